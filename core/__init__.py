@@ -1,0 +1,38 @@
+"""Memory Center's engine. Only the names re-exported here are public API."""
+
+from core.errors import (
+    ChainBrokenError,
+    ConflictError,
+    IntegrityError,
+    InvalidInputError,
+    InvalidStateError,
+    KeyUnavailableError,
+    MemoryCenterError,
+    NotFoundError,
+    PolicyDeniedError,
+    ResourceUnavailableError,
+    ScopeRequiredError,
+    StoreVersionError,
+    WrongPassphraseError,
+)
+from core.model import *  # noqa: F403 - the model is public by design
+from core.model import __all__ as _model_all
+from core.service import MemoryService
+
+__all__ = [
+    "ChainBrokenError",
+    "ConflictError",
+    "IntegrityError",
+    "InvalidInputError",
+    "InvalidStateError",
+    "KeyUnavailableError",
+    "MemoryCenterError",
+    "MemoryService",
+    "NotFoundError",
+    "PolicyDeniedError",
+    "ResourceUnavailableError",
+    "ScopeRequiredError",
+    "StoreVersionError",
+    "WrongPassphraseError",
+    *_model_all,
+]

@@ -1,0 +1,1 @@
+"""Encryption at rest: the codec and the key stores (R24)."""

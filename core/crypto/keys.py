@@ -1,0 +1,270 @@
+"""Data keys and where they live (R24).
+
+A store has a `KeySet`: one or more 256-bit AES keys by id (more than one only during a
+rotation) plus a fingerprint key for keyed hashes that must survive rotation (deletion
+fences, duplicate checks). The key set is kept in the OS keyring when one works; otherwise
+in a key file next to the store, encrypted with a key derived from the user's passphrase
+(scrypt). It is never written anywhere in plaintext.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+from core.errors import IntegrityError, KeyUnavailableError, WrongPassphraseError
+
+KEYRING_SERVICE = "memory-center"
+KEY_FILE_NAME = "keyfile.json"
+SCRYPT_N = 2**15
+SCRYPT_R = 8
+SCRYPT_P = 1
+MIN_PASSPHRASE = 8
+
+
+@dataclass(frozen=True)
+class KeySet:
+    """The keys of one store."""
+
+    keys: dict[str, bytes]
+    active_id: str
+    fingerprint_key: bytes
+    pending_id: str | None = field(default=None)
+
+    @classmethod
+    def generate(cls) -> KeySet:
+        """A fresh key set with one data key."""
+        kid = new_key_id()
+        return cls({kid: AESGCM.generate_key(256)}, kid, secrets.token_bytes(32))
+
+    def with_new_key(self) -> KeySet:
+        """Add a key and make it active, keeping the old ones (first step of rotation)."""
+        kid = new_key_id()
+        keys = dict(self.keys)
+        keys[kid] = AESGCM.generate_key(256)
+        return KeySet(keys, kid, self.fingerprint_key, pending_id=kid)
+
+    def retire_others(self) -> KeySet:
+        """Drop every key but the active one (last step of rotation)."""
+        return KeySet({self.active_id: self.keys[self.active_id]}, self.active_id, self.fingerprint_key)
+
+    def to_bytes(self) -> bytes:
+        """Serialise for a key store (then encrypted or handed to the keyring)."""
+        doc = {
+            "format": 1,
+            "active": self.active_id,
+            "pending": self.pending_id,
+            "keys": {k: _b64(v) for k, v in self.keys.items()},
+            "fingerprint": _b64(self.fingerprint_key),
+        }
+        return json.dumps(doc, sort_keys=True).encode()
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> KeySet:
+        """Parse what `to_bytes` wrote.
+
+        Raises:
+            IntegrityError: the document is not a key set.
+        """
+        try:
+            doc = json.loads(raw)
+            keys = {k: base64.b64decode(v) for k, v in doc["keys"].items()}
+            ks = cls(keys, doc["active"], base64.b64decode(doc["fingerprint"]), doc.get("pending"))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise IntegrityError(f"the stored key set is unreadable: {exc}") from None
+        if ks.active_id not in ks.keys or any(len(v) != 32 for v in ks.keys.values()):
+            raise IntegrityError("the stored key set is inconsistent")
+        return ks
+
+
+def new_key_id() -> str:
+    """A short random key id; it appears in every ciphertext header."""
+    return "k" + secrets.token_hex(4)
+
+
+class KeyStore(Protocol):
+    """Somewhere a key set is kept."""
+
+    source: str
+
+    def load(self) -> KeySet:
+        """Return the key set or raise KeyUnavailableError."""
+        ...
+
+    def save(self, keys: KeySet) -> None:
+        """Replace the stored key set atomically."""
+        ...
+
+    def describe(self) -> str:
+        """One line for `status`: where the key lives."""
+        ...
+
+
+class KeyringKeyStore:
+    """The key set as one secret in the OS keyring, under the store's id."""
+
+    source = "keyring"
+
+    def __init__(self, store_id: str) -> None:
+        self._account = f"store-{store_id}"
+
+    def load(self) -> KeySet:
+        """Read the key set from the keyring."""
+        import keyring
+        import keyring.errors
+
+        try:
+            secret = keyring.get_password(KEYRING_SERVICE, self._account)
+        except keyring.errors.KeyringError as exc:
+            raise KeyUnavailableError(f"the OS keyring could not be read: {exc}") from None
+        if secret is None:
+            raise KeyUnavailableError(
+                f"the OS keyring holds no key for this store ({KEYRING_SERVICE}/{self._account}); "
+                "without it the store cannot be decrypted"
+            )
+        return KeySet.from_bytes(base64.b64decode(secret))
+
+    def save(self, keys: KeySet) -> None:
+        """Write the key set into the keyring."""
+        import keyring
+        import keyring.errors
+
+        try:
+            keyring.set_password(
+                KEYRING_SERVICE, self._account, base64.b64encode(keys.to_bytes()).decode()
+            )
+        except keyring.errors.KeyringError as exc:
+            raise KeyUnavailableError(f"the OS keyring refused the key: {exc}") from None
+
+    def describe(self) -> str:
+        """Name the keyring backend in use."""
+        return f"OS keyring ({keyring_backend_name()})"
+
+
+class PassphraseKeyStore:
+    """The key set in a file, sealed with a key derived from a passphrase (scrypt + AES-GCM)."""
+
+    source = "passphrase"
+
+    def __init__(self, path: Path, passphrase: str) -> None:
+        self._path = path
+        self._passphrase = passphrase
+
+    @property
+    def path(self) -> Path:
+        """Where the key file lives."""
+        return self._path
+
+    def load(self) -> KeySet:
+        """Unlock the key file with the passphrase."""
+        try:
+            doc = json.loads(self._path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise KeyUnavailableError(f"key file missing: {self._path}") from None
+        except (OSError, ValueError) as exc:
+            raise KeyUnavailableError(f"key file unreadable: {self._path}: {exc}") from None
+        try:
+            salt = base64.b64decode(doc["salt"])
+            kek = _derive(self._passphrase, salt, doc["n"], doc["r"], doc["p"])
+            raw = AESGCM(kek).decrypt(
+                base64.b64decode(doc["nonce"]), base64.b64decode(doc["ciphertext"]), b"keyset"
+            )
+        except InvalidTag:
+            raise WrongPassphraseError("wrong passphrase: the key file could not be unlocked") from None
+        except (KeyError, ValueError, TypeError) as exc:
+            raise KeyUnavailableError(f"key file is malformed: {self._path}: {exc}") from None
+        return KeySet.from_bytes(raw)
+
+    def save(self, keys: KeySet) -> None:
+        """Seal the key set with a fresh salt and replace the file atomically."""
+        check_passphrase(self._passphrase)
+        salt = os.urandom(16)
+        nonce = os.urandom(12)
+        kek = _derive(self._passphrase, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+        doc = {
+            "format": 1,
+            "kdf": "scrypt",
+            "n": SCRYPT_N,
+            "r": SCRYPT_R,
+            "p": SCRYPT_P,
+            "salt": _b64(salt),
+            "nonce": _b64(nonce),
+            "ciphertext": _b64(AESGCM(kek).encrypt(nonce, keys.to_bytes(), b"keyset")),
+        }
+        atomic_write(self._path, json.dumps(doc, indent=2).encode())
+
+    def describe(self) -> str:
+        """Say that a passphrase protects the key file."""
+        return f"passphrase-protected key file ({self._path.name})"
+
+
+def check_passphrase(passphrase: str) -> None:
+    """Refuse passphrases too short to resist guessing.
+
+    Raises:
+        InvalidInputError: the passphrase is shorter than MIN_PASSPHRASE.
+    """
+    from core.errors import InvalidInputError
+
+    if len(passphrase) < MIN_PASSPHRASE:
+        raise InvalidInputError("passphrase", f"must be at least {MIN_PASSPHRASE} characters")
+
+
+def keyring_backend_name() -> str:
+    """The class name of the keyring backend that `keyring` would use."""
+    import keyring
+
+    backend = keyring.get_keyring()
+    return f"{type(backend).__module__}.{type(backend).__name__}"
+
+
+def keyring_usable() -> bool:
+    """True when the OS keyring can hold secrets safely.
+
+    The fail backend (headless machines) and plaintext file backends (keyrings.alt) do not
+    count: we would rather ask for a passphrase than store a key in the clear.
+    """
+    import keyring
+    import keyring.errors
+
+    backend = keyring.get_keyring()
+    name = keyring_backend_name().lower()
+    if "fail" in name or "plaintext" in name or "keyrings.alt" in name or "null" in name:
+        return False
+    try:
+        priority = float(getattr(backend, "priority", 1))
+    except (TypeError, ValueError, keyring.errors.KeyringError):
+        return False
+    return priority > 0
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write a file so that readers see the old or the new bytes, never half of them."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _derive(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase.encode("utf-8"))
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode("ascii")

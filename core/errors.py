@@ -1,0 +1,128 @@
+"""The one error hierarchy of Memory Center.
+
+Every failure that leaves `core` is a `MemoryCenterError`. Storage, crypto and index
+exceptions are translated into these in exactly one place per adapter, so callers (the
+UI, the CLI, the MCP server) can show a clear message without knowing the backend.
+"""
+
+from __future__ import annotations
+
+
+class MemoryCenterError(Exception):
+    """Base of every error raised by `core`.
+
+    Attributes:
+        kind: a short stable word for programs (CLI exit codes, MCP error payloads).
+    """
+
+    kind = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInputError(MemoryCenterError):
+    """Input failed validation; nothing was written.
+
+    Attributes:
+        field: the name of the offending field, as the caller spelled it.
+    """
+
+    kind = "invalid_input"
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+class ScopeRequiredError(InvalidInputError):
+    """A read or write that needs a scope was given none (R13)."""
+
+    kind = "scope_required"
+
+    def __init__(self, field: str = "scope") -> None:
+        super().__init__(field, "at least one scope key=value is required")
+
+
+class NotFoundError(MemoryCenterError):
+    """A referenced memory, event, session or snapshot does not exist."""
+
+    kind = "not_found"
+
+    def __init__(self, what: str, ident: str) -> None:
+        super().__init__(f"{what} not found: {ident}")
+        self.what = what
+        self.ident = ident
+
+
+class InvalidStateError(MemoryCenterError):
+    """The action is not allowed in the record's current status (e.g. approving a deleted memory)."""
+
+    kind = "invalid_state"
+
+
+class ConflictError(MemoryCenterError):
+    """An optimistic revision check failed: someone else changed the record first."""
+
+    kind = "conflict"
+
+
+class PolicyDeniedError(MemoryCenterError):
+    """The MemoryPolicy refused an operation.
+
+    Attributes:
+        policy_version: the version of the policy that decided.
+        reason: the human-readable reason.
+    """
+
+    kind = "policy_denied"
+
+    def __init__(self, reason: str, policy_version: str) -> None:
+        super().__init__(f"denied by policy {policy_version}: {reason}")
+        self.reason = reason
+        self.policy_version = policy_version
+
+
+class ResourceUnavailableError(MemoryCenterError):
+    """Something outside our control is missing or busy: disk, database lock, keyring, index file."""
+
+    kind = "unavailable"
+
+
+class KeyUnavailableError(ResourceUnavailableError):
+    """No usable data key: keyring empty or unreachable, or no passphrase given."""
+
+    kind = "key_unavailable"
+
+
+class WrongPassphraseError(KeyUnavailableError):
+    """The passphrase does not unlock the store's key file."""
+
+    kind = "wrong_passphrase"
+
+
+class StoreVersionError(ResourceUnavailableError):
+    """The store was written by a newer version of Memory Center than this one."""
+
+    kind = "store_too_new"
+
+
+class IntegrityError(MemoryCenterError):
+    """Stored data failed a check: hash chain broken, GCM tag invalid, invariant violated.
+
+    This signals tampering or corruption, never a user mistake.
+    """
+
+    kind = "integrity"
+
+
+class ChainBrokenError(IntegrityError):
+    """The event log's hash chain is broken at a given event (R3)."""
+
+    def __init__(self, event_id: str, position: int, problem: str) -> None:
+        super().__init__(f"hash chain broken at event {event_id} (position {position}): {problem}")
+        self.event_id = event_id
+        self.position = position
+        self.problem = problem

@@ -1,0 +1,1 @@
+"""The event log's tamper evidence (R3)."""

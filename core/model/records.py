@@ -1,0 +1,216 @@
+"""Typed values that cross the service boundary. Frozen: nobody mutates a result in place."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from core.model.enums import (
+    Actor,
+    ChangeKind,
+    EventKind,
+    EventSource,
+    MemoryKind,
+    MemoryStatus,
+    Sensitivity,
+    TrustLevel,
+)
+from core.model.scope import Scope
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append (R1, R2). Validation happens in the service, naming the bad field."""
+
+    session: str
+    actor: Actor | str
+    trust: TrustLevel | str
+    scope: Scope | Mapping[str, str]
+    text: str
+    kind: EventKind | str = EventKind.MESSAGE
+    source: EventSource | str | None = None
+    data: Mapping[str, Any] | None = None
+    refs: tuple[str, ...] = ()
+    by: str | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of the append-only, hash-chained log."""
+
+    id: str
+    position: int
+    session_id: str
+    seq: int
+    ts: dt.datetime
+    kind: EventKind
+    actor: Actor
+    trust: TrustLevel
+    source: EventSource | None
+    scope: Scope
+    text: str
+    data: Mapping[str, Any]
+    refs: tuple[str, ...]
+    by: str | None
+    prev_hash: str
+    hash: str
+    redacted: bool = False
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A session (conversation / agent run) and what the log holds for it."""
+
+    id: str
+    created_at: dt.datetime
+    opted_out: bool
+    event_count: int
+    last_event_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """A curated memory (R4) as the service reports it."""
+
+    id: str
+    kind: MemoryKind
+    content: str
+    scope: Scope
+    source_event_ids: tuple[str, ...]
+    confidence: float
+    status: MemoryStatus
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    valid_from: dt.datetime
+    expires_at: dt.datetime | None
+    supersedes: str | None
+    sensitivity: Sensitivity
+    owner: str
+    revision: int
+    source_trust: TrustLevel
+    flags: frozenset[str] = frozenset()
+    conflict_set: str | None = None
+    index_refs: tuple[str, ...] = ()
+    superseded_by: str | None = None
+
+    def effective_status(self, now: dt.datetime) -> str:
+        """The stored status, or `expired` once an active or pending record's time is up."""
+        expirable = self.status in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE)
+        if expirable and self.expires_at is not None and self.expires_at <= now:
+            return "expired"
+        return self.status.value
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One status transition or change of a memory, with who, why and which policy (R5)."""
+
+    id: str
+    memory_id: str
+    ts: dt.datetime
+    action: str
+    from_status: MemoryStatus | None
+    to_status: MemoryStatus
+    actor: str
+    reason: str
+    policy_version: str
+    store_revision: int
+    event_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a committed operation changed, and the store revision it produced (R21)."""
+
+    kinds: frozenset[ChangeKind]
+    revision: int
+    event_ids: tuple[str, ...] = ()
+    memory_ids: tuple[str, ...] = ()
+
+    @classmethod
+    def none(cls, revision: int) -> Changes:
+        """A no-op result at the current revision."""
+        return cls(frozenset(), revision)
+
+    def touches(self, kind: ChangeKind) -> bool:
+        """True when views showing `kind` should refresh."""
+        return kind in self.kinds
+
+
+@dataclass(frozen=True)
+class Result(Generic[T]):
+    """The value of a mutating call together with the changes it committed."""
+
+    value: T
+    changes: Changes
+
+
+@dataclass(frozen=True)
+class ChangeEntry:
+    """One row of the change feed: another process reads these to catch up."""
+
+    revision: int
+    ts: dt.datetime
+    kinds: frozenset[ChangeKind]
+    event_ids: tuple[str, ...]
+    memory_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """Where the data key lives and which key id encrypts new data."""
+
+    source: str
+    active_key_id: str
+    key_ids: tuple[str, ...]
+    keyring_backend: str | None = None
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    """A summary of one store for `status` and the settings view."""
+
+    path: str
+    store_id: str
+    schema_version: int
+    revision: int
+    key: KeyInfo
+    event_count: int
+    session_count: int
+    memory_counts: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VerifyFailure:
+    """The first problem `verify` found."""
+
+    event_id: str | None
+    position: int | None
+    table: str
+    row_id: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """Outcome of walking the hash chain and decrypting every row (R3)."""
+
+    ok: bool
+    events_checked: int
+    rows_decrypted: int
+    redacted_events: int
+    first_failure: VerifyFailure | None = None
+
+
+@dataclass(frozen=True)
+class RotationReport:
+    """Outcome of a key rotation (R24)."""
+
+    old_key_id: str
+    new_key_id: str
+    rows_reencrypted: int
+    resumed: bool

@@ -1,0 +1,120 @@
+"""Scopes: who and where a memory or event belongs (R13).
+
+A scope is a small mapping from well-known keys to non-empty values. The visibility rule
+is containment: a memory scoped `M` is visible to a request scoped `Q` exactly when every
+key of `M` is in `Q` with the same value, so user-global memories reach that user's
+projects while a project memory of one user never reaches another user.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+from core.errors import InvalidInputError, ScopeRequiredError
+
+SCOPE_KEYS = ("user", "org", "project", "repo", "agent", "session", "environment", "visibility")
+MAX_SCOPE_VALUE = 200
+
+
+@dataclass(frozen=True)
+class Scope(Mapping[str, str]):
+    """An immutable, validated scope. Construct with `Scope.of(...)` or `Scope.parse(...)`."""
+
+    items_: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, mapping: Mapping[str, str] | None, *, field: str = "scope") -> Scope:
+        """Validate a mapping into a Scope; empty is allowed here (see `require`)."""
+        if mapping is None:
+            return cls(())
+        if not isinstance(mapping, Mapping):
+            raise InvalidInputError(field, "must be a mapping of scope keys to values")
+        pairs = []
+        for key, value in mapping.items():
+            pairs.append((_check_key(key, field), _check_value(key, value, field)))
+        return cls(tuple(sorted(pairs)))
+
+    @classmethod
+    def required(cls, mapping: Mapping[str, str] | None, *, field: str = "scope") -> Scope:
+        """Like `of`, but a missing or empty scope raises `ScopeRequiredError`."""
+        scope = cls.of(mapping, field=field)
+        if not scope:
+            raise ScopeRequiredError(field)
+        return scope
+
+    @classmethod
+    def parse(cls, assignments: Iterable[str], *, field: str = "scope") -> Scope:
+        """Parse CLI-style `key=value` strings."""
+        mapping: dict[str, str] = {}
+        for item in assignments:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise InvalidInputError(field, f"expected key=value, got {item!r}")
+            if key.strip() in mapping:
+                raise InvalidInputError(field, f"scope key {key.strip()!r} given twice")
+            mapping[key.strip()] = value.strip()
+        return cls.of(mapping, field=field)
+
+    @classmethod
+    def from_json(cls, text: str) -> Scope:
+        """Rebuild a scope from its canonical JSON (as stored)."""
+        return cls.of(json.loads(text))
+
+    def to_json(self) -> str:
+        """Canonical JSON: sorted keys, no spaces. Used for storage and hashing."""
+        return json.dumps(dict(self.items_), sort_keys=True, separators=(",", ":"))
+
+    def visible_to(self, request: Scope) -> bool:
+        """True when a memory with this scope may be shown to `request` (containment rule)."""
+        return all(request.get(key) == value for key, value in self.items_)
+
+    def narrows(self, old: Scope) -> bool:
+        """True when self keeps every key/value of `old` and adds at least one."""
+        return old.visible_to(self) and len(self) > len(old)
+
+    def why_visible(self, request: Scope) -> str:
+        """Explain in one line why this scope admits `request` (R13)."""
+        if not self.items_:
+            return "unscoped"
+        keys = ", ".join(f"{k}={v}" for k, v in self.items_)
+        broader = sorted(set(request) - set(self))
+        if not broader:
+            return f"memory scope {keys} equals the request scope"
+        return f"memory scope {keys} is contained in the request (request adds {', '.join(broader)})"
+
+    def __getitem__(self, key: str) -> str:
+        for k, v in self.items_:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, _ in self.items_)
+
+    def __len__(self) -> int:
+        return len(self.items_)
+
+    def __str__(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.items_) or "(no scope)"
+
+
+def _check_key(key: object, field: str) -> str:
+    if not isinstance(key, str) or key not in SCOPE_KEYS:
+        raise InvalidInputError(field, f"unknown scope key {key!r}; allowed: {', '.join(SCOPE_KEYS)}")
+    return key
+
+
+def _check_value(key: str, value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field}.{key}", "must be a string")
+    text = unicodedata.normalize("NFC", value).strip()
+    if not text:
+        raise InvalidInputError(f"{field}.{key}", "must not be empty")
+    if len(text) > MAX_SCOPE_VALUE:
+        raise InvalidInputError(f"{field}.{key}", f"longer than {MAX_SCOPE_VALUE} characters")
+    if any(unicodedata.category(ch) == "Cc" for ch in text):
+        raise InvalidInputError(f"{field}.{key}", "contains control characters")
+    return text

@@ -1,0 +1,110 @@
+"""Input validation at the service boundary. Each failure names the field; nothing is written."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from core.errors import InvalidInputError
+from core.model import limits
+from core.model.enums import Actor, EventKind, EventSource, TrustLevel
+from core.model.records import NewEvent
+from core.model.scope import Scope
+
+E = TypeVar("E", bound=StrEnum)
+
+
+@dataclass(frozen=True)
+class ValidEvent:
+    """An event that passed validation, ready to append."""
+
+    session: str
+    actor: Actor
+    trust: TrustLevel
+    scope: Scope
+    text: str
+    kind: EventKind
+    source: EventSource | None
+    data: Mapping[str, Any]
+    refs: tuple[str, ...]
+    by: str | None
+
+
+def enum_value(cls: type[E], value: object, field: str) -> E:
+    """Coerce `value` to a member of `cls`, or name the field and the allowed values."""
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, str):
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            pass
+    allowed = ", ".join(m.value for m in cls)
+    raise InvalidInputError(field, f"unknown value {value!r}; allowed: {allowed}")
+
+
+def text(value: object, field: str, max_len: int) -> str:
+    """A non-blank string of at most `max_len` characters (NFC-normalised, ends stripped)."""
+    if not isinstance(value, str):
+        raise InvalidInputError(field, "must be a string")
+    cleaned = unicodedata.normalize("NFC", value).strip()
+    if not cleaned:
+        raise InvalidInputError(field, "must not be empty or blank")
+    if len(cleaned) > max_len:
+        raise InvalidInputError(field, f"is {len(cleaned)} characters; the limit is {max_len}")
+    if "\x00" in cleaned:
+        raise InvalidInputError(field, "contains a NUL character")
+    return cleaned
+
+
+def identifier(value: object, field: str, max_len: int = limits.MAX_SESSION_ID) -> str:
+    """A name such as a session id: non-blank, single line, no control characters."""
+    cleaned = text(value, field, max_len)
+    if any(unicodedata.category(ch) == "Cc" for ch in cleaned):
+        raise InvalidInputError(field, "must be one line without control characters")
+    return cleaned
+
+
+def json_data(value: Mapping[str, Any] | None, field: str) -> dict[str, Any]:
+    """A JSON-serialisable mapping of bounded size."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(field, "must be a JSON object")
+    try:
+        encoded = json.dumps(dict(value), ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(field, f"is not JSON-serialisable: {exc}") from None
+    if len(encoded.encode()) > limits.MAX_DATA_BYTES:
+        raise InvalidInputError(field, f"is larger than {limits.MAX_DATA_BYTES} bytes")
+    return dict(json.loads(encoded))
+
+
+def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
+    """Validate a `NewEvent`.
+
+    Raises:
+        InvalidInputError: naming the first bad field (e.g. `event.trust`).
+    """
+    refs = tuple(identifier(r, f"{field}.refs", 64) for r in item.refs)
+    if len(refs) > limits.MAX_REFS:
+        raise InvalidInputError(f"{field}.refs", f"more than {limits.MAX_REFS} references")
+    return ValidEvent(
+        session=identifier(item.session, f"{field}.session"),
+        actor=enum_value(Actor, item.actor, f"{field}.actor"),
+        trust=enum_value(TrustLevel, item.trust, f"{field}.trust"),
+        scope=Scope.required(
+            item.scope if not isinstance(item.scope, Scope) else dict(item.scope),
+            field=f"{field}.scope",
+        ),
+        text=text(item.text, f"{field}.text", limits.MAX_EVENT_TEXT),
+        kind=enum_value(EventKind, item.kind, f"{field}.kind"),
+        source=None if item.source is None else enum_value(EventSource, item.source, f"{field}.source"),
+        data=json_data(item.data, f"{field}.data"),
+        refs=refs,
+        by=None if item.by is None else identifier(item.by, f"{field}.by"),
+    )

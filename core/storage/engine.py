@@ -1,0 +1,88 @@
+"""Database engines and the one place where driver exceptions become our errors.
+
+SQLite runs in WAL mode with a busy timeout and foreign keys. Python's sqlite3 driver would
+begin transactions lazily at the first write, which loses updates between processes; so
+the write engine runs in driver autocommit and issues `BEGIN IMMEDIATE` itself, taking the
+write lock before the first read of a read-modify-write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.pool import NullPool
+
+from core.errors import IntegrityError, MemoryCenterError, ResourceUnavailableError
+
+BUSY_TIMEOUT_MS = 15_000
+
+
+def sqlite_engines(path: str) -> tuple[Engine, Engine]:
+    """Return (write engine, read engine) for a SQLite file.
+
+    The write engine takes the write lock at BEGIN; the read engine uses deferred
+    transactions, which in WAL mode read a consistent snapshot without blocking writers.
+    """
+    url = f"sqlite+pysqlite:///{path}"
+    write = create_engine(url, poolclass=NullPool)
+    read = create_engine(url, pool_size=4, max_overflow=4, pool_pre_ping=False)
+    _configure_sqlite(write, begin="BEGIN IMMEDIATE")
+    _configure_sqlite(read, begin="BEGIN")
+    return write, read
+
+
+def _configure_sqlite(engine: Engine, *, begin: str) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        # Overwrite freed pages with zeros so deleted ciphertext does not linger (R19).
+        cur.execute("PRAGMA secure_delete=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql(begin)
+
+
+@contextlib.contextmanager
+def translated(action: str) -> Iterator[None]:
+    """Translate SQLAlchemy / sqlite3 exceptions raised while doing `action`.
+
+    Our own errors pass through untouched.
+    """
+    try:
+        yield
+    except MemoryCenterError:
+        raise
+    except sa_exc.OperationalError as exc:
+        raise _operational(action, exc) from None
+    except sa_exc.IntegrityError as exc:
+        raise IntegrityError(f"{action}: the database refused the change: {_msg(exc)}") from None
+    except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:
+        raise ResourceUnavailableError(f"{action}: database error: {_msg(exc)}") from None
+
+
+def _operational(action: str, exc: sa_exc.OperationalError) -> MemoryCenterError:
+    text = _msg(exc)
+    if "locked" in text or "busy" in text:
+        return ResourceUnavailableError(f"{action}: the store is busy (locked by another process)")
+    if "disk" in text or "full" in text or "readonly" in text or "unable to open" in text:
+        return ResourceUnavailableError(f"{action}: the store file is not writable: {text}")
+    if "append-only" in text or "never deleted" in text:
+        return IntegrityError(f"{action}: {text}")
+    return ResourceUnavailableError(f"{action}: database error: {text}")
+
+
+def _msg(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None)
+    return str(orig if orig is not None else exc)

@@ -1,0 +1,332 @@
+"""Appending to and reading from the hash-chained, encrypted event log (R1-R3).
+
+There is no update or delete here, and the database refuses both (triggers). Appends take
+the store's write lock (BEGIN IMMEDIATE), read the chain head, and link to it, so two
+processes appending at once interleave without forking the chain.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, func, select, update
+
+from core.crypto.codec import Aad, Codec
+from core.errors import IntegrityError, NotFoundError
+from core.log.hash_chain import GENESIS_HASH, ChainLink, find_break, payload_commitment
+from core.model.clock import from_iso
+from core.model.enums import Actor, ChangeKind, EventKind, EventSource, TrustLevel
+from core.model.records import Event, SessionInfo, VerifyFailure, VerifyReport
+from core.model.scope import Scope
+from core.model.validate import ValidEvent
+from core.storage import schema as s
+from core.storage.store import WriteTx, new_id
+
+REDACTED_TEXT = "[payload redacted]"
+
+
+def payload_aad(event_id: str) -> Aad:
+    """Where an event payload's ciphertext belongs."""
+    return Aad("event_payloads", event_id, "ciphertext")
+
+
+def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
+    """Append events in order, chained to the current head. Runs inside `tx`."""
+    head = tx.conn.execute(
+        select(s.events.c.position, s.events.c.hash).order_by(s.events.c.position.desc()).limit(1)
+    ).first()
+    position = (head.position + 1) if head else 1
+    prev_hash = head.hash if head else GENESIS_HASH
+    out: list[Event] = []
+    for item in items:
+        seq = _next_seq(tx, item.session)
+        event = _insert(tx, item, position, seq, prev_hash)
+        out.append(event)
+        position += 1
+        prev_hash = event.hash
+    tx.touch(ChangeKind.EVENTS, event_ids=tuple(e.id for e in out))
+    tx.touch(ChangeKind.SESSIONS)
+    return out
+
+
+def _next_seq(tx: WriteTx, session: str) -> int:
+    row = tx.conn.execute(
+        select(s.sessions.c.event_count).where(s.sessions.c.id == session)
+    ).first()
+    if row is None:
+        tx.conn.execute(
+            s.sessions.insert().values(
+                id=session, created_at=tx.now_iso, opted_out=False, event_count=0
+            )
+        )
+        count = 0
+    else:
+        count = int(row.event_count)
+    tx.conn.execute(
+        update(s.sessions)
+        .where(s.sessions.c.id == session)
+        .values(event_count=count + 1, last_event_at=tx.now_iso)
+    )
+    return count + 1
+
+
+def _insert(tx: WriteTx, item: ValidEvent, position: int, seq: int, prev_hash: str) -> Event:
+    event_id = new_id("ev", tx.now)
+    salt = os.urandom(16)
+    body = {"text": item.text, "data": dict(item.data)}
+    canonical = _canonical(body)
+    link = ChainLink(
+        id=event_id,
+        position=position,
+        session_id=item.session,
+        seq=seq,
+        ts=tx.now_iso,
+        kind=item.kind.value,
+        actor=item.actor.value,
+        trust=item.trust.value,
+        source=item.source.value if item.source else None,
+        scope_json=item.scope.to_json(),
+        refs_json=json.dumps(list(item.refs)),
+        by=item.by,
+        commitment=payload_commitment(salt, canonical),
+        prev_hash=prev_hash,
+    )
+    digest = link.digest()
+    tx.conn.execute(
+        s.events.insert().values(
+            id=link.id,
+            position=link.position,
+            session_id=link.session_id,
+            seq=link.seq,
+            ts=link.ts,
+            kind=link.kind,
+            actor=link.actor,
+            trust=link.trust,
+            source=link.source,
+            scope_json=link.scope_json,
+            refs_json=link.refs_json,
+            by_user=link.by,
+            commitment=link.commitment,
+            prev_hash=link.prev_hash,
+            hash=digest,
+        )
+    )
+    sealed = tx.codec.seal_json({"salt": _b64(salt), **body}, payload_aad(event_id))
+    tx.conn.execute(s.event_payloads.insert().values(event_id=event_id, ciphertext=sealed))
+    return Event(
+        id=event_id,
+        position=position,
+        session_id=item.session,
+        seq=seq,
+        ts=tx.now,
+        kind=item.kind,
+        actor=item.actor,
+        trust=item.trust,
+        source=item.source,
+        scope=item.scope,
+        text=item.text,
+        data=dict(item.data),
+        refs=item.refs,
+        by=item.by,
+        prev_hash=prev_hash,
+        hash=digest,
+    )
+
+
+_EVENT_COLUMNS = (*s.events.c, s.event_payloads.c.ciphertext, s.event_payloads.c.redacted_at)
+
+
+def _event_query() -> Any:
+    return select(*_EVENT_COLUMNS).join(
+        s.event_payloads, s.event_payloads.c.event_id == s.events.c.id
+    )
+
+
+def list_events(
+    conn: Connection,
+    codec: Codec,
+    *,
+    session: str | None = None,
+    after_position: int = 0,
+    limit: int = 100,
+    newest_first: bool = False,
+) -> list[Event]:
+    """Events in log order (or newest first), decrypted."""
+    query = _event_query().where(s.events.c.position > after_position)
+    if session is not None:
+        query = query.where(s.events.c.session_id == session)
+    order = s.events.c.position.desc() if newest_first else s.events.c.position
+    rows = conn.execute(query.order_by(order).limit(limit)).mappings().all()
+    return [_to_event(row, codec) for row in rows]
+
+
+def get_events(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[Event]:
+    """The events with these ids, in the order given.
+
+    Raises:
+        NotFoundError: an id names no event.
+    """
+    if not ids:
+        return []
+    rows = conn.execute(_event_query().where(s.events.c.id.in_(list(ids)))).mappings().all()
+    by_id = {row["id"]: row for row in rows}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise NotFoundError("event", missing[0])
+    return [_to_event(by_id[i], codec) for i in ids]
+
+
+def _to_event(row: Mapping[str, Any], codec: Codec) -> Event:
+    redacted = row["redacted_at"] is not None
+    if redacted:
+        body: dict[str, Any] = {"text": REDACTED_TEXT, "data": {}}
+    else:
+        body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
+    return Event(
+        id=row["id"],
+        position=row["position"],
+        session_id=row["session_id"],
+        seq=row["seq"],
+        ts=from_iso(row["ts"]),
+        kind=EventKind(row["kind"]),
+        actor=Actor(row["actor"]),
+        trust=TrustLevel(row["trust"]),
+        source=EventSource(row["source"]) if row["source"] else None,
+        scope=Scope.from_json(row["scope_json"]),
+        text=body["text"],
+        data=body.get("data") or {},
+        refs=tuple(json.loads(row["refs_json"])),
+        by=row["by_user"],
+        prev_hash=row["prev_hash"],
+        hash=row["hash"],
+        redacted=redacted,
+    )
+
+
+def list_sessions(conn: Connection, *, limit: int = 1000, offset: int = 0) -> list[SessionInfo]:
+    """Sessions, most recently active first."""
+    query = (
+        select(s.sessions)
+        .order_by(s.sessions.c.last_event_at.desc(), s.sessions.c.id)
+        .limit(limit)
+        .offset(offset)
+    )
+    return [_to_session(r) for r in conn.execute(query).mappings().all()]
+
+
+def get_session(conn: Connection, session: str) -> SessionInfo:
+    """One session.
+
+    Raises:
+        NotFoundError: no such session.
+    """
+    row = conn.execute(select(s.sessions).where(s.sessions.c.id == session)).mappings().first()
+    if row is None:
+        raise NotFoundError("session", session)
+    return _to_session(row)
+
+
+def _to_session(row: Mapping[str, Any]) -> SessionInfo:
+    last = row["last_event_at"]
+    return SessionInfo(
+        id=row["id"],
+        created_at=from_iso(row["created_at"]),
+        opted_out=bool(row["opted_out"]),
+        event_count=int(row["event_count"]),
+        last_event_at=from_iso(last) if last else None,
+    )
+
+
+def count_events(conn: Connection) -> int:
+    """How many events the log holds."""
+    return int(conn.execute(select(func.count()).select_from(s.events)).scalar_one())
+
+
+def verify(conn: Connection, codec: Codec, batch: int = 2000) -> VerifyReport:
+    """Walk the chain in position order and open every payload; report the first failure (R3).
+
+    A payload must decrypt (its GCM tag binds it to its event) and match the commitment the
+    chain holds; a redacted payload is accepted, since its commitment still chains.
+    """
+    checked = redacted = 0
+    prev_hash, position = GENESIS_HASH, 0
+    while True:
+        rows = conn.execute(
+            _event_query().where(s.events.c.position > position).order_by(s.events.c.position).limit(batch)
+        ).mappings().all()
+        if not rows:
+            break
+        for row in rows:
+            link = _link_of(row)
+            brk = find_break([(link, row["hash"])], start_hash=prev_hash)
+            if brk is None and link.position != position + 1:
+                brk_problem = f"position gap: expected {position + 1}"
+                return _report(checked, redacted, _fail(link, brk_problem))
+            if brk is not None:
+                return _report(checked, redacted, _fail(link, brk.problem))
+            problem = None if row["redacted_at"] else _payload_problem(row, codec, link)
+            if problem:
+                return _report(checked, redacted, _fail(link, problem))
+            checked += 1
+            redacted += 1 if row["redacted_at"] else 0
+            prev_hash, position = row["hash"], link.position
+    return _report(checked, redacted, None)
+
+
+def _payload_problem(row: Mapping[str, Any], codec: Codec, link: ChainLink) -> str | None:
+    try:
+        body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
+        salt = base64.b64decode(body["salt"])
+        canonical = _canonical({"text": body["text"], "data": body.get("data") or {}})
+    except IntegrityError as exc:
+        return str(exc)
+    except (KeyError, ValueError, TypeError) as exc:
+        return f"payload is malformed: {exc}"
+    if payload_commitment(salt, canonical) != link.commitment:
+        return "payload does not match the commitment in the chain"
+    return None
+
+
+def _link_of(row: Mapping[str, Any]) -> ChainLink:
+    return ChainLink(
+        id=row["id"],
+        position=row["position"],
+        session_id=row["session_id"],
+        seq=row["seq"],
+        ts=row["ts"],
+        kind=row["kind"],
+        actor=row["actor"],
+        trust=row["trust"],
+        source=row["source"],
+        scope_json=row["scope_json"],
+        refs_json=row["refs_json"],
+        by=row["by_user"],
+        commitment=row["commitment"],
+        prev_hash=row["prev_hash"],
+    )
+
+
+def _fail(link: ChainLink, problem: str) -> VerifyFailure:
+    return VerifyFailure(link.id, link.position, "events", link.id, problem)
+
+
+def _report(checked: int, redacted: int, failure: VerifyFailure | None) -> VerifyReport:
+    return VerifyReport(
+        ok=failure is None,
+        events_checked=checked,
+        rows_decrypted=checked - redacted,
+        redacted_events=redacted,
+        first_failure=failure,
+    )
+
+
+def _canonical(body: Mapping[str, Any]) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode("ascii")

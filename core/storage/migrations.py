@@ -1,0 +1,139 @@
+"""Registered, transactional, recorded schema migrations.
+
+Each migration has a version and runs in one transaction that also records it in
+`schema_migrations` and bumps `store_meta.schema_version`. Before any migration of an
+existing store the file is copied aside; a store newer than this code is refused.
+
+Rule for contributors: a migration creates only the tables it introduces; later changes to
+a table come as their own migration (ALTER), never by editing an old one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, inspect, select
+
+from core.errors import StoreVersionError
+from core.storage import schema as s
+
+SQLITE_APPEND_ONLY = [
+    """CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+       BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+       BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS event_payloads_no_delete BEFORE DELETE ON event_payloads
+       BEGIN SELECT RAISE(ABORT, 'event payloads are never deleted'); END""",
+    """CREATE TRIGGER IF NOT EXISTS event_payloads_fixed_id BEFORE UPDATE OF event_id
+       ON event_payloads BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+]
+
+POSTGRES_APPEND_ONLY = [
+    """CREATE OR REPLACE FUNCTION mc_refuse_change() RETURNS trigger AS $$
+       BEGIN RAISE EXCEPTION 'events are append-only'; END $$ LANGUAGE plpgsql""",
+    """CREATE TRIGGER events_no_change BEFORE UPDATE OR DELETE ON events
+       FOR EACH ROW EXECUTE FUNCTION mc_refuse_change()""",
+    """CREATE TRIGGER event_payloads_no_delete BEFORE DELETE ON event_payloads
+       FOR EACH ROW EXECUTE FUNCTION mc_refuse_change()""",
+]
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step."""
+
+    version: int
+    description: str
+    apply: Callable[[Connection], None]
+
+
+def _v1_event_log(conn: Connection) -> None:
+    for table in (
+        s.store_meta,
+        s.schema_migrations,
+        s.store_revision,
+        s.changes,
+        s.sessions,
+        s.events,
+        s.event_payloads,
+    ):
+        table.create(conn, checkfirst=True)
+    statements = POSTGRES_APPEND_ONLY if conn.dialect.name == "postgresql" else SQLITE_APPEND_ONLY
+    for ddl in statements:
+        conn.exec_driver_sql(ddl)
+    conn.execute(s.store_revision.insert().values(id=1, revision=0))
+
+
+def _v2_curated_memory(conn: Connection) -> None:
+    for table in (s.memories, s.memory_revisions, s.memory_sources, s.decisions, s.settings):
+        table.create(conn, checkfirst=True)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
+    Migration(2, "curated memory: records, revisions, sources, decisions, settings", _v2_curated_memory),
+)
+CURRENT_VERSION = MIGRATIONS[-1].version
+
+
+def current_version(conn: Connection) -> int:
+    """The schema version recorded in the store (0 for an empty database)."""
+    if not inspect(conn).has_table("schema_migrations"):
+        return 0
+    versions = conn.execute(select(s.schema_migrations.c.version)).scalars().all()
+    return max(versions, default=0)
+
+
+def migrate(
+    engine: Engine, *, now: str, db_path: Path | None, target: int = CURRENT_VERSION
+) -> Path | None:
+    """Bring the store up to `target`, backing up an existing store first.
+
+    Args:
+        engine: the write engine.
+        now: the timestamp recorded with each applied migration.
+        db_path: the SQLite file to copy before migrating (None: no file backup possible).
+        target: the version to reach (tests use lower targets to build old stores).
+
+    Returns:
+        The backup file written, if any.
+
+    Raises:
+        StoreVersionError: the store is newer than this code.
+    """
+    with engine.connect() as conn:
+        found = current_version(conn)
+    if found > CURRENT_VERSION:
+        raise StoreVersionError(
+            f"this store has schema version {found}, but this Memory Center only knows up to "
+            f"{CURRENT_VERSION}: upgrade Memory Center to open it"
+        )
+    if found >= target:
+        return None
+    backup = _backup(db_path, found, now) if found > 0 and db_path is not None else None
+    for step in MIGRATIONS:
+        if found < step.version <= target:
+            with engine.begin() as conn:
+                step.apply(conn)
+                conn.execute(
+                    s.schema_migrations.insert().values(
+                        version=step.version, description=step.description, applied_at=now
+                    )
+                )
+    return backup
+
+
+def _backup(db_path: Path, version: int, now: str) -> Path:
+    stamp = now.replace(":", "").replace("-", "").split(".")[0]
+    target = db_path.with_name(f"{db_path.stem}.v{version}-backup-{stamp}{db_path.suffix}")
+    src = sqlite3.connect(db_path)
+    dst = sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        dst.close()
+        src.close()
+    return target

@@ -1,0 +1,174 @@
+"""The relational schema, dialect-neutral SQLAlchemy Core (SQLite now, PostgreSQL later).
+
+Content-bearing columns hold ciphertext from the codec (`LargeBinary`); the metadata needed
+to filter (ids, scope keys, status, timestamps, kind) stays in the clear. Timestamps are
+UTC ISO-8601 strings so ordering is lexical on every backend.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+Ts = String(40)
+Id = String(64)
+
+store_meta = Table(
+    "store_meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+schema_migrations = Table(
+    "schema_migrations",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("description", Text, nullable=False),
+    Column("applied_at", Ts, nullable=False),
+)
+
+store_revision = Table(
+    "store_revision",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("revision", Integer, nullable=False),
+)
+
+changes = Table(
+    "changes",
+    metadata,
+    Column("revision", Integer, primary_key=True, autoincrement=False),
+    Column("ts", Ts, nullable=False),
+    Column("kinds", Text, nullable=False),
+    Column("event_ids", Text, nullable=False),
+    Column("memory_ids", Text, nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", String(200), primary_key=True),
+    Column("created_at", Ts, nullable=False),
+    Column("opted_out", Boolean, nullable=False, default=False),
+    Column("event_count", Integer, nullable=False, default=0),
+    Column("last_event_at", Ts),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("position", Integer, nullable=False, unique=True),
+    Column("session_id", String(200), ForeignKey("sessions.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("ts", Ts, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("actor", String(32), nullable=False),
+    Column("trust", String(32), nullable=False),
+    Column("source", String(32)),
+    Column("scope_json", Text, nullable=False),
+    Column("refs_json", Text, nullable=False),
+    Column("by_user", String(200)),
+    Column("commitment", String(64), nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+    UniqueConstraint("session_id", "seq", name="uq_events_session_seq"),
+)
+Index("ix_events_session", events.c.session_id, events.c.seq)
+Index("ix_events_ts", events.c.ts)
+
+# Payloads live apart from the immutable event rows so that key rotation can re-encrypt them
+# and a compliance purge can redact them; the chain commits to each payload (hash_chain.py).
+event_payloads = Table(
+    "event_payloads",
+    metadata,
+    Column("event_id", Id, ForeignKey("events.id"), primary_key=True),
+    Column("ciphertext", LargeBinary, nullable=False),
+    Column("redacted_at", Ts),
+)
+
+memories = Table(
+    "memories",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("scope_json", Text, nullable=False),
+    Column("status", String(32), nullable=False),
+    Column("confidence", Float, nullable=False),
+    Column("created_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+    Column("valid_from", Ts, nullable=False),
+    Column("expires_at", Ts),
+    Column("supersedes", Id),
+    Column("superseded_by", Id),
+    Column("sensitivity", String(32), nullable=False),
+    Column("owner", String(200), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("source_trust", String(32), nullable=False),
+    Column("flags_json", Text, nullable=False, default="[]"),
+    Column("conflict_set", Id),
+    Column("index_refs_json", Text, nullable=False, default="[]"),
+    Column("fingerprint", String(64), nullable=False),
+)
+Index("ix_memories_status", memories.c.status)
+Index("ix_memories_updated", memories.c.updated_at)
+Index("ix_memories_fingerprint", memories.c.fingerprint)
+
+memory_revisions = Table(
+    "memory_revisions",
+    metadata,
+    Column("memory_id", Id, ForeignKey("memories.id"), primary_key=True),
+    Column("revision", Integer, primary_key=True, autoincrement=False),
+    Column("ts", Ts, nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("scope_json", Text, nullable=False),
+    Column("content", LargeBinary),
+)
+
+memory_sources = Table(
+    "memory_sources",
+    metadata,
+    Column("memory_id", Id, ForeignKey("memories.id"), primary_key=True),
+    Column("event_id", Id, ForeignKey("events.id"), primary_key=True),
+)
+Index("ix_memory_sources_event", memory_sources.c.event_id)
+
+decisions = Table(
+    "decisions",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("memory_id", Id, ForeignKey("memories.id"), nullable=False),
+    Column("ts", Ts, nullable=False),
+    Column("action", String(32), nullable=False),
+    Column("from_status", String(32)),
+    Column("to_status", String(32), nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("reason", LargeBinary, nullable=False),
+    Column("policy_version", String(32), nullable=False),
+    Column("store_revision", Integer, nullable=False),
+    Column("event_id", Id),
+)
+Index("ix_decisions_memory", decisions.c.memory_id, decisions.c.ts)
+
+settings = Table(
+    "settings",
+    metadata,
+    Column("key", String(128), primary_key=True),
+    Column("value_json", Text, nullable=False),
+)
+

@@ -1,0 +1,87 @@
+"""Registry of every column that holds a sealed value, and how its AAD row id is formed.
+
+Key rotation, `verify` and purge checks walk this list, so a new encrypted column must be
+added here (a test fails otherwise: see tests/core/test_markers.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Table, and_, select, update
+
+from core.crypto.codec import Aad, Codec, read_header
+from core.storage import schema as s
+
+
+@dataclass(frozen=True)
+class SealedColumn:
+    """A column of sealed values and the primary-key columns that name its rows."""
+
+    table: Table
+    pk: tuple[str, ...]
+    column: str
+
+    def aad(self, row: Mapping[str, Any]) -> Aad:
+        """The AAD of the value in `row`."""
+        return Aad(self.table.name, "/".join(str(row[c]) for c in self.pk), self.column)
+
+    def batch_after(
+        self, conn: Connection, last: tuple[Any, ...] | None, batch: int = 500
+    ) -> list[dict[str, Any]]:
+        """The next `batch` rows with a sealed value after primary key `last`, in key order."""
+        cols = [self.table.c[c] for c in self.pk]
+        query = select(*cols, self.table.c[self.column]).where(self.table.c[self.column].is_not(None))
+        if last is not None:
+            query = query.where(_after(cols, last))
+        return [dict(r) for r in conn.execute(query.order_by(*cols).limit(batch)).mappings()]
+
+    def rows(self, conn: Connection, batch: int = 500) -> Iterator[dict[str, Any]]:
+        """Every row with a sealed value, fetched in batches on one connection."""
+        last: tuple[Any, ...] | None = None
+        while chunk := self.batch_after(conn, last, batch):
+            yield from chunk
+            last = self.key_of(chunk[-1])
+
+    def key_of(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The primary key of a row, as a tuple."""
+        return tuple(row[c] for c in self.pk)
+
+    def rewrite(self, conn: Connection, row: Mapping[str, Any], value: bytes | None) -> None:
+        """Replace the sealed value of one row."""
+        cond = and_(*(self.table.c[c] == row[c] for c in self.pk))
+        conn.execute(update(self.table).where(cond).values({self.column: value}))
+
+
+def _after(cols: list[Any], last: tuple[Any, ...]) -> Any:
+    if len(cols) == 1:
+        return cols[0] > last[0]
+    return (cols[0] > last[0]) | and_(cols[0] == last[0], cols[1] > last[1])
+
+
+SEALED: tuple[SealedColumn, ...] = (
+    SealedColumn(s.event_payloads, ("event_id",), "ciphertext"),
+    SealedColumn(s.memory_revisions, ("memory_id", "revision"), "content"),
+    SealedColumn(s.decisions, ("id",), "reason"),
+)
+
+
+def key_id_of(blob: bytes) -> str:
+    """The key id in a sealed value's header."""
+    return read_header(blob).key_id
+
+
+def reseal_batch(
+    conn: Connection, codec: Codec, column: SealedColumn, rows: list[dict[str, Any]]
+) -> int:
+    """Re-encrypt the rows not yet under the active key; return how many changed."""
+    changed = 0
+    for row in rows:
+        blob = row[column.column]
+        if key_id_of(blob) == codec.active_key_id:
+            continue
+        column.rewrite(conn, row, codec.reseal(blob, column.aad(row)))
+        changed += 1
+    return changed

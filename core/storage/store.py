@@ -1,0 +1,205 @@
+"""The store: engines, codec, clock, and the write transaction that bumps the revision.
+
+Every mutation runs inside `Store.write()`: one database transaction that, when it changed
+anything, also bumps the store revision and appends a row to the change feed, so that
+other processes (the GUI, an MCP server, the CLI) can see what changed and catch up (R21).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, select, update
+
+from core.crypto.codec import Codec
+from core.model.clock import Clock, from_iso, to_iso
+from core.model.enums import ChangeKind
+from core.model.records import ChangeEntry, Changes
+from core.storage import schema as s
+from core.storage.engine import translated
+
+DB_FILE_NAME = "memory-center.sqlite3"
+
+
+@dataclass
+class WriteTx:
+    """An open write transaction. Record what you change with `touch`."""
+
+    conn: Connection
+    now: dt.datetime
+    codec: Codec
+    kinds: set[ChangeKind] = field(default_factory=set)
+    event_ids: list[str] = field(default_factory=list)
+    memory_ids: list[str] = field(default_factory=list)
+    revision: int = 0
+
+    def touch(
+        self, kind: ChangeKind, *, event_ids: tuple[str, ...] = (), memory_ids: tuple[str, ...] = ()
+    ) -> None:
+        """Note that this transaction changed `kind` (and which rows)."""
+        self.kinds.add(kind)
+        self.event_ids.extend(event_ids)
+        for mid in memory_ids:
+            if mid not in self.memory_ids:
+                self.memory_ids.append(mid)
+
+    @property
+    def now_iso(self) -> str:
+        """The transaction's timestamp as stored."""
+        return to_iso(self.now)
+
+
+class Store:
+    """A connected store. Thread-safe; one writer at a time within a process.
+
+    Args:
+        write_engine: engine whose transactions take the write lock at BEGIN.
+        read_engine: engine for consistent snapshot reads.
+        codec: seals and opens every content value.
+        clock: the store's source of time.
+        path: the database file (None for server databases).
+    """
+
+    def __init__(
+        self,
+        write_engine: Engine,
+        read_engine: Engine,
+        codec: Codec,
+        clock: Clock,
+        path: Path | None,
+    ) -> None:
+        self.write_engine = write_engine
+        self.read_engine = read_engine
+        self.codec = codec
+        self.clock = clock
+        self.path = path
+        self._write_lock = threading.RLock()
+        self.key_reloader: Callable[[], Codec] | None = None
+
+    @contextlib.contextmanager
+    def write(self, action: str) -> Iterator[WriteTx]:
+        """Run one write transaction; on commit, bump the revision if anything changed.
+
+        Args:
+            action: what the caller is doing, for error messages.
+        """
+        with self._write_lock, translated(action), self.write_engine.begin() as conn:
+            self._follow_key_rotation(conn)
+            tx = WriteTx(conn, self.clock.now(), self.codec)
+            yield tx
+            tx.revision = self._bump(tx) if tx.kinds else self._revision(conn)
+
+    @contextlib.contextmanager
+    def read(self, action: str) -> Iterator[Connection]:
+        """A read-only snapshot connection."""
+        with translated(action), self.read_engine.connect() as conn, conn.begin():
+            yield conn
+
+    def revision(self) -> int:
+        """The latest committed store revision."""
+        with self.read("read revision") as conn:
+            return self._revision(conn)
+
+    def changes_since(self, revision: int, limit: int = 1000) -> list[ChangeEntry]:
+        """Change-feed rows after `revision`, oldest first."""
+        query = (
+            select(s.changes)
+            .where(s.changes.c.revision > revision)
+            .order_by(s.changes.c.revision)
+            .limit(limit)
+        )
+        with self.read("read change feed") as conn:
+            rows = conn.execute(query).mappings().all()
+        return [
+            ChangeEntry(
+                revision=r["revision"],
+                ts=from_iso(r["ts"]),
+                kinds=frozenset(ChangeKind(k) for k in json.loads(r["kinds"])),
+                event_ids=tuple(json.loads(r["event_ids"])),
+                memory_ids=tuple(json.loads(r["memory_ids"])),
+            )
+            for r in rows
+        ]
+
+    def meta(self, key: str) -> str | None:
+        """A value from store_meta."""
+        with self.read("read store metadata") as conn:
+            return conn.execute(
+                select(s.store_meta.c.value).where(s.store_meta.c.key == key)
+            ).scalar_one_or_none()
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.write_engine.dispose()
+        self.read_engine.dispose()
+
+    def replace_codec(self, codec: Codec) -> None:
+        """Use a new key set from now on (key rotation)."""
+        self.codec = codec
+
+    def _follow_key_rotation(self, conn: Connection) -> None:
+        """Reload the key set if another process rotated it, before sealing anything new.
+
+        Without this a process holding the old key set could write rows under a key that
+        the rotating process is about to retire.
+        """
+        active = conn.execute(
+            select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id")
+        ).scalar_one_or_none()
+        if active and active != self.codec.active_key_id and self.key_reloader is not None:
+            self.codec = self.key_reloader()
+
+    @staticmethod
+    def _revision(conn: Connection) -> int:
+        value = conn.execute(
+            select(s.store_revision.c.revision).where(s.store_revision.c.id == 1)
+        ).scalar_one()
+        return int(value)
+
+    def _bump(self, tx: WriteTx) -> int:
+        revision = self._revision(tx.conn) + 1
+        tx.conn.execute(
+            update(s.store_revision).where(s.store_revision.c.id == 1).values(revision=revision)
+        )
+        tx.conn.execute(
+            s.changes.insert().values(
+                revision=revision,
+                ts=tx.now_iso,
+                kinds=json.dumps(sorted(k.value for k in tx.kinds)),
+                event_ids=json.dumps(tx.event_ids[:500]),
+                memory_ids=json.dumps(tx.memory_ids[:500]),
+            )
+        )
+        return revision
+
+
+def set_meta(conn: Connection, key: str, value: str) -> None:
+    """Insert or replace one store_meta value."""
+    found = conn.execute(select(s.store_meta.c.key).where(s.store_meta.c.key == key)).first()
+    if found:
+        conn.execute(update(s.store_meta).where(s.store_meta.c.key == key).values(value=value))
+    else:
+        conn.execute(s.store_meta.insert().values(key=key, value=value))
+
+
+def new_id(prefix: str, now: dt.datetime) -> str:
+    """A sortable id: prefix, milliseconds since the epoch in hex, and 48 random bits."""
+    millis = int(now.timestamp() * 1000)
+    return f"{prefix}_{millis:012x}{secrets.token_hex(6)}"
+
+
+def changes_of(tx: WriteTx) -> Changes:
+    """The `Changes` value a committed transaction produced."""
+    return Changes(
+        kinds=frozenset(tx.kinds),
+        revision=tx.revision,
+        event_ids=tuple(tx.event_ids),
+        memory_ids=tuple(tx.memory_ids),
+    )
