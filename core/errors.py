@@ -58,7 +58,7 @@ class NotFoundError(MemoryCenterError):
 
 
 class InvalidStateError(MemoryCenterError):
-    """The action is not allowed in the record's current status (e.g. approving a deleted memory)."""
+    """The record's current status does not allow the action (e.g. approving a deleted memory)."""
 
     kind = "invalid_state"
 
@@ -86,7 +86,7 @@ class PolicyDeniedError(MemoryCenterError):
 
 
 class ResourceUnavailableError(MemoryCenterError):
-    """Something outside our control is missing or busy: disk, database lock, keyring, index file."""
+    """Something outside our control is missing or busy: disk, lock, keyring, index file."""
 
     kind = "unavailable"
 

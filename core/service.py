@@ -113,10 +113,11 @@ class MemoryService:
         *,
         session: str | None = None,
         after_position: int = 0,
+        before_position: int | None = None,
         limit: int = 100,
         newest_first: bool = False,
     ) -> list[Event]:
-        """Events in log order, decrypted; filter by session, page with `after_position`."""
+        """Events in log order, decrypted; filter by session, page by position."""
         if session is not None:
             session = identifier(session, "session")
         with self._store.read("list events") as conn:
@@ -125,6 +126,7 @@ class MemoryService:
                 self._store.codec,
                 session=session,
                 after_position=after_position,
+                before_position=before_position,
                 limit=max(1, min(limit, 10_000)),
                 newest_first=newest_first,
             )
@@ -212,13 +214,11 @@ class MemoryService:
     def status(self) -> StoreStatus:
         """Path, revision, schema version, key source and counts."""
         with self._store.read("read status") as conn:
-            counts = Counter(
+            counts: Counter[str] = Counter(
                 dict(
                     conn.execute(
                         select(s.memories.c.status, func.count()).group_by(s.memories.c.status)
-                    )
-                    .tuples()
-                    .all()
+                    ).all()
                 )
             )
             events = event_log.count_events(conn)

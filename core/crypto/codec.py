@@ -2,7 +2,7 @@
 
 Layout of a sealed value::
 
-    b"MC" | version (1 byte) | flags (1 byte) | key-id length (1 byte) | key id | nonce (12) | ciphertext+tag
+    b"MC" | version (1) | flags (1) | key-id length (1) | key id | nonce (12) | ciphertext+tag
 
 The header is authenticated along with an `Aad` (table, row id, field), so a ciphertext
 copied into another row or field fails to open instead of decrypting to the wrong data.

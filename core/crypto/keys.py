@@ -55,7 +55,9 @@ class KeySet:
 
     def retire_others(self) -> KeySet:
         """Drop every key but the active one (last step of rotation)."""
-        return KeySet({self.active_id: self.keys[self.active_id]}, self.active_id, self.fingerprint_key)
+        return KeySet(
+            {self.active_id: self.keys[self.active_id]}, self.active_id, self.fingerprint_key
+        )
 
     def to_bytes(self) -> bytes:
         """Serialise for a key store (then encrypted or handed to the keyring)."""
@@ -179,7 +181,9 @@ class PassphraseKeyStore:
                 base64.b64decode(doc["nonce"]), base64.b64decode(doc["ciphertext"]), b"keyset"
             )
         except InvalidTag:
-            raise WrongPassphraseError("wrong passphrase: the key file could not be unlocked") from None
+            raise WrongPassphraseError(
+                "wrong passphrase: the key file could not be unlocked"
+            ) from None
         except (KeyError, ValueError, TypeError) as exc:
             raise KeyUnavailableError(f"key file is malformed: {self._path}: {exc}") from None
         return KeySet.from_bytes(raw)

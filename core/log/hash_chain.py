@@ -81,7 +81,9 @@ def payload_commitment(salt: bytes, canonical_payload: bytes) -> str:
     return h.hexdigest()
 
 
-def find_break(links: Iterable[tuple[ChainLink, str]], start_hash: str = GENESIS_HASH) -> ChainBreak | None:
+def find_break(
+    links: Iterable[tuple[ChainLink, str]], start_hash: str = GENESIS_HASH
+) -> ChainBreak | None:
     """Walk `(link, stored_hash)` pairs in position order; return the first broken link.
 
     Args:

@@ -83,7 +83,9 @@ class Scope(Mapping[str, str]):
         broader = sorted(set(request) - set(self))
         if not broader:
             return f"memory scope {keys} equals the request scope"
-        return f"memory scope {keys} is contained in the request (request adds {', '.join(broader)})"
+        return (
+            f"memory scope {keys} is contained in the request (request adds {', '.join(broader)})"
+        )
 
     def __getitem__(self, key: str) -> str:
         for k, v in self.items_:
@@ -103,7 +105,9 @@ class Scope(Mapping[str, str]):
 
 def _check_key(key: object, field: str) -> str:
     if not isinstance(key, str) or key not in SCOPE_KEYS:
-        raise InvalidInputError(field, f"unknown scope key {key!r}; allowed: {', '.join(SCOPE_KEYS)}")
+        raise InvalidInputError(
+            field, f"unknown scope key {key!r}; allowed: {', '.join(SCOPE_KEYS)}"
+        )
     return key
 
 

@@ -103,7 +103,9 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
         ),
         text=text(item.text, f"{field}.text", limits.MAX_EVENT_TEXT),
         kind=enum_value(EventKind, item.kind, f"{field}.kind"),
-        source=None if item.source is None else enum_value(EventSource, item.source, f"{field}.source"),
+        source=None
+        if item.source is None
+        else enum_value(EventSource, item.source, f"{field}.source"),
         data=json_data(item.data, f"{field}.data"),
         refs=refs,
         by=None if item.by is None else identifier(item.by, f"{field}.by"),

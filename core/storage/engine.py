@@ -15,7 +15,6 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.pool import NullPool
 
 from core.errors import IntegrityError, MemoryCenterError, ResourceUnavailableError
 
@@ -29,7 +28,7 @@ def sqlite_engines(path: str) -> tuple[Engine, Engine]:
     transactions, which in WAL mode read a consistent snapshot without blocking writers.
     """
     url = f"sqlite+pysqlite:///{path}"
-    write = create_engine(url, poolclass=NullPool)
+    write = create_engine(url, pool_size=1, max_overflow=2)
     read = create_engine(url, pool_size=4, max_overflow=4, pool_pre_ping=False)
     _configure_sqlite(write, begin="BEGIN IMMEDIATE")
     _configure_sqlite(read, begin="BEGIN")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, bindparam, func, select, update
 
 from core.crypto.codec import Aad, Codec
 from core.errors import IntegrityError, NotFoundError
@@ -35,50 +35,63 @@ def payload_aad(event_id: str) -> Aad:
 
 
 def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
-    """Append events in order, chained to the current head. Runs inside `tx`."""
+    """Append events in order, chained to the current head. Runs inside `tx`.
+
+    Rows are built in Python and written with one executemany per table: per-row
+    `insert().values()` costs more in SQLAlchemy's statement caching than the encryption.
+    """
     head = tx.conn.execute(
         select(s.events.c.position, s.events.c.hash).order_by(s.events.c.position.desc()).limit(1)
     ).first()
     position = (head.position + 1) if head else 1
     prev_hash = head.hash if head else GENESIS_HASH
+    counts = _session_counts(tx, {item.session for item in items})
     out: list[Event] = []
+    event_rows: list[dict[str, Any]] = []
+    payload_rows: list[dict[str, Any]] = []
     for item in items:
-        seq = _next_seq(tx, item.session)
-        event = _insert(tx, item, position, seq, prev_hash)
+        counts[item.session] += 1
+        event, row, payload = _build(tx, item, position, counts[item.session], prev_hash)
         out.append(event)
+        event_rows.append(row)
+        payload_rows.append(payload)
         position += 1
         prev_hash = event.hash
+    tx.conn.execute(s.events.insert(), event_rows)
+    tx.conn.execute(s.event_payloads.insert(), payload_rows)
+    tx.conn.execute(
+        update(s.sessions)
+        .where(s.sessions.c.id == bindparam("sid"))
+        .values(event_count=bindparam("count"), last_event_at=tx.now_iso),
+        [{"sid": sid, "count": n} for sid, n in counts.items()],
+    )
     tx.touch(ChangeKind.EVENTS, event_ids=tuple(e.id for e in out))
     tx.touch(ChangeKind.SESSIONS)
     return out
 
 
-def _next_seq(tx: WriteTx, session: str) -> int:
-    row = tx.conn.execute(
-        select(s.sessions.c.event_count).where(s.sessions.c.id == session)
-    ).first()
-    if row is None:
+def _session_counts(tx: WriteTx, names: set[str]) -> dict[str, int]:
+    """Current event counts of these sessions, creating the ones that are new."""
+    found = dict(
         tx.conn.execute(
-            s.sessions.insert().values(
-                id=session, created_at=tx.now_iso, opted_out=False, event_count=0
-            )
-        )
-        count = 0
-    else:
-        count = int(row.event_count)
-    tx.conn.execute(
-        update(s.sessions)
-        .where(s.sessions.c.id == session)
-        .values(event_count=count + 1, last_event_at=tx.now_iso)
+            select(s.sessions.c.id, s.sessions.c.event_count).where(s.sessions.c.id.in_(names))
+        ).all()
     )
-    return count + 1
+    new = [
+        {"id": n, "created_at": tx.now_iso, "opted_out": False, "event_count": 0}
+        for n in sorted(names - found.keys())
+    ]
+    if new:
+        tx.conn.execute(s.sessions.insert(), new)
+    return {n: int(found.get(n, 0)) for n in names}
 
 
-def _insert(tx: WriteTx, item: ValidEvent, position: int, seq: int, prev_hash: str) -> Event:
+def _build(
+    tx: WriteTx, item: ValidEvent, position: int, seq: int, prev_hash: str
+) -> tuple[Event, dict[str, Any], dict[str, Any]]:
     event_id = new_id("ev", tx.now)
     salt = os.urandom(16)
     body = {"text": item.text, "data": dict(item.data)}
-    canonical = _canonical(body)
     link = ChainLink(
         id=event_id,
         position=position,
@@ -92,32 +105,30 @@ def _insert(tx: WriteTx, item: ValidEvent, position: int, seq: int, prev_hash: s
         scope_json=item.scope.to_json(),
         refs_json=json.dumps(list(item.refs)),
         by=item.by,
-        commitment=payload_commitment(salt, canonical),
+        commitment=payload_commitment(salt, _canonical(body)),
         prev_hash=prev_hash,
     )
     digest = link.digest()
-    tx.conn.execute(
-        s.events.insert().values(
-            id=link.id,
-            position=link.position,
-            session_id=link.session_id,
-            seq=link.seq,
-            ts=link.ts,
-            kind=link.kind,
-            actor=link.actor,
-            trust=link.trust,
-            source=link.source,
-            scope_json=link.scope_json,
-            refs_json=link.refs_json,
-            by_user=link.by,
-            commitment=link.commitment,
-            prev_hash=link.prev_hash,
-            hash=digest,
-        )
-    )
+    row = {
+        "id": link.id,
+        "position": link.position,
+        "session_id": link.session_id,
+        "seq": link.seq,
+        "ts": link.ts,
+        "kind": link.kind,
+        "actor": link.actor,
+        "trust": link.trust,
+        "source": link.source,
+        "scope_json": link.scope_json,
+        "refs_json": link.refs_json,
+        "by_user": link.by,
+        "commitment": link.commitment,
+        "prev_hash": link.prev_hash,
+        "hash": digest,
+    }
     sealed = tx.codec.seal_json({"salt": _b64(salt), **body}, payload_aad(event_id))
-    tx.conn.execute(s.event_payloads.insert().values(event_id=event_id, ciphertext=sealed))
-    return Event(
+    payload = {"event_id": event_id, "ciphertext": sealed, "redacted_at": None}
+    event = Event(
         id=event_id,
         position=position,
         session_id=item.session,
@@ -135,6 +146,7 @@ def _insert(tx: WriteTx, item: ValidEvent, position: int, seq: int, prev_hash: s
         prev_hash=prev_hash,
         hash=digest,
     )
+    return event, row, payload
 
 
 _EVENT_COLUMNS = (*s.events.c, s.event_payloads.c.ciphertext, s.event_payloads.c.redacted_at)
@@ -152,11 +164,14 @@ def list_events(
     *,
     session: str | None = None,
     after_position: int = 0,
+    before_position: int | None = None,
     limit: int = 100,
     newest_first: bool = False,
 ) -> list[Event]:
-    """Events in log order (or newest first), decrypted."""
+    """Events in log order (or newest first), decrypted; page with after/before position."""
     query = _event_query().where(s.events.c.position > after_position)
+    if before_position is not None:
+        query = query.where(s.events.c.position < before_position)
     if session is not None:
         query = query.where(s.events.c.session_id == session)
     order = s.events.c.position.desc() if newest_first else s.events.c.position
@@ -180,7 +195,7 @@ def get_events(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[Event
     return [_to_event(by_id[i], codec) for i in ids]
 
 
-def _to_event(row: Mapping[str, Any], codec: Codec) -> Event:
+def _to_event(row: Mapping[Any, Any], codec: Codec) -> Event:
     redacted = row["redacted_at"] is not None
     if redacted:
         body: dict[str, Any] = {"text": REDACTED_TEXT, "data": {}}
@@ -230,7 +245,7 @@ def get_session(conn: Connection, session: str) -> SessionInfo:
     return _to_session(row)
 
 
-def _to_session(row: Mapping[str, Any]) -> SessionInfo:
+def _to_session(row: Mapping[Any, Any]) -> SessionInfo:
     last = row["last_event_at"]
     return SessionInfo(
         id=row["id"],
@@ -255,9 +270,16 @@ def verify(conn: Connection, codec: Codec, batch: int = 2000) -> VerifyReport:
     checked = redacted = 0
     prev_hash, position = GENESIS_HASH, 0
     while True:
-        rows = conn.execute(
-            _event_query().where(s.events.c.position > position).order_by(s.events.c.position).limit(batch)
-        ).mappings().all()
+        rows = (
+            conn.execute(
+                _event_query()
+                .where(s.events.c.position > position)
+                .order_by(s.events.c.position)
+                .limit(batch)
+            )
+            .mappings()
+            .all()
+        )
         if not rows:
             break
         for row in rows:
@@ -277,7 +299,7 @@ def verify(conn: Connection, codec: Codec, batch: int = 2000) -> VerifyReport:
     return _report(checked, redacted, None)
 
 
-def _payload_problem(row: Mapping[str, Any], codec: Codec, link: ChainLink) -> str | None:
+def _payload_problem(row: Mapping[Any, Any], codec: Codec, link: ChainLink) -> str | None:
     try:
         body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
         salt = base64.b64decode(body["salt"])
@@ -291,7 +313,7 @@ def _payload_problem(row: Mapping[str, Any], codec: Codec, link: ChainLink) -> s
     return None
 
 
-def _link_of(row: Mapping[str, Any]) -> ChainLink:
+def _link_of(row: Mapping[Any, Any]) -> ChainLink:
     return ChainLink(
         id=row["id"],
         position=row["position"],

@@ -74,7 +74,9 @@ def _v2_curated_memory(conn: Connection) -> None:
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
-    Migration(2, "curated memory: records, revisions, sources, decisions, settings", _v2_curated_memory),
+    Migration(
+        2, "curated memory: records, revisions, sources, decisions, settings", _v2_curated_memory
+    ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 
@@ -83,7 +85,7 @@ def current_version(conn: Connection) -> int:
     """The schema version recorded in the store (0 for an empty database)."""
     if not inspect(conn).has_table("schema_migrations"):
         return 0
-    versions = conn.execute(select(s.schema_migrations.c.version)).scalars().all()
+    versions: list[int] = list(conn.execute(select(s.schema_migrations.c.version)).scalars())
     return max(versions, default=0)
 
 

@@ -98,7 +98,9 @@ def _ensure_dir(data_dir: Path) -> None:
     try:
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
-        raise ResourceUnavailableError(f"cannot create the store directory {data_dir}: {exc}") from None
+        raise ResourceUnavailableError(
+            f"cannot create the store directory {data_dir}: {exc}"
+        ) from None
     if not os.access(data_dir, os.W_OK):
         raise ResourceUnavailableError(f"the store directory is not writable: {data_dir}")
 
@@ -107,8 +109,8 @@ def _identity(
     engine: Engine, data_dir: Path, passphrase: str | None, prefer_keyring: bool, clock: Clock
 ) -> tuple[str, str, bool]:
     with translated("read store identity"), engine.begin() as conn:
-        meta = dict(
-            conn.execute(select(s.store_meta.c.key, s.store_meta.c.value)).tuples().all()
+        meta: dict[str, str] = dict(
+            conn.execute(select(s.store_meta.c.key, s.store_meta.c.value)).all()
         )
         if "store_id" in meta:
             return meta["store_id"], meta["key_source"], False
@@ -143,7 +145,9 @@ def _key_store(source: str, store_id: str, data_dir: Path, passphrase: str | Non
     return PassphraseKeyStore(data_dir / KEY_FILE_NAME, passphrase)
 
 
-def _load_or_create_keys(key_store: KeyStore, engine: Engine, store_id: str, created: bool) -> KeySet:
+def _load_or_create_keys(
+    key_store: KeyStore, engine: Engine, store_id: str, created: bool
+) -> KeySet:
     aad = key_check_aad(store_id)
     if created:
         keys = KeySet.generate()

@@ -171,4 +171,3 @@ settings = Table(
     Column("key", String(128), primary_key=True),
     Column("value_json", Text, nullable=False),
 )
-

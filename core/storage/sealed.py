@@ -24,7 +24,7 @@ class SealedColumn:
     pk: tuple[str, ...]
     column: str
 
-    def aad(self, row: Mapping[str, Any]) -> Aad:
+    def aad(self, row: Mapping[Any, Any]) -> Aad:
         """The AAD of the value in `row`."""
         return Aad(self.table.name, "/".join(str(row[c]) for c in self.pk), self.column)
 
@@ -33,7 +33,9 @@ class SealedColumn:
     ) -> list[dict[str, Any]]:
         """The next `batch` rows with a sealed value after primary key `last`, in key order."""
         cols = [self.table.c[c] for c in self.pk]
-        query = select(*cols, self.table.c[self.column]).where(self.table.c[self.column].is_not(None))
+        query = select(*cols, self.table.c[self.column]).where(
+            self.table.c[self.column].is_not(None)
+        )
         if last is not None:
             query = query.where(_after(cols, last))
         return [dict(r) for r in conn.execute(query.order_by(*cols).limit(batch)).mappings()]
@@ -45,11 +47,11 @@ class SealedColumn:
             yield from chunk
             last = self.key_of(chunk[-1])
 
-    def key_of(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+    def key_of(self, row: Mapping[Any, Any]) -> tuple[Any, ...]:
         """The primary key of a row, as a tuple."""
         return tuple(row[c] for c in self.pk)
 
-    def rewrite(self, conn: Connection, row: Mapping[str, Any], value: bytes | None) -> None:
+    def rewrite(self, conn: Connection, row: Mapping[Any, Any], value: bytes | None) -> None:
         """Replace the sealed value of one row."""
         cond = and_(*(self.table.c[c] == row[c] for c in self.pk))
         conn.execute(update(self.table).where(cond).values({self.column: value}))

@@ -158,7 +158,7 @@ class Store:
 
     @staticmethod
     def _revision(conn: Connection) -> int:
-        value = conn.execute(
+        value: int = conn.execute(
             select(s.store_revision.c.revision).where(s.store_revision.c.id == 1)
         ).scalar_one()
         return int(value)

@@ -1,0 +1,300 @@
+"""The `memory-center` command line (R30).
+
+Every verb takes `--json`; exit codes are 0 on success, 1 on a failure the user can fix (a
+one-line message on stderr), and 2 on usage errors. With no verb it starts the GUI.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from app.compose import open_service
+from app.paths import DATA_DIR_ENV, default_data_dir
+from app.serialize import dumps, to_jsonable
+from core import MemoryCenterError, MemoryService, NewEvent, Scope
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Context:
+    """Per-invocation state: where the store is and how to print."""
+
+    def __init__(self, data_dir: Path, as_json: bool) -> None:
+        self.data_dir = data_dir
+        self.as_json = as_json
+        self._service: MemoryService | None = None
+
+    def service(self, *, create: bool = False) -> MemoryService:
+        """Open the store once per invocation."""
+        if self._service is None:
+            self._service = open_service(self.data_dir, create=create, prompt=_prompt_passphrase)
+        return self._service
+
+    def close(self) -> None:
+        """Release the store."""
+        if self._service is not None:
+            self._service.close()
+            self._service = None
+
+    def emit(self, value: Any, human: Callable[[], None] | str) -> None:
+        """Print `value` as JSON, or the human form."""
+        if self.as_json:
+            click.echo(dumps(value))
+        elif isinstance(human, str):
+            click.echo(human)
+        else:
+            human()
+
+
+def _prompt_passphrase(new_store: bool) -> str | None:
+    if not sys.stdin.isatty():
+        return None
+    if new_store:
+        text = click.prompt(
+            "No OS keyring is available. Choose a passphrase to protect the store key",
+            hide_input=True,
+            confirmation_prompt=True,
+        )
+    else:
+        text = click.prompt("Passphrase for the memory store", hide_input=True)
+    return str(text)
+
+
+def handles_errors(func: F) -> F:
+    """Turn core errors into a one-line message and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        ctx = click.get_current_context().find_object(Context)
+        try:
+            return func(*args, **kwargs)
+        except MemoryCenterError as exc:
+            if ctx is not None and ctx.as_json:
+                click.echo(json.dumps({"error": {"kind": exc.kind, "message": exc.message}}))
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(1)
+        finally:
+            if ctx is not None:
+                ctx.close()
+
+    return wrapper  # type: ignore[return-value]
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+@click.group(invoke_without_command=True)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar=DATA_DIR_ENV,
+    help=f"Store directory (default: the user data directory; env {DATA_DIR_ENV}).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.version_option(package_name="memory-center")
+@click.pass_context
+def cli(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
+    """Memory Center: a long-term memory for AI agents that you can see, steer and trust.
+
+    With no command, the desktop memory center opens.
+    """
+    ctx.obj = Context(data_dir or default_data_dir(), as_json)
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(gui)
+
+
+@cli.command()
+@pass_ctx
+@handles_errors
+def init(ctx: Context) -> None:
+    """Create the store (and its key) if it does not exist yet."""
+    service = ctx.service(create=True)
+    status = service.status()
+    ctx.emit(status, f"store ready at {status.path} (key: {status.key.source})")
+
+
+@cli.command()
+@pass_ctx
+@handles_errors
+def status(ctx: Context) -> None:
+    """Show path, revision, schema version, key source and counts."""
+    st = ctx.service().status()
+
+    def human() -> None:
+        click.echo(f"store:     {st.path}")
+        click.echo(f"store id:  {st.store_id}")
+        click.echo(f"schema:    v{st.schema_version}")
+        click.echo(f"revision:  {st.revision}")
+        click.echo(f"key:       {st.key.source} (active key {st.key.active_key_id})")
+        click.echo(f"sessions:  {st.session_count}")
+        click.echo(f"events:    {st.event_count}")
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(st.memory_counts.items())) or "none"
+        click.echo(f"memories:  {counts}")
+
+    ctx.emit(st, human)
+
+
+@cli.command()
+@pass_ctx
+@handles_errors
+def verify(ctx: Context) -> None:
+    """Check the hash chain and decrypt every row; report the first failure."""
+    report = ctx.service().verify()
+    if report.ok:
+        ctx.emit(
+            report,
+            f"ok: {report.events_checked} events chained and decrypted "
+            f"({report.redacted_events} redacted)",
+        )
+        return
+    failure = report.first_failure
+    assert failure is not None
+    ctx.emit(
+        report,
+        f"BROKEN at event {failure.event_id} (position {failure.position}): {failure.problem}",
+    )
+    sys.exit(1)
+
+
+@cli.group()
+def event() -> None:
+    """Append to and read the event log."""
+
+
+def _scope_option(func: F) -> F:
+    return click.option(
+        "--scope",
+        "scopes",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Scope of the item (repeatable): user, org, project, repo, agent, session, "
+        "environment, visibility.",
+    )(func)
+
+
+@event.command("add")
+@click.option("--session", required=True, help="Session id (created on first use).")
+@click.option("--actor", required=True, help="user, assistant, tool or system.")
+@click.option("--trust", required=True, help="user, tool_verified, assistant or untrusted.")
+@_scope_option
+@click.option("--text", help="The event text. Without it, a JSON payload is read from stdin.")
+@click.option("--kind", default="message", show_default=True, help="Event kind.")
+@click.option("--source", help="Where the content came from (chat, web_page, email, ...).")
+@pass_ctx
+@handles_errors
+def event_add(
+    ctx: Context,
+    session: str,
+    actor: str,
+    trust: str,
+    scopes: tuple[str, ...],
+    text: str | None,
+    kind: str,
+    source: str | None,
+) -> None:
+    """Append one event. Give --text, or pipe a JSON object {"text": ..., "data": {...}}."""
+    data = None
+    if text is None:
+        text, data = _read_stdin_payload()
+    item = NewEvent(
+        session=session,
+        actor=actor,
+        trust=trust,
+        scope=Scope.parse(scopes),
+        text=text,
+        kind=kind,
+        source=source,
+        data=data,
+    )
+    result = ctx.service().append_event(item)
+    ev = result.value
+    ctx.emit(
+        {"event": ev, "revision": result.changes.revision},
+        f"{ev.id} appended to {ev.session_id} (seq {ev.seq}, revision {result.changes.revision})",
+    )
+
+
+def _read_stdin_payload() -> tuple[str, dict[str, Any] | None]:
+    from core import InvalidInputError
+
+    raw = sys.stdin.read()
+    try:
+        doc = json.loads(raw)
+    except ValueError as exc:
+        raise InvalidInputError("stdin", f"not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
+        raise InvalidInputError("stdin", 'expected a JSON object with a "text" string')
+    data = doc.get("data")
+    if data is not None and not isinstance(data, dict):
+        raise InvalidInputError("stdin.data", "must be a JSON object")
+    return doc["text"], data
+
+
+@event.command("list")
+@click.option("--session", help="Only this session.")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@click.option(
+    "--after",
+    "after_position",
+    default=0,
+    type=click.IntRange(0),
+    help="Page: after this position.",
+)
+@pass_ctx
+@handles_errors
+def event_list(ctx: Context, session: str | None, limit: int, after_position: int) -> None:
+    """List events in log order."""
+    events = ctx.service().list_events(session=session, limit=limit, after_position=after_position)
+
+    def human() -> None:
+        for ev in events:
+            line = ev.text.replace("\n", " ")
+            click.echo(
+                f"{ev.position:>6} {ev.ts:%Y-%m-%d %H:%M:%S} {ev.session_id} "
+                f"{ev.actor.value}/{ev.trust.value} {ev.kind.value}: {line[:100]}"
+            )
+
+    ctx.emit(events, human)
+
+
+@cli.group()
+def key() -> None:
+    """Manage the store's encryption key."""
+
+
+@key.command("rotate")
+@pass_ctx
+@handles_errors
+def key_rotate(ctx: Context) -> None:
+    """Re-encrypt everything under a new key (resumable if interrupted)."""
+    result = ctx.service().rotate_key()
+    rep = result.value
+    ctx.emit(
+        rep,
+        f"rotated {rep.old_key_id} -> {rep.new_key_id}: {rep.rows_reencrypted} values re-encrypted"
+        + (" (resumed)" if rep.resumed else ""),
+    )
+
+
+@cli.command()
+@pass_ctx
+def gui(ctx: Context) -> None:
+    """Open the desktop memory center."""
+    from app.gui import run_gui
+
+    sys.exit(run_gui(ctx.data_dir))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="memory-center")
+
+
+__all__ = ["cli", "main", "to_jsonable"]

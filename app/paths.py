@@ -1,0 +1,26 @@
+"""Where things live on the user's machine."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "memory-center"
+DATA_DIR_ENV = "MEMORY_CENTER_DATA_DIR"
+PASSPHRASE_ENV = "MEMORY_CENTER_PASSPHRASE"
+
+
+def default_data_dir() -> Path:
+    """The store directory: $MEMORY_CENTER_DATA_DIR, else the platform's user data dir."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / "store"
+
+
+def passphrase_from_env() -> str | None:
+    """The passphrase given through the environment, if any."""
+    value = os.environ.get(PASSPHRASE_ENV)
+    return value if value else None
