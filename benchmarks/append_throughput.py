@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import MemoryService, NewEvent  # noqa: E402
+from core import MemoryService, NewEvent
 
 TEXT = (
     "The assistant ran `pnpm test` in web-shop; 312 tests passed in 41 s. The user asked to "

@@ -8,18 +8,21 @@ synchronous and thread-safe. Every mutating call runs in one transaction and ret
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 from sqlalchemy import func, select, update
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
-from core.errors import NotFoundError
+from core.errors import InvalidInputError, NotFoundError
 from core.model.clock import Clock, SystemClock
 from core.model.enums import ChangeKind
 from core.model.records import (
     ChangeEntry,
+    Changes,
     Event,
     KeyInfo,
     NewEvent,
@@ -35,7 +38,33 @@ from core.storage import schema as s
 from core.storage.migrations import current_version
 from core.storage.opener import open_store
 from core.storage.rotation import rotate
-from core.storage.store import Store, changes_of
+from core.storage.store import Store, WriteTx, changes_of
+from core.governance import controls
+from core.governance.extractor import Extractor, RuleExtractor
+from core.governance.ledger import Ledger
+from core.governance.policy import MemoryPolicy, Origin
+from core.model import limits
+from core.model.memory import (
+    AdoptionChain,
+    InjectResult,
+    MemoryFilter,
+    MemoryOutcome,
+    QuarantineReport,
+    Replay,
+    ResumeResult,
+    SearchHit,
+    SecurityEvent,
+    Snapshot,
+    Tombstone,
+)
+from core.model.records import Decision, MemoryRecord
+from core.model.scope import Scope
+from core.model.validate import text as valid_text
+from core.retrieval.catalog import Catalog
+from core.retrieval.guard import CircuitBreaker, FaultSwitch
+from core.retrieval.injector import Retriever
+from core.storage import memories, snapshots
+from core.workflows import deletion, replay, writes
 
 
 class MemoryService:
@@ -47,11 +76,25 @@ class MemoryService:
         keys: the current key set.
     """
 
-    def __init__(self, store: Store, key_store: KeyStore, keys: KeySet) -> None:
+    def __init__(
+        self,
+        store: Store,
+        key_store: KeyStore,
+        keys: KeySet,
+        *,
+        policy: MemoryPolicy | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
         self._store = store
         self._key_store = key_store
         self._keys = keys
         store.key_reloader = self._reload_keys
+        self.policy = policy or MemoryPolicy()
+        self.extractor: Extractor = extractor or RuleExtractor()
+        self._ledger = Ledger(self.policy, keys.fingerprint_key)
+        self.catalog = Catalog(store)
+        self.faults = FaultSwitch()
+        self._retriever = Retriever(store, self.catalog, self.faults, CircuitBreaker(store.clock))
 
     @classmethod
     def open(
@@ -75,6 +118,7 @@ class MemoryService:
 
     def close(self) -> None:
         """Release database connections. The service is unusable afterwards."""
+        self._retriever.close()
         self._store.dispose()
 
     def __enter__(self) -> MemoryService:
@@ -149,8 +193,7 @@ class MemoryService:
     def set_session_opt_out(self, session: str, opted_out: bool) -> Result[SessionInfo]:
         """Switch per-session memory opt-out (R26): nothing injected, nothing extracted.
 
-        Raises:
-            NotFoundError: no such session.
+        A session named before its first event is created, so an agent can opt out first.
         """
         name = identifier(session, "session")
         with self._store.write("set session opt-out") as tx:
@@ -158,7 +201,11 @@ class MemoryService:
                 update(s.sessions).where(s.sessions.c.id == name).values(opted_out=opted_out)
             )
             if found.rowcount == 0:
-                raise NotFoundError("session", name)
+                tx.conn.execute(
+                    s.sessions.insert().values(
+                        id=name, created_at=tx.now_iso, opted_out=opted_out, event_count=0
+                    )
+                )
             tx.touch(ChangeKind.SESSIONS)
             info = event_log.get_session(tx.conn, name)
         return Result(info, changes_of(tx))
@@ -167,6 +214,313 @@ class MemoryService:
         """Walk the hash chain and decrypt every payload; report the first failure (R3)."""
         with self._store.read("verify the event log") as conn:
             return event_log.verify(conn, self._store.codec)
+
+    # --- the write path of memory (R4-R12) --------------------------------------
+
+    def remember(
+        self,
+        scope: Mapping[str, str] | Scope | None,
+        text: str,
+        *,
+        session: str | None = None,
+        kind: str | None = None,
+        expires_in_days: float | None = None,
+        by: str | None = None,
+    ) -> Result[MemoryOutcome]:
+        """The user's explicit request to remember something (R7 row 1)."""
+        req = Scope.required(_plain(scope))
+        with self._store.write("remember") as tx:
+            out = writes.remember(tx, self._ledger, req, text, session=session, kind=kind,
+                                  expires_in_days=expires_in_days, by=by)
+        return Result(out, changes_of(tx))
+
+    def suggest(
+        self,
+        scope: Mapping[str, str] | Scope | None,
+        text: str,
+        *,
+        kind: str | None = None,
+        evidence: Sequence[str] = (),
+        session: str | None = None,
+        by: str | None = None,
+    ) -> Result[MemoryOutcome]:
+        """An agent proposes a memory, citing evidence events; the policy decides (R6, R11)."""
+        req = Scope.required(_plain(scope))
+        with self._store.write("suggest") as tx:
+            out = writes.suggest(tx, self._ledger, req, text, kind=kind, evidence=evidence,
+                                 session=session, by=by)
+        return Result(out, changes_of(tx))
+
+    def observe(
+        self,
+        scope: Mapping[str, str] | Scope | None,
+        text: str,
+        *,
+        session: str | None = None,
+        contradicts: str | None = None,
+    ) -> Result[Event]:
+        """Report a fresh tool-verified observation; contradicted memories turn stale (R10)."""
+        req = Scope.required(_plain(scope))
+        with self._store.write("observe") as tx:
+            event = writes.observe(tx, req, text, session=session, contradicts=contradicts)
+        return Result(event, changes_of(tx))
+
+    def extract(self, session: str) -> Result[list[MemoryOutcome]]:
+        """Run extraction over a session's events; only candidates come out of it (R6)."""
+        name = identifier(session, "session")
+        with self._store.write("extract") as tx:
+            if writes.require_session(tx, name):
+                return Result([], changes_of(tx))
+            events = writes.session_events(tx, name)
+            out = writes.extract(tx, self._ledger, self.extractor, name, events, origin=Origin.EXTRACT)
+        return Result(out, changes_of(tx))
+
+    def pre_compress(self, session: str, event_ids: Sequence[str]) -> Result[list[MemoryOutcome]]:
+        """`on_pre_compress`: candidates from the raw events about to leave the context (R12)."""
+        name = identifier(session, "session")
+        with self._store.write("pre-compress extraction") as tx:
+            if writes.require_session(tx, name):
+                return Result([], changes_of(tx))
+            events = writes.session_events(tx, name, list(event_ids))
+            out = writes.extract(tx, self._ledger, self.extractor, name, events,
+                                 origin=Origin.PRE_COMPRESS)
+        return Result(out, changes_of(tx))
+
+    # --- user controls (R9, R22, R25, R26) ---------------------------------------
+
+    def approve(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Confirm a suggested (or checked quarantined) memory: it becomes active."""
+        return self._act(memory_id, "approve", by, lambda tx, r, who, st: controls.approve(tx, r, who, st))
+
+    def reject(
+        self, memory_id: str, *, reason: str | None = None, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Reject a suggested memory; it stays in the ledger so it is not suggested again."""
+        why = valid_text(reason, "reason", limits.MAX_REASON) if reason is not None else None
+        return self._act(memory_id, "reject", by, lambda tx, r, who, st: controls.reject(tx, r, who, why, st))
+
+    def edit(self, memory_id: str, new_text: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Change a memory's content as a new revision; history keeps the old one."""
+        key = self._keys.fingerprint_key
+        return self._act(memory_id, "edit", by, lambda tx, r, who, st: controls.edit(tx, r, new_text, who, key))
+
+    def downgrade(
+        self, memory_id: str, scope: Mapping[str, str] | Scope, *, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Narrow a memory's scope (e.g. user-global to one project)."""
+        new = Scope.required(_plain(scope))
+        return self._act(memory_id, "downgrade", by,
+                         lambda tx, r, who, st: controls.change_scope(tx, r, new, who, "downgrade"))
+
+    def widen(
+        self, memory_id: str, scope: Mapping[str, str] | Scope, *, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Broaden a memory's scope; by the user, this is the cross-scope confirmation (R7)."""
+        new = Scope.required(_plain(scope))
+        return self._act(memory_id, "widen", by,
+                         lambda tx, r, who, st: controls.change_scope(tx, r, new, who, "widen"))
+
+    def disable(self, memory_id: str, *, by: str | None = None, reason: str | None = None) -> Result[MemoryRecord]:
+        """Keep a memory but never inject or return it."""
+        return self._act(memory_id, "disable", by, lambda tx, r, who, st: controls.disable(tx, r, who, reason))
+
+    def enable(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Make a disabled memory active again."""
+        return self._act(memory_id, "enable", by, lambda tx, r, who, st: controls.enable(tx, r, who))
+
+    def exclude(self, memory_id: str, session: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Keep a memory out of one session's injections (R26)."""
+        name = identifier(session, "session")
+        return self._act(memory_id, "exclude", by, lambda tx, r, who, st: controls.exclude(tx, r, name, who))
+
+    def quarantine(self, memory_id: str, reason: str, *, by: str | None = None) -> Result[QuarantineReport]:
+        """Incident action: stop a memory's injection everywhere; list the affected sessions."""
+        why = valid_text(reason, "reason", limits.MAX_REASON)
+        result = self._act(memory_id, "quarantine", by,
+                           lambda tx, r, who, st: controls.quarantine(tx, r, why, who))
+        with self._store.read("affected sessions") as conn:
+            uses = snapshots.using_memory(conn, result.value.id)
+        report = QuarantineReport(
+            result.value,
+            tuple(dict.fromkeys(sess for _, sess, _ in uses if sess)),
+            tuple(sid for sid, _, _ in uses),
+        )
+        return Result(report, result.changes)
+
+    def resolve_conflict(
+        self, keep_id: str, *, reason: str | None = None, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """Settle a conflict set: keep one, supersede the others (R9)."""
+        mid = identifier(keep_id, "keep", 64)
+        with self._store.write("resolve conflict") as tx:
+            keep = memories.get(tx.conn, tx.codec, mid)
+            who = by or keep.scope.get("user", "user")
+            changed = controls.resolve_conflict(tx, keep, who, reason)
+            records = memories.load(tx.conn, tx.codec, changed)
+        self.catalog.refresh(changed)
+        return Result(records, changes_of(tx))
+
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        reason: str,
+        purge: bool = False,
+        requested_by: str | None = None,
+        purge_events: bool = False,
+    ) -> Result[Tombstone]:
+        """Tombstone a memory and remove it from every derived store; `purge` destroys it (R19)."""
+        mid = identifier(memory_id, "memory_id", 64)
+        with self._store.write("delete memory") as tx:
+            record = memories.get(tx.conn, tx.codec, mid)
+            who = identifier(requested_by, "requested_by") if requested_by else record.scope.get("user", "user")
+            stone = deletion.delete(tx, record, reason=reason, requested_by=who, purge=purge,
+                                    purge_events=purge_events, fp_key=self._keys.fingerprint_key,
+                                    derived=self._forget_derived)
+        if purge:
+            self._store.checkpoint()
+        return Result(stone, changes_of(tx))
+
+    # --- reading memory ------------------------------------------------------------
+
+    def get_memory(self, memory_id: str) -> MemoryRecord:
+        """One record in any status. Raises NotFoundError."""
+        with self._store.read("read memory") as conn:
+            return memories.get(conn, self._store.codec, identifier(memory_id, "memory_id", 64))
+
+    def list_memories(self, flt: MemoryFilter | None = None) -> list[MemoryRecord]:
+        """Records in every status and scope unless filtered, newest first."""
+        with self._store.read("list memories") as conn:
+            return memories.query(conn, self._store.codec, flt or MemoryFilter(limit=1_000_000))
+
+    def history(self, memory_id: str) -> list[Decision]:
+        """Every decision about a memory, oldest first (R5)."""
+        record = self.get_memory(memory_id)
+        with self._store.read("read history") as conn:
+            return memories.history(conn, self._store.codec, record.id)
+
+    def revisions(self, memory_id: str) -> list[tuple[int, dt.datetime, str, Scope, str]]:
+        """Every stored revision: (number, time, actor, scope, content)."""
+        record = self.get_memory(memory_id)
+        with self._store.read("read revisions") as conn:
+            return memories.revisions(conn, self._store.codec, record.id)
+
+    def tombstone(self, memory_id: str) -> Tombstone:
+        """The tombstone of a deleted memory. Raises NotFoundError."""
+        with self._store.read("read tombstone") as conn:
+            return deletion.read_tombstone(conn, self._store.codec, identifier(memory_id, "memory_id", 64))
+
+    def adoption_chain(self, memory_id: str) -> AdoptionChain:
+        """Source events, activation, injections and corrections of a memory (R22)."""
+        with self._store.read("adoption chain") as conn:
+            return replay.adoption_chain(conn, self._store.codec, identifier(memory_id, "memory_id", 64))
+
+    def export_regression(self, memory_id: str) -> dict[str, Any]:
+        """A regression case (JSON-able) for a memory that caused trouble (R22)."""
+        with self._store.read("export regression case") as conn:
+            return replay.regression_case(conn, self._store.codec, identifier(memory_id, "memory_id", 64),
+                                          self._store.clock.now())
+
+    def security_events(self, *, limit: int = 1000) -> list[SecurityEvent]:
+        """Sensitivity findings recorded in the log, oldest first (types only, R8)."""
+        with self._store.read("security events") as conn:
+            return event_log.security_events(conn, self._store.codec, limit=limit)
+
+    # --- the read path (R13-R18, R21) -----------------------------------------------
+
+    def inject(
+        self,
+        scope: Mapping[str, str] | Scope | None,
+        goal: str,
+        budget_tokens: int,
+        *,
+        session: str | None = None,
+    ) -> Result[InjectResult]:
+        """The runtime's per-turn injection: a budgeted reference block and its snapshot."""
+        req = Scope.required(_plain(scope))
+        what = valid_text(goal, "goal", limits.MAX_EVENT_TEXT)
+        budget = _budget(budget_tokens)
+        name = identifier(session, "session") if session is not None else None
+        before = self._store.revision()
+        result = self._retriever.inject(req, what, budget, name, opted_out=self._opted_out(name))
+        changes = Changes(frozenset({ChangeKind.SNAPSHOTS}), max(before, self._store.revision()))
+        return Result(result, changes)
+
+    def search_memory(
+        self,
+        scope: Mapping[str, str] | Scope | None,
+        query: str,
+        *,
+        limit: int = 10,
+        session: str | None = None,
+    ) -> list[SearchHit]:
+        """The model's `search_memory`: visible, active memories with provenance (R16)."""
+        req = Scope.required(_plain(scope))
+        what = valid_text(query, "query", limits.MAX_MEMORY_TEXT)
+        name = identifier(session, "session") if session is not None else None
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 100:
+            raise InvalidInputError("limit", "must be an integer from 1 to 100")
+        return self._retriever.search(req, what, limit, name)
+
+    def get_snapshot(self, snapshot_id: str) -> Snapshot:
+        """One snapshot (R18). Raises NotFoundError."""
+        with self._store.read("read snapshot") as conn:
+            return snapshots.get(conn, self._store.codec, identifier(snapshot_id, "snapshot_id", 64))
+
+    def replay(self, snapshot_id: str) -> Replay:
+        """Diagnostic replay of an old model call, marking what changed since (R21)."""
+        with self._store.read("replay") as conn:
+            return replay.replay(conn, self._store.codec, identifier(snapshot_id, "snapshot_id", 64),
+                                 self._store.clock.now())
+
+    def resume(self, session: str, snapshot_id: str | None = None) -> ResumeResult:
+        """Live resume through the ResumeGate: never re-injects removed memories (R21)."""
+        name = identifier(session, "session")
+        sid = identifier(snapshot_id, "snapshot_id", 64) if snapshot_id else None
+        with self._store.read("resume") as conn:
+            return replay.resume(conn, self._store.codec, name, sid, self._store.clock.now())
+
+    # --- test seams (R17) -------------------------------------------------------------
+
+    def set_fault(self, target: str, mode: str) -> None:
+        """Make memory reads fail or stall (tests, drills)."""
+        self.faults.set(target, mode)
+
+    def clear_fault(self) -> None:
+        """Remove an injected fault."""
+        self.faults.clear()
+
+    # --- helpers --------------------------------------------------------------------
+
+    def _act(
+        self,
+        memory_id: str,
+        action: str,
+        by: str | None,
+        fn: Callable[[WriteTx, MemoryRecord, str, str], None],
+    ) -> Result[MemoryRecord]:
+        mid = identifier(memory_id, "memory_id", 64)
+        with self._store.write(action) as tx:
+            record = memories.get(tx.conn, tx.codec, mid)
+            who = identifier(by, "by") if by else record.scope.get("user", "user")
+            fn(tx, record, who, record.effective_status(tx.now))
+            updated = memories.get(tx.conn, tx.codec, mid)
+        self.catalog.refresh([mid])
+        return Result(updated, changes_of(tx))
+
+    def _forget_derived(self, memory_id: str) -> list[str]:
+        """Remove a memory from every derived store in this process; name what was cleaned."""
+        self.catalog.forget(memory_id)
+        return self._retriever.forget(memory_id)
+
+    def _opted_out(self, session: str | None) -> bool:
+        if session is None:
+            return False
+        with self._store.read("read session") as conn:
+            try:
+                return event_log.get_session(conn, session).opted_out
+            except NotFoundError:
+                return False
 
     # --- revision and change feed (R21) ----------------------------------------
 
@@ -207,8 +561,7 @@ class MemoryService:
             should_stop=should_stop,
         )
         revision = self._store.revision()
-        from core.model.records import Changes
-
+        self.catalog.invalidate()
         return Result(report, Changes(frozenset({ChangeKind.KEYS}), revision))
 
     def status(self) -> StoreStatus:
@@ -239,3 +592,15 @@ class MemoryService:
     def _reload_keys(self) -> Codec:
         self._keys = self._key_store.load()
         return Codec(self._keys)
+
+
+def _plain(scope: Mapping[str, str] | Scope | None) -> Mapping[str, str] | None:
+    if isinstance(scope, Scope):
+        return dict(scope.items_)
+    return scope
+
+
+def _budget(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+        raise InvalidInputError("budget_tokens", "must be a whole number of tokens from 1 to 100000")
+    return value

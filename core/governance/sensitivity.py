@@ -149,7 +149,22 @@ _PLACEHOLDER_SHAPE = re.compile(
     r"""^(?:<.*>|\{.*\}|\[.*\]|\(.*\)|%[\w()]*%?s?|[xX*•·._#\-=~]+|\.{2,}|…+|\?+)$"""
 )
 _PLACEHOLDER_SUBSTRINGS = ("your", "xxxx", "****", "changeme", "placeholder", "redacted", "<", ">")
-_REFERENCE_PREFIXES = ("$", "!", "&", "*", "%", "{{", "ENC[", "vault:", "env:", "secret:", "ref+")
+_REFERENCE_PREFIXES = (
+    "$",
+    "!",
+    "&",
+    "*",
+    "%",
+    "(",
+    "[",
+    "{",
+    "<",
+    "ENC[",
+    "vault:",
+    "env:",
+    "secret:",
+    "ref+",
+)
 _REFERENCE_SUBSTRINGS = ("os.environ", "process.env", "getenv", "environ[", "secrets.")
 _CODE_EXPRESSION = re.compile(r"^[A-Za-z_][\w.]*[(\[]")
 _DOTTED_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_]+)+$")
@@ -165,7 +180,7 @@ def _is_placeholder(value: str) -> bool:
     low = value.strip("\"'`").lower()
     if not low or low in _PLACEHOLDER_WORDS or _PLACEHOLDER_SHAPE.match(low):
         return True
-    if len(set(low)) <= 2:
+    if len(set(low)) == 1:
         return True
     return any(part in low for part in _PLACEHOLDER_SUBSTRINGS)
 
@@ -298,14 +313,10 @@ class _RegexRule:
 
 
 def _rule(
-    detector: str,
-    kind: FindingType,
-    pattern: str,
-    validate: Validator | None = None,
-    flags: int = 0,
+    detector: str, kind: FindingType, pattern: str, validate: Validator | None = None
 ) -> _RegexRule:
     """Compile a regex rule; keeps the detector table below readable."""
-    return _RegexRule(detector, kind, re.compile(pattern, flags), validate)
+    return _RegexRule(detector, kind, re.compile(pattern), validate)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -410,6 +421,41 @@ _PROVIDER_RULES: tuple[_RegexRule, ...] = (
         r"(?P<v>https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{40,})",
         _slack_webhook_ok,
     ),
+    _rule(
+        "pypi_token",
+        FindingType.TOKEN,
+        rf"{_L}(?P<v>pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{{40,}}){_R}",
+    ),
+    _rule(
+        "stripe_webhook_secret",
+        FindingType.API_KEY,
+        rf"{_L}(?P<v>whsec_[A-Za-z0-9]{{24,}}){_R}",
+        _token_ok,
+    ),
+    _rule(
+        "slack_app_token",
+        FindingType.TOKEN,
+        rf"{_L}(?P<v>xapp-\d-[A-Za-z0-9\-]{{20,}}){_R}",
+        _token_ok,
+    ),
+    _rule(
+        "digitalocean_token",
+        FindingType.TOKEN,
+        rf"{_L}(?P<v>do[por]_v1_[A-Za-z0-9]{{64}}){_R}",
+        _token_ok,
+    ),
+    _rule(
+        "shopify_token",
+        FindingType.TOKEN,
+        rf"{_L}(?P<v>shp(?:at|ca|pa|ss)_[A-Fa-f0-9]{{32}}){_R}",
+        _token_ok,
+    ),
+    _rule(
+        "atlassian_api_token",
+        FindingType.TOKEN,
+        rf"{_L}(?P<v>ATATT3[A-Za-z0-9_\-=]{{50,}}){_R}",
+        _token_ok,
+    ),
     _rule("npm_token", FindingType.TOKEN, rf"{_L}(?P<v>npm_[A-Za-z0-9]{{36}}){_R}", _token_ok),
     _rule(
         "huggingface_token", FindingType.TOKEN, rf"{_L}(?P<v>hf_[A-Za-z0-9]{{30,}}){_R}", _token_ok
@@ -448,9 +494,10 @@ _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_LINE_END = r"(?=[ \t]*(?:\r?\n|\\[nr]|$|[\-.…\"']))"
 _PEM_BODY = re.compile(
     r"(?:(?:[ \t]*(?:\r?\n|\\[nr]))*[ \t]*"
-    r"(?:[A-Za-z0-9+/=]{4,}|(?:Proc-Type|DEK-Info):[^\n\\]*)" + _PEM_LINE_END + ")*"
+    r"(?:[A-Za-z0-9+/=]{4,}|[A-Z][A-Za-z\-]+:[ ][^\n\\]*)" + _PEM_LINE_END + ")*"
 )
 _PEM_END = re.compile(r"(?:\s|\\[nr])*-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_HEADER_LINE = re.compile(r"[A-Z][A-Za-z\-]+:[ ][^\n\\]*")  # e.g. "Version: GnuPG v2"
 _PEM_MIN_BODY = 16
 
 
@@ -463,7 +510,8 @@ def _pem_private_keys(text: str) -> Iterator[Finding]:
     for begin in _PEM_BEGIN.finditer(text):
         body = _PEM_BODY.match(text, begin.end())
         body_end = body.end() if body else begin.end()
-        material = re.sub(r"\\[nr]|[^A-Za-z0-9+/=]", "", text[begin.end() : body_end])
+        lines = _PEM_HEADER_LINE.sub("", text[begin.end() : body_end])
+        material = re.sub(r"\\[nr]|[^A-Za-z0-9+/=]", "", lines)
         if len(material) < _PEM_MIN_BODY or _is_placeholder(material):
             continue
         end = _PEM_END.match(text, body_end)
@@ -475,20 +523,15 @@ def _pem_private_keys(text: str) -> Iterator[Finding]:
 # Secrets: connection strings, URL credentials, authorization headers
 # ---------------------------------------------------------------------------------------------
 
-_URL_HOST = r"[^\s\"'<>`\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+"
+_URL_HOST = r"[^\s\"'<>`\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]{1,512}"
 _DB_SCHEMES = (
     r"(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|oracle"
     r"|cockroachdb|clickhouse|neo4j(?:\+s)?|jdbc:[a-z]+)"
 )
 
 
-def _url_password_ok(m: re.Match[str]) -> bool:
-    """Accept URL credentials unless the password part is a placeholder or a variable."""
-    return _credential_ok(m.group("pw"))
-
-
-def _odbc_ok(m: re.Match[str]) -> bool:
-    """Same placeholder filter as URLs, applied to the ``Password=`` field."""
+def _pw_group_ok(m: re.Match[str]) -> bool:
+    """Accept embedded credentials unless the password is a placeholder or a variable."""
     return _credential_ok(m.group("pw"))
 
 
@@ -515,21 +558,30 @@ _CONNECTION_RULES: tuple[_RegexRule, ...] = (
         FindingType.CONNECTION_STRING,
         rf"(?<![A-Za-z0-9+.\-])(?P<v>{_DB_SCHEMES}(?:\+[a-z0-9]+)?://"
         rf"(?P<user>[^\s:/@\"'<>]*):(?P<pw>[^\s@/\"'<>]+)@{_URL_HOST})",
-        _url_password_ok,
+        _pw_group_ok,
     ),
     _rule(
         "odbc_connection_string",
         FindingType.CONNECTION_STRING,
-        r"(?i)(?<![A-Za-z])(?P<v>(?:server|data source|host|address|addr|dsn|driver)\s*=[^;\n]*;"
-        r"(?:[^;\n]*;){0,10}?\s*(?:password|pwd)\s*=\s*(?P<pw>[^;\n\"']+))",
-        _odbc_ok,
+        r"(?i)(?<![A-Za-z])(?P<v>(?:server|data source|host|address|addr|dsn|driver"
+        r"|defaultendpointsprotocol|endpoint)\s*=[^;\n]*;"
+        r"(?:[^;\n]*;){0,10}?\s*(?:password|pwd|accountkey|sharedaccesskey)\s*=\s*"
+        r"(?P<pw>[^;\n\"']+))",
+        _pw_group_ok,
+    ),
+    _rule(
+        "libpq_connection_string",
+        FindingType.CONNECTION_STRING,
+        r"(?<![A-Za-z])(?P<v>(?:host|hostaddr|dbname|user|port)=[^\s\"']+"
+        r"(?:\s+[a-z_]+=[^\s\"']+){0,8}?\s+password=(?P<pw>[^\s\"']+))",
+        _pw_group_ok,
     ),
     _rule(
         "url_password",
         FindingType.PASSWORD,
         r"(?<![A-Za-z0-9+.\-])[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]+:"
         r"(?P<v>(?P<pw>[^\s@/\"'<>]+))@[A-Za-z0-9.\-\[\]]+",
-        _url_password_ok,
+        _pw_group_ok,
     ),
     _rule(
         "bearer_token",
@@ -638,12 +690,24 @@ _QUOTED_VALUE = (
 )
 _KV_ASCII = re.compile(
     rf"(?<![A-Za-z0-9_.])(?P<key>{_ASCII_KEY})[\"']?"
-    r"(?P<conn>\s*(?::=|=>|=|:|：)\s*|\s*(?:是|为)\s*[:：]?\s*|\s+(?:is|was)\s+:?\s*)"
-    + _QUOTED_VALUE
+    r"(?P<conn>[ \t]*(?::=|=>|=|:|：)[ \t]*|[ \t]*(?:是|为)[ \t]*[:：]?[ \t]*"
+    r"|[ \t]+(?:is|was)[ \t]+:?[ \t]*)" + _QUOTED_VALUE
 )
-_KV_ZH = re.compile(rf"(?P<key>{_ZH_KEY})(?P<conn>\s*(?:是|为)?\s*[:：=]?\s*)" + _QUOTED_VALUE)
+_ZH_CONN = r"(?:是|为|(?:改|换|设|重置|更新)(?:成|为)了?|设置为|设为)"
+_KV_ZH = re.compile(
+    rf"(?P<key>{_ZH_KEY})(?P<conn>[ \t]*(?:{_ZH_CONN})?[ \t]*[:：=]?[ \t]*)" + _QUOTED_VALUE
+)
+# <password>...</password> and <add key="ApiKey" value="..."/> in XML configs
+_KV_XML_ELEMENT = re.compile(
+    r"<(?P<key>[A-Za-z][\w.\-]{0,40})(?P<conn>>)(?P<bare>[^<>\n]{1,200})</(?P=key)>"
+)
+_KV_XML_ATTRIBUTE = re.compile(
+    r"(?i:key|name)\s*=\s*\"(?P<key>[A-Za-z][\w.\-]{0,40})\"(?P<conn>\s+(?i:value)\s*=\s*)"
+    r"\"(?P<dq>[^\"\n]{1,200})\""
+)
 _AMBIGUOUS_PASSWORD_KEYS = frozenset({"pass", "pw"})
-_PROSE_AFTER = re.compile(r"[ \t]+[A-Za-z\u4e00-\u9fff]")
+_SHORT_KEY_NAMES = frozenset({"AK", "SK", "AK/SK"})  # cloud consoles label key pairs this way
+_PROSE_AFTER = re.compile(r"[ \t]+[\w\u4e00-\u9fff]")
 
 
 def _key_parts(key: str) -> list[str]:
@@ -652,10 +716,16 @@ def _key_parts(key: str) -> list[str]:
 
 
 def _secret_key_kind(parts: list[str]) -> FindingType | None:
-    """Classify a non-password key name by the secret it suggests, if any."""
+    """Classify a non-password key name by the secret it suggests, if any.
+
+    Session identifiers are bearer credentials even though their keys end in ``id``, so they
+    are checked before the exclusions that keep ``token_id`` or ``secret_name`` out.
+    """
+    if any(p.startswith("session") for p in parts):
+        return FindingType.TOKEN
     if any(p in _KEY_EXCLUDE_PARTS for p in parts):
         return None
-    if any(p in _TOKEN_PARTS for p in parts):
+    if any(p in _TOKEN_PARTS or p.endswith("token") for p in parts):
         return FindingType.TOKEN
     pairs = set(itertools.pairwise(parts))
     if any(p in _SECRET_PARTS for p in parts) or pairs & _KEY_PAIRS:
@@ -669,7 +739,7 @@ def _classify_key(key: str) -> FindingType | None:
         return FindingType.PASSWORD
     if key in _ZH_TOKEN_KEYS:
         return FindingType.TOKEN
-    if key in _ZH_KEY_KEYS:
+    if key in _ZH_KEY_KEYS or key.upper() in _SHORT_KEY_NAMES:
         return FindingType.API_KEY
     parts = _key_parts(key)
     if not parts:
@@ -687,13 +757,13 @@ def _password_value_ok(m: re.Match[str]) -> bool:
     ...", "invalid password: must be ...") and Chinese phrasing need a password-shaped value.
     """
     key, conn, value = m.group("key"), m.group("conn").strip(), _value(m)
-    if not key.isascii() or conn.startswith(("是", "为")):
+    if not key.isascii() or not conn.isascii():
         return _password_shape_ok(value, 4)
     prose = conn.startswith(("is", "was")) or " " in key
     prose = prose or bool(_PROSE_AFTER.match(m.string, _value_span(m)[1]))
     if prose or key.lower() in _AMBIGUOUS_PASSWORD_KEYS:
         return _password_shape_ok(value, 6)
-    return _credential_ok(value) and not (value.isdigit() and len(value) < 4)
+    return len(_clean_value(value)) >= 4 and _credential_ok(value)
 
 
 def _kv_detector(pattern: re.Pattern[str]) -> Detector:
@@ -727,6 +797,55 @@ def _pin_ok(m: re.Match[str]) -> bool:
     return len(set(_value(m))) > 1
 
 
+_PROSE_WORDS = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "the",
+        "a",
+        "an",
+        "for",
+        "to",
+        "of",
+        "and",
+        "or",
+        "be",
+        "must",
+        "should",
+        "will",
+        "can",
+        "required",
+        "optional",
+        "not",
+        "with",
+        "in",
+        "on",
+        "at",
+        "by",
+        "if",
+        "when",
+        "it",
+        "this",
+        "that",
+        "you",
+        "your",
+        "empty",
+        "none",
+        "protected",
+        "set",
+    }
+)
+
+
+def _passphrase_ok(m: re.Match[str]) -> bool:
+    """Diceware-style passphrases are a few plain words; prose uses function words."""
+    words = _clean_value(_value(m)).split()
+    if not 3 <= len(words) <= 10 or any(len(w) > 24 for w in words):
+        return False
+    return not any(w.lower().strip(".,;:!?") in _PROSE_WORDS for w in words)
+
+
 def _cli_password_ok(m: re.Match[str]) -> bool:
     """Command-line flags often carry ``$VAR`` references rather than literals."""
     return _credential_ok(_value(m))
@@ -741,6 +860,12 @@ _PASSWORD_RULES: tuple[_RegexRule, ...] = (
         _phrase_password_ok,
     ),
     _rule(
+        "passphrase",
+        FindingType.PASSWORD,
+        r"(?i:(?<![A-Za-z])pass[ _\-]?phrase)\s*(?:is|was|:|=|：)\s*[\"'“]?(?P<v>[^\n\"'”]{8,200})",
+        _passphrase_ok,
+    ),
+    _rule(
         "pin_code",
         FindingType.PASSWORD,
         r"(?:(?<![A-Za-z])PIN(?:\s+(?:code|number))?|PIN码|(?i:pin\s+code))\s*(?:is|was|:|：|=|是|为)"
@@ -753,6 +878,12 @@ _PASSWORD_RULES: tuple[_RegexRule, ...] = (
         r"(?<![\w\-])(?:--(?:password|passwd|pass|db-password)\s+|sshpass\s+-p\s+"
         r"|(?:mysql|mysqldump|mysqladmin)\b[^\n]*?\s-p(?=[^\s-])|login\s+\S+\s+password\s+)"
         + _QUOTED_VALUE,
+        _cli_password_ok,
+    ),
+    _rule(
+        "pgpass_line",
+        FindingType.PASSWORD,
+        r"(?m)^[ \t]*[A-Za-z0-9.\-*]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>\S+)[ \t]*$",
         _cli_password_ok,
     ),
 )
@@ -819,6 +950,12 @@ _CONTACT_RULES: tuple[_RegexRule, ...] = (
         r"(?P<domain>[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}[A-Za-z0-9])?"
         r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}))(?![A-Za-z0-9\-])",
         _email_ok,
+    ),
+    _rule(
+        "email_obfuscated",
+        FindingType.EMAIL_ADDRESS,
+        r"(?i)(?<![A-Za-z0-9._%+\-])(?P<v>[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}\s*[\[(]\s*at\s*[\])]"
+        r"\s*[A-Za-z0-9\-]+(?:\s*[\[(]\s*dot\s*[\])]\s*[A-Za-z0-9\-]+|\.[A-Za-z0-9\-]+)+)",
     ),
     _rule(
         "cn_mobile",
@@ -899,7 +1036,7 @@ def _iin_known(digits: str) -> bool:
 def _card_ok(m: re.Match[str]) -> bool:
     """Luhn and issuer range together make a random digit run an unlikely match."""
     digits = re.sub(r"\D", "", _value(m))
-    if len(set(digits)) < 3 or not (luhn_valid(digits) and _iin_known(digits)):
+    if len(set(digits)) < 2 or not (luhn_valid(digits) and _iin_known(digits)):
         return False
     return _not_reference_number(m)
 
@@ -1083,10 +1220,20 @@ def _ibans(text: str) -> Iterator[Finding]:
 _STRONG_SUFFIXES = (
     "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Parkway|Pkwy|Highway|Hwy|Terrace"
 )
-_WEAK_SUFFIXES = "Drive|Dr|Court|Ct|Way|Place|Pl|Square|Sq|Circle|Cir"
+_WEAK_SUFFIXES = "Drive|Dr|Court|Ct|Way|Place|Pl|Square|Sq|Circle|Cir|Loop|Close|Row|Mews"
 _WEAK_NAME_BLACKLIST = frozenset(
     {
         "google",
+        "event",
+        "nested",
+        "inner",
+        "outer",
+        "main",
+        "render",
+        "game",
+        "feedback",
+        "while",
+        "for",
         "one",
         "shared",
         "my",
@@ -1111,8 +1258,12 @@ _WEAK_NAME_BLACKLIST = frozenset(
 )
 _EN_ADDRESS = (
     r"(?<![A-Za-z0-9])(?P<v>\d{1,6}[A-Za-z]?(?:-\d{1,4})?\s+"
-    r"(?P<name>(?:(?:N|S|E|W|North|South|East|West)\.?\s+)?(?:[A-Z][a-z]+|\d{1,3}(?:st|nd|rd|th))"
-    r"(?:\s+[A-Z][a-z]+){0,3})\s+(?P<suffix>" + _STRONG_SUFFIXES + "|" + _WEAK_SUFFIXES + r")"
+    r"(?P<name>(?:(?:N|S|E|W|North|South|East|West)\.?\s+)?(?:[A-Z][a-z]+(?:'s)?|\d{1,3}(?:st|nd|rd|th))"
+    r"(?:\s+[A-Z][a-z]+(?:'s)?){0,3})\s+(?P<suffix>"
+    + _STRONG_SUFFIXES
+    + "|"
+    + _WEAK_SUFFIXES
+    + r")"
     r"(?![A-Za-z])\.?(?:,?\s+(?:Apt|Suite|Unit|Ste|#)\.?\s*[A-Za-z0-9\-]+)?"
     r"(?:,\s*[A-Z][a-z]+(?:\s[A-Z][a-z]+)*)?(?:,\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?)?)"
 )
@@ -1134,21 +1285,25 @@ _ZH_ADMIN = (
 )
 _ZH_UNITS = r"(?:[ ]?(?:\d{1,5}|[A-Za-z])[ ]?(?:号楼|号院|栋|幢|座|单元|层|楼|室|号|弄))*"
 _ZH_ROAD_ADDRESS = (
-    rf"(?P<v>{_ZH_ADMIN}(?P<road>{_ZH_CHAR}{{1,10}}?(?:大道|大街|路|街|巷|胡同|弄))"
-    rf"[ ]?\d{{1,5}}[ ]?(?:号院|号|弄){_ZH_UNITS})"
+    rf"(?P<v>{_ZH_ADMIN}(?P<road>{_ZH_CHAR}{{1,10}}?(?:大道|大街|路|街|道|巷|胡同|弄))"
+    rf"(?:[东南西北中]?段)?[ ]?\d{{1,5}}[ ]?(?:号院|号|弄){_ZH_UNITS})"
 )
 _ZH_COMPOUND_ADDRESS = (
     rf"(?P<v>{_ZH_ADMIN}{_ZH_CHAR}{{2,10}}?(?:小区|花园|公寓|家园|苑|新村)"
     rf"[ ]?\d{{1,4}}[ ]?(?:号楼|栋|幢|座){_ZH_UNITS})"
 )
-_ZH_ROAD_BLACKLIST = frozenset("线链电回思套网通支分出退来去走一半岔门")
+_ZH_ROAD_BLACKLIST = frozenset("线链电回思套网通支分出退来去走岔门")
+# '道' alone ends many non-street words: 通道, 频道, 渠道, 赛道, 知道, 味道, 车道 ...
+_ZH_DAO_BLACKLIST = frozenset("通频渠赛轨知管隧车跑人味报难街航栈霸王地水坑球步")
 
 
 def _zh_road_ok(m: re.Match[str]) -> bool:
     """'线路2号' (line 2) or '思路3号' are not streets; need a real name or a district."""
     road = m.group("road")
-    name = re.sub(r"(?:大道|大街|路|街|巷|胡同|弄)$", "", road)
+    name = re.sub(r"(?:大道|大街|路|街|道|巷|胡同|弄)$", "", road)
     if not name or name[-1] in _ZH_ROAD_BLACKLIST:
+        return False
+    if road.endswith("道") and not road.endswith("大道") and name[-1] in _ZH_DAO_BLACKLIST:
         return False
     return bool(m.group("admin")) or len(name) >= 2
 
@@ -1169,6 +1324,8 @@ _DETECTORS: tuple[Detector, ...] = (
     *_CONNECTION_RULES,
     _kv_detector(_KV_ASCII),
     _kv_detector(_KV_ZH),
+    _kv_detector(_KV_XML_ELEMENT),
+    _kv_detector(_KV_XML_ATTRIBUTE),
     *_PASSWORD_RULES,
     *_CONTACT_RULES,
     *_NUMBER_RULES,
@@ -1182,6 +1339,7 @@ _PRIORITY: dict[str, int] = {
     "jwt": 92,
     "db_connection_url": 90,
     "odbc_connection_string": 90,
+    "libpq_connection_string": 90,
     "url_password": 85,
     "bearer_token": 80,
     "basic_auth": 80,
@@ -1191,6 +1349,7 @@ _PRIORITY: dict[str, int] = {
     "secret_assignment": 70,
     "password_assignment": 70,
     "password_phrase": 70,
+    "passphrase": 70,
     "cli_password": 70,
     "pin_code": 65,
     "us_ssn": 60,

@@ -20,6 +20,7 @@ from core.errors import IntegrityError, NotFoundError
 from core.log.hash_chain import GENESIS_HASH, ChainLink, find_break, payload_commitment
 from core.model.clock import from_iso
 from core.model.enums import Actor, ChangeKind, EventKind, EventSource, TrustLevel
+from core.model.memory import SecurityEvent
 from core.model.records import Event, SessionInfo, VerifyFailure, VerifyReport
 from core.model.scope import Scope
 from core.model.validate import ValidEvent
@@ -72,7 +73,7 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
 
 def _session_counts(tx: WriteTx, names: set[str]) -> dict[str, int]:
     """Current event counts of these sessions, creating the ones that are new."""
-    found = dict(
+    found: dict[str, int] = dict(
         tx.conn.execute(
             select(s.sessions.c.id, s.sessions.c.event_count).where(s.sessions.c.id.in_(names))
         ).all()
@@ -254,6 +255,35 @@ def _to_session(row: Mapping[Any, Any]) -> SessionInfo:
         event_count=int(row["event_count"]),
         last_event_at=from_iso(last) if last else None,
     )
+
+
+def security_events(conn: Connection, codec: Codec, *, limit: int = 1000) -> list[SecurityEvent]:
+    """Security events (sensitivity findings), oldest first."""
+    rows = (
+        conn.execute(
+            _event_query()
+            .where(s.events.c.kind == EventKind.SECURITY.value)
+            .order_by(s.events.c.position)
+            .limit(limit)
+        )
+        .mappings()
+        .all()
+    )
+    out = []
+    for row in rows:
+        event = _to_event(row, codec)
+        data = event.data
+        out.append(
+            SecurityEvent(
+                event_id=event.id,
+                ts=event.ts,
+                session_id=event.session_id,
+                finding_types=tuple(data.get("finding_types", ())),
+                action=str(data.get("action", "")),
+                memory_id=data.get("memory_id"),
+            )
+        )
+    return out
 
 
 def count_events(conn: Connection) -> int:

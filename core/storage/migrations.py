@@ -68,14 +68,25 @@ def _v1_event_log(conn: Connection) -> None:
 
 
 def _v2_curated_memory(conn: Connection) -> None:
-    for table in (s.memories, s.memory_revisions, s.memory_sources, s.decisions, s.settings):
+    for table in (
+        s.memories,
+        s.memory_revisions,
+        s.memory_sources,
+        s.decisions,
+        s.settings,
+        s.memory_exclusions,
+        s.snapshots,
+        s.snapshot_items,
+        s.tombstones,
+        s.deletion_fences,
+    ):
         table.create(conn, checkfirst=True)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
-        2, "curated memory: records, revisions, sources, decisions, settings", _v2_curated_memory
+        2, "curated memory, decisions, settings, snapshots, tombstones, fences", _v2_curated_memory
     ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version

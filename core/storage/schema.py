@@ -171,3 +171,64 @@ settings = Table(
     Column("key", String(128), primary_key=True),
     Column("value_json", Text, nullable=False),
 )
+
+memory_exclusions = Table(
+    "memory_exclusions",
+    metadata,
+    Column("memory_id", Id, ForeignKey("memories.id"), primary_key=True),
+    Column("session_id", String(200), primary_key=True),
+    Column("created_at", Ts, nullable=False),
+    Column("actor", String(200), nullable=False),
+)
+
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("session_id", String(200)),
+    Column("ts", Ts, nullable=False),
+    Column("store_revision", Integer, nullable=False),
+    Column("scope_json", Text, nullable=False),
+    Column("policy_version", String(32), nullable=False),
+    Column("index_version", String(64), nullable=False),
+    Column("embedder", String(128), nullable=False),
+    Column("degraded", Boolean, nullable=False, default=False),
+    Column("body", LargeBinary, nullable=False),
+)
+Index("ix_snapshots_session", snapshots.c.session_id, snapshots.c.ts)
+
+# Lineage of snapshots: which memories each one injected (usage trace, R20, R22).
+snapshot_items = Table(
+    "snapshot_items",
+    metadata,
+    Column("snapshot_id", Id, ForeignKey("snapshots.id"), primary_key=True),
+    Column("memory_id", Id, primary_key=True),
+    Column("injected", Boolean, nullable=False),
+    Column("revision", Integer, nullable=False),
+)
+Index("ix_snapshot_items_memory", snapshot_items.c.memory_id)
+
+tombstones = Table(
+    "tombstones",
+    metadata,
+    Column("memory_id", Id, ForeignKey("memories.id"), primary_key=True),
+    Column("scope_json", Text, nullable=False),
+    Column("deleted_at", Ts, nullable=False),
+    Column("requested_by", String(200), nullable=False),
+    Column("reason", LargeBinary, nullable=False),
+    Column("source_event_ids", Text, nullable=False),
+    Column("purged", Boolean, nullable=False, default=False),
+    Column("cleaned_json", Text, nullable=False),
+    Column("report", LargeBinary, nullable=False),
+)
+
+# Keyed fingerprints of deleted content: the policy refuses to re-create it (R19 fence).
+deletion_fences = Table(
+    "deletion_fences",
+    metadata,
+    Column("fingerprint", String(64), primary_key=True),
+    Column("memory_id", Id, nullable=False),
+    Column("created_at", Ts, nullable=False),
+    Column("lifted_at", Ts),
+)
+Index("ix_memories_scope", memories.c.scope_json, memories.c.status)

@@ -67,6 +67,9 @@ SEALED: tuple[SealedColumn, ...] = (
     SealedColumn(s.event_payloads, ("event_id",), "ciphertext"),
     SealedColumn(s.memory_revisions, ("memory_id", "revision"), "content"),
     SealedColumn(s.decisions, ("id",), "reason"),
+    SealedColumn(s.snapshots, ("id",), "body"),
+    SealedColumn(s.tombstones, ("memory_id",), "reason"),
+    SealedColumn(s.tombstones, ("memory_id",), "report"),
 )
 
 

@@ -135,6 +135,17 @@ class Store:
                 select(s.store_meta.c.value).where(s.store_meta.c.key == key)
             ).scalar_one_or_none()
 
+    def checkpoint(self) -> None:
+        """Fold the WAL into the database and truncate it, so no old page images remain."""
+        with self._write_lock, translated("checkpoint"):
+            raw = self.write_engine.raw_connection()
+            try:
+                cursor = raw.cursor()
+                cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                cursor.close()
+            finally:
+                raw.close()
+
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.write_engine.dispose()

@@ -1,4 +1,4 @@
-"""The append-only event log through the service: appends, reads, validation, revisions (R1-R3, R21)."""
+"""The append-only event log via the service: appends, reads, validation, revisions (R1-R3, R21)."""
 
 from __future__ import annotations
 

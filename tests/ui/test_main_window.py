@@ -7,6 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from app.demo import seed_demo_if_empty
 from core import MemoryService, NewEvent
+
 from ui.main_window import MainWindow
 
 

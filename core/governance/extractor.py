@@ -1,0 +1,204 @@
+"""Extraction: turn raw events into memory proposals (R6, R12). Proposals only, never memories.
+
+`RuleExtractor` is explicit, offline and bilingual (English and Chinese). It reads raw
+events (by id, never summaries of summaries), and filters tool noise, stack traces and
+failure logs, temporary paths, one-off commands and temporary constraints. Trust is not
+decided here: the ledger derives it from the source events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from core.governance import classify
+from core.model.enums import Actor, EventKind, MemoryKind, TrustLevel
+from core.model.records import Event
+
+SKIP_KINDS = frozenset(
+    {
+        EventKind.MEMORY_DECISION,
+        EventKind.SECURITY,
+        EventKind.DEGRADED,
+        EventKind.AGENT_CALL,
+        EventKind.TOOL_CALL,
+        EventKind.PERMISSION,
+        EventKind.BRANCH,
+        EventKind.ERROR,
+        EventKind.OBSERVATION,
+    }
+)
+MIN_LEN, MAX_LEN = 8, 800
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """Something an extractor thinks may be worth remembering."""
+
+    content: str
+    kind: MemoryKind
+    source_event_ids: tuple[str, ...]
+    explicit: bool = False
+
+
+class Extractor(Protocol):
+    """Anything that proposes memories from events."""
+
+    name: str
+
+    def extract(self, events: Sequence[Event]) -> list[Proposal]:
+        """Proposals from these events, in event order."""
+        ...
+
+
+_QUESTION = re.compile(
+    r"[?？]\s*$|^\s*(?:can|could|would|will) you\b|^\s*(?:please )?(?:look up|find|check|search|tell me)\b"
+    r"|^\s*(?:请)?帮我|^\s*(?:能|可以)不能?|吗[？?。]?\s*$",
+    re.IGNORECASE,
+)
+_FILLER = re.compile(
+    r"^\s*(?:ok(?:ay)?|good|great|thanks|sure|yes|also|and|for the record|heads-up|fyi|btw|"
+    r"reminder|另外|好的|好|嗯|那|对了|顺便说一下)[.,:!，。：！\s]+",
+    re.IGNORECASE,
+)
+_PREFERENCE = re.compile(
+    r"\b(?:i|we) (?:prefer|like|love|hate|dislike|want|don't like|do not like|usually)\b"
+    r"|\bprefers?\b|偏好|喜欢|不喜欢|不吃|不喝|习惯|讨厌",
+    re.IGNORECASE,
+)
+_CONVENTION = re.compile(
+    r"\b(?:always|never|must|should|convention|by default|every (?:time|push|commit|release))\b"
+    r"|统一|一律|必须|规范|约定|都要|总是|不要|别用",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"\b(?:we decided|decided to|let's go with|we'll use|we will use|going with|is set to)\b"
+    r"|定为|决定|就用|改用|定在|选定",
+    re.IGNORECASE,
+)
+_FACT = re.compile(
+    r"\b(?:uses?|runs?|requires?|lives?|works?|is|are|has|have|reads?|deploys?|listens? on)\b"
+    r"|用的是|使用|是|在|位于|跑在|端口",
+    re.IGNORECASE,
+)
+_PAST = re.compile(r"\b(?:was|were|failed|yesterday|last (?:week|month)|did)\b|昨天|上周", re.IGNORECASE)
+_INFERRED = re.compile(
+    r"\b(?:the )?user (?:seems to |probably |likely )?(?:prefers?|likes?|wants?)\b"
+    r"|\b(?:alice|bob|they|he|she) (?:seems to|probably) prefer"
+    r"|用户(?:似乎|可能|好像)?(?:偏好|喜欢|更喜欢)",
+    re.IGNORECASE,
+)
+_NOISE = re.compile(
+    r"Traceback \(most recent call last\)|^\s*at [\w.$]+\(|FAILED |Error:|Exception:|"
+    r"exit code [1-9]|^\s*\$ |/tmp/|/var/folders/|\bstack trace\b|npm ERR!",
+    re.IGNORECASE | re.MULTILINE,
+)
+LOCKFILES = {
+    "pnpm-lock.yaml": "pnpm",
+    "yarn.lock": "yarn",
+    "package-lock.json": "npm",
+    "bun.lockb": "bun",
+    "poetry.lock": "Poetry",
+    "uv.lock": "uv",
+    "Pipfile.lock": "Pipenv",
+}
+_VERSION_FILE = re.compile(r"cat (\.nvmrc|\.python-version|\.node-version|\.tool-versions)\s*\n\s*(\S+)")
+
+
+class RuleExtractor:
+    """The default extractor: explicit rules, English and Chinese."""
+
+    name = "rules-v1"
+
+    def extract(self, events: Sequence[Event]) -> list[Proposal]:
+        """Proposals from these events."""
+        out: list[Proposal] = []
+        for event in events:
+            if event.kind in SKIP_KINDS or event.redacted:
+                continue
+            proposal = self._one(event)
+            if proposal is not None:
+                out.append(proposal)
+        return out
+
+    def _one(self, event: Event) -> Proposal | None:
+        text = event.text.strip()
+        if event.kind == EventKind.COMPACTION:
+            return self._statement(event, text, allow_explicit=False)
+        if event.actor == Actor.USER:
+            return self._statement(event, text, allow_explicit=True)
+        if event.actor == Actor.ASSISTANT:
+            return self._inferred(event, text)
+        if event.actor == Actor.TOOL:
+            return self._tool(event, text)
+        return None
+
+    def _statement(self, event: Event, text: str, *, allow_explicit: bool) -> Proposal | None:
+        if not MIN_LEN <= len(text) <= MAX_LEN * 2 or classify.is_temporary(text):
+            return None
+        explicit = allow_explicit and classify.asks_to_remember(text)
+        if classify.is_procedure(text):
+            return Proposal(_clean(text), MemoryKind.SKILL_SUGGESTION, (event.id,), explicit)
+        if explicit:
+            return Proposal(_clean(text), infer_kind(text), (event.id,), True)
+        body = _FILLER.sub("", text).strip()
+        if len(body) > MAX_LEN or _QUESTION.search(body) or _NOISE.search(body):
+            return None
+        if not (_PREFERENCE.search(body) or _CONVENTION.search(body) or _DECISION.search(body)):
+            if not _FACT.search(body) or _PAST.search(body):
+                return None
+        return Proposal(_capitalise(body), infer_kind(body), (event.id,))
+
+    def _inferred(self, event: Event, text: str) -> Proposal | None:
+        if _INFERRED.search(text) and len(text) <= MAX_LEN and not classify.is_temporary(text):
+            return Proposal(_capitalise(text), MemoryKind.PREFERENCE, (event.id,))
+        return None
+
+    def _tool(self, event: Event, text: str) -> Proposal | None:
+        if event.trust == TrustLevel.UNTRUSTED:
+            # Outside content is never a fact; instruction-like content is proposed so
+            # that the policy quarantines it and the user sees the attempt (R11).
+            if classify.is_instruction_like(text) and len(text) <= MAX_LEN * 2:
+                return Proposal(_capitalise(text), MemoryKind.CONVENTION, (event.id,))
+            return None
+        if event.trust != TrustLevel.TOOL_VERIFIED:
+            return None
+        project = event.scope.get("project") or event.scope.get("repo") or "This project"
+        version = _VERSION_FILE.search(text)
+        if version:
+            file, value = version.groups()
+            tool = "Node" if "node" in file or "nvm" in file else "the toolchain"
+            return Proposal(f"{project} pins {tool} {value} in {file}.", MemoryKind.FACT, (event.id,))
+        for lockfile, manager in LOCKFILES.items():
+            if re.search(rf"(?:^|\s){re.escape(lockfile)}(?:\s|$)", text):
+                return Proposal(
+                    f"{project} uses {manager} as its package manager ({lockfile} is present).",
+                    MemoryKind.FACT,
+                    (event.id,),
+                )
+        return None
+
+
+def infer_kind(text: str) -> MemoryKind:
+    """Preference, convention, decision or fact, by wording."""
+    if _PREFERENCE.search(text):
+        return MemoryKind.PREFERENCE
+    if _DECISION.search(text):
+        return MemoryKind.DECISION
+    if _CONVENTION.search(text):
+        return MemoryKind.CONVENTION
+    return MemoryKind.FACT
+
+
+def _clean(text: str) -> str:
+    return classify.strip_remember(_FILLER.sub("", text).strip())
+
+
+def _capitalise(text: str) -> str:
+    """Sentence case for prose, but never for identifiers such as `web-shop` or `pnpm`."""
+    first = text.split(" ", 1)[0] if text else ""
+    if not first or not first.isalpha() or not first.islower() or len(first) < 3:
+        return text
+    return text[:1].upper() + text[1:]

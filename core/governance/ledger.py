@@ -1,0 +1,224 @@
+"""The candidate ledger: every proposed memory passes through here (R6, R7).
+
+`submit` asks the policy for a verdict and writes exactly what it decided, inside the
+caller's write transaction: the record (or the merge into an existing one), the decision
+with the policy version and reasons, supersede links, conflict sets, and a security event
+for sensitive findings (types only, never values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection
+
+from core.crypto.codec import Codec
+from core.governance.policy import (
+    CONFLICT,
+    Candidate,
+    MemoryPolicy,
+    Verdict,
+)
+from core.governance.sensitivity import Finding
+from core.governance.text import fingerprint
+from core.model.enums import (
+    Actor,
+    EventKind,
+    MemoryStatus,
+    Sensitivity,
+    TrustLevel,
+)
+from core.model.memory import MemoryOutcome
+from core.model.records import Event, MemoryRecord
+from core.model.scope import Scope
+from core.model.validate import ValidEvent
+from core.storage import event_log, memories
+from core.storage.memories import GOVERNANCE_SESSION, Draft
+from core.storage.store import WriteTx, new_id
+
+RELATED_STATUSES = (
+    MemoryStatus.ACTIVE,
+    MemoryStatus.CANDIDATE,
+    MemoryStatus.REJECTED,
+    MemoryStatus.QUARANTINED,
+)
+
+
+def source_trust(conn: Connection, codec: Codec, events: Sequence[Event]) -> TrustLevel:
+    """The least trusted source behind these events, following summaries to what they condense.
+
+    A summary (compaction event) is only as trustworthy as the least trusted event it
+    summarises (R11), however it was labelled.
+    """
+    lowest = TrustLevel.USER
+    seen: set[str] = set()
+    queue = list(events)
+    while queue:
+        ev = queue.pop()
+        if ev.id in seen:
+            continue
+        seen.add(ev.id)
+        if ev.trust.authority < lowest.authority:
+            lowest = ev.trust
+        if ev.refs:
+            queue.extend(event_log.get_events(conn, codec, [r for r in ev.refs if r not in seen]))
+    return lowest
+
+
+class Ledger:
+    """Writes the policy's verdicts.
+
+    Args:
+        policy: the MemoryPolicy in force.
+        fingerprint_key: key for keyed content fingerprints (duplicates, deletion fences).
+    """
+
+    def __init__(self, policy: MemoryPolicy, fingerprint_key: bytes) -> None:
+        self.policy = policy
+        self._fp_key = fingerprint_key
+
+    def fingerprint(self, text: str) -> str:
+        """Keyed fingerprint of a content."""
+        return fingerprint(self._fp_key, text)
+
+    def submit(self, tx: WriteTx, cand: Candidate, *, session: str | None) -> MemoryOutcome:
+        """Decide one candidate and write the result."""
+        related = memories.in_scope(tx.conn, tx.codec, cand.scope, RELATED_STATUSES)
+        fenced = memories.fenced(tx.conn, self.fingerprint(cand.content))
+        verdict = self.policy.decide(cand, related, now=tx.now, fenced_by=fenced)
+        if verdict.merge_into:
+            record = self._merge(tx, cand, verdict)
+        else:
+            record = self._create(tx, cand, verdict)
+        if verdict.findings:
+            self._security_event(tx, session, cand.scope, verdict.findings, record)
+        return MemoryOutcome(
+            record=record,
+            outcome=verdict.outcome,
+            reasons=verdict.reasons,
+            policy_version=self.policy.version,
+            superseded=verdict.supersedes,
+            conflicts_with=verdict.conflicts_with,
+            findings=tuple(sorted({f.type.value for f in verdict.findings})),
+        )
+
+    def _merge(self, tx: WriteTx, cand: Candidate, verdict: Verdict) -> MemoryRecord:
+        assert verdict.merge_into is not None
+        target = memories.get(tx.conn, tx.codec, verdict.merge_into)
+        memories.add_sources(tx, target.id, cand.source_event_ids)
+        boosted = min(0.99, max(target.confidence, verdict.confidence) + 0.05)
+        memories.update_fields(tx, target.id, confidence=boosted)
+        memories.record_decision(
+            tx,
+            target,
+            action="merge",
+            from_status=target.status,
+            to_status=target.status,
+            actor=cand.owner,
+            reason="; ".join(verdict.reasons),
+            policy_version=self.policy.version,
+        )
+        return memories.get(tx.conn, tx.codec, target.id)
+
+    def _create(self, tx: WriteTx, cand: Candidate, verdict: Verdict) -> MemoryRecord:
+        conflict_set = self._conflict_set(tx, verdict) if verdict.conflicts_with else None
+        draft = Draft(
+            kind=verdict.kind,
+            content=verdict.content,
+            scope=cand.scope,
+            source_event_ids=cand.source_event_ids,
+            confidence=verdict.confidence,
+            status=verdict.status,
+            owner=cand.owner,
+            source_trust=cand.source_trust,
+            fingerprint=self.fingerprint(verdict.content),
+            valid_from=tx.now,
+            expires_at=verdict.expires_at,
+            supersedes=verdict.supersedes[0] if verdict.supersedes else None,
+            sensitivity=Sensitivity.REDACTED if verdict.findings else Sensitivity.NONE,
+            flags=verdict.flags | _ttl_flag(cand, verdict),
+            conflict_set=conflict_set,
+        )
+        memory_id = memories.insert(tx, draft)
+        record = memories.get(tx.conn, tx.codec, memory_id)
+        memories.record_decision(
+            tx,
+            record,
+            action=cand.origin.value,
+            to_status=verdict.status,
+            actor=cand.owner,
+            reason="; ".join(verdict.reasons),
+            policy_version=self.policy.version,
+            user_action=cand.explicit,
+        )
+        for old_id in verdict.supersedes:
+            self._supersede(tx, old_id, record, cand.owner)
+        for old_id in verdict.conflicts_with:
+            old = memories.get(tx.conn, tx.codec, old_id)
+            memories.update_fields(tx, old_id, flags=old.flags | {CONFLICT}, conflict_set=conflict_set)
+        return memories.get(tx.conn, tx.codec, memory_id)
+
+    def _supersede(self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str) -> None:
+        old = memories.get(tx.conn, tx.codec, old_id)
+        memories.update_fields(
+            tx, old_id, status=MemoryStatus.SUPERSEDED, superseded_by=new.id,
+            flags=old.flags - {CONFLICT},
+        )
+        memories.record_decision(
+            tx,
+            old,
+            action="supersede",
+            from_status=old.status,
+            to_status=MemoryStatus.SUPERSEDED,
+            actor=actor,
+            reason=f"superseded by {new.id}, which has higher authority or explicitly replaces it",
+            policy_version=self.policy.version,
+        )
+
+    def _conflict_set(self, tx: WriteTx, verdict: Verdict) -> str:
+        for old_id in verdict.conflicts_with:
+            old = memories.get(tx.conn, tx.codec, old_id)
+            if old.conflict_set:
+                return old.conflict_set
+        return new_id("cs", tx.now)
+
+    def _security_event(
+        self,
+        tx: WriteTx,
+        session: str | None,
+        scope: Scope,
+        findings: Sequence[Finding],
+        record: MemoryRecord | None,
+    ) -> None:
+        types = sorted({f.type.value for f in findings})
+        categories = sorted({f.type.category for f in findings})
+        event_log.append(
+            tx,
+            [
+                ValidEvent(
+                    session=session or GOVERNANCE_SESSION,
+                    actor=Actor.SYSTEM,
+                    trust=TrustLevel.TOOL_VERIFIED,
+                    scope=scope,
+                    text=f"sensitive content found ({', '.join(types)}); the raw value was not stored",
+                    kind=EventKind.SECURITY,
+                    source=None,
+                    data={
+                        "finding_types": types,
+                        "categories": categories,
+                        "memory_id": record.id if record else None,
+                        "action": record.status.value if record else "rejected",
+                        "detectors": sorted({f.detector for f in findings}),
+                    },
+                    refs=(),
+                    by=None,
+                )
+            ],
+        )
+
+
+def _ttl_flag(cand: Candidate, verdict: Verdict) -> frozenset[str]:
+    """Mark a TTL that the policy set (waiting for review), as opposed to the user's validity."""
+    if verdict.expires_at is not None and cand.expires_at is None:
+        return frozenset({"policy_ttl"})
+    return frozenset()

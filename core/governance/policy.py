@@ -1,0 +1,310 @@
+"""MemoryPolicy: versioned rules that decide what a candidate becomes (R7, R8, R9, R11).
+
+The policy is data (`PolicySettings`, stored per store and editable by the user) plus this
+code; its `VERSION` is written on every decision. It never touches the database: the ledger
+gives it the candidate and the related records, and writes what it decides.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from core.governance import classify
+from core.governance.conflicts import relate
+from core.governance.sensitivity import Finding, FindingType, redact, scan
+from core.model.enums import MemoryKind, MemoryStatus, TrustLevel
+from core.model.records import MemoryRecord
+from core.model.scope import Scope
+
+VERSION = "mp-2026.11.1"
+
+CONFIRMED = "user_confirmed"
+CONFLICT = "conflict"
+STALE = "stale"
+REDACTED = "redacted"
+NEEDS_CONFIRMATION = "needs_confirmation"
+
+
+class Origin(enum.StrEnum):
+    """How a candidate arrived."""
+
+    REMEMBER = "remember"
+    SUGGEST = "suggest"
+    EXTRACT = "extract"
+    PRE_COMPRESS = "pre_compress"
+    IMPORT = "import"
+
+
+@dataclass(frozen=True)
+class PolicySettings:
+    """The user-editable part of the policy (stored in the store's settings)."""
+
+    inferred_ttl_days: float = 14.0
+    candidate_ttl_days: float = 30.0
+    review_user_statements: bool = True
+    untrusted_as_quarantine: bool = True
+    confirm_global: bool = False
+    pii_action: str = "reject"  # or "redact": keep a redacted candidate for confirmation
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain form for storage."""
+        return {
+            "inferred_ttl_days": self.inferred_ttl_days,
+            "candidate_ttl_days": self.candidate_ttl_days,
+            "review_user_statements": self.review_user_statements,
+            "untrusted_as_quarantine": self.untrusted_as_quarantine,
+            "confirm_global": self.confirm_global,
+            "pii_action": self.pii_action,
+        }
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A proposed memory. Its trust comes from its source events, never from the caller."""
+
+    content: str
+    kind: MemoryKind
+    scope: Scope
+    source_event_ids: tuple[str, ...]
+    source_trust: TrustLevel
+    origin: Origin
+    owner: str
+    explicit: bool = False
+    evidence_scopes: tuple[Scope, ...] = ()
+    expires_at: dt.datetime | None = None
+    confidence: float | None = None
+
+    @property
+    def trust_untrusted(self) -> bool:
+        """True when the sources include untrusted content (trust follows sources, R11)."""
+        return self.source_trust == TrustLevel.UNTRUSTED
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the policy decided for one candidate."""
+
+    status: MemoryStatus
+    reasons: tuple[str, ...]
+    content: str
+    kind: MemoryKind
+    confidence: float
+    flags: frozenset[str] = field(default_factory=frozenset)
+    expires_at: dt.datetime | None = None
+    merge_into: str | None = None
+    supersedes: tuple[str, ...] = ()
+    conflicts_with: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    fenced_by: str | None = None
+    store: bool = True
+
+    @property
+    def outcome(self) -> str:
+        """One word for callers: merged, or the status."""
+        return "merged" if self.merge_into else self.status.value
+
+
+BASE_CONFIDENCE = {
+    TrustLevel.USER: 0.9,
+    TrustLevel.TOOL_VERIFIED: 0.85,
+    TrustLevel.ASSISTANT: 0.5,
+    TrustLevel.UNTRUSTED: 0.2,
+}
+
+
+def authority(record: MemoryRecord) -> int:
+    """How much a record is believed: user-confirmed counts as the user's own word."""
+    if CONFIRMED in record.flags:
+        return TrustLevel.USER.authority
+    return record.source_trust.authority
+
+
+class MemoryPolicy:
+    """Decides candidates. Stateless apart from its settings."""
+
+    version = VERSION
+
+    def __init__(self, settings: PolicySettings | None = None) -> None:
+        self.settings = settings or PolicySettings()
+
+    def decide(
+        self,
+        cand: Candidate,
+        related: Sequence[MemoryRecord],
+        *,
+        now: dt.datetime,
+        fenced_by: str | None = None,
+    ) -> Verdict:
+        """Apply the rules in order; the first that settles the candidate wins.
+
+        Args:
+            cand: the candidate.
+            related: active, pending and rejected records with the same scope.
+            now: the store clock's current instant (for TTLs).
+            fenced_by: id of a deleted memory whose content matches (deletion fence).
+        """
+        findings = tuple(scan(cand.content))
+        if findings:
+            return self._sensitive(cand, findings)
+        if fenced_by and not cand.explicit:
+            return self._reject(cand, f"matches deleted memory {fenced_by} (deletion fence)", fenced_by)
+        if classify.is_temporary(cand.content) and cand.kind != MemoryKind.SKILL_SUGGESTION:
+            return self._reject(cand, "a temporary constraint, not a long-term fact")
+        verdict = self._base(cand, now)
+        if cand.trust_untrusted and classify.is_instruction_like(cand.content):
+            return replace(
+                verdict,
+                status=MemoryStatus.QUARANTINED,
+                reasons=(*verdict.reasons, "instruction-like content from an untrusted source (R11)"),
+            )
+        return self._relate(cand, verdict, related)
+
+    # --- rules -----------------------------------------------------------------------
+
+    def _sensitive(self, cand: Candidate, findings: tuple[Finding, ...]) -> Verdict:
+        types = sorted({f.type.value for f in findings})
+        secret = any(f.type.category == "secret" for f in findings)
+        redacted = redact(cand.content, list(findings))
+        if secret or self.settings.pii_action != "redact":
+            what = "a secret" if secret else "personal data"
+            return Verdict(
+                status=MemoryStatus.REJECTED,
+                reasons=(f"contains {what} ({', '.join(types)}); stored only redacted",),
+                content=redacted,
+                kind=cand.kind,
+                confidence=0.0,
+                flags=frozenset({REDACTED}),
+                findings=findings,
+            )
+        return Verdict(
+            status=MemoryStatus.CANDIDATE,
+            reasons=(f"personal data ({', '.join(types)}) redacted; needs your confirmation",),
+            content=redacted,
+            kind=cand.kind,
+            confidence=BASE_CONFIDENCE[cand.source_trust],
+            flags=frozenset({REDACTED, NEEDS_CONFIRMATION}),
+            findings=findings,
+        )
+
+    def _reject(self, cand: Candidate, reason: str, fenced_by: str | None = None) -> Verdict:
+        return Verdict(
+            status=MemoryStatus.REJECTED,
+            reasons=(reason,),
+            content=cand.content,
+            kind=cand.kind,
+            confidence=0.0,
+            fenced_by=fenced_by,
+        )
+
+    def _base(self, cand: Candidate, now: dt.datetime) -> Verdict:
+        """The R7 table: default outcome by source."""
+        confidence = cand.confidence if cand.confidence is not None else BASE_CONFIDENCE[cand.source_trust]
+        kind = cand.kind
+        if kind == MemoryKind.SKILL_SUGGESTION or classify.is_procedure(cand.content):
+            return Verdict(
+                MemoryStatus.CANDIDATE,
+                ("a reusable multi-step procedure: proposed as a skill, not stored as a fact",),
+                cand.content,
+                MemoryKind.SKILL_SUGGESTION,
+                confidence,
+            )
+        status, reason, ttl = self._by_source(cand)
+        flags: set[str] = set()
+        if cand.explicit and cand.source_trust == TrustLevel.USER:
+            flags.add(CONFIRMED)
+        if status == MemoryStatus.ACTIVE and self._needs_scope_confirmation(cand):
+            status = MemoryStatus.CANDIDATE
+            reason = "broader scope than its evidence (cross-scope): needs your confirmation"
+            flags.add(NEEDS_CONFIRMATION)
+        elif status == MemoryStatus.CANDIDATE and self._broader_than_evidence(cand):
+            flags.add(NEEDS_CONFIRMATION)
+        if cand.origin == Origin.PRE_COMPRESS and status == MemoryStatus.ACTIVE:
+            status, reason = MemoryStatus.CANDIDATE, "extracted before compaction: candidates only (R12)"
+        expires = cand.expires_at
+        if status == MemoryStatus.CANDIDATE and ttl is not None and expires is None:
+            expires = now + dt.timedelta(days=ttl)
+        return Verdict(status, (reason,), cand.content, kind, confidence, frozenset(flags), expires)
+
+    def _by_source(self, cand: Candidate) -> tuple[MemoryStatus, str, float | None]:
+        trust, s = cand.source_trust, self.settings
+        if trust == TrustLevel.USER and cand.explicit:
+            return MemoryStatus.ACTIVE, "the user explicitly asked to remember it", None
+        if trust == TrustLevel.USER:
+            if s.review_user_statements:
+                return MemoryStatus.CANDIDATE, "stated by the user; suggested for review", s.candidate_ttl_days
+            return MemoryStatus.ACTIVE, "stated by the user", None
+        if trust == TrustLevel.TOOL_VERIFIED:
+            return MemoryStatus.ACTIVE, "tool-verified fact with evidence", None
+        if trust == TrustLevel.ASSISTANT:
+            return MemoryStatus.CANDIDATE, "inferred by the model: unconfirmed", s.inferred_ttl_days
+        if s.untrusted_as_quarantine:
+            return MemoryStatus.QUARANTINED, "from an untrusted source (web, e-mail, issue)", None
+        return MemoryStatus.CANDIDATE, "from an untrusted source: low confidence", s.candidate_ttl_days
+
+    def _needs_scope_confirmation(self, cand: Candidate) -> bool:
+        if self.settings.confirm_global and set(cand.scope) <= {"user", "visibility"}:
+            return True
+        return not cand.explicit and self._broader_than_evidence(cand)
+
+    @staticmethod
+    def _broader_than_evidence(cand: Candidate) -> bool:
+        """True when the memory would reach scopes its evidence never came from (R7)."""
+        return any(not (set(ev) <= set(cand.scope)) for ev in cand.evidence_scopes if ev)
+
+    def _relate(self, cand: Candidate, verdict: Verdict, related: Sequence[MemoryRecord]) -> Verdict:
+        """Duplicates merge; contradictions supersede or form a conflict set (R9)."""
+        supersedes: list[str] = []
+        conflicts: list[str] = []
+        reasons = list(verdict.reasons)
+        for old in related:
+            if old.kind == MemoryKind.SKILL_SUGGESTION or verdict.kind == MemoryKind.SKILL_SUGGESTION:
+                continue
+            rel = relate(cand.content, old.content)
+            if rel.kind == "duplicate":
+                if old.status == MemoryStatus.REJECTED:
+                    return replace(verdict, status=MemoryStatus.REJECTED, reasons=(
+                        f"the user already rejected the same memory {old.id}",), store=True)
+                if old.status in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE):
+                    return replace(verdict, merge_into=old.id, reasons=(
+                        f"near-duplicate of {old.id} ({rel.reason}): merged as more evidence",))
+                continue
+            if rel.kind != "contradiction" or old.status != MemoryStatus.ACTIVE:
+                continue
+            if verdict.status != MemoryStatus.ACTIVE:
+                reasons.append(f"contradicts active memory {old.id} ({rel.reason})")
+                continue
+            new_auth, old_auth = cand.source_trust.authority, authority(old)
+            if cand.explicit and cand.source_trust == TrustLevel.USER:
+                new_auth = TrustLevel.USER.authority
+            if new_auth > old_auth or (new_auth == old_auth and rel.replaces):
+                supersedes.append(old.id)
+                reasons.append(f"supersedes {old.id}: {rel.reason}")
+            elif new_auth == old_auth:
+                conflicts.append(old.id)
+                reasons.append(f"conflicts with {old.id} ({rel.reason}); both kept until you decide")
+            else:
+                reasons.append(f"contradicts {old.id}, which has higher authority; needs review")
+                return replace(verdict, status=MemoryStatus.CANDIDATE, reasons=tuple(reasons),
+                               flags=verdict.flags | {CONFLICT})
+        flags = verdict.flags | ({CONFLICT} if conflicts else set())
+        return replace(verdict, reasons=tuple(reasons), supersedes=tuple(supersedes),
+                       conflicts_with=tuple(conflicts), flags=flags)
+
+
+__all__ = [
+    "CONFIRMED",
+    "CONFLICT",
+    "NEEDS_CONFIRMATION",
+    "REDACTED",
+    "STALE",
+    "VERSION",
+    "Candidate",
+    "FindingType",
+    "MemoryPolicy",
+    "Origin",
+    "PolicySettings",
+    "Verdict",
+]

@@ -1,0 +1,1 @@
+"""The read path of memory: catalog, keyword index, ranking, budgeted injection (R13-R18)."""

@@ -1,0 +1,99 @@
+"""The process-local catalog of active memory, kept in step with the store's change feed.
+
+It is a derived cache: rebuilt from the store at any time, caught up incrementally by
+reading the change feed after the revision it last saw (so changes made by other processes
+are visible before answering), and purged of a memory in the same call that deletes it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+from core.model.enums import MemoryStatus
+from core.model.records import MemoryRecord
+from core.retrieval.keyword import KeywordIndex
+from core.storage import memories
+from core.storage.store import Store
+from core.model.memory import MemoryFilter
+
+FULL_RELOAD_AFTER = 500
+
+
+class Catalog:
+    """Active records by id plus a keyword index over them.
+
+    Args:
+        store: the store to mirror.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lock = threading.RLock()
+        self.records: dict[str, MemoryRecord] = {}
+        self.keywords = KeywordIndex()
+        self.revision = -1
+
+    def sync(self) -> int:
+        """Catch up with the store; return the revision now mirrored."""
+        with self._lock:
+            current = self._store.revision()
+            if current == self.revision:
+                return current
+            if self.revision < 0:
+                self._reload(current)
+                return current
+            feed = self._store.changes_since(self.revision, limit=FULL_RELOAD_AFTER + 1)
+            if len(feed) > FULL_RELOAD_AFTER:
+                self._reload(current)
+                return current
+            changed: set[str] = set()
+            for entry in feed:
+                changed.update(entry.memory_ids)
+            self.refresh(changed)
+            self.revision = max([current, *(e.revision for e in feed)])
+            return self.revision
+
+    def refresh(self, memory_ids: Iterable[str]) -> None:
+        """Reload these records from the store (after a change to them)."""
+        ids = list(memory_ids)
+        if not ids:
+            return
+        with self._lock, self._store.read("refresh catalog") as conn:
+            fresh = {r.id: r for r in memories.load(conn, self._store.codec, ids)}
+            for memory_id in ids:
+                record = fresh.get(memory_id)
+                if record is not None and record.status == MemoryStatus.ACTIVE:
+                    self._put(record)
+                else:
+                    self.forget(memory_id)
+
+    def forget(self, memory_id: str) -> bool:
+        """Drop a memory from the catalog and its keyword index (deletion, R19)."""
+        with self._lock:
+            had = self.records.pop(memory_id, None) is not None
+            return self.keywords.remove(memory_id) or had
+
+    def invalidate(self) -> None:
+        """Forget everything; the next `sync` reloads from the store (restart, key change)."""
+        with self._lock:
+            self.records.clear()
+            self.keywords = KeywordIndex()
+            self.revision = -1
+
+    def _reload(self, revision: int) -> None:
+        with self._store.read("load catalog") as conn:
+            active = memories.query(
+                conn,
+                self._store.codec,
+                MemoryFilter(statuses=(MemoryStatus.ACTIVE.value,), limit=10_000_000),
+            )
+        self.records = {}
+        self.keywords = KeywordIndex()
+        for record in active:
+            self._put(record)
+        self.revision = revision
+
+    def _put(self, record: MemoryRecord) -> None:
+        self.records[record.id] = record
+        self.keywords.add(record.id, record.content)

@@ -1,0 +1,308 @@
+"""Retrieval and budgeted injection (R13-R18, R23).
+
+`inject` runs on the agent's hot path: it retrieves under a time limit (a slow or failed
+read degrades to "no memory" and records `degraded_memory_unavailable`), packs the best
+hits into the token budget (a digest with read-back references stands in for the rest),
+renders a reference block, and records a snapshot of exactly what it gave the model.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.errors import MemoryCenterError
+from core.governance.policy import CONFIRMED, CONFLICT, STALE
+from core.governance.policy import VERSION as POLICY_VERSION
+from core.governance.text import estimate_tokens
+from core.model.enums import Actor, EventKind, MemoryKind, TrustLevel
+from core.model.memory import (
+    DroppedHit,
+    InjectedItem,
+    InjectResult,
+    RankedHit,
+    SearchHit,
+    Snapshot,
+)
+from core.model.records import MemoryRecord
+from core.model.scope import Scope
+from core.model.validate import ValidEvent
+from core.retrieval import render
+from core.retrieval.catalog import Catalog
+from core.retrieval.guard import CircuitBreaker, FaultSwitch
+from core.retrieval.ranking import Scored, rank
+from core.storage import event_log, memories, snapshots
+from core.storage.memories import GOVERNANCE_SESSION
+from core.storage.store import Store, new_id
+
+INDEX_VERSION = "keyword-bm25-v1"
+EMBEDDER = "none"
+MAX_ITEMS = 8
+HOT_PATH_SECONDS = 0.5
+DEGRADED_TEXT = "degraded_memory_unavailable"
+
+
+@dataclass
+class Retrieval:
+    """What one retrieval found: ranked hits and the visible records it left out."""
+
+    revision: int
+    ranked: list[Scored]
+    dropped: list[DroppedHit] = field(default_factory=list)
+
+
+class Retriever:
+    """Retrieval over the catalog, guarded for the hot path."""
+
+    def __init__(self, store: Store, catalog: Catalog, faults: FaultSwitch, breaker: CircuitBreaker) -> None:
+        self._store = store
+        self.catalog = catalog
+        self.faults = faults
+        self.breaker = breaker
+        self.timeout = HOT_PATH_SECONDS
+        self._pool = cf.ThreadPoolExecutor(max_workers=2, thread_name_prefix="mc-retrieve")
+
+    def close(self) -> None:
+        """Stop the worker threads (a stalled read is abandoned, not awaited)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def forget(self, memory_id: str) -> list[str]:
+        """Remove a memory from every derived store this retriever keeps; name them (R19)."""
+        self.catalog.forget(memory_id)
+        return ["keyword_index", "injection_cache"]
+
+    # --- retrieval ----------------------------------------------------------------
+
+    def retrieve(self, request: Scope, query: str, session: str | None) -> Retrieval:
+        """Rank the active memories visible to `request` against `query` (R13, R14)."""
+        self.faults.check("memory_read")
+        revision = self.catalog.sync()
+        now = self._store.clock.now()
+        records = dict(self.catalog.records)
+        dropped: list[DroppedHit] = []
+        visible: dict[str, MemoryRecord] = {}
+        for rec in records.values():
+            if not rec.scope.visible_to(request):
+                continue
+            if rec.effective_status(now) != "active":
+                dropped.append(DroppedHit(rec.id, "expired"))
+                continue
+            visible[rec.id] = rec
+        if session:
+            with self._store.read("read exclusions") as conn:
+                excluded = memories.excluded_sessions(conn, list(visible), session)
+            for mid in excluded:
+                visible.pop(mid)
+                dropped.append(DroppedHit(mid, "excluded from this session by the user"))
+        raw = self.catalog.keywords.search(query, allowed=visible)
+        ranked = rank(raw, visible, request, now)
+        ranked = _with_conflict_partners(ranked, visible)
+        return Retrieval(revision, ranked, dropped)
+
+    def guarded(self, request: Scope, query: str, session: str | None) -> Retrieval | None:
+        """`retrieve` under the hot-path time limit and circuit breaker; None means degraded."""
+        if not self.breaker.allow():
+            return None
+        future = self._pool.submit(self.retrieve, request, query, session)
+        try:
+            result = future.result(timeout=self.timeout)
+        except (cf.TimeoutError, MemoryCenterError):
+            self.breaker.failure()
+            return None
+        self.breaker.success()
+        return result
+
+    # --- the two paths of R16 -------------------------------------------------------
+
+    def inject(
+        self, request: Scope, goal: str, budget: int, session: str | None, *, opted_out: bool
+    ) -> InjectResult:
+        """Build the reference block for one model call and record its snapshot (R15, R18)."""
+        now = self._store.clock.now()
+        if opted_out:
+            return self._record(request, goal, budget, session, Retrieval(self._store.revision(), []),
+                                [], [DroppedHit("*", "session opted out of memory")], now)
+        found = self.guarded(request, goal, session)
+        if found is None:
+            return self._degraded(request, goal, budget, session, now)
+        items, dropped = _pack(found.ranked, request, budget, now)
+        return self._record(request, goal, budget, session, found, items, found.dropped + dropped, now)
+
+    def search(self, request: Scope, query: str, limit: int, session: str | None) -> list[SearchHit]:
+        """The model's deeper look-up: visible, effectively active memories only (R16)."""
+        found = self.retrieve(request, query, session)
+        hits = []
+        for scored in found.ranked[:limit]:
+            rec = scored.record
+            hits.append(
+                SearchHit(
+                    memory_id=rec.id,
+                    content=rec.content,
+                    kind=rec.kind.value,
+                    scope=rec.scope,
+                    confidence=rec.confidence,
+                    status=rec.status.value,
+                    score=scored.score,
+                    why_visible=rec.scope.why_visible(request),
+                    source_trust=render.source_label(rec),
+                    created_at=rec.created_at,
+                    notes=_notes(rec),
+                )
+            )
+        return hits
+
+    # --- recording ------------------------------------------------------------------
+
+    def _record(
+        self,
+        request: Scope,
+        goal: str,
+        budget: int,
+        session: str | None,
+        found: Retrieval,
+        items: list[InjectedItem],
+        dropped: list[DroppedHit],
+        now: dt.datetime,
+        *,
+        degraded: bool = False,
+    ) -> InjectResult:
+        lines = _lines(items, found, now)
+        text = render.block(lines)
+        snap = Snapshot(
+            id=new_id("snap", now),
+            session_id=session,
+            ts=now,
+            store_revision=found.revision,
+            scope=request,
+            goal=goal,
+            budget_tokens=budget,
+            hits=tuple(RankedHit(s.record.id, s.score, s.signals) for s in found.ranked),
+            injected=tuple(items),
+            dropped=tuple(dropped),
+            text=text,
+            tokens=estimate_tokens(text),
+            policy_version=POLICY_VERSION,
+            index_version=INDEX_VERSION,
+            embedder=EMBEDDER,
+            degraded=degraded,
+        )
+        with self._store.write("record snapshot") as tx:
+            snapshots.insert(tx, snap)
+            if degraded:
+                _degraded_event(tx, session, request, snap.id)
+        return InjectResult(text, snap.id, tuple(items), snap.tokens, degraded)
+
+    def _degraded(
+        self, request: Scope, goal: str, budget: int, session: str | None, now: dt.datetime
+    ) -> InjectResult:
+        found = Retrieval(-1, [], [])
+        try:
+            found.revision = self._store.revision()
+        except MemoryCenterError:
+            found.revision = 0
+        return self._record(request, goal, budget, session, found, [],
+                            [DroppedHit("*", DEGRADED_TEXT)], now, degraded=True)
+
+
+def _notes(record: MemoryRecord) -> tuple[str, ...]:
+    notes = []
+    if CONFLICT in record.flags:
+        notes.append("conflict")
+    if STALE in record.flags:
+        notes.append("stale")
+    return tuple(notes)
+
+
+def _with_conflict_partners(ranked: list[Scored], visible: dict[str, MemoryRecord]) -> list[Scored]:
+    """Members of a conflict set travel together, so the model sees the disagreement (R9)."""
+    present = {s.record.id for s in ranked}
+    out = list(ranked)
+    for scored in ranked:
+        cset = scored.record.conflict_set
+        if not cset or CONFLICT not in scored.record.flags:
+            continue
+        for rec in visible.values():
+            if rec.conflict_set == cset and rec.id not in present and CONFLICT in rec.flags:
+                out.append(Scored(rec, scored.score, {**scored.signals, "conflict_partner": 1.0}))
+                present.add(rec.id)
+    return out
+
+
+def _pack(
+    ranked: Sequence[Scored], request: Scope, budget: int, now: dt.datetime
+) -> tuple[list[InjectedItem], list[DroppedHit]]:
+    """Fill the budget with whole items, then a digest, and say why the rest was dropped."""
+    left = budget - render.overhead_tokens() - 1
+    items: list[InjectedItem] = []
+    overflow: list[Scored] = []
+    for scored in ranked:
+        rec = scored.record
+        if rec.kind == MemoryKind.SKILL_SUGGESTION and CONFIRMED not in rec.flags:
+            continue
+        line = render.item_line(rec, _notes(rec), now)
+        cost = estimate_tokens(line) + 1
+        if cost <= left and len(items) < MAX_ITEMS:
+            items.append(_item(scored, request, cost, digest=False))
+            left -= cost
+        else:
+            overflow.append(scored)
+    digest: list[Scored] = []
+    for scored in overflow:
+        line = render.digest_line([s.record for s in [*digest, scored]])
+        if estimate_tokens(line) + 1 <= left:
+            digest.append(scored)
+    dropped = [
+        DroppedHit(s.record.id, "token budget: did not fit, not in the digest", s.score)
+        for s in overflow
+        if s not in digest
+    ]
+    items += [_item(s, request, 0, digest=True) for s in digest]
+    return items, dropped
+
+
+def _item(scored: Scored, request: Scope, tokens: int, *, digest: bool) -> InjectedItem:
+    rec = scored.record
+    return InjectedItem(
+        memory_id=rec.id,
+        content=rec.content,
+        kind=rec.kind.value,
+        scope=rec.scope,
+        why_visible=rec.scope.why_visible(request),
+        score=scored.score,
+        tokens=tokens,
+        notes=_notes(rec),
+        in_digest=digest,
+        revision=rec.revision,
+    )
+
+
+def _lines(items: list[InjectedItem], found: Retrieval, now: dt.datetime) -> list[str]:
+    by_id = {s.record.id: s.record for s in found.ranked}
+    full = [render.item_line(by_id[i.memory_id], i.notes, now) for i in items if not i.in_digest]
+    digest = [by_id[i.memory_id] for i in items if i.in_digest]
+    return full + ([render.digest_line(digest)] if digest else [])
+
+
+def _degraded_event(tx: object, session: str | None, request: Scope, snapshot_id: str) -> None:
+    from core.storage.store import WriteTx
+
+    assert isinstance(tx, WriteTx)
+    event_log.append(
+        tx,
+        [
+            ValidEvent(
+                session=session or GOVERNANCE_SESSION,
+                actor=Actor.SYSTEM,
+                trust=TrustLevel.TOOL_VERIFIED,
+                scope=request,
+                text=DEGRADED_TEXT,
+                kind=EventKind.DEGRADED,
+                source=None,
+                data={"snapshot_id": snapshot_id, "reason": "memory read failed or timed out"},
+                refs=(),
+                by=None,
+            )
+        ],
+    )

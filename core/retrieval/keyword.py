@@ -1,0 +1,75 @@
+"""An in-memory BM25 keyword index over memory content (English words, CJK bigrams)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from core.governance.text import tokens
+
+K1 = 1.2
+B = 0.75
+
+
+class KeywordIndex:
+    """BM25 over documents keyed by memory id; supports incremental add and remove."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, Counter[str]] = {}
+        self._lengths: dict[str, int] = {}
+        self._postings: dict[str, set[str]] = defaultdict(set)
+        self._total_length = 0
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._docs
+
+    def add(self, doc_id: str, text: str) -> None:
+        """Index (or re-index) one document."""
+        self.remove(doc_id)
+        terms = Counter(tokens(text))
+        self._docs[doc_id] = terms
+        length = sum(terms.values())
+        self._lengths[doc_id] = length
+        self._total_length += length
+        for term in terms:
+            self._postings[term].add(doc_id)
+
+    def remove(self, doc_id: str) -> bool:
+        """Drop a document; True when it was there."""
+        terms = self._docs.pop(doc_id, None)
+        if terms is None:
+            return False
+        self._total_length -= self._lengths.pop(doc_id)
+        for term in terms:
+            posting = self._postings.get(term)
+            if posting is not None:
+                posting.discard(doc_id)
+                if not posting:
+                    del self._postings[term]
+        return True
+
+    def search(self, query: str, allowed: Iterable[str] | None = None) -> dict[str, float]:
+        """BM25 scores of documents that share a term with the query (optionally restricted)."""
+        q_terms = set(tokens(query))
+        if not q_terms or not self._docs:
+            return {}
+        allow = set(allowed) if allowed is not None else None
+        n = len(self._docs)
+        avg = self._total_length / n if n else 1.0
+        scores: dict[str, float] = defaultdict(float)
+        for term in q_terms:
+            posting = self._postings.get(term)
+            if not posting:
+                continue
+            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+            for doc_id in posting:
+                if allow is not None and doc_id not in allow:
+                    continue
+                tf = self._docs[doc_id][term]
+                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._lengths[doc_id] / avg))
+                scores[doc_id] += idf * norm
+        return dict(scores)

@@ -1,0 +1,91 @@
+"""Ranking is not top-k similarity (R14). The score is a documented weighted sum.
+
+    score = 0.55 relevance      keyword (BM25, normalised to the best hit) [+ vector, when on]
+          + 0.10 specificity    how much of the request's scope the memory's scope names
+          + 0.10 authority      user-confirmed 1.0 > tool-verified 0.67 > inferred 0.33 > untrusted 0
+          + 0.10 confidence     the record's confidence
+          + 0.10 freshness      exp(-age / 180 days) since valid_from
+          + 0.05 usage          1 when injected in the last 7 days, else 0
+          - 0.05 cost           tokens / 200, capped at 1
+    then x0.5 when stale (a fresh observation contradicts it) and x0.8 when redacted.
+
+Hits with zero relevance are not hits: memory is injected because it bears on the goal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from core.governance.policy import REDACTED, STALE, authority
+from core.governance.text import estimate_tokens
+from core.model.records import MemoryRecord
+from core.model.scope import Scope
+
+WEIGHTS = {
+    "relevance": 0.55,
+    "specificity": 0.10,
+    "authority": 0.10,
+    "confidence": 0.10,
+    "freshness": 0.10,
+    "usage": 0.05,
+    "cost": -0.05,
+}
+FRESHNESS_DAYS = 180.0
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A record with its score and signals."""
+
+    record: MemoryRecord
+    score: float
+    signals: Mapping[str, float]
+
+
+def score(
+    record: MemoryRecord,
+    relevance: float,
+    request: Scope,
+    now: dt.datetime,
+    recently_used: bool = False,
+) -> Scored:
+    """Combine the signals for one hit (relevance already normalised to 0..1)."""
+    age_days = max(0.0, (now - record.valid_from).total_seconds() / 86400)
+    signals = {
+        "relevance": relevance,
+        "specificity": len(record.scope) / max(1, len(request)),
+        "authority": authority(record) / 3,
+        "confidence": record.confidence,
+        "freshness": math.exp(-age_days / FRESHNESS_DAYS),
+        "usage": 1.0 if recently_used else 0.0,
+        "cost": min(1.0, estimate_tokens(record.content) / 200),
+    }
+    total = sum(WEIGHTS[k] * v for k, v in signals.items())
+    if STALE in record.flags:
+        total *= 0.5
+    if REDACTED in record.flags:
+        total *= 0.8
+    return Scored(record, round(total, 6), {k: round(v, 4) for k, v in signals.items()})
+
+
+def rank(
+    raw: Mapping[str, float],
+    records: Mapping[str, MemoryRecord],
+    request: Scope,
+    now: dt.datetime,
+    recently_used: set[str] | None = None,
+) -> list[Scored]:
+    """Score every hit and sort best first (ties by id for stable snapshots)."""
+    if not raw:
+        return []
+    best = max(raw.values()) or 1.0
+    used = recently_used or set()
+    scored = [
+        score(records[mid], value / best, request, now, mid in used)
+        for mid, value in raw.items()
+        if mid in records and value > 0
+    ]
+    return sorted(scored, key=lambda s: (-s.score, s.record.id))

@@ -1,0 +1,187 @@
+"""Persistence of memory snapshots (R18): the whole snapshot sealed, plus clear lineage rows.
+
+`snapshot_items` records which memory ids each snapshot injected or dropped, so usage
+traces, adoption chains and deletions can find snapshots without decrypting them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, select, update
+
+from core.crypto.codec import Aad, Codec
+from core.errors import NotFoundError
+from core.model.clock import from_iso, to_iso
+from core.model.enums import ChangeKind
+from core.model.memory import DroppedHit, InjectedItem, RankedHit, Snapshot
+from core.model.scope import Scope
+from core.storage import schema as s
+from core.storage.store import WriteTx
+
+
+def body_aad(snapshot_id: str) -> Aad:
+    """Where a snapshot's sealed body belongs."""
+    return Aad("snapshots", snapshot_id, "body")
+
+
+def insert(tx: WriteTx, snap: Snapshot) -> None:
+    """Store a snapshot and its lineage rows."""
+    tx.conn.execute(
+        s.snapshots.insert().values(
+            id=snap.id,
+            session_id=snap.session_id,
+            ts=to_iso(snap.ts),
+            store_revision=snap.store_revision,
+            scope_json=snap.scope.to_json(),
+            policy_version=snap.policy_version,
+            index_version=snap.index_version,
+            embedder=snap.embedder,
+            degraded=snap.degraded,
+            body=tx.codec.seal_json(to_body(snap), body_aad(snap.id)),
+        )
+    )
+    rows = [
+        {"snapshot_id": snap.id, "memory_id": i.memory_id, "injected": True, "revision": i.revision}
+        for i in snap.injected
+    ]
+    seen = {i.memory_id for i in snap.injected}
+    rows += [
+        {"snapshot_id": snap.id, "memory_id": d.memory_id, "injected": False, "revision": 0}
+        for d in snap.dropped
+        if d.memory_id not in seen and not seen.add(d.memory_id)  # type: ignore[func-returns-value]
+    ]
+    if rows:
+        tx.conn.execute(s.snapshot_items.insert(), rows)
+    tx.touch(ChangeKind.SNAPSHOTS)
+
+
+def rewrite(tx: WriteTx, snap: Snapshot) -> None:
+    """Replace a snapshot's sealed body (purge redaction)."""
+    tx.conn.execute(
+        update(s.snapshots)
+        .where(s.snapshots.c.id == snap.id)
+        .values(body=tx.codec.seal_json(to_body(snap), body_aad(snap.id)))
+    )
+    tx.touch(ChangeKind.SNAPSHOTS)
+
+
+def get(conn: Connection, codec: Codec, snapshot_id: str) -> Snapshot:
+    """One snapshot. Raises NotFoundError."""
+    row = conn.execute(select(s.snapshots).where(s.snapshots.c.id == snapshot_id)).mappings().first()
+    if row is None:
+        raise NotFoundError("snapshot", snapshot_id)
+    return from_body(row, codec.open_json(row["body"], body_aad(snapshot_id)))
+
+
+def latest_for_session(conn: Connection, session: str) -> str | None:
+    """The id of the session's most recent snapshot."""
+    return conn.execute(
+        select(s.snapshots.c.id)
+        .where(s.snapshots.c.session_id == session)
+        .order_by(s.snapshots.c.ts.desc(), s.snapshots.c.id.desc())
+        .limit(1)
+    ).scalar_one_or_none()
+
+
+def using_memory(conn: Connection, memory_id: str, *, injected_only: bool = True) -> list[tuple[str, str | None, str]]:
+    """(snapshot id, session, ts) of snapshots that injected (or listed) a memory, oldest first."""
+    q = (
+        select(s.snapshots.c.id, s.snapshots.c.session_id, s.snapshots.c.ts)
+        .join(s.snapshot_items, s.snapshot_items.c.snapshot_id == s.snapshots.c.id)
+        .where(s.snapshot_items.c.memory_id == memory_id)
+        .order_by(s.snapshots.c.ts, s.snapshots.c.id)
+    )
+    if injected_only:
+        q = q.where(s.snapshot_items.c.injected.is_(True))
+    return [(r[0], r[1], r[2]) for r in conn.execute(q).all()]
+
+
+def list_for_session(conn: Connection, session: str) -> list[tuple[str, str, int]]:
+    """(snapshot id, ts, store revision) of a session's snapshots, oldest first."""
+    rows = conn.execute(
+        select(s.snapshots.c.id, s.snapshots.c.ts, s.snapshots.c.store_revision)
+        .where(s.snapshots.c.session_id == session)
+        .order_by(s.snapshots.c.ts, s.snapshots.c.id)
+    ).all()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def to_body(snap: Snapshot) -> dict[str, Any]:
+    """The sealed part of a snapshot."""
+    return {
+        "goal": snap.goal,
+        "budget_tokens": snap.budget_tokens,
+        "hits": [{"id": h.memory_id, "score": h.score, "signals": dict(h.signals)} for h in snap.hits],
+        "injected": [_item(i) for i in snap.injected],
+        "dropped": [{"id": d.memory_id, "reason": d.reason, "score": d.score} for d in snap.dropped],
+        "text": snap.text,
+        "tokens": snap.tokens,
+        "purged": list(snap.purged_memory_ids),
+    }
+
+
+def _item(i: InjectedItem) -> dict[str, Any]:
+    return {
+        "id": i.memory_id,
+        "content": i.content,
+        "kind": i.kind,
+        "scope": dict(i.scope),
+        "why": i.why_visible,
+        "score": i.score,
+        "tokens": i.tokens,
+        "notes": list(i.notes),
+        "digest": i.in_digest,
+        "revision": i.revision,
+    }
+
+
+def from_body(row: Mapping[Any, Any], body: Mapping[str, Any]) -> Snapshot:
+    """Rebuild a Snapshot from its row and opened body."""
+    return Snapshot(
+        id=row["id"],
+        session_id=row["session_id"],
+        ts=from_iso(row["ts"]),
+        store_revision=row["store_revision"],
+        scope=Scope.from_json(row["scope_json"]),
+        goal=body["goal"],
+        budget_tokens=body["budget_tokens"],
+        hits=tuple(RankedHit(h["id"], h["score"], h["signals"]) for h in body["hits"]),
+        injected=tuple(
+            InjectedItem(
+                memory_id=i["id"],
+                content=i["content"],
+                kind=i["kind"],
+                scope=Scope.of(i["scope"]),
+                why_visible=i["why"],
+                score=i["score"],
+                tokens=i["tokens"],
+                notes=tuple(i["notes"]),
+                in_digest=i["digest"],
+                revision=i["revision"],
+            )
+            for i in body["injected"]
+        ),
+        dropped=tuple(DroppedHit(d["id"], d["reason"], d["score"]) for d in body["dropped"]),
+        text=body["text"],
+        tokens=body["tokens"],
+        policy_version=row["policy_version"],
+        index_version=row["index_version"],
+        embedder=row["embedder"],
+        degraded=bool(row["degraded"]),
+        purged_memory_ids=tuple(body.get("purged", ())),
+    )
+
+
+def ids_using(conn: Connection, memory_ids: Sequence[str]) -> list[str]:
+    """Snapshot ids whose lineage mentions any of these memories."""
+    if not memory_ids:
+        return []
+    return list(
+        conn.execute(
+            select(s.snapshot_items.c.snapshot_id)
+            .where(s.snapshot_items.c.memory_id.in_(list(memory_ids)))
+            .distinct()
+        ).scalars()
+    )

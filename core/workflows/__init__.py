@@ -1,0 +1,1 @@
+"""Multi-step operations over governance and retrieval: writes, deletion, replay."""

@@ -1,0 +1,181 @@
+"""The write path as the agent and the user drive it: remember, suggest, observe, extract."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from core.errors import InvalidInputError, NotFoundError
+from core.governance import classify, controls
+from core.governance.conflicts import relate
+from core.governance.extractor import Extractor, Proposal, infer_kind
+from core.governance.ledger import Ledger, source_trust
+from core.governance.policy import Candidate, Origin
+from core.model import limits
+from core.model.enums import Actor, EventKind, EventSource, MemoryKind, MemoryStatus, TrustLevel
+from core.model.memory import MemoryOutcome
+from core.model.records import Event
+from core.model.scope import Scope
+from core.model.validate import ValidEvent, enum_value, identifier, text
+from core.storage import event_log, memories
+from core.storage.store import WriteTx
+
+DIRECT_SESSION = "memory-center:direct"
+MAX_DAYS = 36_500
+
+
+def owner_of(scope: Scope, by: str | None) -> str:
+    """Who acts: the named user, else the scope's user, else 'user'."""
+    if by:
+        return identifier(by, "by")
+    return scope.get("user", "user")
+
+
+def kind_of(value: str | None, content: str) -> MemoryKind:
+    """The requested kind, or one inferred from the wording."""
+    if value is None:
+        return MemoryKind.SKILL_SUGGESTION if classify.is_procedure(content) else infer_kind(content)
+    return enum_value(MemoryKind, value, "kind")
+
+
+def expiry(now: dt.datetime, days: float | None) -> dt.datetime | None:
+    """The user's validity, in days from now."""
+    if days is None:
+        return None
+    if isinstance(days, bool) or not isinstance(days, (int, float)) or not 0 < days <= MAX_DAYS:
+        raise InvalidInputError("expires_in_days", f"must be a number of days between 0 and {MAX_DAYS}")
+    return now + dt.timedelta(days=float(days))
+
+
+def log(tx: WriteTx, session: str, item: ValidEvent) -> Event:
+    """Append one event inside the transaction."""
+    return event_log.append(tx, [item])[0]
+
+
+def remember(
+    tx: WriteTx,
+    ledger: Ledger,
+    scope: Scope,
+    raw_text: str,
+    *,
+    session: str | None,
+    kind: str | None,
+    expires_in_days: float | None,
+    by: str | None,
+) -> MemoryOutcome:
+    """The user's explicit request to remember (R7 row 1): logged, then decided."""
+    words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
+    owner = owner_of(scope, by)
+    name = identifier(session, "session") if session is not None else DIRECT_SESSION
+    expires = expiry(tx.now, expires_in_days)
+    content = classify.strip_remember(words)
+    mkind = kind_of(kind, content)
+    event = log(tx, name, ValidEvent(name, Actor.USER, TrustLevel.USER, scope, words,
+                                     EventKind.MESSAGE, EventSource.CHAT, {"request": "remember"}, (), owner))
+    cand = Candidate(content, mkind, scope, (event.id,), TrustLevel.USER, Origin.REMEMBER, owner,
+                     explicit=True, evidence_scopes=(scope,), expires_at=expires)
+    return ledger.submit(tx, cand, session=name)
+
+
+def suggest(
+    tx: WriteTx,
+    ledger: Ledger,
+    scope: Scope,
+    raw_text: str,
+    *,
+    kind: str | None,
+    evidence: Sequence[str],
+    session: str | None,
+    by: str | None,
+) -> MemoryOutcome:
+    """An agent proposes a memory; its trust is that of the evidence it cites (R6, R11)."""
+    words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
+    owner = owner_of(scope, by)
+    name = identifier(session, "session") if session is not None else DIRECT_SESSION
+    ids = [identifier(e, "evidence", 64) for e in evidence]
+    events = event_log.get_events(tx.conn, tx.codec, ids)
+    call = log(tx, name, ValidEvent(name, Actor.ASSISTANT, TrustLevel.ASSISTANT, scope, words,
+                                    EventKind.AGENT_CALL, None, {"tool": "suggest"}, tuple(ids), owner))
+    trust = source_trust(tx.conn, tx.codec, events) if events else TrustLevel.ASSISTANT
+    if trust == TrustLevel.USER:
+        # The user said it, but the agent chose these words: an inference, not a quote.
+        trust = TrustLevel.ASSISTANT
+    sources = tuple(ids) if ids else (call.id,)
+    cand = Candidate(words, kind_of(kind, words), scope, sources, trust, Origin.SUGGEST, owner,
+                     evidence_scopes=tuple(e.scope for e in events))
+    return ledger.submit(tx, cand, session=name)
+
+
+def observe(
+    tx: WriteTx, scope: Scope, raw_text: str, *, session: str | None, contradicts: str | None
+) -> Event:
+    """A fresh tool-verified observation; it flags memories it contradicts as stale (R10)."""
+    words = text(raw_text, "text", limits.MAX_EVENT_TEXT)
+    name = identifier(session, "session") if session is not None else DIRECT_SESSION
+    event = log(tx, name, ValidEvent(name, Actor.TOOL, TrustLevel.TOOL_VERIFIED, scope, words,
+                                     EventKind.OBSERVATION, EventSource.TERMINAL, {}, (), None))
+    if contradicts is not None:
+        targets = [memories.get(tx.conn, tx.codec, identifier(contradicts, "contradicts", 64))]
+    else:
+        active = memories.visible(tx.conn, tx.codec, scope, [MemoryStatus.ACTIVE])
+        targets = [r for r in active if relate(words, r.content).kind == "contradiction"]
+    for record in targets:
+        if record.status != MemoryStatus.DELETED:
+            controls.mark_stale(tx, record, event.id, "observation")
+    return event
+
+
+def extract(
+    tx: WriteTx,
+    ledger: Ledger,
+    extractor: Extractor,
+    session: str,
+    events: Sequence[Event],
+    *,
+    origin: Origin,
+) -> list[MemoryOutcome]:
+    """Run the extractor over raw events and submit what it proposes (R6, R12)."""
+    outcomes: list[MemoryOutcome] = []
+    for proposal in extractor.extract(events):
+        if _already_decided(tx, ledger, proposal):
+            continue
+        sources = event_log.get_events(tx.conn, tx.codec, proposal.source_event_ids)
+        trust = source_trust(tx.conn, tx.codec, sources)
+        scope = sources[0].scope
+        owner = sources[0].by or scope.get("user", "user")
+        explicit = proposal.explicit and trust == TrustLevel.USER and origin == Origin.EXTRACT
+        cand = Candidate(proposal.content, proposal.kind, scope, proposal.source_event_ids, trust,
+                         origin, owner, explicit=explicit, evidence_scopes=tuple(e.scope for e in sources))
+        outcomes.append(ledger.submit(tx, cand, session=session))
+    return outcomes
+
+
+def _already_decided(tx: WriteTx, ledger: Ledger, proposal: Proposal) -> bool:
+    """Re-running extraction never re-creates what the ledger already holds for an event."""
+    existing = memories.load(tx.conn, tx.codec, memories.by_source_events(tx.conn, proposal.source_event_ids))
+    fp = ledger.fingerprint(proposal.content)
+    for record in existing:
+        if record.status == MemoryStatus.DELETED or ledger.fingerprint(record.content) == fp:
+            return True
+        if set(proposal.source_event_ids) <= set(record.source_event_ids) and record.kind == proposal.kind:
+            return True
+    return False
+
+
+def session_events(tx: WriteTx, session: str, ids: Sequence[str] | None = None) -> list[Event]:
+    """A session's events (or the named ones, which must belong to it)."""
+    if ids is None:
+        return event_log.list_events(tx.conn, tx.codec, session=session, limit=1_000_000)
+    events = event_log.get_events(tx.conn, tx.codec, [identifier(i, "events", 64) for i in ids])
+    for ev in events:
+        if ev.session_id != session:
+            raise InvalidInputError("events", f"event {ev.id} belongs to session {ev.session_id}, not {session}")
+    return events
+
+
+def require_session(tx: WriteTx, session: str) -> bool:
+    """True when the session opted out; NotFoundError when it does not exist."""
+    try:
+        return event_log.get_session(tx.conn, session).opted_out
+    except NotFoundError:
+        raise
