@@ -7,43 +7,24 @@ synchronous and thread-safe. Every mutating call runs in one transaction and ret
 
 from __future__ import annotations
 
-from collections import Counter
 import datetime as dt
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select, update
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
 from core.errors import InvalidInputError, NotFoundError
-from core.model.clock import Clock, SystemClock
-from core.model.enums import ChangeKind
-from core.model.records import (
-    ChangeEntry,
-    Changes,
-    Event,
-    KeyInfo,
-    NewEvent,
-    Result,
-    RotationReport,
-    SessionInfo,
-    StoreStatus,
-    VerifyReport,
-)
-from core.model.validate import identifier, new_event
-from core.storage import event_log
-from core.storage import schema as s
-from core.storage.migrations import current_version
-from core.storage.opener import open_store
-from core.storage.rotation import rotate
-from core.storage.store import Store, WriteTx, changes_of
 from core.governance import controls
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, Origin
 from core.model import limits
+from core.model.clock import Clock, SystemClock
+from core.model.enums import ChangeKind
 from core.model.memory import (
     AdoptionChain,
     InjectResult,
@@ -57,13 +38,32 @@ from core.model.memory import (
     Snapshot,
     Tombstone,
 )
-from core.model.records import Decision, MemoryRecord
+from core.model.records import (
+    ChangeEntry,
+    Changes,
+    Decision,
+    Event,
+    KeyInfo,
+    MemoryRecord,
+    NewEvent,
+    Result,
+    RotationReport,
+    SessionInfo,
+    StoreStatus,
+    VerifyReport,
+)
 from core.model.scope import Scope
+from core.model.validate import identifier, new_event
 from core.model.validate import text as valid_text
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.injector import Retriever
-from core.storage import memories, snapshots
+from core.storage import event_log, memories, snapshots
+from core.storage import schema as s
+from core.storage.migrations import current_version
+from core.storage.opener import open_store
+from core.storage.rotation import rotate
+from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import deletion, replay, writes
 
 
@@ -230,8 +230,16 @@ class MemoryService:
         """The user's explicit request to remember something (R7 row 1)."""
         req = Scope.required(_plain(scope))
         with self._store.write("remember") as tx:
-            out = writes.remember(tx, self._ledger, req, text, session=session, kind=kind,
-                                  expires_in_days=expires_in_days, by=by)
+            out = writes.remember(
+                tx,
+                self._ledger,
+                req,
+                text,
+                session=session,
+                kind=kind,
+                expires_in_days=expires_in_days,
+                by=by,
+            )
         return Result(out, changes_of(tx))
 
     def suggest(
@@ -247,8 +255,9 @@ class MemoryService:
         """An agent proposes a memory, citing evidence events; the policy decides (R6, R11)."""
         req = Scope.required(_plain(scope))
         with self._store.write("suggest") as tx:
-            out = writes.suggest(tx, self._ledger, req, text, kind=kind, evidence=evidence,
-                                 session=session, by=by)
+            out = writes.suggest(
+                tx, self._ledger, req, text, kind=kind, evidence=evidence, session=session, by=by
+            )
         return Result(out, changes_of(tx))
 
     def observe(
@@ -272,7 +281,9 @@ class MemoryService:
             if writes.require_session(tx, name):
                 return Result([], changes_of(tx))
             events = writes.session_events(tx, name)
-            out = writes.extract(tx, self._ledger, self.extractor, name, events, origin=Origin.EXTRACT)
+            out = writes.extract(
+                tx, self._ledger, self.extractor, name, events, origin=Origin.EXTRACT
+            )
         return Result(out, changes_of(tx))
 
     def pre_compress(self, session: str, event_ids: Sequence[str]) -> Result[list[MemoryOutcome]]:
@@ -282,62 +293,90 @@ class MemoryService:
             if writes.require_session(tx, name):
                 return Result([], changes_of(tx))
             events = writes.session_events(tx, name, list(event_ids))
-            out = writes.extract(tx, self._ledger, self.extractor, name, events,
-                                 origin=Origin.PRE_COMPRESS)
+            out = writes.extract(
+                tx, self._ledger, self.extractor, name, events, origin=Origin.PRE_COMPRESS
+            )
         return Result(out, changes_of(tx))
 
     # --- user controls (R9, R22, R25, R26) ---------------------------------------
 
     def approve(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Confirm a suggested (or checked quarantined) memory: it becomes active."""
-        return self._act(memory_id, "approve", by, lambda tx, r, who, st: controls.approve(tx, r, who, st))
+        return self._act(
+            memory_id, "approve", by, lambda tx, r, who, st: controls.approve(tx, r, who, st)
+        )
 
     def reject(
         self, memory_id: str, *, reason: str | None = None, by: str | None = None
     ) -> Result[MemoryRecord]:
         """Reject a suggested memory; it stays in the ledger so it is not suggested again."""
         why = valid_text(reason, "reason", limits.MAX_REASON) if reason is not None else None
-        return self._act(memory_id, "reject", by, lambda tx, r, who, st: controls.reject(tx, r, who, why, st))
+        return self._act(
+            memory_id, "reject", by, lambda tx, r, who, st: controls.reject(tx, r, who, why, st)
+        )
 
     def edit(self, memory_id: str, new_text: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Change a memory's content as a new revision; history keeps the old one."""
         key = self._keys.fingerprint_key
-        return self._act(memory_id, "edit", by, lambda tx, r, who, st: controls.edit(tx, r, new_text, who, key))
+        return self._act(
+            memory_id, "edit", by, lambda tx, r, who, st: controls.edit(tx, r, new_text, who, key)
+        )
 
     def downgrade(
         self, memory_id: str, scope: Mapping[str, str] | Scope, *, by: str | None = None
     ) -> Result[MemoryRecord]:
         """Narrow a memory's scope (e.g. user-global to one project)."""
         new = Scope.required(_plain(scope))
-        return self._act(memory_id, "downgrade", by,
-                         lambda tx, r, who, st: controls.change_scope(tx, r, new, who, "downgrade"))
+        return self._act(
+            memory_id,
+            "downgrade",
+            by,
+            lambda tx, r, who, st: controls.change_scope(tx, r, new, who, "downgrade"),
+        )
 
     def widen(
         self, memory_id: str, scope: Mapping[str, str] | Scope, *, by: str | None = None
     ) -> Result[MemoryRecord]:
         """Broaden a memory's scope; by the user, this is the cross-scope confirmation (R7)."""
         new = Scope.required(_plain(scope))
-        return self._act(memory_id, "widen", by,
-                         lambda tx, r, who, st: controls.change_scope(tx, r, new, who, "widen"))
+        return self._act(
+            memory_id,
+            "widen",
+            by,
+            lambda tx, r, who, st: controls.change_scope(tx, r, new, who, "widen"),
+        )
 
-    def disable(self, memory_id: str, *, by: str | None = None, reason: str | None = None) -> Result[MemoryRecord]:
+    def disable(
+        self, memory_id: str, *, by: str | None = None, reason: str | None = None
+    ) -> Result[MemoryRecord]:
         """Keep a memory but never inject or return it."""
-        return self._act(memory_id, "disable", by, lambda tx, r, who, st: controls.disable(tx, r, who, reason))
+        return self._act(
+            memory_id, "disable", by, lambda tx, r, who, st: controls.disable(tx, r, who, reason)
+        )
 
     def enable(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Make a disabled memory active again."""
-        return self._act(memory_id, "enable", by, lambda tx, r, who, st: controls.enable(tx, r, who))
+        return self._act(
+            memory_id, "enable", by, lambda tx, r, who, st: controls.enable(tx, r, who)
+        )
 
-    def exclude(self, memory_id: str, session: str, *, by: str | None = None) -> Result[MemoryRecord]:
+    def exclude(
+        self, memory_id: str, session: str, *, by: str | None = None
+    ) -> Result[MemoryRecord]:
         """Keep a memory out of one session's injections (R26)."""
         name = identifier(session, "session")
-        return self._act(memory_id, "exclude", by, lambda tx, r, who, st: controls.exclude(tx, r, name, who))
+        return self._act(
+            memory_id, "exclude", by, lambda tx, r, who, st: controls.exclude(tx, r, name, who)
+        )
 
-    def quarantine(self, memory_id: str, reason: str, *, by: str | None = None) -> Result[QuarantineReport]:
+    def quarantine(
+        self, memory_id: str, reason: str, *, by: str | None = None
+    ) -> Result[QuarantineReport]:
         """Incident action: stop a memory's injection everywhere; list the affected sessions."""
         why = valid_text(reason, "reason", limits.MAX_REASON)
-        result = self._act(memory_id, "quarantine", by,
-                           lambda tx, r, who, st: controls.quarantine(tx, r, why, who))
+        result = self._act(
+            memory_id, "quarantine", by, lambda tx, r, who, st: controls.quarantine(tx, r, why, who)
+        )
         with self._store.read("affected sessions") as conn:
             uses = snapshots.using_memory(conn, result.value.id)
         report = QuarantineReport(
@@ -373,10 +412,21 @@ class MemoryService:
         mid = identifier(memory_id, "memory_id", 64)
         with self._store.write("delete memory") as tx:
             record = memories.get(tx.conn, tx.codec, mid)
-            who = identifier(requested_by, "requested_by") if requested_by else record.scope.get("user", "user")
-            stone = deletion.delete(tx, record, reason=reason, requested_by=who, purge=purge,
-                                    purge_events=purge_events, fp_key=self._keys.fingerprint_key,
-                                    derived=self._forget_derived)
+            who = (
+                identifier(requested_by, "requested_by")
+                if requested_by
+                else record.scope.get("user", "user")
+            )
+            stone = deletion.delete(
+                tx,
+                record,
+                reason=reason,
+                requested_by=who,
+                purge=purge,
+                purge_events=purge_events,
+                fp_key=self._keys.fingerprint_key,
+                derived=self._forget_derived,
+            )
         if purge:
             self._store.checkpoint()
         return Result(stone, changes_of(tx))
@@ -408,18 +458,26 @@ class MemoryService:
     def tombstone(self, memory_id: str) -> Tombstone:
         """The tombstone of a deleted memory. Raises NotFoundError."""
         with self._store.read("read tombstone") as conn:
-            return deletion.read_tombstone(conn, self._store.codec, identifier(memory_id, "memory_id", 64))
+            return deletion.read_tombstone(
+                conn, self._store.codec, identifier(memory_id, "memory_id", 64)
+            )
 
     def adoption_chain(self, memory_id: str) -> AdoptionChain:
         """Source events, activation, injections and corrections of a memory (R22)."""
         with self._store.read("adoption chain") as conn:
-            return replay.adoption_chain(conn, self._store.codec, identifier(memory_id, "memory_id", 64))
+            return replay.adoption_chain(
+                conn, self._store.codec, identifier(memory_id, "memory_id", 64)
+            )
 
     def export_regression(self, memory_id: str) -> dict[str, Any]:
         """A regression case (JSON-able) for a memory that caused trouble (R22)."""
         with self._store.read("export regression case") as conn:
-            return replay.regression_case(conn, self._store.codec, identifier(memory_id, "memory_id", 64),
-                                          self._store.clock.now())
+            return replay.regression_case(
+                conn,
+                self._store.codec,
+                identifier(memory_id, "memory_id", 64),
+                self._store.clock.now(),
+            )
 
     def security_events(self, *, limit: int = 1000) -> list[SecurityEvent]:
         """Sensitivity findings recorded in the log, oldest first (types only, R8)."""
@@ -465,13 +523,19 @@ class MemoryService:
     def get_snapshot(self, snapshot_id: str) -> Snapshot:
         """One snapshot (R18). Raises NotFoundError."""
         with self._store.read("read snapshot") as conn:
-            return snapshots.get(conn, self._store.codec, identifier(snapshot_id, "snapshot_id", 64))
+            return snapshots.get(
+                conn, self._store.codec, identifier(snapshot_id, "snapshot_id", 64)
+            )
 
     def replay(self, snapshot_id: str) -> Replay:
         """Diagnostic replay of an old model call, marking what changed since (R21)."""
         with self._store.read("replay") as conn:
-            return replay.replay(conn, self._store.codec, identifier(snapshot_id, "snapshot_id", 64),
-                                 self._store.clock.now())
+            return replay.replay(
+                conn,
+                self._store.codec,
+                identifier(snapshot_id, "snapshot_id", 64),
+                self._store.clock.now(),
+            )
 
     def resume(self, session: str, snapshot_id: str | None = None) -> ResumeResult:
         """Live resume through the ResumeGate: never re-injects removed memories (R21)."""
@@ -602,5 +666,7 @@ def _plain(scope: Mapping[str, str] | Scope | None) -> Mapping[str, str] | None:
 
 def _budget(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
-        raise InvalidInputError("budget_tokens", "must be a whole number of tokens from 1 to 100000")
+        raise InvalidInputError(
+            "budget_tokens", "must be a whole number of tokens from 1 to 100000"
+        )
     return value

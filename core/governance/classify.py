@@ -50,7 +50,8 @@ _LONG_TERM = re.compile(
 )
 
 _STEP_MARKERS = re.compile(
-    r"(?:^|\n|\s)(?:\d+[.)、]|step \d+|first(?:ly)?,?|then,?|next,?|after that,?|finally,?"
+    r"(?:(?:^|\n|\s|[;；:：,，。(（])(?:\d+[.)、]|step \d+|first(?:ly)?,?|then,?|next,?"
+    r"|after that,?|finally,?)"
     r"|第[一二三四五六七八九十\d]+步|首先|然后|接着|之后|最后)",
     re.IGNORECASE,
 )

@@ -84,7 +84,9 @@ def relate(new: str, old: str) -> Relation:
     blocks = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     if ratio >= 0.6 and only_new and only_old and len(blocks) <= 2 and _has_value(only_new):
         change = f"{_join(only_old)} → {_join(only_new)}"
-        return Relation("contradiction", f"same statement with a different value ({change})", replaces)
+        return Relation(
+            "contradiction", f"same statement with a different value ({change})", replaces
+        )
     if replaces and _shares_subject(a, b):
         return Relation("contradiction", "explicitly replaces what the older memory says", True)
     return Relation("unrelated", "")

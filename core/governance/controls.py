@@ -8,6 +8,7 @@ history, and records the decision with actor, reason and policy version.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import select
 
@@ -34,9 +35,11 @@ from core.storage.store import WriteTx
 EXPIRY_FLAG = "policy_ttl"
 
 
-def _require(record: MemoryRecord, allowed: Iterable[MemoryStatus], action: str, now_status: str) -> None:
+def _require(
+    record: MemoryRecord, allowed: Iterable[MemoryStatus], action: str, now_status: str
+) -> None:
     allowed = tuple(allowed)
-    if record.status not in allowed or now_status == "expired" and action != "reject":
+    if record.status not in allowed or (now_status == "expired" and action != "reject"):
         names = ", ".join(a.value for a in allowed)
         raise InvalidStateError(
             f"cannot {action} memory {record.id}: it is {now_status}; {action} needs {names}"
@@ -76,7 +79,9 @@ def approve(tx: WriteTx, record: MemoryRecord, actor: str, status_now: str) -> N
     _decide(tx, record, "approve", MemoryStatus.ACTIVE, actor, "approved by the user")
 
 
-def reject(tx: WriteTx, record: MemoryRecord, actor: str, reason: str | None, status_now: str) -> None:
+def reject(
+    tx: WriteTx, record: MemoryRecord, actor: str, reason: str | None, status_now: str
+) -> None:
     """A pending candidate is rejected (kept in the ledger so it is not suggested again)."""
     _require(record, (MemoryStatus.CANDIDATE, MemoryStatus.QUARANTINED), "reject", status_now)
     memories.update_fields(tx, record.id, status=MemoryStatus.REJECTED)
@@ -91,17 +96,26 @@ def edit(tx: WriteTx, record: MemoryRecord, new_text: str, actor: str, fp_key: b
     findings = scan(content)
     if findings:
         raise InvalidInputError(
-            "new_text", f"contains sensitive data ({', '.join(finding_types(findings))}); not stored"
+            "new_text",
+            f"contains sensitive data ({', '.join(finding_types(findings))}); not stored",
         )
-    memories.add_revision(tx, record, actor=actor, content=content, fingerprint=fingerprint(fp_key, content))
+    memories.add_revision(
+        tx, record, actor=actor, content=content, fingerprint=fingerprint(fp_key, content)
+    )
     memories.update_fields(tx, record.id, flags=record.flags - {STALE, REDACTED} | {CONFIRMED})
-    _decide(tx, record, "edit", record.status, actor, f"content edited (revision {record.revision + 1})")
+    _decide(
+        tx, record, "edit", record.status, actor, f"content edited (revision {record.revision + 1})"
+    )
 
 
-def change_scope(tx: WriteTx, record: MemoryRecord, new_scope: Scope, actor: str, direction: str) -> None:
+def change_scope(
+    tx: WriteTx, record: MemoryRecord, new_scope: Scope, actor: str, direction: str
+) -> None:
     """Downgrade (narrow) or widen a memory's scope; the record keeps its history."""
     if record.status in (MemoryStatus.DELETED, MemoryStatus.REJECTED):
-        raise InvalidStateError(f"cannot change the scope of memory {record.id}: it is {record.status.value}")
+        raise InvalidStateError(
+            f"cannot change the scope of memory {record.id}: it is {record.status.value}"
+        )
     if direction == "downgrade" and not new_scope.narrows(record.scope):
         raise InvalidInputError(
             "scope", f"a downgrade must keep every key of {record.scope} and add at least one"
@@ -136,7 +150,8 @@ def exclude(tx: WriteTx, record: MemoryRecord, session: str, actor: str) -> None
         raise InvalidStateError(f"cannot exclude memory {record.id}: it is deleted")
     have = tx.conn.execute(
         select(s.memory_exclusions.c.memory_id).where(
-            (s.memory_exclusions.c.memory_id == record.id) & (s.memory_exclusions.c.session_id == session)
+            (s.memory_exclusions.c.memory_id == record.id)
+            & (s.memory_exclusions.c.session_id == session)
         )
     ).first()
     if have is None:
@@ -152,7 +167,9 @@ def exclude(tx: WriteTx, record: MemoryRecord, session: str, actor: str) -> None
 def quarantine(tx: WriteTx, record: MemoryRecord, reason: str, actor: str) -> None:
     """Incident action: stop injection everywhere at once (R22)."""
     if record.status in (MemoryStatus.DELETED, MemoryStatus.QUARANTINED):
-        raise InvalidStateError(f"cannot quarantine memory {record.id}: it is {record.status.value}")
+        raise InvalidStateError(
+            f"cannot quarantine memory {record.id}: it is {record.status.value}"
+        )
     memories.update_fields(tx, record.id, status=MemoryStatus.QUARANTINED)
     _decide(tx, record, "quarantine", MemoryStatus.QUARANTINED, actor, reason)
 
@@ -163,9 +180,12 @@ def resolve_conflict(tx: WriteTx, keep: MemoryRecord, actor: str, reason: str | 
         raise InvalidStateError(f"memory {keep.id} is not in an unresolved conflict set")
     if keep.status != MemoryStatus.ACTIVE:
         raise InvalidStateError(f"cannot keep memory {keep.id}: it is {keep.status.value}")
-    members = tx.conn.execute(
-        select(s.memories.c.id).where(s.memories.c.conflict_set == keep.conflict_set)
-    ).scalars().all()
+    found: list[Any] = list(
+        tx.conn.execute(
+            select(s.memories.c.id).where(s.memories.c.conflict_set == keep.conflict_set)
+        ).scalars()
+    )
+    members = [str(m) for m in found]
     why = reason or "conflict resolved by the user"
     changed = []
     for member_id in members:
@@ -175,10 +195,20 @@ def resolve_conflict(tx: WriteTx, keep: MemoryRecord, actor: str, reason: str | 
             _decide(tx, keep, "resolve_conflict", MemoryStatus.ACTIVE, actor, f"kept: {why}")
         elif member.status == MemoryStatus.ACTIVE:
             memories.update_fields(
-                tx, member.id, status=MemoryStatus.SUPERSEDED, superseded_by=keep.id,
+                tx,
+                member.id,
+                status=MemoryStatus.SUPERSEDED,
+                superseded_by=keep.id,
                 flags=member.flags - {CONFLICT},
             )
-            _decide(tx, member, "resolve_conflict", MemoryStatus.SUPERSEDED, actor, f"superseded by {keep.id}: {why}")
+            _decide(
+                tx,
+                member,
+                "resolve_conflict",
+                MemoryStatus.SUPERSEDED,
+                actor,
+                f"superseded by {keep.id}: {why}",
+            )
         changed.append(member.id)
     return changed
 

@@ -54,7 +54,8 @@ class Extractor(Protocol):
 
 
 _QUESTION = re.compile(
-    r"[?？]\s*$|^\s*(?:can|could|would|will) you\b|^\s*(?:please )?(?:look up|find|check|search|tell me)\b"
+    r"[?？]\s*$|^\s*(?:can|could|would|will) you\b"
+    r"|^\s*(?:please )?(?:look up|find|check|search|tell me)\b"
     r"|^\s*(?:请)?帮我|^\s*(?:能|可以)不能?|吗[？?。]?\s*$",
     re.IGNORECASE,
 )
@@ -83,7 +84,9 @@ _FACT = re.compile(
     r"|用的是|使用|是|在|位于|跑在|端口",
     re.IGNORECASE,
 )
-_PAST = re.compile(r"\b(?:was|were|failed|yesterday|last (?:week|month)|did)\b|昨天|上周", re.IGNORECASE)
+_PAST = re.compile(
+    r"\b(?:was|were|failed|yesterday|last (?:week|month)|did)\b|昨天|上周", re.IGNORECASE
+)
 _INFERRED = re.compile(
     r"\b(?:the )?user (?:seems to |probably |likely )?(?:prefers?|likes?|wants?)\b"
     r"|\b(?:alice|bob|they|he|she) (?:seems to|probably) prefer"
@@ -104,7 +107,9 @@ LOCKFILES = {
     "uv.lock": "uv",
     "Pipfile.lock": "Pipenv",
 }
-_VERSION_FILE = re.compile(r"cat (\.nvmrc|\.python-version|\.node-version|\.tool-versions)\s*\n\s*(\S+)")
+_VERSION_FILE = re.compile(
+    r"cat (\.nvmrc|\.python-version|\.node-version|\.tool-versions)\s*\n\s*(\S+)"
+)
 
 
 class RuleExtractor:
@@ -146,9 +151,9 @@ class RuleExtractor:
         body = _FILLER.sub("", text).strip()
         if len(body) > MAX_LEN or _QUESTION.search(body) or _NOISE.search(body):
             return None
-        if not (_PREFERENCE.search(body) or _CONVENTION.search(body) or _DECISION.search(body)):
-            if not _FACT.search(body) or _PAST.search(body):
-                return None
+        stated = _PREFERENCE.search(body) or _CONVENTION.search(body) or _DECISION.search(body)
+        if not stated and (not _FACT.search(body) or _PAST.search(body)):
+            return None
         return Proposal(_capitalise(body), infer_kind(body), (event.id,))
 
     def _inferred(self, event: Event, text: str) -> Proposal | None:
@@ -170,7 +175,9 @@ class RuleExtractor:
         if version:
             file, value = version.groups()
             tool = "Node" if "node" in file or "nvm" in file else "the toolchain"
-            return Proposal(f"{project} pins {tool} {value} in {file}.", MemoryKind.FACT, (event.id,))
+            return Proposal(
+                f"{project} pins {tool} {value} in {file}.", MemoryKind.FACT, (event.id,)
+            )
         for lockfile, manager in LOCKFILES.items():
             if re.search(rf"(?:^|\s){re.escape(lockfile)}(?:\s|$)", text):
                 return Proposal(

@@ -155,13 +155,18 @@ class Ledger:
             self._supersede(tx, old_id, record, cand.owner)
         for old_id in verdict.conflicts_with:
             old = memories.get(tx.conn, tx.codec, old_id)
-            memories.update_fields(tx, old_id, flags=old.flags | {CONFLICT}, conflict_set=conflict_set)
+            memories.update_fields(
+                tx, old_id, flags=old.flags | {CONFLICT}, conflict_set=conflict_set
+            )
         return memories.get(tx.conn, tx.codec, memory_id)
 
     def _supersede(self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str) -> None:
         old = memories.get(tx.conn, tx.codec, old_id)
         memories.update_fields(
-            tx, old_id, status=MemoryStatus.SUPERSEDED, superseded_by=new.id,
+            tx,
+            old_id,
+            status=MemoryStatus.SUPERSEDED,
+            superseded_by=new.id,
             flags=old.flags - {CONFLICT},
         )
         memories.record_decision(
@@ -200,7 +205,7 @@ class Ledger:
                     actor=Actor.SYSTEM,
                     trust=TrustLevel.TOOL_VERIFIED,
                     scope=scope,
-                    text=f"sensitive content found ({', '.join(types)}); the raw value was not stored",
+                    text=f"sensitive content found ({', '.join(types)}); raw value not stored",
                     kind=EventKind.SECURITY,
                     source=None,
                     data={

@@ -150,7 +150,9 @@ class MemoryPolicy:
         if findings:
             return self._sensitive(cand, findings)
         if fenced_by and not cand.explicit:
-            return self._reject(cand, f"matches deleted memory {fenced_by} (deletion fence)", fenced_by)
+            return self._reject(
+                cand, f"matches deleted memory {fenced_by} (deletion fence)", fenced_by
+            )
         if classify.is_temporary(cand.content) and cand.kind != MemoryKind.SKILL_SUGGESTION:
             return self._reject(cand, "a temporary constraint, not a long-term fact")
         verdict = self._base(cand, now)
@@ -158,7 +160,10 @@ class MemoryPolicy:
             return replace(
                 verdict,
                 status=MemoryStatus.QUARANTINED,
-                reasons=(*verdict.reasons, "instruction-like content from an untrusted source (R11)"),
+                reasons=(
+                    *verdict.reasons,
+                    "instruction-like content from an untrusted source (R11)",
+                ),
             )
         return self._relate(cand, verdict, related)
 
@@ -201,7 +206,9 @@ class MemoryPolicy:
 
     def _base(self, cand: Candidate, now: dt.datetime) -> Verdict:
         """The R7 table: default outcome by source."""
-        confidence = cand.confidence if cand.confidence is not None else BASE_CONFIDENCE[cand.source_trust]
+        confidence = (
+            cand.confidence if cand.confidence is not None else BASE_CONFIDENCE[cand.source_trust]
+        )
         kind = cand.kind
         if kind == MemoryKind.SKILL_SUGGESTION or classify.is_procedure(cand.content):
             return Verdict(
@@ -222,7 +229,10 @@ class MemoryPolicy:
         elif status == MemoryStatus.CANDIDATE and self._broader_than_evidence(cand):
             flags.add(NEEDS_CONFIRMATION)
         if cand.origin == Origin.PRE_COMPRESS and status == MemoryStatus.ACTIVE:
-            status, reason = MemoryStatus.CANDIDATE, "extracted before compaction: candidates only (R12)"
+            status, reason = (
+                MemoryStatus.CANDIDATE,
+                "extracted before compaction: candidates only (R12)",
+            )
         expires = cand.expires_at
         if status == MemoryStatus.CANDIDATE and ttl is not None and expires is None:
             expires = now + dt.timedelta(days=ttl)
@@ -234,7 +244,11 @@ class MemoryPolicy:
             return MemoryStatus.ACTIVE, "the user explicitly asked to remember it", None
         if trust == TrustLevel.USER:
             if s.review_user_statements:
-                return MemoryStatus.CANDIDATE, "stated by the user; suggested for review", s.candidate_ttl_days
+                return (
+                    MemoryStatus.CANDIDATE,
+                    "stated by the user; suggested for review",
+                    s.candidate_ttl_days,
+                )
             return MemoryStatus.ACTIVE, "stated by the user", None
         if trust == TrustLevel.TOOL_VERIFIED:
             return MemoryStatus.ACTIVE, "tool-verified fact with evidence", None
@@ -242,7 +256,11 @@ class MemoryPolicy:
             return MemoryStatus.CANDIDATE, "inferred by the model: unconfirmed", s.inferred_ttl_days
         if s.untrusted_as_quarantine:
             return MemoryStatus.QUARANTINED, "from an untrusted source (web, e-mail, issue)", None
-        return MemoryStatus.CANDIDATE, "from an untrusted source: low confidence", s.candidate_ttl_days
+        return (
+            MemoryStatus.CANDIDATE,
+            "from an untrusted source: low confidence",
+            s.candidate_ttl_days,
+        )
 
     def _needs_scope_confirmation(self, cand: Candidate) -> bool:
         if self.settings.confirm_global and set(cand.scope) <= {"user", "visibility"}:
@@ -251,47 +269,84 @@ class MemoryPolicy:
 
     @staticmethod
     def _broader_than_evidence(cand: Candidate) -> bool:
-        """True when the memory would reach scopes its evidence never came from (R7)."""
-        return any(not (set(ev) <= set(cand.scope)) for ev in cand.evidence_scopes if ev)
+        """True when the memory would cross projects or tenants its evidence came from (R7).
 
-    def _relate(self, cand: Candidate, verdict: Verdict, related: Sequence[MemoryRecord]) -> Verdict:
+        Dropping only the `user` key shares a project fact with the project's team, which
+        tool-verified facts may do; dropping project, repo, org or environment makes the
+        memory cross-project or global, which needs the user's confirmation.
+        """
+        boundary = {"project", "repo", "org", "environment"}
+        return any((set(ev) & boundary) - set(cand.scope) for ev in cand.evidence_scopes if ev)
+
+    def _relate(
+        self, cand: Candidate, verdict: Verdict, related: Sequence[MemoryRecord]
+    ) -> Verdict:
         """Duplicates merge; contradictions supersede or form a conflict set (R9)."""
         supersedes: list[str] = []
         conflicts: list[str] = []
         reasons = list(verdict.reasons)
+        if verdict.kind == MemoryKind.SKILL_SUGGESTION:
+            return verdict
         for old in related:
-            if old.kind == MemoryKind.SKILL_SUGGESTION or verdict.kind == MemoryKind.SKILL_SUGGESTION:
+            if old.kind == MemoryKind.SKILL_SUGGESTION:
                 continue
             rel = relate(cand.content, old.content)
             if rel.kind == "duplicate":
-                if old.status == MemoryStatus.REJECTED:
-                    return replace(verdict, status=MemoryStatus.REJECTED, reasons=(
-                        f"the user already rejected the same memory {old.id}",), store=True)
-                if old.status in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE):
-                    return replace(verdict, merge_into=old.id, reasons=(
-                        f"near-duplicate of {old.id} ({rel.reason}): merged as more evidence",))
+                merged = _duplicate(verdict, old, rel.reason)
+                if merged is not None:
+                    return merged
                 continue
             if rel.kind != "contradiction" or old.status != MemoryStatus.ACTIVE:
                 continue
-            if verdict.status != MemoryStatus.ACTIVE:
-                reasons.append(f"contradicts active memory {old.id} ({rel.reason})")
-                continue
-            new_auth, old_auth = cand.source_trust.authority, authority(old)
-            if cand.explicit and cand.source_trust == TrustLevel.USER:
-                new_auth = TrustLevel.USER.authority
-            if new_auth > old_auth or (new_auth == old_auth and rel.replaces):
+            outcome = _contradiction(cand, verdict, old, rel.replaces)
+            reasons.append(f"{outcome[1]} {old.id} ({rel.reason})")
+            if outcome[0] == "supersede":
                 supersedes.append(old.id)
-                reasons.append(f"supersedes {old.id}: {rel.reason}")
-            elif new_auth == old_auth:
+            elif outcome[0] == "conflict":
                 conflicts.append(old.id)
-                reasons.append(f"conflicts with {old.id} ({rel.reason}); both kept until you decide")
-            else:
-                reasons.append(f"contradicts {old.id}, which has higher authority; needs review")
-                return replace(verdict, status=MemoryStatus.CANDIDATE, reasons=tuple(reasons),
-                               flags=verdict.flags | {CONFLICT})
-        flags = verdict.flags | ({CONFLICT} if conflicts else set())
-        return replace(verdict, reasons=tuple(reasons), supersedes=tuple(supersedes),
-                       conflicts_with=tuple(conflicts), flags=flags)
+            elif outcome[0] == "review":
+                return replace(
+                    verdict,
+                    status=MemoryStatus.CANDIDATE,
+                    reasons=tuple(reasons),
+                    flags=verdict.flags | {CONFLICT},
+                )
+        return replace(
+            verdict,
+            reasons=tuple(reasons),
+            supersedes=tuple(supersedes),
+            conflicts_with=tuple(conflicts),
+            flags=verdict.flags | ({CONFLICT} if conflicts else set()),
+        )
+
+
+def _duplicate(verdict: Verdict, old: MemoryRecord, why: str) -> Verdict | None:
+    """A near-duplicate merges into a live record; one the user rejected stays rejected."""
+    if old.status == MemoryStatus.REJECTED:
+        reason = f"the user already rejected the same memory {old.id}"
+        return replace(verdict, status=MemoryStatus.REJECTED, reasons=(reason,))
+    if old.status in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE):
+        reason = f"near-duplicate of {old.id} ({why}): merged as more evidence"
+        return replace(verdict, merge_into=old.id, reasons=(reason,))
+    return None
+
+
+def _contradiction(
+    cand: Candidate, verdict: Verdict, old: MemoryRecord, replaces: bool
+) -> tuple[str, str]:
+    """Supersede on higher authority (or equal with replacement wording), else conflict.
+
+    Returns:
+        (outcome, reason prefix): outcome is supersede, conflict, review or note.
+    """
+    if verdict.status != MemoryStatus.ACTIVE:
+        return "note", "contradicts active memory"
+    new_auth, old_auth = cand.source_trust.authority, authority(old)
+    if new_auth > old_auth or (new_auth == old_auth and replaces):
+        return "supersede", "supersedes"
+    if new_auth == old_auth:
+        return "conflict", "conflicts (both kept until you decide) with"
+    return "review", "contradicts higher-authority memory"
 
 
 __all__ = [

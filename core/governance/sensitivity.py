@@ -165,12 +165,13 @@ _REFERENCE_PREFIXES = (
     "secret:",
     "ref+",
 )
-_REFERENCE_SUBSTRINGS = ("os.environ", "process.env", "getenv", "environ[", "secrets.")
+_REFERENCE_SUBSTRINGS = ("os.environ", "process.env", "getenv", "environ[", "secrets.", "()", ").")
 _CODE_EXPRESSION = re.compile(r"^[A-Za-z_][\w.]*[(\[]")
 _DOTTED_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_]+)+$")
 _VARIABLE_NAME = re.compile(
     r"^(?=[A-Za-z_]*_)(?=.*(?:pass|pwd|secret|token|key))[A-Za-z_]+$", re.IGNORECASE
 )
+_CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY)[A-Z0-9_]*$")
 _PATH_SHAPE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/]*$")
 _TRAILING_PUNCT = ".,;:)]}!?"
 
@@ -195,7 +196,7 @@ def _is_reference(value: str) -> bool:
         return True
     if _PATH_SHAPE.match(value):
         return True
-    return bool(_VARIABLE_NAME.match(value))
+    return bool(_VARIABLE_NAME.match(value) or _CONSTANT_NAME.match(value))
 
 
 def _entropy(value: str) -> float:
@@ -269,13 +270,21 @@ def _line_prefix(text: str, start: int, width: int = 24) -> str:
 _VALUE_GROUPS = ("v", "dq", "sq", "cq", "bare")
 
 
+def _trailing_junk(value: str) -> bool:
+    """Sentence punctuation after a value is not part of it, unless it closes a bracket."""
+    last = value[-1]
+    if last in ")]}":
+        return value.count("([{"[")]}".index(last)]) < value.count(last)
+    return last in _TRAILING_PUNCT + "\"'`"
+
+
 def _value_span(m: re.Match[str]) -> tuple[int, int]:
     """Pick the span of whichever value group matched, trimmed of trailing punctuation."""
     names = m.re.groupindex
     for name in _VALUE_GROUPS:
         if name in names and m.group(name) is not None:
             start, end = m.span(name)
-            while end > start and m.string[end - 1] in _TRAILING_PUNCT + "\"'`":
+            while end > start and _trailing_junk(m.string[start:end]):
                 end -= 1
             return start, end
     return m.span()
@@ -420,6 +429,12 @@ _PROVIDER_RULES: tuple[_RegexRule, ...] = (
         FindingType.TOKEN,
         r"(?P<v>https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{40,})",
         _slack_webhook_ok,
+    ),
+    _rule(
+        "linear_api_key",
+        FindingType.API_KEY,
+        rf"{_L}(?P<v>lin_(?:api|oauth)_[A-Za-z0-9]{{32,}}){_R}",
+        _token_ok,
     ),
     _rule(
         "pypi_token",
@@ -691,7 +706,7 @@ _QUOTED_VALUE = (
 _KV_ASCII = re.compile(
     rf"(?<![A-Za-z0-9_.])(?P<key>{_ASCII_KEY})[\"']?"
     r"(?P<conn>[ \t]*(?::=|=>|=|:|：)[ \t]*|[ \t]*(?:是|为)[ \t]*[:：]?[ \t]*"
-    r"|[ \t]+(?:is|was)[ \t]+:?[ \t]*)" + _QUOTED_VALUE
+    r"|[ \t]+(?:is|was)[ \t]+:?[ \t]*|[ \t]+)" + _QUOTED_VALUE
 )
 _ZH_CONN = r"(?:是|为|(?:改|换|设|重置|更新)(?:成|为)了?|设置为|设为)"
 _KV_ZH = re.compile(
@@ -706,8 +721,11 @@ _KV_XML_ATTRIBUTE = re.compile(
     r"\"(?P<dq>[^\"\n]{1,200})\""
 )
 _AMBIGUOUS_PASSWORD_KEYS = frozenset({"pass", "pw"})
+_SECRET_NOUNS = frozenset({"token", "key", "secret", "apikey", "credential", "credentials"})
 _SHORT_KEY_NAMES = frozenset({"AK", "SK", "AK/SK"})  # cloud consoles label key pairs this way
-_PROSE_AFTER = re.compile(r"[ \t]+[\w\u4e00-\u9fff]")
+_PROSE_AFTER = re.compile(r"[ \t]+[^\s#/;]")
+_CODE_ARGUMENT_AFTER = re.compile(r"[ \t]*[,)]")
+_ASSIGNED_AFTER = re.compile(r"[\"']?[ \t]*(?:=(?!=)|:=)")
 
 
 def _key_parts(key: str) -> list[str]:
@@ -748,53 +766,6 @@ def _classify_key(key: str) -> FindingType | None:
     if last in _PASSWORD_PARTS or last.endswith(("password", "passwd")):
         return FindingType.PASSWORD
     return _secret_key_kind(parts)
-
-
-def _password_value_ok(m: re.Match[str]) -> bool:
-    """Pick the password test that fits how the value was introduced.
-
-    A bare ``password=...`` in a config is trusted as a credential; prose ("the password is
-    ...", "invalid password: must be ...") and Chinese phrasing need a password-shaped value.
-    """
-    key, conn, value = m.group("key"), m.group("conn").strip(), _value(m)
-    if not key.isascii() or not conn.isascii():
-        return _password_shape_ok(value, 4)
-    prose = conn.startswith(("is", "was")) or " " in key
-    prose = prose or bool(_PROSE_AFTER.match(m.string, _value_span(m)[1]))
-    if prose or key.lower() in _AMBIGUOUS_PASSWORD_KEYS:
-        return _password_shape_ok(value, 6)
-    return len(_clean_value(value)) >= 4 and _credential_ok(value)
-
-
-def _kv_detector(pattern: re.Pattern[str]) -> Detector:
-    """Build a detector for secrets introduced by a key name (configs, env files, prose)."""
-
-    def detect(text: str) -> Iterator[Finding]:
-        pos = 0
-        while (m := pattern.search(text, pos)) is not None:
-            kind = _classify_key(m.group("key"))
-            if kind is FindingType.PASSWORD:
-                ok, detector = _password_value_ok(m), "password_assignment"
-            else:
-                ok, detector = _looks_random(_clean_value(_value(m))), "secret_assignment"
-            start, end = _value_span(m)
-            if kind is not None and ok and start < end:
-                yield Finding(kind, start, end, detector)
-                pos = m.end()
-            else:
-                pos = m.start() + 1
-
-    return detect
-
-
-def _phrase_password_ok(m: re.Match[str]) -> bool:
-    """Prose such as 'the password is correct' is common; demand a password-shaped value."""
-    return _password_shape_ok(_value(m), 6)
-
-
-def _pin_ok(m: re.Match[str]) -> bool:
-    """PINs are short digit strings; reject obvious placeholders like 0000."""
-    return len(set(_value(m))) > 1
 
 
 _PROSE_WORDS = frozenset(
@@ -838,12 +809,96 @@ _PROSE_WORDS = frozenset(
 )
 
 
-def _passphrase_ok(m: re.Match[str]) -> bool:
+_DICEWARE_WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]{0,23}\d{0,4}$")
+
+
+def _passphrase_words_ok(value: str) -> bool:
     """Diceware-style passphrases are a few plain words; prose uses function words."""
-    words = _clean_value(_value(m)).split()
-    if not 3 <= len(words) <= 10 or any(len(w) > 24 for w in words):
+    words = [w.strip(".,;:!?") for w in value.split()]
+    if not 3 <= len(words) <= 10 or not all(_DICEWARE_WORD.match(w) for w in words):
         return False
-    return not any(w.lower().strip(".,;:!?") in _PROSE_WORDS for w in words)
+    return not any(w.lower() in _PROSE_WORDS for w in words)
+
+
+def _names_a_variable(key: str, value: str, after: str) -> bool:
+    """Code passes passwords around by name: ``passphrase=passphrase``, ``f(password=pw)``."""
+    if value.lower() in {key.lower(), _key_parts(key)[-1] if _key_parts(key) else ""}:
+        return True
+    is_identifier = value.isidentifier() and not any(c.isdigit() for c in value)
+    return is_identifier and value.islower() and bool(_CODE_ARGUMENT_AFTER.match(after))
+
+
+def _password_value_ok(m: re.Match[str]) -> bool:
+    """Pick the password test that fits how the value was introduced.
+
+    A bare ``password=...`` in a config is trusted as a credential; prose ("the password is
+    ...", "invalid password: must be ...") and Chinese phrasing need a password-shaped value.
+    """
+    key, conn, value = m.group("key"), m.group("conn").strip(), _value(m)
+    after = m.string[_value_span(m)[1] :]
+    if _ASSIGNED_AFTER.match(after) or _names_a_variable(key, value, after):
+        return False
+    if " " in _clean_value(value):
+        return _passphrase_words_ok(_clean_value(value))
+    if not key.isascii() or not conn.isascii():
+        return _password_shape_ok(value, 4)
+    if not conn:
+        return False  # "password reset", "passwd files": a bare space is not an assignment
+    prose = conn.startswith(("is", "was")) or " " in key or bool(_PROSE_AFTER.match(after))
+    if prose or key.lower() in _AMBIGUOUS_PASSWORD_KEYS:
+        return _password_shape_ok(value, 6)
+    return len(_clean_value(value)) >= 4 and _credential_ok(value)
+
+
+def _secret_value_ok(m: re.Match[str]) -> bool:
+    """Keys named in prose without ``:``/``=`` ("the API key abc...") need a longer token.
+
+    Only a key phrase that ends in the secret's noun counts then: "the deploy token X" names
+    the value, "the auth service X" does not.
+    """
+    key = m.group("key")
+    if m.group("conn").isspace() and key.isascii():
+        last = _key_parts(key)[-1]
+        if last not in _SECRET_NOUNS and not last.endswith("token"):
+            return False
+        return _looks_random(_clean_value(_value(m)), 20)
+    return _looks_random(_clean_value(_value(m)))
+
+
+def _kv_detector(pattern: re.Pattern[str]) -> Detector:
+    """Build a detector for secrets introduced by a key name (configs, env files, prose)."""
+
+    def detect(text: str) -> Iterator[Finding]:
+        pos = 0
+        while (m := pattern.search(text, pos)) is not None:
+            kind = _classify_key(m.group("key"))
+            if kind is FindingType.PASSWORD:
+                ok, detector = _password_value_ok(m), "password_assignment"
+            else:
+                ok, detector = _secret_value_ok(m), "secret_assignment"
+            start, end = _value_span(m)
+            if kind is not None and ok and start < end:
+                yield Finding(kind, start, end, detector)
+                pos = m.end()
+            else:
+                pos = m.start() + 1
+
+    return detect
+
+
+def _phrase_password_ok(m: re.Match[str]) -> bool:
+    """Prose such as 'the password is correct' is common; demand a password-shaped value."""
+    return _password_shape_ok(_value(m), 6)
+
+
+def _pin_ok(m: re.Match[str]) -> bool:
+    """PINs are short digit strings; reject obvious placeholders like 0000."""
+    return len(set(_value(m))) > 1
+
+
+def _passphrase_ok(m: re.Match[str]) -> bool:
+    """Adapter from a regex match to :func:`_passphrase_words_ok`."""
+    return _passphrase_words_ok(_clean_value(_value(m)))
 
 
 def _cli_password_ok(m: re.Match[str]) -> bool:
@@ -856,27 +911,29 @@ _PASSWORD_RULES: tuple[_RegexRule, ...] = (
         "password_phrase",
         FindingType.PASSWORD,
         r"(?i)(?<![A-Za-z])(?:password|passwd|passphrase|passcode)"
-        r"(?:\s+(?:for|to|of|on|at)(?:\s+[^\s:=]+){1,4}?)?\s+(?:is|was)\s*:?\s*" + _QUOTED_VALUE,
+        r"(?:[ \t]+(?:for|to|of|on|at)(?:[ \t]+[^\s:=]+){1,4}?)?[ \t]+(?:is|was)(?![\w])"
+        r"[ \t]*:?[ \t]*" + _QUOTED_VALUE,
         _phrase_password_ok,
     ),
     _rule(
         "passphrase",
         FindingType.PASSWORD,
-        r"(?i:(?<![A-Za-z])pass[ _\-]?phrase)\s*(?:is|was|:|=|：)\s*[\"'“]?(?P<v>[^\n\"'”]{8,200})",
+        r"(?i:(?<![A-Za-z])pass[ _\-]?phrase)[ \t]*[:=：][ \t]*[\"'“]?(?P<v>[^\n\"'”]{8,200})",
         _passphrase_ok,
     ),
     _rule(
         "pin_code",
         FindingType.PASSWORD,
-        r"(?:(?<![A-Za-z])PIN(?:\s+(?:code|number))?|PIN码|(?i:pin\s+code))\s*(?:is|was|:|：|=|是|为)"
-        r"\s*(?P<v>\d{4,8})(?![\d.])",
+        r"(?:(?<![A-Za-z])PIN(?:\s+(?:code|number))?|PIN码|(?i:pin\s+code|pass\s?code))"
+        r"\s*(?:is|was|:|：|=|是|为)?\s*(?P<v>\d{4,10})(?![\d.])",
         _pin_ok,
     ),
     _rule(
         "cli_password",
         FindingType.PASSWORD,
         r"(?<![\w\-])(?:--(?:password|passwd|pass|db-password)\s+|sshpass\s+-p\s+"
-        r"|(?:mysql|mysqldump|mysqladmin)\b[^\n]*?\s-p(?=[^\s-])|login\s+\S+\s+password\s+)"
+        r"|(?:mysql|mysqldump|mysqladmin)\b[^\n]*?\s-p(?=[^\s-])|login\s+\S+\s+password\s+"
+        r"|(?:docker|podman|helm|oras|skopeo)\s+(?:registry\s+)?login\b[^\n]*?\s-p\s+)"
         + _QUOTED_VALUE,
         _cli_password_ok,
     ),
@@ -969,6 +1026,12 @@ _CONTACT_RULES: tuple[_RegexRule, ...] = (
         FindingType.PHONE_NUMBER,
         r"(?<![0-9A-Za-z_.\-/])(?P<v>\(?0[1-9]\d{1,2}\)?[ \-][2-9]\d{3}[ ]?\d{3,4})"
         r"(?![0-9A-Za-z_\-])",
+        _not_reference_number,
+    ),
+    _rule(
+        "eu_national_mobile",
+        FindingType.PHONE_NUMBER,
+        r"(?<![0-9A-Za-z_.\-/])(?P<v>0(?:7\d{3}[ ]?\d{6}|1[5-7]\d[ ]?\d{7,8}))(?![0-9A-Za-z_\-])",
         _not_reference_number,
     ),
     _rule(
@@ -1079,6 +1142,38 @@ def _cn_id_ok(m: re.Match[str]) -> bool:
     return cn_resident_id_valid(_value(m))
 
 
+def _hkid_ok(m: re.Match[str]) -> bool:
+    """Hong Kong identity card check digit (mod 11 over letters and digits)."""
+    raw = re.sub(r"[()\s]", "", _value(m)).upper()
+    body, check = raw[:-1].rjust(8), raw[-1]
+    values = [36 if c == " " else int(c, 36) for c in body]
+    remainder = sum(v * w for v, w in zip(values, range(9, 1, -1), strict=True)) % 11
+    expected = (11 - remainder) % 11
+    return check == ("A" if expected == 10 else str(expected))
+
+
+_TW_LETTERS = "ABCDEFGHJKLMNPQRSTUVXYWZIO"  # maps to 10..35 in this order
+
+
+_TW_ID_CONTEXT = re.compile(
+    r"身分證|身份证|身份證|证件|證件|台胞|(?<![a-z])(?:id|identity)(?![a-z])"
+)
+
+
+def _twid_ok(m: re.Match[str]) -> bool:
+    """Taiwan national id: letter code plus weighted digit sum divisible by 10.
+
+    One in ten random ``A1xxxxxxxx`` codes passes the checksum, so an id label must be near.
+    """
+    if not _TW_ID_CONTEXT.search(_line_prefix(m.string, m.start())):
+        return False
+    raw = _value(m).upper()
+    code = _TW_LETTERS.index(raw[0]) + 10
+    digits = [code // 10, code % 10, *(int(c) for c in raw[1:])]
+    weights = (1, 9, 8, 7, 6, 5, 4, 3, 2, 1, 1)
+    return sum(d * w for d, w in zip(digits, weights, strict=True)) % 10 == 0
+
+
 def _ssn_ok(m: re.Match[str]) -> bool:
     """US SSNs never use area 000, 666 or 9xx, group 00 or serial 0000."""
     digits = re.sub(r"\D", "", _value(m))
@@ -1113,6 +1208,18 @@ _NUMBER_RULES: tuple[_RegexRule, ...] = (
         r"(?i:(?<![A-Za-z])(?:ssn|social security(?: number| no\.?)?))\s*(?:#|is|:|=)?\s*"
         r"(?P<v>\d{3}-\d{2}-\d{4}|\d{9})(?!\d)",
         _ssn_ok,
+    ),
+    _rule(
+        "hk_identity_card",
+        FindingType.NATIONAL_ID,
+        r"(?<![A-Za-z0-9])(?P<v>[A-Z]{1,2}\d{6}\s?\([0-9A]\))",
+        _hkid_ok,
+    ),
+    _rule(
+        "tw_national_id",
+        FindingType.NATIONAL_ID,
+        r"(?<![A-Za-z0-9])(?P<v>[A-Z][12]\d{8})(?![A-Za-z0-9])",
+        _twid_ok,
     ),
     _rule(
         "passport_number",
@@ -1179,7 +1286,7 @@ _IBAN_LENGTHS = {
     "TR": 26,
     "UA": 29,
 }
-_IBAN_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}")
+_IBAN_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}")
 
 
 def iban_valid(value: str) -> bool:
@@ -1187,6 +1294,8 @@ def iban_valid(value: str) -> bool:
     compact = value.replace(" ", "").upper()
     if _IBAN_LENGTHS.get(compact[:2]) != len(compact) or not compact.isalnum():
         return False
+    if sum(c.isdigit() for c in compact[4:]) < 0.6 * len(compact[4:]):
+        return False  # real BBANs are mostly digits; keeps prose from passing mod-97 by chance
     rearranged = compact[4:] + compact[:4]
     return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
 
@@ -1205,7 +1314,7 @@ def _iban_end(text: str, start: int, length: int) -> int | None:
 def _ibans(text: str) -> Iterator[Finding]:
     """Find IBANs, trimming the greedy candidate to the country's fixed length."""
     for m in _IBAN_CANDIDATE.finditer(text):
-        length = _IBAN_LENGTHS.get(m.group()[:2])
+        length = _IBAN_LENGTHS.get(m.group()[:2].upper())
         end = _iban_end(text, m.start(), length) if length else None
         if end is None or text[end : end + 1].isalnum():
             continue
@@ -1308,8 +1417,20 @@ def _zh_road_ok(m: re.Match[str]) -> bool:
     return bool(m.group("admin")) or len(name) >= 2
 
 
+_ROMANCE_ADDRESS = (
+    r"(?<![A-Za-z0-9])(?P<v>\d{1,5}(?:bis|ter)?,?\s+(?:Rue|Avenue|Boulevard|Bd|Quai|Via|Viale"
+    r"|Piazza|Calle|Avenida|Rua|Carrer)\s+(?:(?:de|du|des|la|le|del|della|di|da|do|dos|l')\s*)*"
+    r"[A-ZÀ-Ý][\w'À-ÿ\-]+(?:\s+[A-ZÀ-Ý][\w'À-ÿ\-]+){0,3})"
+)
+_GERMANIC_ADDRESS = (
+    r"(?<![A-Za-z])(?P<v>[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|allee|platz|ring)"
+    r"\s+\d{1,4}[a-z]?(?:,\s*\d{5}\s+[A-ZÄÖÜ][a-zäöüß]+)?)(?![0-9A-Za-z])"
+)
+
 _ADDRESS_RULES: tuple[_RegexRule, ...] = (
     _rule("en_street_address", FindingType.POSTAL_ADDRESS, _EN_ADDRESS, _en_address_ok),
+    _rule("romance_street_address", FindingType.POSTAL_ADDRESS, _ROMANCE_ADDRESS),
+    _rule("germanic_street_address", FindingType.POSTAL_ADDRESS, _GERMANIC_ADDRESS),
     _rule("zh_road_address", FindingType.POSTAL_ADDRESS, _ZH_ROAD_ADDRESS, _zh_road_ok),
     _rule("zh_compound_address", FindingType.POSTAL_ADDRESS, _ZH_COMPOUND_ADDRESS),
 )
@@ -1353,6 +1474,8 @@ _PRIORITY: dict[str, int] = {
     "cli_password": 70,
     "pin_code": 65,
     "us_ssn": 60,
+    "hk_identity_card": 60,
+    "tw_national_id": 60,
     "passport_number": 60,
     "email": 55,
     "bank_account_context": 52,

@@ -11,11 +11,11 @@ import threading
 from collections.abc import Iterable
 
 from core.model.enums import MemoryStatus
+from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.retrieval.keyword import KeywordIndex
 from core.storage import memories
 from core.storage.store import Store
-from core.model.memory import MemoryFilter
 
 FULL_RELOAD_AFTER = 500
 

@@ -25,7 +25,9 @@ class FaultSwitch:
     def set(self, target: str, mode: str) -> None:
         """Turn a fault on."""
         if target not in TARGETS:
-            raise InvalidInputError("target", f"unknown fault target {target!r}; allowed: {TARGETS}")
+            raise InvalidInputError(
+                "target", f"unknown fault target {target!r}; allowed: {TARGETS}"
+            )
         if mode not in MODES:
             raise InvalidInputError("mode", f"unknown fault mode {mode!r}; allowed: {MODES}")
         self.target, self.mode = target, mode
@@ -47,7 +49,9 @@ class FaultSwitch:
 class CircuitBreaker:
     """Stops calling a failing read path for a cool-down, measured on the store clock."""
 
-    def __init__(self, clock: Clock, threshold: int = 2, cooldown: dt.timedelta | None = None) -> None:
+    def __init__(
+        self, clock: Clock, threshold: int = 2, cooldown: dt.timedelta | None = None
+    ) -> None:
         self._clock = clock
         self._threshold = threshold
         self._cooldown = cooldown or dt.timedelta(minutes=2)

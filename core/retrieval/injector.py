@@ -56,7 +56,9 @@ class Retrieval:
 class Retriever:
     """Retrieval over the catalog, guarded for the hot path."""
 
-    def __init__(self, store: Store, catalog: Catalog, faults: FaultSwitch, breaker: CircuitBreaker) -> None:
+    def __init__(
+        self, store: Store, catalog: Catalog, faults: FaultSwitch, breaker: CircuitBreaker
+    ) -> None:
         self._store = store
         self.catalog = catalog
         self.faults = faults
@@ -122,15 +124,27 @@ class Retriever:
         """Build the reference block for one model call and record its snapshot (R15, R18)."""
         now = self._store.clock.now()
         if opted_out:
-            return self._record(request, goal, budget, session, Retrieval(self._store.revision(), []),
-                                [], [DroppedHit("*", "session opted out of memory")], now)
+            return self._record(
+                request,
+                goal,
+                budget,
+                session,
+                Retrieval(self._store.revision(), []),
+                [],
+                [DroppedHit("*", "session opted out of memory")],
+                now,
+            )
         found = self.guarded(request, goal, session)
         if found is None:
             return self._degraded(request, goal, budget, session, now)
         items, dropped = _pack(found.ranked, request, budget, now)
-        return self._record(request, goal, budget, session, found, items, found.dropped + dropped, now)
+        return self._record(
+            request, goal, budget, session, found, items, found.dropped + dropped, now
+        )
 
-    def search(self, request: Scope, query: str, limit: int, session: str | None) -> list[SearchHit]:
+    def search(
+        self, request: Scope, query: str, limit: int, session: str | None
+    ) -> list[SearchHit]:
         """The model's deeper look-up: visible, effectively active memories only (R16)."""
         found = self.retrieve(request, query, session)
         hits = []
@@ -202,8 +216,17 @@ class Retriever:
             found.revision = self._store.revision()
         except MemoryCenterError:
             found.revision = 0
-        return self._record(request, goal, budget, session, found, [],
-                            [DroppedHit("*", DEGRADED_TEXT)], now, degraded=True)
+        return self._record(
+            request,
+            goal,
+            budget,
+            session,
+            found,
+            [],
+            [DroppedHit("*", DEGRADED_TEXT)],
+            now,
+            degraded=True,
+        )
 
 
 def _notes(record: MemoryRecord) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 
     score = 0.55 relevance      keyword (BM25, normalised to the best hit) [+ vector, when on]
           + 0.10 specificity    how much of the request's scope the memory's scope names
-          + 0.10 authority      user-confirmed 1.0 > tool-verified 0.67 > inferred 0.33 > untrusted 0
+          + 0.10 authority      user-confirmed 1 > tool-verified .67 > inferred .33 > untrusted 0
           + 0.10 confidence     the record's confidence
           + 0.10 freshness      exp(-age / 180 days) since valid_from
           + 0.05 usage          1 when injected in the last 7 days, else 0

@@ -144,12 +144,14 @@ def add_revision(
 
 def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
     """Link source events (merges add evidence this way)."""
-    have = set(
+    have: set[str] = set(
         tx.conn.execute(
             select(s.memory_sources.c.event_id).where(s.memory_sources.c.memory_id == memory_id)
         ).scalars()
     )
-    rows = [{"memory_id": memory_id, "event_id": e} for e in dict.fromkeys(event_ids) if e not in have]
+    rows = [
+        {"memory_id": memory_id, "event_id": e} for e in dict.fromkeys(event_ids) if e not in have
+    ]
     if rows:
         tx.conn.execute(s.memory_sources.insert(), rows)
 
@@ -241,7 +243,7 @@ def record_decision(
 
 def _pending_revision(tx: WriteTx) -> int:
     """The revision this transaction will commit as."""
-    current = tx.conn.execute(select(s.store_revision.c.revision)).scalar_one()
+    current: int = tx.conn.execute(select(s.store_revision.c.revision)).scalar_one()
     return int(current) + 1
 
 
@@ -356,7 +358,9 @@ def history(conn: Connection, codec: Codec, memory_id: str) -> list[Decision]:
     ]
 
 
-def revisions(conn: Connection, codec: Codec, memory_id: str) -> list[tuple[int, dt.datetime, str, Scope, str]]:
+def revisions(
+    conn: Connection, codec: Codec, memory_id: str
+) -> list[tuple[int, dt.datetime, str, Scope, str]]:
     """(revision, ts, actor, scope, content) of every stored revision, oldest first."""
     rows = conn.execute(
         select(s.memory_revisions)
@@ -367,7 +371,9 @@ def revisions(conn: Connection, codec: Codec, memory_id: str) -> list[tuple[int,
     for r in rows:
         blob = r["content"]
         text = codec.open_text(blob, content_aad(memory_id, r["revision"])) if blob else PURGED_TEXT
-        out.append((r["revision"], from_iso(r["ts"]), r["actor"], Scope.from_json(r["scope_json"]), text))
+        out.append(
+            (r["revision"], from_iso(r["ts"]), r["actor"], Scope.from_json(r["scope_json"]), text)
+        )
     return out
 
 
@@ -375,7 +381,7 @@ def excluded_sessions(conn: Connection, memory_ids: Sequence[str], session: str)
     """Which of these memories the user excluded from this session."""
     if not memory_ids:
         return set()
-    rows = conn.execute(
+    rows: Iterable[str] = conn.execute(
         select(s.memory_exclusions.c.memory_id).where(
             and_(
                 s.memory_exclusions.c.session_id == session,
@@ -419,13 +425,15 @@ def _sources(conn: Connection, ids: list[str]) -> dict[str, tuple[str, ...]]:
             .order_by(s.memory_sources.c.event_id)
         ).all()
         for mid, eid in rows:
-            out.setdefault(mid, []).append(eid)
+            out.setdefault(str(mid), []).append(str(eid))
     return {k: tuple(v) for k, v in out.items()}
 
 
 def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -> MemoryRecord:
     blob = row["content"]
-    content = codec.open_text(blob, content_aad(row["id"], row["revision"])) if blob else PURGED_TEXT
+    content = (
+        codec.open_text(blob, content_aad(row["id"], row["revision"])) if blob else PURGED_TEXT
+    )
     expires = row["expires_at"]
     return MemoryRecord(
         id=row["id"],
@@ -449,6 +457,3 @@ def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -
         index_refs=tuple(json.loads(row["index_refs_json"])),
         superseded_by=row["superseded_by"],
     )
-
-
-

@@ -69,7 +69,9 @@ def rewrite(tx: WriteTx, snap: Snapshot) -> None:
 
 def get(conn: Connection, codec: Codec, snapshot_id: str) -> Snapshot:
     """One snapshot. Raises NotFoundError."""
-    row = conn.execute(select(s.snapshots).where(s.snapshots.c.id == snapshot_id)).mappings().first()
+    row = (
+        conn.execute(select(s.snapshots).where(s.snapshots.c.id == snapshot_id)).mappings().first()
+    )
     if row is None:
         raise NotFoundError("snapshot", snapshot_id)
     return from_body(row, codec.open_json(row["body"], body_aad(snapshot_id)))
@@ -85,7 +87,9 @@ def latest_for_session(conn: Connection, session: str) -> str | None:
     ).scalar_one_or_none()
 
 
-def using_memory(conn: Connection, memory_id: str, *, injected_only: bool = True) -> list[tuple[str, str | None, str]]:
+def using_memory(
+    conn: Connection, memory_id: str, *, injected_only: bool = True
+) -> list[tuple[str, str | None, str]]:
     """(snapshot id, session, ts) of snapshots that injected (or listed) a memory, oldest first."""
     q = (
         select(s.snapshots.c.id, s.snapshots.c.session_id, s.snapshots.c.ts)
@@ -113,9 +117,13 @@ def to_body(snap: Snapshot) -> dict[str, Any]:
     return {
         "goal": snap.goal,
         "budget_tokens": snap.budget_tokens,
-        "hits": [{"id": h.memory_id, "score": h.score, "signals": dict(h.signals)} for h in snap.hits],
+        "hits": [
+            {"id": h.memory_id, "score": h.score, "signals": dict(h.signals)} for h in snap.hits
+        ],
         "injected": [_item(i) for i in snap.injected],
-        "dropped": [{"id": d.memory_id, "reason": d.reason, "score": d.score} for d in snap.dropped],
+        "dropped": [
+            {"id": d.memory_id, "reason": d.reason, "score": d.score} for d in snap.dropped
+        ],
         "text": snap.text,
         "tokens": snap.tokens,
         "purged": list(snap.purged_memory_ids),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from sqlalchemy import select, update
 
@@ -61,20 +62,35 @@ def delete(
     if existing is None:
         _fence(tx, record, fp_key)
         memories.update_fields(tx, record.id, status=MemoryStatus.DELETED)
-        memories.record_decision(tx, record, action="delete", from_status=record.status,
-                                 to_status=MemoryStatus.DELETED, actor=requested_by, reason=why,
-                                 policy_version=VERSION, user_action=True)
+        memories.record_decision(
+            tx,
+            record,
+            action="delete",
+            from_status=record.status,
+            to_status=MemoryStatus.DELETED,
+            actor=requested_by,
+            reason=why,
+            policy_version=VERSION,
+            user_action=True,
+        )
         report.append("memory record: status deleted, tombstone written")
         report.append("deletion fence: keyed fingerprint of every revision stored")
     cleaned = derived(record.id)
     report += [f"{asset}: entry removed" for asset in cleaned]
-    deleted_at = existing["deleted_at"] if existing else tx.now_iso
+    deleted_at = str(existing["deleted_at"]) if existing else tx.now_iso
     if purge:
         cleaned += _purge(tx, record, deleted_at, purge_events, report)
-        memories.record_decision(tx, record, action="purge", from_status=MemoryStatus.DELETED,
-                                 to_status=MemoryStatus.DELETED, actor=requested_by,
-                                 reason="compliance purge: content destroyed", policy_version=VERSION,
-                                 user_action=True)
+        memories.record_decision(
+            tx,
+            record,
+            action="purge",
+            from_status=MemoryStatus.DELETED,
+            to_status=MemoryStatus.DELETED,
+            actor=requested_by,
+            reason="compliance purge: content destroyed",
+            policy_version=VERSION,
+            user_action=True,
+        )
     stone = Tombstone(
         memory_id=record.id,
         scope=record.scope,
@@ -100,29 +116,40 @@ def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes) -> None:
         ).first()
         if have is None:
             tx.conn.execute(
-                s.deletion_fences.insert().values(fingerprint=fp, memory_id=record.id, created_at=tx.now_iso)
+                s.deletion_fences.insert().values(
+                    fingerprint=fp, memory_id=record.id, created_at=tx.now_iso
+                )
             )
 
 
-def _purge(tx: WriteTx, record: MemoryRecord, deleted_at: str, purge_events: bool, report: list[str]) -> list[str]:
+def _purge(
+    tx: WriteTx, record: MemoryRecord, deleted_at: str, purge_events: bool, report: list[str]
+) -> list[str]:
     history = memories.revisions(tx.conn, tx.codec, record.id)
     contents = [c for (_, _, _, _, c) in history if c]
     tx.conn.execute(
-        update(s.memory_revisions).where(s.memory_revisions.c.memory_id == record.id).values(content=None)
+        update(s.memory_revisions)
+        .where(s.memory_revisions.c.memory_id == record.id)
+        .values(content=None)
     )
     report.append(f"memory_revisions: content of {len(history)} revision(s) destroyed")
-    decision_ids = tx.conn.execute(
-        select(s.decisions.c.id).where(s.decisions.c.memory_id == record.id)
-    ).scalars().all()
+    found: list[Any] = list(
+        tx.conn.execute(
+            select(s.decisions.c.id).where(s.decisions.c.memory_id == record.id)
+        ).scalars()
+    )
+    decision_ids = [str(d) for d in found]
     for did in decision_ids:
         tx.conn.execute(
-            update(s.decisions).where(s.decisions.c.id == did).values(
-                reason=tx.codec.seal_text(PURGED_REASON, memories.reason_aad(did))
-            )
+            update(s.decisions)
+            .where(s.decisions.c.id == did)
+            .values(reason=tx.codec.seal_text(PURGED_REASON, memories.reason_aad(did)))
         )
     report.append(f"decisions: {len(decision_ids)} reason(s) redacted")
     cleaned = []
-    touched, in_digest = _purge_snapshots(tx, record.id, contents, placeholder(record.id, deleted_at))
+    touched, in_digest = _purge_snapshots(
+        tx, record.id, contents, placeholder(record.id, deleted_at)
+    )
     if touched:
         cleaned.append("snapshot_text")
         report.append(f"snapshots: injected text redacted in {touched} snapshot(s)")
@@ -131,7 +158,9 @@ def _purge(tx: WriteTx, record: MemoryRecord, deleted_at: str, purge_events: boo
         report.append(f"digests: {in_digest} digest entr(ies) redacted")
     if purge_events:
         n = _redact_events(tx, record.source_event_ids)
-        report.append(f"event payloads: {n} source event(s) redacted; the hash chain still verifies")
+        report.append(
+            f"event payloads: {n} source event(s) redacted; the hash chain still verifies"
+        )
     return cleaned
 
 
@@ -150,7 +179,9 @@ def _purge_snapshots(
         )
         digests += sum(1 for i in snap.injected if i.memory_id == memory_id and i.in_digest)
         purged = tuple(dict.fromkeys((*snap.purged_memory_ids, memory_id)))
-        snapshots.rewrite(tx, replace(snap, text=new_text, injected=items, purged_memory_ids=purged))
+        snapshots.rewrite(
+            tx, replace(snap, text=new_text, injected=items, purged_memory_ids=purged)
+        )
         count += 1
     return count, digests
 
@@ -169,7 +200,11 @@ def _redact_events(tx: WriteTx, event_ids: tuple[str, ...]) -> int:
 
 
 def _tombstone_row(tx: WriteTx, memory_id: str) -> dict[str, object] | None:
-    row = tx.conn.execute(select(s.tombstones).where(s.tombstones.c.memory_id == memory_id)).mappings().first()
+    row = (
+        tx.conn.execute(select(s.tombstones).where(s.tombstones.c.memory_id == memory_id))
+        .mappings()
+        .first()
+    )
     return dict(row) if row else None
 
 
@@ -185,7 +220,9 @@ def _write_tombstone(tx: WriteTx, stone: Tombstone, *, replace_existing: bool) -
         "report": tx.codec.seal_json(list(stone.report), tombstone_aad(stone.memory_id, "report")),
     }
     if replace_existing:
-        tx.conn.execute(update(s.tombstones).where(s.tombstones.c.memory_id == stone.memory_id).values(values))
+        tx.conn.execute(
+            update(s.tombstones).where(s.tombstones.c.memory_id == stone.memory_id).values(values)
+        )
     else:
         tx.conn.execute(s.tombstones.insert().values(memory_id=stone.memory_id, **values))
 
@@ -197,7 +234,11 @@ def read_tombstone(conn: object, codec: object, memory_id: str) -> Tombstone:
     from core.crypto.codec import Codec
 
     assert isinstance(conn, Connection) and isinstance(codec, Codec)
-    row = conn.execute(select(s.tombstones).where(s.tombstones.c.memory_id == memory_id)).mappings().first()
+    row = (
+        conn.execute(select(s.tombstones).where(s.tombstones.c.memory_id == memory_id))
+        .mappings()
+        .first()
+    )
     if row is None:
         raise NotFoundError("tombstone", memory_id)
     return Tombstone(
@@ -211,5 +252,3 @@ def read_tombstone(conn: object, codec: object, memory_id: str) -> Tombstone:
         cleaned=tuple(json.loads(row["cleaned_json"])),
         report=tuple(codec.open_json(row["report"], tombstone_aad(memory_id, "report"))),
     )
-
-

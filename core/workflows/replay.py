@@ -25,7 +25,9 @@ from core.retrieval import render
 from core.storage import event_log, memories, snapshots
 
 
-def marks_for(item: InjectedItem, now_record: MemoryRecord | None, now: dt.datetime, purged: bool) -> tuple[str, ...]:
+def marks_for(
+    item: InjectedItem, now_record: MemoryRecord | None, now: dt.datetime, purged: bool
+) -> tuple[str, ...]:
     """What has happened to an injected memory since the call (R21)."""
     if now_record is None:
         return ("deleted",)
@@ -53,7 +55,11 @@ def replay(conn: Connection, codec: Codec, snapshot_id: str, now: dt.datetime) -
     for item in snap.injected:
         purged = item.memory_id in snap.purged_memory_ids
         marks = marks_for(item, current.get(item.memory_id), now, purged)
-        items.append(ReplayItem(item.memory_id, item.content, marks, _details(current.get(item.memory_id), marks)))
+        items.append(
+            ReplayItem(
+                item.memory_id, item.content, marks, _details(current.get(item.memory_id), marks)
+            )
+        )
     return Replay(snap, snap.text, tuple(items))
 
 
@@ -71,7 +77,11 @@ def _details(record: MemoryRecord | None, marks: tuple[str, ...]) -> tuple[str, 
 
 
 def resume(
-    conn: Connection, codec: Codec, session: str, snapshot_id: str | None, now: dt.datetime,
+    conn: Connection,
+    codec: Codec,
+    session: str,
+    snapshot_id: str | None,
+    now: dt.datetime,
 ) -> ResumeResult:
     """The ResumeGate: what of an old snapshot may be injected again now (R21)."""
     snap_id = snapshot_id or snapshots.latest_for_session(conn, session)
@@ -91,14 +101,29 @@ def resume(
             continue
         if rec.revision != item.revision:
             changed.append(f"{rec.id}: now revision {rec.revision}")
-        allowed.append(InjectedItem(rec.id, rec.content, rec.kind.value, rec.scope,
-                                    rec.scope.why_visible(snap.scope), item.score, item.tokens,
-                                    item.notes, False, rec.revision))
+        allowed.append(
+            InjectedItem(
+                rec.id,
+                rec.content,
+                rec.kind.value,
+                rec.scope,
+                rec.scope.why_visible(snap.scope),
+                item.score,
+                item.tokens,
+                item.notes,
+                False,
+                rec.revision,
+            )
+        )
     lines = [render.item_line(current[i.memory_id], i.notes, now) for i in allowed]
-    return ResumeResult(session, snap.id, render.block(lines), tuple(allowed), tuple(removed), tuple(changed))
+    return ResumeResult(
+        session, snap.id, render.block(lines), tuple(allowed), tuple(removed), tuple(changed)
+    )
 
 
-def _not_injectable(rec: MemoryRecord | None, snap: Snapshot, now: dt.datetime, excluded: set[str]) -> str | None:
+def _not_injectable(
+    rec: MemoryRecord | None, snap: Snapshot, now: dt.datetime, excluded: set[str]
+) -> str | None:
     if rec is None:
         return "deleted"
     status = rec.effective_status(now)
@@ -123,7 +148,9 @@ def adoption_chain(conn: Connection, codec: Codec, memory_id: str) -> AdoptionCh
         e for e in _decision_events(conn, codec, decisions) if e.kind == EventKind.OBSERVATION
     )
     sessions = tuple(dict.fromkeys(s for _, s, _ in injections if s))
-    return AdoptionChain(record, sources, activation, tuple(decisions), injections, observations, sessions)
+    return AdoptionChain(
+        record, sources, activation, tuple(decisions), injections, observations, sessions
+    )
 
 
 def _decision_events(conn: Connection, codec: Codec, decisions: list[Any]) -> list[Any]:
@@ -137,22 +164,26 @@ def _decision_events(conn: Connection, codec: Codec, decisions: list[Any]) -> li
         return []
 
 
-def regression_case(conn: Connection, codec: Codec, memory_id: str, now: dt.datetime) -> dict[str, Any]:
+def regression_case(
+    conn: Connection, codec: Codec, memory_id: str, now: dt.datetime
+) -> dict[str, Any]:
     """A JSON-able regression case: the memory, the snapshots that used it, the expectation."""
     chain = adoption_chain(conn, codec, memory_id)
     record = chain.memory
     cases = []
     for sid, session, ts in chain.injections:
         snap = snapshots.get(conn, codec, sid)
-        cases.append({
-            "snapshot_id": sid,
-            "session": session,
-            "ts": ts.isoformat(),
-            "scope": dict(snap.scope),
-            "goal": snap.goal,
-            "injected_text": snap.text,
-            "store_revision": snap.store_revision,
-        })
+        cases.append(
+            {
+                "snapshot_id": sid,
+                "session": session,
+                "ts": ts.isoformat(),
+                "scope": dict(snap.scope),
+                "goal": snap.goal,
+                "injected_text": snap.text,
+                "store_revision": snap.store_revision,
+            }
+        )
     return {
         "format": "memory-center-regression-v1",
         "exported_at": now.isoformat(),
@@ -163,9 +194,14 @@ def regression_case(conn: Connection, codec: Codec, memory_id: str, now: dt.date
             "status": record.status.value,
             "source_event_ids": list(record.source_event_ids),
         },
-        "lineage": {"memory_ids": [record.id], "event_ids": list(record.source_event_ids),
-                    "snapshot_ids": [c["snapshot_id"] for c in cases]},
+        "lineage": {
+            "memory_ids": [record.id],
+            "event_ids": list(record.source_event_ids),
+            "snapshot_ids": [c["snapshot_id"] for c in cases],
+        },
         "snapshots": cases,
-        "expected": {"exclude_memory_ids": [record.id],
-                     "reason": f"memory is {record.status.value}; it must not be injected"},
+        "expected": {
+            "exclude_memory_ids": [record.id],
+            "reason": f"memory is {record.status.value}; it must not be injected",
+        },
     }

@@ -34,7 +34,9 @@ def owner_of(scope: Scope, by: str | None) -> str:
 def kind_of(value: str | None, content: str) -> MemoryKind:
     """The requested kind, or one inferred from the wording."""
     if value is None:
-        return MemoryKind.SKILL_SUGGESTION if classify.is_procedure(content) else infer_kind(content)
+        return (
+            MemoryKind.SKILL_SUGGESTION if classify.is_procedure(content) else infer_kind(content)
+        )
     return enum_value(MemoryKind, value, "kind")
 
 
@@ -43,7 +45,9 @@ def expiry(now: dt.datetime, days: float | None) -> dt.datetime | None:
     if days is None:
         return None
     if isinstance(days, bool) or not isinstance(days, (int, float)) or not 0 < days <= MAX_DAYS:
-        raise InvalidInputError("expires_in_days", f"must be a number of days between 0 and {MAX_DAYS}")
+        raise InvalidInputError(
+            "expires_in_days", f"must be a number of days between 0 and {MAX_DAYS}"
+        )
     return now + dt.timedelta(days=float(days))
 
 
@@ -70,10 +74,34 @@ def remember(
     expires = expiry(tx.now, expires_in_days)
     content = classify.strip_remember(words)
     mkind = kind_of(kind, content)
-    event = log(tx, name, ValidEvent(name, Actor.USER, TrustLevel.USER, scope, words,
-                                     EventKind.MESSAGE, EventSource.CHAT, {"request": "remember"}, (), owner))
-    cand = Candidate(content, mkind, scope, (event.id,), TrustLevel.USER, Origin.REMEMBER, owner,
-                     explicit=True, evidence_scopes=(scope,), expires_at=expires)
+    event = log(
+        tx,
+        name,
+        ValidEvent(
+            name,
+            Actor.USER,
+            TrustLevel.USER,
+            scope,
+            words,
+            EventKind.MESSAGE,
+            EventSource.CHAT,
+            {"request": "remember"},
+            (),
+            owner,
+        ),
+    )
+    cand = Candidate(
+        content,
+        mkind,
+        scope,
+        (event.id,),
+        TrustLevel.USER,
+        Origin.REMEMBER,
+        owner,
+        explicit=True,
+        evidence_scopes=(scope,),
+        expires_at=expires,
+    )
     return ledger.submit(tx, cand, session=name)
 
 
@@ -94,15 +122,37 @@ def suggest(
     name = identifier(session, "session") if session is not None else DIRECT_SESSION
     ids = [identifier(e, "evidence", 64) for e in evidence]
     events = event_log.get_events(tx.conn, tx.codec, ids)
-    call = log(tx, name, ValidEvent(name, Actor.ASSISTANT, TrustLevel.ASSISTANT, scope, words,
-                                    EventKind.AGENT_CALL, None, {"tool": "suggest"}, tuple(ids), owner))
+    call = log(
+        tx,
+        name,
+        ValidEvent(
+            name,
+            Actor.ASSISTANT,
+            TrustLevel.ASSISTANT,
+            scope,
+            words,
+            EventKind.AGENT_CALL,
+            None,
+            {"tool": "suggest"},
+            tuple(ids),
+            owner,
+        ),
+    )
     trust = source_trust(tx.conn, tx.codec, events) if events else TrustLevel.ASSISTANT
     if trust == TrustLevel.USER:
         # The user said it, but the agent chose these words: an inference, not a quote.
         trust = TrustLevel.ASSISTANT
     sources = tuple(ids) if ids else (call.id,)
-    cand = Candidate(words, kind_of(kind, words), scope, sources, trust, Origin.SUGGEST, owner,
-                     evidence_scopes=tuple(e.scope for e in events))
+    cand = Candidate(
+        words,
+        kind_of(kind, words),
+        scope,
+        sources,
+        trust,
+        Origin.SUGGEST,
+        owner,
+        evidence_scopes=tuple(e.scope for e in events),
+    )
     return ledger.submit(tx, cand, session=name)
 
 
@@ -112,8 +162,22 @@ def observe(
     """A fresh tool-verified observation; it flags memories it contradicts as stale (R10)."""
     words = text(raw_text, "text", limits.MAX_EVENT_TEXT)
     name = identifier(session, "session") if session is not None else DIRECT_SESSION
-    event = log(tx, name, ValidEvent(name, Actor.TOOL, TrustLevel.TOOL_VERIFIED, scope, words,
-                                     EventKind.OBSERVATION, EventSource.TERMINAL, {}, (), None))
+    event = log(
+        tx,
+        name,
+        ValidEvent(
+            name,
+            Actor.TOOL,
+            TrustLevel.TOOL_VERIFIED,
+            scope,
+            words,
+            EventKind.OBSERVATION,
+            EventSource.TERMINAL,
+            {},
+            (),
+            None,
+        ),
+    )
     if contradicts is not None:
         targets = [memories.get(tx.conn, tx.codec, identifier(contradicts, "contradicts", 64))]
     else:
@@ -144,20 +208,34 @@ def extract(
         scope = sources[0].scope
         owner = sources[0].by or scope.get("user", "user")
         explicit = proposal.explicit and trust == TrustLevel.USER and origin == Origin.EXTRACT
-        cand = Candidate(proposal.content, proposal.kind, scope, proposal.source_event_ids, trust,
-                         origin, owner, explicit=explicit, evidence_scopes=tuple(e.scope for e in sources))
+        cand = Candidate(
+            proposal.content,
+            proposal.kind,
+            scope,
+            proposal.source_event_ids,
+            trust,
+            origin,
+            owner,
+            explicit=explicit,
+            evidence_scopes=tuple(e.scope for e in sources),
+        )
         outcomes.append(ledger.submit(tx, cand, session=session))
     return outcomes
 
 
 def _already_decided(tx: WriteTx, ledger: Ledger, proposal: Proposal) -> bool:
     """Re-running extraction never re-creates what the ledger already holds for an event."""
-    existing = memories.load(tx.conn, tx.codec, memories.by_source_events(tx.conn, proposal.source_event_ids))
+    existing = memories.load(
+        tx.conn, tx.codec, memories.by_source_events(tx.conn, proposal.source_event_ids)
+    )
     fp = ledger.fingerprint(proposal.content)
     for record in existing:
         if record.status == MemoryStatus.DELETED or ledger.fingerprint(record.content) == fp:
             return True
-        if set(proposal.source_event_ids) <= set(record.source_event_ids) and record.kind == proposal.kind:
+        if (
+            set(proposal.source_event_ids) <= set(record.source_event_ids)
+            and record.kind == proposal.kind
+        ):
             return True
     return False
 
@@ -169,7 +247,9 @@ def session_events(tx: WriteTx, session: str, ids: Sequence[str] | None = None) 
     events = event_log.get_events(tx.conn, tx.codec, [identifier(i, "events", 64) for i in ids])
     for ev in events:
         if ev.session_id != session:
-            raise InvalidInputError("events", f"event {ev.id} belongs to session {ev.session_id}, not {session}")
+            raise InvalidInputError(
+                "events", f"event {ev.id} belongs to session {ev.session_id}, not {session}"
+            )
     return events
 
 

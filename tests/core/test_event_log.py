@@ -261,14 +261,23 @@ def test_get_events_with_unknown_id_is_not_found(service: MemoryService) -> None
 
 
 def test_unknown_session_is_not_found(service: MemoryService) -> None:
-    """R26: reading or opting out an unknown session raises NotFoundError; nothing changes."""
-    before = service.revision()
-    with pytest.raises(NotFoundError, match="nobody"):
+    """R1: reading a session that does not exist raises NotFoundError naming it."""
+    with pytest.raises(NotFoundError, match="nobody") as info:
         service.get_session("nobody")
-    with pytest.raises(NotFoundError, match="nobody"):
-        service.set_session_opt_out("nobody", True)
-    assert service.revision() == before
+    assert info.value.what == "session"
     assert service.list_sessions() == []
+
+
+def test_opting_out_an_unknown_session_creates_it_opted_out(service: MemoryService) -> None:
+    """R26: an agent can opt a session out before its first event (scenarios 15, 16)."""
+    before = service.revision()
+    result = service.set_session_opt_out("private", True)
+    assert result.value.opted_out and result.value.event_count == 0
+    assert result.changes.revision == before + 1
+    event = service.append_event(ev("private")).value
+    assert event.seq == 1
+    info = service.get_session("private")
+    assert info.opted_out and info.event_count == 1
 
 
 def test_session_opt_out_is_stored(service: MemoryService) -> None:
@@ -308,8 +317,10 @@ def test_failed_calls_do_not_bump_the_revision(service: MemoryService) -> None:
     before = service.revision()
     with pytest.raises(InvalidInputError):
         service.append_event(ev(actor="robot"))
-    with pytest.raises(NotFoundError):
-        service.set_session_opt_out("nobody", True)
+    with pytest.raises(InvalidInputError):
+        service.append_events([ev(), ev(text=" ")])
+    with pytest.raises(InvalidInputError):
+        service.set_session_opt_out(" ", True)
     assert service.revision() == before
     assert service.changes_since(before) == []
 

@@ -66,7 +66,9 @@ def _write_markers(service: MemoryService) -> tuple[list[str], str]:
 
 
 def _forms(text: str) -> list[bytes]:
-    return [text.encode("utf-8"), text.encode("utf-16-le")]
+    """The marker and its random part (what a tokenizer would keep), in UTF-8 and UTF-16."""
+    variants = {text, text.lower(), text.rsplit("-", 1)[-1]}
+    return [v.encode(enc) for v in variants for enc in ("utf-8", "utf-16-le")]
 
 
 def _leaks(data_dir: Path, markers: list[str]) -> list[str]:
@@ -100,6 +102,30 @@ def test_markers_never_reach_any_file(service: MemoryService, data_dir: Path) ->
     assert {DB_FILE_NAME, KEY_FILE_NAME} <= names
 
 
+def _write_memory_markers(service: MemoryService) -> list[str]:
+    """Remember, inject and delete with markers in the content, goal and reason."""
+    scope = {"user": "u1", "project": "p1"}
+    content, zh, goal, reason = _marker(), _marker("构建工具-"), _marker(), _marker()
+    kept = service.remember(
+        scope, f"Remember: releases of p1 are built with the tool {content}.", session="s1"
+    ).value
+    service.remember(scope, f"记住：p1 的发布用 {zh} 构建。", session="s1")
+    injected = service.inject(scope, f"which tool builds releases of p1 {goal}", 400).value
+    assert kept.record is not None
+    assert content in injected.text
+    service.delete(kept.record.id, reason=f"no longer true {reason}")
+    return [content, zh, goal, reason]
+
+
+def test_memory_paths_never_reach_any_file(service: MemoryService, data_dir: Path) -> None:
+    """R24: memory content, snapshots of injections and deletion reasons stay encrypted."""
+    markers = _write_memory_markers(service)
+    assert _leaks(data_dir, markers) == []
+    service.close()
+    _checkpoint(data_dir / DB_FILE_NAME)
+    assert _leaks(data_dir, markers) == []
+
+
 def test_passphrase_never_reaches_any_file(service: MemoryService, data_dir: Path) -> None:
     """R24: the passphrase itself is not stored anywhere in the store directory."""
     _write_markers(service)
@@ -126,6 +152,7 @@ def test_every_sealed_column_opens_with_the_store_key(
 ) -> None:
     """R24: every value in a sealed column decrypts under the store's key at its own AAD."""
     _write_markers(service)
+    _write_memory_markers(service)
     assert service.verify().ok
     codec = Codec(PassphraseKeyStore(data_dir / KEY_FILE_NAME, PASSPHRASE).load())
     engine = create_engine(f"sqlite:///{data_dir / DB_FILE_NAME}")
@@ -137,4 +164,4 @@ def test_every_sealed_column_opens_with_the_store_key(
     finally:
         engine.dispose()
     if column is SEALED[0]:
-        assert len(rows) == service.status().event_count == 4
+        assert len(rows) == service.status().event_count >= 4

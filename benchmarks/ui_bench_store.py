@@ -1,0 +1,41 @@
+"""Build a large demo store for `ui_bench.py` through the public service API (R28).
+
+Usage: python benchmarks/ui_bench_store.py DIR COUNT
+Prints how long it took; the store is reused by later benchmark runs.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from core import MemoryService
+
+PASSPHRASE = "benchmark passphrase"
+KINDS = ("preference", "fact", "convention", "decision")
+
+
+def build(path: Path, count: int) -> float:
+    """Create `count` memories (mostly remembered, every 7th suggested); return seconds taken."""
+    start = time.perf_counter()
+    with MemoryService.open(path, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        have = sum(svc.status().memory_counts.values())
+        for i in range(have, count):
+            scope = {"user": f"u{i % 7}", "project": f"project-{i % 53}"}
+            text = f"Component {i} of service {i % 211} listens on port {10000 + i} ({KINDS[i % 4]})"
+            if i % 7 == 0:
+                svc.suggest(scope, text, kind=KINDS[i % 4])
+            else:
+                svc.remember(scope, text, kind=KINDS[i % 4])
+            if i % 1000 == 0:
+                rate = (i - have + 1) / (time.perf_counter() - start)
+                print(f"{i} memories, {rate:.0f}/s", flush=True)
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1])
+    n = int(sys.argv[2])
+    took = build(target, n)
+    print(f"built {n} memories in {took:.1f} s")
