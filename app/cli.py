@@ -298,3 +298,6 @@ def main() -> None:
 
 
 __all__ = ["cli", "main", "to_jsonable"]
+
+# The memory verbs live in their own module and register themselves on `cli`.
+from app import cli_memory  # noqa: E402, F401

@@ -390,7 +390,7 @@ class MemoryService:
         self, keep_id: str, *, reason: str | None = None, by: str | None = None
     ) -> Result[list[MemoryRecord]]:
         """Settle a conflict set: keep one, supersede the others (R9)."""
-        mid = identifier(keep_id, "keep", 64)
+        mid = self._mid(keep_id, "keep")
         with self._store.write("resolve conflict") as tx:
             keep = memories.get(tx.conn, tx.codec, mid)
             who = by or keep.scope.get("user", "user")
@@ -409,7 +409,7 @@ class MemoryService:
         purge_events: bool = False,
     ) -> Result[Tombstone]:
         """Tombstone a memory and remove it from every derived store; `purge` destroys it (R19)."""
-        mid = identifier(memory_id, "memory_id", 64)
+        mid = self._mid(memory_id)
         with self._store.write("delete memory") as tx:
             record = memories.get(tx.conn, tx.codec, mid)
             who = (
@@ -436,7 +436,7 @@ class MemoryService:
     def get_memory(self, memory_id: str) -> MemoryRecord:
         """One record in any status. Raises NotFoundError."""
         with self._store.read("read memory") as conn:
-            return memories.get(conn, self._store.codec, identifier(memory_id, "memory_id", 64))
+            return memories.get(conn, self._store.codec, self._mid(memory_id))
 
     def list_memories(self, flt: MemoryFilter | None = None) -> list[MemoryRecord]:
         """Records in every status and scope unless filtered, newest first."""
@@ -459,14 +459,14 @@ class MemoryService:
         """The tombstone of a deleted memory. Raises NotFoundError."""
         with self._store.read("read tombstone") as conn:
             return deletion.read_tombstone(
-                conn, self._store.codec, identifier(memory_id, "memory_id", 64)
+                conn, self._store.codec, self._mid(memory_id)
             )
 
     def adoption_chain(self, memory_id: str) -> AdoptionChain:
         """Source events, activation, injections and corrections of a memory (R22)."""
         with self._store.read("adoption chain") as conn:
             return replay.adoption_chain(
-                conn, self._store.codec, identifier(memory_id, "memory_id", 64)
+                conn, self._store.codec, self._mid(memory_id)
             )
 
     def export_regression(self, memory_id: str) -> dict[str, Any]:
@@ -475,7 +475,7 @@ class MemoryService:
             return replay.regression_case(
                 conn,
                 self._store.codec,
-                identifier(memory_id, "memory_id", 64),
+                self._mid(memory_id),
                 self._store.clock.now(),
             )
 
@@ -563,14 +563,22 @@ class MemoryService:
         by: str | None,
         fn: Callable[[WriteTx, MemoryRecord, str, str], None],
     ) -> Result[MemoryRecord]:
-        mid = identifier(memory_id, "memory_id", 64)
+        mid = self._mid(memory_id)
         with self._store.write(action) as tx:
             record = memories.get(tx.conn, tx.codec, mid)
             who = identifier(by, "by") if by else record.scope.get("user", "user")
             fn(tx, record, who, record.effective_status(tx.now))
             updated = memories.get(tx.conn, tx.codec, mid)
-        self.catalog.refresh([mid])
+        self.catalog.refresh([updated.id])
         return Result(updated, changes_of(tx))
+
+    def _mid(self, memory_id: str, field: str = "memory_id") -> str:
+        """A memory id, accepting the short `m:xxxxxxxx` references of injected blocks."""
+        ref = identifier(memory_id, field, 64)
+        if not ref.startswith("m:"):
+            return ref
+        with self._store.read("resolve memory reference") as conn:
+            return memories.resolve_ref(conn, ref)
 
     def _forget_derived(self, memory_id: str) -> list[str]:
         """Remove a memory from every derived store in this process; name what was cleaned."""

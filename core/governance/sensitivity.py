@@ -865,23 +865,31 @@ def _secret_value_ok(m: re.Match[str]) -> bool:
     return _looks_random(_clean_value(_value(m)))
 
 
+def _kv_finding(m: re.Match[str]) -> Finding | None:
+    """Turn one key/value match into a finding if the key names a secret and the value fits."""
+    kind = _classify_key(m.group("key"))
+    if kind is None or (not m.group("conn") and not _value(m)[:1].isalnum()):
+        return None  # "密码|口令": with no connector the value must start right away
+    if kind is FindingType.PASSWORD:
+        ok, detector = _password_value_ok(m), "password_assignment"
+    else:
+        ok, detector = _secret_value_ok(m), "secret_assignment"
+    start, end = _value_span(m)
+    return Finding(kind, start, end, detector) if ok and start < end else None
+
+
 def _kv_detector(pattern: re.Pattern[str]) -> Detector:
     """Build a detector for secrets introduced by a key name (configs, env files, prose)."""
 
     def detect(text: str) -> Iterator[Finding]:
         pos = 0
         while (m := pattern.search(text, pos)) is not None:
-            kind = _classify_key(m.group("key"))
-            if kind is FindingType.PASSWORD:
-                ok, detector = _password_value_ok(m), "password_assignment"
-            else:
-                ok, detector = _secret_value_ok(m), "secret_assignment"
-            start, end = _value_span(m)
-            if kind is not None and ok and start < end:
-                yield Finding(kind, start, end, detector)
-                pos = m.end()
-            else:
+            finding = _kv_finding(m)
+            if finding is None:
                 pos = m.start() + 1
+            else:
+                yield finding
+                pos = m.end()
 
     return detect
 
@@ -1386,7 +1394,7 @@ def _en_address_ok(m: re.Match[str]) -> bool:
     return not words & _WEAK_NAME_BLACKLIST
 
 
-_ZH_STOP = "在是的到住我家寄送址为往去从请把帮你他她它们了吗呢吧就都也还要想说给填写改成地"
+_ZH_STOP = "在是的到住我寄送址往去请把帮你他她它们了吗呢吧就也还要想说给填写改"
 _ZH_CHAR = rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fff])"
 _ZH_ADMIN = (
     rf"(?P<admin>(?:{_ZH_CHAR}{{2,8}}?(?:省|自治区|特别行政区))?(?:{_ZH_CHAR}{{1,8}}?市)?"
@@ -1420,7 +1428,8 @@ def _zh_road_ok(m: re.Match[str]) -> bool:
 _ROMANCE_ADDRESS = (
     r"(?<![A-Za-z0-9])(?P<v>\d{1,5}(?:bis|ter)?,?\s+(?:Rue|Avenue|Boulevard|Bd|Quai|Via|Viale"
     r"|Piazza|Calle|Avenida|Rua|Carrer)\s+(?:(?:de|du|des|la|le|del|della|di|da|do|dos|l')\s*)*"
-    r"[A-ZÀ-Ý][\w'À-ÿ\-]+(?:\s+[A-ZÀ-Ý][\w'À-ÿ\-]+){0,3})"
+    r"[A-ZÀ-Ý][\w'À-ÿ\-]+(?:\s+[A-ZÀ-Ý][\w'À-ÿ\-]+){0,3}"
+    r"(?:,\s*(?:\d{5}\s+)?[A-ZÀ-Ý][\w'À-ÿ\-]+)?)"
 )
 _GERMANIC_ADDRESS = (
     r"(?<![A-Za-z])(?P<v>[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|allee|platz|ring)"

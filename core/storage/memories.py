@@ -264,6 +264,23 @@ def get(conn: Connection, codec: Codec, memory_id: str) -> MemoryRecord:
     return found[0]
 
 
+def resolve_ref(conn: Connection, ref: str) -> str:
+    """The full id behind a short `m:xxxxxxxx` reference.
+
+    Raises:
+        NotFoundError: no memory, or more than one, ends with those characters.
+    """
+    suffix = ref.removeprefix("m:")
+    if not suffix.isalnum():
+        raise NotFoundError("memory", ref)
+    found: list[Any] = list(
+        conn.execute(select(s.memories.c.id).where(s.memories.c.id.like(f"%{suffix}"))).scalars()
+    )
+    if len(found) != 1:
+        raise NotFoundError("memory", ref)
+    return str(found[0])
+
+
 def load(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[MemoryRecord]:
     """Records by id (unknown ids are skipped), in the order given."""
     if not ids:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -574,3 +575,73 @@ def test_postal_addresses() -> None:
     assert _types("Ship it to 221B Baker Street, London") == {"postal_address"}
     assert scan("坐地铁10号线，线路2号今天割接") == []
     assert scan("Upload the slides to Google Drive") == []
+
+
+# --------------------------------------------------------------------------- other ids and formats
+
+
+def test_hong_kong_id_check_digit() -> None:
+    assert _spans("HK ID A123456(3) for the visa") == ["A123456(3)"]
+    assert scan("HK ID A123456(7) for the visa") == []  # wrong check digit
+
+
+def test_taiwan_id_needs_checksum_and_an_id_label() -> None:
+    assert _types("身份證 A123456789") == {"national_id"}
+    assert scan("身份證 A123456788") == []
+    assert scan("SKU A123456789 is out of stock") == []
+
+
+def test_lowercase_iban_and_prose_that_happens_to_look_like_one() -> None:
+    assert _types("iban: de89 3704 0044 0532 0130 00") == {"bank_account"}
+    assert scan("ES2022 target is the default for the build") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("My address is 45 Rue de Rivoli, Paris", "45 Rue de Rivoli, Paris"),
+        ("Lieferung an Hauptstraße 5, 10115 Berlin", "Hauptstraße 5, 10115 Berlin"),
+        ("寄到成都市武侯区天府大道北段1700号环球中心", "成都市武侯区天府大道北段1700号"),
+        ("香港九龙弥敦道 123 号", "香港九龙弥敦道 123 号"),
+    ],
+)
+def test_more_address_shapes(text: str, value: str) -> None:
+    assert [(f.type, text[f.start : f.end]) for f in scan(text)] == [
+        (FindingType.POSTAL_ADDRESS, value)
+    ]
+
+
+def test_cli_passcodes_and_national_mobile_formats() -> None:
+    assert _spans("docker login -u ci -p Dck3r!FAKEpw registry.example.com") == ["Dck3r!FAKEpw"]
+    assert _spans("Zoom meeting ID 812 3456 7890, passcode 482913") == ["482913"]
+    assert _spans("Reach me on 07700 900123 (UK mobile)") == ["07700 900123"]
+    assert _spans("write to lina [at] example [dot] com") == ["lina [at] example [dot] com"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "return MemoryService.open(data_dir, passphrase=passphrase, create=create)",
+        "self._passphrase = passphrase",
+        "userid = passwd = acct = ''",
+        "with MemoryService.open(data_dir, passphrase=PASSPHRASE) as svc:",
+        "def open_store(source: str, passphrase: str | None) -> KeyStore:",
+        "passwd: files sss",
+        "the auth service 7f3a9c1e5b8d2f4a6c0e handles logins",
+        "密码|口令|令牌",
+    ],
+)
+def test_code_that_handles_secrets_is_not_a_secret(text: str) -> None:
+    assert scan(text) == []
+
+
+def test_passphrase_of_plain_words() -> None:
+    assert _spans("passphrase: correct horse battery staple") == ["correct horse battery staple"]
+    assert scan("passphrase: is required for ed25519 keys") == []
+
+
+def test_large_input_stays_fast() -> None:
+    text = "\n".join(str(s["text"]) for s in _load_corpus()) * 4
+    started = time.perf_counter()
+    scan(text)
+    assert time.perf_counter() - started < 5.0

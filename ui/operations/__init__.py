@@ -1,0 +1,1 @@
+"""Per-feature factories of operations (HOUSE_STYLE: verbs, one module per area)."""

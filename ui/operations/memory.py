@@ -1,0 +1,98 @@
+"""Operations on one memory: review, scope, disable, exclude, quarantine, delete (R25, R26)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from core import MemoryRecord, MemoryService, Result
+
+from ui.context import UiContext
+from ui.ops import MutatingOp, mutate
+from ui.types import QuarantineReport, Tombstone
+
+
+def approve_candidate(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
+    """Confirm a suggested (or checked quarantined) memory."""
+    return mutate(ctx, lambda s: s.approve(memory_id))
+
+
+def edit_and_approve(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
+    """Change the wording as a new revision, then confirm it (one step for the user)."""
+
+    def work(s: MemoryService) -> Result[MemoryRecord]:
+        s.edit(memory_id, text)
+        return s.approve(memory_id)
+
+    return mutate(ctx, work)
+
+
+def rescope_and_approve(
+    ctx: UiContext, record: MemoryRecord, scope: Mapping[str, str]
+) -> MutatingOp[MemoryRecord]:
+    """Give a candidate a narrower (or, confirmed by the user, wider) scope, then confirm it."""
+
+    def work(s: MemoryService) -> Result[MemoryRecord]:
+        if dict(scope) != dict(record.scope):
+            if set(record.scope.items()) <= set(scope.items()):
+                s.downgrade(record.id, scope)
+            else:
+                s.widen(record.id, scope)
+        return s.approve(record.id)
+
+    return mutate(ctx, work)
+
+
+def reject_candidate(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[MemoryRecord]:
+    """Reject a suggested memory with the user's reason."""
+    return mutate(ctx, lambda s: s.reject(memory_id, reason=reason or None))
+
+
+def edit_memory(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
+    """Change a memory's wording as a new revision."""
+    return mutate(ctx, lambda s: s.edit(memory_id, text))
+
+
+def downgrade_scope(
+    ctx: UiContext, memory_id: str, scope: Mapping[str, str]
+) -> MutatingOp[MemoryRecord]:
+    """Narrow a memory's scope (e.g. user-wide to one project)."""
+    return mutate(ctx, lambda s: s.downgrade(memory_id, scope))
+
+
+def disable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
+    """Keep a memory but never inject it."""
+    return mutate(ctx, lambda s: s.disable(memory_id, reason="disabled in the memory center"))
+
+
+def enable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
+    """Make a disabled memory active again (the inverse of disable, used for undo)."""
+    return mutate(ctx, lambda s: s.enable(memory_id))
+
+
+def exclude_from_session(
+    ctx: UiContext, memory_id: str, session: str
+) -> MutatingOp[MemoryRecord]:
+    """Keep a memory out of one session's injections."""
+    return mutate(ctx, lambda s: s.exclude(memory_id, session))
+
+
+def quarantine_memory(
+    ctx: UiContext, memory_id: str, reason: str
+) -> MutatingOp[QuarantineReport]:
+    """Incident action: stop injecting a memory everywhere."""
+    return mutate(ctx, lambda s: s.quarantine(memory_id, reason))
+
+
+def resolve_conflict(ctx: UiContext, keep_id: str) -> MutatingOp[list[MemoryRecord]]:
+    """Keep one member of a conflict set; the others become superseded by it."""
+    return mutate(ctx, lambda s: s.resolve_conflict(keep_id, reason="kept in the review queue"))
+
+
+def delete_memory(
+    ctx: UiContext, memory_id: str, reason: str, *, purge: bool
+) -> MutatingOp[Tombstone]:
+    """Tombstone a memory (and with `purge`, destroy its content everywhere)."""
+    return mutate(
+        ctx,
+        lambda s: s.delete(memory_id, reason=reason, purge=purge, requested_by="memory-center"),
+    )
