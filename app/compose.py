@@ -29,11 +29,13 @@ def open_service(
         return MemoryService.open(data_dir, passphrase=passphrase, create=create)
     except WrongPassphraseError:
         raise
-    except KeyUnavailableError:
+    except KeyUnavailableError as exc:
         if passphrase is not None or prompt is None:
             raise
+        first = exc
     new_store = not (data_dir / "keyfile.json").exists()
     asked = prompt(new_store)
     if not asked:
-        raise KeyUnavailableError("no passphrase was given; the store stays locked")
+        # Nobody could be asked (no terminal) or the user declined: say how to give one.
+        raise first
     return MemoryService.open(data_dir, passphrase=asked, create=create)

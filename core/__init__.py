@@ -15,6 +15,7 @@ from core.errors import (
     StoreVersionError,
     WrongPassphraseError,
 )
+from core.governance.policy import PolicySettings
 from core.model import *  # noqa: F403 - the model is public by design
 from core.model import __all__ as _model_all
 from core.service import MemoryService
@@ -30,6 +31,7 @@ __all__ = [
     "MemoryService",
     "NotFoundError",
     "PolicyDeniedError",
+    "PolicySettings",
     "ResourceUnavailableError",
     "ScopeRequiredError",
     "StoreVersionError",

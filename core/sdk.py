@@ -69,7 +69,9 @@ class ScopeWidenedError(InvalidInputError):
     kind = "scope_widened"
 
 
-def narrow_scope(base: Scope, requested: Mapping[str, str] | None, *, field: str = "scope") -> Scope:
+def narrow_scope(
+    base: Scope, requested: Mapping[str, str] | None, *, field: str = "scope"
+) -> Scope:
     """The configured scope, narrowed by `requested` (which may only add keys).
 
     Raises:
@@ -86,8 +88,9 @@ def narrow_scope(base: Scope, requested: Mapping[str, str] | None, *, field: str
             continue
         if asked[key] != value:
             raise ScopeWidenedError(
-                field, f"{key}={asked[key]} would leave the configured scope {base}; "
-                "a call may only add keys"
+                field,
+                f"{key}={asked[key]} would leave the configured scope {base}; "
+                "a call may only add keys",
             )
     return Scope.of({**dict(asked.items_), **dict(base.items_)}, field=field)
 
@@ -363,9 +366,16 @@ class MemoryRuntime:
         return "", None
 
     def _record_degraded(self, why: str) -> None:
-        item = NewEvent(self.session, Actor.SYSTEM, TrustLevel.TOOL_VERIFIED, self.scope,
-                        "degraded_memory_unavailable", kind=EventKind.DEGRADED,
-                        data={"reason": why, "by": "sdk"}, by=self.agent)
+        item = NewEvent(
+            self.session,
+            Actor.SYSTEM,
+            TrustLevel.TOOL_VERIFIED,
+            self.scope,
+            "degraded_memory_unavailable",
+            kind=EventKind.DEGRADED,
+            data={"reason": why, "by": "sdk"},
+            by=self.agent,
+        )
         try:
             self.service.append_event(item)
         except MemoryCenterError as exc:  # the turn goes on; the log is best effort here

@@ -21,7 +21,7 @@ from core.errors import InvalidInputError, NotFoundError
 from core.governance import controls
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
-from core.governance.policy import MemoryPolicy, Origin
+from core.governance.policy import MemoryPolicy, Origin, PolicySettings
 from core.model import limits
 from core.model.clock import Clock, SystemClock
 from core.model.enums import ChangeKind
@@ -58,7 +58,7 @@ from core.model.validate import text as valid_text
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.injector import Retriever
-from core.storage import event_log, memories, snapshots
+from core.storage import event_log, memories, settings, snapshots
 from core.storage import schema as s
 from core.storage.migrations import current_version
 from core.storage.opener import open_store
@@ -89,7 +89,7 @@ class MemoryService:
         self._key_store = key_store
         self._keys = keys
         store.key_reloader = self._reload_keys
-        self.policy = policy or MemoryPolicy()
+        self.policy = policy or MemoryPolicy(self._stored_policy_settings())
         self.extractor: Extractor = extractor or RuleExtractor()
         self._ledger = Ledger(self.policy, keys.fingerprint_key)
         self.catalog = Catalog(store)
@@ -458,16 +458,12 @@ class MemoryService:
     def tombstone(self, memory_id: str) -> Tombstone:
         """The tombstone of a deleted memory. Raises NotFoundError."""
         with self._store.read("read tombstone") as conn:
-            return deletion.read_tombstone(
-                conn, self._store.codec, self._mid(memory_id)
-            )
+            return deletion.read_tombstone(conn, self._store.codec, self._mid(memory_id))
 
     def adoption_chain(self, memory_id: str) -> AdoptionChain:
         """Source events, activation, injections and corrections of a memory (R22)."""
         with self._store.read("adoption chain") as conn:
-            return replay.adoption_chain(
-                conn, self._store.codec, self._mid(memory_id)
-            )
+            return replay.adoption_chain(conn, self._store.codec, self._mid(memory_id))
 
     def export_regression(self, memory_id: str) -> dict[str, Any]:
         """A regression case (JSON-able) for a memory that caused trouble (R22)."""
@@ -593,6 +589,48 @@ class MemoryService:
                 return event_log.get_session(conn, session).opted_out
             except NotFoundError:
                 return False
+
+    # --- settings -----------------------------------------------------------------
+
+    def policy_settings(self) -> PolicySettings:
+        """The MemoryPolicy settings in force (defaults overridden by the user's choices)."""
+        return self.policy.settings
+
+    def update_policy_settings(self, **changes: object) -> Result[PolicySettings]:
+        """Change policy settings (e.g. confirm_global=True); stored in the store.
+
+        Raises:
+            InvalidInputError: an unknown setting or a bad value, named.
+        """
+        merged = {**self.policy.settings.to_dict(), **changes}
+        new = PolicySettings.from_dict(merged)
+        with self._store.write("update policy settings") as tx:
+            settings.write(tx, "policy", new.to_dict())
+            tx.touch(ChangeKind.POLICY)
+        self.policy.settings = new
+        return Result(new, changes_of(tx))
+
+    def list_snapshots(self, session: str, *, limit: int = 200) -> list[Snapshot]:
+        """A session's snapshots (model calls), oldest first."""
+        name = identifier(session, "session")
+        with self._store.read("list snapshots") as conn:
+            ids = [sid for sid, _, _ in snapshots.list_for_session(conn, name)][-limit:]
+            return [snapshots.get(conn, self._store.codec, sid) for sid in ids]
+
+    def expire_sweep(self) -> Result[list[str]]:
+        """Record an `expire` decision for memories whose time ran out (R5, R7).
+
+        Expiry is enforced at read time anyway; the sweep makes it visible in history.
+        """
+        with self._store.write("expiry sweep") as tx:
+            swept = controls.sweep_expired(tx)
+        self.catalog.refresh(swept)
+        return Result(swept, changes_of(tx))
+
+    def _stored_policy_settings(self) -> PolicySettings:
+        with self._store.read("read policy settings") as conn:
+            stored = settings.read(conn, "policy")
+        return PolicySettings.from_dict(stored) if isinstance(stored, dict) else PolicySettings()
 
     # --- revision and change feed (R21) ----------------------------------------
 

@@ -218,3 +218,36 @@ def mark_stale(tx: WriteTx, record: MemoryRecord, event_id: str, actor: str) -> 
     memories.update_fields(tx, record.id, flags=record.flags | {STALE})
     memories.add_sources(tx, record.id, ())
     _decide(tx, record, "observe", record.status, actor, f"contradicted by observation {event_id}")
+
+
+EXPIRED_FLAG = "expired"
+
+
+def sweep_expired(tx: WriteTx) -> list[str]:
+    """Write one `expire` decision per record whose expiry has passed; return their ids."""
+    rows: list[Any] = list(
+        tx.conn.execute(
+            select(s.memories.c.id).where(
+                s.memories.c.status.in_([MemoryStatus.ACTIVE.value, MemoryStatus.CANDIDATE.value])
+                & s.memories.c.expires_at.is_not(None)
+                & (s.memories.c.expires_at <= tx.now_iso)
+            )
+        ).scalars()
+    )
+    swept = []
+    for record in memories.load(tx.conn, tx.codec, [str(r) for r in rows]):
+        if EXPIRED_FLAG in record.flags:
+            continue
+        memories.update_fields(tx, record.id, flags=record.flags | {EXPIRED_FLAG})
+        memories.record_decision(
+            tx,
+            record,
+            action="expire",
+            from_status=record.status,
+            to_status=record.status,
+            actor="system",
+            reason=f"validity ended at {record.expires_at}",
+            policy_version=VERSION,
+        )
+        swept.append(record.id)
+    return swept

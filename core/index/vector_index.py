@@ -1,3 +1,7 @@
 """placeholder"""
+
+
 class IndexMeta: ...
+
+
 class VectorIndex: ...

@@ -1,45 +1,94 @@
-"""A lazily paged table of the event log, newest first."""
+"""A lazily paged table of log events, newest first; pages load on the reader pool."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 
 from core import Event
 
-COLUMNS = ("Time", "Session", "Actor", "Trust", "Kind", "Text")
+from ui.presentation import icon, local_time, trust_text
+from ui.tasks import TaskRunner
+
 Index = QModelIndex | QPersistentModelIndex
+PageLoader = Callable[[int | None, int], list[Event]]
+"""(before_position or None for the newest, limit) -> events, newest first."""
+EventRole = Qt.ItemDataRole.UserRole + 1
+
+
+def _columns() -> tuple[str, ...]:
+    tr = QCoreApplication.translate
+    return (
+        tr("Events", "Time"),
+        tr("Events", "Session"),
+        tr("Events", "Actor"),
+        tr("Events", "Trust"),
+        tr("Events", "Kind"),
+        tr("Events", "Text"),
+    )
 
 
 class EventTableModel(QAbstractTableModel):
     """Rows are events; the view asks for more as the user scrolls (`fetchMore`)."""
 
-    def __init__(self, page_loader: Any, page_size: int = 200) -> None:
+    def __init__(self, tasks: TaskRunner, page_size: int = 200) -> None:
         super().__init__()
-        self._load_page = page_loader  # callable(before_position | None, limit) -> list[Event]
+        self._tasks = tasks
+        self._load_page: PageLoader | None = None
         self._page_size = page_size
         self._rows: list[Event] = []
-        self._exhausted = False
+        self._exhausted = True
+        self._loading = False
+        self._generation = 0
+        self._columns = _columns()
 
-    def reset(self, first_page: list[Event]) -> None:
-        """Replace the contents with a freshly loaded first page."""
+    def load(self, loader: PageLoader) -> None:
+        """Show the events `loader` returns, from the newest page."""
+        self._generation += 1
         self.beginResetModel()
-        self._rows = list(first_page)
-        self._exhausted = len(first_page) < self._page_size
+        self._load_page = loader
+        self._rows = []
+        self._exhausted = False
+        self._loading = False
         self.endResetModel()
+        self._fetch(None)
+
+    def clear(self) -> None:
+        """Show nothing."""
+        self._generation += 1
+        self.beginResetModel()
+        self._load_page = None
+        self._rows = []
+        self._exhausted = True
+        self.endResetModel()
+
+    def event_at(self, row: int) -> Event | None:
+        """The event of a row."""
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, event_id: str) -> int:
+        """The row of an event, or -1 when not loaded (yet)."""
+        return next((i for i, e in enumerate(self._rows) if e.id == event_id), -1)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(self._columns)
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section]
+            return self._columns[section]
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -48,17 +97,43 @@ class EventTableModel(QAbstractTableModel):
         event = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(event, index.column())
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == len(COLUMNS) - 1:
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == len(self._columns) - 1:
             return event.text[:2000]
+        if role == Qt.ItemDataRole.DecorationRole and index.column() == 3:
+            return icon("status-quarantined") if event.trust.value == "untrusted" else None
+        if role == EventRole:
+            return event
         return None
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and not self._exhausted and bool(self._rows)
+        return not parent.isValid() and not self._exhausted and not self._loading
 
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
-        if parent.isValid() or self._exhausted or not self._rows:
+        if self.canFetchMore(parent) and self._rows:
+            self._fetch(self._rows[-1].position)
+
+    def _fetch(self, before: int | None) -> None:
+        loader = self._load_page
+        if loader is None:
             return
-        more = self._load_page(self._rows[-1].position, self._page_size)
+        self._loading = True
+        generation = self._generation
+        size = self._page_size
+        self._tasks.run(
+            lambda: loader(before, size),
+            lambda page: self._append(generation, page),
+            lambda _exc: self._stop(generation),
+        )
+
+    def _stop(self, generation: int) -> None:
+        if generation == self._generation:
+            self._loading = False
+            self._exhausted = True
+
+    def _append(self, generation: int, more: list[Event]) -> None:
+        if generation != self._generation:
+            return
+        self._loading = False
         self._exhausted = len(more) < self._page_size
         if more:
             start = len(self._rows)
@@ -69,13 +144,15 @@ class EventTableModel(QAbstractTableModel):
     @staticmethod
     def _display(event: Event, column: int) -> str:
         if column == 0:
-            return event.ts.astimezone().strftime("%Y-%m-%d %H:%M")
+            return local_time(event.ts)
         if column == 1:
             return event.session_id
         if column == 2:
             return event.actor.value
         if column == 3:
-            return event.trust.value.replace("_", " ")
+            return trust_text(event.trust.value) + (f" · {event.source.value}" if event.source else "")
         if column == 4:
             return event.kind.value.replace("_", " ")
+        if event.redacted:
+            return QCoreApplication.translate("Events", "(redacted)")
         return event.text.replace("\n", " ")[:300]

@@ -83,9 +83,16 @@ def quarantine_memory(
     return mutate(ctx, lambda s: s.quarantine(memory_id, reason))
 
 
-def resolve_conflict(ctx: UiContext, keep_id: str) -> MutatingOp[list[MemoryRecord]]:
-    """Keep one member of a conflict set; the others become superseded by it."""
-    return mutate(ctx, lambda s: s.resolve_conflict(keep_id, reason="kept in the review queue"))
+def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
+    """Keep one member of a conflict set (confirming it if it was only suggested); the
+    others become superseded by it."""
+
+    def work(s: MemoryService) -> Result[list[MemoryRecord]]:
+        if keep.status.value == "candidate":
+            s.approve(keep.id)
+        return s.resolve_conflict(keep.id, reason="kept in the review queue")
+
+    return mutate(ctx, work)
 
 
 def delete_memory(
@@ -96,3 +103,10 @@ def delete_memory(
         ctx,
         lambda s: s.delete(memory_id, reason=reason, purge=purge, requested_by="memory-center"),
     )
+
+
+def widen_scope(
+    ctx: UiContext, memory_id: str, scope: Mapping[str, str]
+) -> MutatingOp[MemoryRecord]:
+    """Broaden a memory's scope; the user's own action (also the undo of a downgrade)."""
+    return mutate(ctx, lambda s: s.widen(memory_id, scope))

@@ -1,0 +1,155 @@
+"""What every transcript importer shares: parsed sessions, problems, and the idempotent writer.
+
+An importer parses a source into `SourceSession`s (plus `Problem`s for what it had to skip);
+`write_sessions` appends each session's *new* events in one transaction (all or none), then
+runs extraction so suggested memories reach the review queue. Events carry the source's ids
+and timestamps in `data` (`source_id`, `source_ts`); re-importing compares `source_id`s with
+what the session already holds and adds nothing twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core import MemoryCenterError, MemoryService, NewEvent, Scope
+from core.model import limits
+
+PAGE = 10_000
+
+
+@dataclass(frozen=True)
+class SourceEvent:
+    """One event as the source recorded it."""
+
+    source_id: str
+    actor: str
+    trust: str
+    text: str
+    kind: str = "message"
+    source: str | None = None
+    ts: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SourceSession:
+    """One conversation of the source, in order."""
+
+    session: str
+    events: list[SourceEvent] = field(default_factory=list)
+    scope_extra: dict[str, str] = field(default_factory=dict)
+    origin: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something skipped: where (file and line, or conversation) and why."""
+
+    file: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.where}: {self.message}"
+
+
+@dataclass
+class ImportReport:
+    """The outcome of one import run."""
+
+    sessions_seen: int = 0
+    sessions_written: int = 0
+    events_written: int = 0
+    events_already_present: int = 0
+    suggestions: Counter[str] = field(default_factory=Counter)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def iso_from_epoch(value: object) -> str | None:
+    """An ISO-8601 UTC instant from epoch seconds (ChatGPT's create_time), or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return dt.datetime.fromtimestamp(float(value), dt.UTC).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def clip(text: str) -> tuple[str, dict[str, Any]]:
+    """Text within the event limit; an oversized text is cut and the cut is recorded."""
+    if len(text) <= limits.MAX_EVENT_TEXT:
+        return text, {}
+    return text[: limits.MAX_EVENT_TEXT], {"truncated": True, "original_chars": len(text)}
+
+
+def existing_source_ids(service: MemoryService, session: str) -> set[str]:
+    """The `data.source_id`s already in a session's log."""
+    seen: set[str] = set()
+    after = 0
+    while True:
+        page = service.list_events(session=session, after_position=after, limit=PAGE)
+        for event in page:
+            sid = event.data.get("source_id")
+            if isinstance(sid, str):
+                seen.add(sid)
+        if len(page) < PAGE:
+            return seen
+        after = page[-1].position
+
+
+def write_sessions(
+    service: MemoryService,
+    sessions: Iterable[SourceSession],
+    scope: Scope,
+    report: ImportReport,
+    *,
+    importer: str,
+    progress: Callable[[SourceSession], None] | None = None,
+) -> ImportReport:
+    """Append each session's new events (one transaction per session), then extract."""
+    for sess in sessions:
+        report.sessions_seen += 1
+        try:
+            _write_one(service, sess, scope, report, importer)
+        except MemoryCenterError as exc:
+            report.problems.append(Problem(sess.origin or sess.session, "session", exc.message))
+        if progress is not None:
+            progress(sess)
+    return report
+
+
+def _write_one(
+    service: MemoryService, sess: SourceSession, scope: Scope, report: ImportReport, importer: str
+) -> None:
+    present = existing_source_ids(service, sess.session)
+    fresh = [e for e in sess.events if e.source_id not in present]
+    report.events_already_present += len(sess.events) - len(fresh)
+    if not fresh:
+        return
+    where = Scope.of({**dict(sess.scope_extra), **dict(scope.items_)})
+    items = [_new_event(sess.session, where, e, importer) for e in fresh]
+    service.append_events(items)
+    report.sessions_written += 1
+    report.events_written += len(items)
+    for outcome in service.extract(sess.session).value:
+        report.suggestions[outcome.outcome] += 1
+
+
+def _new_event(session: str, scope: Scope, ev: SourceEvent, importer: str) -> NewEvent:
+    data: dict[str, Any] = {"source_id": ev.source_id, "source_ts": ev.ts, "importer": importer}
+    data.update(ev.extra)
+    return NewEvent(
+        session=session,
+        actor=ev.actor,
+        trust=ev.trust,
+        scope=scope,
+        text=ev.text,
+        kind=ev.kind,
+        source=ev.source,
+        data=data,
+        by=importer,
+    )

@@ -1,0 +1,108 @@
+"""`memory-center import claude-code|chatgpt PATH --scope KEY=VALUE`: the importer verbs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from app.importers import chatgpt, claude_code
+from app.importers.base import ImportReport, Problem, SourceSession, write_sessions
+from core import MemoryCenterError, Scope
+
+if TYPE_CHECKING:
+    from app.cli import Context
+
+Parser = Callable[[Path], tuple[list[SourceSession], list[Problem]]]
+
+
+@click.group("import")
+def import_group() -> None:
+    """Import agent transcripts into the event log; suggestions go to the review queue."""
+
+
+def _common(func: Any) -> Any:
+    func = click.option(
+        "--scope",
+        "scopes",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Scope of the imported events (repeatable, at least one), e.g. user=alice.",
+    )(func)
+    return click.argument("path", type=click.Path(exists=True, path_type=Path))(func)
+
+
+@import_group.command("claude-code")
+@_common
+@click.pass_obj
+def import_claude_code(obj: Context, path: Path, scopes: tuple[str, ...]) -> None:
+    """Import Claude Code transcripts: one .jsonl file or a directory of them.
+
+    Without a project key in --scope, each session is scoped to its working directory's name.
+    """
+    _run(obj, path, scopes, claude_code.parse, "import:claude-code")
+
+
+@import_group.command("chatgpt")
+@_common
+@click.pass_obj
+def import_chatgpt(obj: Context, path: Path, scopes: tuple[str, ...]) -> None:
+    """Import a ChatGPT export: conversations.json (or the unzipped export directory)."""
+    _run(obj, path, scopes, chatgpt.parse, "import:chatgpt")
+
+
+def _run(obj: Context, path: Path, scopes: tuple[str, ...], parse: Parser, name: str) -> None:
+    try:
+        scope = Scope.required(dict(Scope.parse(scopes).items_))
+        sessions, problems = parse(path)
+        report = ImportReport(problems=list(problems))
+        service = obj.service(create=True)
+        _write(obj, service, sessions, scope, report, name)
+    except MemoryCenterError as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        sys.exit(1)
+    finally:
+        obj.close()
+    _print(obj, report)
+
+
+def _write(
+    obj: Context,
+    service: Any,
+    sessions: list[SourceSession],
+    scope: Scope,
+    report: ImportReport,
+    name: str,
+) -> None:
+    if obj.as_json or not sessions:
+        write_sessions(service, sessions, scope, report, importer=name)
+        return
+    with click.progressbar(
+        length=len(sessions), label="importing sessions", file=sys.stderr
+    ) as bar:
+        write_sessions(
+            service, sessions, scope, report, importer=name, progress=lambda _s: bar.update(1)
+        )
+
+
+def _print(obj: Context, report: ImportReport) -> None:
+    for problem in report.problems:
+        click.echo(f"skipped {problem}", err=True)
+    summary = {
+        "sessions_seen": report.sessions_seen,
+        "sessions_written": report.sessions_written,
+        "events_written": report.events_written,
+        "events_already_present": report.events_already_present,
+        "suggestions": dict(report.suggestions),
+        "problems": [str(p) for p in report.problems],
+    }
+    outcomes = ", ".join(f"{v} {k}" for k, v in sorted(report.suggestions.items())) or "none"
+    obj.emit(
+        summary,
+        f"imported {report.events_written} events in {report.sessions_written} sessions "
+        f"({report.events_already_present} already present, {len(report.problems)} skipped); "
+        f"suggested memories: {outcomes}",
+    )

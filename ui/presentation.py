@@ -1,0 +1,129 @@
+"""How store values are shown: translated labels, status icons, times and scopes.
+
+Statuses always show an icon *and* a word (never colour alone). Labels are translated
+through Qt's translation system (sources in resources/i18n/).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import cache
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QIcon
+
+from core import Scope
+
+RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+ICONS = RESOURCES / "icons"
+
+STATUSES = (
+    "candidate",
+    "active",
+    "expired",
+    "disabled",
+    "superseded",
+    "quarantined",
+    "rejected",
+    "deleted",
+)
+KINDS = ("preference", "fact", "convention", "decision", "skill_suggestion")
+TRUSTS = ("user", "tool_verified", "assistant", "untrusted")
+
+
+def status_text(status: str) -> str:
+    """The translated word for a status (R5), including the derived `expired`."""
+    tr = QCoreApplication.translate
+    words = {
+        "candidate": tr("Status", "suggested"),
+        "active": tr("Status", "active"),
+        "expired": tr("Status", "expired"),
+        "disabled": tr("Status", "disabled"),
+        "superseded": tr("Status", "superseded"),
+        "quarantined": tr("Status", "quarantined"),
+        "rejected": tr("Status", "rejected"),
+        "deleted": tr("Status", "deleted"),
+    }
+    return words.get(status, status)
+
+
+def kind_text(kind: str) -> str:
+    """The translated word for a memory kind."""
+    tr = QCoreApplication.translate
+    words = {
+        "preference": tr("Kind", "preference"),
+        "fact": tr("Kind", "fact"),
+        "convention": tr("Kind", "convention"),
+        "decision": tr("Kind", "decision"),
+        "skill_suggestion": tr("Kind", "skill suggestion"),
+    }
+    return words.get(kind, kind.replace("_", " "))
+
+
+def trust_text(trust: str) -> str:
+    """The translated words for a trust level (R2)."""
+    tr = QCoreApplication.translate
+    words = {
+        "user": tr("Trust", "user"),
+        "tool_verified": tr("Trust", "tool-verified"),
+        "assistant": tr("Trust", "assistant (inferred)"),
+        "untrusted": tr("Trust", "untrusted"),
+    }
+    return words.get(trust, trust)
+
+
+@cache
+def icon(name: str) -> QIcon:
+    """An icon from resources/icons (empty icon when missing)."""
+    path = ICONS / f"{name}.svg"
+    return QIcon(str(path)) if path.exists() else QIcon()
+
+
+def status_icon(status: str) -> QIcon:
+    """The icon of a status; every status has its own shape."""
+    return icon(f"status-{status}")
+
+
+def local_time(moment: dt.datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """A UTC instant in the user's local time zone."""
+    return moment.astimezone().strftime(fmt) if moment is not None else "—"
+
+
+def day_of(moment: dt.datetime) -> dt.date:
+    """The local calendar day of an instant (timeline grouping)."""
+    return moment.astimezone().date()
+
+
+def day_title(day: dt.date, today: dt.date) -> str:
+    """A day header: Today, Yesterday, or the date."""
+    tr = QCoreApplication.translate
+    if day == today:
+        return tr("Time", "Today") + day.strftime("  ·  %Y-%m-%d")
+    if day == today - dt.timedelta(days=1):
+        return tr("Time", "Yesterday") + day.strftime("  ·  %Y-%m-%d")
+    return day.strftime("%A  ·  %Y-%m-%d")
+
+
+def scope_text(scope: Scope) -> str:
+    """`user=alice project=web-shop`."""
+    return str(scope)
+
+
+def confidence_text(value: float) -> str:
+    """Confidence as a percentage."""
+    return f"{round(value * 100)}%"
+
+
+def relative_expiry(expires_at: dt.datetime | None, now: dt.datetime) -> str:
+    """`never`, `expired`, or `in 3 days`."""
+    tr = QCoreApplication.translate
+    if expires_at is None:
+        return tr("Time", "never")
+    delta = expires_at - now
+    if delta.total_seconds() <= 0:
+        return tr("Time", "expired") + f" ({local_time(expires_at)})"
+    hours = delta.total_seconds() / 3600
+    if hours < 48:
+        return tr("Time", "in %n hour(s)", "", round(hours)) + f" ({local_time(expires_at)})"
+    return tr("Time", "in %n day(s)", "", round(hours / 24)) + f" ({local_time(expires_at)})"

@@ -1,0 +1,38 @@
+"""What the memory detail panel shows, read in one background call."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from core import MemoryRecord, MemoryService, Scope
+
+from ui.types import AdoptionChain, MemoryFilter
+
+Revision = tuple[int, dt.datetime, str, Scope, str]
+
+
+@dataclass(frozen=True)
+class DetailData:
+    """A memory with its adoption chain, revisions, conflict partners and known sessions."""
+
+    record: MemoryRecord
+    chain: AdoptionChain
+    revisions: list[Revision]
+    conflict_members: list[MemoryRecord]
+    sessions: list[str]
+
+
+def load_detail(service: MemoryService, memory_id: str) -> DetailData:
+    """Read everything the panel shows about one memory."""
+    record = service.get_memory(memory_id)
+    chain = service.adoption_chain(memory_id)
+    revisions = service.revisions(memory_id)
+    members: list[MemoryRecord] = []
+    if record.conflict_set:
+        candidates = service.list_memories(
+            MemoryFilter(statuses=("active", "candidate"), limit=1_000_000)
+        )
+        members = [m for m in candidates if m.conflict_set == record.conflict_set]
+    sessions = [s.id for s in service.list_sessions(limit=200) if not s.id.startswith("memory-center:")]
+    return DetailData(record, chain, revisions, members, sessions)

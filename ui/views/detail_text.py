@@ -1,0 +1,89 @@
+"""Rich-text blocks of the detail panel (kept apart so the panel stays small)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Sequence
+
+from PySide6.QtCore import QCoreApplication
+
+from core import Decision, Event, Scope
+
+from ui.presentation import local_time, status_text, trust_text
+
+Revision = tuple[int, dt.datetime, str, Scope, str]
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Detail", text)
+
+
+def sources_html(events: Sequence[Event]) -> str:
+    """Each source event with its session as a link (click jumps to the Sessions view)."""
+    if not events:
+        return _tr("No source events.")
+    rows = []
+    for e in events:
+        text = html.escape(e.text[:240]) if not e.redacted else _tr("(redacted)")
+        rows.append(
+            f'<p><a href="session:{html.escape(e.session_id)}#{e.id}">{html.escape(e.session_id)}</a>'
+            f" · {local_time(e.ts)} · {html.escape(e.actor.value)} · "
+            f"{html.escape(trust_text(e.trust.value))}<br>{text}</p>"
+        )
+    return "".join(rows)
+
+
+def usage_html(injections: Sequence[tuple[str, str | None, dt.datetime | str]]) -> str:
+    """Which model calls injected the memory, and when it was last used."""
+    if not injections:
+        return _tr("Never injected into a model call.")
+    last = injections[-1][2]
+    head = _tr("Injected %1 time(s); last used %2.").replace("%1", str(len(injections)))
+    head = head.replace("%2", _when(last))
+    rows = []
+    for snapshot_id, session, ts in reversed(injections[-20:]):
+        where = (
+            f'<a href="session:{html.escape(session)}#">{html.escape(session)}</a>'
+            if session
+            else _tr("no session")
+        )
+        rows.append(f"<li>{_when(ts)} · {where} · <code>{html.escape(snapshot_id)}</code></li>")
+    return f"<p>{html.escape(head)}</p><ul>{''.join(rows)}</ul>"
+
+
+def _when(ts: dt.datetime | str) -> str:
+    if isinstance(ts, str):
+        try:
+            ts = dt.datetime.fromisoformat(ts)
+        except ValueError:
+            return html.escape(ts)
+    return local_time(ts)
+
+
+def history_html(decisions: Sequence[Decision]) -> str:
+    """Every decision, oldest first: when, what, who, why, which policy."""
+    if not decisions:
+        return "—"
+    rows = []
+    for d in decisions:
+        before = status_text(d.from_status.value) if d.from_status else "∅"
+        rows.append(
+            f"<li><b>{html.escape(d.action)}</b> {html.escape(before)} → "
+            f"{html.escape(status_text(d.to_status.value))} · {local_time(d.ts)} · "
+            f"{html.escape(d.actor)}<br><i>{html.escape(d.reason)}</i> "
+            f"<small>({html.escape(d.policy_version)})</small></li>"
+        )
+    return f"<ul>{''.join(rows)}</ul>"
+
+
+def revisions_html(revisions: Sequence[Revision]) -> str:
+    """Each stored revision: number, time, actor, scope and text."""
+    rows = []
+    for number, ts, actor, scope, content in reversed(revisions):
+        text = html.escape(content[:240]) if content else _tr("(purged)")
+        rows.append(
+            f"<li>#{number} · {local_time(ts)} · {html.escape(actor)} · "
+            f"{html.escape(str(scope))}<br>{text}</li>"
+        )
+    return f"<ul>{''.join(rows)}</ul>" if rows else "—"

@@ -1,0 +1,36 @@
+"""Highlight a memory's words inside its evidence (review queue)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_LATIN = re.compile(r"[^\W\d_]{3,}|\d{2,}", re.UNICODE)
+_CJK = re.compile(r"[\u3400-\u9fff]+")
+STOP = {"the", "and", "that", "for", "with", "this", "remember", "prefer", "user", "are", "you"}
+
+
+def terms_of(text: str) -> set[str]:
+    """Words (Latin, 3+ letters) and two-character CJK pieces of a memory's text."""
+    words = {w.casefold() for w in _LATIN.findall(text) if not _CJK.fullmatch(w)}
+    terms = {w for w in words if w not in STOP}
+    for run in _CJK.findall(text):
+        terms.update(run[i : i + 2] for i in range(len(run) - 1))
+    return {t for t in terms if t.strip()}
+
+
+def highlight(evidence: str, memory_text: str) -> str:
+    """HTML of `evidence` with the memory's terms wrapped in <b class=mark>."""
+    terms = sorted(terms_of(memory_text), key=len, reverse=True)
+    if not terms:
+        return html.escape(evidence)
+    pattern = re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
+    out, pos = [], 0
+    for m in pattern.finditer(evidence):
+        out.append(html.escape(evidence[pos : m.start()]))
+        out.append(
+            f'<span style="background-color:#ffe082;color:#000">{html.escape(m.group(0))}</span>'
+        )
+        pos = m.end()
+    out.append(html.escape(evidence[pos:]))
+    return "".join(out).replace("\n", "<br>")

@@ -1,0 +1,101 @@
+"""The card of one memory under review: wording, warnings, policy reasons and evidence."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+
+from core import MemoryRecord
+
+from ui.models.review_model import Evidence
+from ui.presentation import confidence_text, kind_text, local_time, trust_text
+from ui.views.highlight import highlight
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Review", text)
+
+
+def quarantine_warning() -> str:
+    """Why quarantined items are kept apart."""
+    return _tr(
+        "Quarantined: this came from a low-trust source (a web page, e-mail, issue or tool "
+        "output) or was stopped in an incident. Such text can try to instruct the agent. "
+        "Approve only if you checked the source and agree with it."
+    )
+
+
+class ReviewCard(QFrame):
+    """Shows one candidate or quarantined record with its evidence."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Card")
+        self.warning = QLabel()
+        self.warning.setObjectName("Warning")
+        self.warning.setWordWrap(True)
+        self.warning.setAccessibleName(_tr("Warning"))
+        self.content = QLabel()
+        self.content.setObjectName("CardContent")
+        self.content.setWordWrap(True)
+        self.content.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.content.setAccessibleName(_tr("Suggested memory"))
+        self.meta = QLabel()
+        self.meta.setWordWrap(True)
+        self.meta.setTextFormat(Qt.TextFormat.RichText)
+        self.reasons = QLabel()
+        self.reasons.setWordWrap(True)
+        self.reasons.setAccessibleName(_tr("Policy reasons"))
+        self.evidence = QLabel()
+        self.evidence.setWordWrap(True)
+        self.evidence.setTextFormat(Qt.TextFormat.RichText)
+        self.evidence.setAccessibleName(_tr("Evidence"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.warning)
+        layout.addWidget(self.content)
+        layout.addWidget(self.meta)
+        title = QLabel(_tr("Why it is here"))
+        title.setObjectName("SectionTitle")
+        layout.addWidget(title)
+        layout.addWidget(self.reasons)
+        title2 = QLabel(_tr("Evidence (the memory's words are highlighted)"))
+        title2.setObjectName("SectionTitle")
+        layout.addWidget(title2)
+        layout.addWidget(self.evidence)
+        layout.addStretch(1)
+
+    def show_record(self, r: MemoryRecord) -> None:
+        """Show the record; evidence follows when loaded."""
+        quarantined = r.status.value == "quarantined"
+        self.warning.setVisible(quarantined or r.source_trust.value == "untrusted")
+        self.warning.setText("⚠ " + quarantine_warning())
+        self.content.setText(r.content)
+        redacted = r.sensitivity.value != "none" or "redacted" in r.flags
+        parts = [
+            f"<b>{html.escape(kind_text(r.kind.value))}</b>",
+            _tr("proposed scope") + f": <code>{html.escape(str(r.scope))}</code>",
+            _tr("source") + ": " + html.escape(trust_text(r.source_trust.value)),
+            _tr("confidence") + ": " + confidence_text(r.confidence),
+        ]
+        if redacted:
+            parts.append("▮ " + html.escape(_tr("redacted: sensitive parts were removed")))
+        if r.expires_at is not None:
+            parts.append(_tr("waits until") + " " + local_time(r.expires_at))
+        self.meta.setText(" · ".join(parts))
+        self.reasons.setText(_tr("Loading…"))
+        self.evidence.setText("")
+
+    def show_evidence(self, r: MemoryRecord, ev: Evidence) -> None:
+        """Show the policy's reasons and each source event with the memory's words marked."""
+        self.reasons.setText(ev.reasons or "—")
+        rows = []
+        for e in ev.events:
+            body = _tr("(redacted)") if e.redacted else highlight(e.text[:1200], r.content)
+            rows.append(
+                f"<p><b>{html.escape(e.actor.value)}</b> · {html.escape(trust_text(e.trust.value))}"
+                f"{' · ' + html.escape(e.source.value) if e.source else ''} · "
+                f"{html.escape(e.session_id)} · {local_time(e.ts)}<br>{body}</p>"
+            )
+        self.evidence.setText("".join(rows) or _tr("No source events."))

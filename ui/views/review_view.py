@@ -1,0 +1,257 @@
+"""Review queue: approve (A), edit then approve (E), change scope then approve (S), reject (R);
+arrows move; conflict sets side by side with "Keep this" (R9, R25, R26)."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core import ChangeKind, MemoryRecord
+
+from ui.context import UiContext
+from ui.dialogs import EditDialog, ReasonDialog, ScopeDialog
+from ui.models.review_model import Evidence, QueueData, ReviewQueueModel, load_evidence, load_queue
+from ui.operations import memory as ops
+from ui.ops import query
+from ui.presentation import confidence_text, local_time, trust_text
+from ui.views.base import RefreshingView
+from ui.views.review_card import ReviewCard
+
+
+class ReviewView(RefreshingView):
+    """The review queue.
+
+    Signals:
+        count_changed: (int) items waiting for a decision.
+        notified: (str, object) status-bar message and undo callable (None here).
+    """
+
+    count_changed = Signal(int)
+    notified = Signal(str, object)
+    watched = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES})
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.setObjectName("ReviewView")
+        self.model = ReviewQueueModel()
+        self.active_dialog: QWidget | None = None
+        self._row = -1
+        self.list = QListView()
+        self.list.setModel(self.model)
+        self.list.setAccessibleName(self.tr("Review queue"))
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setWordWrap(True)
+        self.list.setSpacing(2)
+        self.list.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.card = ReviewCard()
+        self.conflict_page = QWidget()
+        self.conflict_layout = QHBoxLayout(self.conflict_page)
+        self.empty = QLabel(self.tr("Nothing to review. New suggestions from your agents appear here."))
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.stack = QStackedWidget()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.card)
+        for page in (self.empty, scroll, self.conflict_page):
+            self.stack.addWidget(page)
+        self.approve_button = QPushButton(self.tr("Approve  (A)"))
+        self.approve_button.setObjectName("Primary")
+        self.edit_button = QPushButton(self.tr("Edit, then approve  (E)"))
+        self.scope_button = QPushButton(self.tr("Change scope, then approve  (S)"))
+        self.reject_button = QPushButton(self.tr("Reject…  (R)"))
+        self.reject_button.setObjectName("Danger")
+        self.approve_button.clicked.connect(self.approve_current)
+        self.edit_button.clicked.connect(self.edit_current)
+        self.scope_button.clicked.connect(self.rescope_current)
+        self.reject_button.clicked.connect(self.reject_current)
+        buttons = QHBoxLayout()
+        for b in (self.approve_button, self.edit_button, self.scope_button, self.reject_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        self.action_bar = QWidget()
+        self.action_bar.setLayout(buttons)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.addWidget(self.stack, 1)
+        rl.addWidget(self.action_bar)
+        splitter = QSplitter()
+        splitter.addWidget(self.list)
+        splitter.addWidget(right)
+        splitter.setSizes([340, 660])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.addWidget(splitter)
+        self._shortcuts()
+
+    def _shortcuts(self) -> None:
+        ctx = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        for key, slot in (
+            ("A", self.approve_current),
+            ("E", self.edit_current),
+            ("S", self.rescope_current),
+            ("R", self.reject_current),
+            ("Down", lambda: self.move(1)),
+            ("Up", lambda: self.move(-1)),
+        ):
+            sc = QShortcut(QKeySequence(key), self)
+            sc.setContext(ctx)
+            sc.activated.connect(slot)
+
+    # --- loading --------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reload the queue, keeping the position."""
+        query(self.ctx, load_queue).on_success(self._loaded).run(self)
+
+    def _loaded(self, data: QueueData) -> None:
+        keep = max(self._row, 0)
+        self.model.set_queue(data)
+        self.count_changed.emit(data.count)
+        rows = self.model.selectable_rows()
+        if not rows:
+            self._row = -1
+            self.stack.setCurrentIndex(0)
+            self.action_bar.setEnabled(False)
+            return
+        target = next((r for r in rows if r >= keep), rows[-1])
+        self.list.setCurrentIndex(self.model.index(target, 0))
+
+    def move(self, step: int) -> None:
+        """Move to the next (1) or previous (-1) item."""
+        rows = self.model.selectable_rows()
+        if not rows:
+            return
+        ahead = [r for r in rows if (r > self._row if step > 0 else r < self._row)]
+        target = (ahead[0] if step > 0 else ahead[-1]) if ahead else self._row
+        self.list.setCurrentIndex(self.model.index(target, 0))
+
+    def _current_changed(self, current: QModelIndex, _prev: QModelIndex) -> None:
+        entry = self.model.entry(current.row())
+        if entry is None or entry.is_header:
+            return
+        self._row = current.row()
+        if entry.conflict:
+            self._show_conflict(entry.conflict)
+            return
+        record = entry.record
+        assert record is not None
+        self.stack.setCurrentIndex(1)
+        self.action_bar.setEnabled(True)
+        self.card.show_record(record)
+        query(self.ctx, lambda s: load_evidence(s, record)).on_success(
+            lambda ev: self._evidence(record, ev)
+        ).run(self)
+
+    def _evidence(self, record: MemoryRecord, ev: Evidence) -> None:
+        current = self.current_record()
+        if current is not None and current.id == ev.memory_id:
+            self.card.show_evidence(record, ev)
+
+    def _show_conflict(self, members: tuple[MemoryRecord, ...]) -> None:
+        self.stack.setCurrentIndex(2)
+        self.action_bar.setEnabled(False)
+        while self.conflict_layout.count():
+            item = self.conflict_layout.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().deleteLater()
+        self.keep_buttons: list[QPushButton] = []
+        for r in members:
+            self.conflict_layout.addWidget(self._conflict_card(r))
+
+    def _conflict_card(self, r: MemoryRecord) -> QFrame:
+        card = QFrame()
+        card.setObjectName("Card")
+        lay = QVBoxLayout(card)
+        text = QLabel(f"<p style='font-size:15px'>{html.escape(r.content)}</p>")
+        text.setWordWrap(True)
+        meta = QLabel(
+            f"{html.escape(str(r.scope))}<br>{html.escape(trust_text(r.source_trust.value))} · "
+            f"{confidence_text(r.confidence)} · {local_time(r.created_at)}"
+        )
+        meta.setWordWrap(True)
+        keep = QPushButton(self.tr("Keep this"))
+        keep.setObjectName("Primary")
+        keep.setAccessibleName(self.tr("Keep this: %1").replace("%1", r.content[:60]))
+        keep.clicked.connect(lambda: self.keep(r))
+        self.keep_buttons.append(keep)
+        lay.addWidget(QLabel(self.tr("Conflicting memory")))
+        lay.addWidget(text)
+        lay.addWidget(meta)
+        lay.addStretch(1)
+        lay.addWidget(keep)
+        return card
+
+    # --- actions -------------------------------------------------------------------------
+
+    def current_record(self) -> MemoryRecord | None:
+        """The memory under review (None for headers and conflict sets)."""
+        entry = self.model.entry(self._row)
+        return entry.record if entry is not None else None
+
+    def _done(self, message: str) -> None:
+        self.notified.emit(message, None)
+
+    def approve_current(self) -> None:
+        """Approve the current memory as it is."""
+        r = self.current_record()
+        if r is not None:
+            ops.approve_candidate(self.ctx, r.id).on_success(
+                lambda _r: self._done(self.tr("Approved."))
+            ).run(self)
+
+    def edit_current(self) -> None:
+        """Edit the wording, then approve."""
+        r = self.current_record()
+        if r is None:
+            return
+        dialog = EditDialog(r, self)
+        self._open(dialog, lambda: ops.edit_and_approve(self.ctx, r.id, dialog.value())
+                   .on_success(lambda _r: self._done(self.tr("Edited and approved."))).run(self))
+
+    def rescope_current(self) -> None:
+        """Change the scope, then approve."""
+        r = self.current_record()
+        if r is None:
+            return
+        dialog = ScopeDialog(r, self, allow_any=True)
+        self._open(dialog, lambda: ops.rescope_and_approve(self.ctx, r, dialog.scope())
+                   .on_success(lambda _r: self._done(self.tr("Scope changed and approved."))).run(self))
+
+    def reject_current(self) -> None:
+        """Reject with a reason."""
+        r = self.current_record()
+        if r is None:
+            return
+        dialog = ReasonDialog(self.tr("Reject suggestion"),
+                              self.tr("It stays in the ledger so it is not suggested again."),
+                              self, required=False)
+        self._open(dialog, lambda: ops.reject_candidate(self.ctx, r.id, dialog.value())
+                   .on_success(lambda _r: self._done(self.tr("Rejected."))).run(self))
+
+    def keep(self, r: MemoryRecord) -> None:
+        """Resolve the shown conflict set by keeping `r`."""
+        ops.resolve_conflict(self.ctx, r).on_success(
+            lambda _rs: self._done(self.tr("Conflict resolved."))
+        ).run(self)
+
+    def _open(self, dialog: QWidget, on_accept) -> None:  # type: ignore[no-untyped-def]
+        self.active_dialog = dialog
+        dialog.accepted.connect(on_accept)  # type: ignore[attr-defined]
+        dialog.finished.connect(lambda _c: setattr(self, "active_dialog", None))  # type: ignore[attr-defined]
+        dialog.open()  # type: ignore[attr-defined]

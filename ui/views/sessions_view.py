@@ -1,0 +1,235 @@
+"""Sessions: their events, per-session memory opt-out, and the snapshot of each model call
+(what was injected, what was dropped and why, what changed since) (R26, R27)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core import ChangeKind, Event, MemoryService, NotFoundError, SessionInfo
+
+from ui.context import UiContext
+from ui.models.event_table import EventTableModel
+from ui.models.session_list import SessionListModel
+from ui.operations.sessions import set_session_opt_out
+from ui.ops import query
+from ui.types import Replay
+from ui.views.base import RefreshingView
+from ui.views.snapshot_text import replay_html
+
+
+def snapshot_ids(service: MemoryService, session: str) -> list[str]:
+    """The session's snapshots, newest first.
+
+    Uses `list_snapshots(session)` when the core offers it; until then only the latest
+    snapshot is reachable (through the ResumeGate).
+    """
+    lister = getattr(service, "list_snapshots", None)
+    if lister is not None:
+        found = lister(session)
+        return [row[0] if isinstance(row, tuple) else row.id for row in reversed(found)]
+    try:
+        return [service.resume(session).snapshot_id]
+    except NotFoundError:
+        return []
+
+
+class SessionsView(RefreshingView):
+    """Sessions with their events and snapshots.
+
+    Signals:
+        memory_linked: (str) a memory in a snapshot was clicked.
+        notified: (str, object) status-bar message and undo callable.
+    """
+
+    memory_linked = Signal(str)
+    notified = Signal(str, object)
+    watched = frozenset({ChangeKind.SESSIONS, ChangeKind.EVENTS, ChangeKind.SNAPSHOTS})
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.setObjectName("SessionsView")
+        self.sessions = SessionListModel()
+        self.events = EventTableModel(ctx.tasks)
+        self.current: SessionInfo | None = None
+        self._wanted_session: str | None = None
+        self._wanted_event: str | None = None
+        self.session_table = self._table(self.sessions, self.tr("Sessions"))
+        self.session_table.selectionModel().currentRowChanged.connect(self._session_changed)
+        self.event_table = self._table(self.events, self.tr("Events of the session"))
+        self.event_table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.events.rowsInserted.connect(self._look_for_event)
+        self.title = QLabel()
+        self.title.setObjectName("ViewTitle")
+        self.opt_out = QCheckBox(self.tr("Memory opt-out: inject nothing into this session "
+                                         "and extract nothing from it"))
+        self.opt_out.setAccessibleName(self.tr("Memory opt-out"))
+        self.opt_out.clicked.connect(self._opt_out_clicked)
+        self.snapshot_box = QComboBox()
+        self.snapshot_box.setAccessibleName(self.tr("Model calls of the session"))
+        self.snapshot_box.currentIndexChanged.connect(self._snapshot_chosen)
+        self.snapshot_text = QLabel()
+        self.snapshot_text.setWordWrap(True)
+        self.snapshot_text.setTextFormat(Qt.TextFormat.RichText)
+        self.snapshot_text.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.snapshot_text.linkActivated.connect(
+            lambda href: self.memory_linked.emit(href.partition(":")[2])
+        )
+        self._layout()
+
+    def _table(self, model, name: str) -> QTableView:  # type: ignore[no-untyped-def]
+        table = QTableView()
+        table.setModel(model)
+        table.setAccessibleName(name)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.verticalHeader().hide()
+        table.setShowGrid(False)
+        table.setWordWrap(False)
+        table.horizontalHeader().setStretchLastSection(True)
+        return table
+
+    def _layout(self) -> None:
+        snap = QWidget()
+        sl = QVBoxLayout(snap)
+        row = QHBoxLayout()
+        label = QLabel(self.tr("Model call"))
+        label.setObjectName("SectionTitle")
+        row.addWidget(label)
+        row.addWidget(self.snapshot_box, 1)
+        sl.addLayout(row)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.snapshot_text)
+        sl.addWidget(scroll, 1)
+        right_split = QSplitter(Qt.Orientation.Vertical)
+        right_split.addWidget(self.event_table)
+        right_split.addWidget(snap)
+        right_split.setSizes([400, 260])
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.title)
+        rl.addWidget(self.opt_out)
+        rl.addWidget(right_split, 1)
+        split = QSplitter()
+        split.addWidget(self.session_table)
+        split.addWidget(right)
+        split.setSizes([330, 770])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.addWidget(split)
+
+    # --- loading -----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reload the session list (and the open session)."""
+        query(self.ctx, lambda s: s.list_sessions()).on_success(self._sessions_loaded).run(self)
+
+    def _sessions_loaded(self, sessions: list[SessionInfo]) -> None:
+        keep = self._wanted_session or (self.current.id if self.current else None)
+        self.sessions.set_sessions(sessions)
+        row = self.sessions.row_of(keep) if keep else -1
+        if row < 0 and self.sessions.rowCount() and not keep:
+            row = 0
+        if row >= 0:
+            self.session_table.selectRow(row)
+
+    def show_session(self, session: str, event_id: str = "") -> None:
+        """Open a session (and scroll to one of its events), e.g. from a memory's sources."""
+        self._wanted_session = session
+        self._wanted_event = event_id or None
+        row = self.sessions.row_of(session)
+        if row >= 0 and not self.dirty:
+            self.session_table.selectRow(row)
+            if self.current is not None and self.current.id == session:
+                self._look_for_event()
+        else:
+            self.refresh_now()
+
+    def _session_changed(self, current: QModelIndex, _prev: QModelIndex) -> None:
+        info = self.sessions.session_at(current.row())
+        if info is None:
+            return
+        changed = self.current is None or self.current.id != info.id
+        self.current = info
+        self.title.setText(info.id)
+        self.opt_out.setChecked(info.opted_out)
+        if changed or self._wanted_session == info.id:
+            name = info.id
+            self.events.load(
+                lambda before, limit: self.ctx.service.list_events(
+                    session=name, before_position=before, limit=limit, newest_first=True
+                )
+            )
+            query(self.ctx, lambda s: snapshot_ids(s, name)).on_success(self._snapshots).run(self)
+        self._wanted_session = None if self._wanted_event is None else self._wanted_session
+
+    def _look_for_event(self, *_args: object) -> None:
+        wanted = self._wanted_event
+        if not wanted:
+            return
+        row = self.events.row_of(wanted)
+        if row >= 0:
+            self.event_table.selectRow(row)
+            self.event_table.scrollTo(self.events.index(row, 0))
+            self._wanted_event = None
+            self._wanted_session = None
+        elif self.events.canFetchMore():
+            self.events.fetchMore()
+
+    def selected_event(self) -> Event | None:
+        """The event selected in the events table."""
+        index = self.event_table.currentIndex()
+        return self.events.event_at(index.row()) if index.isValid() else None
+
+    def _snapshots(self, ids: list[str]) -> None:
+        self.snapshot_box.blockSignals(True)
+        self.snapshot_box.clear()
+        self.snapshot_box.addItems(ids)
+        self.snapshot_box.blockSignals(False)
+        if ids:
+            self._snapshot_chosen(0)
+        else:
+            self.snapshot_text.setText(self.tr("No model call of this session recorded a snapshot."))
+
+    def _snapshot_chosen(self, index: int) -> None:
+        sid = self.snapshot_box.itemText(index)
+        if sid:
+            query(self.ctx, lambda s: s.replay(sid)).on_success(self._replayed).run(self)
+
+    def _replayed(self, rep: Replay) -> None:
+        self.snapshot_text.setText(replay_html(rep))
+
+    # --- actions ------------------------------------------------------------------------
+
+    def _opt_out_clicked(self, checked: bool) -> None:
+        info = self.current
+        if info is None:
+            return
+        set_session_opt_out(self.ctx, info.id, checked).on_success(
+            lambda s: self.notified.emit(
+                self.tr("Memory is off for %1.").replace("%1", s.id)
+                if s.opted_out
+                else self.tr("Memory is on for %1.").replace("%1", s.id),
+                None,
+            )
+        ).on_failure(lambda exc: self._opt_out_failed(info, exc)).run(self)
+
+    def _opt_out_failed(self, info: SessionInfo, exc: BaseException) -> None:
+        from ui.errors import show_error
+
+        self.opt_out.setChecked(info.opted_out)
+        show_error(self, exc)

@@ -1,0 +1,238 @@
+"""Timeline: every memory (and, on request, every event) newest first, grouped by day (R25)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QDate, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core import ChangeKind, Event, MemoryRecord
+
+from ui.context import UiContext
+from ui.models.timeline_model import COL_CONTENT, IsDayRole, TimelineModel
+from ui.models.timeline_source import (
+    TimelineFilter,
+    TimelineStream,
+    filter_memories,
+    load_all_memories,
+)
+from ui.ops import query
+from ui.presentation import KINDS, STATUSES, TRUSTS, icon, kind_text, status_icon, status_text
+from ui.presentation import trust_text
+from ui.views.base import RefreshingView
+
+SEARCH_DELAY_MS = 250
+
+
+class TimelineView(RefreshingView):
+    """The timeline with its filter bar.
+
+    Signals:
+        memory_selected: (str) id of the memory the user selected.
+        event_selected: (Event) an event row the user selected.
+        filtered: (int) number of memories the current filter admits (after each filter run).
+    """
+
+    memory_selected = Signal(str)
+    event_selected = Signal(object)
+    filtered = Signal(int)
+    watched = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES, ChangeKind.EVENTS})
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.setObjectName("TimelineView")
+        self._records: list[MemoryRecord] = []
+        self._revision = -1
+        self._selected_id: str | None = None
+        self.model = TimelineModel(ctx.tasks, ctx.now)
+        self._build_filters()
+        self.table = self._build_table()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.addLayout(self._filter_row1)
+        layout.addLayout(self._filter_row2)
+        layout.addWidget(self.table, 1)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.apply_filter)
+
+    # --- building ---------------------------------------------------------------
+
+    def _combo(self, name: str, all_text: str, values: tuple[str, ...], label) -> QComboBox:  # type: ignore[no-untyped-def]
+        box = QComboBox()
+        box.setAccessibleName(name)
+        box.addItem(all_text, "")
+        for value in values:
+            if name == self.tr("Status filter"):
+                box.addItem(status_icon(value), label(value), value)
+            else:
+                box.addItem(label(value), value)
+        box.currentIndexChanged.connect(self.apply_filter)
+        return box
+
+    def _build_filters(self) -> None:
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(self.tr("Search memories…"))
+        self.search.setAccessibleName(self.tr("Search"))
+        self.search.setClearButtonEnabled(True)
+        self.search.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self.search.returnPressed.connect(self.apply_filter)
+        self.status_filter = self._combo(
+            self.tr("Status filter"), self.tr("All statuses"), STATUSES, status_text
+        )
+        self.kind_filter = self._combo(self.tr("Kind filter"), self.tr("All kinds"), KINDS, kind_text)
+        self.trust_filter = self._combo(
+            self.tr("Source trust filter"), self.tr("Any source"), TRUSTS, trust_text
+        )
+        self.scope_filter = QLineEdit()
+        self.scope_filter.setPlaceholderText(self.tr("Scope, e.g. project=web-shop"))
+        self.scope_filter.setAccessibleName(self.tr("Scope filter"))
+        self.scope_filter.setClearButtonEnabled(True)
+        self.scope_filter.textChanged.connect(lambda _t: self._search_timer.start())
+        self.use_dates = QCheckBox(self.tr("Between"))
+        self.date_from = QDateEdit(QDate.currentDate().addDays(-30))
+        self.date_to = QDateEdit(QDate.currentDate())
+        for edit in (self.date_from, self.date_to):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setEnabled(False)
+            edit.dateChanged.connect(self.apply_filter)
+        self.date_from.setAccessibleName(self.tr("From date"))
+        self.date_to.setAccessibleName(self.tr("To date"))
+        self.use_dates.toggled.connect(self._dates_toggled)
+        self.show_events = QCheckBox(self.tr("Show events"))
+        self.show_events.setAccessibleName(self.tr("Show events in the timeline"))
+        self.show_events.toggled.connect(self.apply_filter)
+        self.count_label = QLabel()
+        self.count_label.setObjectName("Muted")
+        row1 = QHBoxLayout()
+        row1.addWidget(self.search, 3)
+        row1.addWidget(self.scope_filter, 2)
+        row1.addWidget(self.show_events)
+        row2 = QHBoxLayout()
+        for w in (self.status_filter, self.kind_filter, self.trust_filter, self.use_dates):
+            row2.addWidget(w)
+        row2.addWidget(self.date_from)
+        row2.addWidget(QLabel("–"))
+        row2.addWidget(self.date_to)
+        row2.addStretch(1)
+        row2.addWidget(self.count_label)
+        self._filter_row1, self._filter_row2 = row1, row2
+
+    def _build_table(self) -> QTableView:
+        table = QTableView()
+        table.setModel(self.model)
+        table.setAccessibleName(self.tr("Timeline of memories"))
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.verticalHeader().hide()
+        table.setShowGrid(False)
+        table.setWordWrap(False)
+        table.verticalHeader().setDefaultSectionSize(30)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(COL_CONTENT, QHeaderView.ResizeMode.Stretch)
+        for col, width in enumerate((120, 100, 0, 200, 90, 130, 60)):
+            if width:
+                table.setColumnWidth(col, width)
+        self.model.rowsInserted.connect(self._span_days)
+        self.model.modelReset.connect(table.clearSpans)
+        table.selectionModel().currentRowChanged.connect(self._row_changed)
+        return table
+
+    # --- behaviour ----------------------------------------------------------------
+
+    def current_filter(self) -> TimelineFilter:
+        """The filter the widgets describe."""
+
+        def chosen(box: QComboBox) -> frozenset[str]:
+            value = box.currentData()
+            return frozenset({value}) if value else frozenset()
+
+        dates = self.use_dates.isChecked()
+        return TimelineFilter(
+            statuses=chosen(self.status_filter),
+            kinds=chosen(self.kind_filter),
+            trusts=chosen(self.trust_filter),
+            scope_text=self.scope_filter.text().strip(),
+            text=self.search.text().strip(),
+            date_from=self.date_from.date().toPython() if dates else None,  # type: ignore[arg-type]
+            date_to=self.date_to.date().toPython() if dates else None,  # type: ignore[arg-type]
+            show_events=self.show_events.isChecked(),
+        )
+
+    def refresh(self) -> None:
+        """Reload every record (one read), then re-apply the filter."""
+        query(self.ctx, load_all_memories).on_success(self._loaded).run(self)
+
+    def _loaded(self, loaded: tuple[int, list[MemoryRecord]]) -> None:
+        self._revision, self._records = loaded
+        self.apply_filter()
+
+    def apply_filter(self) -> None:
+        """Filter the loaded records (off the UI thread) and show the first page."""
+        self._search_timer.stop()
+        flt = self.current_filter()
+        records, now, service = self._records, self.ctx.now(), self.ctx.service
+
+        def work(_s: object) -> TimelineStream:
+            return TimelineStream(filter_memories(records, flt, now), flt, service)
+
+        query(self.ctx, work).on_success(self._show_stream).run(self)
+
+    def _show_stream(self, stream: TimelineStream) -> None:
+        self.model.set_stream(stream)
+        count = stream.memory_count
+        self.count_label.setText(self.tr("%n memories", "", count))
+        self.filtered.emit(count)
+
+    def _dates_toggled(self, on: bool) -> None:
+        self.date_from.setEnabled(on)
+        self.date_to.setEnabled(on)
+        self.apply_filter()
+
+    def _span_days(self, _parent: QModelIndex, first: int, last: int) -> None:
+        columns = self.model.columnCount()
+        for row in range(first, last + 1):
+            if self.model.index(row, 0).data(IsDayRole):
+                self.table.setSpan(row, 0, 1, columns)
+        if self._selected_id and not self.table.selectionModel().hasSelection():
+            found = self.model.row_of(self._selected_id)
+            if found >= 0:
+                self.table.selectRow(found)
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        item = self.model.item_at(current.row())
+        if isinstance(item, MemoryRecord):
+            self._selected_id = item.id
+            self.memory_selected.emit(item.id)
+        elif isinstance(item, Event):
+            self.event_selected.emit(item)
+
+    def select_memory(self, memory_id: str) -> None:
+        """Select a memory's row if it is loaded."""
+        self._selected_id = memory_id
+        row = self.model.row_of(memory_id)
+        if row >= 0:
+            self.table.selectRow(row)
+            self.table.scrollTo(self.model.index(row, 0))
+
+    def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        """Ctrl+F focuses the search box."""
+        if event.key() == Qt.Key.Key_F and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.search.setFocus()
+            return
+        super().keyPressEvent(event)
