@@ -30,6 +30,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+__all__ = [
+    "Finding",
+    "FindingType",
+    "cn_id_checksum",
+    "cn_resident_id_valid",
+    "finding_types",
+    "iban_valid",
+    "luhn_valid",
+    "redact",
+    "scan",
+]
+
 
 class FindingType(enum.StrEnum):
     """Finding types; the values are the security-event vocabulary of the scenarios (3.6)."""
@@ -920,6 +932,7 @@ def _kv_detector(pattern: re.Pattern[str]) -> Detector:
     """Build a detector for secrets introduced by a key name (configs, env files, prose)."""
 
     def detect(text: str) -> Iterator[Finding]:
+        """Scan with retry after rejected matches, like :class:`_RegexRule`."""
         if not _KV_HINT.search(text):
             return
         pos = 0
