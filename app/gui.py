@@ -19,13 +19,17 @@ def run_gui(data_dir: Path, argv: list[str] | None = None) -> int:
     from app.compose import open_service
     from app.demo import seed_demo_if_empty
 
+    from ui.i18n import install_translator
     from ui.main_window import MainWindow
     from ui.passphrase_dialog import PassphraseDialog
+    from ui.style import apply_style
 
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
     assert isinstance(app, QApplication)
     app.setOrganizationName("Memory Center")
     app.setApplicationName("Memory Center")
+    install_translator(app)
+    apply_style(app)
 
     def ask(new_store: bool) -> str | None:
         dialog = PassphraseDialog(new_store)

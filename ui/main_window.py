@@ -1,132 +1,289 @@
-"""The main window of the memory center.
+"""The main window: navigation on the left, one view at a time, memory detail at the side.
 
-This first slice shows the store (path, revision, key) and the event log, and follows
-changes made by other processes by polling the store revision. The full memory center
-(timeline, review queue, memory detail, sessions, settings) builds on it.
+Follows changes made by this window (through the change bus) and by other processes (by
+polling the store revision every second and reading the change feed); views that are not
+visible only mark themselves dirty.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QHeaderView, QLabel, QMainWindow, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core import Event, MemoryService, StoreStatus
+from core import ChangeKind, Changes, MemoryService, StoreStatus
 
+from ui.changes import ChangeBus, touches_any
+from ui.context import UiContext, utc_now
 from ui.errors import show_error
-from ui.models.event_table import EventTableModel
+from ui.ops import query
+from ui.presentation import icon
 from ui.tasks import TaskRunner
+from ui.views.detail_panel import DetailPanel
+from ui.views.review_view import ReviewView
+from ui.views.sessions_view import SessionsView
+from ui.views.settings_view import SettingsView
+from ui.views.timeline_view import TimelineView
 
 POLL_MS = 1000
-PAGE = 200
+MESSAGE_MS = 8000
+TIMELINE, REVIEW, SESSIONS, SETTINGS = range(4)
 
 
 class MainWindow(QMainWindow):
     """Top-level window over one `MemoryService`."""
 
-    def __init__(self, service: MemoryService, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        service: MemoryService,
+        parent: QWidget | None = None,
+        *,
+        now: Callable[[], object] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.service = service
         self.tasks = TaskRunner(self)
-        self.setWindowTitle("Memory Center")
-        self.setAccessibleName("Memory Center main window")
-        self._known_revision = -1
-        self._refreshing = False
-
-        self.events = EventTableModel(self._load_older, PAGE)
-        self.table = QTableView()
-        self.table.setModel(self.events)
-        self.table.setAccessibleName("Event log")
-        self.table.setAlternatingRowColors(True)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setStretchLastSection(True)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.setCentralWidget(self.table)
-
-        self.status_label = QLabel()
-        self.status_label.setAccessibleName("Store status")
-        self.statusBar().addPermanentWidget(self.status_label)
+        self.bus = ChangeBus(self)
+        self.ctx = UiContext(service, self.tasks, self.bus, now or utc_now)  # type: ignore[arg-type]
+        self.setWindowTitle(self.tr("Memory Center"))
+        self.setAccessibleName(self.tr("Memory Center main window"))
+        self._polling = False
+        self._undo: Callable[[], None] | None = None
+        self.timeline = TimelineView(self.ctx)
+        self.detail = DetailPanel(self.ctx)
+        self.review = ReviewView(self.ctx)
+        self.sessions = SessionsView(self.ctx)
+        self.settings = SettingsView(self.ctx)
+        self._build_layout()
+        self._build_status_bar()
         self._build_menu()
-
+        self._connect()
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self.refresh_if_changed)
         self.poll.start()
-        self._restore_geometry()
+        self._restore()
         self.refresh_if_changed()
+        self._update_badge()
+
+    # --- building ---------------------------------------------------------------------
+
+    def _build_layout(self) -> None:
+        self.nav = QListWidget()
+        self.nav.setObjectName("Nav")
+        self.nav.setAccessibleName(self.tr("Navigation"))
+        for name, title in (
+            ("nav-timeline", self.tr("Timeline")),
+            ("nav-review", self.tr("Review queue")),
+            ("nav-sessions", self.tr("Sessions")),
+            ("nav-settings", self.tr("Settings")),
+        ):
+            QListWidgetItem(icon(name), title, self.nav)
+        self._nav_titles = [self.nav.item(i).text() for i in range(self.nav.count())]
+        self.timeline_split = QSplitter()
+        self.timeline_split.addWidget(self.timeline)
+        self.timeline_split.addWidget(self.detail)
+        self.timeline_split.setStretchFactor(0, 3)
+        self.timeline_split.setStretchFactor(1, 2)
+        self.stack = QStackedWidget()
+        for page in (self.timeline_split, self.review, self.sessions, self.settings):
+            self.stack.addWidget(page)
+        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        side = QWidget()
+        side.setObjectName("Side")
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.setSpacing(0)
+        title = QLabel(self.tr("Memory Center"))
+        title.setObjectName("AppTitle")
+        sl.addWidget(title)
+        sl.addWidget(self.nav, 1)
+        central = QWidget()
+        central.setObjectName("Central")
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(side)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+        self.nav.setCurrentRow(TIMELINE)
+
+    def _build_status_bar(self) -> None:
+        self.message = QLabel()
+        self.message.setAccessibleName(self.tr("Last action"))
+        self.undo_button = QPushButton(icon("undo"), self.tr("Undo"))
+        self.undo_button.setAccessibleName(self.tr("Undo last action"))
+        self.undo_button.hide()
+        self.undo_button.clicked.connect(self.undo)
+        self.status_label = QLabel()
+        self.status_label.setAccessibleName(self.tr("Store status"))
+        self.statusBar().addWidget(self.message)
+        self.statusBar().addWidget(self.undo_button)
+        self.statusBar().addPermanentWidget(self.status_label)
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.setInterval(MESSAGE_MS)
+        self._message_timer.timeout.connect(self._clear_message)
 
     def _build_menu(self) -> None:
-        refresh = QAction("&Refresh", self)
+        menu = self.menuBar().addMenu(self.tr("&File"))
+        refresh = QAction(self.tr("&Refresh"), self)
         refresh.setShortcut(QKeySequence.StandardKey.Refresh)
-        refresh.triggered.connect(self.refresh)
-        quit_action = QAction("&Quit", self)
+        refresh.triggered.connect(self.refresh_all)
+        quit_action = QAction(self.tr("&Quit"), self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
-        menu = self.menuBar().addMenu("&File")
         menu.addAction(refresh)
         menu.addSeparator()
         menu.addAction(quit_action)
+        view = self.menuBar().addMenu(self.tr("&View"))
+        for i in range(self.nav.count()):
+            action = QAction(self.nav.item(i).text(), self)
+            action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            action.triggered.connect(lambda _c=False, row=i: self.nav.setCurrentRow(row))
+            view.addAction(action)
+        self.undo_action = QAction(self.tr("&Undo"), self)
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo_action.setEnabled(False)
+        self.undo_action.triggered.connect(self.undo)
+        self.menuBar().addMenu(self.tr("&Edit")).addAction(self.undo_action)
+
+    def _connect(self) -> None:
+        self.timeline.memory_selected.connect(self.detail.show_memory)
+        self.detail.memory_linked.connect(self.open_memory)
+        self.detail.session_linked.connect(self.open_session)
+        self.sessions.memory_linked.connect(self.open_memory)
+        for view in (self.detail, self.review, self.sessions, self.settings):
+            view.notified.connect(self.notify)
+        self.review.count_changed.connect(self._set_badge)
+        self.bus.changes_applied.connect(self._on_changes)
+
+    # --- navigation -------------------------------------------------------------------
+
+    def open_memory(self, memory_id: str) -> None:
+        """Show a memory in the timeline's detail panel."""
+        self.nav.setCurrentRow(TIMELINE)
+        self.timeline.select_memory(memory_id)
+        self.detail.show_memory(memory_id)
+
+    def open_session(self, session: str, event_id: str = "") -> None:
+        """Jump to a session (and one of its events) in the Sessions view."""
+        self.nav.setCurrentRow(SESSIONS)
+        self.sessions.show_session(session, event_id)
+
+    # --- status bar and undo ------------------------------------------------------------
+
+    def notify(self, text: str, undo: Callable[[], None] | None) -> None:
+        """Show what just happened; offer Undo when the core has the inverse action."""
+        self.message.setText(text)
+        self._undo = undo
+        self.undo_button.setVisible(undo is not None)
+        self.undo_action.setEnabled(undo is not None)
+        self._message_timer.start()
+
+    def undo(self) -> None:
+        """Run the inverse of the last reversible action."""
+        action, self._undo = self._undo, None
+        self._clear_message()
+        if action is not None:
+            action()
+
+    def _clear_message(self) -> None:
+        self.message.setText("")
+        self.undo_button.hide()
+        self.undo_action.setEnabled(self._undo is not None and False)
+
+    def _set_badge(self, count: int) -> None:
+        base = self._nav_titles[REVIEW]
+        self.nav.item(REVIEW).setText(f"{base}   {count}" if count else base)
+        self.nav.item(REVIEW).setData(Qt.ItemDataRole.AccessibleTextRole, f"{base}: {count}")
+
+    def _update_badge(self) -> None:
+        def count(st: StoreStatus) -> int:
+            return int(st.memory_counts.get("candidate", 0) + st.memory_counts.get("quarantined", 0))
+
+        query(self.ctx, lambda s: count(s.status())).on_success(self._set_badge).run(self)
+
+    # --- following the store -------------------------------------------------------------
 
     def refresh_if_changed(self) -> None:
-        """Reload when the store revision moved (changes by this or another process)."""
-        if self._refreshing:
+        """Read the change feed when the store revision moved (this or another process)."""
+        if self._polling:
             return
-        self.tasks.run(self.service.revision, self._on_revision, self._on_failure)
+        self._polling = True
+        known = self.bus.revision
 
-    def refresh(self) -> None:
-        """Reload the status and the first page of events."""
-        self._refreshing = True
-        self.tasks.run(self._load_snapshot, self._on_snapshot, self._on_failure)
+        def work(s: MemoryService) -> tuple[StoreStatus, list]:  # type: ignore[type-arg]
+            st = s.status()
+            entries = s.changes_since(known) if 0 <= known < st.revision else []
+            return st, entries
 
-    def _on_revision(self, revision: int) -> None:
-        if revision != self._known_revision:
-            self.refresh()
+        query(self.ctx, work).on_success(self._polled).on_failure(self._poll_failed).run(self)
 
-    def _load_snapshot(self) -> tuple[StoreStatus, list[Event]]:
-        return self.service.status(), self.service.list_events(limit=PAGE, newest_first=True)
-
-    def _load_older(self, before_position: int, limit: int) -> list[Event]:
-        return self.service.list_events(
-            before_position=before_position, limit=limit, newest_first=True
-        )
-
-    def _on_snapshot(self, snapshot: tuple[StoreStatus, list[Event]]) -> None:
-        status, events = snapshot
-        self._refreshing = False
-        self._known_revision = status.revision
-        self.events.reset(events)
+    def _polled(self, result: tuple[StoreStatus, list]) -> None:  # type: ignore[type-arg]
+        self._polling = False
+        st, entries = result
         self.status_label.setText(
-            f"{status.path}  ·  revision {status.revision}  ·  {status.event_count} events  ·  "
-            f"key: {status.key.source}"
+            self.tr("revision %1  ·  %2 events  ·  key: %3")
+            .replace("%1", str(st.revision))
+            .replace("%2", str(st.event_count))
+            .replace("%3", st.key.source)
         )
+        if self.bus.revision < 0:
+            self.bus.revision = st.revision
+            return
+        if st.revision > self.bus.revision:
+            self.bus.absorb(entries, st.revision)
 
-    def _on_failure(self, exc: BaseException) -> None:
-        self._refreshing = False
+    def _poll_failed(self, exc: BaseException) -> None:
+        self._polling = False
         self.poll.stop()
         show_error(self, exc)
 
-    def _restore_geometry(self) -> None:
+    def _on_changes(self, changes: Changes, _initiator: object) -> None:
+        if touches_any(changes, frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES})):
+            self._update_badge()
+
+    def refresh_all(self) -> None:
+        """Reload every view (visible now, the others when shown)."""
+        for view in (self.timeline, self.review, self.sessions, self.settings, self.detail):
+            view.dirty = True
+            if view.isVisible():
+                view.refresh_now()
+
+    # --- window state ---------------------------------------------------------------------
+
+    def _restore(self) -> None:
         settings = QSettings()
         geometry = settings.value("main_window/geometry")
         if geometry is not None:
-            self.restoreGeometry(geometry)
+            self.restoreGeometry(geometry)  # type: ignore[arg-type]
         else:
-            self.resize(1100, 700)
+            self.resize(1280, 800)
+        sizes = settings.value("main_window/detail_split")
+        if sizes:
+            self.timeline_split.setSizes([int(x) for x in sizes])  # type: ignore[union-attr]
+        else:
+            self.timeline_split.setSizes([780, 500])
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Remember the window geometry and let running work finish."""
-        QSettings().setValue("main_window/geometry", self.saveGeometry())
+        """Remember geometry and splitter sizes; let running work finish."""
+        settings = QSettings()
+        settings.setValue("main_window/geometry", self.saveGeometry())
+        settings.setValue("main_window/detail_split", self.timeline_split.sizes())
         self.poll.stop()
         self.tasks.shutdown()
         super().closeEvent(event)
-
-    def keyPressEvent(self, event: object) -> None:
-        """Escape clears the selection (keyboard-first use)."""
-        from PySide6.QtGui import QKeyEvent
-
-        if isinstance(event, QKeyEvent) and event.key() == Qt.Key.Key_Escape:
-            self.table.clearSelection()
-            return
-        super().keyPressEvent(event)  # type: ignore[arg-type]

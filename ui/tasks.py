@@ -29,6 +29,7 @@ class TaskRunner(QObject):
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-write")
         self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mc-read")
         self._pending = 0
+        self._closed = False
         self.finished_on_ui.connect(self._deliver)
 
     def run(
@@ -39,7 +40,12 @@ class TaskRunner(QObject):
         *,
         mutating: bool = False,
     ) -> None:
-        """Run `work` in the background, then `on_success(result)` or `on_failure(exc)` here."""
+        """Run `work` in the background, then `on_success(result)` or `on_failure(exc)` here.
+
+        After `shutdown` (the window is closing) new work is dropped.
+        """
+        if self._closed:
+            return
         pool = self._writer if mutating else self._readers
         self._pending += 1
         future = pool.submit(work)
@@ -53,13 +59,16 @@ class TaskRunner(QObject):
         return self._pending > 0
 
     def shutdown(self) -> None:
-        """Wait for running work and stop the pools."""
+        """Wait for running work and stop the pools; results not yet delivered are dropped."""
+        self._closed = True
         self._writer.shutdown(wait=True)
         self._readers.shutdown(wait=True)
 
     @Slot(object, object)
     def _deliver(self, callbacks: tuple[Any, Any], future: Future[Any]) -> None:
         self._pending -= 1
+        if self._closed:
+            return
         on_success, on_failure = callbacks
         exc = future.exception()
         if exc is not None:

@@ -67,7 +67,10 @@ def read_header(blob: bytes) -> Header:
     end = 5 + key_len
     if len(blob) < end + NONCE_BYTES + 16:
         raise IntegrityError("encrypted value is truncated")
-    key_id = blob[5:end].decode("ascii", errors="strict")
+    try:
+        key_id = blob[5:end].decode("ascii", errors="strict")
+    except UnicodeDecodeError:
+        raise IntegrityError("encrypted value has a damaged key id in its header") from None
     return Header(version, flags, key_id, end)
 
 

@@ -10,6 +10,7 @@ in a key file next to the store, encrypted with a key derived from the user's pa
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import os
 import secrets
@@ -133,7 +134,11 @@ class KeyringKeyStore:
                 f"the OS keyring holds no key for this store ({KEYRING_SERVICE}/{self._account}); "
                 "without it the store cannot be decrypted"
             )
-        return KeySet.from_bytes(base64.b64decode(secret))
+        try:
+            raw = base64.b64decode(secret, validate=True)
+        except (binascii.Error, ValueError):
+            raise KeyUnavailableError("the OS keyring entry for this store is damaged") from None
+        return KeySet.from_bytes(raw)
 
     def save(self, keys: KeySet) -> None:
         """Write the key set into the keyring."""

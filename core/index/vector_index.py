@@ -75,6 +75,8 @@ _SAFE_GLOBALS = frozenset(
         ("numpy", "dtype"),
         ("numpy._core.multiarray", "_reconstruct"),
         ("numpy.core.multiarray", "_reconstruct"),
+        ("numpy._core.numeric", "_frombuffer"),
+        ("numpy.core.numeric", "_frombuffer"),
     }
 )
 
@@ -205,7 +207,8 @@ class VectorIndex:
             label = self._labels.get(memory_id)
             if label is None:
                 return None
-            return self._vectors([label])[0]
+            row: Vector = self._vectors([label])[0]
+            return row
 
     # --- writes --------------------------------------------------------------------------
 
@@ -307,8 +310,7 @@ class VectorIndex:
     def _search_graph(
         self, query: Vector, k: int, labels: set[int] | None
     ) -> list[tuple[str, float]]:
-        pool = set(self._ids) if labels is None else labels
-        k = min(k, len(pool))
+        k = min(k, len(self._ids) if labels is None else len(labels))
         if k == 0:
             return []
         self._index.set_ef(max(self._ef, k))
@@ -317,6 +319,7 @@ class VectorIndex:
             found, distances = self._index.knn_query(query, k=k, num_threads=1, filter=allow)
         except RuntimeError:
             # hnswlib found fewer than k (a sparse filter or a fragmented graph): be exact.
+            pool = self._ids.keys() if labels is None else labels
             return self._search_exact(query, k, sorted(pool))
         finally:
             self._index.set_ef(self._ef)

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, func, select, update
 
 from core.crypto.codec import Aad, Codec
-from core.errors import IntegrityError, NotFoundError
+from core.errors import IntegrityError, KeyUnavailableError, NotFoundError
 from core.log.hash_chain import GENESIS_HASH, ChainLink, find_break, payload_commitment
 from core.model.clock import from_iso
 from core.model.enums import Actor, ChangeKind, EventKind, EventSource, TrustLevel
@@ -334,7 +334,7 @@ def _payload_problem(row: Mapping[Any, Any], codec: Codec, link: ChainLink) -> s
         body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
         salt = base64.b64decode(body["salt"])
         canonical = _canonical({"text": body["text"], "data": body.get("data") or {}})
-    except IntegrityError as exc:
+    except (IntegrityError, KeyUnavailableError) as exc:
         return str(exc)
     except (KeyError, ValueError, TypeError) as exc:
         return f"payload is malformed: {exc}"

@@ -6,8 +6,10 @@ passphrase-protected, `keyfile.json`. The key set itself is in the OS keyring or
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +33,7 @@ from core.storage.migrations import migrate
 from core.storage.store import DB_FILE_NAME, Store, set_meta
 
 KEY_CHECK_PLAINTEXT = b"memory-center key check v1"
+LOCK_FILE_NAME = ".open.lock"
 
 
 @dataclass(frozen=True)
@@ -73,25 +76,47 @@ def open_store(
         ResourceUnavailableError: the directory or file cannot be used.
     """
     db_path = data_dir / DB_FILE_NAME
-    existed = db_path.exists()
-    if not existed and not create:
+    if not db_path.exists() and not create:
         raise ResourceUnavailableError(f"no store at {data_dir} (run `memory-center init` first)")
     _ensure_dir(data_dir)
-    write, read = sqlite_engines(str(db_path))
-    try:
-        with translated("open store"):
-            backup = migrate(write, now=to_iso(clock.now()), db_path=db_path)
-        store_id, source, created = _identity(write, data_dir, passphrase, prefer_keyring, clock)
-        key_store = _key_store(source, store_id, data_dir, passphrase)
-        keys = _load_or_create_keys(key_store, write, store_id, created)
-    except BaseException:
-        write.dispose()
-        read.dispose()
-        if not existed:
-            _remove_new_store(data_dir)
-        raise
+    # Creation and migration run under an exclusive lock on the directory, so several
+    # processes opening a new store at once create it exactly once.
+    with _directory_lock(data_dir):
+        existed = db_path.exists()
+        write, read = sqlite_engines(str(db_path))
+        created = False
+        try:
+            with translated("open store"):
+                backup = migrate(write, now=to_iso(clock.now()), db_path=db_path)
+            store_id, source, created = _identity(
+                write, data_dir, passphrase, prefer_keyring, clock
+            )
+            key_store = _key_store(source, store_id, data_dir, passphrase)
+            keys = _load_or_create_keys(key_store, write, store_id, created)
+        except BaseException:
+            write.dispose()
+            read.dispose()
+            if not existed:
+                _remove_new_store(data_dir)
+            raise
     store = Store(write, read, Codec(keys), clock, db_path)
     return Opened(store, key_store, keys, created, backup)
+
+
+@contextlib.contextmanager
+def _directory_lock(data_dir: Path) -> Iterator[None]:
+    """An exclusive advisory lock on the store directory (POSIX; a no-op elsewhere)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: SQLite's own locking still protects the data
+        yield
+        return
+    with open(data_dir / LOCK_FILE_NAME, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _ensure_dir(data_dir: Path) -> None:

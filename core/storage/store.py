@@ -98,8 +98,9 @@ class Store:
 
     @contextlib.contextmanager
     def read(self, action: str) -> Iterator[Connection]:
-        """A read-only snapshot connection."""
+        """A read-only snapshot connection (following another process's key rotation first)."""
         with translated(action), self.read_engine.connect() as conn, conn.begin():
+            self._follow_key_rotation(conn)
             yield conn
 
     def revision(self) -> int:

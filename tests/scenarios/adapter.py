@@ -25,6 +25,7 @@ from core import (
     InvalidStateError,
     ManualClock,
     MemoryCenterError,
+    MemoryFilter,
     MemoryRecord,
     MemoryService,
     NewEvent,
@@ -335,12 +336,7 @@ class ProductAdapter:
 
     def all_memories(self) -> list[MemoryRecord]:
         """Every record in every status and scope."""
-        fn = self._fn("list_memories")
-        try:
-            from core import MemoryFilter  # type: ignore[attr-defined]
-        except ImportError:
-            return list(fn())
-        return list(fn(MemoryFilter(limit=LISTING_LIMIT)))
+        return list(self._call("list_memories", MemoryFilter(limit=LISTING_LIMIT)))
 
     def history(self, memory_id: str) -> list[Any]:
         """Decisions of one memory."""

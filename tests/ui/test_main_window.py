@@ -1,54 +1,72 @@
-"""The first slice of the memory center: real widgets, offscreen, over a real store."""
+"""The main window: navigation, status line, following other processes, lazy models."""
 
 from __future__ import annotations
 
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from app.demo import seed_demo_if_empty
-from core import MemoryService, NewEvent
+from core import ManualClock, MemoryService, NewEvent
 
+from tests.ui.conftest import TIMEOUT
 from ui.main_window import MainWindow
+from ui.models.event_table import EventTableModel
 
 
-def test_window_shows_the_event_log_and_status(qtbot: QtBot, service: MemoryService) -> None:
-    """R25: the log is visible with its status line, newest first."""
-    seed_demo_if_empty(service)
-    window = MainWindow(service)
-    qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window.events.rowCount() == 9, timeout=5000)
-    assert "revision 1" in window.status_label.text()
-    assert "key: passphrase" in window.status_label.text()
-    newest = window.events.index(0, 5).data()
-    assert "航班" in newest
+def test_window_shows_views_and_status(qtbot: QtBot, window: MainWindow) -> None:
+    """R25: four views in the navigation; the review badge counts waiting items."""
+    assert [window.nav.item(i).text().split()[0] for i in range(4)] == [
+        "Timeline", "Review", "Sessions", "Settings"]
+    qtbot.waitUntil(lambda: "key: passphrase" in window.status_label.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("4"), timeout=TIMEOUT)
+    for row in range(4):
+        window.nav.setCurrentRow(row)
+        assert window.stack.currentIndex() == row
 
 
-def test_window_follows_changes_made_elsewhere(qtbot: QtBot, service: MemoryService) -> None:
-    """R30: a change committed by another writer appears without a restart."""
-    window = MainWindow(service)
-    qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: "revision 0" in window.status_label.text(), timeout=5000)
-    service.append_event(
-        NewEvent(
-            session="cli", actor="user", trust="user", scope={"user": "a"}, text="from elsewhere"
-        )
-    )
-    qtbot.waitUntil(lambda: window.events.rowCount() == 1, timeout=5000)
-    assert window.events.index(0, 5).data() == "from elsewhere"
+def test_window_follows_changes_made_elsewhere(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """R30: a memory committed by another writer appears without a restart."""
+    qtbot.waitUntil(lambda: window.bus.revision > 0, timeout=TIMEOUT)
+    before = window.timeline.model.item_count
+    demo.remember({"user": "zoe"}, "Remember that Zoe likes tabs over spaces.")
+    qtbot.waitUntil(lambda: window.timeline.model.item_count == before + 1, timeout=4000)
+    model = window.timeline.model
+    contents = [getattr(model.item_at(r), "content", "") for r in range(model.rowCount())]
+    assert "Zoe likes tabs over spaces." in contents
 
 
-def test_event_model_passes_the_model_tester(qtbot: QtBot, service: MemoryService) -> None:
-    """The lazily paged model obeys Qt's item-model contract, including fetchMore."""
+def test_hidden_views_only_mark_themselves_dirty(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """Views not visible refresh when shown, not on every change."""
+    window.nav.setCurrentRow(2)
+    qtbot.waitUntil(lambda: window.sessions.sessions.rowCount() > 0, timeout=TIMEOUT)
+    window.nav.setCurrentRow(0)
+    qtbot.waitUntil(lambda: window.bus.revision > 0, timeout=TIMEOUT)
+    demo.append_event(NewEvent(session="new-one", actor="user", trust="user",
+                               scope={"user": "a"}, text="hello"))
+    qtbot.waitUntil(lambda: window.sessions.dirty, timeout=4000)
+    window.nav.setCurrentRow(2)
+    qtbot.waitUntil(lambda: window.sessions.sessions.row_of("new-one") >= 0, timeout=TIMEOUT)
+
+
+def test_event_model_passes_the_model_tester(
+    qtbot: QtBot, service: MemoryService, clock: ManualClock
+) -> None:
+    """The lazily paged event model obeys Qt's item-model contract, including fetchMore."""
     service.append_events(
-        [
-            NewEvent(session="s", actor="user", trust="user", scope={"user": "a"}, text=f"e{i}")
-            for i in range(450)
-        ]
+        [NewEvent(session="s", actor="user", trust="user", scope={"user": "a"}, text=f"e{i}")
+         for i in range(450)]
     )
-    window = MainWindow(service)
+    window = MainWindow(service, now=clock.now)
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window.events.rowCount() == 200, timeout=5000)
-    ModelTester(qtbot).check(window.events, force_py=True)
-    while window.events.canFetchMore():
-        window.events.fetchMore()
-    assert window.events.rowCount() == 450
+    model = EventTableModel(window.tasks)
+    model.load(lambda before, limit: service.list_events(
+        before_position=before, limit=limit, newest_first=True))
+    qtbot.waitUntil(lambda: model.rowCount() == 200, timeout=TIMEOUT)
+    ModelTester(qtbot).check(model, force_py=True)
+    while model.rowCount() < 450:
+        model.fetchMore()
+        qtbot.wait(20)
+    assert model.event_at(0).text == "e449"  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -84,6 +85,7 @@ class DetailPanel(RefreshingView):
         self.status = QLabel()
         self.status.setObjectName("DetailStatus")
         self.status.setAccessibleName(self.tr("Memory status"))
+        self.status_icon = QLabel()
         self.content = QLabel()
         self.content.setObjectName("DetailContent")
         self.content.setWordWrap(True)
@@ -109,13 +111,10 @@ class DetailPanel(RefreshingView):
         self.exclude_button.clicked.connect(self.ask_exclude)
         self.quarantine_button.clicked.connect(self.ask_quarantine)
         self.delete_button.clicked.connect(self.ask_delete)
-        actions = QHBoxLayout()
-        for b in (self.toggle_button, self.downgrade_button, self.exclude_button):
-            actions.addWidget(b)
-        actions2 = QHBoxLayout()
-        actions2.addWidget(self.quarantine_button)
-        actions2.addWidget(self.delete_button)
-        actions2.addStretch(1)
+        actions = QGridLayout()
+        for i, b in enumerate((self.toggle_button, self.downgrade_button, self.exclude_button,
+                               self.quarantine_button, self.delete_button)):
+            actions.addWidget(b, i // 3, i % 3)
         self.sources = _rich()
         self.usage = _rich()
         self.history = _rich()
@@ -125,10 +124,12 @@ class DetailPanel(RefreshingView):
         inner = QWidget()
         inner.setObjectName("DetailInner")
         lay = QVBoxLayout(inner)
-        lay.addWidget(self.status)
+        head = QHBoxLayout()
+        head.addWidget(self.status_icon)
+        head.addWidget(self.status, 1)
+        lay.addLayout(head)
         lay.addWidget(self.content)
         lay.addLayout(actions)
-        lay.addLayout(actions2)
         lay.addLayout(self.fields)
         for title, label in (
             (self.tr("Source events"), self.sources),
@@ -141,6 +142,7 @@ class DetailPanel(RefreshingView):
         lay.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(inner)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -173,6 +175,7 @@ class DetailPanel(RefreshingView):
         self.memory_id = None
         self.data = None
         self._inner.setEnabled(False)
+        self.status_icon.clear()
         self.status.setText(self.tr("Select a memory to see where it came from and how it is used."))
         self.content.setText("")
 
@@ -196,7 +199,7 @@ class DetailPanel(RefreshingView):
             f"<span>{html.escape(status_text(status).upper())}</span> · "
             f"{html.escape(kind_text(r.kind.value))} · {confidence_text(r.confidence)}"
         )
-        self.status.setPixmap(pix) if False else None
+        self.status_icon.setPixmap(pix)
         self.content.setText(r.content or self.tr("(content purged)"))
         self._fill_fields(r, data)
         self.sources.setText(sources_html(data.chain.source_events))

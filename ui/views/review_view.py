@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -100,18 +100,29 @@ class ReviewView(RefreshingView):
         self._shortcuts()
 
     def _shortcuts(self) -> None:
-        ctx = Qt.ShortcutContext.WidgetWithChildrenShortcut
-        for key, slot in (
-            ("A", self.approve_current),
-            ("E", self.edit_current),
-            ("S", self.rescope_current),
-            ("R", self.reject_current),
-            ("Down", lambda: self.move(1)),
-            ("Up", lambda: self.move(-1)),
-        ):
+        self._keys = {
+            Qt.Key.Key_A: self.approve_current,
+            Qt.Key.Key_E: self.edit_current,
+            Qt.Key.Key_S: self.rescope_current,
+            Qt.Key.Key_R: self.reject_current,
+            Qt.Key.Key_Down: lambda: self.move(1),
+            Qt.Key.Key_Up: lambda: self.move(-1),
+        }
+        for key, slot in self._keys.items():
             sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(ctx)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
+        self.list.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Keys typed in the list act on the queue (the list's own type-ahead is not wanted)."""
+        if watched is self.list and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            slot = self._keys.get(Qt.Key(event.key()))
+            if slot is not None and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+                slot()
+                return True
+        return super().eventFilter(watched, event)
 
     # --- loading --------------------------------------------------------------------
 

@@ -71,6 +71,10 @@ class SessionsView(RefreshingView):
         self.event_table = self._table(self.events, self.tr("Events of the session"))
         self.event_table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         self.events.rowsInserted.connect(self._look_for_event)
+        for col, width in enumerate((135, 120, 70, 130, 90)):
+            self.event_table.setColumnWidth(col, width)
+        for col, width in enumerate((170, 60, 130)):
+            self.session_table.setColumnWidth(col, width)
         self.title = QLabel()
         self.title.setObjectName("ViewTitle")
         self.opt_out = QCheckBox(self.tr("Memory opt-out: inject nothing into this session "
@@ -84,6 +88,8 @@ class SessionsView(RefreshingView):
         self.snapshot_text.setWordWrap(True)
         self.snapshot_text.setTextFormat(Qt.TextFormat.RichText)
         self.snapshot_text.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.snapshot_text.setObjectName("DetailInner")
+        self.snapshot_text.setContentsMargins(8, 8, 8, 8)
         self.snapshot_text.linkActivated.connect(
             lambda href: self.memory_linked.emit(href.partition(":")[2])
         )
@@ -127,7 +133,7 @@ class SessionsView(RefreshingView):
         split = QSplitter()
         split.addWidget(self.session_table)
         split.addWidget(right)
-        split.setSizes([330, 770])
+        split.setSizes([430, 770])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addWidget(split)

@@ -41,6 +41,7 @@ class SettingsView(RefreshingView):
         self.values: dict[str, QLabel] = {}
         store = QGroupBox(self.tr("Store"))
         store_form = QFormLayout(store)
+        store_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         for key, title in (
             ("path", self.tr("Data directory")),
             ("revision", self.tr("Revision")),
@@ -51,6 +52,7 @@ class SettingsView(RefreshingView):
             store_form.addRow(title, self.values[key])
         key_box = QGroupBox(self.tr("Encryption key"))
         key_form = QFormLayout(key_box)
+        key_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         for key, title in (
             ("source", self.tr("Key held in")),
             ("active", self.tr("Active key id")),
@@ -67,6 +69,7 @@ class SettingsView(RefreshingView):
         key_form.addRow("", self.rotate_button)
         prefs = QGroupBox(self.tr("Preferences"))
         pref_form = QFormLayout(prefs)
+        pref_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.language = QComboBox()
         self.language.setAccessibleName(self.tr("Language"))
         for code, name in LANGUAGES:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QDate, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -62,6 +64,7 @@ class TimelineView(RefreshingView):
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addLayout(self._filter_row1)
         layout.addLayout(self._filter_row2)
+        layout.addLayout(self._filter_row3)
         layout.addWidget(self.table, 1)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -70,12 +73,19 @@ class TimelineView(RefreshingView):
 
     # --- building ---------------------------------------------------------------
 
-    def _combo(self, name: str, all_text: str, values: tuple[str, ...], label) -> QComboBox:  # type: ignore[no-untyped-def]
+    def _combo(
+        self,
+        name: str,
+        all_text: str,
+        values: tuple[str, ...],
+        label: Callable[[str], str],
+        with_icons: bool = False,
+    ) -> QComboBox:
         box = QComboBox()
         box.setAccessibleName(name)
         box.addItem(all_text, "")
         for value in values:
-            if name == self.tr("Status filter"):
+            if with_icons:
                 box.addItem(status_icon(value), label(value), value)
             else:
                 box.addItem(label(value), value)
@@ -91,7 +101,7 @@ class TimelineView(RefreshingView):
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.search.returnPressed.connect(self.apply_filter)
         self.status_filter = self._combo(
-            self.tr("Status filter"), self.tr("All statuses"), STATUSES, status_text
+            self.tr("Status filter"), self.tr("All statuses"), STATUSES, status_text, True
         )
         self.kind_filter = self._combo(self.tr("Kind filter"), self.tr("All kinds"), KINDS, kind_text)
         self.trust_filter = self._combo(
@@ -118,19 +128,24 @@ class TimelineView(RefreshingView):
         self.show_events.toggled.connect(self.apply_filter)
         self.count_label = QLabel()
         self.count_label.setObjectName("Muted")
+        for w in (self.search, self.scope_filter, self.status_filter, self.kind_filter):
+            w.setMinimumWidth(90)
+        self.trust_filter.setMinimumWidth(90)
         row1 = QHBoxLayout()
         row1.addWidget(self.search, 3)
         row1.addWidget(self.scope_filter, 2)
-        row1.addWidget(self.show_events)
         row2 = QHBoxLayout()
-        for w in (self.status_filter, self.kind_filter, self.trust_filter, self.use_dates):
-            row2.addWidget(w)
+        for w in (self.status_filter, self.kind_filter, self.trust_filter):
+            row2.addWidget(w, 1)
+        row2.addWidget(self.use_dates)
         row2.addWidget(self.date_from)
         row2.addWidget(QLabel("–"))
         row2.addWidget(self.date_to)
-        row2.addStretch(1)
-        row2.addWidget(self.count_label)
-        self._filter_row1, self._filter_row2 = row1, row2
+        row3 = QHBoxLayout()
+        row3.addWidget(self.show_events)
+        row3.addStretch(1)
+        row3.addWidget(self.count_label)
+        self._filter_row1, self._filter_row2, self._filter_row3 = row1, row2, row3
 
     def _build_table(self) -> QTableView:
         table = QTableView()

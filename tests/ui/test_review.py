@@ -1,0 +1,127 @@
+"""Review queue actions, asserted on the store (R9, R25, R26)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from core import MemoryService
+
+from tests.ui.conftest import TIMEOUT, find, status_of, wait_status
+from ui.main_window import MainWindow
+from ui.views.review_view import ReviewView
+
+
+def _open_review(qtbot: QtBot, window: MainWindow) -> ReviewView:
+    window.nav.setCurrentRow(1)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=TIMEOUT)
+    view = window.review
+    qtbot.waitUntil(lambda: view.current_record() is not None, timeout=TIMEOUT)
+    return view
+
+
+def _select(qtbot: QtBot, view: ReviewView, needle: str) -> None:
+    for row in view.model.selectable_rows():
+        entry = view.model.entry(row)
+        if entry is not None and entry.record is not None and needle in entry.record.content:
+            view.list.setCurrentIndex(view.model.index(row, 0))
+            qtbot.waitUntil(lambda: needle in view.card.content.text(), timeout=TIMEOUT)
+            return
+    raise AssertionError(f"{needle} not in the queue")
+
+
+def test_queue_sections_and_model(qtbot: QtBot, window: MainWindow) -> None:
+    """Candidates, conflicts and quarantined items are listed apart; the model is sound."""
+    view = _open_review(qtbot, window)
+    data = view.model.data_set
+    assert len(data.candidates) == 3 and len(data.quarantined) == 1 and len(data.conflicts) == 2
+    ModelTester(qtbot).check(view.model, force_py=True)
+
+
+def test_evidence_reasons_and_quarantine_warning(qtbot: QtBot, window: MainWindow) -> None:
+    """The card shows the policy's reasons, highlighted evidence, and why quarantine is apart."""
+    view = _open_review(qtbot, window)
+    _select(qtbot, view, "爸爸早上喝绿茶")
+    qtbot.waitUntil(lambda: "每天" in view.card.evidence.text(), timeout=TIMEOUT)
+    assert "background-color" in view.card.evidence.text()
+    assert view.card.reasons.text() not in ("", "Loading…")
+    assert view.card.warning.isHidden()
+    _select(qtbot, view, "Payly SDK")
+    assert not view.card.warning.isHidden()
+    assert "low-trust" in view.card.warning.text()
+
+
+def test_approve_with_keyboard(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """A approves the current suggestion; the store says active; the next item is shown."""
+    view = _open_review(qtbot, window)
+    _select(qtbot, view, "squash-merges")
+    qtbot.keyClick(view.list, Qt.Key.Key_A)
+    wait_status(qtbot, demo, "squash-merges", "active")
+    qtbot.waitUntil(lambda: len(view.model.data_set.candidates) == 2, timeout=TIMEOUT)
+    assert view.current_record() is not None
+
+
+def test_arrows_move(qtbot: QtBot, window: MainWindow) -> None:
+    """Down and Up move between reviewable items, skipping section headers."""
+    view = _open_review(qtbot, window)
+    first = view._row
+    qtbot.keyClick(view.list, Qt.Key.Key_Down)
+    assert view._row > first
+    qtbot.keyClick(view.list, Qt.Key.Key_Up)
+    assert view._row == first
+
+
+def test_edit_then_approve(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """E opens the editor; the new wording is stored as a revision and approved."""
+    view = _open_review(qtbot, window)
+    _select(qtbot, view, "terse replies")
+    view.edit_current()
+    dialog = view.active_dialog
+    dialog.text.setPlainText("Alice wants diffs only, no explanations.")  # type: ignore[union-attr]
+    dialog._check()  # type: ignore[union-attr]
+    wait_status(qtbot, demo, "diffs only", "active")
+    record = find(demo, "diffs only")
+    assert len(demo.revisions(record.id)) == 2
+
+
+def test_change_scope_then_approve(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """S narrows the proposed scope before approving."""
+    view = _open_review(qtbot, window)
+    _select(qtbot, view, "terse replies")
+    view.rescope_current()
+    dialog = view.active_dialog
+    dialog.whole.setText("user=alice project=web-shop")  # type: ignore[union-attr]
+    dialog._check()  # type: ignore[union-attr]
+    wait_status(qtbot, demo, "terse replies", "active")
+    assert dict(find(demo, "terse replies").scope) == {"user": "alice", "project": "web-shop"}
+
+
+def test_reject_with_reason(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """R rejects with the user's reason, recorded in the history."""
+    view = _open_review(qtbot, window)
+    _select(qtbot, view, "squash-merges")
+    qtbot.keyClick(view.list, Qt.Key.Key_R)
+    dialog = view.active_dialog
+    dialog.reason.setText("we rebase instead")  # type: ignore[union-attr]
+    dialog._check()  # type: ignore[union-attr]
+    wait_status(qtbot, demo, "squash-merges", "rejected")
+    history = demo.history(find(demo, "squash-merges").id)
+    assert any(d.action == "reject" and d.reason == "we rebase instead" for d in history)
+
+
+def test_conflict_keep_this(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """A conflict set is shown side by side; Keep this supersedes the other member."""
+    view = _open_review(qtbot, window)
+    rows = [r for r in view.model.selectable_rows() if view.model.entry(r).conflict]  # type: ignore[union-attr]
+    view.list.setCurrentIndex(view.model.index(rows[0], 0))
+    qtbot.waitUntil(lambda: view.stack.currentIndex() == 2, timeout=TIMEOUT)
+    members = view.model.entry(rows[0]).conflict  # type: ignore[union-attr]
+    assert len(view.keep_buttons) == 2
+    view.keep_buttons[0].click()
+    kept, other = members[0], members[1]
+    qtbot.waitUntil(lambda: demo.get_memory(other.id).status.value == "superseded", timeout=TIMEOUT)
+    assert demo.get_memory(other.id).superseded_by == kept.id
+    assert "conflict" not in demo.get_memory(kept.id).flags
+    assert status_of(demo, kept.content) == "active"

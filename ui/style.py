@@ -1,0 +1,50 @@
+"""The look: one stylesheet with light and dark colours that follow the system palette."""
+
+from __future__ import annotations
+
+from string import Template
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+from ui.presentation import RESOURCES, icon
+
+LIGHT = {
+    "bg": "#f6f7f9", "fg": "#1f2328", "muted": "#5f6670", "card": "#ffffff", "alt": "#fafbfc",
+    "border": "#dfe3e8", "hover": "#eef1f5", "nav_bg": "#eef1f5", "accent": "#1a73e8",
+    "accent_hover": "#1765cc", "accent_soft": "#dbe8fd", "accent_fg": "#0b57d0",
+    "danger": "#c5221f", "warn_bg": "#fff4e0", "warn_fg": "#5c3b00", "warn_border": "#f3c77a",
+}
+DARK = {
+    "bg": "#1e1f22", "fg": "#e6e6e6", "muted": "#a0a6ad", "card": "#26282b", "alt": "#2b2d31",
+    "border": "#3a3d42", "hover": "#32353a", "nav_bg": "#191a1c", "accent": "#4c8df6",
+    "accent_hover": "#6aa1f8", "accent_soft": "#22395e", "accent_fg": "#a8c7fa",
+    "danger": "#f28b82", "warn_bg": "#3d2e10", "warn_fg": "#fbd38d", "warn_border": "#7a5a1c",
+}
+CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei")
+
+
+def is_dark() -> bool:
+    """True when the system asks for a dark appearance."""
+    hints = QGuiApplication.styleHints()
+    scheme = getattr(hints, "colorScheme", None)
+    if scheme is not None and scheme() != Qt.ColorScheme.Unknown:
+        return bool(scheme() == Qt.ColorScheme.Dark)
+    return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def stylesheet(dark: bool) -> str:
+    """The application stylesheet for the light or dark palette."""
+    template = Template((RESOURCES / "style" / "app.qss").read_text(encoding="utf-8"))
+    return template.safe_substitute(DARK if dark else LIGHT)
+
+
+def apply_style(app: QApplication, dark: bool | None = None) -> None:
+    """Set font (with a CJK fallback), icon and stylesheet on the application."""
+    font = QFont(app.font())
+    families = [font.family(), "Noto Sans", "DejaVu Sans", *CJK_FAMILIES]
+    font.setFamilies(families)
+    app.setFont(font)
+    app.setWindowIcon(icon("app"))
+    app.setStyleSheet(stylesheet(is_dark() if dark is None else dark))
