@@ -23,7 +23,9 @@ def build(path: Path, count: int) -> float:
         have = sum(svc.status().memory_counts.values())
         for i in range(have, count):
             scope = {"user": f"u{i % 7}", "project": f"project-{i % 53}"}
-            text = f"Component {i} of service {i % 211} listens on port {10000 + i} ({KINDS[i % 4]})"
+            text = (
+                f"Component {i} of service {i % 211} listens on port {10000 + i} ({KINDS[i % 4]})"
+            )
             if i % 7 == 0:
                 svc.suggest(scope, text, kind=KINDS[i % 4])
             else:

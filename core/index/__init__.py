@@ -22,6 +22,7 @@ from core.index.vector_index import IndexMeta, VectorIndex
 __all__ = [
     "DEFAULT_EMBEDDER",
     "EMBEDDER_NAMES",
+    "DualEmbedder",
     "EmbedKind",
     "Embedder",
     "HashingEmbedder",

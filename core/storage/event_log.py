@@ -25,7 +25,7 @@ from core.model.records import Event, SessionInfo, VerifyFailure, VerifyReport
 from core.model.scope import Scope
 from core.model.validate import ValidEvent
 from core.storage import schema as s
-from core.storage.store import WriteTx, new_id
+from core.storage.store import WriteTx, new_id, set_meta
 
 REDACTED_TEXT = "[payload redacted]"
 
@@ -66,6 +66,7 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
         .values(event_count=bindparam("count"), last_event_at=tx.now_iso),
         [{"sid": sid, "count": n} for sid, n in counts.items()],
     )
+    write_head(tx, out[-1].position, out[-1].hash)
     tx.touch(ChangeKind.EVENTS, event_ids=tuple(e.id for e in out))
     tx.touch(ChangeKind.SESSIONS)
     return out
@@ -295,15 +296,16 @@ def verify(conn: Connection, codec: Codec, batch: int = 2000) -> VerifyReport:
     """Walk the chain in position order and open every payload; report the first failure (R3).
 
     A payload must decrypt (its GCM tag binds it to its event) and match the commitment the
-    chain holds; a redacted payload is accepted, since its commitment still chains.
+    chain holds. A redacted payload is accepted only when a later redaction event names it.
+    The last event must match the sealed chain head, so cutting events off the end of the
+    log is detected too.
     """
-    checked = redacted = 0
-    prev_hash, position = GENESIS_HASH, 0
+    walk = _Walk()
     while True:
         rows = (
             conn.execute(
                 _event_query()
-                .where(s.events.c.position > position)
+                .where(s.events.c.position > walk.position)
                 .order_by(s.events.c.position)
                 .limit(batch)
             )
@@ -313,20 +315,83 @@ def verify(conn: Connection, codec: Codec, batch: int = 2000) -> VerifyReport:
         if not rows:
             break
         for row in rows:
-            link = _link_of(row)
-            brk = find_break([(link, row["hash"])], start_hash=prev_hash)
-            if brk is None and link.position != position + 1:
-                brk_problem = f"position gap: expected {position + 1}"
-                return _report(checked, redacted, _fail(link, brk_problem))
-            if brk is not None:
-                return _report(checked, redacted, _fail(link, brk.problem))
-            problem = None if row["redacted_at"] else _payload_problem(row, codec, link)
+            failure = walk.step(row, codec)
+            if failure:
+                return _report(walk.checked, walk.redacted, failure)
+    return _report(walk.checked, walk.redacted, walk.finish(conn, codec))
+
+
+class _Walk:
+    """State of one verification walk."""
+
+    def __init__(self) -> None:
+        self.checked = self.redacted = self.position = 0
+        self.prev_hash = GENESIS_HASH
+        self.last: ChainLink | None = None
+        self.redacted_rows: dict[str, ChainLink] = {}
+        self.announced: set[str] = set()
+
+    def step(self, row: Mapping[Any, Any], codec: Codec) -> VerifyFailure | None:
+        link = _link_of(row)
+        if link.position != self.position + 1:
+            return _fail(link, f"position gap: expected {self.position + 1}")
+        brk = find_break([(link, row["hash"])], start_hash=self.prev_hash)
+        if brk is not None:
+            return _fail(link, brk.problem)
+        if row["redacted_at"]:
+            self.redacted_rows[link.id] = link
+            self.redacted += 1
+        else:
+            problem = _payload_problem(row, codec, link)
             if problem:
-                return _report(checked, redacted, _fail(link, problem))
-            checked += 1
-            redacted += 1 if row["redacted_at"] else 0
-            prev_hash, position = row["hash"], link.position
-    return _report(checked, redacted, None)
+                return _fail(link, problem)
+            if link.kind == EventKind.REDACTION.value:
+                body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
+                self.announced.update(body.get("data", {}).get("redacted_event_ids", []))
+        self.checked += 1
+        self.prev_hash, self.position, self.last = row["hash"], link.position, link
+        return None
+
+    def finish(self, conn: Connection, codec: Codec) -> VerifyFailure | None:
+        for event_id, link in self.redacted_rows.items():
+            if event_id not in self.announced:
+                return _fail(link, "payload marked redacted without a redaction event")
+        head = read_head(conn, codec)
+        if head is None:
+            if self.last is None:
+                return None
+            return _fail(self.last, "the sealed chain head is missing")
+        if self.last is None or head != (self.last.position, self.prev_hash):
+            where = self.last or ChainLink(
+                "(none)", 0, "", 0, "", "", "", "", None, "", "", None, "", ""
+            )
+            return _fail(where, f"log truncated or rewound: the chain head says position {head[0]}")
+        return None
+
+
+HEAD_KEY = "chain_head"
+
+
+def head_aad() -> Aad:
+    """Where the sealed chain head belongs."""
+    return Aad("store_meta", HEAD_KEY, "value")
+
+
+def write_head(tx: WriteTx, position: int, digest: str) -> None:
+    """Seal the chain head (last position and hash) so truncating the log is detected."""
+    sealed = tx.codec.seal_json({"position": position, "hash": digest}, head_aad())
+    set_meta(tx.conn, HEAD_KEY, sealed.hex())
+
+
+def read_head(conn: Connection, codec: Codec) -> tuple[int, str] | None:
+    """The sealed chain head, or None for a log written before heads were sealed."""
+    raw = conn.execute(
+        select(s.store_meta.c.value).where(s.store_meta.c.key == HEAD_KEY)
+    ).scalar_one_or_none()
+    if raw is None:
+        return None
+    doc = codec.open_json(bytes.fromhex(raw), head_aad())
+    return int(doc["position"]), str(doc["hash"])
 
 
 def _payload_problem(row: Mapping[Any, Any], codec: Codec, link: ChainLink) -> str | None:

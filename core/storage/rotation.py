@@ -15,6 +15,7 @@ from core.crypto.keys import KeySet, KeyStore
 from core.errors import MemoryCenterError
 from core.model.enums import ChangeKind
 from core.model.records import RotationReport
+from core.storage import event_log
 from core.storage.opener import KEY_CHECK_PLAINTEXT, key_check_aad
 from core.storage.sealed import SEALED, reseal_batch
 from core.storage.store import Store, set_meta
@@ -77,6 +78,9 @@ def rotate(
     with store.write("finish key rotation") as tx:
         sealed = codec.seal(KEY_CHECK_PLAINTEXT, key_check_aad(store_id))
         set_meta(tx.conn, "key_check", sealed.hex())
+        head = event_log.read_head(tx.conn, codec)
+        if head is not None:
+            event_log.write_head(tx, *head)
         tx.touch(ChangeKind.KEYS)
     final = keys.retire_others()
     key_store.save(final)

@@ -23,15 +23,16 @@ from core.governance.policy import VERSION
 from core.governance.text import fingerprint
 from core.model import limits
 from core.model.clock import from_iso
-from core.model.enums import ChangeKind, MemoryStatus
+from core.model.enums import Actor, ChangeKind, EventKind, MemoryStatus, TrustLevel
 from core.model.memory import Tombstone
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.model.validate import text
+from core.model.validate import ValidEvent, text
 from core.retrieval import render
 from core.storage import event_log, memories, snapshots
 from core.storage import schema as s
 from core.storage.codec_aads import tombstone_aad
+from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import WriteTx
 
 PURGED_REASON = "[redacted by compliance purge]"
@@ -157,7 +158,7 @@ def _purge(
         cleaned.append("digest")
         report.append(f"digests: {in_digest} digest entr(ies) redacted")
     if purge_events:
-        n = _redact_events(tx, record.source_event_ids)
+        n = _redact_events(tx, record)
         report.append(
             f"event payloads: {n} source event(s) redacted; the hash chain still verifies"
         )
@@ -186,16 +187,35 @@ def _purge_snapshots(
     return count, digests
 
 
-def _redact_events(tx: WriteTx, event_ids: tuple[str, ...]) -> int:
+def _redact_events(tx: WriteTx, record: MemoryRecord) -> int:
+    """Redact source payloads and say so in the chain with a redaction event."""
     n = 0
-    for eid in event_ids:
+    done = []
+    for eid in record.source_event_ids:
         sealed = tx.codec.seal_json({"redacted": True}, event_log.payload_aad(eid))
         n += tx.conn.execute(
             update(s.event_payloads)
             .where((s.event_payloads.c.event_id == eid) & s.event_payloads.c.redacted_at.is_(None))
             .values(ciphertext=sealed, redacted_at=tx.now_iso)
         ).rowcount
-    tx.touch(ChangeKind.EVENTS)
+        done.append(eid)
+    event_log.append(
+        tx,
+        [
+            ValidEvent(
+                session=GOVERNANCE_SESSION,
+                actor=Actor.USER,
+                trust=TrustLevel.USER,
+                scope=record.scope,
+                text=f"compliance purge of memory {record.id}: source payloads redacted",
+                kind=EventKind.REDACTION,
+                source=None,
+                data={"memory_id": record.id, "redacted_event_ids": done},
+                refs=(),
+                by=None,
+            )
+        ],
+    )
     return n
 
 

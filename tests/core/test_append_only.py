@@ -237,20 +237,49 @@ def test_malformed_sealed_payload_is_reported(
     assert "malformed" in report.first_failure.problem
 
 
-def test_redacted_payload_still_verifies(
+def test_redaction_without_a_redaction_event_is_reported(
     service: MemoryService, five: list[Event], raw: sqlite3.Connection
 ) -> None:
-    """R3, R19: a redacted payload keeps the chain intact and reads as redacted."""
+    """R3: blanking a payload behind the product's back is tampering, and verify says where."""
     raw.execute(
         "UPDATE event_payloads SET ciphertext = x'00', redacted_at = '2026-03-02T10:00:00+00:00' "
         "WHERE event_id = ?",
         (five[1].id,),
     )
     report = service.verify()
-    assert report.ok
-    assert (report.events_checked, report.rows_decrypted, report.redacted_events) == (5, 4, 1)
+    assert not report.ok
+    assert report.first_failure is not None
+    assert report.first_failure.event_id == five[1].id
+    assert "redaction event" in report.first_failure.problem
     (event,) = service.get_events([five[1].id])
     assert event.redacted and event.text == REDACTED_TEXT and event.data == {}
+
+
+def test_purged_source_events_still_verify(service: MemoryService) -> None:
+    """R3, R19: a compliance purge redacts source payloads and the chain still verifies."""
+    out = service.remember({"user": "u"}, "Remember the locker code is in the blue folder.")
+    record = out.value.record
+    assert record is not None
+    service.delete(record.id, reason="user asked", purge=True, purge_events=True)
+    report = service.verify()
+    assert report.ok, report.first_failure
+    assert report.redacted_events == len(record.source_event_ids)
+    (event,) = service.get_events(list(record.source_event_ids))
+    assert event.redacted
+
+
+def test_truncating_the_log_is_detected(
+    service: MemoryService, five: list[Event], raw: sqlite3.Connection
+) -> None:
+    """R3: cutting events off the end is caught by the sealed chain head."""
+    raw.execute("DROP TRIGGER events_no_delete")
+    raw.execute("DROP TRIGGER event_payloads_no_delete")
+    raw.execute("DELETE FROM event_payloads WHERE event_id = ?", (five[4].id,))
+    raw.execute("DELETE FROM events WHERE id = ?", (five[4].id,))
+    report = service.verify()
+    assert not report.ok
+    assert report.first_failure is not None
+    assert "truncated" in report.first_failure.problem
 
 
 # --- the chain itself ------------------------------------------------------------------

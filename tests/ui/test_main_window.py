@@ -6,8 +6,8 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from core import ManualClock, MemoryService, NewEvent
-
 from tests.ui.conftest import TIMEOUT
+
 from ui.main_window import MainWindow
 from ui.models.event_table import EventTableModel
 
@@ -15,7 +15,11 @@ from ui.models.event_table import EventTableModel
 def test_window_shows_views_and_status(qtbot: QtBot, window: MainWindow) -> None:
     """R25: four views in the navigation; the review badge counts waiting items."""
     assert [window.nav.item(i).text().split()[0] for i in range(4)] == [
-        "Timeline", "Review", "Sessions", "Settings"]
+        "Timeline",
+        "Review",
+        "Sessions",
+        "Settings",
+    ]
     qtbot.waitUntil(lambda: "key: passphrase" in window.status_label.text(), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("4"), timeout=TIMEOUT)
     for row in range(4):
@@ -44,8 +48,9 @@ def test_hidden_views_only_mark_themselves_dirty(
     qtbot.waitUntil(lambda: window.sessions.sessions.rowCount() > 0, timeout=TIMEOUT)
     window.nav.setCurrentRow(0)
     qtbot.waitUntil(lambda: window.bus.revision > 0, timeout=TIMEOUT)
-    demo.append_event(NewEvent(session="new-one", actor="user", trust="user",
-                               scope={"user": "a"}, text="hello"))
+    demo.append_event(
+        NewEvent(session="new-one", actor="user", trust="user", scope={"user": "a"}, text="hello")
+    )
     qtbot.waitUntil(lambda: window.sessions.dirty, timeout=4000)
     window.nav.setCurrentRow(2)
     qtbot.waitUntil(lambda: window.sessions.sessions.row_of("new-one") >= 0, timeout=TIMEOUT)
@@ -56,14 +61,19 @@ def test_event_model_passes_the_model_tester(
 ) -> None:
     """The lazily paged event model obeys Qt's item-model contract, including fetchMore."""
     service.append_events(
-        [NewEvent(session="s", actor="user", trust="user", scope={"user": "a"}, text=f"e{i}")
-         for i in range(450)]
+        [
+            NewEvent(session="s", actor="user", trust="user", scope={"user": "a"}, text=f"e{i}")
+            for i in range(450)
+        ]
     )
     window = MainWindow(service, now=clock.now)
     qtbot.addWidget(window)
     model = EventTableModel(window.tasks)
-    model.load(lambda before, limit: service.list_events(
-        before_position=before, limit=limit, newest_first=True))
+    model.load(
+        lambda before, limit: service.list_events(
+            before_position=before, limit=limit, newest_first=True
+        )
+    )
     qtbot.waitUntil(lambda: model.rowCount() == 200, timeout=TIMEOUT)
     ModelTester(qtbot).check(model, force_py=True)
     while model.rowCount() < 450:

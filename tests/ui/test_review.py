@@ -7,8 +7,8 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService
-
 from tests.ui.conftest import TIMEOUT, find, status_of, wait_status
+
 from ui.main_window import MainWindow
 from ui.views.review_view import ReviewView
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,7 +35,11 @@ def completion(answer: object) -> bytes:
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
         ],
     }
     return json.dumps(body).encode()
@@ -92,7 +96,7 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             return
 
     return Handler

@@ -1,0 +1,140 @@
+"""`get_context` latency through the MCP server over stdio, on a store of N memories.
+
+Fills a fresh store with `service.remember` (timed, it is the slow part), then starts the
+real server as a subprocess and makes `--calls` get_context calls through one long-lived
+client session, timing each round trip. Usage:
+
+    .venv/bin/python benchmarks/mcp_bench.py [--memories 10000] [--calls 1000] [--fill-limit 600]
+
+`--fill-limit` caps the fill time in seconds; the store then holds fewer memories and the
+report says exactly how many.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mcp import Client, StdioServerParameters
+
+from core import MemoryService
+
+REPO = Path(__file__).resolve().parents[1]
+PASSPHRASE = "benchmark passphrase"
+PROJECTS = [f"proj{i}" for i in range(20)]
+TOOLS = ["pnpm", "poetry", "cargo", "gradle", "make", "bazel", "uv", "npm", "maven", "go"]
+THINGS = ["deploys", "tests", "lints", "builds", "releases", "migrates", "caches", "monitors"]
+PLACES = ["staging", "production", "ci", "the laptop", "the cluster", "kubernetes", "a vm"]
+GOALS = [
+    "how does {p} deploy to staging",
+    "which tool builds {p}",
+    "what does {p} use for tests in ci",
+    "how are releases of {p} made",
+]
+
+
+def cpu_name() -> str:
+    """The CPU model from /proc/cpuinfo."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def text(i: int) -> str:
+    """A distinct, realistic memory sentence."""
+    p, t = PROJECTS[i % len(PROJECTS)], TOOLS[(i // 20) % len(TOOLS)]
+    th, pl = THINGS[(i // 200) % len(THINGS)], PLACES[(i // 1600) % len(PLACES)]
+    return f"{p} {th} with {t} on {pl}; see runbook section {i}"
+
+
+def fill(data_dir: Path, count: int, limit: float) -> tuple[int, float]:
+    """Remember up to `count` memories within `limit` seconds; return (done, seconds)."""
+    started = time.perf_counter()
+    done = 0
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        for i in range(count):
+            svc.remember({"user": "alice", "project": PROJECTS[i % len(PROJECTS)]}, text(i))
+            done += 1
+            if done % 1000 == 0:
+                took = time.perf_counter() - started
+                print(f"  {done} memories in {took:.1f} s", flush=True)
+            if time.perf_counter() - started > limit:
+                break
+        active = svc.status().memory_counts.get("active", 0)
+    print(f"  store holds {active} active memories")
+    return done, time.perf_counter() - started
+
+
+async def measure(data_dir: Path, calls: int) -> tuple[float, list[float]]:
+    """Connect once; time `calls` get_context round trips."""
+    env = {
+        "PYTHONPATH": str(REPO),
+        "MEMORY_CENTER_DATA_DIR": str(data_dir),
+        "MEMORY_CENTER_PASSPHRASE": PASSPHRASE,
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "OPENBLAS_NUM_THREADS": "1",
+    }
+    args = [
+        "-c",
+        "from app.mcp_server import main; main()",
+        "--scope",
+        "user=alice",
+        "--scope",
+        "project=proj3",
+        "--session",
+        "bench",
+    ]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env)
+    started = time.perf_counter()
+    async with Client(params, read_timeout_seconds=60) as client:
+        first = await client.call_tool("get_context", {"goal": "warm up"})
+        assert not first.is_error, first.content
+        warm = time.perf_counter() - started
+        times = []
+        for i in range(calls):
+            goal = GOALS[i % len(GOALS)].format(p="proj3")
+            t0 = time.perf_counter()
+            res = await client.call_tool("get_context", {"goal": goal})
+            times.append(time.perf_counter() - t0)
+            assert not res.is_error, res.content
+    return warm, times
+
+
+def main() -> None:
+    """Run and print the report."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--memories", type=int, default=10_000)
+    ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--fill-limit", type=float, default=600.0)
+    opts = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = Path(tmp) / "store"
+        print(f"machine: {os.cpu_count()} cores, {cpu_name()}, Python {platform.python_version()}")
+        print(f"filling {opts.memories} memories with service.remember ...")
+        done, took = fill(data_dir, opts.memories, opts.fill_limit)
+        print(f"fill: {done} remember calls in {took:.1f} s ({done / took:.1f}/s)")
+        warm, times = asyncio.run(measure(data_dir, opts.calls))
+        ms = sorted(t * 1000 for t in times)
+        p95 = ms[int(len(ms) * 0.95) - 1]
+        print(f"spawn + initialize + first get_context: {warm:.2f} s")
+        print(
+            f"get_context over stdio, {len(ms)} calls: p50 {statistics.median(ms):.1f} ms, "
+            f"p95 {p95:.1f} ms, max {ms[-1]:.1f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()

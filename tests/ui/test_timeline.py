@@ -1,0 +1,120 @@
+"""Timeline: grouping, filters, search, events toggle, and the lazy model contract (R25, R28)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from PySide6.QtCore import QDate
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from core import ManualClock, MemoryRecord, MemoryService
+from tests.ui.conftest import TIMEOUT
+
+from ui.main_window import MainWindow
+from ui.models.timeline_model import IsDayRole
+from ui.views.timeline_view import TimelineView
+
+
+def _memories(view: TimelineView) -> list[MemoryRecord]:
+    m = view.model
+    return [i for i in (m.item_at(r) for r in range(m.rowCount())) if isinstance(i, MemoryRecord)]
+
+
+def _apply(qtbot: QtBot, view: TimelineView, change: object = None) -> None:
+    with qtbot.waitSignal(view.filtered, timeout=TIMEOUT):
+        view.apply_filter()
+    qtbot.waitUntil(lambda: not view.model.loading, timeout=TIMEOUT)
+
+
+def test_grouped_by_day_with_status_words(qtbot: QtBot, window: MainWindow) -> None:
+    """Rows start with a day header; each status shows a word and an icon."""
+    model = window.timeline.model
+    assert model.index(0, 0).data(IsDayRole)
+    assert model.item_count == 14
+    words = {model.index(r, 0).data() for r in range(1, model.rowCount())}
+    assert {"active", "suggested", "quarantined", "rejected", "disabled"} <= words
+    assert all(model.index(r, 0).data(1) is not None for r in range(1, model.rowCount()))
+
+
+def test_timeline_model_passes_the_model_tester(
+    qtbot: QtBot, service: MemoryService, clock: ManualClock
+) -> None:
+    """Lazy paging over 450 memories across days obeys the item-model contract."""
+    for i in range(450):
+        if i % 150 == 0:
+            clock.advance(dt.timedelta(days=1))
+        service.remember({"user": "m"}, f"Remember fact number {i} about the build")
+    window = MainWindow(service, now=clock.now)
+    qtbot.addWidget(window)
+    window.show()
+    model = window.timeline.model
+    qtbot.waitUntil(lambda: model.item_count == 200, timeout=TIMEOUT)
+    ModelTester(qtbot).check(model, force_py=True)
+    while model.item_count < 450:
+        model.fetchMore()
+        qtbot.wait(10)
+    days = [r for r in range(model.rowCount()) if model.index(r, 0).data(IsDayRole)]
+    assert len(days) == 3
+
+
+def test_search_box(qtbot: QtBot, window: MainWindow) -> None:
+    """Full-text search (case-insensitive, Chinese too)."""
+    view = window.timeline
+    view.search.setText("PNPM")
+    _apply(qtbot, view)
+    assert [r.content for r in _memories(view)] == ["I prefer pnpm for every JavaScript project."]
+    view.search.setText("香菜")
+    _apply(qtbot, view)
+    assert len(_memories(view)) == 1
+
+
+def test_status_kind_trust_and_scope_filters(qtbot: QtBot, window: MainWindow) -> None:
+    """Each filter narrows the list; the store agrees on what each record is."""
+    view = window.timeline
+    view.status_filter.setCurrentIndex(view.status_filter.findData("candidate"))
+    _apply(qtbot, view)
+    assert {r.status.value for r in _memories(view)} == {"candidate"} and len(_memories(view)) == 3
+    view.status_filter.setCurrentIndex(0)
+    view.kind_filter.setCurrentIndex(view.kind_filter.findData("decision"))
+    _apply(qtbot, view)
+    assert {r.kind.value for r in _memories(view)} == {"decision"}
+    view.kind_filter.setCurrentIndex(0)
+    view.trust_filter.setCurrentIndex(view.trust_filter.findData("untrusted"))
+    _apply(qtbot, view)
+    assert [r.source_trust.value for r in _memories(view)] == ["untrusted"]
+    view.trust_filter.setCurrentIndex(0)
+    view.scope_filter.setText("org=acme")
+    _apply(qtbot, view)
+    assert {r.scope.get("org") for r in _memories(view)} == {"acme"}
+
+
+def test_expired_filter_and_date_range(
+    qtbot: QtBot, window: MainWindow, clock: ManualClock
+) -> None:
+    """`expired` is its own state once the time is up; a date range hides other days."""
+    view = window.timeline
+    clock.advance(dt.timedelta(days=2))
+    view.status_filter.setCurrentIndex(view.status_filter.findData("expired"))
+    _apply(qtbot, view)
+    assert [r.content for r in _memories(view)] == [
+        "the staging deploy freeze ends tomorrow evening."
+    ]
+    view.status_filter.setCurrentIndex(0)
+    view.use_dates.setChecked(True)
+    day = clock.now().astimezone().date() + dt.timedelta(days=5)
+    view.date_from.setDate(QDate(day.year, day.month, day.day))
+    view.date_to.setDate(QDate(day.year, day.month, day.day))
+    _apply(qtbot, view)
+    assert _memories(view) == []
+
+
+def test_events_toggle(qtbot: QtBot, window: MainWindow) -> None:
+    """With the toggle, raw events are merged in time order (decision events left out)."""
+    view = window.timeline
+    view.show_events.setChecked(True)
+    _apply(qtbot, view)
+    model = view.model
+    items = [model.item_at(r) for r in range(model.rowCount())]
+    events = [i for i in items if i is not None and not isinstance(i, MemoryRecord)]
+    assert events and all(e.kind.value != "memory_decision" for e in events)  # type: ignore[union-attr]
