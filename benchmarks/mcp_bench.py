@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import os
 import platform
+import random
 import statistics
 import sys
 import tempfile
@@ -31,14 +32,21 @@ from core import MemoryService
 REPO = Path(__file__).resolve().parents[1]
 PASSPHRASE = "benchmark passphrase"
 PROJECTS = [f"proj{i}" for i in range(20)]
-TOOLS = ["pnpm", "poetry", "cargo", "gradle", "make", "bazel", "uv", "npm", "maven", "go"]
-THINGS = ["deploys", "tests", "lints", "builds", "releases", "migrates", "caches", "monitors"]
-PLACES = ["staging", "production", "ci", "the laptop", "the cluster", "kubernetes", "a vm"]
+SUBJECTS = """checkout search billing invoices catalog payments shipping inventory reviews coupons
+accounts sessions uploads reports exports imports emails webhooks metrics alerts backups logs
+queues workers schedulers dashboards onboarding pricing refunds taxes""".split()
+VERBS = """deploys rebuilds caches validates archives mirrors throttles encrypts compresses indexes
+renders batches retries signs audits shards replicates migrates snapshots monitors""".split()
+OBJECTS = """nightly hourly weekly manually automatically incrementally lazily eagerly quietly
+carefully""".split()
+TOOLS = """terraform ansible helm kustomize nomad consul vault grafana sentry datadog airflow
+celery redis kafka nginx envoy traefik minio rabbitmq temporal""".split()
+OWNERS = """platform growth payments search data security mobile web infra support""".split()
 GOALS = [
-    "how does {p} deploy to staging",
-    "which tool builds {p}",
-    "what does {p} use for tests in ci",
-    "how are releases of {p} made",
+    "how does checkout deploy",
+    "who owns the billing workers",
+    "which tool caches search results",
+    "how are invoices archived",
 ]
 
 
@@ -54,10 +62,12 @@ def cpu_name() -> str:
 
 
 def text(i: int) -> str:
-    """A distinct, realistic memory sentence."""
-    p, t = PROJECTS[i % len(PROJECTS)], TOOLS[(i // 20) % len(TOOLS)]
-    th, pl = THINGS[(i // 200) % len(THINGS)], PLACES[(i // 1600) % len(PLACES)]
-    return f"{p} {th} with {t} on {pl}; see runbook section {i}"
+    """A realistic memory sentence; neighbours differ in several words (no false conflicts)."""
+    rng = random.Random(i)
+    return (
+        f"The {rng.choice(SUBJECTS)} service {rng.choice(VERBS)} {rng.choice(OBJECTS)} "
+        f"with {rng.choice(TOOLS)}, owned by the {rng.choice(OWNERS)} team"
+    )
 
 
 def fill(data_dir: Path, count: int, limit: float) -> tuple[int, float]:
@@ -105,7 +115,7 @@ async def measure(data_dir: Path, calls: int) -> tuple[float, list[float]]:
         warm = time.perf_counter() - started
         times = []
         for i in range(calls):
-            goal = GOALS[i % len(GOALS)].format(p="proj3")
+            goal = GOALS[i % len(GOALS)]
             t0 = time.perf_counter()
             res = await client.call_tool("get_context", {"goal": goal})
             times.append(time.perf_counter() - t0)

@@ -455,6 +455,20 @@ class MemoryService:
         with self._store.read("read revisions") as conn:
             return memories.revisions(conn, self._store.codec, record.id)
 
+    def memory_at(self, revision: int) -> list[MemoryRecord]:
+        """Every memory as it stood at a past store revision (evaluation and replay, R21)."""
+        if isinstance(revision, bool) or not isinstance(revision, int) or revision < 0:
+            raise InvalidInputError("revision", "must be a store revision (a whole number >= 0)")
+        with self._store.read("reconstruct memory") as conn:
+            return memories.state_at(conn, self._store.codec, revision)
+
+    def lift_fence(self, memory_id: str) -> Result[int]:
+        """Let a deleted memory's content be proposed again (the user lifts the fence)."""
+        mid = self._mid(memory_id)
+        with self._store.write("lift deletion fence") as tx:
+            lifted = memories.lift_fence(tx, mid)
+        return Result(lifted, changes_of(tx))
+
     def tombstone(self, memory_id: str) -> Tombstone:
         """The tombstone of a deleted memory. Raises NotFoundError."""
         with self._store.read("read tombstone") as conn:

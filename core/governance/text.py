@@ -132,13 +132,20 @@ def tokens(text: str) -> list[str]:
     single-character words reachable through unigrams for short texts.
     """
     norm = normalize(text)
-    out = [w for w in _WORD.findall(norm) if w not in STOPWORDS]
+    out = [stem(w) for w in _WORD.findall(norm) if w not in STOPWORDS]
     out.extend(w.rstrip(".") for w in list(out) if w.endswith(".") and len(w) > 1)
     for run in _CJK.findall(norm):
         if len(run) == 1:
             out.append(run)
         out.extend(run[i : i + 2] for i in range(len(run) - 1))
     return out
+
+
+def stem(word: str) -> str:
+    """Fold simple English plurals ('hotels' -> 'hotel'); identifiers stay as they are."""
+    if len(word) > 4 and word.isalpha() and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 def token_set(text: str) -> frozenset[str]:

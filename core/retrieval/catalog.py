@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from core.model.enums import MemoryStatus
 from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
+from core.model.scope import Scope
 from core.retrieval.keyword import KeywordIndex
 from core.storage import memories
 from core.storage.store import Store
@@ -32,6 +33,7 @@ class Catalog:
         self._lock = threading.RLock()
         self.records: dict[str, MemoryRecord] = {}
         self.keywords = KeywordIndex()
+        self.by_scope: dict[Scope, set[str]] = {}
         self.revision = -1
 
     def sync(self) -> int:
@@ -71,13 +73,31 @@ class Catalog:
     def forget(self, memory_id: str) -> bool:
         """Drop a memory from the catalog and its keyword index (deletion, R19)."""
         with self._lock:
-            had = self.records.pop(memory_id, None) is not None
-            return self.keywords.remove(memory_id) or had
+            old = self.records.pop(memory_id, None)
+            if old is not None:
+                self._unindex_scope(old)
+            return self.keywords.remove(memory_id) or old is not None
+
+    def visible_ids(self, request: Scope) -> set[str]:
+        """Ids of catalogued memories whose scope the request may see.
+
+        A memory scoped M is visible to Q iff M is a subset of Q, so the candidates are
+        exactly the memories filed under one of Q's subsets: at most 2^8 look-ups, however
+        large the store.
+        """
+        items = list(request.items_)
+        out: set[str] = set()
+        with self._lock:
+            for mask in range(1 << len(items)):
+                key = Scope(tuple(items[i] for i in range(len(items)) if mask >> i & 1))
+                out |= self.by_scope.get(key, set())
+        return out
 
     def invalidate(self) -> None:
         """Forget everything; the next `sync` reloads from the store (restart, key change)."""
         with self._lock:
             self.records.clear()
+            self.by_scope.clear()
             self.keywords = KeywordIndex()
             self.revision = -1
 
@@ -89,11 +109,23 @@ class Catalog:
                 MemoryFilter(statuses=(MemoryStatus.ACTIVE.value,), limit=10_000_000),
             )
         self.records = {}
+        self.by_scope = {}
         self.keywords = KeywordIndex()
         for record in active:
             self._put(record)
         self.revision = revision
 
     def _put(self, record: MemoryRecord) -> None:
+        old = self.records.get(record.id)
+        if old is not None:
+            self._unindex_scope(old)
         self.records[record.id] = record
+        self.by_scope.setdefault(record.scope, set()).add(record.id)
         self.keywords.add(record.id, record.content)
+
+    def _unindex_scope(self, record: MemoryRecord) -> None:
+        ids = self.by_scope.get(record.scope)
+        if ids is not None:
+            ids.discard(record.id)
+            if not ids:
+                del self.by_scope[record.scope]

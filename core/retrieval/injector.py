@@ -82,11 +82,12 @@ class Retriever:
         self.faults.check("memory_read")
         revision = self.catalog.sync()
         now = self._store.clock.now()
-        records = dict(self.catalog.records)
         dropped: list[DroppedHit] = []
         visible: dict[str, MemoryRecord] = {}
-        for rec in records.values():
-            if not rec.scope.visible_to(request):
+        for mid in self.catalog.visible_ids(request):
+            rec = self.catalog.records.get(mid)
+            # Post-retrieval check: re-verify scope and status of every candidate (R13).
+            if rec is None or not rec.scope.visible_to(request):
                 continue
             if rec.effective_status(now) != "active":
                 dropped.append(DroppedHit(rec.id, "expired"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Connection, and_, select, update
@@ -113,6 +113,7 @@ def _insert_revision(
             actor=actor,
             scope_json=scope.to_json(),
             content=tx.codec.seal_text(content, content_aad(memory_id, revision)),
+            store_revision=_pending_revision(tx),
         )
     )
 
@@ -350,6 +351,21 @@ def fenced(conn: Connection, fingerprint: str) -> str | None:
     ).scalar_one_or_none()
 
 
+def lift_fence(tx: WriteTx, memory_id: str) -> int:
+    """Lift the deletion fence of a memory; return how many fingerprints were lifted."""
+    lifted = tx.conn.execute(
+        update(s.deletion_fences)
+        .where(
+            (s.deletion_fences.c.memory_id == memory_id) & s.deletion_fences.c.lifted_at.is_(None)
+        )
+        .values(lifted_at=tx.now_iso)
+    ).rowcount
+    if not lifted:
+        raise NotFoundError("deletion fence of memory", memory_id)
+    tx.touch(ChangeKind.POLICY, memory_ids=(memory_id,))
+    return int(lifted)
+
+
 def history(conn: Connection, codec: Codec, memory_id: str) -> list[Decision]:
     """Every decision about a record, oldest first."""
     rows = conn.execute(
@@ -474,3 +490,49 @@ def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -
         index_refs=tuple(json.loads(row["index_refs_json"])),
         superseded_by=row["superseded_by"],
     )
+
+
+def state_at(conn: Connection, codec: Codec, revision: int) -> list[MemoryRecord]:
+    """Memory as it stood at a past store revision, rebuilt from history and decisions (R21).
+
+    Status comes from the last decision at or before `revision`; content and scope from the
+    last stored revision at or before it. Purged content stays purged.
+    """
+    decided: dict[str, str] = {}
+    for mid, status in conn.execute(
+        select(s.decisions.c.memory_id, s.decisions.c.to_status)
+        .where(s.decisions.c.store_revision <= revision)
+        .order_by(s.decisions.c.store_revision, s.decisions.c.ts, s.decisions.c.id)
+    ).all():
+        decided[str(mid)] = str(status)
+    out = []
+    for record in load(conn, codec, list(decided)):
+        row = (
+            conn.execute(
+                select(s.memory_revisions)
+                .where(
+                    (s.memory_revisions.c.memory_id == record.id)
+                    & (s.memory_revisions.c.store_revision <= revision)
+                )
+                .order_by(s.memory_revisions.c.revision.desc())
+                .limit(1)
+            )
+            .mappings()
+            .first()
+        )
+        if row is None:
+            continue
+        blob = row["content"]
+        content = (
+            codec.open_text(blob, content_aad(record.id, row["revision"])) if blob else PURGED_TEXT
+        )
+        out.append(
+            replace(
+                record,
+                status=MemoryStatus(decided[record.id]),
+                content=content,
+                scope=Scope.from_json(row["scope_json"]),
+                revision=int(row["revision"]),
+            )
+        )
+    return out

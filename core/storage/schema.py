@@ -138,6 +138,7 @@ memory_revisions = Table(
     Column("actor", String(200), nullable=False),
     Column("scope_json", Text, nullable=False),
     Column("content", LargeBinary),
+    Column("store_revision", Integer, nullable=False),
 )
 
 memory_sources = Table(

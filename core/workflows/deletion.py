@@ -121,6 +121,12 @@ def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes) -> None:
                     fingerprint=fp, memory_id=record.id, created_at=tx.now_iso
                 )
             )
+        else:  # the same content deleted again: the fence stands again
+            tx.conn.execute(
+                update(s.deletion_fences)
+                .where(s.deletion_fences.c.fingerprint == fp)
+                .values(memory_id=record.id, created_at=tx.now_iso, lifted_at=None)
+            )
 
 
 def _purge(

@@ -40,9 +40,9 @@ def test_grouped_by_day_with_status_words(qtbot: QtBot, window: MainWindow) -> N
 def test_timeline_model_passes_the_model_tester(
     qtbot: QtBot, service: MemoryService, clock: ManualClock
 ) -> None:
-    """Lazy paging over 450 memories across days obeys the item-model contract."""
-    for i in range(450):
-        if i % 150 == 0:
+    """Lazy paging over 240 memories across days obeys the item-model contract."""
+    for i in range(240):
+        if i % 80 == 0:
             clock.advance(dt.timedelta(days=1))
         service.remember({"user": "m"}, f"Remember fact number {i} about the build")
     window = MainWindow(service, now=clock.now)
@@ -51,7 +51,7 @@ def test_timeline_model_passes_the_model_tester(
     model = window.timeline.model
     qtbot.waitUntil(lambda: model.item_count == 200, timeout=TIMEOUT)
     ModelTester(qtbot).check(model, force_py=True)
-    while model.item_count < 450:
+    while model.item_count < 240:
         model.fetchMore()
         qtbot.wait(10)
     days = [r for r in range(model.rowCount()) if model.index(r, 0).data(IsDayRole)]

@@ -57,6 +57,7 @@ class TimelineView(RefreshingView):
         self._records: list[MemoryRecord] = []
         self._revision = -1
         self._selected_id: str | None = None
+        self._filter_generation = 0
         self.model = TimelineModel(ctx.tasks, ctx.now)
         self._build_filters()
         self.table = self._build_table()
@@ -200,15 +201,19 @@ class TimelineView(RefreshingView):
     def apply_filter(self) -> None:
         """Filter the loaded records (off the UI thread) and show the first page."""
         self._search_timer.stop()
+        self._filter_generation += 1
+        generation = self._filter_generation
         flt = self.current_filter()
         records, now, service = self._records, self.ctx.now(), self.ctx.service
 
         def work(_s: object) -> TimelineStream:
             return TimelineStream(filter_memories(records, flt, now), flt, service)
 
-        query(self.ctx, work).on_success(self._show_stream).run(self)
+        query(self.ctx, work).on_success(lambda st: self._show_stream(generation, st)).run(self)
 
-    def _show_stream(self, stream: TimelineStream) -> None:
+    def _show_stream(self, generation: int, stream: TimelineStream) -> None:
+        if generation != self._filter_generation:
+            return  # a newer filter is on its way
         self.model.set_stream(stream)
         count = stream.memory_count
         self.count_label.setText(self.tr("%n memories", "", count))

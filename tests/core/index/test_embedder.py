@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from core.errors import InvalidInputError, ResourceUnavailableError
-from core.index import embedder as embedder_module
 from core.index.embedder import (
     EMBEDDER_NAMES,
     DualEmbedder,
@@ -90,7 +89,7 @@ def test_hashing_prefers_shared_words_and_characters() -> None:
 def test_hashing_rejects_a_bare_string() -> None:
     """A str is a Sequence[str] of characters: refuse it rather than embed letters."""
     with pytest.raises(InvalidInputError):
-        HashingEmbedder().embed("hello")  # type: ignore[arg-type]
+        HashingEmbedder().embed("hello")
 
 
 def test_normalise_rows_handles_zero_and_nan() -> None:
@@ -120,7 +119,7 @@ def no_model_packages(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     def fake(name: str, package: str | None = None) -> Any:
         return None if name in hidden else real(name, package)
 
-    monkeypatch.setattr(embedder_module.importlib.util, "find_spec", fake)
+    monkeypatch.setattr(importlib.util, "find_spec", fake)
     yield
 
 

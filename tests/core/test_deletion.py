@@ -1,0 +1,119 @@
+"""R19-R21: deletion, compliance purge, fences, reconstruction at a past revision."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from core import InvalidStateError, ManualClock, MemoryService, NotFoundError
+from tests.conftest import PASSPHRASE
+
+SCOPE = {"user": "sam", "project": "gym"}
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _marker() -> str:
+    return "ZQX" + uuid.uuid4().hex[:12].upper()
+
+
+def _remember(service: MemoryService, text: str) -> str:
+    record = service.remember(SCOPE, text, session="s1").value.record
+    assert record is not None and record.status.value == "active"
+    return record.id
+
+
+def _files_containing(root: Path, needle: bytes) -> list[str]:
+    return [str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_purge_leaves_no_trace_in_any_file(service: MemoryService, data_dir: Path) -> None:
+    """R19: after a purge the content is in no file under the data dir, plain or decryptable."""
+    marker = _marker()
+    mid = _remember(service, f"Remember the spin class code {marker} at FitBox.")
+    service.edit(mid, f"The spin class code is {marker}-v2 at FitBox.")
+    injected = service.inject(SCOPE, "spin class code FitBox", 400, session="s2").value
+    assert marker in injected.text
+    stone = service.delete(mid, reason="asked to forget", purge=True, purge_events=True).value
+    assert stone.purged and "snapshot_text" in stone.cleaned
+    service.close()
+    for form in (marker.encode(), marker.encode("utf-16-le"), marker.lower().encode()):
+        assert _files_containing(data_dir, form) == []
+    reopened = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
+    try:
+        assert marker not in reopened.get_snapshot(injected.snapshot_id).text
+        assert all(marker not in text for *_, text in reopened.revisions(mid))
+        assert all(marker not in d.reason for d in reopened.history(mid))
+        for event in reopened.list_events(limit=10_000):
+            assert marker not in event.text
+        assert reopened.verify().ok
+    finally:
+        reopened.close()
+
+
+def test_deleted_memory_is_gone_from_search_inject_and_listing(service: MemoryService) -> None:
+    """R19: no search, injection or active listing returns a deleted memory."""
+    mid = _remember(service, "Sam goes to FitBox Kreuzberg for spin class every Tuesday.")
+    assert service.search_memory(SCOPE, "spin class Tuesday")
+    stone = service.delete(mid, reason="cancelled membership").value
+    assert {"keyword_index", "injection_cache"} <= set(stone.cleaned)
+    assert service.search_memory(SCOPE, "spin class Tuesday") == []
+    assert service.inject(SCOPE, "spin class Tuesday", 400).value.items == ()
+    assert service.tombstone(mid).reason == "cancelled membership"
+    with pytest.raises(InvalidStateError):
+        service.delete(mid, reason="again")
+
+
+def test_fence_blocks_reextraction_until_lifted(service: MemoryService) -> None:
+    """R19: extraction cannot bring deleted content back; the user can lift the fence."""
+    from core import NewEvent
+
+    service.append_event(
+        NewEvent("s9", "user", "user", SCOPE, "Remember that I do yoga on Fridays at 8am.")
+    )
+    (first,) = service.extract("s9").value
+    assert first.record is not None
+    service.delete(first.record.id, reason="not any more")
+    assert service.extract("s9").value == []
+    assert service.lift_fence(first.record.id).value == 1
+    with pytest.raises(NotFoundError):
+        service.lift_fence(first.record.id)
+
+
+def test_memory_at_a_past_revision(service: MemoryService, clock: ManualClock) -> None:
+    """R21: the state at any past revision is rebuilt from history and decisions."""
+    mid = _remember(service, "The staging port is 5434.")
+    r1 = service.revision()
+    service.edit(mid, "The staging port is 25432.")
+    r2 = service.revision()
+    service.delete(mid, reason="moved to a config file")
+    then = {m.id: m for m in service.memory_at(r1)}
+    assert then[mid].status.value == "active" and "5434" in then[mid].content
+    later = {m.id: m for m in service.memory_at(r2)}
+    assert "25432" in later[mid].content
+    now = {m.id: m for m in service.memory_at(service.revision())}
+    assert now[mid].status.value == "deleted"
+    assert service.memory_at(0) == []
+
+
+@pytest.mark.slow
+def test_deletion_in_another_process_stops_injection_here(
+    service: MemoryService, data_dir: Path
+) -> None:
+    """R19, R30: a process that had the memory cached stops injecting it on its next call."""
+    mid = _remember(service, "The orders replica is db-orders-old.internal.")
+    assert service.inject(SCOPE, "orders replica", 400).value.items
+    script = (
+        "from pathlib import Path; from core import MemoryService;"
+        f"s = MemoryService.open(Path({str(data_dir)!r}), passphrase={PASSPHRASE!r},"
+        " prefer_keyring=False);"
+        f"s.delete({mid!r}, reason='decommissioned'); s.close()"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script], check=True, cwd=REPO, env={"PYTHONPATH": str(REPO)}
+    )
+    assert service.inject(SCOPE, "orders replica", 400).value.items == ()
+    assert service.search_memory(SCOPE, "orders replica") == []
