@@ -301,3 +301,8 @@ __all__ = ["cli", "main", "to_jsonable"]
 
 # The memory verbs live in their own module and register themselves on `cli`.
 from app import cli_memory  # noqa: E402, F401
+from app.importers.cli import import_group  # noqa: E402
+from app.mcp_server import mcp_command  # noqa: E402
+
+cli.add_command(mcp_command)
+cli.add_command(import_group)

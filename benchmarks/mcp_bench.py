@@ -32,16 +32,30 @@ from core import MemoryService
 REPO = Path(__file__).resolve().parents[1]
 PASSPHRASE = "benchmark passphrase"
 PROJECTS = [f"proj{i}" for i in range(20)]
-SUBJECTS = """checkout search billing invoices catalog payments shipping inventory reviews coupons
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+SUBJECTS = _words(
+    """checkout search billing invoices catalog payments shipping inventory reviews coupons
 accounts sessions uploads reports exports imports emails webhooks metrics alerts backups logs
-queues workers schedulers dashboards onboarding pricing refunds taxes""".split()
-VERBS = """deploys rebuilds caches validates archives mirrors throttles encrypts compresses indexes
-renders batches retries signs audits shards replicates migrates snapshots monitors""".split()
-OBJECTS = """nightly hourly weekly manually automatically incrementally lazily eagerly quietly
-carefully""".split()
-TOOLS = """terraform ansible helm kustomize nomad consul vault grafana sentry datadog airflow
-celery redis kafka nginx envoy traefik minio rabbitmq temporal""".split()
-OWNERS = """platform growth payments search data security mobile web infra support""".split()
+queues workers schedulers dashboards onboarding pricing refunds taxes"""
+)
+VERBS = _words(
+    """deploys rebuilds caches validates archives mirrors throttles encrypts compresses indexes
+renders batches retries signs audits shards replicates migrates snapshots monitors"""
+)
+OBJECTS = _words(
+    """nightly hourly weekly manually automatically incrementally lazily eagerly quietly
+carefully"""
+)
+TOOLS = _words(
+    """terraform ansible helm kustomize nomad consul vault grafana sentry datadog airflow
+celery redis kafka nginx envoy traefik minio rabbitmq temporal"""
+)
+OWNERS = _words("""platform growth payments search data security mobile web infra support""")
 GOALS = [
     "how does checkout deploy",
     "who owns the billing workers",
@@ -83,8 +97,8 @@ def fill(data_dir: Path, count: int, limit: float) -> tuple[int, float]:
                 print(f"  {done} memories in {took:.1f} s", flush=True)
             if time.perf_counter() - started > limit:
                 break
-        active = svc.status().memory_counts.get("active", 0)
-    print(f"  store holds {active} active memories")
+        counts = dict(svc.status().memory_counts)
+    print(f"  store holds memories by status: {counts}")
     return done, time.perf_counter() - started
 
 

@@ -17,6 +17,7 @@ import argparse
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -126,18 +127,26 @@ def bench_filters(index: VectorIndex, queries: Array, ids: list[str]) -> None:
     """Scoped search (R13): exact path vs hnswlib filter callable, by allowed-set size."""
     rng = np.random.default_rng(1)
     n = len(ids)
-    default_max = vector_index.EXACT_FILTER_MAX
-    for size in sorted({100, 1000, 2048, n // 10, n // 2} - {0}):
+    defaults = vector_index.EXACT_FILTER_MAX, vector_index.EXACT_FILTER_SHARE
+    for size in sorted({100, 1000, 2048, 10_000, n // 10, n // 2} - {0}):
         allowed = {ids[i] for i in rng.choice(n, size=min(size, n), replace=False)}
         row = f"  allowed {size:>6}:"
         for label, threshold in (("exact", n + 1), ("hnsw-filter", 0)):
             vector_index.EXACT_FILTER_MAX = threshold
-            lat = [
-                timed(lambda q=q: index.search(q, K, allowed=allowed)) * 1000 for q in queries[:50]
-            ]
+            vector_index.EXACT_FILTER_SHARE = 1.0 if threshold else 0.0
+            lat = _scoped_latencies(index, queries[:50], allowed)
             row += f"  {label} p50 {statistics.median(lat):.2f} ms"
         print(row)
-    vector_index.EXACT_FILTER_MAX = default_max
+    vector_index.EXACT_FILTER_MAX, vector_index.EXACT_FILTER_SHARE = defaults
+
+
+def _scoped_latencies(index: VectorIndex, queries: Array, allowed: set[str]) -> list[float]:
+    out = []
+    for q in queries:
+        start = time.perf_counter()
+        index.search(q, K, allowed=allowed)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
 
 
 def bench_persistence(index: VectorIndex, n: int) -> None:
@@ -161,38 +170,49 @@ def bench_deletion(index: VectorIndex, ids: list[str]) -> None:
 
 
 def run(kind: str, n: int, queries_n: int) -> None:
-    """All measurements for one corpus size."""
+    """All measurements for one corpus size (called in a fresh process, see `main`)."""
+    base, _ = rss_mb()
     corpus, queries = make_data(kind, n, queries_n)
     ids = [f"mem_{i:07d}" for i in range(n)]
     truth = exact_topk(corpus, queries, K)
-    before, _ = rss_mb()
     index = VectorIndex(DIM, capacity=n)
     build_s = timed(lambda: index.add(ids, corpus))
     after, peak = rss_mb()
+    data_mb = (corpus.nbytes + queries.nbytes) / 2**20
     print(f"\n== {kind} n={n} dim={DIM}: build {build_s:.1f} s ({n / build_s:.0f} vec/s)")
-    print(f"  RSS index +{after - before:.0f} MB (process {after:.0f} MB, peak {peak:.0f} MB)")
+    print(
+        f"  RSS after build {after:.0f} MB (interpreter+numpy {base:.0f} MB, test data "
+        f"{data_mb:.0f} MB, so index ~{after - base - data_mb:.0f} MB); peak {peak:.0f} MB"
+    )
     bench_queries(index, queries, truth, ids)
     bench_exact(corpus, queries)
     bench_filters(index, queries, ids)
     bench_persistence(index, n)
     bench_deletion(index, ids)
-    print(f"  peak RSS so far {rss_mb()[1]:.0f} MB")
+    print(f"  peak RSS {rss_mb()[1]:.0f} MB; load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments and run every requested size."""
+    """Run each (data, size) in its own process so that RSS figures do not mix."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--data", choices=["random", "clustered"], nargs="*", default=["random"])
+    parser.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.single:
+        run(args.data[0], args.sizes[0], args.queries)
+        return 0
     print(
         f"cpu: {_cpu()}; cores: {os.cpu_count()}; M={vector_index.M}, "
-        f"ef_construction={vector_index.EF_CONSTRUCTION}; one thread"
+        f"ef_construction={vector_index.EF_CONSTRUCTION}; one thread; "
+        f"load average {os.getloadavg()[0]:.1f}",
+        flush=True,
     )
     for kind in args.data:
         for n in args.sizes:
-            run(kind, n, args.queries)
+            cmd = [sys.executable, __file__, "--single", "--data", kind, "--sizes", str(n)]
+            subprocess.run([*cmd, "--queries", str(args.queries)], check=True)
     return 0
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import func, select, update
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
-from core.errors import InvalidInputError, NotFoundError
+from core.errors import InvalidInputError
 from core.governance import controls
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
@@ -509,10 +509,10 @@ class MemoryService:
         what = valid_text(goal, "goal", limits.MAX_EVENT_TEXT)
         budget = _budget(budget_tokens)
         name = identifier(session, "session") if session is not None else None
-        before = self._store.revision()
-        result = self._retriever.inject(req, what, budget, name, opted_out=self._opted_out(name))
-        changes = Changes(frozenset({ChangeKind.SNAPSHOTS}), max(before, self._store.revision()))
-        return Result(result, changes)
+        result = self._retriever.inject(req, what, budget, name)
+        return Result(
+            result, Changes(frozenset({ChangeKind.SNAPSHOTS}), self._retriever.last_revision)
+        )
 
     def search_memory(
         self,
@@ -594,15 +594,6 @@ class MemoryService:
         """Remove a memory from every derived store in this process; name what was cleaned."""
         self.catalog.forget(memory_id)
         return self._retriever.forget(memory_id)
-
-    def _opted_out(self, session: str | None) -> bool:
-        if session is None:
-            return False
-        with self._store.read("read session") as conn:
-            try:
-                return event_log.get_session(conn, session).opted_out
-            except NotFoundError:
-                return False
 
     # --- settings -----------------------------------------------------------------
 
@@ -715,7 +706,7 @@ class MemoryService:
 
     def _reload_keys(self) -> Codec:
         self._keys = self._key_store.load()
-        return Codec(self._keys)
+        return Codec(self._keys, reload=self._key_store.load)
 
 
 def _plain(scope: Mapping[str, str] | Scope | None) -> Mapping[str, str] | None:

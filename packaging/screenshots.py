@@ -69,7 +69,12 @@ def main() -> int:
         _settle(app, 2.0, lambda: window.timeline.model.rowCount() > 3)
         window.timeline.table.selectRow(1)
         _settle(app, 1.0)
-        shots = [("timeline", 0, None), ("review", 1, None), ("sessions", 2, None), ("settings", 3, None)]
+        shots = [
+            ("timeline", 0, None),
+            ("review", 1, None),
+            ("sessions", 2, None),
+            ("settings", 3, None),
+        ]
         for name, row, _ in shots:
             window.nav.setCurrentRow(row)
             _settle(app, 1.2)
@@ -78,14 +83,20 @@ def main() -> int:
             print(path)
         window.nav.setCurrentRow(1)
         _settle(app, 0.5)
-        rows = [i for i in window.review.model.selectable_rows()
-                if window.review.model.entry(i).conflict]  # type: ignore[union-attr]
+        rows = [
+            i
+            for i in window.review.model.selectable_rows()
+            if window.review.model.entry(i).conflict
+        ]  # type: ignore[union-attr]
         if rows:
             window.review.list.setCurrentIndex(window.review.model.index(rows[0], 0))
             _settle(app, 0.8)
             window.grab().save(str(out / f"review-conflict{suffix}.png"))
-        quarantined = [i for i in window.review.model.selectable_rows()
-                       if window.review.model.entry(i).section == "quarantined"]  # type: ignore[union-attr]
+        quarantined = [
+            i
+            for i in window.review.model.selectable_rows()
+            if window.review.model.entry(i).section == "quarantined"
+        ]  # type: ignore[union-attr]
         if quarantined:
             window.review.list.setCurrentIndex(window.review.model.index(quarantined[0], 0))
             _settle(app, 0.8)

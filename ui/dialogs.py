@@ -102,7 +102,9 @@ class ScopeDialog(_Dialog):
     With `allow_any` (review queue, "change scope then approve") the whole scope is editable.
     """
 
-    def __init__(self, record: MemoryRecord, parent: QWidget | None, *, allow_any: bool = False) -> None:
+    def __init__(
+        self, record: MemoryRecord, parent: QWidget | None, *, allow_any: bool = False
+    ) -> None:
         super().__init__(
             self.tr("Change scope") if allow_any else self.tr("Downgrade scope"),
             self.tr("Current scope: %1").replace("%1", str(record.scope))
@@ -152,7 +154,7 @@ class ScopeDialog(_Dialog):
             return self.tr("Give a value for the new key.")
         try:
             Scope.required(self.scope())
-        except Exception as exc:  # noqa: BLE001 - shown to the user as the reason
+        except Exception as exc:
             return str(getattr(exc, "message", exc))
         return ""
 
@@ -206,19 +208,23 @@ class DeleteDialog(_Dialog):
             self.tr("“%1”").replace("%1", self._preview),
             "",
             self.tr("This cannot be undone. Deleting will irreversibly:"),
-            self.tr("• remove it from the search index, keyword index and injection caches, "
-                    "so no agent can receive it again;"),
-            self.tr("• mark it deleted and keep a tombstone (id, scope, time, who, why, "
-                    "source event ids)."),
+            self.tr(
+                "• remove it from the search index, keyword index and injection caches, "
+                "so no agent can receive it again;"
+            ),
+            self.tr(
+                "• mark it deleted and keep a tombstone (id, scope, time, who, why, "
+                "source event ids)."
+            ),
         ]
         if self.purge.isChecked():
             lines += [
                 self.tr("• destroy the text of all %1 revision(s);").replace(
                     "%1", str(self._revisions)
                 ),
-                self.tr("• blank it out of the injected text of %1 recorded model call(s);").replace(
-                    "%1", str(self._injections)
-                ),
+                self.tr(
+                    "• blank it out of the injected text of %1 recorded model call(s);"
+                ).replace("%1", str(self._injections)),
                 self.tr("Only “existed, deleted at T” remains."),
             ]
         else:

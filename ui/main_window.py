@@ -107,9 +107,9 @@ class MainWindow(QMainWindow):
         sl = QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
         sl.setSpacing(0)
-        title = QLabel(self.tr("Memory Center"))
-        title.setObjectName("AppTitle")
-        sl.addWidget(title)
+        app_title = QLabel(self.tr("Memory Center"))
+        app_title.setObjectName("AppTitle")
+        sl.addWidget(app_title)
         sl.addWidget(self.nav, 1)
         central = QWidget()
         central.setObjectName("Central")
@@ -213,7 +213,9 @@ class MainWindow(QMainWindow):
 
     def _update_badge(self) -> None:
         def count(st: StoreStatus) -> int:
-            return int(st.memory_counts.get("candidate", 0) + st.memory_counts.get("quarantined", 0))
+            return int(
+                st.memory_counts.get("candidate", 0) + st.memory_counts.get("quarantined", 0)
+            )
 
         query(self.ctx, lambda s: count(s.status())).on_success(self._set_badge).run(self)
 
@@ -270,14 +272,14 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         geometry = settings.value("main_window/geometry")
         if geometry is not None:
-            self.restoreGeometry(geometry)  # type: ignore[arg-type]
+            self.restoreGeometry(geometry)
         else:
             self.resize(1280, 800)
         sizes = settings.value("main_window/detail_split")
         if sizes:
-            self.timeline_split.setSizes([int(x) for x in sizes])  # type: ignore[union-attr]
+            self.timeline_split.setSizes([int(x) for x in sizes])
         else:
-            self.timeline_split.setSizes([780, 500])
+            self.timeline_split.setSizes([880, 420])
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Remember geometry and splitter sizes; let running work finish."""

@@ -34,41 +34,38 @@ TRUSTS = ("user", "tool_verified", "assistant", "untrusted")
 
 def status_text(status: str) -> str:
     """The translated word for a status (R5), including the derived `expired`."""
-    tr = QCoreApplication.translate
     words = {
-        "candidate": tr("Status", "suggested"),
-        "active": tr("Status", "active"),
-        "expired": tr("Status", "expired"),
-        "disabled": tr("Status", "disabled"),
-        "superseded": tr("Status", "superseded"),
-        "quarantined": tr("Status", "quarantined"),
-        "rejected": tr("Status", "rejected"),
-        "deleted": tr("Status", "deleted"),
+        "candidate": QCoreApplication.translate("Status", "suggested"),
+        "active": QCoreApplication.translate("Status", "active"),
+        "expired": QCoreApplication.translate("Status", "expired"),
+        "disabled": QCoreApplication.translate("Status", "disabled"),
+        "superseded": QCoreApplication.translate("Status", "superseded"),
+        "quarantined": QCoreApplication.translate("Status", "quarantined"),
+        "rejected": QCoreApplication.translate("Status", "rejected"),
+        "deleted": QCoreApplication.translate("Status", "deleted"),
     }
     return words.get(status, status)
 
 
 def kind_text(kind: str) -> str:
     """The translated word for a memory kind."""
-    tr = QCoreApplication.translate
     words = {
-        "preference": tr("Kind", "preference"),
-        "fact": tr("Kind", "fact"),
-        "convention": tr("Kind", "convention"),
-        "decision": tr("Kind", "decision"),
-        "skill_suggestion": tr("Kind", "skill suggestion"),
+        "preference": QCoreApplication.translate("Kind", "preference"),
+        "fact": QCoreApplication.translate("Kind", "fact"),
+        "convention": QCoreApplication.translate("Kind", "convention"),
+        "decision": QCoreApplication.translate("Kind", "decision"),
+        "skill_suggestion": QCoreApplication.translate("Kind", "skill suggestion"),
     }
     return words.get(kind, kind.replace("_", " "))
 
 
 def trust_text(trust: str) -> str:
     """The translated words for a trust level (R2)."""
-    tr = QCoreApplication.translate
     words = {
-        "user": tr("Trust", "user"),
-        "tool_verified": tr("Trust", "tool-verified"),
-        "assistant": tr("Trust", "assistant (inferred)"),
-        "untrusted": tr("Trust", "untrusted"),
+        "user": QCoreApplication.translate("Trust", "user"),
+        "tool_verified": QCoreApplication.translate("Trust", "tool-verified"),
+        "assistant": QCoreApplication.translate("Trust", "assistant (inferred)"),
+        "untrusted": QCoreApplication.translate("Trust", "untrusted"),
     }
     return words.get(trust, trust)
 
@@ -97,11 +94,10 @@ def day_of(moment: dt.datetime) -> dt.date:
 
 def day_title(day: dt.date, today: dt.date) -> str:
     """A day header: Today, Yesterday, or the date."""
-    tr = QCoreApplication.translate
     if day == today:
-        return tr("Time", "Today") + day.strftime("  ·  %Y-%m-%d")
+        return QCoreApplication.translate("Time", "Today") + day.strftime("  ·  %Y-%m-%d")
     if day == today - dt.timedelta(days=1):
-        return tr("Time", "Yesterday") + day.strftime("  ·  %Y-%m-%d")
+        return QCoreApplication.translate("Time", "Yesterday") + day.strftime("  ·  %Y-%m-%d")
     return day.strftime("%A  ·  %Y-%m-%d")
 
 
@@ -117,13 +113,18 @@ def confidence_text(value: float) -> str:
 
 def relative_expiry(expires_at: dt.datetime | None, now: dt.datetime) -> str:
     """`never`, `expired`, or `in 3 days`."""
-    tr = QCoreApplication.translate
     if expires_at is None:
-        return tr("Time", "never")
+        return QCoreApplication.translate("Time", "never")
     delta = expires_at - now
     if delta.total_seconds() <= 0:
-        return tr("Time", "expired") + f" ({local_time(expires_at)})"
+        return QCoreApplication.translate("Time", "expired") + f" ({local_time(expires_at)})"
     hours = delta.total_seconds() / 3600
     if hours < 48:
-        return tr("Time", "in %n hour(s)", "", round(hours)) + f" ({local_time(expires_at)})"
-    return tr("Time", "in %n day(s)", "", round(hours / 24)) + f" ({local_time(expires_at)})"
+        return (
+            QCoreApplication.translate("Time", "in %n hour(s)", "", round(hours))
+            + f" ({local_time(expires_at)})"
+        )
+    return (
+        QCoreApplication.translate("Time", "in %n day(s)", "", round(hours / 24))
+        + f" ({local_time(expires_at)})"
+    )

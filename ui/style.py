@@ -5,22 +5,46 @@ from __future__ import annotations
 from string import Template
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ui.presentation import RESOURCES, icon
 
 LIGHT = {
-    "bg": "#f6f7f9", "fg": "#1f2328", "muted": "#5f6670", "card": "#ffffff", "alt": "#fafbfc",
-    "border": "#dfe3e8", "hover": "#eef1f5", "nav_bg": "#eef1f5", "accent": "#1a73e8",
-    "accent_hover": "#1765cc", "accent_soft": "#dbe8fd", "accent_fg": "#0b57d0",
-    "danger": "#c5221f", "warn_bg": "#fff4e0", "warn_fg": "#5c3b00", "warn_border": "#f3c77a",
+    "bg": "#f6f7f9",
+    "fg": "#1f2328",
+    "muted": "#5f6670",
+    "card": "#ffffff",
+    "alt": "#fafbfc",
+    "border": "#dfe3e8",
+    "hover": "#eef1f5",
+    "nav_bg": "#eef1f5",
+    "accent": "#1a73e8",
+    "accent_hover": "#1765cc",
+    "accent_soft": "#dbe8fd",
+    "accent_fg": "#0b57d0",
+    "danger": "#c5221f",
+    "warn_bg": "#fff4e0",
+    "warn_fg": "#5c3b00",
+    "warn_border": "#f3c77a",
 }
 DARK = {
-    "bg": "#1e1f22", "fg": "#e6e6e6", "muted": "#a0a6ad", "card": "#26282b", "alt": "#2b2d31",
-    "border": "#3a3d42", "hover": "#32353a", "nav_bg": "#191a1c", "accent": "#4c8df6",
-    "accent_hover": "#6aa1f8", "accent_soft": "#22395e", "accent_fg": "#a8c7fa",
-    "danger": "#f28b82", "warn_bg": "#3d2e10", "warn_fg": "#fbd38d", "warn_border": "#7a5a1c",
+    "bg": "#1e1f22",
+    "fg": "#e6e6e6",
+    "muted": "#a0a6ad",
+    "card": "#26282b",
+    "alt": "#2b2d31",
+    "border": "#3a3d42",
+    "hover": "#32353a",
+    "nav_bg": "#191a1c",
+    "accent": "#4c8df6",
+    "accent_hover": "#6aa1f8",
+    "accent_soft": "#22395e",
+    "accent_fg": "#a8c7fa",
+    "danger": "#f28b82",
+    "warn_bg": "#3d2e10",
+    "warn_fg": "#fbd38d",
+    "warn_border": "#7a5a1c",
 }
 CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei")
 
@@ -47,4 +71,10 @@ def apply_style(app: QApplication, dark: bool | None = None) -> None:
     font.setFamilies(families)
     app.setFont(font)
     app.setWindowIcon(icon("app"))
-    app.setStyleSheet(stylesheet(is_dark() if dark is None else dark))
+    dark_mode = is_dark() if dark is None else dark
+    colours = DARK if dark_mode else LIGHT
+    palette = app.palette()
+    palette.setColor(QPalette.ColorRole.Link, QColor(colours["accent"]))
+    palette.setColor(QPalette.ColorRole.LinkVisited, QColor(colours["accent"]))
+    app.setPalette(palette)
+    app.setStyleSheet(stylesheet(dark_mode))

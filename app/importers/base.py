@@ -109,12 +109,13 @@ def write_sessions(
     *,
     importer: str,
     progress: Callable[[SourceSession], None] | None = None,
+    extract: bool = True,
 ) -> ImportReport:
     """Append each session's new events (one transaction per session), then extract."""
     for sess in sessions:
         report.sessions_seen += 1
         try:
-            _write_one(service, sess, scope, report, importer)
+            _write_one(service, sess, scope, report, importer, extract)
         except MemoryCenterError as exc:
             report.problems.append(Problem(sess.origin or sess.session, "session", exc.message))
         if progress is not None:
@@ -123,7 +124,12 @@ def write_sessions(
 
 
 def _write_one(
-    service: MemoryService, sess: SourceSession, scope: Scope, report: ImportReport, importer: str
+    service: MemoryService,
+    sess: SourceSession,
+    scope: Scope,
+    report: ImportReport,
+    importer: str,
+    extract: bool,
 ) -> None:
     present = existing_source_ids(service, sess.session)
     fresh = [e for e in sess.events if e.source_id not in present]
@@ -135,6 +141,8 @@ def _write_one(
     service.append_events(items)
     report.sessions_written += 1
     report.events_written += len(items)
+    if not extract:
+        return
     for outcome in service.extract(sess.session).value:
         report.suggestions[outcome.outcome] += 1
 

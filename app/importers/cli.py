@@ -11,7 +11,7 @@ import click
 
 from app.importers import chatgpt, claude_code
 from app.importers.base import ImportReport, Problem, SourceSession, write_sessions
-from core import MemoryCenterError, Scope
+from core import MemoryCenterError, MemoryService, Scope
 
 if TYPE_CHECKING:
     from app.cli import Context
@@ -32,35 +32,43 @@ def _common(func: Any) -> Any:
         metavar="KEY=VALUE",
         help="Scope of the imported events (repeatable, at least one), e.g. user=alice.",
     )(func)
+    func = click.option(
+        "--extract/--no-extract",
+        default=True,
+        show_default=True,
+        help="Run extraction afterwards so suggestions reach the review queue.",
+    )(func)
     return click.argument("path", type=click.Path(exists=True, path_type=Path))(func)
 
 
 @import_group.command("claude-code")
 @_common
 @click.pass_obj
-def import_claude_code(obj: Context, path: Path, scopes: tuple[str, ...]) -> None:
+def import_claude_code(obj: Context, path: Path, scopes: tuple[str, ...], extract: bool) -> None:
     """Import Claude Code transcripts: one .jsonl file or a directory of them.
 
     Without a project key in --scope, each session is scoped to its working directory's name.
     """
-    _run(obj, path, scopes, claude_code.parse, "import:claude-code")
+    _run(obj, path, scopes, claude_code.parse, "import:claude-code", extract)
 
 
 @import_group.command("chatgpt")
 @_common
 @click.pass_obj
-def import_chatgpt(obj: Context, path: Path, scopes: tuple[str, ...]) -> None:
+def import_chatgpt(obj: Context, path: Path, scopes: tuple[str, ...], extract: bool) -> None:
     """Import a ChatGPT export: conversations.json (or the unzipped export directory)."""
-    _run(obj, path, scopes, chatgpt.parse, "import:chatgpt")
+    _run(obj, path, scopes, chatgpt.parse, "import:chatgpt", extract)
 
 
-def _run(obj: Context, path: Path, scopes: tuple[str, ...], parse: Parser, name: str) -> None:
+def _run(
+    obj: Context, path: Path, scopes: tuple[str, ...], parse: Parser, name: str, extract: bool
+) -> None:
     try:
         scope = Scope.required(dict(Scope.parse(scopes).items_))
         sessions, problems = parse(path)
         report = ImportReport(problems=list(problems))
         service = obj.service(create=True)
-        _write(obj, service, sessions, scope, report, name)
+        _write(obj, service, sessions, scope, report, name, extract)
     except MemoryCenterError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(1)
@@ -71,20 +79,27 @@ def _run(obj: Context, path: Path, scopes: tuple[str, ...], parse: Parser, name:
 
 def _write(
     obj: Context,
-    service: Any,
+    service: MemoryService,
     sessions: list[SourceSession],
     scope: Scope,
     report: ImportReport,
     name: str,
+    extract: bool,
 ) -> None:
     if obj.as_json or not sessions:
-        write_sessions(service, sessions, scope, report, importer=name)
+        write_sessions(service, sessions, scope, report, importer=name, extract=extract)
         return
     with click.progressbar(
         length=len(sessions), label="importing sessions", file=sys.stderr
     ) as bar:
         write_sessions(
-            service, sessions, scope, report, importer=name, progress=lambda _s: bar.update(1)
+            service,
+            sessions,
+            scope,
+            report,
+            importer=name,
+            extract=extract,
+            progress=lambda _s: bar.update(1),
         )
 
 

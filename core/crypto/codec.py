@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,9 +82,10 @@ class Codec:
         keys: the key set; new values use its active key, old ones any key it holds.
     """
 
-    def __init__(self, keys: KeySet) -> None:
+    def __init__(self, keys: KeySet, reload: Callable[[], KeySet] | None = None) -> None:
         self._keys = keys
         self._ciphers = {kid: AESGCM(raw) for kid, raw in keys.keys.items()}
+        self._reload = reload
 
     @property
     def active_key_id(self) -> str:
@@ -149,6 +151,10 @@ class Codec:
         return self.seal(self.open(blob, aad), aad)
 
     def _cipher(self, key_id: str) -> AESGCM:
+        if key_id not in self._ciphers and self._reload is not None:
+            # Another process rotated the key: fetch the key set once and look again.
+            self._keys = self._reload()
+            self._ciphers = {kid: AESGCM(raw) for kid, raw in self._keys.keys.items()}
         try:
             return self._ciphers[key_id]
         except KeyError:

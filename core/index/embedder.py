@@ -133,6 +133,18 @@ def hashing_features(text: str) -> dict[str, float]:
     return {f: weights[f] * (1.0 + math.log(n)) for f, n in counts.items()}
 
 
+# Feature extraction depends on `tokens()`, which other modules may refine (stemming, stop
+# words). Its output on this probe is part of the version, so any such change produces a new
+# version and so an index rebuild, instead of silently mixing two vector spaces.
+_PROBE = "Deploying the services: pnpm installs, port 6380; 我们用 commit message 写中文。"
+
+
+@functools.lru_cache(maxsize=1)
+def _features_fingerprint() -> str:
+    items = sorted(hashing_features(_PROBE).items())
+    return hashlib.blake2b(repr(items).encode("utf-8"), digest_size=4).hexdigest()
+
+
 class HashingEmbedder:
     """Signed feature hashing of lexical features: no model, deterministic, always available.
 
@@ -150,7 +162,7 @@ class HashingEmbedder:
         if dim < 8:
             raise InvalidInputError("dim", "must be at least 8")
         self.dim = dim
-        self.version = f"hashing-v1-{dim}"
+        self.version = f"hashing-v1-{dim}-{_features_fingerprint()}"
 
     def load(self) -> None:
         """Nothing to load."""

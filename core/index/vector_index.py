@@ -2,22 +2,26 @@
 
 Design choices, and why:
 
-* Space ``"ip"`` on unit vectors: inner product is cosine similarity without hnswlib's
-  ``"cosine"`` space normalising (and so altering) the stored floats. Because ``"ip"`` stores
-  vectors verbatim, ``get_items`` returns them bit-exact, and `compact` rebuilds the graph
-  from the index itself. We therefore keep **no second copy** of the vectors in Python or in
-  the file: at 100k x 384 that copy would cost 150 MB of RAM and double the file.
+* Space ``"ip"`` on unit vectors: inner product is cosine similarity, and unlike hnswlib's
+  ``"cosine"`` space the stored floats are exactly the ones we gave it.
+* The float32 vectors of live ids are **kept in the object** as well, one row per label.
+  Every search names a scope (R13), so scoped search is the main path, and for small scopes
+  exact numpy search over those rows is both exact and faster than a filtered graph walk
+  (which degenerates to visiting most of the graph when few nodes pass the filter).
+  hnswlib's ``get_items`` cannot serve that: it costs ~45 us per vector. The rows also make
+  `compact` a plain rebuild. Cost: a second copy in RAM (150 MB at 100k x 384).
+  The file does **not** store them twice: at load they are read back, vectorised, out of
+  the graph's own serialized storage (hnswlib stores ``"ip"`` vectors verbatim), checked
+  against ``get_items`` on a sample, with ``get_items`` for all as the fallback.
 * Deletion scrubs: hnswlib's ``mark_deleted`` only hides an element and leaves its floats in
   memory and in every later save. `remove` first overwrites the element's vector with zeros
-  (hnswlib updates a known label in place), then marks it deleted, so a deleted memory's
-  embedding is gone from the very next save without a rebuild (R19). `compact` additionally
-  reclaims the dead slots and restores graph quality; run it when `needs_compaction`.
+  (hnswlib updates a known label in place), zeroes our row, then marks it deleted, so a
+  deleted memory's embedding is gone from the very next save without a rebuild (R19).
+  `compact` additionally reclaims the dead slots and restores graph quality; run it when
+  `needs_compaction`.
 * Memory ids are strings; hnswlib wants integers. Labels are assigned from a counter and
   never reused (except by `compact`, which renumbers everything), so a stale label cannot
   silently point at another memory.
-* Scope filters (R13): with ``allowed`` ids, small allowed sets are searched exactly with
-  numpy (exact and faster than a filtered graph walk, which degenerates to visiting most of
-  the graph when few nodes pass); larger sets use hnswlib's filter callable.
 * The file is ``codec.seal(plaintext, Aad("index_files", <file name>, "vector"))`` written
   atomically: the name in the AAD means a file renamed or swapped for another index fails to
   open. Plaintext = magic, a JSON header (meta, id<->label map, parameters) and
@@ -25,7 +29,7 @@ Design choices, and why:
   the numpy array reconstructors) as defence in depth behind the authentication tag.
 
 Every public method takes one lock: hnswlib's own per-call thread safety does not cover our
-id map, and on a two-core machine parallel queries gain little.
+id map and rows, and on a two-core machine parallel queries gain little.
 """
 
 from __future__ import annotations
@@ -63,8 +67,11 @@ EF_CONSTRUCTION = 200
 # ef 128 buys recall@10 ~0.99 at 100k for ~0.1 ms more than ef 64 (docs/retrieval.md).
 DEFAULT_EF = 128
 INITIAL_CAPACITY = 1024
-# Allowed sets up to this size are searched exactly (see module docstring).
+# Allowed sets up to this size, or up to this share of the index, are searched exactly:
+# measured at 100k, exact numpy beats hnswlib's filter callable by 40-4000x below 2k ids
+# and breaks even near 10% of the index (docs/retrieval.md).
 EXACT_FILTER_MAX = 2048
+EXACT_FILTER_SHARE = 0.10
 # Rebuild when this share of slots is dead: tombstones slow the graph walk and waste space.
 COMPACT_RATIO = 0.2
 _HEADER = struct.Struct(">BI")  # format version, header length
@@ -160,6 +167,7 @@ class VectorIndex:
         self._next_label = 0
         self._dead = 0
         self._index = self._new_hnsw(max(capacity, 16))
+        self._rows: Vector = np.zeros((max(capacity, 16), dim), dtype=np.float32)
 
     # --- size and introspection ----------------------------------------------------------
 
@@ -207,10 +215,15 @@ class VectorIndex:
             label = self._labels.get(memory_id)
             if label is None:
                 return None
-            row: Vector = self._vectors([label])[0]
+            row: Vector = self._rows[label].copy()
             return row
 
     # --- writes --------------------------------------------------------------------------
+
+    def reserve(self, capacity: int) -> None:
+        """Pre-size for `capacity` labels, so a bulk load does not regrow repeatedly."""
+        with self._lock:
+            self._ensure_capacity(capacity)
 
     def add(self, ids: Sequence[str], vectors: ArrayLike) -> None:
         """Insert or replace vectors; rows are normalised to unit length.
@@ -227,6 +240,7 @@ class VectorIndex:
             labels = [self._label_for(memory_id) for memory_id in ids]
             self._ensure_capacity(self._next_label)
             self._index.add_items(matrix, np.asarray(labels, dtype=np.uint64), num_threads=1)
+            self._rows[labels] = matrix
 
     def remove(self, memory_id: str) -> bool:
         """Delete one id: scrub its vector bytes, then hide it from search. True if present."""
@@ -238,6 +252,7 @@ class VectorIndex:
             zero = np.zeros((1, self._dim), dtype=np.float32)
             self._index.add_items(zero, np.asarray([label], dtype=np.uint64), num_threads=1)
             self._index.mark_deleted(label)
+            self._rows[label] = 0.0
             self._dead += 1
             return True
 
@@ -251,10 +266,13 @@ class VectorIndex:
             reclaimed = self._dead
             live = sorted(self._ids.items())
             vectors = self._vectors([label for label, _ in live])
-            fresh = self._new_hnsw(max(len(live) + len(live) // 4, 16))
+            capacity = max(len(live) + len(live) // 4, 16)
+            fresh = self._new_hnsw(capacity)
             if live:
                 fresh.add_items(vectors, np.arange(len(live), dtype=np.uint64), num_threads=1)
             self._index = fresh
+            self._rows = np.zeros((capacity, self._dim), dtype=np.float32)
+            self._rows[: len(live)] = vectors
             self._labels = {memory_id: i for i, (_, memory_id) in enumerate(live)}
             self._ids = {i: memory_id for memory_id, i in self._labels.items()}
             self._next_label = len(live)
@@ -291,7 +309,7 @@ class VectorIndex:
             if allowed is None:
                 return self._search_graph(query, k, None)
             labels = self._allowed_labels(allowed)
-            if len(labels) <= EXACT_FILTER_MAX:
+            if len(labels) <= max(EXACT_FILTER_MAX, EXACT_FILTER_SHARE * len(self._ids)):
                 return self._search_exact(query, k, sorted(labels))
             return self._search_graph(query, k, labels)
 
@@ -299,6 +317,8 @@ class VectorIndex:
         self, vector: ArrayLike, k: int, allowed: set[str] | None = None
     ) -> list[tuple[str, float]]:
         """Brute-force search (ground truth for benchmarks, and a fallback)."""
+        if k < 1:
+            raise InvalidInputError("k", "must be at least 1")
         query = self._check_batch(["q"], np.asarray(vector, dtype=np.float32).reshape(1, -1))
         with self._lock:
             pool = self._ids.keys() if allowed is None else self._allowed_labels(allowed)
@@ -421,6 +441,7 @@ class VectorIndex:
         self._ids = dict(zip(labels, ids, strict=True))
         self._index = index
         self._index.set_ef(self._ef)  # hnswlib resets ef to 10 on load
+        self._rows = _rows_from_graph(index, meta.dim, labels, self._next_label)
 
     # --- internals -----------------------------------------------------------------------
 
@@ -445,11 +466,14 @@ class VectorIndex:
         capacity = int(self._index.get_max_elements())
         if needed > capacity:
             self._index.resize_index(max(needed, capacity * 2))
+        if needed > len(self._rows):
+            grown = np.zeros((max(needed, 2 * len(self._rows)), self._dim), dtype=np.float32)
+            grown[: len(self._rows)] = self._rows
+            self._rows = grown
 
     def _vectors(self, labels: list[int]) -> Vector:
-        if not labels:
-            return np.zeros((0, self._dim), dtype=np.float32)
-        return np.asarray(self._index.get_items(labels), dtype=np.float32).reshape(-1, self._dim)
+        rows: Vector = self._rows[np.asarray(labels, dtype=np.int64)]
+        return rows
 
     def _check_batch(self, ids: Sequence[str], vectors: ArrayLike) -> Vector:
         matrix = np.asarray(vectors, dtype=np.float32)
@@ -464,6 +488,37 @@ class VectorIndex:
         if not np.isfinite(matrix).all():
             raise InvalidInputError("vectors", "NaN or infinite values")
         return normalise_rows(matrix) if len(ids) else matrix
+
+
+def _rows_from_graph(index: Any, dim: int, labels: list[int], next_label: int) -> Vector:
+    """Our per-label vector rows, read back from a loaded hnswlib graph.
+
+    Reads the element table of hnswlib's pickle state directly (one vectorised slice), then
+    verifies a sample against the public ``get_items``; any mismatch or unknown layout falls
+    back to ``get_items`` for every label (slow, ~45 us each, but always right).
+    """
+    rows = np.zeros((max(next_label, 16), dim), dtype=np.float32)
+    if not labels:
+        return rows
+    try:
+        _fill_from_state(rows, index.__getstate__()[0], dim)
+    except (KeyError, IndexError, TypeError, ValueError):
+        rows[:] = 0.0
+    sample = labels[:: max(1, len(labels) // 16)]
+    expected = np.asarray(index.get_items(sample), dtype=np.float32).reshape(-1, dim)
+    if not np.array_equal(rows[sample], expected):
+        rows[labels] = np.asarray(index.get_items(labels), dtype=np.float32).reshape(-1, dim)
+    return rows
+
+
+def _fill_from_state(rows: Vector, state: dict[str, Any], dim: int) -> None:
+    """Copy live vectors out of hnswlib's serialized element table into `rows`."""
+    count, width = int(state["cur_element_count"]), int(state["size_data_per_element"])
+    table = np.asarray(state["data_level0"], dtype=np.uint8)[: count * width].reshape(count, width)
+    data_at, label_at = int(state["offset_data"]), int(state["label_offset"])
+    vectors = np.ascontiguousarray(table[:, data_at : data_at + 4 * dim]).view(np.float32)
+    element_labels = np.ascontiguousarray(table[:, label_at : label_at + 8]).view(np.uint64)
+    rows[element_labels[:, 0].astype(np.int64)] = vectors
 
 
 def _check_ef(ef: int) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
-from core.model.enums import MemoryStatus
+from core.model.enums import ChangeKind, MemoryStatus
 from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
@@ -35,6 +35,8 @@ class Catalog:
         self.keywords = KeywordIndex()
         self.by_scope: dict[Scope, set[str]] = {}
         self.revision = -1
+        # Per-session opt-out and exclusions, valid until a session or memory change.
+        self._sessions: dict[str, tuple[bool, frozenset[str]]] = {}
 
     def sync(self) -> int:
         """Catch up with the store; return the revision now mirrored."""
@@ -52,6 +54,8 @@ class Catalog:
             changed: set[str] = set()
             for entry in feed:
                 changed.update(entry.memory_ids)
+                if entry.kinds & {ChangeKind.SESSIONS, ChangeKind.MEMORIES}:
+                    self._sessions.clear()
             self.refresh(changed)
             self.revision = max([current, *(e.revision for e in feed)])
             return self.revision
@@ -69,6 +73,25 @@ class Catalog:
                     self._put(record)
                 else:
                     self.forget(memory_id)
+
+    def advance(self, own_revision: int) -> None:
+        """Our own write produced `own_revision`; if nothing else came between, skip its feed."""
+        with self._lock:
+            if self.revision == own_revision - 1:
+                self.revision = own_revision
+
+    def session_state(self, session: str | None) -> tuple[bool, frozenset[str]]:
+        """(opted out?, excluded memory ids) of a session, cached until sessions change."""
+        if session is None:
+            return False, frozenset()
+        with self._lock:
+            cached = self._sessions.get(session)
+            if cached is not None:
+                return cached
+            with self._store.read("read session state") as conn:
+                state = memories.session_state(conn, session)
+            self._sessions[session] = state
+            return state
 
     def forget(self, memory_id: str) -> bool:
         """Drop a memory from the catalog and its keyword index (deletion, R19)."""
@@ -98,6 +121,7 @@ class Catalog:
         with self._lock:
             self.records.clear()
             self.by_scope.clear()
+            self._sessions.clear()
             self.keywords = KeywordIndex()
             self.revision = -1
 
@@ -110,6 +134,7 @@ class Catalog:
             )
         self.records = {}
         self.by_scope = {}
+        self._sessions = {}
         self.keywords = KeywordIndex()
         for record in active:
             self._put(record)

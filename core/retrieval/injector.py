@@ -33,7 +33,7 @@ from core.retrieval import render
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.ranking import Scored, rank
-from core.storage import event_log, memories, snapshots
+from core.storage import event_log, snapshots
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, new_id
 
@@ -64,6 +64,7 @@ class Retriever:
         self.faults = faults
         self.breaker = breaker
         self.timeout = HOT_PATH_SECONDS
+        self.last_revision = 0
         self._pool = cf.ThreadPoolExecutor(max_workers=2, thread_name_prefix="mc-retrieve")
 
     def close(self) -> None:
@@ -93,12 +94,10 @@ class Retriever:
                 dropped.append(DroppedHit(rec.id, "expired"))
                 continue
             visible[rec.id] = rec
-        if session:
-            with self._store.read("read exclusions") as conn:
-                excluded = memories.excluded_sessions(conn, list(visible), session)
-            for mid in excluded:
-                visible.pop(mid)
-                dropped.append(DroppedHit(mid, "excluded from this session by the user"))
+        _, excluded = self.catalog.session_state(session)
+        for mid in excluded & visible.keys():
+            visible.pop(mid)
+            dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         raw = self.catalog.keywords.search(query, allowed=visible)
         ranked = rank(raw, visible, request, now)
         ranked = _with_conflict_partners(ranked, visible)
@@ -119,12 +118,12 @@ class Retriever:
 
     # --- the two paths of R16 -------------------------------------------------------
 
-    def inject(
-        self, request: Scope, goal: str, budget: int, session: str | None, *, opted_out: bool
-    ) -> InjectResult:
+    def inject(self, request: Scope, goal: str, budget: int, session: str | None) -> InjectResult:
         """Build the reference block for one model call and record its snapshot (R15, R18)."""
         now = self._store.clock.now()
-        if opted_out:
+        # Sync first: the opt-out switch may have changed in this or another process.
+        self.catalog.sync()
+        if self.catalog.session_state(session)[0]:
             return self._record(
                 request,
                 goal,
@@ -207,6 +206,8 @@ class Retriever:
             snapshots.insert(tx, snap)
             if degraded:
                 _degraded_event(tx, session, request, snap.id)
+        self.catalog.advance(tx.revision)
+        self.last_revision = tx.revision
         return InjectResult(text, snap.id, tuple(items), snap.tokens, degraded)
 
     def _degraded(

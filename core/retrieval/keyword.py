@@ -60,16 +60,26 @@ class KeywordIndex:
         allow = set(allowed) if allowed is not None else None
         n = len(self._docs)
         avg = self._total_length / n if n else 1.0
-        scores: dict[str, float] = defaultdict(float)
-        for term in q_terms:
-            posting = self._postings.get(term)
-            if not posting:
-                continue
-            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
-            for doc_id in posting:
-                if allow is not None and doc_id not in allow:
-                    continue
-                tf = self._docs[doc_id][term]
-                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._lengths[doc_id] / avg))
-                scores[doc_id] += idf * norm
-        return dict(scores)
+        idf = {t: self._idf(t, n) for t in q_terms if t in self._postings}
+        if not idf:
+            return {}
+        if allow is not None and len(allow) < sum(len(self._postings[t]) for t in idf):
+            # Small scopes in a big store: score the few allowed documents directly.
+            docs: Iterable[str] = (d for d in allow if d in self._docs)
+        else:
+            docs = {d for t in idf for d in self._postings[t] if allow is None or d in allow}
+        scores: dict[str, float] = {}
+        for doc_id in docs:
+            terms, length = self._docs[doc_id], self._lengths[doc_id]
+            total = 0.0
+            for term, weight in idf.items():
+                tf = terms.get(term, 0)
+                if tf:
+                    total += weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
+            if total > 0:
+                scores[doc_id] = total
+        return scores
+
+    def _idf(self, term: str, n: int) -> float:
+        df = len(self._postings[term])
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))

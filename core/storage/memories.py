@@ -425,6 +425,21 @@ def excluded_sessions(conn: Connection, memory_ids: Sequence[str], session: str)
     return set(rows)
 
 
+def session_state(conn: Connection, session: str) -> tuple[bool, frozenset[str]]:
+    """(opted out?, ids of memories excluded from it) for one session."""
+    opted = conn.execute(
+        select(s.sessions.c.opted_out).where(s.sessions.c.id == session)
+    ).scalar_one_or_none()
+    excluded: list[Any] = list(
+        conn.execute(
+            select(s.memory_exclusions.c.memory_id).where(
+                s.memory_exclusions.c.session_id == session
+            )
+        ).scalars()
+    )
+    return bool(opted), frozenset(str(m) for m in excluded)
+
+
 def by_source_events(conn: Connection, event_ids: Sequence[str]) -> list[str]:
     """Ids of memories that cite any of these events."""
     if not event_ids:

@@ -99,7 +99,7 @@ def open_store(
             if not existed:
                 _remove_new_store(data_dir)
             raise
-    store = Store(write, read, Codec(keys), clock, db_path)
+    store = Store(write, read, Codec(keys, reload=key_store.load), clock, db_path)
     return Opened(store, key_store, keys, created, backup)
 
 

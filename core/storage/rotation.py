@@ -50,7 +50,7 @@ def rotate(
         old_id = keys.active_id
         keys = keys.with_new_key()
         key_store.save(keys)
-    codec = Codec(keys)
+    codec = Codec(keys, reload=key_store.load)
     store.replace_codec(codec)
     with store.write("announce the new key") as tx:
         set_meta(tx.conn, "active_key_id", keys.active_id)
@@ -84,5 +84,5 @@ def rotate(
         tx.touch(ChangeKind.KEYS)
     final = keys.retire_others()
     key_store.save(final)
-    store.replace_codec(Codec(final))
+    store.replace_codec(Codec(final, reload=key_store.load))
     return final, RotationReport(old_id, final.active_id, done, resumed)

@@ -39,6 +39,7 @@ class WriteTx:
     event_ids: list[str] = field(default_factory=list)
     memory_ids: list[str] = field(default_factory=list)
     revision: int = 0
+    _memory_seen: set[str] = field(default_factory=set)
 
     def touch(
         self, kind: ChangeKind, *, event_ids: tuple[str, ...] = (), memory_ids: tuple[str, ...] = ()
@@ -47,7 +48,8 @@ class WriteTx:
         self.kinds.add(kind)
         self.event_ids.extend(event_ids)
         for mid in memory_ids:
-            if mid not in self.memory_ids:
+            if mid not in self._memory_seen:
+                self._memory_seen.add(mid)
                 self.memory_ids.append(mid)
 
     @property
@@ -98,9 +100,12 @@ class Store:
 
     @contextlib.contextmanager
     def read(self, action: str) -> Iterator[Connection]:
-        """A read-only snapshot connection (following another process's key rotation first)."""
+        """A read-only snapshot connection.
+
+        Reads follow another process's key rotation lazily: the codec reloads the key set
+        when it meets a key id it does not hold.
+        """
         with translated(action), self.read_engine.connect() as conn, conn.begin():
-            self._follow_key_rotation(conn)
             yield conn
 
     def revision(self) -> int:

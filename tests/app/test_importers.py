@@ -171,6 +171,21 @@ def test_cli_imports_with_progress_and_json(data_dir: Path) -> None:
     assert json.loads(result.stdout)["events_written"] == 11
 
 
+def test_cli_without_extraction_writes_events_only(data_dir: Path) -> None:
+    args = ["chatgpt", str(CHATGPT), "--scope", "user=alice", "--no-extract"]
+    result = CliRunner().invoke(
+        import_group,
+        args,
+        obj=Context(data_dir, True),
+        env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["suggestions"] == {}
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        assert svc.list_memories() == []
+        assert svc.status().event_count == 11
+
+
 def test_cli_requires_a_scope(data_dir: Path) -> None:
     result = CliRunner().invoke(
         import_group,

@@ -291,3 +291,17 @@ def test_config_errors_are_clear(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="unknown keys"):
         load_config(extra)
     assert os.path.exists(bad)
+
+
+def test_user_trust_ceiling_from_config(service: MemoryService, tmp_path: Path) -> None:
+    from app.mcp_server import Caller, Gateway, ServerSettings, ToolFailure
+    from core import Scope
+
+    settings = ServerSettings(tmp_path, Scope.of({"user": "alice"}), "s", user_trust="assistant")
+    gateway = Gateway(settings, opener=lambda _path: service)
+    caller = Caller("unit", "1")
+    got = gateway.record_event(caller, "user", "I like tea", None, None, None)
+    assert got["trust"] == "assistant" and got["actor"] == "user"
+    with pytest.raises(ToolFailure, match="at most 'assistant'"):
+        gateway.record_event(caller, "user", "I like tea", "user", None, None)
+    assert gateway.context_resource().startswith("(no context yet")

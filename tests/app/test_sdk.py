@@ -122,6 +122,7 @@ def test_deletion_stops_injection_on_the_next_call(
 
 def test_opt_out_injects_and_finds_nothing(runtime: MemoryRuntime, service: MemoryService) -> None:
     service.remember(SCOPE, "The shop deploys with blue-green releases")
+    assert "blue-green" in runtime.inject("deploy the shop")[0]  # session state now cached
     runtime.opt_out()
     assert runtime.is_opted_out()
     block, snapshot_id = runtime.inject("deploy the shop")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService, NotFoundError
@@ -139,7 +140,5 @@ def test_purge_destroys_the_content(qtbot: QtBot, window: MainWindow, demo: Memo
     qtbot.waitUntil(lambda: demo.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT)
     assert demo.tombstone(record.id).purged
     assert demo.get_memory(record.id).content == ""
-    try:
+    with pytest.raises(NotFoundError):
         demo.get_memory("mem_does_not_exist")
-    except NotFoundError:
-        pass

@@ -60,7 +60,7 @@ def test_approve_with_keyboard(qtbot: QtBot, window: MainWindow, demo: MemorySer
     qtbot.keyClick(view.list, Qt.Key.Key_A)
     wait_status(qtbot, demo, "squash-merges", "active")
     qtbot.waitUntil(lambda: len(view.model.data_set.candidates) == 2, timeout=TIMEOUT)
-    assert view.current_record() is not None
+    assert view._row in view.model.selectable_rows()
 
 
 def test_arrows_move(qtbot: QtBot, window: MainWindow) -> None:

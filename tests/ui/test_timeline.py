@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import random
+import string
 
 from PySide6.QtCore import QDate
 from pytestqt.modeltest import ModelTester
@@ -14,6 +16,8 @@ from tests.ui.conftest import TIMEOUT
 from ui.main_window import MainWindow
 from ui.models.timeline_model import IsDayRole
 from ui.views.timeline_view import TimelineView
+
+LETTERS = string.ascii_lowercase
 
 
 def _memories(view: TimelineView) -> list[MemoryRecord]:
@@ -41,10 +45,12 @@ def test_timeline_model_passes_the_model_tester(
     qtbot: QtBot, service: MemoryService, clock: ManualClock
 ) -> None:
     """Lazy paging over 240 memories across days obeys the item-model contract."""
+    rnd = random.Random(7)
     for i in range(240):
         if i % 80 == 0:
             clock.advance(dt.timedelta(days=1))
-        service.remember({"user": "m"}, f"Remember fact number {i} about the build")
+        words = " ".join("".join(rnd.choice(LETTERS) for _ in range(7)) for _ in range(4))
+        service.remember({"user": "m", "project": f"p{i}"}, f"Remember {words}")
     window = MainWindow(service, now=clock.now)
     qtbot.addWidget(window)
     window.show()

@@ -25,14 +25,13 @@ EventRole = Qt.ItemDataRole.UserRole + 1
 
 
 def _columns() -> tuple[str, ...]:
-    tr = QCoreApplication.translate
     return (
-        tr("Events", "Time"),
-        tr("Events", "Session"),
-        tr("Events", "Actor"),
-        tr("Events", "Trust"),
-        tr("Events", "Kind"),
-        tr("Events", "Text"),
+        QCoreApplication.translate("Events", "Time"),
+        QCoreApplication.translate("Events", "Session"),
+        QCoreApplication.translate("Events", "Actor"),
+        QCoreApplication.translate("Events", "Trust"),
+        QCoreApplication.translate("Events", "Kind"),
+        QCoreApplication.translate("Events", "Text"),
     )
 
 
@@ -150,7 +149,9 @@ class EventTableModel(QAbstractTableModel):
         if column == 2:
             return event.actor.value
         if column == 3:
-            return trust_text(event.trust.value) + (f" · {event.source.value}" if event.source else "")
+            return trust_text(event.trust.value) + (
+                f" · {event.source.value}" if event.source else ""
+            )
         if column == 4:
             return event.kind.value.replace("_", " ")
         if event.redacted:

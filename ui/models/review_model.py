@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QFont
 
 from core import Decision, Event, MemoryRecord, MemoryService
@@ -59,8 +65,9 @@ class Evidence:
 
 def load_queue(service: MemoryService) -> QueueData:
     """Read candidates, quarantined records and unresolved conflict sets."""
-    pending = service.list_memories(MemoryFilter(statuses=("candidate", "active", "quarantined"),
-                                                 limit=10_000_000))
+    pending = service.list_memories(
+        MemoryFilter(statuses=("candidate", "active", "quarantined"), limit=10_000_000)
+    )
     sets: dict[str, list[MemoryRecord]] = {}
     for r in pending:
         if r.conflict_set and CONFLICT_FLAG in r.flags and r.status.value != "quarantined":
@@ -90,19 +97,36 @@ class ReviewQueueModel(QAbstractListModel):
 
     def set_queue(self, data: QueueData) -> None:
         """Replace the queue."""
-        tr = QCoreApplication.translate
         entries: list[Entry] = []
         if data.candidates:
-            entries.append(Entry("candidate", tr("Review", "Suggested memories (%1)").replace(
-                "%1", str(len(data.candidates)))))
+            entries.append(
+                Entry(
+                    "candidate",
+                    QCoreApplication.translate("Review", "Suggested memories (%1)").replace(
+                        "%1", str(len(data.candidates))
+                    ),
+                )
+            )
             entries += [Entry("candidate", record=r) for r in data.candidates]
         if data.conflicts:
-            entries.append(Entry("conflict", tr("Review", "Conflicts (%1)").replace(
-                "%1", str(len(data.conflicts)))))
+            entries.append(
+                Entry(
+                    "conflict",
+                    QCoreApplication.translate("Review", "Conflicts (%1)").replace(
+                        "%1", str(len(data.conflicts))
+                    ),
+                )
+            )
             entries += [Entry("conflict", conflict=c) for c in data.conflicts]
         if data.quarantined:
-            entries.append(Entry("quarantined", tr("Review", "Quarantined — check before approving (%1)")
-                                 .replace("%1", str(len(data.quarantined)))))
+            entries.append(
+                Entry(
+                    "quarantined",
+                    QCoreApplication.translate(
+                        "Review", "Quarantined — check before approving (%1)"
+                    ).replace("%1", str(len(data.quarantined))),
+                )
+            )
             entries += [Entry("quarantined", record=r) for r in data.quarantined]
         self.beginResetModel()
         self._entries = entries

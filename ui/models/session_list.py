@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 
 from core import SessionInfo
 
@@ -20,9 +26,12 @@ class SessionListModel(QAbstractTableModel):
     def __init__(self) -> None:
         super().__init__()
         self._rows: list[SessionInfo] = []
-        tr = QCoreApplication.translate
-        self._columns = (tr("Sessions", "Session"), tr("Sessions", "Events"),
-                         tr("Sessions", "Last activity"), tr("Sessions", "Memory"))
+        self._columns = (
+            QCoreApplication.translate("Sessions", "Session"),
+            QCoreApplication.translate("Sessions", "Events"),
+            QCoreApplication.translate("Sessions", "Last activity"),
+            QCoreApplication.translate("Sessions", "Memory"),
+        )
 
     def set_sessions(self, sessions: list[SessionInfo]) -> None:
         """Replace the list."""
@@ -56,13 +65,14 @@ class SessionListModel(QAbstractTableModel):
             return None
         s = self._rows[index.row()]
         col = index.column()
-        tr = QCoreApplication.translate
         if role == Qt.ItemDataRole.DisplayRole:
             values = (
                 s.id,
                 str(s.event_count),
                 local_time(s.last_event_at),
-                tr("Sessions", "opted out") if s.opted_out else tr("Sessions", "on"),
+                QCoreApplication.translate("Sessions", "opted out")
+                if s.opted_out
+                else QCoreApplication.translate("Sessions", "on"),
             )
             return values[col]
         if role == Qt.ItemDataRole.DecorationRole and col == 3:

@@ -44,15 +44,14 @@ IsDayRole = Qt.ItemDataRole.UserRole + 2
 
 
 def _headers() -> tuple[str, ...]:
-    tr = QCoreApplication.translate
     return (
-        tr("Timeline", "Status"),
-        tr("Timeline", "Kind"),
-        tr("Timeline", "Content"),
-        tr("Timeline", "Scope"),
-        tr("Timeline", "Confidence"),
-        tr("Timeline", "Source"),
-        tr("Timeline", "Time"),
+        QCoreApplication.translate("Timeline", "Status"),
+        QCoreApplication.translate("Timeline", "Kind"),
+        QCoreApplication.translate("Timeline", "Content"),
+        QCoreApplication.translate("Timeline", "Scope"),
+        QCoreApplication.translate("Timeline", "Confidence"),
+        QCoreApplication.translate("Timeline", "Source"),
+        QCoreApplication.translate("Timeline", "Time"),
     )
 
 

@@ -69,16 +69,12 @@ def enable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     return mutate(ctx, lambda s: s.enable(memory_id))
 
 
-def exclude_from_session(
-    ctx: UiContext, memory_id: str, session: str
-) -> MutatingOp[MemoryRecord]:
+def exclude_from_session(ctx: UiContext, memory_id: str, session: str) -> MutatingOp[MemoryRecord]:
     """Keep a memory out of one session's injections."""
     return mutate(ctx, lambda s: s.exclude(memory_id, session))
 
 
-def quarantine_memory(
-    ctx: UiContext, memory_id: str, reason: str
-) -> MutatingOp[QuarantineReport]:
+def quarantine_memory(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[QuarantineReport]:
     """Incident action: stop injecting a memory everywhere."""
     return mutate(ctx, lambda s: s.quarantine(memory_id, reason))
 

@@ -34,5 +34,7 @@ def load_detail(service: MemoryService, memory_id: str) -> DetailData:
             MemoryFilter(statuses=("active", "candidate"), limit=1_000_000)
         )
         members = [m for m in candidates if m.conflict_set == record.conflict_set]
-    sessions = [s.id for s in service.list_sessions(limit=200) if not s.id.startswith("memory-center:")]
+    sessions = [
+        s.id for s in service.list_sessions(limit=200) if not s.id.startswith("memory-center:")
+    ]
     return DetailData(record, chain, revisions, members, sessions)

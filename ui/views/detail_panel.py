@@ -112,9 +112,16 @@ class DetailPanel(RefreshingView):
         self.quarantine_button.clicked.connect(self.ask_quarantine)
         self.delete_button.clicked.connect(self.ask_delete)
         actions = QGridLayout()
-        for i, b in enumerate((self.toggle_button, self.downgrade_button, self.exclude_button,
-                               self.quarantine_button, self.delete_button)):
-            actions.addWidget(b, i // 3, i % 3)
+        for i, b in enumerate(
+            (
+                self.toggle_button,
+                self.downgrade_button,
+                self.exclude_button,
+                self.quarantine_button,
+                self.delete_button,
+            )
+        ):
+            actions.addWidget(b, i // 2, i % 2)
         self.sources = _rich()
         self.usage = _rich()
         self.history = _rich()
@@ -140,6 +147,7 @@ class DetailPanel(RefreshingView):
             lay.addWidget(_section(title))
             lay.addWidget(label)
         lay.addStretch(1)
+        self.setMinimumWidth(340)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -176,7 +184,9 @@ class DetailPanel(RefreshingView):
         self.data = None
         self._inner.setEnabled(False)
         self.status_icon.clear()
-        self.status.setText(self.tr("Select a memory to see where it came from and how it is used."))
+        self.status.setText(
+            self.tr("Select a memory to see where it came from and how it is used.")
+        )
         self.content.setText("")
 
     def refresh(self) -> None:
@@ -225,10 +235,13 @@ class DetailPanel(RefreshingView):
         f["sensitivity"].setText(html.escape(r.sensitivity.value))
         lineage = []
         if r.supersedes:
-            lineage.append(self.tr("supersedes") + f' <a href="memory:{r.supersedes}">{r.supersedes}</a>')
+            lineage.append(
+                self.tr("supersedes") + f' <a href="memory:{r.supersedes}">{r.supersedes}</a>'
+            )
         if r.superseded_by:
             lineage.append(
-                self.tr("superseded by") + f' <a href="memory:{r.superseded_by}">{r.superseded_by}</a>'
+                self.tr("superseded by")
+                + f' <a href="memory:{r.superseded_by}">{r.superseded_by}</a>'
             )
         f["lineage"].setText("<br>".join(lineage) or "—")
         members = [
@@ -239,11 +252,13 @@ class DetailPanel(RefreshingView):
         conflict = self.tr("in conflict with: ") + "; ".join(members) if members else "—"
         f["conflict"].setText(conflict if r.conflict_set else "—")
         f["owner"].setText(html.escape(r.owner))
-        f["id"].setText(f"<code>{r.id}</code> · rev {r.revision}")
+        f["id"].setText(f"<code>{r.id}</code><br>rev {r.revision}")
 
     def _update_actions(self, status: str) -> None:
         live = status in ("active", "disabled", "candidate", "quarantined", "expired")
-        self.toggle_button.setText(self.tr("Enable") if status == "disabled" else self.tr("Disable"))
+        self.toggle_button.setText(
+            self.tr("Enable") if status == "disabled" else self.tr("Disable")
+        )
         self.toggle_button.setEnabled(status in ("active", "disabled"))
         self.downgrade_button.setEnabled(status in ("active", "candidate", "disabled"))
         self.exclude_button.setEnabled(status == "active")
@@ -275,12 +290,16 @@ class DetailPanel(RefreshingView):
 
     def _run_disable(self, mid: str) -> None:
         ops.disable_memory(self.ctx, mid).on_success(
-            lambda _r: self.notified.emit(self.tr("Memory disabled."), lambda: self._run_enable(mid))
+            lambda _r: self.notified.emit(
+                self.tr("Memory disabled."), lambda: self._run_enable(mid)
+            )
         ).run(self)
 
     def _run_enable(self, mid: str) -> None:
         ops.enable_memory(self.ctx, mid).on_success(
-            lambda _r: self.notified.emit(self.tr("Memory enabled."), lambda: self._run_disable(mid))
+            lambda _r: self.notified.emit(
+                self.tr("Memory enabled."), lambda: self._run_disable(mid)
+            )
         ).run(self)
 
     def ask_downgrade(self) -> None:
@@ -307,9 +326,13 @@ class DetailPanel(RefreshingView):
         dialog = SessionDialog(self.data.sessions, self)
         self._open(
             dialog,
-            lambda: ops.exclude_from_session(self.ctx, r.id, dialog.value())
-            .on_success(lambda _r: self.notified.emit(self.tr("Excluded from the session."), None))
-            .run(self),
+            lambda: (
+                ops.exclude_from_session(self.ctx, r.id, dialog.value())
+                .on_success(
+                    lambda _r: self.notified.emit(self.tr("Excluded from the session."), None)
+                )
+                .run(self)
+            ),
         )
 
     def ask_quarantine(self) -> None:
@@ -324,16 +347,18 @@ class DetailPanel(RefreshingView):
         )
         self._open(
             dialog,
-            lambda: ops.quarantine_memory(self.ctx, r.id, dialog.value())
-            .on_success(
-                lambda rep: self.notified.emit(
-                    self.tr("Quarantined; %1 session(s) had used it.").replace(
-                        "%1", str(len(rep.affected_sessions))
-                    ),
-                    None,
+            lambda: (
+                ops.quarantine_memory(self.ctx, r.id, dialog.value())
+                .on_success(
+                    lambda rep: self.notified.emit(
+                        self.tr("Quarantined; %1 session(s) had used it.").replace(
+                            "%1", str(len(rep.affected_sessions))
+                        ),
+                        None,
+                    )
                 )
-            )
-            .run(self),
+                .run(self)
+            ),
         )
 
     def ask_delete(self) -> None:
@@ -344,9 +369,11 @@ class DetailPanel(RefreshingView):
         dialog = DeleteDialog(r, len(data.revisions), len(data.chain.injections), self)
         self._open(
             dialog,
-            lambda: ops.delete_memory(self.ctx, r.id, dialog.value(), purge=dialog.purge.isChecked())
-            .on_success(lambda _t: self.notified.emit(self.tr("Memory deleted."), None))
-            .run(self),
+            lambda: (
+                ops.delete_memory(self.ctx, r.id, dialog.value(), purge=dialog.purge.isChecked())
+                .on_success(lambda _t: self.notified.emit(self.tr("Memory deleted."), None))
+                .run(self)
+            ),
         )
 
     def _open(self, dialog: QWidget, on_accept: Callable[[], None]) -> None:

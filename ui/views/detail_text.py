@@ -15,19 +15,20 @@ from ui.presentation import local_time, status_text, trust_text
 Revision = tuple[int, dt.datetime, str, Scope, str]
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Detail", text)
-
-
 def sources_html(events: Sequence[Event]) -> str:
     """Each source event with its session as a link (click jumps to the Sessions view)."""
     if not events:
-        return _tr("No source events.")
+        return QCoreApplication.translate("Detail", "No source events.")
     rows = []
     for e in events:
-        text = html.escape(e.text[:240]) if not e.redacted else _tr("(redacted)")
+        text = (
+            html.escape(e.text[:240])
+            if not e.redacted
+            else QCoreApplication.translate("Detail", "(redacted)")
+        )
+        name = html.escape(e.session_id)
         rows.append(
-            f'<p><a href="session:{html.escape(e.session_id)}#{e.id}">{html.escape(e.session_id)}</a>'
+            f'<p><a href="session:{name}#{e.id}">{name}</a>'
             f" · {local_time(e.ts)} · {html.escape(e.actor.value)} · "
             f"{html.escape(trust_text(e.trust.value))}<br>{text}</p>"
         )
@@ -37,28 +38,30 @@ def sources_html(events: Sequence[Event]) -> str:
 def usage_html(injections: Sequence[tuple[str, str | None, dt.datetime | str]]) -> str:
     """Which model calls injected the memory, and when it was last used."""
     if not injections:
-        return _tr("Never injected into a model call.")
+        return QCoreApplication.translate("Detail", "Never injected into a model call.")
     last = injections[-1][2]
-    head = _tr("Injected %1 time(s); last used %2.").replace("%1", str(len(injections)))
+    head = QCoreApplication.translate("Detail", "Injected %1 time(s); last used %2.").replace(
+        "%1", str(len(injections))
+    )
     head = head.replace("%2", _when(last))
     rows = []
     for snapshot_id, session, ts in reversed(injections[-20:]):
         where = (
             f'<a href="session:{html.escape(session)}#">{html.escape(session)}</a>'
             if session
-            else _tr("no session")
+            else QCoreApplication.translate("Detail", "no session")
         )
         rows.append(f"<li>{_when(ts)} · {where} · <code>{html.escape(snapshot_id)}</code></li>")
     return f"<p>{html.escape(head)}</p><ul>{''.join(rows)}</ul>"
 
 
 def _when(ts: dt.datetime | str) -> str:
-    if isinstance(ts, str):
-        try:
-            ts = dt.datetime.fromisoformat(ts)
-        except ValueError:
-            return html.escape(ts)
-    return local_time(ts)
+    if isinstance(ts, dt.datetime):
+        return local_time(ts)
+    try:
+        return local_time(dt.datetime.fromisoformat(ts))
+    except ValueError:
+        return html.escape(ts)
 
 
 def history_html(decisions: Sequence[Decision]) -> str:
@@ -81,7 +84,11 @@ def revisions_html(revisions: Sequence[Revision]) -> str:
     """Each stored revision: number, time, actor, scope and text."""
     rows = []
     for number, ts, actor, scope, content in reversed(revisions):
-        text = html.escape(content[:240]) if content else _tr("(purged)")
+        text = (
+            html.escape(content[:240])
+            if content
+            else QCoreApplication.translate("Detail", "(purged)")
+        )
         rows.append(
             f"<li>#{number} · {local_time(ts)} · {html.escape(actor)} · "
             f"{html.escape(str(scope))}<br>{text}</li>"

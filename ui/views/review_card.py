@@ -14,16 +14,13 @@ from ui.presentation import confidence_text, kind_text, local_time, trust_text
 from ui.views.highlight import highlight
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Review", text)
-
-
 def quarantine_warning() -> str:
     """Why quarantined items are kept apart."""
-    return _tr(
+    return QCoreApplication.translate(
+        "Review",
         "Quarantined: this came from a low-trust source (a web page, e-mail, issue or tool "
         "output) or was stopped in an incident. Such text can try to instruct the agent. "
-        "Approve only if you checked the source and agree with it."
+        "Approve only if you checked the source and agree with it.",
     )
 
 
@@ -36,31 +33,33 @@ class ReviewCard(QFrame):
         self.warning = QLabel()
         self.warning.setObjectName("Warning")
         self.warning.setWordWrap(True)
-        self.warning.setAccessibleName(_tr("Warning"))
+        self.warning.setAccessibleName(QCoreApplication.translate("Review", "Warning"))
         self.content = QLabel()
         self.content.setObjectName("CardContent")
         self.content.setWordWrap(True)
         self.content.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.content.setAccessibleName(_tr("Suggested memory"))
+        self.content.setAccessibleName(QCoreApplication.translate("Review", "Suggested memory"))
         self.meta = QLabel()
         self.meta.setWordWrap(True)
         self.meta.setTextFormat(Qt.TextFormat.RichText)
         self.reasons = QLabel()
         self.reasons.setWordWrap(True)
-        self.reasons.setAccessibleName(_tr("Policy reasons"))
+        self.reasons.setAccessibleName(QCoreApplication.translate("Review", "Policy reasons"))
         self.evidence = QLabel()
         self.evidence.setWordWrap(True)
         self.evidence.setTextFormat(Qt.TextFormat.RichText)
-        self.evidence.setAccessibleName(_tr("Evidence"))
+        self.evidence.setAccessibleName(QCoreApplication.translate("Review", "Evidence"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.warning)
         layout.addWidget(self.content)
         layout.addWidget(self.meta)
-        title = QLabel(_tr("Why it is here"))
+        title = QLabel(QCoreApplication.translate("Review", "Why it is here"))
         title.setObjectName("SectionTitle")
         layout.addWidget(title)
         layout.addWidget(self.reasons)
-        title2 = QLabel(_tr("Evidence (the memory's words are highlighted)"))
+        title2 = QLabel(
+            QCoreApplication.translate("Review", "Evidence (the memory's words are highlighted)")
+        )
         title2.setObjectName("SectionTitle")
         layout.addWidget(title2)
         layout.addWidget(self.evidence)
@@ -75,16 +74,28 @@ class ReviewCard(QFrame):
         redacted = r.sensitivity.value != "none" or "redacted" in r.flags
         parts = [
             f"<b>{html.escape(kind_text(r.kind.value))}</b>",
-            _tr("proposed scope") + f": <code>{html.escape(str(r.scope))}</code>",
-            _tr("source") + ": " + html.escape(trust_text(r.source_trust.value)),
-            _tr("confidence") + ": " + confidence_text(r.confidence),
+            QCoreApplication.translate("Review", "proposed scope")
+            + f": <code>{html.escape(str(r.scope))}</code>",
+            QCoreApplication.translate("Review", "source")
+            + ": "
+            + html.escape(trust_text(r.source_trust.value)),
+            QCoreApplication.translate("Review", "confidence")
+            + ": "
+            + confidence_text(r.confidence),
         ]
         if redacted:
-            parts.append("▮ " + html.escape(_tr("redacted: sensitive parts were removed")))
+            parts.append(
+                "▮ "
+                + html.escape(
+                    QCoreApplication.translate("Review", "redacted: sensitive parts were removed")
+                )
+            )
         if r.expires_at is not None:
-            parts.append(_tr("waits until") + " " + local_time(r.expires_at))
+            parts.append(
+                QCoreApplication.translate("Review", "waits until") + " " + local_time(r.expires_at)
+            )
         self.meta.setText(" · ".join(parts))
-        self.reasons.setText(_tr("Loading…"))
+        self.reasons.setText(QCoreApplication.translate("Review", "Loading…"))
         self.evidence.setText("")
 
     def show_evidence(self, r: MemoryRecord, ev: Evidence) -> None:
@@ -92,10 +103,16 @@ class ReviewCard(QFrame):
         self.reasons.setText(ev.reasons or "—")
         rows = []
         for e in ev.events:
-            body = _tr("(redacted)") if e.redacted else highlight(e.text[:1200], r.content)
+            body = (
+                QCoreApplication.translate("Review", "(redacted)")
+                if e.redacted
+                else highlight(e.text[:1200], r.content)
+            )
             rows.append(
                 f"<p><b>{html.escape(e.actor.value)}</b> · {html.escape(trust_text(e.trust.value))}"
                 f"{' · ' + html.escape(e.source.value) if e.source else ''} · "
                 f"{html.escape(e.session_id)} · {local_time(e.ts)}<br>{body}</p>"
             )
-        self.evidence.setText("".join(rows) or _tr("No source events."))
+        self.evidence.setText(
+            "".join(rows) or QCoreApplication.translate("Review", "No source events.")
+        )

@@ -4,6 +4,7 @@ arrows move; conflict sets side by side with "Keep this" (R9, R25, R26)."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
@@ -61,7 +62,9 @@ class ReviewView(RefreshingView):
         self.card = ReviewCard()
         self.conflict_page = QWidget()
         self.conflict_layout = QHBoxLayout(self.conflict_page)
-        self.empty = QLabel(self.tr("Nothing to review. New suggestions from your agents appear here."))
+        self.empty = QLabel(
+            self.tr("Nothing to review. New suggestions from your agents appear here.")
+        )
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.stack = QStackedWidget()
@@ -100,13 +103,13 @@ class ReviewView(RefreshingView):
         self._shortcuts()
 
     def _shortcuts(self) -> None:
-        self._keys = {
+        self._keys: dict[Qt.Key, Callable[[], None]] = {
             Qt.Key.Key_A: self.approve_current,
             Qt.Key.Key_E: self.edit_current,
             Qt.Key.Key_S: self.rescope_current,
             Qt.Key.Key_R: self.reject_current,
-            Qt.Key.Key_Down: lambda: self.move(1),
-            Qt.Key.Key_Up: lambda: self.move(-1),
+            Qt.Key.Key_Down: lambda: self.move_by(1),
+            Qt.Key.Key_Up: lambda: self.move_by(-1),
         }
         for key, slot in self._keys.items():
             sc = QShortcut(QKeySequence(key), self)
@@ -143,7 +146,7 @@ class ReviewView(RefreshingView):
         target = next((r for r in rows if r >= keep), rows[-1])
         self.list.setCurrentIndex(self.model.index(target, 0))
 
-    def move(self, step: int) -> None:
+    def move_by(self, step: int) -> None:
         """Move to the next (1) or previous (-1) item."""
         rows = self.model.selectable_rows()
         if not rows:
@@ -179,8 +182,9 @@ class ReviewView(RefreshingView):
         self.action_bar.setEnabled(False)
         while self.conflict_layout.count():
             item = self.conflict_layout.takeAt(0)
-            if item is not None and item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.keep_buttons: list[QPushButton] = []
         for r in members:
             self.conflict_layout.addWidget(self._conflict_card(r))
@@ -232,8 +236,14 @@ class ReviewView(RefreshingView):
         if r is None:
             return
         dialog = EditDialog(r, self)
-        self._open(dialog, lambda: ops.edit_and_approve(self.ctx, r.id, dialog.value())
-                   .on_success(lambda _r: self._done(self.tr("Edited and approved."))).run(self))
+        self._open(
+            dialog,
+            lambda: (
+                ops.edit_and_approve(self.ctx, r.id, dialog.value())
+                .on_success(lambda _r: self._done(self.tr("Edited and approved.")))
+                .run(self)
+            ),
+        )
 
     def rescope_current(self) -> None:
         """Change the scope, then approve."""
@@ -241,19 +251,34 @@ class ReviewView(RefreshingView):
         if r is None:
             return
         dialog = ScopeDialog(r, self, allow_any=True)
-        self._open(dialog, lambda: ops.rescope_and_approve(self.ctx, r, dialog.scope())
-                   .on_success(lambda _r: self._done(self.tr("Scope changed and approved."))).run(self))
+        self._open(
+            dialog,
+            lambda: (
+                ops.rescope_and_approve(self.ctx, r, dialog.scope())
+                .on_success(lambda _r: self._done(self.tr("Scope changed and approved.")))
+                .run(self)
+            ),
+        )
 
     def reject_current(self) -> None:
         """Reject with a reason."""
         r = self.current_record()
         if r is None:
             return
-        dialog = ReasonDialog(self.tr("Reject suggestion"),
-                              self.tr("It stays in the ledger so it is not suggested again."),
-                              self, required=False)
-        self._open(dialog, lambda: ops.reject_candidate(self.ctx, r.id, dialog.value())
-                   .on_success(lambda _r: self._done(self.tr("Rejected."))).run(self))
+        dialog = ReasonDialog(
+            self.tr("Reject suggestion"),
+            self.tr("It stays in the ledger so it is not suggested again."),
+            self,
+            required=False,
+        )
+        self._open(
+            dialog,
+            lambda: (
+                ops.reject_candidate(self.ctx, r.id, dialog.value())
+                .on_success(lambda _r: self._done(self.tr("Rejected.")))
+                .run(self)
+            ),
+        )
 
     def keep(self, r: MemoryRecord) -> None:
         """Resolve the shown conflict set by keeping `r`."""
@@ -261,7 +286,7 @@ class ReviewView(RefreshingView):
             lambda _rs: self._done(self.tr("Conflict resolved."))
         ).run(self)
 
-    def _open(self, dialog: QWidget, on_accept) -> None:  # type: ignore[no-untyped-def]
+    def _open(self, dialog: QWidget, on_accept: Callable[[], None]) -> None:
         self.active_dialog = dialog
         dialog.accepted.connect(on_accept)  # type: ignore[attr-defined]
         dialog.finished.connect(lambda _c: setattr(self, "active_dialog", None))  # type: ignore[attr-defined]

@@ -25,25 +25,29 @@ from ui.models.event_table import EventTableModel
 from ui.models.session_list import SessionListModel
 from ui.operations.sessions import set_session_opt_out
 from ui.ops import query
+from ui.presentation import local_time
 from ui.types import Replay
 from ui.views.base import RefreshingView
 from ui.views.snapshot_text import replay_html
 
 
-def snapshot_ids(service: MemoryService, session: str) -> list[str]:
-    """The session's snapshots, newest first.
+def snapshot_choices(service: MemoryService, session: str) -> list[tuple[str, str]]:
+    """The session's model calls as (snapshot id, label), newest first.
 
-    Uses `list_snapshots(session)` when the core offers it; until then only the latest
+    Uses `list_snapshots(session)` when the core offers it; otherwise only the latest
     snapshot is reachable (through the ResumeGate).
     """
     lister = getattr(service, "list_snapshots", None)
     if lister is not None:
-        found = lister(session)
-        return [row[0] if isinstance(row, tuple) else row.id for row in reversed(found)]
+        return [
+            (snap.id, f"{local_time(snap.ts)} · {snap.goal[:70]}")
+            for snap in reversed(lister(session))
+        ]
     try:
-        return [service.resume(session).snapshot_id]
+        sid = service.resume(session).snapshot_id
     except NotFoundError:
         return []
+    return [(sid, sid)]
 
 
 class SessionsView(RefreshingView):
@@ -77,8 +81,9 @@ class SessionsView(RefreshingView):
             self.session_table.setColumnWidth(col, width)
         self.title = QLabel()
         self.title.setObjectName("ViewTitle")
-        self.opt_out = QCheckBox(self.tr("Memory opt-out: inject nothing into this session "
-                                         "and extract nothing from it"))
+        self.opt_out = QCheckBox(
+            self.tr("Memory opt-out: inject nothing into this session and extract nothing from it")
+        )
         self.opt_out.setAccessibleName(self.tr("Memory opt-out"))
         self.opt_out.clicked.connect(self._opt_out_clicked)
         self.snapshot_box = QComboBox()
@@ -180,7 +185,9 @@ class SessionsView(RefreshingView):
                     session=name, before_position=before, limit=limit, newest_first=True
                 )
             )
-            query(self.ctx, lambda s: snapshot_ids(s, name)).on_success(self._snapshots).run(self)
+            query(self.ctx, lambda s: snapshot_choices(s, name)).on_success(self._snapshots).run(
+                self
+            )
         self._wanted_session = None if self._wanted_event is None else self._wanted_session
 
     def _look_for_event(self, *_args: object) -> None:
@@ -201,18 +208,21 @@ class SessionsView(RefreshingView):
         index = self.event_table.currentIndex()
         return self.events.event_at(index.row()) if index.isValid() else None
 
-    def _snapshots(self, ids: list[str]) -> None:
+    def _snapshots(self, choices: list[tuple[str, str]]) -> None:
         self.snapshot_box.blockSignals(True)
         self.snapshot_box.clear()
-        self.snapshot_box.addItems(ids)
+        for sid, label in choices:
+            self.snapshot_box.addItem(label, sid)
         self.snapshot_box.blockSignals(False)
-        if ids:
+        if choices:
             self._snapshot_chosen(0)
         else:
-            self.snapshot_text.setText(self.tr("No model call of this session recorded a snapshot."))
+            self.snapshot_text.setText(
+                self.tr("No model call of this session recorded a snapshot.")
+            )
 
     def _snapshot_chosen(self, index: int) -> None:
-        sid = self.snapshot_box.itemText(index)
+        sid = self.snapshot_box.itemData(index)
         if sid:
             query(self.ctx, lambda s: s.replay(sid)).on_success(self._replayed).run(self)
 

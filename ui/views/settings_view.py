@@ -62,8 +62,10 @@ class SettingsView(RefreshingView):
             key_form.addRow(title, self.values[key])
         self.rotate_button = QPushButton(self.tr("Rotate key…"))
         self.rotate_button.setToolTip(
-            self.tr("Re-encrypt every event, memory and snapshot under a new key. Can be "
-                    "stopped and resumed.")
+            self.tr(
+                "Re-encrypt every event, memory and snapshot under a new key. Can be "
+                "stopped and resumed."
+            )
         )
         self.rotate_button.clicked.connect(self.rotate)
         key_form.addRow("", self.rotate_button)
@@ -80,9 +82,9 @@ class SettingsView(RefreshingView):
         pref_form.addRow(self.tr("Language"), self.language)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 18, 24, 18)
-        title = QLabel(self.tr("Settings"))
-        title.setObjectName("ViewTitle")
-        layout.addWidget(title)
+        heading = QLabel(self.tr("Settings"))
+        heading.setObjectName("ViewTitle")
+        layout.addWidget(heading)
         for box in (store, key_box, prefs):
             layout.addWidget(box)
         layout.addStretch(1)
@@ -106,8 +108,10 @@ class SettingsView(RefreshingView):
         v["schema"].setText(str(st.schema_version))
         counts = ", ".join(f"{n} {status_text(k)}" for k, n in sorted(st.memory_counts.items()))
         v["counts"].setText(
-            self.tr("%1 events in %2 sessions").replace("%1", str(st.event_count))
-            .replace("%2", str(st.session_count)) + (f"; {counts}" if counts else "")
+            self.tr("%1 events in %2 sessions")
+            .replace("%1", str(st.event_count))
+            .replace("%2", str(st.session_count))
+            + (f"; {counts}" if counts else "")
         )
         backend = f" ({st.key.keyring_backend})" if st.key.keyring_backend else ""
         source = {
@@ -142,4 +146,6 @@ class SettingsView(RefreshingView):
 
     def _language_chosen(self, index: int) -> None:
         QSettings().setValue(LANGUAGE_KEY, self.language.itemData(index))
-        self.notified.emit(self.tr("The language changes the next time Memory Center starts."), None)
+        self.notified.emit(
+            self.tr("The language changes the next time Memory Center starts."), None
+        )

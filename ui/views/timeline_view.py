@@ -30,8 +30,16 @@ from ui.models.timeline_source import (
     load_all_memories,
 )
 from ui.ops import query
-from ui.presentation import KINDS, STATUSES, TRUSTS, icon, kind_text, status_icon, status_text
-from ui.presentation import trust_text
+from ui.presentation import (
+    KINDS,
+    STATUSES,
+    TRUSTS,
+    icon,
+    kind_text,
+    status_icon,
+    status_text,
+    trust_text,
+)
 from ui.views.base import RefreshingView
 
 SEARCH_DELAY_MS = 250
@@ -59,13 +67,12 @@ class TimelineView(RefreshingView):
         self._selected_id: str | None = None
         self._filter_generation = 0
         self.model = TimelineModel(ctx.tasks, ctx.now)
-        self._build_filters()
+        self._filter_rows: list[QHBoxLayout] = self._build_filters()
         self.table = self._build_table()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
-        layout.addLayout(self._filter_row1)
-        layout.addLayout(self._filter_row2)
-        layout.addLayout(self._filter_row3)
+        for row in self._filter_rows:
+            layout.addLayout(row)
         layout.addWidget(self.table, 1)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -93,7 +100,7 @@ class TimelineView(RefreshingView):
         box.currentIndexChanged.connect(self.apply_filter)
         return box
 
-    def _build_filters(self) -> None:
+    def _build_filters(self) -> list[QHBoxLayout]:
         self.search = QLineEdit()
         self.search.setPlaceholderText(self.tr("Search memories…"))
         self.search.setAccessibleName(self.tr("Search"))
@@ -104,7 +111,9 @@ class TimelineView(RefreshingView):
         self.status_filter = self._combo(
             self.tr("Status filter"), self.tr("All statuses"), STATUSES, status_text, True
         )
-        self.kind_filter = self._combo(self.tr("Kind filter"), self.tr("All kinds"), KINDS, kind_text)
+        self.kind_filter = self._combo(
+            self.tr("Kind filter"), self.tr("All kinds"), KINDS, kind_text
+        )
         self.trust_filter = self._combo(
             self.tr("Source trust filter"), self.tr("Any source"), TRUSTS, trust_text
         )
@@ -146,7 +155,7 @@ class TimelineView(RefreshingView):
         row3.addWidget(self.show_events)
         row3.addStretch(1)
         row3.addWidget(self.count_label)
-        self._filter_row1, self._filter_row2, self._filter_row3 = row1, row2, row3
+        return [row1, row2, row3]
 
     def _build_table(self) -> QTableView:
         table = QTableView()
@@ -161,7 +170,8 @@ class TimelineView(RefreshingView):
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_CONTENT, QHeaderView.ResizeMode.Stretch)
-        for col, width in enumerate((120, 100, 0, 200, 90, 130, 60)):
+        header.setMinimumSectionSize(40)
+        for col, width in enumerate((100, 85, 0, 140, 95, 105, 50)):
             if width:
                 table.setColumnWidth(col, width)
         self.model.rowsInserted.connect(self._span_days)

@@ -59,8 +59,8 @@ class FakeLLM:
 
     @property
     def base_url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        port = self.server.server_address[1]
+        return f"http://127.0.0.1:{port}/v1"
 
     def answer(self, memories: list[dict[str, Any]]) -> None:
         """Reply to every request with these memories."""

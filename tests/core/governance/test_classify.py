@@ -49,7 +49,7 @@ def test_does_not_ask_to_remember(text: str) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG classify.py:17-20 _REMEMBER_ANYWHERE matches 'remember' anywhere, so 'I can't "
+        "BUG classify.py:18-21 _REMEMBER_ANYWHERE matches 'remember' anywhere, so 'I can't "
         "remember the port' counts as an explicit request and extract() makes it ACTIVE"
     ),
 )
@@ -85,7 +85,7 @@ def test_strip_remember(text: str, stripped: str) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG classify.py:12-15 _REMEMBER has no word boundary after the keyword: 'Notes live in "
+        "BUG classify.py:12-16 _REMEMBER has no word boundary after the keyword: 'Notes live in "
         "Confluence' is an explicit request and strip_remember() cuts it to 's live in "
         "Confluence' (remember() stores the mangled text). Fix: add \\b after the keyword group"
     ),
@@ -228,7 +228,7 @@ def test_is_not_procedure(text: str) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG classify.py:52 ', then ' / '，然后' count both as a step marker and as a sequence "
+        "BUG classify.py:58 ', then ' / '，然后' count both as a step marker and as a sequence "
         "arrow, so a two-step sentence reaches 'steps >= 2 and arrows >= 1'; a remembered "
         "two-step convention becomes a skill suggestion candidate"
     ),

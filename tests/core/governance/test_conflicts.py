@@ -82,8 +82,9 @@ def test_unrelated(new: str, old: str) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG conflicts.py:73-77 (and 140-147: mysql/postgre then look like a rewording) _stem folds 'emacs'/'postgres'/'jenkins' to 'emac'/'postgre'/"
-        "'jenkin', which are not CATEGORIES members, so category clashes with them are missed. "
+        "BUG conflicts.py:52-56 _stem folds 'emacs'/'postgres'/'jenkins' to 'emac'/'postgre'/"
+        "'jenkin', which are not CATEGORIES members, so category clashes with them are missed "
+        "(mysql/postgre then even look like a rewording, see 137-145). "
         "Fix: do not stem units that are category members (check membership before _stem)"
     ),
 )
@@ -102,7 +103,7 @@ def test_category_clash_with_plural_looking_names(new: str, old: str) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG conflicts.py:127-130 _shares_subject accepts any common unit of 3+ letters, "
+        "BUG conflicts.py:119-122 _shares_subject accepts any common unit of 3+ letters, "
         "including verbs like 'use', so two different projects' tools clash"
     ),
 )
@@ -113,7 +114,7 @@ def test_different_subjects_with_category_members_are_unrelated() -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG conflicts.py:97-98 replacement wording plus any shared word ('team') makes a "
+        "BUG conflicts.py:90-91 replacement wording plus any shared word ('team') makes a "
         "contradiction even when nothing of the old statement is replaced; an explicit "
         "remember then supersedes an unrelated memory"
     ),
@@ -125,7 +126,7 @@ def test_replacement_wording_about_something_else_is_unrelated() -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG conflicts.py:25 _VALUE treats every CJK character as a value, so any one-place "
+        "BUG conflicts.py:24 _VALUE treats every CJK character as a value, so any one-place "
         "difference in Chinese is a contradiction ('我不吃辣' vs '我不吃香菜'), while the "
         "English equivalents are unrelated; two explicit remembers then form a conflict set"
     ),
@@ -146,7 +147,7 @@ def test_units_fold_plurals_and_drop_stopwords() -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG conflicts.py:140-147 _same_in_other_words: a one-word substitution of a non-value "
+        "BUG conflicts.py:137-145 _same_in_other_words: a one-word substitution of a non-value "
         "word (Fridays/Mondays, dark/light, tabs/spaces) with similarity >= 0.75 is called a "
         "duplicate, so the new statement is merged into the old one and its content is lost. "
         "Fix: a substitution (only_new and only_old both non-empty) is a rewording only when "

@@ -125,12 +125,20 @@ def test_summary_of_summaries_still_reaches_the_untrusted_source(service: Memory
         service, "Docs: retries default to 3", actor="tool", trust="untrusted", source="web_page"
     )
     s1 = add_event(
-        service, "Summary: retries default to 3", actor="assistant", trust="assistant",
-        kind="compaction", refs=(page.id,),
+        service,
+        "Summary: retries default to 3",
+        actor="assistant",
+        trust="assistant",
+        kind="compaction",
+        refs=(page.id,),
     )
     s2 = add_event(
-        service, "Summary of summary: retries default to 3", actor="assistant", trust="user",
-        kind="compaction", refs=(s1.id,),
+        service,
+        "Summary of summary: retries default to 3",
+        actor="assistant",
+        trust="user",
+        kind="compaction",
+        refs=(s1.id,),
     )
     out = service.suggest(SCOPE, "Retries default to 3", evidence=[s2.id]).value
     assert out.record is not None and out.record.source_trust == "untrusted"
@@ -155,14 +163,18 @@ def test_security_event_records_types_and_the_memory_but_not_the_value(
     assert set(sec.finding_types) == {"api_key", "email_address"}
     assert sec.memory_id == out.record.id and sec.action == "rejected"
     events = service.list_events(limit=10_000)
-    assert all(API_KEY not in e.text and API_KEY not in repr(e.data) for e in events if e.kind != "agent_call")
+    assert all(
+        API_KEY not in e.text and API_KEY not in repr(e.data)
+        for e in events
+        if e.kind != "agent_call"
+    )
     assert API_KEY not in out.record.content
 
 
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG (privacy): writes.suggest (core/workflows/writes.py:120-136) logs the agent's raw "
+        "BUG (privacy): writes.suggest (core/workflows/writes.py:125-141) logs the agent's raw "
         "words in an agent_call event before the policy scans them, so a secret the policy "
         "rejects stays in the event log (and its text). Fix: scan and redact `words` before "
         "logging the agent_call event (as the ledger does for the record)"
@@ -177,7 +189,7 @@ def test_rejected_secret_does_not_stay_in_the_event_log(service: MemoryService) 
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG (privacy): writes.remember (core/workflows/writes.py:74-88) logs the user's raw "
+        "BUG (privacy): writes.remember (core/workflows/writes.py:77-91) logs the user's raw "
         "request text before the policy rejects the secret in it; the value stays in the "
         "log. Fix: redact sensitive spans of the logged request text"
     ),
@@ -194,7 +206,7 @@ def test_remembered_secret_does_not_stay_in_the_event_log(service: MemoryService
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG classify.py:17-20: 'I can't remember the port ...' is taken as an explicit request "
+        "BUG classify.py:18-21: 'I can't remember the port ...' is taken as an explicit request "
         "and extract() stores it as an ACTIVE memory. Fix: _REMEMBER_ANYWHERE should require an "
         "imperative ('remember that/this/:', '(please) remember', sentence-initial) and not "
         "match after can't/don't/do you/I"
@@ -208,7 +220,9 @@ def test_saying_you_forgot_something_is_not_remembered_as_active(service: Memory
 
 @pytest.mark.xfail(
     strict=True,
-    reason="BUG classify.py:12-15: remember('Notes live in Confluence') stores 's live in Confluence'",
+    reason=(
+        "BUG classify.py:12-16: remember('Notes live in Confluence') stores 's live in Confluence'"
+    ),
 )
 def test_remember_keeps_words_that_start_with_note(service: MemoryService) -> None:
     out = service.remember(SCOPE, "Notes live in Confluence").value
@@ -240,7 +254,7 @@ def test_web_page_labelled_tool_verified_is_still_untrusted(service: MemoryServi
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG policy.py:321-322 (_relate returns early for skill suggestions): the same "
+        "BUG policy.py:318-319 (_relate returns early for skill suggestions): the same "
         "procedure proposed twice becomes two pending skill suggestions instead of merging"
     ),
 )
@@ -255,7 +269,7 @@ def test_duplicate_skill_suggestions_merge(service: MemoryService) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG conflicts.py:25 (CJK chars are all 'values'): two explicit remembers '我不吃辣' "
+        "BUG conflicts.py:24 (CJK chars are all 'values'): two explicit remembers '我不吃辣' "
         "and '我不吃香菜' form a conflict set and are injected with conflict notes"
     ),
 )
@@ -269,7 +283,7 @@ def test_chinese_dislikes_do_not_conflict(service: MemoryService) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "BUG conflicts.py:140-147: 'Alice prefers light mode in every editor' is a 'duplicate' "
+        "BUG conflicts.py:137-145: 'Alice prefers light mode in every editor' is a 'duplicate' "
         "of '... dark mode ...'; the user's new explicit statement is merged into the old "
         "record and never stored"
     ),

@@ -123,7 +123,9 @@ def test_tool_verified_fact_widened_beyond_its_project_needs_confirmation() -> N
 
 def test_tool_verified_fact_shared_with_the_team_is_not_cross_scope() -> None:
     team = Scope.of({"project": "web-shop"})
-    v = decide(cand("web-shop uses pnpm", TrustLevel.TOOL_VERIFIED, scope=team, evidence=(PROJECT,)))
+    v = decide(
+        cand("web-shop uses pnpm", TrustLevel.TOOL_VERIFIED, scope=team, evidence=(PROJECT,))
+    )
     assert v.status == MemoryStatus.ACTIVE
 
 
@@ -153,7 +155,10 @@ def test_untrusted_is_quarantined(explicit: bool) -> None:
 
 
 def test_untrusted_as_low_confidence_candidate_when_quarantine_is_off() -> None:
-    v = decide(cand("The Payly SDK retries five times", TrustLevel.UNTRUSTED), untrusted_as_quarantine=False)
+    v = decide(
+        cand("The Payly SDK retries five times", TrustLevel.UNTRUSTED),
+        untrusted_as_quarantine=False,
+    )
     assert v.status == MemoryStatus.CANDIDATE
     assert v.expires_at == NOW + dt.timedelta(days=30)
     assert v.confidence == pytest.approx(0.2)
@@ -273,7 +278,10 @@ def test_duplicate_of_rejected_stays_rejected() -> None:
 
 
 def test_duplicate_of_quarantined_is_stored_separately() -> None:
-    v = decide(cand("I prefer pnpm.", explicit=True), [rec("I prefer pnpm", status=MemoryStatus.QUARANTINED)])
+    v = decide(
+        cand("I prefer pnpm.", explicit=True),
+        [rec("I prefer pnpm", status=MemoryStatus.QUARANTINED)],
+    )
     assert v.merge_into is None and v.status == MemoryStatus.ACTIVE
 
 

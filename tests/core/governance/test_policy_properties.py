@@ -144,7 +144,7 @@ def candidates(draw: st.DrawFn, trust: TrustLevel | None = None) -> Candidate:
     )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     cand=candidates(TrustLevel.UNTRUSTED),
     related=st.lists(related_records(), max_size=6),
@@ -160,7 +160,7 @@ def test_untrusted_candidate_is_never_active(
     assert CONFIRMED not in verdict.flags
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(cand=candidates(), related=st.lists(related_records(), max_size=4), config=policy_settings)
 def test_no_verdict_keeps_a_secret_value(
     cand: Candidate, related: list[MemoryRecord], config: PolicySettings
@@ -172,7 +172,7 @@ def test_no_verdict_keeps_a_secret_value(
         assert verdict.status in (MemoryStatus.REJECTED, MemoryStatus.CANDIDATE)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(cand=candidates(), related=st.lists(related_records(), max_size=4), config=policy_settings)
 def test_only_the_users_explicit_word_or_a_tool_makes_active(
     cand: Candidate, related: list[MemoryRecord], config: PolicySettings
@@ -230,7 +230,15 @@ def test_untrusted_event_never_yields_active_memory_without_the_user(
 def _run_case(svc: MemoryService, case: dict[str, object]) -> None:
     text = str(case["text"])
     event = svc.append_event(
-        NewEvent("s1", case["actor"], "untrusted", SCOPE, text, kind=case["kind"], source=case["source"])  # type: ignore[arg-type]
+        NewEvent(
+            "s1",
+            str(case["actor"]),
+            "untrusted",
+            SCOPE,
+            text,
+            kind=str(case["kind"]),
+            source=None if case["source"] is None else str(case["source"]),
+        )
     ).value
     cited = event
     for n in range(int(case["summaries"])):  # type: ignore[call-overload]
@@ -263,7 +271,6 @@ def _run_case(svc: MemoryService, case: dict[str, object]) -> None:
     assert all(m.source_trust == TrustLevel.UNTRUSTED for m in records)
 
     if case["approve"]:
-        now = svc.get_memory  # noqa: F841 - keep the name short below
         pending = [
             m
             for m in records
@@ -274,6 +281,4 @@ def _run_case(svc: MemoryService, case: dict[str, object]) -> None:
             approved = svc.approve(m.id, by="alice").value
             assert approved.status == MemoryStatus.ACTIVE
             assert CONFIRMED in approved.flags
-            assert svc.history(m.id)[-1].actor == "alice" or any(
-                d.action == "approve" and d.actor == "alice" for d in svc.history(m.id)
-            )
+            assert any(d.action == "approve" and d.actor == "alice" for d in svc.history(m.id))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from core.errors import InvalidInputError, ResourceUnavailableError
+from core.index import embedder as embedder_module
 from core.index.embedder import (
     EMBEDDER_NAMES,
     DualEmbedder,
@@ -59,6 +60,18 @@ def test_hashing_is_deterministic_and_normalised() -> None:
     second = HashingEmbedder().embed(TEXTS, kind="query")
     _assert_unit_rows(first, len(TEXTS), 512)
     np.testing.assert_array_equal(first, second)
+
+
+def test_hashing_version_tracks_feature_extraction(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change in tokenisation changes the version, so old indexes get rebuilt."""
+    before = HashingEmbedder().version
+    assert before.startswith("hashing-v1-512-")
+    embedder_module._features_fingerprint.cache_clear()
+    monkeypatch.setattr(embedder_module, "TRIGRAM_WEIGHT", 0.9)
+    try:
+        assert HashingEmbedder().version != before
+    finally:
+        embedder_module._features_fingerprint.cache_clear()
 
 
 def test_hashing_empty_inputs() -> None:

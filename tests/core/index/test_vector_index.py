@@ -62,7 +62,7 @@ def codec() -> Codec:
     return Codec(KeySet.generate())
 
 
-META = IndexMeta("hashing", "hashing-v1-32", DIM, store_revision=41)
+META = IndexMeta("hashing", "hashing-v1-32-test", DIM, store_revision=41)
 
 
 def contains_vector(blob: bytes, vector: Array) -> bool:
@@ -164,6 +164,7 @@ def test_allowed_restricts_results(
 ) -> None:
     """R13: with `allowed`, nothing outside the set comes back, on both search paths."""
     monkeypatch.setattr(vi_module, "EXACT_FILTER_MAX", exact_max)
+    monkeypatch.setattr(vi_module, "EXACT_FILTER_SHARE", 1.0 if exact_max else 0.0)
     allowed = set(ids[100:200])
     hits = index.search(vectors[5], 10, allowed=allowed)
     assert len(hits) == 10
@@ -245,6 +246,21 @@ def test_save_load_round_trip(
         assert loaded.search(vectors[i], 5) == index.search(vectors[i], 5)
     loaded.add(["new"], unit_vectors(1, seed=99))
     assert "new" in loaded and len(loaded) == N + 1
+
+
+def test_load_falls_back_when_graph_layout_is_unknown(
+    index: VectorIndex, ids: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If hnswlib's serialized layout ever changes, vectors are still recovered exactly."""
+    plain = index.plaintext(META)
+
+    def broken(rows: Array, state: dict[str, Any], dim: int) -> None:
+        raise KeyError("data_level0")
+
+    monkeypatch.setattr(vi_module, "_fill_from_state", broken)
+    loaded, _ = VectorIndex.from_plaintext(plain)
+    for memory_id in (ids[0], ids[N // 2], ids[-1]):
+        np.testing.assert_array_equal(loaded.get_vector(memory_id), index.get_vector(memory_id))
 
 
 def test_file_on_disk_is_sealed(

@@ -1,0 +1,110 @@
+"""Timeline benchmark (R28): first paint, filter and scroll time on a large store, offscreen.
+
+Usage:
+    python benchmarks/ui_bench_store.py /tmp/bench 20000   # once; builds the store
+    QT_QPA_PLATFORM=offscreen python benchmarks/ui_bench.py /tmp/bench
+
+Targets: first paint <= 1.5 s, filter <= 100 ms. Numbers are printed, not asserted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+
+
+def _wait(app: object, until: object, limit: float = 120.0) -> float:
+    from PySide6.QtWidgets import QApplication
+
+    start = time.perf_counter()
+    while not until():  # type: ignore[operator]
+        QApplication.processEvents()
+        time.sleep(0.001)
+        if time.perf_counter() - start > limit:
+            raise TimeoutError
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    """Open the store, show the window, time the timeline."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QApplication
+    from ui_bench_store import PASSPHRASE
+
+    from core import MemoryService
+
+    from ui.main_window import MainWindow
+
+    store = Path(sys.argv[1])
+    app = QApplication(sys.argv[:1])
+    QCoreApplication.setOrganizationName("Memory Center Bench")
+    service = MemoryService.open(store, passphrase=PASSPHRASE, prefer_keyring=False)
+    count = sum(service.status().memory_counts.values())
+    t0 = time.perf_counter()
+    raw = service.list_memories()
+    core_read = time.perf_counter() - t0
+    print(f"store: {count} memories; core list_memories() of all: {core_read:.2f} s ({len(raw)})")
+    del raw
+    start = time.perf_counter()
+    window = MainWindow(service)
+    window.show()
+    model = window.timeline.model
+    _wait(app, lambda: model.item_count > 0)
+    print(f"first paint (window shown -> first page of rows): {time.perf_counter() - start:.2f} s")
+    view = window.timeline
+    for label, setup in (
+        (
+            "status=candidate",
+            lambda: view.status_filter.setCurrentIndex(view.status_filter.findData("candidate")),
+        ),
+        (
+            "search 'port 1234'",
+            lambda: (view.status_filter.setCurrentIndex(0), view.search.setText("port 1234")),
+        ),
+        (
+            "scope project=project-7",
+            lambda: (view.search.setText(""), view.scope_filter.setText("project=project-7")),
+        ),
+        ("clear all filters", lambda: view.scope_filter.setText("")),
+    ):
+        setup()
+        view._search_timer.stop()
+        done: list[int] = []
+        view.filtered.connect(done.append)
+        t = time.perf_counter()
+        view.apply_filter()
+        _wait(app, lambda d=done: bool(d) and not model.loading)
+        took = time.perf_counter() - t
+        view.filtered.disconnect(done.append)
+        print(f"filter {label}: {took * 1000:.0f} ms -> {done[-1]} memories")
+    t = time.perf_counter()
+    pages = 0
+    table = view.table
+    while model.canFetchMore() or model.loading:
+        if model.canFetchMore():
+            table.scrollToBottom()
+            model.fetchMore()
+            pages += 1
+        QApplication.processEvents()
+    took = time.perf_counter() - t
+    print(
+        f"scroll to the end: {model.item_count} rows in {pages} pages, {took:.2f} s "
+        f"({took / max(pages, 1) * 1000:.1f} ms per page)"
+    )
+    window.close()
+    service.close()
+    sys.stdout.flush()
+    # Skip interpreter teardown: PySide6 can crash while garbage-collecting Qt objects at exit.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

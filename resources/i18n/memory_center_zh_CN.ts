@@ -1,0 +1,1207 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>DeleteDialog</name>
+    <message>
+        <location filename="../../ui/dialogs.py" line="192" />
+        <source>Delete memory</source>
+        <translation>删除记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="196" />
+        <location filename="../../ui/dialogs.py" line="200" />
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="197" />
+        <source>Also purge the content (compliance purge)</source>
+        <translation>同时彻底清除内容（合规清除）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="198" />
+        <source>Purge</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="202" />
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="208" />
+        <source>“%1”</source>
+        <translation>“%1”</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="210" />
+        <source>This cannot be undone. Deleting will irreversibly:</source>
+        <translation>此操作无法撤销。删除将不可逆地：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="212" />
+        <source>• remove it from the search index, keyword index and injection caches, so no agent can receive it again;</source>
+        <translation>• 从检索索引、关键词索引和注入缓存中移除，任何智能体都不会再收到它；</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="216" />
+        <source>• mark it deleted and keep a tombstone (id, scope, time, who, why, source event ids).</source>
+        <translation>• 标记为已删除，并保留墓碑记录（编号、范围、时间、操作人、原因、来源事件）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="222" />
+        <source>• destroy the text of all %1 revision(s);</source>
+        <translation>• 销毁全部 %1 个修订版本的文本；</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="226" />
+        <source>• blank it out of the injected text of %1 recorded model call(s);</source>
+        <translation>• 从 %1 次已记录模型调用的注入文本中抹去；</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="228" />
+        <source>Only “existed, deleted at T” remains.</source>
+        <translation>只保留“曾存在，于某时删除”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="231" />
+        <source>Its encrypted text stays in the history until purged.</source>
+        <translation>在清除之前，其加密文本仍保留在历史中。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="236" />
+        <source>Give a reason; it is kept in the tombstone.</source>
+        <translation>请填写原因；它会保存在墓碑记录中。</translation>
+    </message>
+</context>
+<context>
+    <name>Detail</name>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="21" />
+        <source>No source events.</source>
+        <translation>没有来源事件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="27" />
+        <source>(redacted)</source>
+        <translation>（已脱敏）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="41" />
+        <source>Never injected into a model call.</source>
+        <translation>从未被注入到模型调用中。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="43" />
+        <source>Injected %1 time(s); last used %2.</source>
+        <translation>已注入 %1 次；最近一次使用于 %2。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="52" />
+        <source>no session</source>
+        <translation>无会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="90" />
+        <source>(purged)</source>
+        <translation>（已清除）</translation>
+    </message>
+</context>
+<context>
+    <name>DetailPanel</name>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="87" />
+        <source>Memory status</source>
+        <translation>记忆状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="93" />
+        <source>Memory content</source>
+        <translation>记忆内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="103" />
+        <source>Downgrade scope…</source>
+        <translation>缩小范围…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="104" />
+        <location filename="../../ui/views/detail_panel.py" line="259" />
+        <source>Disable</source>
+        <translation>停用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="105" />
+        <source>Exclude from session…</source>
+        <translation>在会话中排除…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="106" />
+        <source>Quarantine…</source>
+        <translation>隔离…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="107" />
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="142" />
+        <source>Source events</source>
+        <translation>来源事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="143" />
+        <source>Usage trace</source>
+        <translation>使用记录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="144" />
+        <source>History of decisions</source>
+        <translation>决策历史</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="145" />
+        <source>Revisions</source>
+        <translation>修订版本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="161" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="162" />
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="163" />
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="164" />
+        <source>Source trust</source>
+        <translation>来源可信度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="165" />
+        <source>Valid</source>
+        <translation>有效期</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="166" />
+        <source>Sensitivity</source>
+        <translation>敏感度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="167" />
+        <source>Supersedes</source>
+        <translation>取代关系</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="168" />
+        <source>Conflict set</source>
+        <translation>冲突组</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="169" />
+        <source>Owner</source>
+        <translation>所有者</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="170" />
+        <source>Id</source>
+        <translation>编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="187" />
+        <source>Select a memory to see where it came from and how it is used.</source>
+        <translation>选择一条记忆，查看它的来源和使用情况。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="212" />
+        <source>(content purged)</source>
+        <translation>（内容已清除）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="229" />
+        <source>from %1, expires %2</source>
+        <translation>自 %1 起，到期：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="238" />
+        <source>supersedes</source>
+        <translation>取代</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="242" />
+        <source>superseded by</source>
+        <translation>被取代于</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="251" />
+        <source>in conflict with: </source>
+        <translation>与之冲突：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="259" />
+        <source>Enable</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="293" />
+        <source>Memory disabled.</source>
+        <translation>记忆已停用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="300" />
+        <source>Memory enabled.</source>
+        <translation>记忆已启用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="315" />
+        <source>Scope narrowed.</source>
+        <translation>范围已缩小。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="331" />
+        <source>Excluded from the session.</source>
+        <translation>已在该会话中排除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="343" />
+        <source>Quarantine memory</source>
+        <translation>隔离记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="344" />
+        <source>It will not be injected anywhere until you approve it again.</source>
+        <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="353" />
+        <source>Quarantined; %1 session(s) had used it.</source>
+        <translation>已隔离；曾有 %1 个会话使用过它。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="373" />
+        <source>Memory deleted.</source>
+        <translation>记忆已删除。</translation>
+    </message>
+</context>
+<context>
+    <name>EditDialog</name>
+    <message>
+        <location filename="../../ui/dialogs.py" line="82" />
+        <source>Edit memory</source>
+        <translation>编辑记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="83" />
+        <source>Change the wording. The old wording stays in the history.</source>
+        <translation>修改措辞。旧的措辞会保留在历史中。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="87" />
+        <source>Memory text</source>
+        <translation>记忆文本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="88" />
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="92" />
+        <source>The text is empty.</source>
+        <translation>文本为空。</translation>
+    </message>
+</context>
+<context>
+    <name>Events</name>
+    <message>
+        <location filename="../../ui/models/event_table.py" line="29" />
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/event_table.py" line="30" />
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/event_table.py" line="31" />
+        <source>Actor</source>
+        <translation>发出者</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/event_table.py" line="32" />
+        <source>Trust</source>
+        <translation>可信度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/event_table.py" line="33" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/event_table.py" line="34" />
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/event_table.py" line="158" />
+        <source>(redacted)</source>
+        <translation>（已脱敏）</translation>
+    </message>
+</context>
+<context>
+    <name>Kind</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="53" />
+        <source>preference</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="54" />
+        <source>fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="55" />
+        <source>convention</source>
+        <translation>约定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="56" />
+        <source>decision</source>
+        <translation>决定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="57" />
+        <source>skill suggestion</source>
+        <translation>技能建议</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../ui/main_window.py" line="61" />
+        <location filename="../../ui/main_window.py" line="110" />
+        <source>Memory Center</source>
+        <translation>记忆中心</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="62" />
+        <source>Memory Center main window</source>
+        <translation>记忆中心主窗口</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="87" />
+        <source>Navigation</source>
+        <translation>导航</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="89" />
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="90" />
+        <source>Review queue</source>
+        <translation>待审队列</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="91" />
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="92" />
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="126" />
+        <source>Last action</source>
+        <translation>最近操作</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="127" />
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="128" />
+        <source>Undo last action</source>
+        <translation>撤销上一步操作</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="132" />
+        <source>Store status</source>
+        <translation>存储状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="142" />
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="143" />
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="146" />
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="152" />
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="158" />
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="162" />
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="242" />
+        <source>revision %1  ·  %2 events  ·  key: %3</source>
+        <translation>修订 %1  ·  %2 个事件  ·  密钥：%3</translation>
+    </message>
+</context>
+<context>
+    <name>ReasonDialog</name>
+    <message>
+        <location filename="../../ui/dialogs.py" line="65" />
+        <location filename="../../ui/dialogs.py" line="66" />
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="70" />
+        <source>Give a reason.</source>
+        <translation>请填写原因。</translation>
+    </message>
+</context>
+<context>
+    <name>Review</name>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="19" />
+        <source>Quarantined: this came from a low-trust source (a web page, e-mail, issue or tool output) or was stopped in an incident. Such text can try to instruct the agent. Approve only if you checked the source and agree with it.</source>
+        <translation>已隔离：它来自低可信来源（网页、邮件、工单或工具输出），或在事件处置中被拦下。这类文本可能试图向智能体下指令。只有在你核实过来源并认可时才批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="36" />
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="41" />
+        <source>Suggested memory</source>
+        <translation>建议的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="47" />
+        <source>Policy reasons</source>
+        <translation>策略理由</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="51" />
+        <source>Evidence</source>
+        <translation>证据</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="56" />
+        <source>Why it is here</source>
+        <translation>为什么在这里</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="61" />
+        <source>Evidence (the memory's words are highlighted)</source>
+        <translation>证据（记忆中的词已高亮）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="77" />
+        <source>proposed scope</source>
+        <translation>建议范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="79" />
+        <source>source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="82" />
+        <source>confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="90" />
+        <source>redacted: sensitive parts were removed</source>
+        <translation>已脱敏：敏感部分已移除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="95" />
+        <source>waits until</source>
+        <translation>等待至</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="98" />
+        <source>Loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="107" />
+        <source>(redacted)</source>
+        <translation>（已脱敏）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="117" />
+        <source>No source events.</source>
+        <translation>没有来源事件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/review_model.py" line="105" />
+        <source>Suggested memories (%1)</source>
+        <translation>建议的记忆（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/review_model.py" line="115" />
+        <source>Conflicts (%1)</source>
+        <translation>冲突（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/review_model.py" line="125" />
+        <source>Quarantined — check before approving (%1)</source>
+        <translation>已隔离——批准前请核实（%1）</translation>
+    </message>
+</context>
+<context>
+    <name>ReviewView</name>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="57" />
+        <source>Review queue</source>
+        <translation>待审队列</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="66" />
+        <source>Nothing to review. New suggestions from your agents appear here.</source>
+        <translation>没有待审内容。智能体的新建议会显示在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="76" />
+        <source>Approve  (A)</source>
+        <translation>批准  (A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="78" />
+        <source>Edit, then approve  (E)</source>
+        <translation>编辑后批准  (E)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="79" />
+        <source>Change scope, then approve  (S)</source>
+        <translation>修改范围后批准  (S)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="80" />
+        <source>Reject…  (R)</source>
+        <translation>拒绝…  (R)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="203" />
+        <source>Keep this</source>
+        <translation>保留这条</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="205" />
+        <source>Keep this: %1</source>
+        <translation>保留这条：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="208" />
+        <source>Conflicting memory</source>
+        <translation>冲突的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="230" />
+        <source>Approved.</source>
+        <translation>已批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="243" />
+        <source>Edited and approved.</source>
+        <translation>已编辑并批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="258" />
+        <source>Scope changed and approved.</source>
+        <translation>已修改范围并批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="269" />
+        <source>Reject suggestion</source>
+        <translation>拒绝建议</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="270" />
+        <source>It stays in the ledger so it is not suggested again.</source>
+        <translation>它会留在候选账本中，不会再次被建议。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="278" />
+        <source>Rejected.</source>
+        <translation>已拒绝。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="286" />
+        <source>Conflict resolved.</source>
+        <translation>冲突已解决。</translation>
+    </message>
+</context>
+<context>
+    <name>ScopeDialog</name>
+    <message>
+        <location filename="../../ui/dialogs.py" line="109" />
+        <source>Change scope</source>
+        <translation>修改范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="109" />
+        <source>Downgrade scope</source>
+        <translation>缩小范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="110" />
+        <source>Current scope: %1</source>
+        <translation>当前范围：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="113" />
+        <source>Give the whole scope as key=value words.</source>
+        <translation>以 key=value 的形式填写完整范围。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="115" />
+        <source>Add one key=value to narrow where this memory applies.</source>
+        <translation>添加一个 key=value，缩小这条记忆的适用范围。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="123" />
+        <source>Scope key</source>
+        <translation>范围键</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="128" />
+        <source>Scope value</source>
+        <translation>范围值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="130" />
+        <source>Whole scope</source>
+        <translation>完整范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="132" />
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="134" />
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="135" />
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="154" />
+        <source>Give a value for the new key.</source>
+        <translation>请为新键填写值。</translation>
+    </message>
+</context>
+<context>
+    <name>SessionDialog</name>
+    <message>
+        <location filename="../../ui/dialogs.py" line="167" />
+        <source>Exclude from a session</source>
+        <translation>在会话中排除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="168" />
+        <source>The memory stays active elsewhere but is never injected into this session.</source>
+        <translation>记忆在其他地方仍然有效，但不会注入到这个会话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="174" />
+        <location filename="../../ui/dialogs.py" line="175" />
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="183" />
+        <source>Choose a session.</source>
+        <translation>请选择会话。</translation>
+    </message>
+</context>
+<context>
+    <name>Sessions</name>
+    <message>
+        <location filename="../../ui/models/session_list.py" line="30" />
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/session_list.py" line="31" />
+        <source>Events</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/session_list.py" line="32" />
+        <source>Last activity</source>
+        <translation>最近活动</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/session_list.py" line="33" />
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/session_list.py" line="73" />
+        <source>opted out</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/session_list.py" line="75" />
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+</context>
+<context>
+    <name>SessionsView</name>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="69" />
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="71" />
+        <source>Events of the session</source>
+        <translation>会话事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="81" />
+        <source>Memory opt-out: inject nothing into this session and extract nothing from it</source>
+        <translation>关闭记忆：不向此会话注入任何记忆，也不从中提取</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="83" />
+        <source>Memory opt-out</source>
+        <translation>关闭记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="86" />
+        <source>Model calls of the session</source>
+        <translation>会话的模型调用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="115" />
+        <source>Model call</source>
+        <translation>模型调用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="214" />
+        <source>No model call of this session recorded a snapshot.</source>
+        <translation>这个会话没有记录快照的模型调用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="233" />
+        <source>Memory is off for %1.</source>
+        <translation>%1 的记忆已关闭。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="235" />
+        <source>Memory is on for %1.</source>
+        <translation>%1 的记忆已开启。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsView</name>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="42" />
+        <source>Store</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="46" />
+        <source>Data directory</source>
+        <translation>数据目录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="47" />
+        <source>Revision</source>
+        <translation>修订</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="48" />
+        <source>Schema version</source>
+        <translation>结构版本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="49" />
+        <source>Contents</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="53" />
+        <source>Encryption key</source>
+        <translation>加密密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="57" />
+        <source>Key held in</source>
+        <translation>密钥保存在</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="58" />
+        <source>Active key id</source>
+        <translation>当前密钥编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="59" />
+        <source>Key ids</source>
+        <translation>密钥编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="63" />
+        <source>Rotate key…</source>
+        <translation>轮换密钥…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="66" />
+        <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
+        <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="72" />
+        <source>Preferences</source>
+        <translation>偏好设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="76" />
+        <location filename="../../ui/views/settings_view.py" line="82" />
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="85" />
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="111" />
+        <source>%1 events in %2 sessions</source>
+        <translation>%2 个会话中的 %1 个事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="118" />
+        <source>the operating system keyring</source>
+        <translation>操作系统钥匙串</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="119" />
+        <source>a passphrase-protected key file</source>
+        <translation>受口令保护的密钥文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="132" />
+        <source>Key rotated: %1 rows re-encrypted under %2.</source>
+        <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="150" />
+        <source>The language changes the next time Memory Center starts.</source>
+        <translation>语言将在下次启动记忆中心时生效。</translation>
+    </message>
+</context>
+<context>
+    <name>Snapshot</name>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="18" />
+        <source>store revision</source>
+        <translation>存储修订</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="20" />
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="23" />
+        <source>degraded: memory was unavailable</source>
+        <translation>已降级：记忆暂不可用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="36" />
+        <source>(purged)</source>
+        <translation>（已清除）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="46" />
+        <source>Injected</source>
+        <translation>已注入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="52" />
+        <source>Dropped, and why</source>
+        <translation>未注入及原因</translation>
+    </message>
+</context>
+<context>
+    <name>Status</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="38" />
+        <source>suggested</source>
+        <translation>待审</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="39" />
+        <source>active</source>
+        <translation>生效</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="40" />
+        <source>expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="41" />
+        <source>disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="42" />
+        <source>superseded</source>
+        <translation>已被取代</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="43" />
+        <source>quarantined</source>
+        <translation>已隔离</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="44" />
+        <source>rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="45" />
+        <source>deleted</source>
+        <translation>已删除</translation>
+    </message>
+</context>
+<context>
+    <name>Time</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="98" />
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="100" />
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="117" />
+        <source>never</source>
+        <translation>永不</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="120" />
+        <source>expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/presentation.py" line="124" />
+        <source>in %n hour(s)</source>
+        <translation><numerusform>%n 小时后</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/presentation.py" line="128" />
+        <source>in %n day(s)</source>
+        <translation><numerusform>%n 天后</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>Timeline</name>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="48" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="49" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="50" />
+        <source>Content</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="51" />
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="52" />
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="53" />
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="54" />
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="229" />
+        <source>(purged)</source>
+        <translation>（已清除）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="248" />
+        <source>event</source>
+        <translation>事件</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineView</name>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="105" />
+        <source>Search memories…</source>
+        <translation>搜索记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="106" />
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="112" />
+        <source>Status filter</source>
+        <translation>状态筛选</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="112" />
+        <source>All statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="115" />
+        <source>Kind filter</source>
+        <translation>类型筛选</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="115" />
+        <source>All kinds</source>
+        <translation>全部类型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="118" />
+        <source>Source trust filter</source>
+        <translation>来源筛选</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="118" />
+        <source>Any source</source>
+        <translation>任何来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="121" />
+        <source>Scope, e.g. project=web-shop</source>
+        <translation>范围，例如 project=web-shop</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="122" />
+        <source>Scope filter</source>
+        <translation>范围筛选</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="125" />
+        <source>Between</source>
+        <translation>日期范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="133" />
+        <source>From date</source>
+        <translation>开始日期</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="134" />
+        <source>To date</source>
+        <translation>结束日期</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="136" />
+        <source>Show events</source>
+        <translation>显示事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="137" />
+        <source>Show events in the timeline</source>
+        <translation>在时间线中显示事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="163" />
+        <source>Timeline of memories</source>
+        <translation>记忆时间线</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/timeline_view.py" line="228" />
+        <source>%n memories</source>
+        <translation><numerusform>%n 条记忆</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>Trust</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="65" />
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="66" />
+        <source>tool-verified</source>
+        <translation>工具验证</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="67" />
+        <source>assistant (inferred)</source>
+        <translation>助手（推断）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="68" />
+        <source>untrusted</source>
+        <translation>不可信</translation>
+    </message>
+</context>
+</TS>
