@@ -276,26 +276,26 @@ class MemoryService:
 
     def extract(self, session: str) -> Result[list[MemoryOutcome]]:
         """Run extraction over a session's events; only candidates come out of it (R6)."""
-        name = identifier(session, "session")
-        with self._store.write("extract") as tx:
-            if writes.require_session(tx, name):
-                return Result([], changes_of(tx))
-            events = writes.session_events(tx, name)
-            out = writes.extract(
-                tx, self._ledger, self.extractor, name, events, origin=Origin.EXTRACT
-            )
-        return Result(out, changes_of(tx))
+        return self._extract(identifier(session, "session"), None, Origin.EXTRACT)
 
     def pre_compress(self, session: str, event_ids: Sequence[str]) -> Result[list[MemoryOutcome]]:
         """`on_pre_compress`: candidates from the raw events about to leave the context (R12)."""
-        name = identifier(session, "session")
-        with self._store.write("pre-compress extraction") as tx:
-            if writes.require_session(tx, name):
+        return self._extract(identifier(session, "session"), list(event_ids), Origin.PRE_COMPRESS)
+
+    def _extract(
+        self, name: str, event_ids: list[str] | None, origin: Origin
+    ) -> Result[list[MemoryOutcome]]:
+        # The extractor (possibly an LLM over HTTP) runs outside the write transaction, so a
+        # slow extractor never holds the store's write lock.
+        with self._store.read("read session events") as conn:
+            if writes.opted_out(conn, name):
+                return Result([], Changes.none(Store._revision(conn)))
+            events = writes.session_events(conn, self._store.codec, name, event_ids)
+        proposals = self.extractor.extract(events)
+        with self._store.write("extract") as tx:
+            if writes.opted_out(tx.conn, name):
                 return Result([], changes_of(tx))
-            events = writes.session_events(tx, name, list(event_ids))
-            out = writes.extract(
-                tx, self._ledger, self.extractor, name, events, origin=Origin.PRE_COMPRESS
-            )
+            out = writes.submit_proposals(tx, self._ledger, proposals, name, origin=origin)
         return Result(out, changes_of(tx))
 
     # --- user controls (R9, R22, R25, R26) ---------------------------------------

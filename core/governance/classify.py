@@ -10,13 +10,17 @@ from __future__ import annotations
 import re
 
 _REMEMBER = re.compile(
-    r"^\s*(?:please\s+)?(?:remember|keep in mind|note|don't forget|do not forget|make a note)"
+    r"^\s*(?:please\s+)?(?:remember|keep in mind|note|don't forget|do not forget|make a note)\b"
     r"(?:\s+(?:that|this|:|-))?[:,\s-]*"
     r"|^\s*(?:请)?(?:记住|记一下|记下|记得|帮我记住|帮我记一下)[:：，,\s]*",
     re.IGNORECASE,
 )
+# An imperative: at the start of a sentence or clause, or after "please" ("I can't
+# remember the port" is not a request to remember anything).
 _REMEMBER_ANYWHERE = re.compile(
-    r"\b(?:remember|keep in mind|don't forget|make a note)\b|记住|记一下|记下来|帮我记",
+    r"(?:^|[.!?;:,]\s*|\bplease\s+|\band\s+)"
+    r"(?:remember|keep in mind|don't forget|do not forget|make a note)\b"
+    r"|(?<![不没])记住|记一下|记下来|帮我记",
     re.IGNORECASE,
 )
 
@@ -37,7 +41,7 @@ _INSTRUCTION = re.compile(
 )
 
 _TEMPORARY = re.compile(
-    r"\b(?:today|tonight|for now|for this (?:session|task|run|time|once)|this time"
+    r"\b(?:today(?!\.\w)|tonight|for now|for this (?:session|task|run|time|once)|this time"
     r"|right now|just this once|for the moment|temporarily|until (?:tomorrow|later)"
     r"|for the next (?:hour|few minutes)|this afternoon|this morning)\b"
     r"|今天|今晚|这次|这一次|暂时|先别|先不|临时|目前先|这会儿|本次",
@@ -55,7 +59,7 @@ _STEP_MARKERS = re.compile(
     r"|第[一二三四五六七八九十\d]+步|首先|然后|接着|之后|最后)",
     re.IGNORECASE,
 )
-_SEQUENCE_ARROWS = re.compile(r"(?:->|→|=>|，然后|, then )")
+_SEQUENCE_ARROWS = re.compile(r"(?:->|→|=>)")
 
 
 def strip_remember(text: str) -> str:

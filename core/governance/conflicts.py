@@ -22,6 +22,7 @@ from core.governance.text import STOPWORDS, normalize, squash
 
 _UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[a-z0-9][a-z0-9_.:/+#-]*[a-z0-9+#]|[a-z0-9]")
 _VALUE = re.compile(r"\d|[\u3400-\u4dbf\u4e00-\u9fff]|^[a-z]+[-_.][a-z0-9]")
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 CATEGORIES: dict[str, frozenset[str]] = {
     "js package manager": frozenset({"npm", "yarn", "pnpm", "bun"}),
@@ -44,6 +45,18 @@ _REPLACE = re.compile(
 )
 
 
+TOOL_NAMES = frozenset().union(*CATEGORIES.values())
+
+# Predicates that hold for many values at once: "does not eat X" and "does not eat Y" are
+# both true, so a different value there is another fact, not a contradiction.
+_LIST_VALUED = re.compile(
+    r"不吃|不喝|不能吃|过敏|爱吃|爱喝|喜欢吃|喜欢喝|讨厌|不喜欢|"
+    r"\b(?:doesn't|does not|don't|do not|never) (?:eat|drink|like)|allergic to|\balso\b"
+    r"|\b(?:likes?|enjoys?|loves?) (?:to )?(?:eat|drink)",
+    re.IGNORECASE,
+)
+
+
 def units(text: str) -> list[str]:
     """The comparison units of a text, stop words removed."""
     return [_stem(u) for u in _UNIT.findall(normalize(text)) if u not in STOPWORDS]
@@ -51,6 +64,8 @@ def units(text: str) -> list[str]:
 
 def _stem(unit: str) -> str:
     """Fold simple English plurals so 'projects' and 'project' compare equal."""
+    if unit in TOOL_NAMES:
+        return unit
     if len(unit) > 4 and unit.isalpha() and unit.endswith("s") and not unit.endswith("ss"):
         return unit[:-1]
     return unit
@@ -81,15 +96,32 @@ def relate(new: str, old: str) -> Relation:
     only_new, only_old = _differences(matcher, a, b)
     if _same_in_other_words(ratio, a, b, only_new, only_old):
         return Relation("duplicate", f"same statement in other words (similarity {ratio:.2f})")
-    blocks = [op for op in matcher.get_opcodes() if op[0] != "equal"]
-    if ratio >= 0.6 and only_new and only_old and len(blocks) <= 2 and _has_value(only_new):
+    if _different_value(matcher, ratio, only_new, only_old) and not _both_list_valued(new, old):
         change = f"{_join(only_old)} → {_join(only_new)}"
         return Relation(
             "contradiction", f"same statement with a different value ({change})", replaces
         )
-    if replaces and _shares_subject(a, b):
+    if replaces and _shares_subject(a, b) and ratio >= 0.2 and only_old:
         return Relation("contradiction", "explicitly replaces what the older memory says", True)
     return Relation("unrelated", "")
+
+
+def _different_value(
+    matcher: difflib.SequenceMatcher[str], ratio: float, only_new: list[str], only_old: list[str]
+) -> bool:
+    """One place differs: a value (number, name, place) or a single substituted word."""
+    if ratio < 0.6 or not only_new or not only_old:
+        return False
+    blocks = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if len(blocks) > 2:
+        return False
+    if _has_value(only_new):
+        return True
+    return len(blocks) == 1 and blocks[0][0] == "replace" and len(only_new) <= 2
+
+
+def _both_list_valued(new: str, old: str) -> bool:
+    return bool(_LIST_VALUED.search(new) and _LIST_VALUED.search(old))
 
 
 def explicitly_replaces(new: str, old: str) -> bool:
@@ -116,10 +148,63 @@ def _category_clash(a: list[str], b: list[str]) -> str | None:
     return None
 
 
+_GENERIC = frozenset(
+    [
+        "use",
+        "uses",
+        "used",
+        "using",
+        "run",
+        "runs",
+        "ran",
+        "require",
+        "requires",
+        "required",
+        "prefer",
+        "prefers",
+        "preferred",
+        "like",
+        "likes",
+        "want",
+        "wants",
+        "need",
+        "needs",
+        "build",
+        "builds",
+        "built",
+        "store",
+        "stores",
+        "stored",
+        "work",
+        "works",
+        "keep",
+        "keeps",
+        "make",
+        "makes",
+        "set",
+        "sets",
+        "get",
+        "gets",
+        "go",
+        "goes",
+        "now",
+        "instead",
+        "always",
+        "never",
+        "every",
+        "project",
+        "team",
+    ]
+)
+
+
 def _shares_subject(a: list[str], b: list[str]) -> bool:
-    """Both talk about the same thing: they share a name-like unit (project, tool, place)."""
-    common = set(a) & set(b)
-    return any(len(u) >= 3 or _VALUE.search(u) for u in common)
+    """Both talk about the same thing: a shared name or content word (web-shop, Alice, Jira),
+    or two shared Chinese characters. Generic verbs ("uses", "prefers") are not a subject:
+    two projects that both "use" something do not contradict each other."""
+    common = (set(a) & set(b)) - _GENERIC
+    cjk = sum(1 for u in common if _CJK_CHAR.match(u))
+    return cjk >= 2 or any(len(u) >= 3 and not _CJK_CHAR.match(u) for u in common)
 
 
 def _differences(
@@ -137,11 +222,14 @@ def _differences(
 def _same_in_other_words(
     ratio: float, a: list[str], b: list[str], only_new: list[str], only_old: list[str]
 ) -> bool:
-    """Rewordings: no differing value, and nearly the same units or one contained in the other."""
+    """Rewordings: no differing value, and the same words (reordered) or one side's words
+    contained in the other's. A swapped content word (dark -> light) is not a rewording."""
     if _has_value(only_new) or _has_value(only_old):
         return False
-    shorter, longer = (set(a), set(b)) if len(a) <= len(b) else (set(b), set(a))
-    return ratio >= 0.75 or (ratio >= 0.6 and shorter <= longer)
+    sa, sb = set(a), set(b)
+    if sa == sb:
+        return True
+    return ratio >= 0.6 and (sa <= sb or sb <= sa)
 
 
 def _join(items: list[str]) -> str:

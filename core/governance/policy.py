@@ -315,10 +315,9 @@ class MemoryPolicy:
         supersedes: list[str] = []
         conflicts: list[str] = []
         reasons = list(verdict.reasons)
-        if verdict.kind == MemoryKind.SKILL_SUGGESTION:
-            return verdict
+        skill = verdict.kind == MemoryKind.SKILL_SUGGESTION
         for old in related:
-            if old.kind == MemoryKind.SKILL_SUGGESTION:
+            if (old.kind == MemoryKind.SKILL_SUGGESTION) != skill:
                 continue
             rel = relate(cand.content, old.content)
             if rel.kind == "duplicate":
@@ -326,7 +325,7 @@ class MemoryPolicy:
                 if merged is not None:
                     return merged
                 continue
-            if rel.kind != "contradiction" or old.status != MemoryStatus.ACTIVE:
+            if skill or rel.kind != "contradiction" or old.status != MemoryStatus.ACTIVE:
                 continue
             outcome = _contradiction(cand, verdict, old, rel.replaces)
             reasons.append(f"{outcome[1]} {old.id} ({rel.reason})")

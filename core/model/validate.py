@@ -17,6 +17,10 @@ from core.model.scope import Scope
 
 E = TypeVar("E", bound=StrEnum)
 
+OUTSIDE_SOURCES = frozenset(
+    {EventSource.WEB_PAGE, EventSource.SEARCH_RESULT, EventSource.EMAIL, EventSource.ISSUE}
+)
+
 
 @dataclass(frozen=True)
 class ValidEvent:
@@ -93,20 +97,28 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
     refs = tuple(identifier(r, f"{field}.refs", 64) for r in item.refs)
     if len(refs) > limits.MAX_REFS:
         raise InvalidInputError(f"{field}.refs", f"more than {limits.MAX_REFS} references")
+    source = (
+        None if item.source is None else enum_value(EventSource, item.source, f"{field}.source")
+    )
+    trust = enum_value(TrustLevel, item.trust, f"{field}.trust")
+    data = json_data(item.data, f"{field}.data")
+    if source in OUTSIDE_SOURCES and trust != TrustLevel.UNTRUSTED:
+        # Content from the web, e-mail or an issue tracker is untrusted whoever relays it
+        # (R2, R11); the label the caller gave is kept for the audit trail.
+        data = {**data, "claimed_trust": trust.value}
+        trust = TrustLevel.UNTRUSTED
     return ValidEvent(
         session=identifier(item.session, f"{field}.session"),
         actor=enum_value(Actor, item.actor, f"{field}.actor"),
-        trust=enum_value(TrustLevel, item.trust, f"{field}.trust"),
+        trust=trust,
         scope=Scope.required(
             item.scope if not isinstance(item.scope, Scope) else dict(item.scope),
             field=f"{field}.scope",
         ),
         text=text(item.text, f"{field}.text", limits.MAX_EVENT_TEXT),
         kind=enum_value(EventKind, item.kind, f"{field}.kind"),
-        source=None
-        if item.source is None
-        else enum_value(EventSource, item.source, f"{field}.source"),
-        data=json_data(item.data, f"{field}.data"),
+        source=source,
+        data=data,
         refs=refs,
         by=None if item.by is None else identifier(item.by, f"{field}.by"),
     )

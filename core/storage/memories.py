@@ -368,10 +368,13 @@ def lift_fence(tx: WriteTx, memory_id: str) -> int:
 
 def history(conn: Connection, codec: Codec, memory_id: str) -> list[Decision]:
     """Every decision about a record, oldest first."""
+    # Store revision, then log position: decisions of one transaction keep their order
+    # even when they share a timestamp.
     rows = conn.execute(
         select(s.decisions)
+        .outerjoin(s.events, s.events.c.id == s.decisions.c.event_id)
         .where(s.decisions.c.memory_id == memory_id)
-        .order_by(s.decisions.c.ts, s.decisions.c.id)
+        .order_by(s.decisions.c.store_revision, s.events.c.position, s.decisions.c.id)
     ).mappings()
     return [
         Decision(
@@ -516,8 +519,9 @@ def state_at(conn: Connection, codec: Codec, revision: int) -> list[MemoryRecord
     decided: dict[str, str] = {}
     for mid, status in conn.execute(
         select(s.decisions.c.memory_id, s.decisions.c.to_status)
+        .outerjoin(s.events, s.events.c.id == s.decisions.c.event_id)
         .where(s.decisions.c.store_revision <= revision)
-        .order_by(s.decisions.c.store_revision, s.decisions.c.ts, s.decisions.c.id)
+        .order_by(s.decisions.c.store_revision, s.events.c.position, s.decisions.c.id)
     ).all():
         decided[str(mid)] = str(status)
     out = []

@@ -5,12 +5,16 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from core.errors import InvalidInputError, NotFoundError
+from sqlalchemy import Connection
+
+from core.crypto.codec import Codec
+from core.errors import InvalidInputError
 from core.governance import classify, controls
 from core.governance.conflicts import relate
-from core.governance.extractor import Extractor, Proposal, infer_kind
+from core.governance.extractor import Proposal, infer_kind
 from core.governance.ledger import Ledger, source_trust
 from core.governance.policy import Candidate, Origin
+from core.governance.sensitivity import redact, scan
 from core.model import limits
 from core.model.enums import Actor, EventKind, EventSource, MemoryKind, MemoryStatus, TrustLevel
 from core.model.memory import MemoryOutcome
@@ -51,6 +55,14 @@ def expiry(now: dt.datetime, days: float | None) -> dt.datetime | None:
     return now + dt.timedelta(days=float(days))
 
 
+def loggable(words: str) -> str:
+    """The request as the log keeps it: secrets and personal data redacted (R8).
+
+    The policy still sees the raw words (to reject them); the log never needs the value.
+    """
+    return redact(words) if scan(words) else words
+
+
 def log(tx: WriteTx, session: str, item: ValidEvent) -> Event:
     """Append one event inside the transaction."""
     return event_log.append(tx, [item])[0]
@@ -82,7 +94,7 @@ def remember(
             Actor.USER,
             TrustLevel.USER,
             scope,
-            words,
+            loggable(words),
             EventKind.MESSAGE,
             EventSource.CHAT,
             {"request": "remember"},
@@ -130,7 +142,7 @@ def suggest(
             Actor.ASSISTANT,
             TrustLevel.ASSISTANT,
             scope,
-            words,
+            loggable(words),
             EventKind.AGENT_CALL,
             None,
             {"tool": "suggest"},
@@ -189,18 +201,17 @@ def observe(
     return event
 
 
-def extract(
+def submit_proposals(
     tx: WriteTx,
     ledger: Ledger,
-    extractor: Extractor,
+    proposals: Sequence[Proposal],
     session: str,
-    events: Sequence[Event],
     *,
     origin: Origin,
 ) -> list[MemoryOutcome]:
-    """Run the extractor over raw events and submit what it proposes (R6, R12)."""
+    """Submit what an extractor proposed; trust comes from the cited events (R6, R12)."""
     outcomes: list[MemoryOutcome] = []
-    for proposal in extractor.extract(events):
+    for proposal in proposals:
         if _already_decided(tx, ledger, proposal):
             continue
         sources = event_log.get_events(tx.conn, tx.codec, proposal.source_event_ids)
@@ -240,11 +251,13 @@ def _already_decided(tx: WriteTx, ledger: Ledger, proposal: Proposal) -> bool:
     return False
 
 
-def session_events(tx: WriteTx, session: str, ids: Sequence[str] | None = None) -> list[Event]:
+def session_events(
+    conn: Connection, codec: Codec, session: str, ids: Sequence[str] | None = None
+) -> list[Event]:
     """A session's events (or the named ones, which must belong to it)."""
     if ids is None:
-        return event_log.list_events(tx.conn, tx.codec, session=session, limit=1_000_000)
-    events = event_log.get_events(tx.conn, tx.codec, [identifier(i, "events", 64) for i in ids])
+        return event_log.list_events(conn, codec, session=session, limit=1_000_000)
+    events = event_log.get_events(conn, codec, [identifier(i, "events", 64) for i in ids])
     for ev in events:
         if ev.session_id != session:
             raise InvalidInputError(
@@ -253,9 +266,6 @@ def session_events(tx: WriteTx, session: str, ids: Sequence[str] | None = None) 
     return events
 
 
-def require_session(tx: WriteTx, session: str) -> bool:
+def opted_out(conn: Connection, session: str) -> bool:
     """True when the session opted out; NotFoundError when it does not exist."""
-    try:
-        return event_log.get_session(tx.conn, session).opted_out
-    except NotFoundError:
-        raise
+    return event_log.get_session(conn, session).opted_out

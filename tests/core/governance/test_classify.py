@@ -46,13 +46,6 @@ def test_does_not_ask_to_remember(text: str) -> None:
     assert not classify.asks_to_remember(text)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG classify.py:18-21 _REMEMBER_ANYWHERE matches 'remember' anywhere, so 'I can't "
-        "remember the port' counts as an explicit request and extract() makes it ACTIVE"
-    ),
-)
 @pytest.mark.parametrize(
     "text",
     [
@@ -82,14 +75,6 @@ def test_strip_remember(text: str, stripped: str) -> None:
     assert classify.strip_remember(text) == stripped
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG classify.py:12-16 _REMEMBER has no word boundary after the keyword: 'Notes live in "
-        "Confluence' is an explicit request and strip_remember() cuts it to 's live in "
-        "Confluence' (remember() stores the mangled text). Fix: add \\b after the keyword group"
-    ),
-)
 @pytest.mark.parametrize(
     "text",
     ["Notes live in Confluence", "Notebooks are stored in /data/nb", "Noteworthy: the API is slow"],
@@ -141,10 +126,6 @@ def test_is_not_temporary(text: str) -> None:
     assert not classify.is_temporary(text)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="minor: classify.py _TEMPORARY's \\btoday\\b also matches the file name 'today.js'",
-)
 def test_file_named_today_is_not_a_temporary_constraint() -> None:
     assert not classify.is_temporary("today.js is the entry point of the widget")
 
@@ -225,14 +206,6 @@ def test_is_not_procedure(text: str) -> None:
     assert not classify.is_procedure(text)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG classify.py:58 ', then ' / '，然后' count both as a step marker and as a sequence "
-        "arrow, so a two-step sentence reaches 'steps >= 2 and arrows >= 1'; a remembered "
-        "two-step convention becomes a skill suggestion candidate"
-    ),
-)
 @pytest.mark.parametrize(
     "text", ["First install, then test.", "首先安装依赖，然后跑测试", "First lint, then commit."]
 )

@@ -79,15 +79,6 @@ def test_unrelated(new: str, old: str) -> None:
     assert relate(new, old).kind == "unrelated"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG conflicts.py:52-56 _stem folds 'emacs'/'postgres'/'jenkins' to 'emac'/'postgre'/"
-        "'jenkin', which are not CATEGORIES members, so category clashes with them are missed "
-        "(mysql/postgre then even look like a rewording, see 137-145). "
-        "Fix: do not stem units that are category members (check membership before _stem)"
-    ),
-)
 @pytest.mark.parametrize(
     ("new", "old"),
     [
@@ -100,37 +91,14 @@ def test_category_clash_with_plural_looking_names(new: str, old: str) -> None:
     assert relate(new, old).kind == "contradiction"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG conflicts.py:119-122 _shares_subject accepts any common unit of 3+ letters, "
-        "including verbs like 'use', so two different projects' tools clash"
-    ),
-)
 def test_different_subjects_with_category_members_are_unrelated() -> None:
     assert relate("billing-api uses pytest", "web-shop uses jest").kind == "unrelated"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG conflicts.py:90-91 replacement wording plus any shared word ('team') makes a "
-        "contradiction even when nothing of the old statement is replaced; an explicit "
-        "remember then supersedes an unrelated memory"
-    ),
-)
 def test_replacement_wording_about_something_else_is_unrelated() -> None:
     assert relate("The team now uses Slack", "The team prefers dark mode").kind == "unrelated"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG conflicts.py:24 _VALUE treats every CJK character as a value, so any one-place "
-        "difference in Chinese is a contradiction ('我不吃辣' vs '我不吃香菜'), while the "
-        "English equivalents are unrelated; two explicit remembers then form a conflict set"
-    ),
-)
 @pytest.mark.parametrize(
     ("new", "old"),
     [("我不吃香菜", "我不吃辣"), ("我喜欢喝咖啡", "我喜欢喝茶")],
@@ -144,17 +112,6 @@ def test_units_fold_plurals_and_drop_stopwords() -> None:
     assert units("我喜欢 pnpm") == ["我", "喜", "欢", "pnpm"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG conflicts.py:137-145 _same_in_other_words: a one-word substitution of a non-value "
-        "word (Fridays/Mondays, dark/light, tabs/spaces) with similarity >= 0.75 is called a "
-        "duplicate, so the new statement is merged into the old one and its content is lost. "
-        "Fix: a substitution (only_new and only_old both non-empty) is a rewording only when "
-        "the swapped units are inflections of each other (e.g. share a 4-letter stem); "
-        "otherwise it is a contradiction candidate"
-    ),
-)
 @pytest.mark.parametrize(
     ("new", "old"),
     [

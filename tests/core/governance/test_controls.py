@@ -136,15 +136,6 @@ def test_every_control_writes_a_decision_with_actor_and_policy_version(
     assert {d.actor for d in history if d.action != "suggest"} == {"alice"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG core/storage/memories.py:369-375 history() orders decisions by (ts, id); ids "
-        "end in 48 random bits, so decisions made in the same millisecond (always with a "
-        "ManualClock) come back in random order. Fix: order by store_revision, then by the "
-        "decision event's log position (or insertion rowid)"
-    ),
-)
 def test_history_is_in_decision_order(service: MemoryService) -> None:
     mid = candidate(service)
     service.approve(mid)

@@ -171,29 +171,12 @@ def test_security_event_records_types_and_the_memory_but_not_the_value(
     assert API_KEY not in out.record.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG (privacy): writes.suggest (core/workflows/writes.py:125-141) logs the agent's raw "
-        "words in an agent_call event before the policy scans them, so a secret the policy "
-        "rejects stays in the event log (and its text). Fix: scan and redact `words` before "
-        "logging the agent_call event (as the ledger does for the record)"
-    ),
-)
 def test_rejected_secret_does_not_stay_in_the_event_log(service: MemoryService) -> None:
     service.suggest(SCOPE, f"Deploy key: {API_KEY}")
     events = service.list_events(limit=10_000)
     assert all(API_KEY not in e.text for e in events)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG (privacy): writes.remember (core/workflows/writes.py:77-91) logs the user's raw "
-        "request text before the policy rejects the secret in it; the value stays in the "
-        "log. Fix: redact sensitive spans of the logged request text"
-    ),
-)
 def test_remembered_secret_does_not_stay_in_the_event_log(service: MemoryService) -> None:
     service.remember(SCOPE, f"remember my key {API_KEY}")
     events = service.list_events(limit=10_000)
@@ -203,41 +186,17 @@ def test_remembered_secret_does_not_stay_in_the_event_log(service: MemoryService
 # --- bugs found through the service ----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG classify.py:18-21: 'I can't remember the port ...' is taken as an explicit request "
-        "and extract() stores it as an ACTIVE memory. Fix: _REMEMBER_ANYWHERE should require an "
-        "imperative ('remember that/this/:', '(please) remember', sentence-initial) and not "
-        "match after can't/don't/do you/I"
-    ),
-)
 def test_saying_you_forgot_something_is_not_remembered_as_active(service: MemoryService) -> None:
     add_event(service, "I can't remember the port the API listens on.")
     service.extract("s1")
     assert service.list_memories(MemoryFilter(statuses=("active",))) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG classify.py:12-16: remember('Notes live in Confluence') stores 's live in Confluence'"
-    ),
-)
 def test_remember_keeps_words_that_start_with_note(service: MemoryService) -> None:
     out = service.remember(SCOPE, "Notes live in Confluence").value
     assert out.record is not None and out.record.content == "Notes live in Confluence"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: an event's trust label is not reconciled with its source; a web_page / email / "
-        "issue event labelled tool_verified (or user) lets suggest() activate its content. Fix: "
-        "cap trust by source in core/model/validate.py new_event (or in ledger.source_trust): "
-        "web_page, search_result, email, issue -> untrusted"
-    ),
-)
 def test_web_page_labelled_tool_verified_is_still_untrusted(service: MemoryService) -> None:
     ev = add_event(
         service,
@@ -251,13 +210,6 @@ def test_web_page_labelled_tool_verified_is_still_untrusted(service: MemoryServi
     assert out.value.record is not None and out.value.record.status != "active"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG policy.py:318-319 (_relate returns early for skill suggestions): the same "
-        "procedure proposed twice becomes two pending skill suggestions instead of merging"
-    ),
-)
 def test_duplicate_skill_suggestions_merge(service: MemoryService) -> None:
     text = "remember: to release, 1. bump the version 2. tag 3. push the tag"
     a = service.remember(SCOPE, text).value
@@ -266,13 +218,6 @@ def test_duplicate_skill_suggestions_merge(service: MemoryService) -> None:
     assert a.record is not None and b.record is not None and a.record.id == b.record.id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG conflicts.py:24 (CJK chars are all 'values'): two explicit remembers '我不吃辣' "
-        "and '我不吃香菜' form a conflict set and are injected with conflict notes"
-    ),
-)
 def test_chinese_dislikes_do_not_conflict(service: MemoryService) -> None:
     service.remember({"user": "alice"}, "记住：我不吃辣")
     out = service.remember({"user": "alice"}, "记住：我不吃香菜").value
@@ -280,14 +225,6 @@ def test_chinese_dislikes_do_not_conflict(service: MemoryService) -> None:
     assert all("conflict" not in m.flags for m in service.list_memories())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG conflicts.py:137-145: 'Alice prefers light mode in every editor' is a 'duplicate' "
-        "of '... dark mode ...'; the user's new explicit statement is merged into the old "
-        "record and never stored"
-    ),
-)
 def test_changed_preference_is_not_merged_away(service: MemoryService) -> None:
     service.remember(SCOPE, "remember: Alice prefers dark mode in every editor")
     out = service.remember(SCOPE, "remember: Alice prefers light mode in every editor").value

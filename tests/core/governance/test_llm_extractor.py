@@ -427,17 +427,6 @@ def test_rerunning_llm_extraction_does_not_duplicate(
     assert len(service.list_memories()) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG core/service.py:277-288 (extract) and 289-300 (pre_compress) call "
-        "extractor.extract() inside the write transaction, so a slow LLM holds the store's "
-        "write lock for up to its timeout and every other write (append_event on the agent's "
-        "hot path, remember, approve) waits (R17). Fix: read the events and run the extractor "
-        "outside the write transaction, then submit the proposals in a short write "
-        "transaction (re-checking opt-out there)"
-    ),
-)
 def test_slow_llm_does_not_block_other_writes(service: MemoryService, fake_llm: FakeLLM) -> None:
     import threading
 

@@ -337,7 +337,10 @@ def test_untrusted_never_supersedes() -> None:
     assert v.status == MemoryStatus.QUARANTINED and not v.supersedes
 
 
-def test_skill_suggestions_are_not_related_to_facts() -> None:
+def test_skill_suggestions_merge_only_with_skill_suggestions() -> None:
+    """The same procedure twice is one suggestion; a fact never merges into a skill."""
     old = rec("1. build 2. test 3. deploy", kind=MemoryKind.SKILL_SUGGESTION)
     v = decide(cand("1. build 2. test 3. deploy", explicit=True), [old])
-    assert v.merge_into is None and v.kind == MemoryKind.SKILL_SUGGESTION
+    assert v.merge_into == old.id and v.kind == MemoryKind.SKILL_SUGGESTION
+    fact = decide(cand("Deploys go out on Fridays.", explicit=True), [old])
+    assert fact.merge_into is None
