@@ -443,6 +443,11 @@ class MemoryService:
         with self._store.read("list memories") as conn:
             return memories.query(conn, self._store.codec, flt or MemoryFilter(limit=1_000_000))
 
+    def count_memories(self, flt: MemoryFilter | None = None) -> int:
+        """How many memories match a filter's metadata (status, kind, trust, scope, dates)."""
+        with self._store.read("count memories") as conn:
+            return memories.count(conn, flt or MemoryFilter())
+
     def history(self, memory_id: str) -> list[Decision]:
         """Every decision about a memory, oldest first (R5)."""
         record = self.get_memory(memory_id)

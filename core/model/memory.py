@@ -208,6 +208,8 @@ class MemoryFilter:
     visible_to: Scope | None = None
     text: str | None = None
     source_trust: tuple[str, ...] = ()
+    updated_from: dt.datetime | None = None
+    updated_to: dt.datetime | None = None
     limit: int = 500
     offset: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import Connection, and_, select, update
+from sqlalchemy import Connection, and_, func, select, update
 
 from core.crypto.codec import Aad, Codec
 from core.errors import NotFoundError
@@ -293,17 +293,16 @@ def load(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[MemoryRecor
 
 
 def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> list[MemoryRecord]:
-    """Records matching a filter, newest first."""
-    q = _record_query()
-    if flt.statuses:
-        q = q.where(s.memories.c.status.in_(list(flt.statuses)))
-    if flt.kinds:
-        q = q.where(s.memories.c.kind.in_(list(flt.kinds)))
-    if flt.source_trust:
-        q = q.where(s.memories.c.source_trust.in_(list(flt.source_trust)))
-    if flt.scope is not None:
-        q = q.where(s.memories.c.scope_json == flt.scope.to_json())
+    """Records matching a filter, newest first.
+
+    Filters on clear metadata run in SQL, and so do LIMIT/OFFSET when no filter needs the
+    decrypted content or the scope rule: then only the requested page is decrypted.
+    """
+    q = _filtered(_record_query(), flt)
     q = q.order_by(s.memories.c.updated_at.desc(), s.memories.c.id.desc())
+    in_python = flt.visible_to is not None or bool(flt.text)
+    if not in_python:
+        q = q.limit(flt.limit).offset(flt.offset)
     rows = conn.execute(q).mappings().all()
     if flt.visible_to is not None:
         rows = [r for r in rows if Scope.from_json(r["scope_json"]).visible_to(flt.visible_to)]
@@ -312,7 +311,29 @@ def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> list[MemoryRecor
     if flt.text:
         needle = flt.text.casefold()
         records = [r for r in records if needle in r.content.casefold()]
-    return records[flt.offset : flt.offset + flt.limit]
+    return records[flt.offset : flt.offset + flt.limit] if in_python else records
+
+
+def count(conn: Connection, flt: MemoryFilter) -> int:
+    """How many records match the metadata part of a filter (no text or visibility rule)."""
+    q = _filtered(select(func.count()).select_from(s.memories), flt)
+    return int(conn.execute(q).scalar_one())
+
+
+def _filtered(q: Any, flt: MemoryFilter) -> Any:
+    if flt.statuses:
+        q = q.where(s.memories.c.status.in_(list(flt.statuses)))
+    if flt.kinds:
+        q = q.where(s.memories.c.kind.in_(list(flt.kinds)))
+    if flt.source_trust:
+        q = q.where(s.memories.c.source_trust.in_(list(flt.source_trust)))
+    if flt.scope is not None:
+        q = q.where(s.memories.c.scope_json == flt.scope.to_json())
+    if flt.updated_from is not None:
+        q = q.where(s.memories.c.updated_at >= to_iso(flt.updated_from))
+    if flt.updated_to is not None:
+        q = q.where(s.memories.c.updated_at < to_iso(flt.updated_to))
+    return q
 
 
 def in_scope(
