@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from core import ChangeKind, MemoryKind, MemoryService, MemoryStatus, Scope, TrustLevel  # noqa: E402
-from core.storage import memories  # noqa: E402
-from core.storage.memories import Draft  # noqa: E402
+from core import MemoryKind, MemoryService, MemoryStatus, Scope, TrustLevel
+from core.storage import memories
+from core.storage.memories import Draft
 
 TOOLS = ["pnpm", "yarn", "poetry", "uv", "docker", "terraform", "kubectl", "pytest", "vitest"]
 THINGS = [
@@ -129,10 +129,12 @@ def run(n: int, queries: int) -> None:
         svc.close()
     print(f"\n== {n:,} active memories over 1,000 scopes")
     print(
-        f"bulk fill: {fill_s:.1f} s; catalog load on first read: {load_s:.2f} s; max RSS {rss:.0f} MiB"
+        f"bulk fill: {fill_s:.1f} s; catalog load on first read: {load_s:.2f} s;"
+        f" max RSS {rss:.0f} MiB"
     )
     print(
-        f"inject (incl. snapshot write): p50 {pct(inject_t, 50):.2f} ms  p95 {pct(inject_t, 95):.2f} ms"
+        f"inject (incl. snapshot write): p50 {pct(inject_t, 50):.2f} ms"
+        f"  p95 {pct(inject_t, 95):.2f} ms"
         f"  p99 {pct(inject_t, 99):.2f} ms  (n={queries})"
     )
     print(

@@ -3,8 +3,6 @@ trust that follows sources through summaries, security events, and bugs found on
 
 from __future__ import annotations
 
-import pytest
-
 from core import MemoryFilter, MemoryService
 from tests.core.governance.conftest import SCOPE, add_event
 
