@@ -7,21 +7,29 @@ synchronous and thread-safe. Every mutating call runs in one transaction and ret
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select, update
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, MemoryCenterError, ResourceUnavailableError
 from core.governance import controls
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, Origin, PolicySettings
+from core.index.embedder import (
+    EMBEDDER_ENV,
+    HashingEmbedder,
+    make_default_embedder,
+    make_embedder,
+)
 from core.model import limits
 from core.model.clock import Clock, SystemClock
 from core.model.enums import ChangeKind
@@ -58,6 +66,7 @@ from core.model.validate import text as valid_text
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.injector import Retriever
+from core.retrieval.vectors import VectorLayer
 from core.storage import event_log, memories, settings, snapshots
 from core.storage import schema as s
 from core.storage.migrations import current_version
@@ -65,6 +74,8 @@ from core.storage.opener import open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import deletion, replay, writes
+
+T = TypeVar("T")
 
 
 class MemoryService:
@@ -92,7 +103,9 @@ class MemoryService:
         self.policy = policy or MemoryPolicy(self._stored_policy_settings())
         self.extractor: Extractor = extractor or RuleExtractor()
         self._ledger = Ledger(self.policy, keys.fingerprint_key)
-        self.catalog = Catalog(store)
+        self.catalog = Catalog(store, self._vector_layer(store))
+        if self.catalog.vectors is not None:
+            self.catalog.vectors.warm_up()
         self.faults = FaultSwitch()
         self._retriever = Retriever(store, self.catalog, self.faults, CircuitBreaker(store.clock))
 
@@ -117,7 +130,10 @@ class MemoryService:
         return cls(opened.store, opened.key_store, opened.keys)
 
     def close(self) -> None:
-        """Release database connections. The service is unusable afterwards."""
+        """Save the vector index and release connections. The service is unusable afterwards."""
+        if self.catalog.vectors is not None:
+            with contextlib.suppress(MemoryCenterError):
+                self.catalog.vectors.save()
         self._retriever.close()
         self._store.dispose()
 
@@ -240,7 +256,7 @@ class MemoryService:
                 expires_in_days=expires_in_days,
                 by=by,
             )
-        return Result(out, changes_of(tx))
+        return self._committed(out, tx)
 
     def suggest(
         self,
@@ -258,7 +274,7 @@ class MemoryService:
             out = writes.suggest(
                 tx, self._ledger, req, text, kind=kind, evidence=evidence, session=session, by=by
             )
-        return Result(out, changes_of(tx))
+        return self._committed(out, tx)
 
     def observe(
         self,
@@ -272,7 +288,7 @@ class MemoryService:
         req = Scope.required(_plain(scope))
         with self._store.write("observe") as tx:
             event = writes.observe(tx, req, text, session=session, contradicts=contradicts)
-        return Result(event, changes_of(tx))
+        return self._committed(event, tx)
 
     def extract(self, session: str) -> Result[list[MemoryOutcome]]:
         """Run extraction over a session's events; only candidates come out of it (R6)."""
@@ -296,7 +312,7 @@ class MemoryService:
             if writes.opted_out(tx.conn, name):
                 return Result([], changes_of(tx))
             out = writes.submit_proposals(tx, self._ledger, proposals, name, origin=origin)
-        return Result(out, changes_of(tx))
+        return self._committed(out, tx)
 
     # --- user controls (R9, R22, R25, R26) ---------------------------------------
 
@@ -428,6 +444,8 @@ class MemoryService:
                 derived=self._forget_derived,
             )
         if purge:
+            if self.catalog.vectors is not None:
+                self.catalog.vectors.purge([stone.memory_id])
             self._store.checkpoint()
         return Result(stone, changes_of(tx))
 
@@ -595,6 +613,65 @@ class MemoryService:
         with self._store.read("resolve memory reference") as conn:
             return memories.resolve_ref(conn, ref)
 
+    def _committed(self, value: T, tx: WriteTx) -> Result[T]:
+        """Result of a committed write; this process's catalog (and vectors) catch up now,
+        on the write path, so the next injection does not pay for embedding."""
+        changes = changes_of(tx)
+        with contextlib.suppress(MemoryCenterError):
+            self.catalog.refresh(changes.memory_ids)
+        return Result(value, changes)
+
+    def _vector_layer(self, store: Store) -> VectorLayer | None:
+        """The vector index over active memory, with the configured embedder (R14)."""
+        name = os.environ.get(EMBEDDER_ENV)
+        if not name:
+            with store.read("read embedder setting") as conn:
+                stored = settings.read(conn, "embedder")
+            name = stored if isinstance(stored, str) else None
+        if name == "none":
+            return None
+        try:
+            embedder = make_embedder(name) if name else make_default_embedder()
+        except ResourceUnavailableError:
+            embedder = HashingEmbedder()
+        directory = store.path.parent / "index" if store.path else None
+        return VectorLayer(embedder, directory, lambda: store.codec)
+
+    def index_status(self) -> dict[str, object]:
+        """Which indexes exist, their sizes and the embedder (for `index status`)."""
+        self.catalog.sync()
+        status: dict[str, object] = {
+            "revision": self.catalog.revision,
+            "active_memories": len(self.catalog.records),
+            "keyword_documents": len(self.catalog.keywords),
+        }
+        if self.catalog.vectors is not None:
+            status["vector"] = self.catalog.vectors.status()
+        return status
+
+    def rebuild_index(self) -> dict[str, object]:
+        """Throw away the derived indexes and rebuild them from the store."""
+        layer = self.catalog.vectors
+        if layer is not None:
+            layer.index = type(layer.index)(layer.embedder.dim)
+            layer.mark_loaded()
+        self.catalog.invalidate()
+        self.catalog.sync()
+        if layer is not None:
+            layer.save()
+        return self.index_status()
+
+    def set_embedder(self, name: str) -> Result[str]:
+        """Choose the embedder (stored in the store); the vector index is rebuilt for it."""
+        embedder = make_embedder(identifier(name, "embedder"))
+        with self._store.write("set embedder") as tx:
+            settings.write(tx, "embedder", embedder.name)
+            tx.touch(ChangeKind.INDEX)
+        directory = self._store.path.parent / "index" if self._store.path else None
+        self.catalog.vectors = VectorLayer(embedder, directory, lambda: self._store.codec)
+        self.rebuild_index()
+        return Result(embedder.name, changes_of(tx))
+
     def _forget_derived(self, memory_id: str) -> list[str]:
         """Remove a memory from every derived store in this process; name what was cleaned."""
         self.catalog.forget(memory_id)
@@ -682,6 +759,8 @@ class MemoryService:
         )
         revision = self._store.revision()
         self.catalog.invalidate()
+        if self.catalog.vectors is not None:
+            self.catalog.vectors.reseal()
         return Result(report, Changes(frozenset({ChangeKind.KEYS}), revision))
 
     def status(self) -> StoreStatus:

