@@ -92,12 +92,18 @@ class Codec:
         """The key id that new values are sealed with."""
         return self._keys.active_id
 
-    def seal(self, data: bytes, aad: Aad, *, key_id: str | None = None) -> bytes:
-        """Compress (when it helps) and encrypt `data` for the place `aad` names."""
+    def seal(
+        self, data: bytes, aad: Aad, *, key_id: str | None = None, compress: bool = True
+    ) -> bytes:
+        """Compress (when it helps) and encrypt `data` for the place `aad` names.
+
+        `compress=False` is for data that does not shrink (float vectors), where zlib would
+        only cost time.
+        """
         kid = key_id or self._keys.active_id
         flags = 0
         body = data
-        if len(data) >= COMPRESS_THRESHOLD:
+        if compress and len(data) >= COMPRESS_THRESHOLD:
             packed = zlib.compress(data, 6)
             if len(packed) < len(data):
                 body, flags = packed, FLAG_COMPRESSED

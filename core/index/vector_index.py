@@ -385,7 +385,7 @@ class VectorIndex:
             ResourceUnavailableError: the file cannot be written (disk full, no directory).
         """
         data = self.plaintext(meta)
-        blob = codec.seal(data, _aad(path))
+        blob = codec.seal(data, _aad(path), compress=False)  # float vectors barely shrink
         try:
             atomic_write(path, blob)
         except OSError as exc:

@@ -117,3 +117,23 @@ def test_deletion_in_another_process_stops_injection_here(
     )
     assert service.inject(SCOPE, "orders replica", 400).value.items == ()
     assert service.search_memory(SCOPE, "orders replica") == []
+
+
+def test_purge_rewrites_the_vector_file_without_the_vector(
+    service: MemoryService, data_dir: Path
+) -> None:
+    """R19: after a purge the index file on disk holds no bytes of the purged vector."""
+    from core.index.vector_index import VectorIndex
+
+    keep = _remember(service, "The build cache lives on the NFS share.")
+    mid = _remember(service, "The spin class is on Tuesdays at FitBox.")
+    layer = service.catalog.vectors
+    assert layer is not None and layer.path is not None
+    vector = layer.index.get_vector(mid)
+    assert vector is not None
+    needle = vector.tobytes()[:64]
+    service.delete(mid, reason="forget it", purge=True)
+    index, meta = VectorIndex.load(layer.path, service._store.codec)
+    assert mid not in index and keep in index
+    assert needle not in index.plaintext(meta)
+    assert needle not in layer.path.read_bytes()

@@ -141,9 +141,10 @@ class TimelineModel(QAbstractTableModel):
         self._loading = False
         new: list[Row] = []
         last_day = self._last_day()
+        grouped = self._stream is not None and not self._stream.ranked
         for item in items:
             day = day_of(item_time(item))
-            if day != last_day:
+            if grouped and day != last_day:
                 new.append(Row(day))
                 last_day = day
             new.append(Row(day, item))

@@ -1,21 +1,43 @@
-"""The data behind the timeline: filtering memories and merging them with events by time.
+"""The data behind the timeline: which memories a filter admits, merged with events by time.
 
-Pure Python (no Qt), so it runs on the reader pool and is tested without widgets. The core
-decrypts every record on each `list_memories` call, so the timeline loads all records once
-per store revision and filters them here (milliseconds for 100k records); events are paged
-from the log as the user scrolls.
+Pure Python (no Qt), so it runs on the reader pool and is tested without widgets.
+
+How a filter is answered, cheapest first:
+
+* Metadata only (status, kind, trust, dates): the core filters and pages in SQL
+  (`list_memories` with LIMIT/OFFSET decrypts one page) and `count_memories` gives the count.
+* The statuses `active`/`candidate`/`expired` depend on `expires_at` at read time, and a scope
+  filter matches by containment; neither is a SQL filter of the core yet. Those filters read
+  every record the SQL part admits (decrypted once per store revision and cached), then
+  filter here. Correct, and fast again on the next keystroke.
+* Text search: `MemoryFilter(text=...)` (the core decrypts and matches). With a `key=value`
+  scope the user may ask for ranked hybrid search (`search_memory`) instead.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from core import Event, EventKind, MemoryRecord, MemoryService
+from core import (
+    Event,
+    EventKind,
+    MemoryCenterError,
+    MemoryFilter,
+    MemoryRecord,
+    MemoryService,
+    NotFoundError,
+    Scope,
+    SearchHit,
+)
 
 EVENT_PAGE = 500
+ALL = 1_000_000
+RANKED_LIMIT = 100
+EXPIRABLE = frozenset({"active", "candidate"})
 Item = MemoryRecord | Event
 
 
@@ -33,6 +55,7 @@ class TimelineFilter:
         date_from: first local day shown (inclusive).
         date_to: last local day shown (inclusive).
         show_events: merge raw log events into the timeline.
+        ranked: with `text` and a `key=value` scope, show ranked `search_memory` hits.
     """
 
     statuses: frozenset[str] = field(default_factory=frozenset)
@@ -43,11 +66,27 @@ class TimelineFilter:
     date_from: dt.date | None = None
     date_to: dt.date | None = None
     show_events: bool = False
+    ranked: bool = False
 
 
 def item_time(item: Item) -> dt.datetime:
     """The instant an item sorts by: a memory's last change, an event's time."""
     return item.updated_at if isinstance(item, MemoryRecord) else item.ts
+
+
+def scope_pairs(scope_text: str) -> dict[str, str] | None:
+    """The scope box as `{key: value}` when every word is `key=value`, else None."""
+    words = scope_text.split()
+    if not words or any("=" not in w for w in words):
+        return None
+    pairs = dict(tuple(w.split("=", 1)) for w in words)  # type: ignore[misc]
+    clean = {k.strip(): v.strip() for k, v in pairs.items()}
+    return clean if all(clean) and all(clean.values()) else None
+
+
+def ranked_possible(flt: TimelineFilter) -> bool:
+    """True when ranked search can answer: search text and a `key=value` scope."""
+    return bool(flt.text.strip()) and scope_pairs(flt.scope_text) is not None
 
 
 def _scope_matcher(scope_text: str) -> Callable[[Item], bool]:
@@ -67,38 +106,187 @@ def _scope_matcher(scope_text: str) -> Callable[[Item], bool]:
     return match
 
 
-def _date_matcher(flt: TimelineFilter) -> Callable[[Item], bool]:
-    if flt.date_from is None and flt.date_to is None:
-        return lambda _item: True
+def _local_midnight(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time()).astimezone()
+
+
+def sql_filter(flt: TimelineFilter, *, limit: int = ALL) -> MemoryFilter:
+    """The part of a timeline filter the core runs in SQL (text included when set).
+
+    `expired` is no stored status: it widens to the stored statuses that can expire.
+    """
+    statuses = set(flt.statuses)
+    if "expired" in statuses:
+        statuses = (statuses - {"expired"}) | EXPIRABLE
+    return MemoryFilter(
+        statuses=tuple(sorted(statuses)),
+        kinds=tuple(sorted(flt.kinds)),
+        source_trust=tuple(sorted(flt.trusts)),
+        text=flt.text.strip() or None,
+        updated_from=_local_midnight(flt.date_from) if flt.date_from else None,
+        updated_to=(_local_midnight(flt.date_to + dt.timedelta(days=1)) if flt.date_to else None),
+        limit=limit,
+    )
+
+
+def needs_effective_status(flt: TimelineFilter) -> bool:
+    """True when the status filter depends on expiry (computed at read time)."""
+    return bool(flt.statuses & (EXPIRABLE | {"expired"}))
+
+
+def local_matcher(flt: TimelineFilter, now: dt.datetime) -> Callable[[MemoryRecord], bool]:
+    """What SQL cannot check: effective status, scope containment, dates, text, kind, trust.
+
+    Checking again what SQL already checked is cheap and keeps every path equally correct.
+    """
+    in_scope = _scope_matcher(flt.scope_text)
     low = flt.date_from or dt.date.min
     high = flt.date_to or dt.date.max
+    dated = flt.date_from is not None or flt.date_to is not None
+    needle = flt.text.casefold().strip()
 
-    def match(item: Item) -> bool:
-        return low <= item_time(item).astimezone().date() <= high
+    def keep(r: MemoryRecord) -> bool:
+        if flt.kinds and r.kind.value not in flt.kinds:
+            return False
+        if flt.trusts and r.source_trust.value not in flt.trusts:
+            return False
+        if flt.statuses and r.effective_status(now) not in flt.statuses:
+            return False
+        if needle and needle not in r.content.casefold():
+            return False
+        if dated and not low <= r.updated_at.astimezone().date() <= high:
+            return False
+        return in_scope(r)
 
-    return match
+    return keep
 
 
 def filter_memories(
     records: Sequence[MemoryRecord], flt: TimelineFilter, now: dt.datetime
 ) -> list[MemoryRecord]:
     """The records the filter admits, in the given (newest first) order."""
-    in_scope = _scope_matcher(flt.scope_text)
-    in_dates = _date_matcher(flt)
-    needle = flt.text.casefold().strip()
+    keep = local_matcher(flt, now)
+    return [r for r in records if keep(r)]
+
+
+# --- where memories come from ----------------------------------------------------------
+
+
+class MemorySource:
+    """Memories newest first, handed out page by page."""
+
+    count: int = 0
+    ranked: bool = False
+
+    def next_page(self, size: int) -> list[MemoryRecord]:  # pragma: no cover - interface
+        """Up to `size` more records; an empty list only when exhausted."""
+        raise NotImplementedError
+
+    def exhausted(self) -> bool:  # pragma: no cover - interface
+        """True when every record has been handed out."""
+        raise NotImplementedError
+
+
+class ListedMemories(MemorySource):
+    """A list already read and filtered."""
+
+    def __init__(self, records: Sequence[MemoryRecord], *, ranked: bool = False) -> None:
+        self._records = list(records)
+        self._pos = 0
+        self.count = len(self._records)
+        self.ranked = ranked
+
+    def next_page(self, size: int) -> list[MemoryRecord]:
+        page = self._records[self._pos : self._pos + size]
+        self._pos += len(page)
+        return page
+
+    def exhausted(self) -> bool:
+        return self._pos >= len(self._records)
+
+
+class PagedMemories(MemorySource):
+    """Pages read on demand with LIMIT/OFFSET in SQL: only the shown page is decrypted."""
+
+    def __init__(self, service: MemoryService, flt: MemoryFilter, count: int) -> None:
+        self._service = service
+        self._flt = flt
+        self._offset = 0
+        self._done = count == 0
+        self.count = count
+
+    def next_page(self, size: int) -> list[MemoryRecord]:
+        if self._done:
+            return []
+        page = self._service.list_memories(replace(self._flt, limit=size, offset=self._offset))
+        self._offset += len(page)
+        if len(page) < size or self._offset >= self.count:
+            self._done = True
+        return page
+
+    def exhausted(self) -> bool:
+        return self._done
+
+
+class ScanCache:
+    """The last full read behind a local filter, kept while the store revision holds.
+
+    Typing in the scope box re-filters the cached records instead of decrypting again.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple[int, MemoryFilter] | None = None
+        self._records: list[MemoryRecord] = []
+
+    def records(self, service: MemoryService, flt: MemoryFilter) -> list[MemoryRecord]:
+        """Every record `flt` admits, read once per store revision."""
+        revision = service.revision()
+        key = (revision, flt)
+        with self._lock:
+            if self._key == key:
+                return self._records
+        records = service.list_memories(flt)
+        with self._lock:
+            self._key, self._records = key, records
+        return records
+
+
+def ranked_hits(
+    service: MemoryService, flt: TimelineFilter
+) -> list[tuple[SearchHit, MemoryRecord]]:
+    """`search_memory` hits for the scope box's scope, with their records, best first."""
+    pairs = scope_pairs(flt.scope_text)
+    assert pairs is not None
+    hits = service.search_memory(Scope.of(pairs), flt.text.strip(), limit=RANKED_LIMIT)
     out = []
-    for r in records:
-        if flt.kinds and r.kind.value not in flt.kinds:
+    for hit in hits:
+        try:
+            out.append((hit, service.get_memory(hit.memory_id)))
+        except NotFoundError:  # deleted between the search and the read
             continue
-        if flt.trusts and r.source_trust.value not in flt.trusts:
-            continue
-        if flt.statuses and r.effective_status(now) not in flt.statuses:
-            continue
-        if needle and needle not in r.content.casefold():
-            continue
-        if in_scope(r) and in_dates(r):
-            out.append(r)
     return out
+
+
+def open_source(
+    service: MemoryService, flt: TimelineFilter, now: dt.datetime, cache: ScanCache
+) -> MemorySource:
+    """The cheapest source that answers `flt` exactly (see the module docstring)."""
+    if flt.ranked and ranked_possible(flt):
+        keep = local_matcher(replace(flt, text="", scope_text="", statuses=frozenset()), now)
+        try:
+            hits = ranked_hits(service, flt)
+        except MemoryCenterError:
+            pass  # not a valid scope for the core: plain text search below
+        else:
+            return ListedMemories([r for _, r in hits if keep(r)], ranked=True)
+    if flt.text.strip():
+        return ListedMemories(filter_memories(service.list_memories(sql_filter(flt)), flt, now))
+    if flt.scope_text.strip() or needs_effective_status(flt):
+        records = cache.records(service, sql_filter(flt))
+        return ListedMemories(filter_memories(records, flt, now))
+    mflt = sql_filter(flt)
+    return PagedMemories(service, mflt, service.count_memories(mflt))
 
 
 class TimelineStream:
@@ -109,14 +297,15 @@ class TimelineStream:
 
     def __init__(
         self,
-        memories: Sequence[MemoryRecord],
+        memories: MemorySource | Sequence[MemoryRecord],
         flt: TimelineFilter,
         service: MemoryService | None = None,
     ) -> None:
-        self._memories = list(memories)
-        self._mem_pos = 0
+        self._source = memories if isinstance(memories, MemorySource) else ListedMemories(memories)
+        self._buffer: deque[MemoryRecord] = deque()
         self._flt = flt
-        self._service = service if flt.show_events else None
+        ranked = self._source.ranked
+        self._service = service if flt.show_events and not ranked else None
         self._events: deque[Event] = deque()
         self._event_cursor: int | None = None
         self._events_done = self._service is None
@@ -125,24 +314,33 @@ class TimelineStream:
     @property
     def memory_count(self) -> int:
         """How many memories the filter admitted."""
-        return len(self._memories)
+        return self._source.count
+
+    @property
+    def ranked(self) -> bool:
+        """True for ranked search results (relevance order, no day grouping)."""
+        return self._source.ranked
 
     def exhausted(self) -> bool:
         """True when every item has been handed out."""
-        return self._mem_pos >= len(self._memories) and self._events_done and not self._events
+        return (
+            not self._buffer and self._source.exhausted() and self._events_done and not self._events
+        )
 
     def next_page(self, size: int) -> list[Item]:
-        """The next `size` items (fewer at the end); may read events from the log."""
+        """The next `size` items (fewer at the end); reads from the store as needed."""
         out: list[Item] = []
         while len(out) < size and not self.exhausted():
+            if not self._buffer and not self._source.exhausted():
+                self._buffer.extend(self._source.next_page(size))
+                continue
             if not self._events and not self._events_done:
                 self._load_events()
                 continue
-            mem = self._memories[self._mem_pos] if self._mem_pos < len(self._memories) else None
+            mem = self._buffer[0] if self._buffer else None
             event = self._events[0] if self._events else None
             if mem is not None and (event is None or mem.updated_at >= event.ts):
-                out.append(mem)
-                self._mem_pos += 1
+                out.append(self._buffer.popleft())
             elif event is not None:
                 out.append(self._events.popleft())
         return out
@@ -161,7 +359,8 @@ class TimelineStream:
     @staticmethod
     def _event_matcher(flt: TimelineFilter) -> Callable[[Event], bool]:
         in_scope = _scope_matcher(flt.scope_text)
-        in_dates = _date_matcher(flt)
+        low = flt.date_from or dt.date.min
+        high = flt.date_to or dt.date.max
         needle = flt.text.casefold().strip()
 
         def keep(e: Event) -> bool:
@@ -169,15 +368,11 @@ class TimelineStream:
                 return False  # shown as the memory's history instead
             if needle and needle not in e.text.casefold():
                 return False
-            return in_scope(e) and in_dates(e)
+            if not low <= e.ts.astimezone().date() <= high:
+                return False
+            return in_scope(e)
 
         return keep
-
-
-def load_all_memories(service: MemoryService) -> tuple[int, list[MemoryRecord]]:
-    """Every record, newest change first, with the revision they were read at."""
-    revision = service.revision()
-    return revision, service.list_memories()
 
 
 def count_by(records: Iterable[MemoryRecord], now: dt.datetime) -> dict[str, int]:

@@ -19,15 +19,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import ChangeKind, Event, MemoryRecord
+from core import ChangeKind, Event, MemoryRecord, MemoryService
 
 from ui.context import UiContext
 from ui.models.timeline_model import COL_CONTENT, IsDayRole, TimelineModel
 from ui.models.timeline_source import (
+    ScanCache,
     TimelineFilter,
     TimelineStream,
-    filter_memories,
-    load_all_memories,
+    open_source,
+    ranked_possible,
 )
 from ui.ops import query
 from ui.presentation import (
@@ -62,8 +63,7 @@ class TimelineView(RefreshingView):
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.setObjectName("TimelineView")
-        self._records: list[MemoryRecord] = []
-        self._revision = -1
+        self._scan_cache = ScanCache()
         self._selected_id: str | None = None
         self._filter_generation = 0
         self.model = TimelineModel(ctx.tasks, ctx.now)
@@ -122,6 +122,17 @@ class TimelineView(RefreshingView):
         self.scope_filter.setAccessibleName(self.tr("Scope filter"))
         self.scope_filter.setClearButtonEnabled(True)
         self.scope_filter.textChanged.connect(lambda _t: self._search_timer.start())
+        self.ranked = QCheckBox(self.tr("Rank by relevance"))
+        self.ranked.setAccessibleName(self.tr("Rank search results by relevance in the scope"))
+        self.ranked.setToolTip(
+            self.tr(
+                "With search text and a key=value scope, show the memories an agent in that "
+                "scope would find, best match first."
+            )
+        )
+        self.ranked.setChecked(True)
+        self.ranked.setEnabled(False)
+        self.ranked.toggled.connect(self.apply_filter)
         self.use_dates = QCheckBox(self.tr("Between"))
         self.date_from = QDateEdit(QDate.currentDate().addDays(-30))
         self.date_to = QDateEdit(QDate.currentDate())
@@ -153,6 +164,7 @@ class TimelineView(RefreshingView):
         row2.addWidget(self.date_to)
         row3 = QHBoxLayout()
         row3.addWidget(self.show_events)
+        row3.addWidget(self.ranked)
         row3.addStretch(1)
         row3.addWidget(self.count_label)
         return [row1, row2, row3]
@@ -198,26 +210,24 @@ class TimelineView(RefreshingView):
             date_from=self.date_from.date().toPython() if dates else None,  # type: ignore[arg-type]
             date_to=self.date_to.date().toPython() if dates else None,  # type: ignore[arg-type]
             show_events=self.show_events.isChecked(),
+            ranked=self.ranked.isChecked(),
         )
 
     def refresh(self) -> None:
-        """Reload every record (one read), then re-apply the filter."""
-        query(self.ctx, load_all_memories).on_success(self._loaded).run(self)
-
-    def _loaded(self, loaded: tuple[int, list[MemoryRecord]]) -> None:
-        self._revision, self._records = loaded
+        """Re-run the filter against the store (a new revision invalidates the scan cache)."""
         self.apply_filter()
 
     def apply_filter(self) -> None:
-        """Filter the loaded records (off the UI thread) and show the first page."""
+        """Ask the store for what the filter admits (off the UI thread); show the first page."""
         self._search_timer.stop()
         self._filter_generation += 1
         generation = self._filter_generation
         flt = self.current_filter()
-        records, now, service = self._records, self.ctx.now(), self.ctx.service
+        self.ranked.setEnabled(ranked_possible(flt))
+        now, cache = self.ctx.now(), self._scan_cache
 
-        def work(_s: object) -> TimelineStream:
-            return TimelineStream(filter_memories(records, flt, now), flt, service)
+        def work(service: MemoryService) -> TimelineStream:
+            return TimelineStream(open_source(service, flt, now, cache), flt, service)
 
         query(self.ctx, work).on_success(lambda st: self._show_stream(generation, st)).run(self)
 
@@ -226,7 +236,10 @@ class TimelineView(RefreshingView):
             return  # a newer filter is on its way
         self.model.set_stream(stream)
         count = stream.memory_count
-        self.count_label.setText(self.tr("%n memories", "", count))
+        if stream.ranked:
+            self.count_label.setText(self.tr("%n ranked results", "", count))
+        else:
+            self.count_label.setText(self.tr("%n memories", "", count))
         self.filtered.emit(count)
 
     def _dates_toggled(self, on: bool) -> None:
