@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QFont, QIcon
 
 from core import Scope
 
@@ -75,6 +75,19 @@ def icon(name: str) -> QIcon:
     """An icon from resources/icons (empty icon when missing)."""
     path = ICONS / f"{name}.svg"
     return QIcon(str(path)) if path.exists() else QIcon()
+
+
+@cache
+def bold_font() -> QFont:
+    """One shared bold font for item models' FontRole.
+
+    Models must return this shared instance: PySide6 6.12 drops a reference to `None` for
+    every temporary QFont a Python `data()` returns, and Python 3.11 then aborts with
+    "deallocating None" after a few thousand repaints.
+    """
+    font = QFont()
+    font.setBold(True)
+    return font
 
 
 def status_icon(status: str) -> QIcon:

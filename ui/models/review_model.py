@@ -12,11 +12,10 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtGui import QFont
 
 from core import Decision, Event, MemoryRecord, MemoryService
 
-from ui.presentation import icon, kind_text, status_icon
+from ui.presentation import bold_font, icon, kind_text, status_icon
 from ui.types import MemoryFilter
 
 Index = QModelIndex | QPersistentModelIndex
@@ -162,9 +161,7 @@ class ReviewQueueModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DecorationRole and not e.is_header:
             return icon("conflict") if e.conflict else status_icon(e.section)
         if role == Qt.ItemDataRole.FontRole and e.is_header:
-            font = QFont()
-            font.setBold(True)
-            return font
+            return bold_font()
         if role == Qt.ItemDataRole.ToolTipRole and e.record is not None:
             return e.record.content[:2000]
         return None

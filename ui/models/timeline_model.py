@@ -18,12 +18,12 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtGui import QFont
 
 from core import Event, MemoryRecord
 
 from ui.models.timeline_source import Item, TimelineStream, item_time
 from ui.presentation import (
+    bold_font,
     confidence_text,
     day_of,
     day_title,
@@ -199,9 +199,7 @@ class TimelineModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole and column == 0:
             return day_title(day, self._now().astimezone().date())
         if role == Qt.ItemDataRole.FontRole:
-            font = QFont()
-            font.setBold(True)
-            return font
+            return bold_font()
         return None
 
     def _memory_data(self, r: MemoryRecord, column: int, role: int) -> Any:

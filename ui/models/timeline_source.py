@@ -10,8 +10,12 @@ How a filter is answered, cheapest first:
   filter matches by containment; neither is a SQL filter of the core yet. Those filters read
   every record the SQL part admits (decrypted once per store revision and cached), then
   filter here. Correct, and fast again on the next keystroke.
-* Text search: `MemoryFilter(text=...)` (the core decrypts and matches). With a `key=value`
-  scope the user may ask for ranked hybrid search (`search_memory`) instead.
+* Text search matches the same cached records (the core's `MemoryFilter(text=...)` decrypts
+  the whole selection on every call). With a `key=value` scope the user may ask for ranked
+  hybrid search (`search_memory`) instead.
+
+After the first page is shown the view warms the cache with every record in the background,
+so the first search or scope filter does not wait for the decryption either.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ ALL = 1_000_000
 RANKED_LIMIT = 100
 EXPIRABLE = frozenset({"active", "candidate"})
 Item = MemoryRecord | Event
+EVERYTHING = MemoryFilter(limit=ALL)
 
 
 @dataclass(frozen=True)
@@ -79,8 +84,10 @@ def scope_pairs(scope_text: str) -> dict[str, str] | None:
     words = scope_text.split()
     if not words or any("=" not in w for w in words):
         return None
-    pairs = dict(tuple(w.split("=", 1)) for w in words)  # type: ignore[misc]
-    clean = {k.strip(): v.strip() for k, v in pairs.items()}
+    clean: dict[str, str] = {}
+    for word in words:
+        key, _, value = word.partition("=")
+        clean[key.strip()] = value.strip()
     return clean if all(clean) and all(clean.values()) else None
 
 
@@ -229,9 +236,10 @@ class PagedMemories(MemorySource):
 
 
 class ScanCache:
-    """The last full read behind a local filter, kept while the store revision holds.
+    """Decrypted records kept for local filtering while the store revision holds.
 
-    Typing in the scope box re-filters the cached records instead of decrypting again.
+    Holds either every record (after `warm`) or the last narrower read. Typing in the search
+    or scope box then filters these in memory instead of decrypting again.
     """
 
     def __init__(self) -> None:
@@ -240,16 +248,32 @@ class ScanCache:
         self._records: list[MemoryRecord] = []
 
     def records(self, service: MemoryService, flt: MemoryFilter) -> list[MemoryRecord]:
-        """Every record `flt` admits, read once per store revision."""
+        """A superset (in store order) of the records `flt` admits; filter them locally."""
         revision = service.revision()
-        key = (revision, flt)
         with self._lock:
-            if self._key == key:
+            if self._key in ((revision, flt), (revision, EVERYTHING)):
                 return self._records
         records = service.list_memories(flt)
         with self._lock:
-            self._key, self._records = key, records
+            self._key, self._records = (revision, flt), records
         return records
+
+    @property
+    def warmed(self) -> bool:
+        """True when every record of some revision is cached."""
+        with self._lock:
+            return self._key is not None and self._key[1] == EVERYTHING
+
+    def warm(self, service: MemoryService) -> bool:
+        """Read every record unless already cached for this revision; True if it read."""
+        revision = service.revision()
+        with self._lock:
+            if self._key == (revision, EVERYTHING):
+                return False
+        records = service.list_memories(EVERYTHING)
+        with self._lock:
+            self._key, self._records = (revision, EVERYTHING), records
+        return True
 
 
 def ranked_hits(
@@ -280,10 +304,10 @@ def open_source(
             pass  # not a valid scope for the core: plain text search below
         else:
             return ListedMemories([r for _, r in hits if keep(r)], ranked=True)
-    if flt.text.strip():
-        return ListedMemories(filter_memories(service.list_memories(sql_filter(flt)), flt, now))
-    if flt.scope_text.strip() or needs_effective_status(flt):
-        records = cache.records(service, sql_filter(flt))
+    if flt.text.strip() or flt.scope_text.strip() or needs_effective_status(flt):
+        # The text match runs here, over the cached decrypted records, rather than as
+        # `MemoryFilter(text=...)`: that would decrypt the whole selection on every keystroke.
+        records = cache.records(service, sql_filter(replace(flt, text="")))
         return ListedMemories(filter_memories(records, flt, now))
     mflt = sql_filter(flt)
     return PagedMemories(service, mflt, service.count_memories(mflt))

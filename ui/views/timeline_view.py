@@ -44,6 +44,7 @@ from ui.presentation import (
 from ui.views.base import RefreshingView
 
 SEARCH_DELAY_MS = 250
+WARM_DELAY_MS = 800
 
 
 class TimelineView(RefreshingView):
@@ -78,6 +79,10 @@ class TimelineView(RefreshingView):
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.apply_filter)
+        self._warm_timer = QTimer(self)
+        self._warm_timer.setSingleShot(True)
+        self._warm_timer.setInterval(WARM_DELAY_MS)
+        self._warm_timer.timeout.connect(self._warm)
 
     # --- building ---------------------------------------------------------------
 
@@ -130,7 +135,6 @@ class TimelineView(RefreshingView):
                 "scope would find, best match first."
             )
         )
-        self.ranked.setChecked(True)
         self.ranked.setEnabled(False)
         self.ranked.toggled.connect(self.apply_filter)
         self.use_dates = QCheckBox(self.tr("Between"))
@@ -241,6 +245,12 @@ class TimelineView(RefreshingView):
         else:
             self.count_label.setText(self.tr("%n memories", "", count))
         self.filtered.emit(count)
+        self._warm_timer.start()
+
+    def _warm(self) -> None:
+        """Decrypt every record in the background so local filters answer from memory."""
+        cache = self._scan_cache
+        query(self.ctx, cache.warm).on_failure(lambda _exc: None).run(self)
 
     def _dates_toggled(self, on: bool) -> None:
         self.date_from.setEnabled(on)
