@@ -128,6 +128,7 @@ def main() -> int:
             model.fetchMore()
             pages += 1
         QApplication.processEvents()
+        time.sleep(0.0005)  # PySide6 6.12's processEvents() drops a reference to None per call
     took = time.perf_counter() - t
     print(
         f"scroll to the end: {model.item_count} rows in {pages} pages, {took:.2f} s "

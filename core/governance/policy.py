@@ -39,9 +39,27 @@ def _check_setting(key: str, value: object, default: object) -> object:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3650:
             raise InvalidInputError(f"policy.{key}", "must be a number of days from 0 to 3650")
         return float(value)
+    if isinstance(default, list):
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, (list, tuple)) or any(v not in SCOPE_KINDS for v in value):
+            raise InvalidInputError(f"policy.{key}", f"must be a list of: {', '.join(SCOPE_KINDS)}")
+        return tuple(value)
     if key == "pii_action" and value not in ("reject", "redact"):
         raise InvalidInputError("policy.pii_action", "must be 'reject' or 'redact'")
     return value
+
+
+SCOPE_KINDS = ("global", "user", "org", "environment", "agent", "project", "repo", "session")
+_NARROWEST_FIRST = ("session", "repo", "project", "agent", "environment", "org")
+
+
+def scope_kind(scope: Scope) -> str:
+    """What kind of scope this is: its narrowest key, or `global` for a user-wide memory."""
+    for key in _NARROWEST_FIRST:
+        if key in scope:
+            return key
+    return "global"
 
 
 class Origin(enum.StrEnum):
@@ -63,6 +81,8 @@ class PolicySettings:
     review_user_statements: bool = True
     untrusted_as_quarantine: bool = True
     confirm_global: bool = False
+    # Scope kinds whose new memories always wait for the user, e.g. ("global", "org").
+    confirm_scope_kinds: tuple[str, ...] = ()
     pii_action: str = "reject"  # or "redact": keep a redacted candidate for confirmation
 
     @classmethod
@@ -87,6 +107,7 @@ class PolicySettings:
             "review_user_statements": self.review_user_statements,
             "untrusted_as_quarantine": self.untrusted_as_quarantine,
             "confirm_global": self.confirm_global,
+            "confirm_scope_kinds": list(self.confirm_scope_kinds),
             "pii_action": self.pii_action,
         }
 
@@ -293,7 +314,10 @@ class MemoryPolicy:
         )
 
     def _needs_scope_confirmation(self, cand: Candidate) -> bool:
-        if self.settings.confirm_global and set(cand.scope) <= {"user", "visibility"}:
+        kind = scope_kind(cand.scope)
+        if kind in self.settings.confirm_scope_kinds or (
+            self.settings.confirm_global and kind == "global"
+        ):
             return True
         return not cand.explicit and self._broader_than_evidence(cand)
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService
 from tests.ui.conftest import TIMEOUT, find, status_of, wait_status
 
 from ui.main_window import MainWindow
+from ui.views.highlight import differing_words
 from ui.views.review_view import ReviewView
 
 
@@ -125,3 +127,41 @@ def test_conflict_keep_this(qtbot: QtBot, window: MainWindow, demo: MemoryServic
     assert demo.get_memory(other.id).superseded_by == kept.id
     assert "conflict" not in demo.get_memory(kept.id).flags
     assert status_of(demo, kept.content) == "active"
+
+
+def test_conflict_marks_differing_words_and_hides_the_action_bar(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """Only the words that differ are marked; Approve/Edit/Reject vanish for a conflict set."""
+    view = _open_review(qtbot, window)
+    assert view.action_bar.isVisible()
+    rows = [r for r in view.model.selectable_rows() if view.model.entry(r).conflict]  # type: ignore[union-attr]
+    view.list.setCurrentIndex(view.model.index(rows[0], 0))
+    qtbot.waitUntil(lambda: view.stack.currentIndex() == 2, timeout=TIMEOUT)
+    assert not view.action_bar.isVisible()
+    members = view.model.entry(rows[0]).conflict  # type: ignore[union-attr]
+    stored = [demo.get_memory(m.id) for m in members]
+    assert all("conflict" in r.flags for r in stored)
+    texts = [lab.text() for lab in view.conflict_page.findChildren(QLabel, "ConflictText")]
+    assert len(texts) == 2 and all("#ffe082" in t for t in texts)
+    mine, theirs = stored[0].content.split(), set(stored[1].content.casefold().split())
+    shared = next(w for w in mine if w.casefold() in theirs and w.isalpha())
+    assert f">{shared}</span>" not in texts[0]
+    _select(
+        qtbot,
+        view,
+        next(
+            r.record.content
+            for r in map(view.model.entry, view.model.selectable_rows())
+            if r is not None and r.record is not None
+        )[:20],
+    )  # type: ignore[union-attr]
+    assert view.action_bar.isVisible()
+
+
+def test_differing_words() -> None:
+    """Words present in both texts stay plain; the changed ones are marked (CJK per char)."""
+    out = differing_words("Deploys run on Fridays", "Deploys run on Mondays")
+    assert out.count("<span") == 1 and ">Fridays</span>" in out
+    assert differing_words("我喜欢香菜", "我不喜欢香菜").count("<span") == 0
+    assert ">不</span>" in differing_words("我不喜欢香菜", "我喜欢香菜")

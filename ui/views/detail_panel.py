@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -48,9 +49,16 @@ def _section(title: str) -> QLabel:
     return label
 
 
-def _rich() -> QLabel:
-    label = QLabel()
+def _wrapping(label: QLabel) -> QLabel:
+    """Wrap, and never ask for more width than the panel has (long ids, scopes, paths)."""
     label.setWordWrap(True)
+    label.setMinimumWidth(1)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return label
+
+
+def _rich() -> QLabel:
+    label = _wrapping(QLabel())
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
     return label
@@ -88,7 +96,8 @@ class DetailPanel(RefreshingView):
         self.status_icon = QLabel()
         self.content = QLabel()
         self.content.setObjectName("DetailContent")
-        self.content.setWordWrap(True)
+        _wrapping(self.content)
+        _wrapping(self.status)
         self.content.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.content.setAccessibleName(self.tr("Memory content"))
         self.fields = QFormLayout()
@@ -147,6 +156,16 @@ class DetailPanel(RefreshingView):
             lay.addWidget(_section(title))
             lay.addWidget(label)
         lay.addStretch(1)
+        for button in (
+            self.toggle_button,
+            self.downgrade_button,
+            self.exclude_button,
+            self.quarantine_button,
+            self.delete_button,
+        ):
+            button.setMinimumWidth(1)
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            button.setToolTip(button.text())
         self.setMinimumWidth(340)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import html
 import re
 
@@ -33,4 +34,29 @@ def highlight(evidence: str, memory_text: str) -> str:
         )
         pos = m.end()
     out.append(html.escape(evidence[pos:]))
+    return "".join(out).replace("\n", "<br>")
+
+
+_TOKEN = re.compile(r"[\u3400-\u9fff]|[^\W_]+|\s+|.", re.UNICODE)
+_MARK = '<span style="background-color:#ffe082;color:#000">{}</span>'
+
+
+def differing_words(text: str, other: str) -> str:
+    """HTML of `text` with the words that `other` does not have at that place marked.
+
+    Latin words compare whole and case-insensitively; CJK compares character by character.
+    """
+    mine = _TOKEN.findall(text)
+    theirs = _TOKEN.findall(other)
+    matcher = difflib.SequenceMatcher(
+        None, [t.casefold() for t in mine], [t.casefold() for t in theirs], autojunk=False
+    )
+    same = [False] * len(mine)
+    for block in matcher.get_matching_blocks():
+        for i in range(block.a, block.a + block.size):
+            same[i] = True
+    out = []
+    for token, kept in zip(mine, same, strict=True):
+        piece = html.escape(token)
+        out.append(piece if kept or token.isspace() else _MARK.format(piece))
     return "".join(out).replace("\n", "<br>")

@@ -31,6 +31,7 @@ from ui.operations import memory as ops
 from ui.ops import query
 from ui.presentation import confidence_text, local_time, trust_text
 from ui.views.base import RefreshingView
+from ui.views.highlight import differing_words
 from ui.views.review_card import ReviewCard
 
 
@@ -166,6 +167,7 @@ class ReviewView(RefreshingView):
         record = entry.record
         assert record is not None
         self.stack.setCurrentIndex(1)
+        self.action_bar.setVisible(True)
         self.action_bar.setEnabled(True)
         self.card.show_record(record)
         query(self.ctx, lambda s: load_evidence(s, record)).on_success(
@@ -179,6 +181,8 @@ class ReviewView(RefreshingView):
 
     def _show_conflict(self, members: tuple[MemoryRecord, ...]) -> None:
         self.stack.setCurrentIndex(2)
+        # Approve/Edit/Reject do not apply to a conflict set: only "Keep this" does.
+        self.action_bar.setVisible(False)
         self.action_bar.setEnabled(False)
         while self.conflict_layout.count():
             item = self.conflict_layout.takeAt(0)
@@ -187,13 +191,19 @@ class ReviewView(RefreshingView):
                 widget.deleteLater()
         self.keep_buttons: list[QPushButton] = []
         for r in members:
-            self.conflict_layout.addWidget(self._conflict_card(r))
+            other = next((m for m in members if m.id != r.id), r)
+            self.conflict_layout.addWidget(self._conflict_card(r, other))
 
-    def _conflict_card(self, r: MemoryRecord) -> QFrame:
+    def _conflict_card(self, r: MemoryRecord, other: MemoryRecord) -> QFrame:
         card = QFrame()
         card.setObjectName("Card")
         lay = QVBoxLayout(card)
-        text = QLabel(f"<p style='font-size:15px'>{html.escape(r.content)}</p>")
+        marked = differing_words(r.content, other.content)
+        text = QLabel(f"<p style='font-size:15px'>{marked}</p>")
+        text.setObjectName("ConflictText")
+        text.setAccessibleDescription(
+            self.tr("Words that differ from the other memory are marked.")
+        )
         text.setWordWrap(True)
         meta = QLabel(
             f"{html.escape(str(r.scope))}<br>{html.escape(trust_text(r.source_trust.value))} · "

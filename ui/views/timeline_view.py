@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from core import ChangeKind, Event, MemoryRecord, MemoryService
 
 from ui.context import UiContext
-from ui.models.timeline_model import COL_CONTENT, IsDayRole, TimelineModel
+from ui.models.timeline_model import COL_CONTENT, COL_STATUS, IsDayRole, TimelineModel
 from ui.models.timeline_source import (
     ScanCache,
     TimelineFilter,
@@ -190,6 +190,12 @@ class TimelineView(RefreshingView):
         for col, width in enumerate((100, 85, 0, 140, 95, 105, 50)):
             if width:
                 table.setColumnWidth(col, width)
+        # Wide enough for the longest status word ("quarantined", "suggested", translated)
+        # beside its icon, so it is never elided.
+        metrics = table.fontMetrics()
+        words = [status_text(s) for s in STATUSES]
+        text = max(metrics.horizontalAdvance(w) for w in words)
+        table.setColumnWidth(COL_STATUS, max(100, text + table.iconSize().width() + 28))
         self.model.rowsInserted.connect(self._span_days)
         self.model.modelReset.connect(table.clearSpans)
         table.selectionModel().currentRowChanged.connect(self._row_changed)

@@ -1,0 +1,184 @@
+"""CLI verbs of the memory write and read paths (R7, R13-R22, R26), through CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from app.cli import cli
+from tests.conftest import PASSPHRASE
+
+SCOPE = ["--scope", "user=alice", "--scope", "project=web-shop"]
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Any:
+    """Invoke the CLI on one store, returning the click Result."""
+    env = {"MEMORY_CENTER_PASSPHRASE": PASSPHRASE, "MEMORY_CENTER_DATA_DIR": str(tmp_path / "s")}
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None) -> Result:
+        return runner.invoke(cli, list(args), env=env, input=input, catch_exceptions=False)
+
+    assert invoke("init").exit_code == 0
+    return invoke
+
+
+def _json(result: Result) -> Any:
+    assert result.exit_code == 0, result.output + (result.stderr or "")
+    return json.loads(result.stdout)
+
+
+def test_remember_search_inject_and_snapshot(run: Any) -> None:
+    """R7, R15, R18: the user's remember is active, searchable, injected and recorded."""
+    out = _json(run("--json", "remember", *SCOPE, "--text", "Remember: web-shop uses pnpm 9."))
+    assert out["outcome"] == "active"
+    mid = out["record"]["id"]
+    hits = _json(run("--json", "search", *SCOPE, "which package manager does web-shop use"))
+    assert hits[0]["memory_id"] == mid
+    injected = _json(
+        run("--json", "inject", *SCOPE, "--budget", "300", "--session", "s1", "install deps")
+    )
+    assert "pnpm 9" in injected["result"]["text"]
+    snap_id = injected["result"]["snapshot_id"]
+    snap = _json(run("--json", "snapshot", "show", snap_id))
+    assert snap["injected"][0]["memory_id"] == mid and snap["policy_version"]
+    human = run("snapshot", "show", snap_id)
+    assert human.exit_code == 0 and "pnpm 9" in human.stdout
+
+
+def test_review_queue_through_the_cli(run: Any) -> None:
+    """R25: extract suggests, candidates list/edit/approve/reject work on ids and short refs."""
+    run(
+        "event",
+        "add",
+        "--session",
+        "s1",
+        "--actor",
+        "user",
+        "--trust",
+        "user",
+        *SCOPE,
+        "--text",
+        "For the record, we always run make check before pushing.",
+    )
+    run(
+        "event",
+        "add",
+        "--session",
+        "s1",
+        "--actor",
+        "user",
+        "--trust",
+        "user",
+        *SCOPE,
+        "--text",
+        "We decided to use Renovate for dependency updates.",
+    )
+    outcomes = _json(run("--json", "extract", "--session", "s1"))
+    assert {o["outcome"] for o in outcomes} == {"candidate"}
+    queue = _json(run("--json", "candidates", "list"))
+    assert len(queue) == 2
+    first, second = queue[0]["id"], queue[1]["id"]
+    edited = _json(
+        run(
+            "--json",
+            "candidates",
+            "edit",
+            "m:" + first[-8:],
+            "--text",
+            "web-shop always runs make check before a push.",
+            "--approve",
+        )
+    )
+    assert edited["status"] == "active" and "make check" in edited["content"]
+    rejected = _json(run("--json", "candidates", "reject", second, "--reason", "not true"))
+    assert rejected["status"] == "rejected"
+    assert _json(run("--json", "candidates", "list")) == []
+
+
+def test_memory_controls_history_and_chain(run: Any) -> None:
+    """R26, R5, R22: disable/enable/downgrade/exclude/quarantine write history; chain shows use."""
+    mid = _json(
+        run(
+            "--json",
+            "remember",
+            "--scope",
+            "user=alice",
+            "--text",
+            "Remember: wrap Python at 79 characters.",
+        )
+    )["record"]["id"]
+    assert _json(run("--json", "memory", "disable", mid))["status"] == "disabled"
+    assert _json(run("--json", "memory", "enable", mid))["status"] == "active"
+    down = _json(run("--json", "memory", "downgrade", mid, *SCOPE))
+    assert down["scope"] == {"project": "web-shop", "user": "alice"}
+    assert _json(run("--json", "memory", "exclude", mid, "--session", "s9"))["status"] == "active"
+    run("inject", *SCOPE, "--session", "s2", "reformat the Python code")
+    report = _json(run("--json", "memory", "quarantine", mid, "--reason", "wrong rule"))
+    assert report["affected_sessions"] == ["s2"]
+    shown = _json(run("--json", "memory", "show", mid))
+    actions = [d["action"] for d in shown["history"]]
+    assert actions[:1] == ["remember"] and {
+        "disable",
+        "enable",
+        "downgrade",
+        "exclude",
+        "quarantine",
+    } <= set(actions)
+    chain = _json(run("--json", "memory", "chain", mid))
+    assert chain["activation"]["to_status"] == "active" and chain["sessions"] == ["s2"]
+
+
+def test_delete_purge_replay_and_resume(run: Any, tmp_path: Path) -> None:
+    """R19, R21: delete with purge; replay marks it; resume never re-injects it."""
+    mid = _json(run("--json", "remember", *SCOPE, "--text", "Remember: the staging port is 5434."))[
+        "record"
+    ]["id"]
+    snap = _json(run("--json", "inject", *SCOPE, "--session", "s1", "staging port"))["result"][
+        "snapshot_id"
+    ]
+    stone = _json(run("--json", "memory", "delete", mid, "--reason", "moved", "--purge"))
+    assert stone["purged"] and "vector_index" in stone["cleaned"]
+    replayed = _json(run("--json", "replay", snap))
+    assert "5434" not in replayed["text"] and "deleted" in replayed["items"][0]["marks"]
+    resumed = _json(run("--json", "resume", "s1"))
+    assert resumed["items"] == [] and resumed["removed"][0]["memory_id"] == mid
+    case = tmp_path / "case.json"
+    assert run("memory", "export-case", mid, "--output", str(case)).exit_code == 0
+    assert json.loads(case.read_text())["expected"]["exclude_memory_ids"] == [mid]
+
+
+def test_policy_settings_and_index_verbs(run: Any) -> None:
+    """R7 settings are stored and used; the indexes report and rebuild."""
+    settings = _json(
+        run("--json", "policy", "set", "confirm_scope_kinds=global", "inferred_ttl_days=7")
+    )
+    assert settings["confirm_scope_kinds"] == ["global"] and settings["inferred_ttl_days"] == 7.0
+    out = _json(
+        run("--json", "remember", "--scope", "user=alice", "--text", "Remember: I like tea.")
+    )
+    assert out["outcome"] == "candidate"
+    bad = run("policy", "set", "bogus=1")
+    assert bad.exit_code == 1 and "policy.bogus" in bad.stderr
+    status = _json(run("--json", "index", "rebuild"))
+    assert status["keyword_documents"] == 0 and "vector" in status
+
+
+def test_bad_input_names_the_problem_and_changes_nothing(run: Any) -> None:
+    """Clear errors, exit 1, nothing written."""
+    before = _json(run("--json", "status"))["revision"]
+    for args in (
+        ("remember", "--scope", "user=alice", "--text", "   "),
+        ("remember", "--scope", "planet=mars", "--text", "x"),
+        ("memory", "delete", "mem_missing", "--reason", "x"),
+        ("search", "--scope", "user=alice", ""),
+        ("inject", "--scope", "user=alice", "--budget", "0", "goal"),
+    ):
+        result = run(*args)
+        assert result.exit_code in (1, 2), args
+    assert _json(run("--json", "status"))["revision"] == before
