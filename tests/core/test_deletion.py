@@ -137,3 +137,21 @@ def test_purge_rewrites_the_vector_file_without_the_vector(
     assert mid not in index and keep in index
     assert needle not in index.plaintext(meta)
     assert needle not in layer.path.read_bytes()
+
+
+def test_deleted_memory_stays_gone_after_index_rebuild_and_restart(
+    service: MemoryService, data_dir: Path
+) -> None:
+    """R19: rebuilding the derived indexes from the store cannot bring a deleted memory back."""
+    mid = _remember(service, "The Tuesday spin class is at FitBox Kreuzberg.")
+    service.delete(mid, reason="cancelled")
+    status = service.rebuild_index()
+    assert status["active_memories"] == 0
+    assert service.search_memory(SCOPE, "spin class FitBox") == []
+    service.close()
+    again = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
+    try:
+        assert again.search_memory(SCOPE, "spin class FitBox") == []
+        assert again.inject(SCOPE, "Tuesday spin class", 300).value.items == ()
+    finally:
+        again.close()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from pytestqt.modeltest import ModelTester
 from PySide6.QtWidgets import QLabel
+from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService
@@ -144,18 +144,10 @@ def test_conflict_marks_differing_words_and_hides_the_action_bar(
     assert all("conflict" in r.flags for r in stored)
     texts = [lab.text() for lab in view.conflict_page.findChildren(QLabel, "ConflictText")]
     assert len(texts) == 2 and all("#ffe082" in t for t in texts)
-    mine, theirs = stored[0].content.split(), set(stored[1].content.casefold().split())
-    shared = next(w for w in mine if w.casefold() in theirs and w.isalpha())
-    assert f">{shared}</span>" not in texts[0]
-    _select(
-        qtbot,
-        view,
-        next(
-            r.record.content
-            for r in map(view.model.entry, view.model.selectable_rows())
-            if r is not None and r.record is not None
-        )[:20],
-    )  # type: ignore[union-attr]
+    assert differing_words(stored[0].content, stored[1].content) in texts[0]
+    plain = [r for r in view.model.selectable_rows() if not view.model.entry(r).conflict]  # type: ignore[union-attr]
+    view.list.setCurrentIndex(view.model.index(plain[0], 0))
+    qtbot.waitUntil(lambda: view.stack.currentIndex() == 1, timeout=TIMEOUT)
     assert view.action_bar.isVisible()
 
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QDate
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from core import ManualClock, MemoryRecord, MemoryService
+from core import ManualClock, MemoryFilter, MemoryRecord, MemoryService
 from tests.ui.conftest import TIMEOUT
 
 from ui.main_window import MainWindow
@@ -124,3 +124,33 @@ def test_events_toggle(qtbot: QtBot, window: MainWindow) -> None:
     items = [model.item_at(r) for r in range(model.rowCount())]
     events = [i for i in items if i is not None and not isinstance(i, MemoryRecord)]
     assert events and all(e.kind.value != "memory_decision" for e in events)  # type: ignore[union-attr]
+
+
+def test_metadata_filters_page_in_sql_and_count_in_the_store(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """Kind/trust filters are answered by the store: its count, its pages."""
+    view = window.timeline
+    view.kind_filter.setCurrentIndex(view.kind_filter.findData("decision"))
+    with qtbot.waitSignal(view.filtered, timeout=TIMEOUT) as blocker:
+        view.apply_filter()
+    qtbot.waitUntil(lambda: not view.model.loading, timeout=TIMEOUT)
+    expected = demo.count_memories(MemoryFilter(kinds=("decision",)))
+    assert blocker.args == [expected]
+    ids = [r.id for r in demo.list_memories(MemoryFilter(kinds=("decision",), limit=1000))]
+    assert [r.id for r in _memories(view)] == ids
+
+
+def test_ranked_search_in_a_scope(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """With text and a key=value scope the user may ask for the store's ranked search."""
+    view = window.timeline
+    assert not view.ranked.isEnabled()
+    view.search.setText("pnpm")
+    view.scope_filter.setText("user=alice project=web-shop")
+    _apply(qtbot, view)
+    assert view.ranked.isEnabled() and not view.ranked.isChecked()
+    view.ranked.setChecked(True)
+    _apply(qtbot, view)
+    hits = demo.search_memory({"user": "alice", "project": "web-shop"}, "pnpm", limit=100)
+    assert hits and [r.id for r in _memories(view)] == [h.memory_id for h in hits]
+    assert not any(view.model.index(r, 0).data(IsDayRole) for r in range(view.model.rowCount()))

@@ -13,10 +13,9 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from core import Decision, Event, MemoryRecord, MemoryService
+from core import Decision, Event, MemoryFilter, MemoryRecord, MemoryService
 
 from ui.presentation import bold_font, icon, kind_text, status_icon
-from ui.types import MemoryFilter
 
 Index = QModelIndex | QPersistentModelIndex
 EntryRole = Qt.ItemDataRole.UserRole + 1

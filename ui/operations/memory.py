@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core import MemoryRecord, MemoryService, Result
+from core import MemoryRecord, MemoryService, QuarantineReport, Result, Tombstone
 
 from ui.context import UiContext
 from ui.ops import MutatingOp, mutate
-from ui.types import QuarantineReport, Tombstone
 
 
 def approve_candidate(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:

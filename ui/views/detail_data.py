@@ -5,9 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from core import MemoryRecord, MemoryService, Scope
-
-from ui.types import AdoptionChain, MemoryFilter
+from core import AdoptionChain, MemoryFilter, MemoryRecord, MemoryService, Scope
 
 Revision = tuple[int, dt.datetime, str, Scope, str]
 

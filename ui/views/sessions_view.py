@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import ChangeKind, Event, MemoryService, NotFoundError, SessionInfo
+from core import ChangeKind, Event, MemoryService, NotFoundError, Replay, SessionInfo
 
 from ui.context import UiContext
 from ui.models.event_table import EventTableModel
@@ -26,7 +26,6 @@ from ui.models.session_list import SessionListModel
 from ui.operations.sessions import set_session_opt_out
 from ui.ops import query
 from ui.presentation import local_time
-from ui.types import Replay
 from ui.views.base import RefreshingView
 from ui.views.snapshot_text import replay_html
 

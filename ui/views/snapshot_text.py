@@ -6,8 +6,9 @@ import html
 
 from PySide6.QtCore import QCoreApplication
 
+from core import Replay
+
 from ui.presentation import local_time
-from ui.types import Replay
 
 
 def replay_html(rep: Replay) -> str:
