@@ -137,13 +137,10 @@ class Retriever:
                 continue
             for mid in allowed - present:
                 rec = self.catalog.records.get(mid)
-                ok = rec is not None and rec.conflict_set == cset and CONFLICT in rec.flags
-                if ok and rec is not None and rec.scope.visible_to(request):
-                    if rec.effective_status(now) == "active":
-                        out.append(
-                            Scored(rec, scored.score, {**scored.signals, "conflict_partner": 1.0})
-                        )
-                        present.add(mid)
+                if rec is not None and _partner(rec, cset, request, now):
+                    signals = {**scored.signals, "conflict_partner": 1.0}
+                    out.append(Scored(rec, scored.score, signals))
+                    present.add(mid)
         return out
 
     def _vector_scores(self, query: str, allowed: set[str]) -> dict[str, float]:
@@ -329,6 +326,13 @@ def _notes(record: MemoryRecord) -> tuple[str, ...]:
     if STALE in record.flags:
         notes.append("stale")
     return tuple(notes)
+
+
+def _partner(rec: MemoryRecord, cset: str | None, request: Scope, now: dt.datetime) -> bool:
+    """An active, visible member of the same unresolved conflict set."""
+    if rec.conflict_set != cset or CONFLICT not in rec.flags:
+        return False
+    return rec.scope.visible_to(request) and rec.effective_status(now) == "active"
 
 
 def _pack(

@@ -98,7 +98,7 @@ def fuse(
     BM25's absolute scores), so keywords override the embedder only when they are decisive,
     and otherwise just nudge the order of the vector's candidates. Measured on
     benchmarks/retrieval_set.jsonl (docs/retrieval.md): the previous rule (keyword 0.6,
-    ungated) lost 0.11 MRR to the embedder on paraphrases.
+    ungated) lost 0.12 MRR to the embedder on paraphrases.
 
     Without vector scores (no embedder, or a degraded index) the keyword part is the whole
     signal: `KEYWORD_ONLY_WEIGHT` x normalised BM25, ungated, as before. Either kind of hit
