@@ -279,7 +279,7 @@ class MainWindow(QMainWindow):
         if sizes:
             self.timeline_split.setSizes([int(x) for x in sizes])
         else:
-            self.timeline_split.setSizes([880, 420])
+            self.timeline_split.setSizes([960, 400])
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Remember geometry and splitter sizes; let running work finish."""

@@ -64,7 +64,7 @@ def trust_text(trust: str) -> str:
     words = {
         "user": QCoreApplication.translate("Trust", "user"),
         "tool_verified": QCoreApplication.translate("Trust", "tool-verified"),
-        "assistant": QCoreApplication.translate("Trust", "assistant (inferred)"),
+        "assistant": QCoreApplication.translate("Trust", "inferred"),
         "untrusted": QCoreApplication.translate("Trust", "untrusted"),
     }
     return words.get(trust, trust)

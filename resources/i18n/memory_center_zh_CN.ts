@@ -110,183 +110,196 @@
 <context>
     <name>DetailPanel</name>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="87" />
+        <location filename="../../ui/views/detail_panel.py" line="95" />
         <source>Memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="93" />
+        <location filename="../../ui/views/detail_panel.py" line="102" />
         <source>Memory content</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="103" />
         <source>Downgrade scope…</source>
         <translation>缩小范围…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="104" />
-        <location filename="../../ui/views/detail_panel.py" line="259" />
+        <location filename="../../ui/views/detail_panel.py" line="113" />
+        <location filename="../../ui/views/detail_panel.py" line="280" />
         <source>Disable</source>
         <translation>停用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="105" />
         <source>Exclude from session…</source>
         <translation>在会话中排除…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="106" />
+        <location filename="../../ui/views/detail_panel.py" line="112" />
+        <source>Narrow scope…</source>
+        <translation>缩小范围…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="114" />
+        <source>Exclude…</source>
+        <translation>排除…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="115" />
+        <source>Keep this memory out of one session's injections</source>
+        <translation>不在某个会话中注入这条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="116" />
         <source>Quarantine…</source>
         <translation>隔离…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="107" />
+        <location filename="../../ui/views/detail_panel.py" line="117" />
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="142" />
+        <location filename="../../ui/views/detail_panel.py" line="152" />
         <source>Source events</source>
         <translation>来源事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="143" />
+        <location filename="../../ui/views/detail_panel.py" line="153" />
         <source>Usage trace</source>
         <translation>使用记录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="144" />
+        <location filename="../../ui/views/detail_panel.py" line="154" />
         <source>History of decisions</source>
         <translation>决策历史</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="145" />
+        <location filename="../../ui/views/detail_panel.py" line="155" />
         <source>Revisions</source>
         <translation>修订版本</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="161" />
+        <location filename="../../ui/views/detail_panel.py" line="182" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="162" />
+        <location filename="../../ui/views/detail_panel.py" line="183" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="163" />
+        <location filename="../../ui/views/detail_panel.py" line="184" />
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="164" />
+        <location filename="../../ui/views/detail_panel.py" line="185" />
         <source>Source trust</source>
         <translation>来源可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="165" />
+        <location filename="../../ui/views/detail_panel.py" line="186" />
         <source>Valid</source>
         <translation>有效期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="166" />
+        <location filename="../../ui/views/detail_panel.py" line="187" />
         <source>Sensitivity</source>
         <translation>敏感度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="167" />
+        <location filename="../../ui/views/detail_panel.py" line="188" />
         <source>Supersedes</source>
         <translation>取代关系</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="168" />
+        <location filename="../../ui/views/detail_panel.py" line="189" />
         <source>Conflict set</source>
         <translation>冲突组</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="169" />
+        <location filename="../../ui/views/detail_panel.py" line="190" />
         <source>Owner</source>
         <translation>所有者</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="170" />
+        <location filename="../../ui/views/detail_panel.py" line="191" />
         <source>Id</source>
         <translation>编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="187" />
+        <location filename="../../ui/views/detail_panel.py" line="208" />
         <source>Select a memory to see where it came from and how it is used.</source>
         <translation>选择一条记忆，查看它的来源和使用情况。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="212" />
+        <location filename="../../ui/views/detail_panel.py" line="233" />
         <source>(content purged)</source>
         <translation>（内容已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="229" />
+        <location filename="../../ui/views/detail_panel.py" line="250" />
         <source>from %1, expires %2</source>
         <translation>自 %1 起，到期：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="238" />
+        <location filename="../../ui/views/detail_panel.py" line="259" />
         <source>supersedes</source>
         <translation>取代</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="242" />
+        <location filename="../../ui/views/detail_panel.py" line="263" />
         <source>superseded by</source>
         <translation>被取代于</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="251" />
+        <location filename="../../ui/views/detail_panel.py" line="272" />
         <source>in conflict with: </source>
         <translation>与之冲突：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="259" />
+        <location filename="../../ui/views/detail_panel.py" line="280" />
         <source>Enable</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="293" />
+        <location filename="../../ui/views/detail_panel.py" line="314" />
         <source>Memory disabled.</source>
         <translation>记忆已停用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="300" />
+        <location filename="../../ui/views/detail_panel.py" line="321" />
         <source>Memory enabled.</source>
         <translation>记忆已启用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="315" />
+        <location filename="../../ui/views/detail_panel.py" line="336" />
         <source>Scope narrowed.</source>
         <translation>范围已缩小。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="331" />
+        <location filename="../../ui/views/detail_panel.py" line="352" />
         <source>Excluded from the session.</source>
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="343" />
+        <location filename="../../ui/views/detail_panel.py" line="364" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="344" />
+        <location filename="../../ui/views/detail_panel.py" line="365" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="353" />
+        <location filename="../../ui/views/detail_panel.py" line="374" />
         <source>Quarantined; %1 session(s) had used it.</source>
         <translation>已隔离；曾有 %1 个会话使用过它。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="373" />
+        <location filename="../../ui/views/detail_panel.py" line="394" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
     </message>
@@ -571,17 +584,17 @@
         <translation>没有来源事件。</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="105" />
+        <location filename="../../ui/models/review_model.py" line="103" />
         <source>Suggested memories (%1)</source>
         <translation>建议的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="115" />
+        <location filename="../../ui/models/review_model.py" line="113" />
         <source>Conflicts (%1)</source>
         <translation>冲突（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="125" />
+        <location filename="../../ui/models/review_model.py" line="123" />
         <source>Quarantined — check before approving (%1)</source>
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
@@ -589,82 +602,87 @@
 <context>
     <name>ReviewView</name>
     <message>
-        <location filename="../../ui/views/review_view.py" line="57" />
+        <location filename="../../ui/views/review_view.py" line="58" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="66" />
+        <location filename="../../ui/views/review_view.py" line="67" />
         <source>Nothing to review. New suggestions from your agents appear here.</source>
         <translation>没有待审内容。智能体的新建议会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="76" />
+        <location filename="../../ui/views/review_view.py" line="77" />
         <source>Approve  (A)</source>
         <translation>批准  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="78" />
+        <location filename="../../ui/views/review_view.py" line="79" />
         <source>Edit, then approve  (E)</source>
         <translation>编辑后批准  (E)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="79" />
+        <location filename="../../ui/views/review_view.py" line="80" />
         <source>Change scope, then approve  (S)</source>
         <translation>修改范围后批准  (S)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="80" />
+        <location filename="../../ui/views/review_view.py" line="81" />
         <source>Reject…  (R)</source>
         <translation>拒绝…  (R)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="203" />
+        <location filename="../../ui/views/review_view.py" line="205" />
+        <source>Words that differ from the other memory are marked.</source>
+        <translation>与另一条记忆不同的词已标出。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="213" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="205" />
+        <location filename="../../ui/views/review_view.py" line="215" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="208" />
+        <location filename="../../ui/views/review_view.py" line="218" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="230" />
+        <location filename="../../ui/views/review_view.py" line="240" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="243" />
+        <location filename="../../ui/views/review_view.py" line="253" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="258" />
+        <location filename="../../ui/views/review_view.py" line="268" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="269" />
+        <location filename="../../ui/views/review_view.py" line="279" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="270" />
+        <location filename="../../ui/views/review_view.py" line="280" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="278" />
+        <location filename="../../ui/views/review_view.py" line="288" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="286" />
+        <location filename="../../ui/views/review_view.py" line="296" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
     </message>
@@ -792,47 +810,47 @@
 <context>
     <name>SessionsView</name>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="69" />
+        <location filename="../../ui/views/sessions_view.py" line="72" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="71" />
+        <location filename="../../ui/views/sessions_view.py" line="74" />
         <source>Events of the session</source>
         <translation>会话事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="81" />
+        <location filename="../../ui/views/sessions_view.py" line="84" />
         <source>Memory opt-out: inject nothing into this session and extract nothing from it</source>
         <translation>关闭记忆：不向此会话注入任何记忆，也不从中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="83" />
+        <location filename="../../ui/views/sessions_view.py" line="86" />
         <source>Memory opt-out</source>
         <translation>关闭记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="86" />
+        <location filename="../../ui/views/sessions_view.py" line="89" />
         <source>Model calls of the session</source>
         <translation>会话的模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="115" />
+        <location filename="../../ui/views/sessions_view.py" line="118" />
         <source>Model call</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="214" />
+        <location filename="../../ui/views/sessions_view.py" line="220" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="233" />
+        <location filename="../../ui/views/sessions_view.py" line="239" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="235" />
+        <location filename="../../ui/views/sessions_view.py" line="241" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -939,32 +957,32 @@
 <context>
     <name>Snapshot</name>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="18" />
+        <location filename="../../ui/views/snapshot_text.py" line="19" />
         <source>store revision</source>
         <translation>存储修订</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="20" />
+        <location filename="../../ui/views/snapshot_text.py" line="21" />
         <source>tokens</source>
         <translation>词元</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="23" />
+        <location filename="../../ui/views/snapshot_text.py" line="24" />
         <source>degraded: memory was unavailable</source>
         <translation>已降级：记忆暂不可用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="36" />
+        <location filename="../../ui/views/snapshot_text.py" line="37" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="46" />
+        <location filename="../../ui/views/snapshot_text.py" line="47" />
         <source>Injected</source>
         <translation>已注入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="52" />
+        <location filename="../../ui/views/snapshot_text.py" line="53" />
         <source>Dropped, and why</source>
         <translation>未注入及原因</translation>
     </message>
@@ -1015,32 +1033,30 @@
 <context>
     <name>Time</name>
     <message>
-        <location filename="../../ui/presentation.py" line="98" />
+        <location filename="../../ui/presentation.py" line="111" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="100" />
+        <location filename="../../ui/presentation.py" line="113" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="117" />
+        <location filename="../../ui/presentation.py" line="130" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="120" />
+        <location filename="../../ui/presentation.py" line="133" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="124" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="128" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -1069,6 +1085,10 @@
     </message>
     <message>
         <location filename="../../ui/models/timeline_model.py" line="52" />
+        <source>Conf.</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
@@ -1083,12 +1103,12 @@
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="229" />
+        <location filename="../../ui/models/timeline_model.py" line="228" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="248" />
+        <location filename="../../ui/models/timeline_model.py" line="247" />
         <source>event</source>
         <translation>事件</translation>
     </message>
@@ -1096,87 +1116,107 @@
 <context>
     <name>TimelineView</name>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="105" />
+        <location filename="../../ui/views/timeline_view.py" line="120" />
         <source>Search memories…</source>
         <translation>搜索记忆…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="106" />
+        <location filename="../../ui/views/timeline_view.py" line="121" />
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="112" />
+        <location filename="../../ui/views/timeline_view.py" line="127" />
         <source>Status filter</source>
         <translation>状态筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="112" />
+        <location filename="../../ui/views/timeline_view.py" line="127" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="115" />
+        <location filename="../../ui/views/timeline_view.py" line="130" />
         <source>Kind filter</source>
         <translation>类型筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="115" />
+        <location filename="../../ui/views/timeline_view.py" line="130" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="118" />
+        <location filename="../../ui/views/timeline_view.py" line="133" />
         <source>Source trust filter</source>
         <translation>来源筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="118" />
+        <location filename="../../ui/views/timeline_view.py" line="133" />
         <source>Any source</source>
         <translation>任何来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="121" />
+        <location filename="../../ui/views/timeline_view.py" line="136" />
         <source>Scope, e.g. project=web-shop</source>
         <translation>范围，例如 project=web-shop</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="122" />
+        <location filename="../../ui/views/timeline_view.py" line="137" />
         <source>Scope filter</source>
         <translation>范围筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="125" />
+        <location filename="../../ui/views/timeline_view.py" line="140" />
+        <source>Rank by relevance</source>
+        <translation>按相关度排序</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="141" />
+        <source>Rank search results by relevance in the scope</source>
+        <translation>在该范围内按相关度排序搜索结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="144" />
+        <source>With search text and a key=value scope, show the memories an agent in that scope would find, best match first.</source>
+        <translation>输入搜索词和 key=value 范围后，显示该范围内的智能体会找到的记忆，最相关的在前。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="150" />
         <source>Between</source>
         <translation>日期范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="133" />
+        <location filename="../../ui/views/timeline_view.py" line="158" />
         <source>From date</source>
         <translation>开始日期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="134" />
+        <location filename="../../ui/views/timeline_view.py" line="159" />
         <source>To date</source>
         <translation>结束日期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="136" />
+        <location filename="../../ui/views/timeline_view.py" line="161" />
         <source>Show events</source>
         <translation>显示事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="137" />
+        <location filename="../../ui/views/timeline_view.py" line="162" />
         <source>Show events in the timeline</source>
         <translation>在时间线中显示事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="163" />
+        <location filename="../../ui/views/timeline_view.py" line="189" />
         <source>Timeline of memories</source>
         <translation>记忆时间线</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="228" />
+        <location filename="../../ui/views/timeline_view.py" line="257" />
+        <source>%n ranked results</source>
+        <translation><numerusform>%n 条排序结果</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/timeline_view.py" line="259" />
         <source>%n memories</source>
         <translation><numerusform>%n 条记忆</numerusform></translation>
     </message>
@@ -1195,6 +1235,10 @@
     </message>
     <message>
         <location filename="../../ui/presentation.py" line="67" />
+        <source>inferred</source>
+        <translation>推断</translation>
+    </message>
+    <message>
         <source>assistant (inferred)</source>
         <translation>助手（推断）</translation>
     </message>

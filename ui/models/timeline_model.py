@@ -49,7 +49,7 @@ def _headers() -> tuple[str, ...]:
         QCoreApplication.translate("Timeline", "Kind"),
         QCoreApplication.translate("Timeline", "Content"),
         QCoreApplication.translate("Timeline", "Scope"),
-        QCoreApplication.translate("Timeline", "Confidence"),
+        QCoreApplication.translate("Timeline", "Conf."),
         QCoreApplication.translate("Timeline", "Source"),
         QCoreApplication.translate("Timeline", "Time"),
     )

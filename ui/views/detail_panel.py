@@ -109,9 +109,10 @@ class DetailPanel(RefreshingView):
             label.setAccessibleName(title)
             self.field_labels[key] = label
             self.fields.addRow(title, label)
-        self.downgrade_button = QPushButton(self.tr("Downgrade scope…"))
+        self.downgrade_button = QPushButton(self.tr("Narrow scope…"))
         self.toggle_button = QPushButton(self.tr("Disable"))
-        self.exclude_button = QPushButton(self.tr("Exclude from session…"))
+        self.exclude_button = QPushButton(self.tr("Exclude…"))
+        self.exclude_button.setToolTip(self.tr("Keep this memory out of one session's injections"))
         self.quarantine_button = QPushButton(self.tr("Quarantine…"))
         self.delete_button = QPushButton(self.tr("Delete…"))
         self.delete_button.setObjectName("Danger")

@@ -72,12 +72,17 @@ class SessionsView(RefreshingView):
         self.session_table = self._table(self.sessions, self.tr("Sessions"))
         self.session_table.selectionModel().currentRowChanged.connect(self._session_changed)
         self.event_table = self._table(self.events, self.tr("Events of the session"))
-        self.event_table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         self.events.rowsInserted.connect(self._look_for_event)
-        for col, width in enumerate((135, 120, 70, 130, 90)):
-            self.event_table.setColumnWidth(col, width)
-        for col, width in enumerate((170, 60, 130)):
-            self.session_table.setColumnWidth(col, width)
+        # Short columns fit their contents; the text (events) and the name (sessions) stretch.
+        fit = QHeaderView.ResizeMode.ResizeToContents
+        events_header = self.event_table.horizontalHeader()
+        for col in range(5):
+            events_header.setSectionResizeMode(col, fit)
+        events_header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        sessions_header = self.session_table.horizontalHeader()
+        for col in range(1, self.sessions.columnCount()):
+            sessions_header.setSectionResizeMode(col, fit)
+        sessions_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.title = QLabel()
         self.title.setObjectName("ViewTitle")
         self.opt_out = QCheckBox(
@@ -137,7 +142,7 @@ class SessionsView(RefreshingView):
         split = QSplitter()
         split.addWidget(self.session_table)
         split.addWidget(right)
-        split.setSizes([430, 770])
+        split.setSizes([470, 730])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addWidget(split)

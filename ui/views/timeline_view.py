@@ -22,7 +22,17 @@ from PySide6.QtWidgets import (
 from core import ChangeKind, Event, MemoryRecord, MemoryService
 
 from ui.context import UiContext
-from ui.models.timeline_model import COL_CONTENT, COL_STATUS, IsDayRole, TimelineModel
+from ui.models.timeline_model import (
+    COL_CONF,
+    COL_CONTENT,
+    COL_KIND,
+    COL_SCOPE,
+    COL_SOURCE,
+    COL_STATUS,
+    COL_TIME,
+    IsDayRole,
+    TimelineModel,
+)
 from ui.models.timeline_source import (
     ScanCache,
     TimelineFilter,
@@ -184,18 +194,15 @@ class TimelineView(RefreshingView):
         table.setWordWrap(False)
         table.verticalHeader().setDefaultSectionSize(30)
         header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(COL_CONTENT, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(40)
-        for col, width in enumerate((100, 85, 0, 140, 95, 105, 50)):
-            if width:
-                table.setColumnWidth(col, width)
-        # Wide enough for the longest status word ("quarantined", "suggested", translated)
-        # beside its icon, so it is never elided.
-        metrics = table.fontMetrics()
-        words = [status_text(s) for s in STATUSES]
-        text = max(metrics.horizontalAdvance(w) for w in words)
-        table.setColumnWidth(COL_STATUS, max(100, text + table.iconSize().width() + 28))
+        # Short columns fit their contents (never "sugge…"); content takes the rest; the
+        # scope column can be dragged wider.
+        fit = QHeaderView.ResizeMode.ResizeToContents
+        for col in (COL_STATUS, COL_KIND, COL_CONF, COL_SOURCE, COL_TIME):
+            header.setSectionResizeMode(col, fit)
+        header.setSectionResizeMode(COL_SCOPE, QHeaderView.ResizeMode.Interactive)
+        table.setColumnWidth(COL_SCOPE, 150)
+        header.setSectionResizeMode(COL_CONTENT, QHeaderView.ResizeMode.Stretch)
         self.model.rowsInserted.connect(self._span_days)
         self.model.modelReset.connect(table.clearSpans)
         table.selectionModel().currentRowChanged.connect(self._row_changed)
