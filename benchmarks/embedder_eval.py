@@ -196,11 +196,12 @@ def product_result(
     rankings: list[Ranking] = []
     hits: list[int] = []
     target_hits = 0
-    for kw, row, target in zip(bm25, cosines, data.targets, strict=True):
+    for kw, row, target, item in zip(bm25, cosines, data.targets, data.queries, strict=True):
         relevance = product_fuse(
             {str(d): s for d, s in kw.items()},
             {str(i): float(c) for i, c in enumerate(row)},
             window,
+            query=item.query or "",
         )
         found = {int(mid) for mid, value in relevance.items() if value > 0}
         hits.append(len(found))

@@ -105,7 +105,7 @@ class Retriever:
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         keyword = self.catalog.keywords.search(query, allowed=allowed)
         vector = self._vector_scores(query, allowed)
-        relevance = fuse(keyword, vector, self.window)
+        relevance = fuse(keyword, vector, self.window, query=query)
         best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
         hits: dict[str, MemoryRecord] = {}
         for mid, _ in best:

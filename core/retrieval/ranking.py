@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.governance.policy import REDACTED, STALE, authority
-from core.governance.text import estimate_tokens
+from core.governance.text import estimate_tokens, tokens
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 
@@ -41,6 +42,7 @@ KEYWORD_WEIGHT = 0.4
 VECTOR_WEIGHT = 0.6
 KEYWORD_ONLY_WEIGHT = 0.6  # no vector scores (no embedder, or the index degraded)
 KEYWORD_MIN_CONFIDENCE = 0.1
+LOOKUP_MIN_CONFIDENCE = 0.5
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,11 @@ def score(
 
 
 def fuse(
-    keyword: Mapping[str, float], vector: Mapping[str, float], window: float
+    keyword: Mapping[str, float],
+    vector: Mapping[str, float],
+    window: float,
+    *,
+    query: str = "",
 ) -> dict[str, float]:
     """Hybrid relevance in 0..1 from BM25 scores and cosine similarities.
 
@@ -110,7 +116,8 @@ def fuse(
         if vector:
             ranked = sorted(keyword.values(), reverse=True)
             second = ranked[1] if len(ranked) > 1 else 0.0
-            confidence = max(KEYWORD_MIN_CONFIDENCE, 1.0 - second / best_kw)
+            floor = LOOKUP_MIN_CONFIDENCE if is_lookup(query) else KEYWORD_MIN_CONFIDENCE
+            confidence = max(floor, 1.0 - second / best_kw)
             weight = KEYWORD_WEIGHT * confidence
         else:
             weight = KEYWORD_ONLY_WEIGHT
@@ -125,6 +132,18 @@ def fuse(
             if cos > floor:
                 out[mid] = out.get(mid, 0.0) + VECTOR_WEIGHT * (cos - floor) / window
     return out
+
+
+_IDENTIFIER = re.compile(r"[a-z][\w]*[-_./:#]\w|\d")
+
+
+def is_lookup(query: str) -> bool:
+    """True when the request names an identifier (a port, version, path, ticket, host).
+
+    Such requests reuse the memory's own distinctive token, where BM25 is precise; for them
+    the keyword ranking keeps a higher weight even when its margin is small.
+    """
+    return any(_IDENTIFIER.search(t) for t in tokens(query))
 
 
 def rank(
