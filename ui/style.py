@@ -74,6 +74,22 @@ def apply_style(app: QApplication, dark: bool | None = None) -> None:
     dark_mode = is_dark() if dark is None else dark
     colours = DARK if dark_mode else LIGHT
     palette = app.palette()
+    # Widgets the stylesheet does not colour (form labels, check boxes, spin boxes) follow
+    # the palette: give it the same colours, or dark mode shows dark text on dark cards.
+    role = QPalette.ColorRole
+    for r, key in (
+        (role.Window, "bg"),
+        (role.WindowText, "fg"),
+        (role.Base, "card"),
+        (role.AlternateBase, "alt"),
+        (role.Text, "fg"),
+        (role.Button, "card"),
+        (role.ButtonText, "fg"),
+        (role.PlaceholderText, "muted"),
+        (role.ToolTipBase, "card"),
+        (role.ToolTipText, "fg"),
+    ):
+        palette.setColor(r, QColor(colours[key]))
     palette.setColor(QPalette.ColorRole.Link, QColor(colours["accent"]))
     palette.setColor(QPalette.ColorRole.LinkVisited, QColor(colours["accent"]))
     app.setPalette(palette)

