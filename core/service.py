@@ -385,6 +385,15 @@ class MemoryService:
             memory_id, "exclude", by, lambda tx, r, who, st: controls.exclude(tx, r, name, who)
         )
 
+    def include(
+        self, memory_id: str, session: str, *, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Undo `exclude`: the memory may be injected into that session again."""
+        name = identifier(session, "session")
+        return self._act(
+            memory_id, "include", by, lambda tx, r, who, st: controls.include(tx, r, name, who)
+        )
+
     def quarantine(
         self, memory_id: str, reason: str, *, by: str | None = None
     ) -> Result[QuarantineReport]:
@@ -411,6 +420,29 @@ class MemoryService:
             keep = memories.get(tx.conn, tx.codec, mid)
             who = by or keep.scope.get("user", "user")
             changed = controls.resolve_conflict(tx, keep, who, reason)
+            records = memories.load(tx.conn, tx.codec, changed)
+        self.catalog.refresh(changed)
+        return Result(records, changes_of(tx))
+
+    def keep_conflicting(
+        self,
+        scopes: Mapping[str, Mapping[str, str] | Scope | None],
+        *,
+        reason: str | None = None,
+        by: str | None = None,
+    ) -> Result[list[MemoryRecord]]:
+        """Settle a conflict set by keeping every member, each optionally narrowed to a scope
+        of its own ("split by scope"); the conflict notes stop (R9)."""
+        if not scopes:
+            raise InvalidInputError("scopes", "name the members of the conflict set")
+        wanted = {
+            self._mid(mid, "scopes"): (None if sc is None else Scope.required(_plain(sc)))
+            for mid, sc in scopes.items()
+        }
+        with self._store.write("keep conflicting memories") as tx:
+            first = memories.get(tx.conn, tx.codec, next(iter(wanted)))
+            who = identifier(by, "by") if by else first.scope.get("user", "user")
+            changed = controls.keep_all(tx, wanted, who, reason)
             records = memories.load(tx.conn, tx.codec, changed)
         self.catalog.refresh(changed)
         return Result(records, changes_of(tx))

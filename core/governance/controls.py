@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from core.errors import InvalidInputError, InvalidStateError
 from core.governance.policy import (
@@ -164,6 +164,20 @@ def exclude(tx: WriteTx, record: MemoryRecord, session: str, actor: str) -> None
     _decide(tx, record, "exclude", record.status, actor, f"excluded from session {session}")
 
 
+def include(tx: WriteTx, record: MemoryRecord, session: str, actor: str) -> None:
+    """Undo `exclude`: the memory may be injected into that session again."""
+    removed = tx.conn.execute(
+        delete(s.memory_exclusions).where(
+            (s.memory_exclusions.c.memory_id == record.id)
+            & (s.memory_exclusions.c.session_id == session)
+        )
+    ).rowcount
+    if not removed:
+        raise InvalidStateError(f"memory {record.id} is not excluded from session {session}")
+    tx.touch(ChangeKind.MEMORIES, memory_ids=(record.id,))
+    _decide(tx, record, "include", record.status, actor, f"included again in session {session}")
+
+
 def quarantine(tx: WriteTx, record: MemoryRecord, reason: str, actor: str) -> None:
     """Incident action: stop injection everywhere at once (R22)."""
     if record.status in (MemoryStatus.DELETED, MemoryStatus.QUARANTINED):
@@ -211,6 +225,43 @@ def resolve_conflict(tx: WriteTx, keep: MemoryRecord, actor: str, reason: str | 
             )
         changed.append(member.id)
     return changed
+
+
+def keep_all(
+    tx: WriteTx,
+    scopes: dict[str, Scope | None],
+    actor: str,
+    reason: str | None,
+) -> list[str]:
+    """Settle a conflict set by keeping every member, each optionally narrowed to its own scope.
+
+    "Both are true, in different places" (split by scope) or simply "both are true". Every
+    active member of the set must be named, so nothing is settled by omission.
+    """
+    records = [memories.get(tx.conn, tx.codec, mid) for mid in scopes]
+    sets = {r.conflict_set for r in records}
+    if len(sets) != 1 or None in sets or any(CONFLICT not in r.flags for r in records):
+        raise InvalidStateError("these memories are not one unresolved conflict set")
+    found: list[Any] = list(
+        tx.conn.execute(
+            select(s.memories.c.id).where(
+                (s.memories.c.conflict_set == records[0].conflict_set)
+                & (s.memories.c.status == MemoryStatus.ACTIVE.value)
+            )
+        ).scalars()
+    )
+    missing = {str(m) for m in found} - scopes.keys()
+    if missing:
+        raise InvalidInputError("scopes", f"name every active member; missing {sorted(missing)}")
+    why = reason or "both kept by the user"
+    for record in records:
+        new_scope = scopes[record.id]
+        if new_scope is not None and new_scope != record.scope:
+            change_scope(tx, record, new_scope, actor, "downgrade")
+        current = memories.get(tx.conn, tx.codec, record.id)
+        memories.update_fields(tx, record.id, flags=(current.flags - {CONFLICT}) | {CONFIRMED})
+        _decide(tx, current, "resolve_conflict", current.status, actor, f"kept: {why}")
+    return list(scopes)
 
 
 def mark_stale(tx: WriteTx, record: MemoryRecord, event_id: str, actor: str) -> None:
