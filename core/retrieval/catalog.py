@@ -17,7 +17,7 @@ from core.model.scope import Scope
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.vectors import VectorLayer
 from core.storage import memories
-from core.storage.store import Store
+from core.storage.store import EVERYTHING, Store
 
 FULL_RELOAD_AFTER = 500
 
@@ -55,6 +55,9 @@ class Catalog:
                 return current
             changed: set[str] = set()
             for entry in feed:
+                if EVERYTHING in entry.memory_ids:  # a big transaction: reload everything
+                    self._reload(current)
+                    return current
                 changed.update(entry.memory_ids)
                 if entry.kinds & {ChangeKind.SESSIONS, ChangeKind.MEMORIES}:
                     self._sessions.clear()

@@ -190,8 +190,8 @@ class Store:
                 revision=revision,
                 ts=tx.now_iso,
                 kinds=json.dumps(sorted(k.value for k in tx.kinds)),
-                event_ids=json.dumps(tx.event_ids[:500]),
-                memory_ids=json.dumps(tx.memory_ids[:500]),
+                event_ids=json.dumps(_capped(tx.event_ids)),
+                memory_ids=json.dumps(_capped(tx.memory_ids)),
             )
         )
         return revision
@@ -220,3 +220,12 @@ def changes_of(tx: WriteTx) -> Changes:
         event_ids=tuple(tx.event_ids),
         memory_ids=tuple(tx.memory_ids),
     )
+
+
+FEED_ID_LIMIT = 500
+EVERYTHING = "*"
+
+
+def _capped(ids: list[str]) -> list[str]:
+    """The ids a feed row lists; past the limit it says "*" (everything may have changed)."""
+    return ids if len(ids) <= FEED_ID_LIMIT else [EVERYTHING]
