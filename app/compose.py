@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
-from app.paths import passphrase_from_env
-from core import KeyUnavailableError, MemoryService, WrongPassphraseError
+from app.paths import LLM_KEY_ENV, LLM_MODEL_ENV, LLM_URL_ENV, passphrase_from_env
+from core import KeyUnavailableError, LLMExtractor, MemoryService, WrongPassphraseError
 
 PassphrasePrompt = Callable[[bool], str | None]
 """Asks the user for a passphrase; the flag says whether a new one is being chosen."""
@@ -26,7 +27,7 @@ def open_service(
     """
     passphrase = passphrase_from_env()
     try:
-        return MemoryService.open(data_dir, passphrase=passphrase, create=create)
+        return _configured(MemoryService.open(data_dir, passphrase=passphrase, create=create))
     except WrongPassphraseError:
         raise
     except KeyUnavailableError as exc:
@@ -38,4 +39,17 @@ def open_service(
     if not asked:
         # Nobody could be asked (no terminal) or the user declined: say how to give one.
         raise first
-    return MemoryService.open(data_dir, passphrase=asked, create=create)
+    return _configured(MemoryService.open(data_dir, passphrase=asked, create=create))
+
+
+def _configured(service: MemoryService) -> MemoryService:
+    """Apply opt-in configuration from the environment: the LLM extractor (off by default).
+
+    MEMORY_CENTER_LLM_URL (an OpenAI-compatible base URL) and MEMORY_CENTER_LLM_MODEL turn it
+    on; MEMORY_CENTER_LLM_KEY is sent as the bearer token when set. Its proposals still go
+    through the MemoryPolicy like any other candidate.
+    """
+    url, model = os.environ.get(LLM_URL_ENV), os.environ.get(LLM_MODEL_ENV)
+    if url and model:
+        service.extractor = LLMExtractor(url, model, api_key=os.environ.get(LLM_KEY_ENV) or None)
+    return service

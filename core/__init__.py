@@ -15,6 +15,7 @@ from core.errors import (
     StoreVersionError,
     WrongPassphraseError,
 )
+from core.governance.llm_extractor import LLMExtractor
 from core.governance.policy import PolicySettings
 from core.model import *  # noqa: F403 - the model is public by design
 from core.model import __all__ as _model_all
@@ -27,6 +28,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidStateError",
     "KeyUnavailableError",
+    "LLMExtractor",
     "MemoryCenterError",
     "MemoryService",
     "NotFoundError",
