@@ -13,6 +13,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from core.crypto.codec import Codec
 from core.errors import MemoryCenterError
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 INDEX_FILE = "vectors.mcidx"
 EMBED_BATCH = 64
 SYNC_BACKFILL = 64
+QUERY_CACHE = 256
 
 
 class VectorLayer:
@@ -46,6 +48,7 @@ class VectorLayer:
         self.index = VectorIndex(embedder.dim)
         self._dirty = False
         self._loaded = False
+        self._queries: dict[str, Any] = {}
 
     @property
     def path(self) -> Path | None:
@@ -128,9 +131,22 @@ class VectorLayer:
         """Cosine similarity of the query to the allowed memories (the best `k`)."""
         if not allowed:
             return {}
-        vector = self.embedder.embed([query], kind="query")[0]
+        vector = self.query_vector(query)
         with self._lock:
             return dict(self.index.search(vector, k, allowed=allowed))
+
+    def query_vector(self, query: str) -> Any:
+        """The query's embedding, cached: `prefetch(goal)` then `inject(goal)` embeds once."""
+        with self._lock:
+            cached = self._queries.get(query)
+        if cached is not None:
+            return cached
+        vector = self.embedder.embed([query], kind="query")[0]
+        with self._lock:
+            self._queries[query] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.pop(next(iter(self._queries)))
+        return vector
 
     def save(self) -> None:
         """Write the sealed index file if anything changed."""
