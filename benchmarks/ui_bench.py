@@ -4,6 +4,10 @@ Usage:
     python benchmarks/ui_bench_store.py /tmp/bench 20000   # once; builds the store
     QT_QPA_PLATFORM=offscreen python benchmarks/ui_bench.py /tmp/bench
 
+A store built with `ui_bench_store.py DIR COUNT --bulk` (inject_bench's `fill()`: texts
+"... (note N).", scopes user=userK project=projectK) is detected by its texts and
+searched with matching terms ('note 1234', project=project7, user=user7 project=project7).
+
 Targets: first paint <= 1.5 s, filter <= 100 ms. Numbers are printed, not asserted.
 """
 
@@ -67,7 +71,11 @@ def main() -> int:
     raw = service.list_memories()
     core_read = time.perf_counter() - t0
     print(f"store: {count} memories; core list_memories() of all: {core_read:.2f} s ({len(raw)})")
+    bulk = any("(note " in r.content for r in raw[:100])
     del raw
+    term, term2 = ("note 1234", "note 1235") if bulk else ("port 1234", "port 1235")
+    project = "project=project7" if bulk else "project=project-7"
+    ranked_scope = "user=user7 project=project7" if bulk else "user=u1 project=project-7"
     start = time.perf_counter()
     window = MainWindow(service)
     window.show()
@@ -78,8 +86,8 @@ def main() -> int:
     _time_filter(
         app,
         view,
-        "search 'port 1234' before the cache is warm",
-        lambda: view.search.setText("port 1234"),
+        f"search '{term}' before the cache is warm",
+        lambda: view.search.setText(term),
     )
     view.search.setText("")
     t = time.perf_counter()
@@ -94,14 +102,14 @@ def main() -> int:
             lambda: view.status_filter.setCurrentIndex(view.status_filter.findData("candidate")),
         ),
         (
-            "search 'port 1234'",
-            lambda: (view.status_filter.setCurrentIndex(0), view.search.setText("port 1234")),
+            f"search '{term}'",
+            lambda: (view.status_filter.setCurrentIndex(0), view.search.setText(term)),
         ),
         (
-            "scope project=project-7",
-            lambda: (view.search.setText(""), view.scope_filter.setText("project=project-7")),
+            f"scope {project}",
+            lambda: (view.search.setText(""), view.scope_filter.setText(project)),
         ),
-        ("search 'port 1234' in it", lambda: view.search.setText("port 1234")),
+        (f"search '{term}' in it", lambda: view.search.setText(term)),
         (
             "status=expired",
             lambda: (
@@ -138,16 +146,16 @@ def main() -> int:
     # Ranked search last: its first call starts the core's background vector backfill.
     for label, setup in (
         (
-            "search 'port 1234' ranked in scope user=u1 project=project-7 (first: loads index)",
+            f"search '{term}' ranked in scope {ranked_scope} (first: loads index)",
             lambda: (
-                view.search.setText("port 1234"),
-                view.scope_filter.setText("user=u1 project=project-7"),
+                view.search.setText(term),
+                view.scope_filter.setText(ranked_scope),
                 view.ranked.setChecked(True),
             ),
         ),
         (
-            "search 'port 1235' ranked in scope user=u1 project=project-7",
-            lambda: view.search.setText("port 1235"),
+            f"search '{term2}' ranked in scope {ranked_scope}",
+            lambda: view.search.setText(term2),
         ),
     ):
         _time_filter(app, view, label, setup)

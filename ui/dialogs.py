@@ -4,6 +4,8 @@ caller acts on `accepted`, so tests can fill and accept them like a user would.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -17,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import SCOPE_KEYS, MemoryRecord, Scope
+from core import SCOPE_KEYS, InvalidInputError, MemoryCenterError, MemoryRecord, Scope
 
 
 class _Dialog(QDialog):
@@ -238,3 +240,103 @@ class DeleteDialog(_Dialog):
     def value(self) -> str:
         """The reason typed."""
         return self.reason.text().strip()
+
+
+class SplitScopeDialog(_Dialog):
+    """Split a conflict set by scope: each member gets one more key=value, e.g. environment=eu
+    for one and environment=us for the other, so both stay true, each in its own place (R9)."""
+
+    def __init__(self, members: Sequence[MemoryRecord], parent: QWidget | None) -> None:
+        super().__init__(
+            self.tr("Split by scope"),
+            self.tr(
+                "Both memories are kept, each narrowed to where it is true. Add one key=value "
+                "to each scope, for example environment=eu and environment=us."
+            ),
+            parent,
+        )
+        self.setMinimumWidth(560)
+        self._members = list(members)
+        self.extras: list[QLineEdit] = []
+        for i, r in enumerate(self._members, start=1):
+            text = r.content if len(r.content) <= 90 else r.content[:89] + "…"
+            about = QLabel(
+                self.tr("%1. “%2”\nCurrent scope: %3")
+                .replace("%1", str(i))
+                .replace("%2", text)
+                .replace("%3", str(r.scope))
+            )
+            about.setWordWrap(True)
+            edit = QLineEdit()
+            edit.setPlaceholderText(self.tr("key=value, e.g. environment=eu"))
+            edit.setAccessibleName(self.tr("Extra scope for memory %1").replace("%1", str(i)))
+            edit.textChanged.connect(self._preview)
+            self.form.addRow(about)
+            self.form.addRow(self.tr("Add"), edit)
+            self.extras.append(edit)
+        self.preview = QLabel()
+        self.preview.setObjectName("SplitPreview")
+        self.preview.setWordWrap(True)
+        self.preview.setAccessibleName(self.tr("Resulting scopes"))
+        self.form.addRow(self.tr("Result"), self.preview)
+        self._preview()
+
+    def set_extras(self, *assignments: str) -> None:
+        """Fill in each member's key=value in order (used by tests and keyboard users)."""
+        for edit, text in zip(self.extras, assignments, strict=False):
+            edit.setText(text)
+
+    def _extra(self, i: int) -> tuple[str, str]:
+        """The i-th member's key=value; raises InvalidInputError when it is not one."""
+        text = self.extras[i].text().strip()
+        if not text:
+            raise InvalidInputError("scope", self.tr("give one key=value"))
+        if len(text.split()) != 1:
+            raise InvalidInputError("scope", self.tr("give exactly one key=value"))
+        ((key, value),) = Scope.parse([text]).items()
+        return key, value
+
+    def _problem_of(self, i: int) -> str:
+        old = self._members[i].scope
+        try:
+            key, value = self._extra(i)
+        except MemoryCenterError as exc:
+            return exc.message
+        if key in old:
+            return self.tr("the scope already has %1; add a key it does not have").replace(
+                "%1", key
+            )
+        try:
+            Scope.required({**dict(old.items()), key: value})
+        except MemoryCenterError as exc:
+            return exc.message
+        return ""
+
+    def _preview(self) -> None:
+        lines = []
+        for i, r in enumerate(self._members):
+            problem = self._problem_of(i)
+            new = "—" if problem else str(self.scopes()[r.id])
+            lines.append(f"{i + 1}. {r.scope}  →  {new}")
+        self.preview.setText("\n".join(lines))
+
+    def scopes(self) -> dict[str, Scope]:
+        """Each member's new scope, by memory id (only meaningful when `problem_text` is '')."""
+        out: dict[str, Scope] = {}
+        for i, r in enumerate(self._members):
+            if self._problem_of(i):
+                continue
+            key, value = self._extra(i)
+            out[r.id] = Scope.of({**dict(r.scope.items()), key: value})
+        return out
+
+    def problem_text(self) -> str:
+        """Every member needs a valid extra key=value, and the new scopes must differ."""
+        for i in range(len(self._members)):
+            problem = self._problem_of(i)
+            if problem:
+                return self.tr("Memory %1: %2").replace("%1", str(i + 1)).replace("%2", problem)
+        scopes = list(self.scopes().values())
+        if len(set(scopes)) != len(scopes):
+            return self.tr("The new scopes are the same; give each memory a different place.")
+        return ""

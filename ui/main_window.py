@@ -3,11 +3,16 @@
 Follows changes made by this window (through the change bus) and by other processes (by
 polling the store revision every second and reading the change feed); views that are not
 visible only mark themselves dirty.
+
+File > Import transcripts… runs importers injected by the application; File > Lock (for a
+passphrase-protected key) closes the service and shows a locked page until an injected
+`unlock` callable reopens the store, after which every view is rebuilt on the new service.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -27,11 +32,12 @@ from PySide6.QtWidgets import (
 from core import ChangeKind, Changes, MemoryService, StoreStatus
 
 from ui.changes import ChangeBus, touches_any
-from ui.context import UiContext, utc_now
+from ui.context import Importer, UiContext, Unlock, utc_now
 from ui.errors import show_error
 from ui.ops import query
 from ui.presentation import icon
 from ui.tasks import TaskRunner
+from ui.transcript_import import ImportDialog, TranscriptImport
 from ui.views.detail_panel import DetailPanel
 from ui.views.review_view import ReviewView
 from ui.views.sessions_view import SessionsView
@@ -52,30 +58,55 @@ class MainWindow(QMainWindow):
         parent: QWidget | None = None,
         *,
         now: Callable[[], object] | None = None,
+        importers: Mapping[str, Importer] | None = None,
+        unlock: Unlock | None = None,
     ) -> None:
         super().__init__(parent)
         self.service = service
-        self.tasks = TaskRunner(self)
-        self.bus = ChangeBus(self)
-        self.ctx = UiContext(service, self.tasks, self.bus, now or utc_now)  # type: ignore[arg-type]
+        self.locked = False
+        self._now = now or utc_now
+        self._importers = dict(importers or {})
+        self._unlock = unlock
+        self._key_source = ""
+        self.active_import: TranscriptImport | None = None
+        self.active_dialog: QWidget | None = None
         self.setWindowTitle(self.tr("Memory Center"))
         self.setAccessibleName(self.tr("Memory Center main window"))
-        self._polling = False
         self._undo: Callable[[], None] | None = None
+        self.pages = QStackedWidget()
+        self._build_locked_page()
+        self.setCentralWidget(self.pages)
+        self._build_status_bar()
+        self.poll = QTimer(self)
+        self.poll.setInterval(POLL_MS)
+        self.poll.timeout.connect(self.refresh_if_changed)
+        self._open_on(service)
+        self._build_menu()
+        self._restore()
+
+    def _open_on(self, service: MemoryService) -> None:
+        """Build the context and every view over `service`; start following the store."""
+        self.service = service
+        self.locked = False
+        self._polling = False
+        self.tasks = TaskRunner(self)
+        self.bus = ChangeBus(self)
+        self.ctx = UiContext(
+            service,
+            self.tasks,
+            self.bus,
+            self._now,  # type: ignore[arg-type]
+            self._importers,
+        )
         self.timeline = TimelineView(self.ctx)
         self.detail = DetailPanel(self.ctx)
         self.review = ReviewView(self.ctx)
         self.sessions = SessionsView(self.ctx)
         self.settings = SettingsView(self.ctx)
         self._build_layout()
-        self._build_status_bar()
-        self._build_menu()
         self._connect()
-        self.poll = QTimer(self)
-        self.poll.setInterval(POLL_MS)
-        self.poll.timeout.connect(self.refresh_if_changed)
+        self.pages.setCurrentWidget(self.content)
         self.poll.start()
-        self._restore()
         self.refresh_if_changed()
         self._update_badge()
 
@@ -118,8 +149,36 @@ class MainWindow(QMainWindow):
         layout.setSpacing(0)
         layout.addWidget(side)
         layout.addWidget(self.stack, 1)
-        self.setCentralWidget(central)
+        self.content = central
+        self.pages.addWidget(central)
         self.nav.setCurrentRow(TIMELINE)
+
+    def _build_locked_page(self) -> None:
+        page = QWidget()
+        page.setObjectName("LockedPage")
+        page.setAccessibleName(self.tr("Locked"))
+        title = QLabel(self.tr("Memory Center is locked"))
+        title.setObjectName("AppTitle")
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        text = QLabel(
+            self.tr(
+                "The store is closed and its key is out of memory. "
+                "Unlock it with the passphrase to continue."
+            )
+        )
+        text.setWordWrap(True)
+        text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.unlock_button = QPushButton(self.tr("Unlock…"))
+        self.unlock_button.setObjectName("Primary")
+        self.unlock_button.clicked.connect(self.unlock)
+        box = QVBoxLayout(page)
+        box.addStretch(1)
+        box.addWidget(title)
+        box.addWidget(text)
+        box.addWidget(self.unlock_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        box.addStretch(2)
+        self.locked_page = page
+        self.pages.addWidget(page)
 
     def _build_status_bar(self) -> None:
         self.message = QLabel()
@@ -140,26 +199,61 @@ class MainWindow(QMainWindow):
 
     def _build_menu(self) -> None:
         menu = self.menuBar().addMenu(self.tr("&File"))
+        menu.setToolTipsVisible(True)
         refresh = QAction(self.tr("&Refresh"), self)
         refresh.setShortcut(QKeySequence.StandardKey.Refresh)
         refresh.triggered.connect(self.refresh_all)
+        self.import_action = QAction(self.tr("&Import transcripts…"), self)
+        self.import_action.triggered.connect(self.ask_import)
+        self.lock_action = QAction(self.tr("&Lock"), self)
+        self.lock_action.setShortcut(QKeySequence("Ctrl+L"))
+        self.lock_action.triggered.connect(self.lock)
         quit_action = QAction(self.tr("&Quit"), self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         menu.addAction(refresh)
+        menu.addAction(self.import_action)
+        menu.addSeparator()
+        menu.addAction(self.lock_action)
         menu.addSeparator()
         menu.addAction(quit_action)
         view = self.menuBar().addMenu(self.tr("&View"))
+        self.view_actions: list[QAction] = []
         for i in range(self.nav.count()):
             action = QAction(self.nav.item(i).text(), self)
             action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
             action.triggered.connect(lambda _c=False, row=i: self.nav.setCurrentRow(row))
             view.addAction(action)
+            self.view_actions.append(action)
+        self.service_actions = [refresh, self.import_action, *self.view_actions]
         self.undo_action = QAction(self.tr("&Undo"), self)
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
         self.undo_action.setEnabled(False)
         self.undo_action.triggered.connect(self.undo)
         self.menuBar().addMenu(self.tr("&Edit")).addAction(self.undo_action)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        """Enable what applies: nothing but Unlock while locked; Lock only for a passphrase."""
+        for action in self.service_actions:
+            action.setEnabled(not self.locked)
+        self.import_action.setEnabled(not self.locked and bool(self._importers))
+        self.import_action.setToolTip(
+            ""
+            if self._importers
+            else self.tr("No transcript importers were installed with this window")
+        )
+        can_lock = self._unlock is not None and self._key_source == "passphrase"
+        self.lock_action.setEnabled(can_lock and not self.locked)
+        if self._unlock is None:
+            tip = self.tr("Locking is not available here (nothing could unlock the store again)")
+        elif self._key_source != "passphrase":
+            tip = self.tr(
+                "Lock applies to a passphrase-protected key; this store's key comes from %1"
+            ).replace("%1", self._key_source or self.tr("an unknown source"))
+        else:
+            tip = self.tr("Close the store and forget the key until the passphrase is given")
+        self.lock_action.setToolTip(tip)
 
     def _connect(self) -> None:
         self.timeline.memory_selected.connect(self.detail.show_memory)
@@ -238,6 +332,10 @@ class MainWindow(QMainWindow):
     def _polled(self, result: tuple[StoreStatus, list]) -> None:  # type: ignore[type-arg]
         self._polling = False
         st, entries = result
+        if st.key.source != self._key_source:
+            self._key_source = st.key.source
+            if hasattr(self, "lock_action"):
+                self._update_actions()
         self.status_label.setText(
             self.tr("revision %1  ·  %2 events  ·  key: %3")
             .replace("%1", str(st.revision))
@@ -266,6 +364,63 @@ class MainWindow(QMainWindow):
             if view.isVisible():
                 view.refresh_now()
 
+    # --- importing transcripts ------------------------------------------------------------
+
+    def ask_import(self) -> None:
+        """Ask for an importer and a file or folder, then import with progress."""
+        if self.locked or not self._importers:
+            return
+        dialog = ImportDialog(sorted(self._importers), self)
+        self.active_dialog = dialog
+        dialog.accepted.connect(lambda: self.start_import(*dialog.chosen()))
+        dialog.finished.connect(lambda _c: setattr(self, "active_dialog", None))
+        dialog.open()
+
+    def start_import(self, name: str, path: Path) -> TranscriptImport:
+        """Run the importer called `name` on `path`; returns the running import."""
+        run = TranscriptImport(self.ctx, self)
+        run.finished.connect(lambda summary: self.notify(summary.splitlines()[0], None))
+        self.active_import = run
+        run.start(name, self._importers[name], path)
+        return run
+
+    # --- locking ---------------------------------------------------------------------------
+
+    def lock(self) -> None:
+        """Stop polling, wait for running work, close the service, show the locked page."""
+        if self.locked or not self.lock_action.isEnabled():
+            return
+        self.poll.stop()
+        self.tasks.shutdown()
+        self.service.close()
+        self.locked = True
+        self._undo = None
+        self._clear_message()
+        self.status_label.setText(self.tr("locked"))
+        old = self.content
+        self.pages.setCurrentWidget(self.locked_page)
+        self.pages.removeWidget(old)
+        old.deleteLater()
+        self.tasks.deleteLater()
+        self.bus.deleteLater()
+        self._update_actions()
+        self.unlock_button.setFocus()
+
+    def unlock(self) -> bool:
+        """Ask the injected `unlock` for a reopened service; rebuild the views on it."""
+        if not self.locked or self._unlock is None:
+            return False
+        try:
+            service = self._unlock()
+        except Exception as exc:  # the passphrase was wrong, the store is gone, ...
+            show_error(self, exc)
+            return False
+        if service is None:
+            return False
+        self._open_on(service)
+        self._update_actions()
+        return True
+
     # --- window state ---------------------------------------------------------------------
 
     def _restore(self) -> None:
@@ -285,7 +440,9 @@ class MainWindow(QMainWindow):
         """Remember geometry and splitter sizes; let running work finish."""
         settings = QSettings()
         settings.setValue("main_window/geometry", self.saveGeometry())
-        settings.setValue("main_window/detail_split", self.timeline_split.sizes())
+        if not self.locked:
+            settings.setValue("main_window/detail_split", self.timeline_split.sizes())
         self.poll.stop()
-        self.tasks.shutdown()
+        if not self.locked:
+            self.tasks.shutdown()
         super().closeEvent(event)

@@ -3,73 +3,73 @@
 <context>
     <name>DeleteDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="192" />
+        <location filename="../../ui/dialogs.py" line="194" />
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="196" />
-        <location filename="../../ui/dialogs.py" line="200" />
+        <location filename="../../ui/dialogs.py" line="198" />
+        <location filename="../../ui/dialogs.py" line="202" />
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="197" />
+        <location filename="../../ui/dialogs.py" line="199" />
         <source>Also purge the content (compliance purge)</source>
         <translation>同时彻底清除内容（合规清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="198" />
+        <location filename="../../ui/dialogs.py" line="200" />
         <source>Purge</source>
         <translation>清除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="202" />
+        <location filename="../../ui/dialogs.py" line="204" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="208" />
+        <location filename="../../ui/dialogs.py" line="210" />
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="210" />
+        <location filename="../../ui/dialogs.py" line="212" />
         <source>This cannot be undone. Deleting will irreversibly:</source>
         <translation>此操作无法撤销。删除将不可逆地：</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="212" />
+        <location filename="../../ui/dialogs.py" line="214" />
         <source>• remove it from the search index, keyword index and injection caches, so no agent can receive it again;</source>
         <translation>• 从检索索引、关键词索引和注入缓存中移除，任何智能体都不会再收到它；</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="216" />
+        <location filename="../../ui/dialogs.py" line="218" />
         <source>• mark it deleted and keep a tombstone (id, scope, time, who, why, source event ids).</source>
         <translation>• 标记为已删除，并保留墓碑记录（编号、范围、时间、操作人、原因、来源事件）。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="222" />
+        <location filename="../../ui/dialogs.py" line="224" />
         <source>• destroy the text of all %1 revision(s);</source>
         <translation>• 销毁全部 %1 个修订版本的文本；</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="226" />
+        <location filename="../../ui/dialogs.py" line="228" />
         <source>• blank it out of the injected text of %1 recorded model call(s);</source>
         <translation>• 从 %1 次已记录模型调用的注入文本中抹去；</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="228" />
+        <location filename="../../ui/dialogs.py" line="230" />
         <source>Only “existed, deleted at T” remains.</source>
         <translation>只保留“曾存在，于某时删除”。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="231" />
+        <location filename="../../ui/dialogs.py" line="233" />
         <source>Its encrypted text stays in the history until purged.</source>
         <translation>在清除之前，其加密文本仍保留在历史中。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="236" />
+        <location filename="../../ui/dialogs.py" line="238" />
         <source>Give a reason; it is kept in the tombstone.</source>
         <translation>请填写原因；它会保存在墓碑记录中。</translation>
     </message>
@@ -284,22 +284,27 @@
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="364" />
+        <location filename="../../ui/views/detail_panel.py" line="359" />
+        <source>Included in the session again.</source>
+        <translation>已重新纳入该会话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="370" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="365" />
+        <location filename="../../ui/views/detail_panel.py" line="371" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="374" />
+        <location filename="../../ui/views/detail_panel.py" line="380" />
         <source>Quarantined; %1 session(s) had used it.</source>
         <translation>已隔离；曾有 %1 个会话使用过它。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="394" />
+        <location filename="../../ui/views/detail_panel.py" line="400" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
     </message>
@@ -307,27 +312,27 @@
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="82" />
+        <location filename="../../ui/dialogs.py" line="84" />
         <source>Edit memory</source>
         <translation>编辑记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="83" />
+        <location filename="../../ui/dialogs.py" line="85" />
         <source>Change the wording. The old wording stays in the history.</source>
         <translation>修改措辞。旧的措辞会保留在历史中。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="87" />
+        <location filename="../../ui/dialogs.py" line="89" />
         <source>Memory text</source>
         <translation>记忆文本</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="88" />
+        <location filename="../../ui/dialogs.py" line="90" />
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="92" />
+        <location filename="../../ui/dialogs.py" line="94" />
         <source>The text is empty.</source>
         <translation>文本为空。</translation>
     </message>
@@ -371,6 +376,80 @@
     </message>
 </context>
 <context>
+    <name>ImportDialog</name>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="35" />
+        <source>Import transcripts</source>
+        <translation>导入对话记录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="37" />
+        <source>Import agent transcripts into the event log. Suggested memories go to the review queue; importing the same transcripts again adds nothing twice.</source>
+        <translation>将智能体对话记录导入事件日志。建议的记忆会进入审核队列；重复导入同一记录不会重复添加。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="44" />
+        <location filename="../../ui/transcript_import.py" line="56" />
+        <source>Importer</source>
+        <translation>导入器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="46" />
+        <source>Transcript file or folder</source>
+        <translation>对话记录文件或文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="47" />
+        <source>A .jsonl / conversations.json file or a folder</source>
+        <translation>.jsonl / conversations.json 文件或文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="48" />
+        <source>File…</source>
+        <translation>文件…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="50" />
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="57" />
+        <source>From</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="61" />
+        <source>Transcript file</source>
+        <translation>对话记录文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="61" />
+        <source>Transcripts (*.jsonl *.json);;All (*)</source>
+        <translation>对话记录 (*.jsonl *.json);;全部 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="67" />
+        <source>Transcript folder</source>
+        <translation>对话记录文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="78" />
+        <source>No importer is available.</source>
+        <translation>没有可用的导入器。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="80" />
+        <source>Choose a file or a folder.</source>
+        <translation>请选择文件或文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="82" />
+        <source>That file or folder does not exist.</source>
+        <translation>该文件或文件夹不存在。</translation>
+    </message>
+</context>
+<context>
     <name>Kind</name>
     <message>
         <location filename="../../ui/presentation.py" line="53" />
@@ -401,107 +480,167 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="61" />
-        <location filename="../../ui/main_window.py" line="110" />
+        <location filename="../../ui/main_window.py" line="73" />
+        <location filename="../../ui/main_window.py" line="141" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="62" />
+        <location filename="../../ui/main_window.py" line="74" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="87" />
+        <location filename="../../ui/main_window.py" line="118" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="89" />
+        <location filename="../../ui/main_window.py" line="120" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="90" />
+        <location filename="../../ui/main_window.py" line="121" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="91" />
+        <location filename="../../ui/main_window.py" line="122" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="92" />
+        <location filename="../../ui/main_window.py" line="123" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="126" />
+        <location filename="../../ui/main_window.py" line="159" />
+        <source>Locked</source>
+        <translation>已锁定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="160" />
+        <source>Memory Center is locked</source>
+        <translation>记忆中心已锁定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="165" />
+        <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
+        <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="171" />
+        <source>Unlock…</source>
+        <translation>解锁…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="185" />
         <source>Last action</source>
         <translation>最近操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="127" />
+        <location filename="../../ui/main_window.py" line="186" />
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="128" />
+        <location filename="../../ui/main_window.py" line="187" />
         <source>Undo last action</source>
         <translation>撤销上一步操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="132" />
+        <location filename="../../ui/main_window.py" line="191" />
         <source>Store status</source>
         <translation>存储状态</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="142" />
+        <location filename="../../ui/main_window.py" line="201" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="143" />
+        <location filename="../../ui/main_window.py" line="203" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="146" />
+        <location filename="../../ui/main_window.py" line="206" />
+        <source>&amp;Import transcripts…</source>
+        <translation>导入对话记录(&amp;I)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="208" />
+        <source>&amp;Lock</source>
+        <translation>锁定(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="211" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="152" />
+        <location filename="../../ui/main_window.py" line="220" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="158" />
+        <location filename="../../ui/main_window.py" line="229" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="162" />
+        <location filename="../../ui/main_window.py" line="233" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="242" />
+        <location filename="../../ui/main_window.py" line="244" />
+        <source>No transcript importers were installed with this window</source>
+        <translation>此窗口未安装对话记录导入器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="249" />
+        <source>Locking is not available here (nothing could unlock the store again)</source>
+        <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="252" />
+        <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
+        <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="253" />
+        <source>an unknown source</source>
+        <translation>未知来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="255" />
+        <source>Close the store and forget the key until the passphrase is given</source>
+        <translation>关闭存储并清除密钥，直到再次输入口令</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="340" />
         <source>revision %1  ·  %2 events  ·  key: %3</source>
         <translation>修订 %1  ·  %2 个事件  ·  密钥：%3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="399" />
+        <source>locked</source>
+        <translation>已锁定</translation>
     </message>
 </context>
 <context>
     <name>ReasonDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="65" />
-        <location filename="../../ui/dialogs.py" line="66" />
+        <location filename="../../ui/dialogs.py" line="67" />
+        <location filename="../../ui/dialogs.py" line="68" />
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="70" />
+        <location filename="../../ui/dialogs.py" line="72" />
         <source>Give a reason.</source>
         <translation>请填写原因。</translation>
     </message>
@@ -602,150 +741,190 @@
 <context>
     <name>ReviewView</name>
     <message>
-        <location filename="../../ui/views/review_view.py" line="58" />
+        <location filename="../../ui/views/review_view.py" line="59" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="67" />
+        <location filename="../../ui/views/review_view.py" line="70" />
+        <source>Keep both</source>
+        <translation>两者都保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="72" />
+        <source>Both are true: keep every memory of the set as it is</source>
+        <translation>两者都成立：按原样保留这组中的每条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="75" />
+        <source>Split by scope…</source>
+        <translation>按范围拆分…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="77" />
+        <source>Both are true in different places: narrow each to its own scope</source>
+        <translation>在不同场合各自成立：把每条记忆收窄到各自的范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="81" />
+        <source>Or keep them all:</source>
+        <translation>或全部保留：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="87" />
+        <source>These memories contradict each other.</source>
+        <translation>这些记忆相互矛盾。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="93" />
         <source>Nothing to review. New suggestions from your agents appear here.</source>
         <translation>没有待审内容。智能体的新建议会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="77" />
+        <location filename="../../ui/views/review_view.py" line="103" />
         <source>Approve  (A)</source>
         <translation>批准  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="79" />
+        <location filename="../../ui/views/review_view.py" line="105" />
         <source>Edit, then approve  (E)</source>
         <translation>编辑后批准  (E)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="80" />
+        <location filename="../../ui/views/review_view.py" line="106" />
         <source>Change scope, then approve  (S)</source>
         <translation>修改范围后批准  (S)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="81" />
+        <location filename="../../ui/views/review_view.py" line="107" />
         <source>Reject…  (R)</source>
         <translation>拒绝…  (R)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="205" />
+        <location filename="../../ui/views/review_view.py" line="233" />
         <source>Words that differ from the other memory are marked.</source>
         <translation>与另一条记忆不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="213" />
+        <location filename="../../ui/views/review_view.py" line="241" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="215" />
+        <location filename="../../ui/views/review_view.py" line="243" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="218" />
+        <location filename="../../ui/views/review_view.py" line="246" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="240" />
+        <location filename="../../ui/views/review_view.py" line="268" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="253" />
+        <location filename="../../ui/views/review_view.py" line="281" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="268" />
+        <location filename="../../ui/views/review_view.py" line="296" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="279" />
+        <location filename="../../ui/views/review_view.py" line="307" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="280" />
+        <location filename="../../ui/views/review_view.py" line="308" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="288" />
+        <location filename="../../ui/views/review_view.py" line="316" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="296" />
+        <location filename="../../ui/views/review_view.py" line="324" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="333" />
+        <source>Conflict resolved: both kept.</source>
+        <translation>冲突已解决：两者都保留。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="346" />
+        <source>Conflict resolved: split by scope.</source>
+        <translation>冲突已解决：已按范围拆分。</translation>
     </message>
 </context>
 <context>
     <name>ScopeDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="109" />
+        <location filename="../../ui/dialogs.py" line="111" />
         <source>Change scope</source>
         <translation>修改范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="109" />
+        <location filename="../../ui/dialogs.py" line="111" />
         <source>Downgrade scope</source>
         <translation>缩小范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="110" />
+        <location filename="../../ui/dialogs.py" line="112" />
         <source>Current scope: %1</source>
         <translation>当前范围：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="113" />
+        <location filename="../../ui/dialogs.py" line="115" />
         <source>Give the whole scope as key=value words.</source>
         <translation>以 key=value 的形式填写完整范围。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="115" />
+        <location filename="../../ui/dialogs.py" line="117" />
         <source>Add one key=value to narrow where this memory applies.</source>
         <translation>添加一个 key=value，缩小这条记忆的适用范围。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="123" />
+        <location filename="../../ui/dialogs.py" line="125" />
         <source>Scope key</source>
         <translation>范围键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="128" />
+        <location filename="../../ui/dialogs.py" line="130" />
         <source>Scope value</source>
         <translation>范围值</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="130" />
+        <location filename="../../ui/dialogs.py" line="132" />
         <source>Whole scope</source>
         <translation>完整范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="132" />
+        <location filename="../../ui/dialogs.py" line="134" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="134" />
+        <location filename="../../ui/dialogs.py" line="136" />
         <source>Key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="135" />
+        <location filename="../../ui/dialogs.py" line="137" />
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="154" />
+        <location filename="../../ui/dialogs.py" line="156" />
         <source>Give a value for the new key.</source>
         <translation>请为新键填写值。</translation>
     </message>
@@ -753,23 +932,23 @@
 <context>
     <name>SessionDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="167" />
+        <location filename="../../ui/dialogs.py" line="169" />
         <source>Exclude from a session</source>
         <translation>在会话中排除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="168" />
+        <location filename="../../ui/dialogs.py" line="170" />
         <source>The memory stays active elsewhere but is never injected into this session.</source>
         <translation>记忆在其他地方仍然有效，但不会注入到这个会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="174" />
-        <location filename="../../ui/dialogs.py" line="175" />
+        <location filename="../../ui/dialogs.py" line="176" />
+        <location filename="../../ui/dialogs.py" line="177" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="183" />
+        <location filename="../../ui/dialogs.py" line="185" />
         <source>Choose a session.</source>
         <translation>请选择会话。</translation>
     </message>
@@ -924,250 +1103,250 @@
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="126" />
+        <location filename="../../ui/views/settings_view.py" line="129" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="134" />
+        <location filename="../../ui/views/settings_view.py" line="137" />
         <source>Memory policy</source>
         <translation>记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="139" />
-        <location filename="../../ui/views/settings_view.py" line="146" />
+        <location filename="../../ui/views/settings_view.py" line="142" />
+        <location filename="../../ui/views/settings_view.py" line="149" />
         <source>Inferred memories expire after</source>
         <translation>推断的记忆过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="140" />
+        <location filename="../../ui/views/settings_view.py" line="143" />
         <source>Memories the assistant inferred (not stated by you) expire after this.</source>
         <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="143" />
-        <location filename="../../ui/views/settings_view.py" line="147" />
+        <location filename="../../ui/views/settings_view.py" line="146" />
+        <location filename="../../ui/views/settings_view.py" line="150" />
         <source>Unreviewed suggestions expire after</source>
         <translation>未审核建议过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="144" />
+        <location filename="../../ui/views/settings_view.py" line="147" />
         <source>Suggestions still waiting in the review queue expire after this.</source>
         <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="149" />
+        <location filename="../../ui/views/settings_view.py" line="152" />
         <source>Review what the user states before it becomes memory</source>
         <translation>用户陈述的内容须经审核才成为记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="152" />
+        <location filename="../../ui/views/settings_view.py" line="155" />
         <source>Quarantine untrusted sources (web, e-mail, issues)</source>
         <translation>隔离不可信来源（网页、邮件、工单）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="157" />
+        <location filename="../../ui/views/settings_view.py" line="160" />
         <source>Always ask before new memories of these scopes:</source>
         <translation>以下范围的新记忆总是先征求确认：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="167" />
+        <location filename="../../ui/views/settings_view.py" line="170" />
         <source>Always ask: %1</source>
         <translation>总是确认：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="173" />
-        <location filename="../../ui/views/settings_view.py" line="183" />
+        <location filename="../../ui/views/settings_view.py" line="176" />
+        <location filename="../../ui/views/settings_view.py" line="186" />
         <source>Personal data</source>
         <translation>个人数据</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="174" />
+        <location filename="../../ui/views/settings_view.py" line="177" />
         <source>Reject the memory</source>
         <translation>拒绝该记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="175" />
+        <location filename="../../ui/views/settings_view.py" line="178" />
         <source>Keep it redacted, for confirmation</source>
         <translation>脱敏后保留，待确认</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="178" />
+        <location filename="../../ui/views/settings_view.py" line="181" />
         <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
         <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="184" />
+        <location filename="../../ui/views/settings_view.py" line="187" />
         <source>Apply</source>
         <translation>应用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="185" />
+        <location filename="../../ui/views/settings_view.py" line="188" />
         <source>Apply memory policy</source>
         <translation>应用记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="188" />
+        <location filename="../../ui/views/settings_view.py" line="191" />
         <source>Revert</source>
         <translation>还原</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="189" />
+        <location filename="../../ui/views/settings_view.py" line="192" />
         <source>Revert memory policy</source>
         <translation>还原记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="201" />
+        <location filename="../../ui/views/settings_view.py" line="204" />
         <source>global (user-wide)</source>
         <translation>全局（整个用户）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="202" />
+        <location filename="../../ui/views/settings_view.py" line="205" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="203" />
+        <location filename="../../ui/views/settings_view.py" line="206" />
         <source>organisation</source>
         <translation>组织</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="204" />
+        <location filename="../../ui/views/settings_view.py" line="207" />
         <source>environment</source>
         <translation>环境</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="205" />
+        <location filename="../../ui/views/settings_view.py" line="208" />
         <source>agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="206" />
+        <location filename="../../ui/views/settings_view.py" line="209" />
         <source>project</source>
         <translation>项目</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="207" />
+        <location filename="../../ui/views/settings_view.py" line="210" />
         <source>repository</source>
         <translation>代码仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="208" />
+        <location filename="../../ui/views/settings_view.py" line="211" />
         <source>session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="216" />
+        <location filename="../../ui/views/settings_view.py" line="219" />
         <source> days</source>
         <translation> 天</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="223" />
+        <location filename="../../ui/views/settings_view.py" line="226" />
         <source>Search index</source>
         <translation>检索索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="227" />
+        <location filename="../../ui/views/settings_view.py" line="230" />
         <source>Embedder</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="228" />
+        <location filename="../../ui/views/settings_view.py" line="231" />
         <source>Vectors</source>
         <translation>向量</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="229" />
+        <location filename="../../ui/views/settings_view.py" line="232" />
         <source>Keyword documents</source>
         <translation>关键词文档</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="234" />
+        <location filename="../../ui/views/settings_view.py" line="237" />
         <source>Embedder to use</source>
         <translation>要使用的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="237" />
+        <location filename="../../ui/views/settings_view.py" line="240" />
         <source>Use and rebuild</source>
         <translation>使用并重建</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="240" />
+        <location filename="../../ui/views/settings_view.py" line="243" />
         <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
         <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="248" />
+        <location filename="../../ui/views/settings_view.py" line="252" />
         <source>Use embedder</source>
         <translation>使用嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="249" />
+        <location filename="../../ui/views/settings_view.py" line="253" />
         <source>Rebuild indexes</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="251" />
+        <location filename="../../ui/views/settings_view.py" line="255" />
         <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
         <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="259" />
+        <location filename="../../ui/views/settings_view.py" line="263" />
         <source>Rebuilding the index</source>
         <translation>正在重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="293" />
+        <location filename="../../ui/views/settings_view.py" line="305" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="300" />
+        <location filename="../../ui/views/settings_view.py" line="312" />
         <source>the operating system keyring</source>
         <translation>操作系统钥匙串</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="301" />
+        <location filename="../../ui/views/settings_view.py" line="313" />
         <source>a passphrase-protected key file</source>
         <translation>受口令保护的密钥文件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="375" />
+        <location filename="../../ui/views/settings_view.py" line="387" />
         <source>Memory policy saved.</source>
         <translation>记忆策略已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="404" />
+        <location filename="../../ui/views/settings_view.py" line="416" />
         <source>none (keyword search only)</source>
         <translation>无（仅关键词检索）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="426" />
+        <location filename="../../ui/views/settings_view.py" line="438" />
         <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
         <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="434" />
+        <location filename="../../ui/views/settings_view.py" line="446" />
         <source>Now searching with %1; the vector index was rebuilt.</source>
         <translation>现在使用 %1 检索；向量索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="443" />
+        <location filename="../../ui/views/settings_view.py" line="455" />
         <source>Rebuilding the indexes…</source>
         <translation>正在重建索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="448" />
+        <location filename="../../ui/views/settings_view.py" line="460" />
         <source>Indexes rebuilt.</source>
         <translation>索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="466" />
+        <location filename="../../ui/views/settings_view.py" line="478" />
         <source>Key rotated: %1 rows re-encrypted under %2.</source>
         <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="482" />
+        <location filename="../../ui/views/settings_view.py" line="494" />
         <source>The language changes the next time Memory Center starts.</source>
         <translation>语言将在下次启动记忆中心时生效。</translation>
     </message>
@@ -1203,6 +1382,76 @@
         <location filename="../../ui/views/snapshot_text.py" line="53" />
         <source>Dropped, and why</source>
         <translation>未注入及原因</translation>
+    </message>
+</context>
+<context>
+    <name>SplitScopeDialog</name>
+    <message>
+        <location filename="../../ui/dialogs.py" line="251" />
+        <source>Split by scope</source>
+        <translation>按范围拆分</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="253" />
+        <source>Both memories are kept, each narrowed to where it is true. Add one key=value to each scope, for example environment=eu and environment=us.</source>
+        <translation>两条记忆都会保留，并各自收窄到其成立的场合。请为每个范围添加一个 key=value，例如 environment=eu 和 environment=us。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="264" />
+        <source>%1. “%2”
+Current scope: %3</source>
+        <translation>%1. “%2”
+当前范围：%3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="271" />
+        <source>key=value, e.g. environment=eu</source>
+        <translation>key=value，例如 environment=eu</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="272" />
+        <source>Extra scope for memory %1</source>
+        <translation>记忆 %1 的附加范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="275" />
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="280" />
+        <source>Resulting scopes</source>
+        <translation>结果范围</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="281" />
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="293" />
+        <source>give one key=value</source>
+        <translation>请填写一个 key=value</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="295" />
+        <source>give exactly one key=value</source>
+        <translation>只能填写一个 key=value</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="306" />
+        <source>the scope already has %1; add a key it does not have</source>
+        <translation>范围中已有 %1；请添加一个尚未包含的键</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="338" />
+        <source>Memory %1: %2</source>
+        <translation>记忆 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="341" />
+        <source>The new scopes are the same; give each memory a different place.</source>
+        <translation>新范围相同；请为每条记忆指定不同的场合。</translation>
     </message>
 </context>
 <context>
@@ -1437,6 +1686,49 @@
         <location filename="../../ui/views/timeline_view.py" line="259" />
         <source>%n memories</source>
         <translation><numerusform>%n 条记忆</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptImport</name>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="128" />
+        <source>Importing %1…</source>
+        <translation>正在导入 %1…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="129" />
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="134" />
+        <source>Import transcripts</source>
+        <translation>导入对话记录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="139" />
+        <source>Import progress</source>
+        <translation>导入进度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="147" />
+        <source>%1: %2 of %3 sessions</source>
+        <translation>%1：第 %2 / %3 个会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="167" />
+        <source>Stopping after the current session…</source>
+        <translation>将在当前会话完成后停止…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="178" />
+        <source>Import finished</source>
+        <translation>导入完成</translation>
+    </message>
+    <message>
+        <location filename="../../ui/transcript_import.py" line="180" />
+        <source>Import summary</source>
+        <translation>导入摘要</translation>
     </message>
 </context>
 <context>

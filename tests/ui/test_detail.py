@@ -142,3 +142,26 @@ def test_purge_destroys_the_content(qtbot: QtBot, window: MainWindow, demo: Memo
     assert demo.get_memory(record.id).content == ""
     with pytest.raises(NotFoundError):
         demo.get_memory("mem_does_not_exist")
+
+
+def test_exclude_then_undo_includes_again(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """The status bar's Undo after Exclude runs `include`: the memory is injected again."""
+    panel = _show(qtbot, window, demo, "pnpm for every")
+    panel.exclude_button.click()
+    dialog = panel.active_dialog
+    dialog.session.setCurrentText("web-shop-ci")  # type: ignore[union-attr]
+    dialog._check()  # type: ignore[union-attr]
+    record = find(demo, "pnpm for every")
+    qtbot.waitUntil(lambda: window.undo_button.isVisibleTo(window), timeout=TIMEOUT)
+    shop = {"user": "alice", "project": "web-shop"}
+    injected = demo.inject(shop, "which package manager pnpm", 400, session="web-shop-ci").value
+    assert all(i.memory_id != record.id for i in injected.items)
+    window.undo_button.click()
+    qtbot.waitUntil(
+        lambda: any(d.action == "include" for d in demo.history(record.id)), timeout=TIMEOUT
+    )
+    again = demo.inject(shop, "which package manager pnpm", 400, session="web-shop-ci").value
+    assert any(i.memory_id == record.id for i in again.items)
+    qtbot.waitUntil(lambda: "again" in window.message.text(), timeout=TIMEOUT)

@@ -7,10 +7,12 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from core import MemoryService
+from core import MemoryRecord, MemoryService
 from tests.ui.conftest import TIMEOUT, find, status_of, wait_status
 
+from ui.dialogs import SplitScopeDialog
 from ui.main_window import MainWindow
+from ui.models.review_model import load_queue
 from ui.views.highlight import differing_words
 from ui.views.review_view import ReviewView
 
@@ -157,3 +159,59 @@ def test_differing_words() -> None:
     assert out.count("<span") == 1 and ">Fridays</span>" in out
     assert differing_words("我喜欢香菜", "我不喜欢香菜").count("<span") == 0
     assert ">不</span>" in differing_words("我不喜欢香菜", "我喜欢香菜")
+
+
+def _open_conflict(qtbot: QtBot, view: ReviewView) -> tuple[MemoryRecord, ...]:
+    rows = [r for r in view.model.selectable_rows() if view.model.entry(r).conflict]  # type: ignore[union-attr]
+    view.list.setCurrentIndex(view.model.index(rows[0], 0))
+    qtbot.waitUntil(lambda: view.stack.currentIndex() == 2, timeout=TIMEOUT)
+    return view.model.entry(rows[0]).conflict  # type: ignore[union-attr]
+
+
+def test_conflict_keep_both(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """Keep both: every member stays active with its scope, the conflict flag is gone."""
+    view = _open_review(qtbot, window)
+    members = _open_conflict(qtbot, view)
+    view.keep_both_button.click()
+
+    def settled() -> bool:
+        stored = [demo.get_memory(r.id) for r in members]
+        return all("conflict" not in s.flags for s in stored)
+
+    qtbot.waitUntil(settled, timeout=TIMEOUT)
+    for r in members:
+        stored = demo.get_memory(r.id)
+        assert stored.status.value == "active"
+        assert stored.scope == r.scope
+    ids = {r.id for r in members}
+    assert not any(ids & {r.id for r in c} for c in load_queue(demo).conflicts)
+
+
+def test_conflict_split_by_scope(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
+    """Split by scope: the dialog validates, previews, and each member is narrowed."""
+    view = _open_review(qtbot, window)
+    members = _open_conflict(qtbot, view)
+    view.split_button.click()
+    dialog = view.active_dialog
+    assert isinstance(dialog, SplitScopeDialog)
+    dialog._check()
+    assert "Memory 1" in dialog.problem.text() and dialog.isVisible()
+    dialog.set_extras("environment=eu", "environment=eu")
+    assert "same" in dialog.problem_text()
+    dialog.set_extras("environment=eu", "bogus=us")
+    assert "Memory 2" in dialog.problem_text()
+    dialog.set_extras("environment=eu", "environment=us extra")
+    assert "exactly one" in dialog.problem_text()
+    dialog.set_extras("environment=eu", "environment=us")
+    assert dialog.problem_text() == ""
+    assert "environment=eu" in dialog.preview.text() and "environment=us" in dialog.preview.text()
+    dialog._check()
+    first, second = members[0], members[1]
+    qtbot.waitUntil(
+        lambda: demo.get_memory(first.id).scope.get("environment") == "eu", timeout=TIMEOUT
+    )
+    for r, env in ((first, "eu"), (second, "us")):
+        stored = demo.get_memory(r.id)
+        assert stored.status.value == "active"
+        assert "conflict" not in stored.flags
+        assert dict(stored.scope.items()) == {**dict(r.scope.items()), "environment": env}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from core import MemoryRecord, MemoryService, QuarantineReport, Result, Tombstone
 
@@ -73,6 +73,11 @@ def exclude_from_session(ctx: UiContext, memory_id: str, session: str) -> Mutati
     return mutate(ctx, lambda s: s.exclude(memory_id, session))
 
 
+def include_in_session(ctx: UiContext, memory_id: str, session: str) -> MutatingOp[MemoryRecord]:
+    """Let a memory be injected into a session again (the inverse of exclude, used for undo)."""
+    return mutate(ctx, lambda s: s.include(memory_id, session))
+
+
 def quarantine_memory(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[QuarantineReport]:
     """Incident action: stop injecting a memory everywhere."""
     return mutate(ctx, lambda s: s.quarantine(memory_id, reason))
@@ -86,6 +91,25 @@ def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[Memo
         if keep.status.value == "candidate":
             s.approve(keep.id)
         return s.resolve_conflict(keep.id, reason="kept in the review queue")
+
+    return mutate(ctx, work)
+
+
+def keep_conflicting(
+    ctx: UiContext,
+    members: Sequence[MemoryRecord],
+    scopes: Mapping[str, Mapping[str, str] | None],
+) -> MutatingOp[list[MemoryRecord]]:
+    """Keep every member of a conflict set: "keep both" (all scopes None) or "split by scope"
+    (each member narrowed to its own scope). Suggested members are confirmed first."""
+
+    def work(s: MemoryService) -> Result[list[MemoryRecord]]:
+        for r in members:
+            if r.status.value == "candidate":
+                s.approve(r.id)
+        return s.keep_conflicting(
+            {r.id: scopes.get(r.id) for r in members}, reason="kept in the review queue"
+        )
 
     return mutate(ctx, work)
 

@@ -339,21 +339,27 @@ class DetailPanel(RefreshingView):
         self._open(dialog, done)
 
     def ask_exclude(self) -> None:
-        """Ask which session, then keep this memory out of it."""
+        """Ask which session, then keep this memory out of it (undo includes it again)."""
         r = self._record()
         if r is None or self.data is None:
             return
         dialog = SessionDialog(self.data.sessions, self)
-        self._open(
-            dialog,
-            lambda: (
-                ops.exclude_from_session(self.ctx, r.id, dialog.value())
-                .on_success(
-                    lambda _r: self.notified.emit(self.tr("Excluded from the session."), None)
-                )
-                .run(self)
-            ),
-        )
+        self._open(dialog, lambda: self._run_exclude(r.id, dialog.value()))
+
+    def _run_exclude(self, mid: str, session: str) -> None:
+        ops.exclude_from_session(self.ctx, mid, session).on_success(
+            lambda _r: self.notified.emit(
+                self.tr("Excluded from the session."), lambda: self._run_include(mid, session)
+            )
+        ).run(self)
+
+    def _run_include(self, mid: str, session: str) -> None:
+        ops.include_in_session(self.ctx, mid, session).on_success(
+            lambda _r: self.notified.emit(
+                self.tr("Included in the session again."),
+                lambda: self._run_exclude(mid, session),
+            )
+        ).run(self)
 
     def ask_quarantine(self) -> None:
         """Ask why, then stop injecting the memory everywhere."""

@@ -1,5 +1,6 @@
 """Review queue: approve (A), edit then approve (E), change scope then approve (S), reject (R);
-arrows move; conflict sets side by side with "Keep this" (R9, R25, R26)."""
+arrows move; conflict sets side by side with "Keep this", "Keep both" and "Split by scope…"
+(R9, R25, R26)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
 from core import ChangeKind, MemoryRecord
 
 from ui.context import UiContext
-from ui.dialogs import EditDialog, ReasonDialog, ScopeDialog
+from ui.dialogs import EditDialog, ReasonDialog, ScopeDialog, SplitScopeDialog
 from ui.models.review_model import Evidence, QueueData, ReviewQueueModel, load_evidence, load_queue
 from ui.operations import memory as ops
 from ui.ops import query
@@ -58,11 +59,36 @@ class ReviewView(RefreshingView):
         self.list.setAccessibleName(self.tr("Review queue"))
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setWordWrap(True)
+        # Rows wrap to the list's width; a horizontal scroll bar would only ever show a sliver.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setSpacing(2)
         self.list.selectionModel().currentRowChanged.connect(self._current_changed)
         self.card = ReviewCard()
         self.conflict_page = QWidget()
-        self.conflict_layout = QHBoxLayout(self.conflict_page)
+        self.conflict_layout = QHBoxLayout()
+        self.keep_both_button = QPushButton(self.tr("Keep both"))
+        self.keep_both_button.setToolTip(
+            self.tr("Both are true: keep every memory of the set as it is")
+        )
+        self.keep_both_button.clicked.connect(self.keep_both)
+        self.split_button = QPushButton(self.tr("Split by scope…"))
+        self.split_button.setToolTip(
+            self.tr("Both are true in different places: narrow each to its own scope")
+        )
+        self.split_button.clicked.connect(self.split_by_scope)
+        both_bar = QHBoxLayout()
+        both_bar.addWidget(QLabel(self.tr("Or keep them all:")))
+        both_bar.addWidget(self.keep_both_button)
+        both_bar.addWidget(self.split_button)
+        both_bar.addStretch(1)
+        conflict_box = QVBoxLayout(self.conflict_page)
+        conflict_box.setContentsMargins(0, 0, 0, 0)
+        conflict_box.addWidget(QLabel(self.tr("These memories contradict each other.")))
+        conflict_box.addLayout(self.conflict_layout)
+        conflict_box.addLayout(both_bar)
+        conflict_box.addStretch(1)
+        self._conflict: tuple[MemoryRecord, ...] = ()
         self.empty = QLabel(
             self.tr("Nothing to review. New suggestions from your agents appear here.")
         )
@@ -161,6 +187,7 @@ class ReviewView(RefreshingView):
         if entry is None or entry.is_header:
             return
         self._row = current.row()
+        self._conflict = ()
         if entry.conflict:
             self._show_conflict(entry.conflict)
             return
@@ -180,6 +207,7 @@ class ReviewView(RefreshingView):
             self.card.show_evidence(record, ev)
 
     def _show_conflict(self, members: tuple[MemoryRecord, ...]) -> None:
+        self._conflict = members
         self.stack.setCurrentIndex(2)
         # Approve/Edit/Reject do not apply to a conflict set: only "Keep this" does.
         self.action_bar.setVisible(False)
@@ -219,7 +247,7 @@ class ReviewView(RefreshingView):
         lay.addWidget(text)
         lay.addWidget(meta)
         lay.addStretch(1)
-        lay.addWidget(keep)
+        lay.addWidget(keep, 0, Qt.AlignmentFlag.AlignLeft)
         return card
 
     # --- actions -------------------------------------------------------------------------
@@ -295,6 +323,30 @@ class ReviewView(RefreshingView):
         ops.resolve_conflict(self.ctx, r).on_success(
             lambda _rs: self._done(self.tr("Conflict resolved."))
         ).run(self)
+
+    def keep_both(self) -> None:
+        """Resolve the shown conflict set by keeping every member with its scope."""
+        members = self._conflict
+        if not members:
+            return
+        ops.keep_conflicting(self.ctx, members, {r.id: None for r in members}).on_success(
+            lambda _rs: self._done(self.tr("Conflict resolved: both kept."))
+        ).run(self)
+
+    def split_by_scope(self) -> None:
+        """Ask for one extra key=value per member, then keep all, each in its own scope."""
+        members = self._conflict
+        if not members:
+            return
+        dialog = SplitScopeDialog(members, self)
+        self._open(
+            dialog,
+            lambda: (
+                ops.keep_conflicting(self.ctx, members, dialog.scopes())
+                .on_success(lambda _rs: self._done(self.tr("Conflict resolved: split by scope.")))
+                .run(self)
+            ),
+        )
 
     def _open(self, dialog: QWidget, on_accept: Callable[[], None]) -> None:
         self.active_dialog = dialog
