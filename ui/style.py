@@ -61,7 +61,8 @@ def is_dark() -> bool:
 def stylesheet(dark: bool) -> str:
     """The application stylesheet for the light or dark palette."""
     template = Template((RESOURCES / "style" / "app.qss").read_text(encoding="utf-8"))
-    return template.safe_substitute(DARK if dark else LIGHT)
+    icons = (RESOURCES / "icons").as_posix()
+    return template.safe_substitute({**(DARK if dark else LIGHT), "icons": icons})
 
 
 def apply_style(app: QApplication, dark: bool | None = None) -> None:

@@ -146,17 +146,23 @@ class DetailPanel(RefreshingView):
         head.addWidget(self.status, 1)
         lay.addLayout(head)
         lay.addWidget(self.content)
-        lay.addLayout(actions)
-        lay.addLayout(self.fields)
+        # Everything below the headline shows only when a memory is selected.
+        body = QWidget()
+        body_lay = QVBoxLayout(body)
+        body_lay.setContentsMargins(0, 0, 0, 0)
+        body_lay.addLayout(actions)
+        body_lay.addLayout(self.fields)
         for title, label in (
             (self.tr("Source events"), self.sources),
             (self.tr("Usage trace"), self.usage),
             (self.tr("History of decisions"), self.history),
             (self.tr("Revisions"), self.revision_list),
         ):
-            lay.addWidget(_section(title))
-            lay.addWidget(label)
+            body_lay.addWidget(_section(title))
+            body_lay.addWidget(label)
+        lay.addWidget(body)
         lay.addStretch(1)
+        self._body = body
         for button in (
             self.toggle_button,
             self.downgrade_button,
@@ -196,13 +202,16 @@ class DetailPanel(RefreshingView):
     def show_memory(self, memory_id: str) -> None:
         """Load and show one memory."""
         self.memory_id = memory_id
+        self.show()
         self.refresh_now()
 
     def show_empty(self) -> None:
         """Nothing selected."""
         self.memory_id = None
         self.data = None
-        self._inner.setEnabled(False)
+        self._body.hide()
+        # With nothing to show, the panel gives its width back to the timeline.
+        self.hide()
         self.status_icon.clear()
         self.status.setText(
             self.tr("Select a memory to see where it came from and how it is used.")
@@ -223,7 +232,7 @@ class DetailPanel(RefreshingView):
         r = data.record
         now = self.ctx.now()
         status = r.effective_status(now)
-        self._inner.setEnabled(True)
+        self._body.show()
         pix = status_icon(status).pixmap(18, 18)
         self.status.setText(
             f"<span>{html.escape(status_text(status).upper())}</span> · "

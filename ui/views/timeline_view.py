@@ -195,18 +195,39 @@ class TimelineView(RefreshingView):
         table.verticalHeader().setDefaultSectionSize(30)
         header = table.horizontalHeader()
         header.setMinimumSectionSize(40)
-        # Short columns fit their contents (never "sugge…"); content takes the rest; the
-        # scope column can be dragged wider.
-        fit = QHeaderView.ResizeMode.ResizeToContents
-        for col in (COL_STATUS, COL_KIND, COL_CONF, COL_SOURCE, COL_TIME):
-            header.setSectionResizeMode(col, fit)
-        header.setSectionResizeMode(COL_SCOPE, QHeaderView.ResizeMode.Interactive)
-        table.setColumnWidth(COL_SCOPE, 150)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_CONTENT, QHeaderView.ResizeMode.Stretch)
+        # Short columns are as wide as their longest possible value (never "sugge…"),
+        # computed from the font rather than from whichever rows happen to be loaded.
+        for col, width in self._column_widths(table).items():
+            table.setColumnWidth(col, width)
         self.model.rowsInserted.connect(self._span_days)
         self.model.modelReset.connect(table.clearSpans)
         table.selectionModel().currentRowChanged.connect(self._row_changed)
         return table
+
+    def _column_widths(self, table: QTableView) -> dict[int, int]:
+        # Measure with the stylesheet's fonts, which apply only once a widget is polished.
+        table.ensurePolished()
+        table.horizontalHeader().ensurePolished()
+        cell, head = table.fontMetrics(), table.horizontalHeader().fontMetrics()
+        pad, icon_w = 36, table.iconSize().width() + 8
+
+        def widest(texts: list[str], extra: int = 0) -> int:
+            return max(cell.horizontalAdvance(t) for t in texts) + pad + extra
+
+        def titled(col: int, width: int) -> int:
+            title = str(self.model.headerData(col, Qt.Orientation.Horizontal))
+            return max(width, head.horizontalAdvance(title) + pad)
+
+        return {
+            COL_STATUS: titled(COL_STATUS, widest([status_text(s) for s in STATUSES], icon_w)),
+            COL_KIND: titled(COL_KIND, widest([kind_text(k) for k in KINDS])),
+            COL_SCOPE: 160,
+            COL_CONF: titled(COL_CONF, widest(["100%"])),
+            COL_SOURCE: titled(COL_SOURCE, widest([trust_text(t) for t in TRUSTS], icon_w)),
+            COL_TIME: titled(COL_TIME, widest(["00:00"])),
+        }
 
     # --- behaviour ----------------------------------------------------------------
 
