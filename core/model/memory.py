@@ -208,6 +208,7 @@ class MemoryFilter:
     visible_to: Scope | None = None
     text: str | None = None
     source_trust: tuple[str, ...] = ()
+    scope_contains: Scope | None = None
     updated_from: dt.datetime | None = None
     updated_to: dt.datetime | None = None
     limit: int = 500

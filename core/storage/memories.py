@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, select, update
+from sqlalchemy import Connection, and_, delete, func, select, update
 
 from core.crypto.codec import Aad, Codec
 from core.errors import NotFoundError
@@ -97,6 +97,7 @@ def insert(tx: WriteTx, draft: Draft) -> str:
         )
     )
     _insert_revision(tx, memory_id, 1, draft.content, draft.owner, draft.scope)
+    _index_scope(tx, memory_id, draft.scope)
     add_sources(tx, memory_id, draft.source_event_ids)
     tx.touch(_change_kind(draft.status), memory_ids=(memory_id,))
     return memory_id
@@ -139,8 +140,18 @@ def add_revision(
     if fingerprint:
         values["fingerprint"] = fingerprint
     tx.conn.execute(update(s.memories).where(s.memories.c.id == record.id).values(values))
+    if scope is not None and scope != record.scope:
+        tx.conn.execute(delete(s.memory_scopes).where(s.memory_scopes.c.memory_id == record.id))
+        _index_scope(tx, record.id, scope)
     tx.touch(ChangeKind.MEMORIES, memory_ids=(record.id,))
     return revision
+
+
+def _index_scope(tx: WriteTx, memory_id: str, scope: Scope) -> None:
+    tx.conn.execute(
+        s.memory_scopes.insert(),
+        [{"memory_id": memory_id, "key": k, "value": v} for k, v in scope.items()],
+    )
 
 
 def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
@@ -329,6 +340,12 @@ def _filtered(q: Any, flt: MemoryFilter) -> Any:
         q = q.where(s.memories.c.source_trust.in_(list(flt.source_trust)))
     if flt.scope is not None:
         q = q.where(s.memories.c.scope_json == flt.scope.to_json())
+    if flt.scope_contains is not None:
+        for key, value in flt.scope_contains.items():
+            having = select(s.memory_scopes.c.memory_id).where(
+                (s.memory_scopes.c.key == key) & (s.memory_scopes.c.value == value)
+            )
+            q = q.where(s.memories.c.id.in_(having))
     if flt.updated_from is not None:
         q = q.where(s.memories.c.updated_at >= to_iso(flt.updated_from))
     if flt.updated_to is not None:

@@ -10,6 +10,7 @@ a table come as their own migration (ALTER), never by editing an old one.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,11 +84,24 @@ def _v2_curated_memory(conn: Connection) -> None:
         table.create(conn, checkfirst=True)
 
 
+def _v3_scope_index(conn: Connection) -> None:
+    s.memory_scopes.create(conn, checkfirst=True)
+    rows = conn.execute(select(s.memories.c.id, s.memories.c.scope_json)).all()
+    pairs = [
+        {"memory_id": mid, "key": key, "value": value}
+        for mid, scope_json in rows
+        for key, value in json.loads(str(scope_json)).items()
+    ]
+    if pairs:
+        conn.execute(s.memory_scopes.insert(), pairs)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
         2, "curated memory, decisions, settings, snapshots, tombstones, fences", _v2_curated_memory
     ),
+    Migration(3, "index of memory scope keys for scope filters", _v3_scope_index),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

@@ -233,3 +233,14 @@ deletion_fences = Table(
     Column("lifted_at", Ts),
 )
 Index("ix_memories_scope", memories.c.scope_json, memories.c.status)
+
+# One row per scope key of a memory, so "every memory of project X" is an index look-up
+# rather than a scan of the scope JSON (schema version 3).
+memory_scopes = Table(
+    "memory_scopes",
+    metadata,
+    Column("memory_id", Id, ForeignKey("memories.id"), primary_key=True),
+    Column("key", String(32), primary_key=True),
+    Column("value", String(200), nullable=False),
+)
+Index("ix_memory_scopes_key_value", memory_scopes.c.key, memory_scopes.c.value)

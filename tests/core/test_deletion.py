@@ -155,3 +155,15 @@ def test_deleted_memory_stays_gone_after_index_rebuild_and_restart(
         assert again.inject(SCOPE, "Tuesday spin class", 300).value.items == ()
     finally:
         again.close()
+
+
+def test_scope_contains_filter_runs_in_sql_with_wildcards_escaped(service: MemoryService) -> None:
+    """The memory center's scope filter: key/value containment, `_` and `%` taken literally."""
+    from core import MemoryFilter, Scope
+
+    service.remember({"user": "a", "project": "x_1"}, "Remember: one.")
+    service.remember({"user": "a", "project": "x%1"}, "Remember: two.")
+    service.remember({"user": "b"}, "Remember: three.")
+    only = MemoryFilter(scope_contains=Scope.of({"project": "x_1"}))
+    assert [r.content for r in service.list_memories(only)] == ["one."]
+    assert service.count_memories(MemoryFilter(scope_contains=Scope.of({"user": "a"}))) == 2

@@ -91,6 +91,17 @@ def scope_pairs(scope_text: str) -> dict[str, str] | None:
     return clean if all(clean) and all(clean.values()) else None
 
 
+def sql_scope(scope_text: str) -> Scope | None:
+    """The scope box as a Scope the core can filter on in SQL, or None (free text, bad keys)."""
+    pairs = scope_pairs(scope_text)
+    if pairs is None:
+        return None
+    try:
+        return Scope.of(pairs)
+    except MemoryCenterError:
+        return None
+
+
 def ranked_possible(flt: TimelineFilter) -> bool:
     """True when ranked search can answer: search text and a `key=value` scope."""
     return bool(flt.text.strip()) and scope_pairs(flt.scope_text) is not None
@@ -126,6 +137,7 @@ def sql_filter(flt: TimelineFilter, *, limit: int = ALL) -> MemoryFilter:
     if "expired" in statuses:
         statuses = (statuses - {"expired"}) | EXPIRABLE
     return MemoryFilter(
+        scope_contains=sql_scope(flt.scope_text),
         statuses=tuple(sorted(statuses)),
         kinds=tuple(sorted(flt.kinds)),
         source_trust=tuple(sorted(flt.trusts)),
@@ -304,7 +316,8 @@ def open_source(
             pass  # not a valid scope for the core: plain text search below
         else:
             return ListedMemories([r for _, r in hits if keep(r)], ranked=True)
-    if flt.text.strip() or flt.scope_text.strip() or needs_effective_status(flt):
+    free_scope = bool(flt.scope_text.strip()) and sql_scope(flt.scope_text) is None
+    if flt.text.strip() or free_scope or needs_effective_status(flt):
         # The text match runs here, over the cached decrypted records, rather than as
         # `MemoryFilter(text=...)`: that would decrypt the whole selection on every keystroke.
         records = cache.records(service, sql_filter(replace(flt, text="")))
