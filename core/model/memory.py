@@ -209,6 +209,9 @@ class MemoryFilter:
     text: str | None = None
     source_trust: tuple[str, ...] = ()
     scope_contains: Scope | None = None
+    # Keyset paging: only records after (updated_at, id) of the previous page's last record,
+    # in the newest-first order; cheaper than a large OFFSET.
+    after: tuple[dt.datetime, str] | None = None
     updated_from: dt.datetime | None = None
     updated_to: dt.datetime | None = None
     limit: int = 500

@@ -346,6 +346,12 @@ def _filtered(q: Any, flt: MemoryFilter) -> Any:
                 (s.memory_scopes.c.key == key) & (s.memory_scopes.c.value == value)
             )
             q = q.where(s.memories.c.id.in_(having))
+    if flt.after is not None:
+        moment, last_id = to_iso(flt.after[0]), flt.after[1]
+        q = q.where(
+            (s.memories.c.updated_at < moment)
+            | ((s.memories.c.updated_at == moment) & (s.memories.c.id < last_id))
+        )
     if flt.updated_from is not None:
         q = q.where(s.memories.c.updated_at >= to_iso(flt.updated_from))
     if flt.updated_to is not None:

@@ -231,13 +231,17 @@ class PagedMemories(MemorySource):
         self._service = service
         self._flt = flt
         self._offset = 0
+        self._after: tuple[dt.datetime, str] | None = None
         self._done = count == 0
         self.count = count
 
     def next_page(self, size: int) -> list[MemoryRecord]:
         if self._done:
             return []
-        page = self._service.list_memories(replace(self._flt, limit=size, offset=self._offset))
+        # Keyset paging (after the last record shown) stays fast deep into a large store.
+        page = self._service.list_memories(replace(self._flt, limit=size, after=self._after))
+        if page:
+            self._after = (page[-1].updated_at, page[-1].id)
         self._offset += len(page)
         if len(page) < size or self._offset >= self.count:
             self._done = True
