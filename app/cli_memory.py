@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -569,3 +570,42 @@ def memory_expire_sweep(ctx: Context) -> None:
     """Record an `expire` decision for every memory whose validity has ended."""
     swept = ctx.service().expire_sweep().value
     ctx.emit(swept, f"{len(swept)} memories expired")
+
+
+@memory.command("export")
+@click.argument("path", type=click.Path(dir_okay=False, writable=True, path_type=Path))
+@click.option(
+    "--all", "everything", is_flag=True, help="Every status, not only active and suggested."
+)
+@pass_ctx
+@handles_errors
+def memory_export(ctx: Context, path: Path, everything: bool) -> None:
+    """Write memories to a JSON file (NOT encrypted: it holds the content in clear)."""
+    svc = ctx.service()
+    flt = MemoryFilter(limit=1_000_000) if everything else None
+    doc = svc.export_memories(flt)
+    path.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    summary = {"path": str(path), "memories": len(doc["memories"])}
+    ctx.emit(summary, f"wrote {len(doc['memories'])} memories to {path} (not encrypted)")
+
+
+@memory.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--by", help="Who imports (recorded on every decision).")
+@pass_ctx
+@handles_errors
+def memory_import(ctx: Context, path: Path, by: str | None) -> None:
+    """Import an export file: each memory becomes a suggestion that the policy decides."""
+    from core import InvalidInputError
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidInputError("path", f"{path} is not a readable JSON file: {exc}") from None
+    outcomes = ctx.service().import_memories(document, by=by).value
+    counts: dict[str, int] = {}
+    for out in outcomes:
+        counts[out.outcome] = counts.get(out.outcome, 0) + 1
+    human = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to import"
+    ctx.emit(outcomes, f"imported {len(outcomes)} memories: {human}")

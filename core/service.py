@@ -73,7 +73,7 @@ from core.storage.migrations import current_version
 from core.storage.opener import open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
-from core.workflows import deletion, replay, writes
+from core.workflows import deletion, portability, replay, writes
 
 T = TypeVar("T")
 
@@ -492,6 +492,29 @@ class MemoryService:
         """Records in every status and scope unless filtered, newest first."""
         with self._store.read("list memories") as conn:
             return memories.query(conn, self._store.codec, flt or MemoryFilter(limit=1_000_000))
+
+    def export_memories(self, flt: MemoryFilter | None = None) -> dict[str, Any]:
+        """A portable JSON document of memories (default: active and suggested ones).
+
+        The document holds decrypted content: it is for the user, who is told the file is
+        not encrypted.
+        """
+        chosen = flt or MemoryFilter(statuses=("active", "candidate"), limit=1_000_000)
+        return portability.export_document(self.list_memories(chosen), self._store.clock.now())
+
+    def import_memories(
+        self, document: Mapping[str, Any], *, by: str | None = None
+    ) -> Result[list[MemoryOutcome]]:
+        """Import an export document: every memory becomes a suggestion the policy decides.
+
+        Raises:
+            InvalidInputError: the document is malformed; nothing is imported.
+        """
+        who = identifier(by, "by") if by else "import"
+        with self._store.write("import memories") as tx:
+            session = portability.import_session(tx.now)
+            out = portability.import_document(tx, self._ledger, document, session=session, by=who)
+        return self._committed(out, tx)
 
     def count_memories(self, flt: MemoryFilter | None = None) -> int:
         """How many memories match a filter's metadata (status, kind, trust, scope, dates)."""

@@ -182,3 +182,26 @@ def test_bad_input_names_the_problem_and_changes_nothing(run: Any) -> None:
         result = run(*args)
         assert result.exit_code in (1, 2), args
     assert _json(run("--json", "status"))["revision"] == before
+
+
+def test_export_then_import_into_another_store(run: Any, tmp_path: Path) -> None:
+    """Memories move between stores; imported ones are suggestions the policy decides."""
+    run("remember", *SCOPE, "--text", "Remember: web-shop deploys from the release branch.")
+    run("remember", *SCOPE, "--text", "Remember my token sk-proj-Qm8vX2rT7LpN4wZ9cB6yH1kD3fJ5sA0e")
+    target = tmp_path / "export.json"
+    summary = _json(run("--json", "memory", "export", str(target)))
+    assert summary["memories"] == 1  # the rejected secret is not exported
+    assert "release branch" in target.read_text() and "Qm8vX2rT" not in target.read_text()
+    env = {"MEMORY_CENTER_PASSPHRASE": PASSPHRASE, "MEMORY_CENTER_DATA_DIR": str(tmp_path / "t")}
+    other = CliRunner()
+    assert other.invoke(cli, ["init"], env=env).exit_code == 0
+    result = other.invoke(cli, ["--json", "memory", "import", str(target)], env=env)
+    assert result.exit_code == 0, result.output
+    (outcome,) = json.loads(result.stdout)
+    assert outcome["outcome"] == "candidate"
+    again = other.invoke(cli, ["--json", "memory", "import", str(target)], env=env)
+    assert json.loads(again.stdout)[0]["outcome"] == "merged"
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "memory-center-export-v1", "memories": [{"content": ""}]}')
+    bad = other.invoke(cli, ["memory", "import", str(broken)], env=env)
+    assert bad.exit_code == 1 and "memories[0].content" in bad.stderr
