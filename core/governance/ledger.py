@@ -22,7 +22,6 @@ from core.governance.policy import (
 from core.governance.sensitivity import Finding
 from core.governance.text import fingerprint
 from core.model.enums import (
-    Actor,
     EventKind,
     MemoryStatus,
     Sensitivity,
@@ -31,7 +30,6 @@ from core.model.enums import (
 from core.model.memory import MemoryOutcome
 from core.model.records import Event, MemoryRecord
 from core.model.scope import Scope
-from core.model.validate import ValidEvent
 from core.storage import event_log, memories
 from core.storage.memories import GOVERNANCE_SESSION, Draft
 from core.storage.store import WriteTx, new_id
@@ -197,28 +195,19 @@ class Ledger:
     ) -> None:
         types = sorted({f.type.value for f in findings})
         categories = sorted({f.type.category for f in findings})
-        event_log.append(
+        event_log.system_event(
             tx,
-            [
-                ValidEvent(
-                    session=session or GOVERNANCE_SESSION,
-                    actor=Actor.SYSTEM,
-                    trust=TrustLevel.TOOL_VERIFIED,
-                    scope=scope,
-                    text=f"sensitive content found ({', '.join(types)}); raw value not stored",
-                    kind=EventKind.SECURITY,
-                    source=None,
-                    data={
-                        "finding_types": types,
-                        "categories": categories,
-                        "memory_id": record.id if record else None,
-                        "action": record.status.value if record else "rejected",
-                        "detectors": sorted({f.detector for f in findings}),
-                    },
-                    refs=(),
-                    by=None,
-                )
-            ],
+            session or GOVERNANCE_SESSION,
+            scope,
+            EventKind.SECURITY,
+            f"sensitive content found ({', '.join(types)}); raw value not stored",
+            {
+                "finding_types": types,
+                "categories": categories,
+                "memory_id": record.id if record else None,
+                "action": record.status.value if record else "rejected",
+                "detectors": sorted({f.detector for f in findings}),
+            },
         )
 
 

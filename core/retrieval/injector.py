@@ -19,7 +19,7 @@ from core.errors import MemoryCenterError
 from core.governance.policy import CONFIRMED, CONFLICT, STALE
 from core.governance.policy import VERSION as POLICY_VERSION
 from core.governance.text import estimate_tokens
-from core.model.enums import Actor, EventKind, MemoryKind, TrustLevel
+from core.model.enums import EventKind, MemoryKind
 from core.model.memory import (
     DroppedHit,
     InjectedItem,
@@ -30,14 +30,13 @@ from core.model.memory import (
 )
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.model.validate import ValidEvent
 from core.retrieval import render
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.ranking import Scored, fuse, rank
 from core.storage import event_log, snapshots
 from core.storage.memories import GOVERNANCE_SESSION
-from core.storage.store import Store, new_id
+from core.storage.store import Store, WriteTx, new_id
 
 INDEX_VERSION = "keyword-bm25-v1"
 HYBRID_VERSION = "hybrid-bm25-hnsw-v1"
@@ -390,24 +389,12 @@ def _lines(items: list[InjectedItem], found: Retrieval, now: dt.datetime) -> lis
     return full + ([render.digest_line(digest)] if digest else [])
 
 
-def _degraded_event(tx: object, session: str | None, request: Scope, snapshot_id: str) -> None:
-    from core.storage.store import WriteTx
-
-    assert isinstance(tx, WriteTx)
-    event_log.append(
+def _degraded_event(tx: WriteTx, session: str | None, request: Scope, snapshot_id: str) -> None:
+    event_log.system_event(
         tx,
-        [
-            ValidEvent(
-                session=session or GOVERNANCE_SESSION,
-                actor=Actor.SYSTEM,
-                trust=TrustLevel.TOOL_VERIFIED,
-                scope=request,
-                text=DEGRADED_TEXT,
-                kind=EventKind.DEGRADED,
-                source=None,
-                data={"snapshot_id": snapshot_id, "reason": "memory read failed or timed out"},
-                refs=(),
-                by=None,
-            )
-        ],
+        session or GOVERNANCE_SESSION,
+        request,
+        EventKind.DEGRADED,
+        DEGRADED_TEXT,
+        {"snapshot_id": snapshot_id, "reason": "memory read failed or timed out"},
     )

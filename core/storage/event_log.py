@@ -72,6 +72,24 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
     return out
 
 
+def system_event(
+    tx: WriteTx,
+    session: str,
+    scope: Scope,
+    kind: EventKind,
+    text: str,
+    data: Mapping[str, Any],
+    *,
+    by_user: str | None = None,
+) -> Event:
+    """Append one event written by Memory Center itself (security, degraded, redaction, ...)."""
+    actor, trust = (
+        (Actor.USER, TrustLevel.USER) if by_user else (Actor.SYSTEM, TrustLevel.TOOL_VERIFIED)
+    )
+    item = ValidEvent(session, actor, trust, scope, text, kind, None, dict(data), (), by_user)
+    return append(tx, [item])[0]
+
+
 def _session_counts(tx: WriteTx, names: set[str]) -> dict[str, int]:
     """Current event counts of these sessions, creating the ones that are new."""
     found: dict[str, int] = dict(

@@ -23,11 +23,11 @@ from core.governance.policy import VERSION
 from core.governance.text import fingerprint
 from core.model import limits
 from core.model.clock import from_iso
-from core.model.enums import Actor, ChangeKind, EventKind, MemoryStatus, TrustLevel
+from core.model.enums import ChangeKind, EventKind, MemoryStatus
 from core.model.memory import Tombstone
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.model.validate import ValidEvent, text
+from core.model.validate import text
 from core.retrieval import render
 from core.storage import event_log, memories, snapshots
 from core.storage import schema as s
@@ -205,22 +205,14 @@ def _redact_events(tx: WriteTx, record: MemoryRecord) -> int:
             .values(ciphertext=sealed, redacted_at=tx.now_iso)
         ).rowcount
         done.append(eid)
-    event_log.append(
+    event_log.system_event(
         tx,
-        [
-            ValidEvent(
-                session=GOVERNANCE_SESSION,
-                actor=Actor.USER,
-                trust=TrustLevel.USER,
-                scope=record.scope,
-                text=f"compliance purge of memory {record.id}: source payloads redacted",
-                kind=EventKind.REDACTION,
-                source=None,
-                data={"memory_id": record.id, "redacted_event_ids": done},
-                refs=(),
-                by=None,
-            )
-        ],
+        GOVERNANCE_SESSION,
+        record.scope,
+        EventKind.REDACTION,
+        f"compliance purge of memory {record.id}: source payloads redacted",
+        {"memory_id": record.id, "redacted_event_ids": done},
+        by_user="user",
     )
     return n
 

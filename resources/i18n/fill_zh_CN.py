@@ -330,6 +330,22 @@ ZH = {
     "Close the store and forget the key until the passphrase is given": "关闭存储并清除密钥，直到再次输入口令",
     "locked": "已锁定",
     "These memories contradict each other.": "这些记忆相互矛盾。",
+    "Backup and transfer": "备份与迁移",
+    "Export the active and suggested memories to a JSON file, or import such a file; imported memories arrive as suggestions in the review queue.": "将已生效和待审核的记忆导出为 JSON 文件，或导入此类文件；导入的记忆会作为建议进入审核队列。",
+    "Export memories…": "导出记忆…",
+    "Write the memories' text to a JSON file. The file is not encrypted.": "将记忆的文本写入 JSON 文件。该文件不加密。",
+    "Import memories…": "导入记忆…",
+    "Read an export file; every memory becomes a suggestion the policy decides.": "读取导出文件；每条记忆都会成为一条由记忆策略决定的建议。",
+    "Export memories": "导出记忆",
+    "JSON files (*.json);;All files (*)": "JSON 文件 (*.json);;所有文件 (*)",
+    "Import memories": "导入记忆",
+    "The export file is NOT encrypted: it holds the full text of your active and suggested memories in plain, readable JSON. Anyone who can read the file can read them. Keep it somewhere safe and delete it when you no longer need it.": "导出文件【不加密】：它以明文、可直接阅读的 JSON 保存您已生效和待审核记忆的完整文本。任何能读取该文件的人都能看到这些记忆。请妥善保管，不再需要时请删除。",
+    "Export to %1?": "导出到 %1？",
+    "Export": "导出",
+    "Confirm export": "确认导出",
+    "%1 memories exported to %2 (not encrypted).": "已将 %1 条记忆导出到 %2（未加密）。",
+    "cannot be read as a JSON export file (%1)": "无法作为 JSON 导出文件读取（%1）",
+    "%1 imported: %2 suggested, %3 merged, %4 rejected": "已导入 %1 条：%2 条建议，%3 条合并，%4 条拒绝",
 }
 
 

@@ -125,7 +125,7 @@
     </message>
     <message>
         <location filename="../../ui/views/detail_panel.py" line="113" />
-        <location filename="../../ui/views/detail_panel.py" line="280" />
+        <location filename="../../ui/views/detail_panel.py" line="289" />
         <source>Disable</source>
         <translation>停用</translation>
     </message>
@@ -159,152 +159,152 @@
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="152" />
+        <location filename="../../ui/views/detail_panel.py" line="156" />
         <source>Source events</source>
         <translation>来源事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="153" />
+        <location filename="../../ui/views/detail_panel.py" line="157" />
         <source>Usage trace</source>
         <translation>使用记录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="154" />
+        <location filename="../../ui/views/detail_panel.py" line="158" />
         <source>History of decisions</source>
         <translation>决策历史</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="155" />
+        <location filename="../../ui/views/detail_panel.py" line="159" />
         <source>Revisions</source>
         <translation>修订版本</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="182" />
+        <location filename="../../ui/views/detail_panel.py" line="188" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="183" />
+        <location filename="../../ui/views/detail_panel.py" line="189" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="184" />
+        <location filename="../../ui/views/detail_panel.py" line="190" />
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="185" />
+        <location filename="../../ui/views/detail_panel.py" line="191" />
         <source>Source trust</source>
         <translation>来源可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="186" />
+        <location filename="../../ui/views/detail_panel.py" line="192" />
         <source>Valid</source>
         <translation>有效期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="187" />
+        <location filename="../../ui/views/detail_panel.py" line="193" />
         <source>Sensitivity</source>
         <translation>敏感度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="188" />
+        <location filename="../../ui/views/detail_panel.py" line="194" />
         <source>Supersedes</source>
         <translation>取代关系</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="189" />
+        <location filename="../../ui/views/detail_panel.py" line="195" />
         <source>Conflict set</source>
         <translation>冲突组</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="190" />
+        <location filename="../../ui/views/detail_panel.py" line="196" />
         <source>Owner</source>
         <translation>所有者</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="191" />
+        <location filename="../../ui/views/detail_panel.py" line="197" />
         <source>Id</source>
         <translation>编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="208" />
+        <location filename="../../ui/views/detail_panel.py" line="217" />
         <source>Select a memory to see where it came from and how it is used.</source>
         <translation>选择一条记忆，查看它的来源和使用情况。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="233" />
+        <location filename="../../ui/views/detail_panel.py" line="242" />
         <source>(content purged)</source>
         <translation>（内容已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="250" />
+        <location filename="../../ui/views/detail_panel.py" line="259" />
         <source>from %1, expires %2</source>
         <translation>自 %1 起，到期：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="259" />
+        <location filename="../../ui/views/detail_panel.py" line="268" />
         <source>supersedes</source>
         <translation>取代</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="263" />
+        <location filename="../../ui/views/detail_panel.py" line="272" />
         <source>superseded by</source>
         <translation>被取代于</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="272" />
+        <location filename="../../ui/views/detail_panel.py" line="281" />
         <source>in conflict with: </source>
         <translation>与之冲突：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="280" />
+        <location filename="../../ui/views/detail_panel.py" line="289" />
         <source>Enable</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="314" />
+        <location filename="../../ui/views/detail_panel.py" line="323" />
         <source>Memory disabled.</source>
         <translation>记忆已停用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="321" />
+        <location filename="../../ui/views/detail_panel.py" line="330" />
         <source>Memory enabled.</source>
         <translation>记忆已启用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="336" />
+        <location filename="../../ui/views/detail_panel.py" line="345" />
         <source>Scope narrowed.</source>
         <translation>范围已缩小。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="352" />
+        <location filename="../../ui/views/detail_panel.py" line="361" />
         <source>Excluded from the session.</source>
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="359" />
+        <location filename="../../ui/views/detail_panel.py" line="368" />
         <source>Included in the session again.</source>
         <translation>已重新纳入该会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="370" />
+        <location filename="../../ui/views/detail_panel.py" line="379" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="371" />
+        <location filename="../../ui/views/detail_panel.py" line="380" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="380" />
+        <location filename="../../ui/views/detail_panel.py" line="389" />
         <source>Quarantined; %1 session(s) had used it.</source>
         <translation>已隔离；曾有 %1 个会话使用过它。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="400" />
+        <location filename="../../ui/views/detail_panel.py" line="409" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
     </message>
@@ -1037,316 +1037,398 @@
 <context>
     <name>SettingsView</name>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="66" />
+        <location filename="../../ui/views/settings_view.py" line="74" />
         <source>Store</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="70" />
+        <location filename="../../ui/views/settings_view.py" line="78" />
         <source>Data directory</source>
         <translation>数据目录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="71" />
+        <location filename="../../ui/views/settings_view.py" line="79" />
         <source>Revision</source>
         <translation>修订</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="72" />
+        <location filename="../../ui/views/settings_view.py" line="80" />
         <source>Schema version</source>
         <translation>结构版本</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="73" />
+        <location filename="../../ui/views/settings_view.py" line="81" />
         <source>Contents</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="77" />
+        <location filename="../../ui/views/settings_view.py" line="85" />
         <source>Encryption key</source>
         <translation>加密密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="81" />
+        <location filename="../../ui/views/settings_view.py" line="89" />
         <source>Key held in</source>
         <translation>密钥保存在</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="82" />
+        <location filename="../../ui/views/settings_view.py" line="90" />
         <source>Active key id</source>
         <translation>当前密钥编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="83" />
+        <location filename="../../ui/views/settings_view.py" line="91" />
         <source>Key ids</source>
         <translation>密钥编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="87" />
+        <location filename="../../ui/views/settings_view.py" line="95" />
         <source>Rotate key…</source>
         <translation>轮换密钥…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="90" />
+        <location filename="../../ui/views/settings_view.py" line="98" />
         <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
         <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="96" />
+        <location filename="../../ui/views/settings_view.py" line="104" />
         <source>Preferences</source>
         <translation>偏好设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="100" />
-        <location filename="../../ui/views/settings_view.py" line="106" />
+        <location filename="../../ui/views/settings_view.py" line="108" />
+        <location filename="../../ui/views/settings_view.py" line="114" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="129" />
+        <location filename="../../ui/views/settings_view.py" line="138" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="137" />
+        <location filename="../../ui/views/settings_view.py" line="146" />
         <source>Memory policy</source>
         <translation>记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="142" />
-        <location filename="../../ui/views/settings_view.py" line="149" />
+        <location filename="../../ui/views/settings_view.py" line="151" />
+        <location filename="../../ui/views/settings_view.py" line="158" />
         <source>Inferred memories expire after</source>
         <translation>推断的记忆过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="143" />
+        <location filename="../../ui/views/settings_view.py" line="152" />
         <source>Memories the assistant inferred (not stated by you) expire after this.</source>
         <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="146" />
-        <location filename="../../ui/views/settings_view.py" line="150" />
+        <location filename="../../ui/views/settings_view.py" line="155" />
+        <location filename="../../ui/views/settings_view.py" line="159" />
         <source>Unreviewed suggestions expire after</source>
         <translation>未审核建议过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="147" />
+        <location filename="../../ui/views/settings_view.py" line="156" />
         <source>Suggestions still waiting in the review queue expire after this.</source>
         <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="152" />
+        <location filename="../../ui/views/settings_view.py" line="161" />
         <source>Review what the user states before it becomes memory</source>
         <translation>用户陈述的内容须经审核才成为记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="155" />
+        <location filename="../../ui/views/settings_view.py" line="164" />
         <source>Quarantine untrusted sources (web, e-mail, issues)</source>
         <translation>隔离不可信来源（网页、邮件、工单）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="160" />
+        <location filename="../../ui/views/settings_view.py" line="169" />
         <source>Always ask before new memories of these scopes:</source>
         <translation>以下范围的新记忆总是先征求确认：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="170" />
+        <location filename="../../ui/views/settings_view.py" line="179" />
         <source>Always ask: %1</source>
         <translation>总是确认：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="176" />
-        <location filename="../../ui/views/settings_view.py" line="186" />
+        <location filename="../../ui/views/settings_view.py" line="185" />
+        <location filename="../../ui/views/settings_view.py" line="195" />
         <source>Personal data</source>
         <translation>个人数据</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="177" />
+        <location filename="../../ui/views/settings_view.py" line="186" />
         <source>Reject the memory</source>
         <translation>拒绝该记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="178" />
+        <location filename="../../ui/views/settings_view.py" line="187" />
         <source>Keep it redacted, for confirmation</source>
         <translation>脱敏后保留，待确认</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="181" />
+        <location filename="../../ui/views/settings_view.py" line="190" />
         <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
         <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="187" />
+        <location filename="../../ui/views/settings_view.py" line="196" />
         <source>Apply</source>
         <translation>应用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="188" />
+        <location filename="../../ui/views/settings_view.py" line="197" />
         <source>Apply memory policy</source>
         <translation>应用记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="191" />
+        <location filename="../../ui/views/settings_view.py" line="200" />
         <source>Revert</source>
         <translation>还原</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="192" />
+        <location filename="../../ui/views/settings_view.py" line="201" />
         <source>Revert memory policy</source>
         <translation>还原记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="204" />
+        <location filename="../../ui/views/settings_view.py" line="213" />
         <source>global (user-wide)</source>
         <translation>全局（整个用户）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="205" />
+        <location filename="../../ui/views/settings_view.py" line="214" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="206" />
+        <location filename="../../ui/views/settings_view.py" line="215" />
         <source>organisation</source>
         <translation>组织</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="207" />
+        <location filename="../../ui/views/settings_view.py" line="216" />
         <source>environment</source>
         <translation>环境</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="208" />
+        <location filename="../../ui/views/settings_view.py" line="217" />
         <source>agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="209" />
+        <location filename="../../ui/views/settings_view.py" line="218" />
         <source>project</source>
         <translation>项目</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="210" />
+        <location filename="../../ui/views/settings_view.py" line="219" />
         <source>repository</source>
         <translation>代码仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="211" />
+        <location filename="../../ui/views/settings_view.py" line="220" />
         <source>session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="219" />
+        <location filename="../../ui/views/settings_view.py" line="228" />
         <source> days</source>
         <translation> 天</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="226" />
+        <location filename="../../ui/views/settings_view.py" line="235" />
         <source>Search index</source>
         <translation>检索索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="230" />
+        <location filename="../../ui/views/settings_view.py" line="239" />
         <source>Embedder</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="231" />
+        <location filename="../../ui/views/settings_view.py" line="240" />
         <source>Vectors</source>
         <translation>向量</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="232" />
+        <location filename="../../ui/views/settings_view.py" line="241" />
         <source>Keyword documents</source>
         <translation>关键词文档</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="237" />
+        <location filename="../../ui/views/settings_view.py" line="246" />
         <source>Embedder to use</source>
         <translation>要使用的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="240" />
+        <location filename="../../ui/views/settings_view.py" line="249" />
         <source>Use and rebuild</source>
         <translation>使用并重建</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="243" />
+        <location filename="../../ui/views/settings_view.py" line="252" />
         <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
         <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="252" />
+        <location filename="../../ui/views/settings_view.py" line="261" />
         <source>Use embedder</source>
         <translation>使用嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="253" />
+        <location filename="../../ui/views/settings_view.py" line="262" />
         <source>Rebuild indexes</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="255" />
+        <location filename="../../ui/views/settings_view.py" line="264" />
         <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
         <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="263" />
+        <location filename="../../ui/views/settings_view.py" line="272" />
         <source>Rebuilding the index</source>
         <translation>正在重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="305" />
+        <location filename="../../ui/views/settings_view.py" line="283" />
+        <source>Backup and transfer</source>
+        <translation>备份与迁移</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="287" />
+        <source>Export the active and suggested memories to a JSON file, or import such a file; imported memories arrive as suggestions in the review queue.</source>
+        <translation>将已生效和待审核的记忆导出为 JSON 文件，或导入此类文件；导入的记忆会作为建议进入审核队列。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="293" />
+        <source>Export memories…</source>
+        <translation>导出记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="295" />
+        <source>Write the memories' text to a JSON file. The file is not encrypted.</source>
+        <translation>将记忆的文本写入 JSON 文件。该文件不加密。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="298" />
+        <source>Import memories…</source>
+        <translation>导入记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="300" />
+        <source>Read an export file; every memory becomes a suggestion the policy decides.</source>
+        <translation>读取导出文件；每条记忆都会成为一条由记忆策略决定的建议。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="343" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="312" />
+        <location filename="../../ui/views/settings_view.py" line="350" />
         <source>the operating system keyring</source>
         <translation>操作系统钥匙串</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="313" />
+        <location filename="../../ui/views/settings_view.py" line="351" />
         <source>a passphrase-protected key file</source>
         <translation>受口令保护的密钥文件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="387" />
+        <location filename="../../ui/views/settings_view.py" line="425" />
         <source>Memory policy saved.</source>
         <translation>记忆策略已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="416" />
+        <location filename="../../ui/views/settings_view.py" line="454" />
         <source>none (keyword search only)</source>
         <translation>无（仅关键词检索）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="438" />
+        <location filename="../../ui/views/settings_view.py" line="476" />
         <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
         <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="446" />
+        <location filename="../../ui/views/settings_view.py" line="484" />
         <source>Now searching with %1; the vector index was rebuilt.</source>
         <translation>现在使用 %1 检索；向量索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="455" />
+        <location filename="../../ui/views/settings_view.py" line="493" />
         <source>Rebuilding the indexes…</source>
         <translation>正在重建索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="460" />
+        <location filename="../../ui/views/settings_view.py" line="498" />
         <source>Indexes rebuilt.</source>
         <translation>索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="478" />
+        <location filename="../../ui/views/settings_view.py" line="516" />
         <source>Key rotated: %1 rows re-encrypted under %2.</source>
         <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="494" />
+        <location filename="../../ui/views/settings_view.py" line="535" />
+        <location filename="../../ui/views/settings_view.py" line="564" />
+        <source>Export memories</source>
+        <translation>导出记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="537" />
+        <location filename="../../ui/views/settings_view.py" line="547" />
+        <source>JSON files (*.json);;All files (*)</source>
+        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="545" />
+        <source>Import memories</source>
+        <translation>导入记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="566" />
+        <source>The export file is NOT encrypted: it holds the full text of your active and suggested memories in plain, readable JSON. Anyone who can read the file can read them. Keep it somewhere safe and delete it when you no longer need it.</source>
+        <translation>导出文件【不加密】：它以明文、可直接阅读的 JSON 保存您已生效和待审核记忆的完整文本。任何能读取该文件的人都能看到这些记忆。请妥善保管，不再需要时请删除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="573" />
+        <source>Export to %1?</source>
+        <translation>导出到 %1？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="574" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="576" />
+        <source>Confirm export</source>
+        <translation>确认导出</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="588" />
+        <source>%1 memories exported to %2 (not encrypted).</source>
+        <translation>已将 %1 条记忆导出到 %2（未加密）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="609" />
+        <source>cannot be read as a JSON export file (%1)</source>
+        <translation>无法作为 JSON 导出文件读取（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="629" />
+        <source>%1 imported: %2 suggested, %3 merged, %4 rejected</source>
+        <translation>已导入 %1 条：%2 条建议，%3 条合并，%4 条拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="639" />
         <source>The language changes the next time Memory Center starts.</source>
         <translation>语言将在下次启动记忆中心时生效。</translation>
     </message>
@@ -1678,12 +1760,12 @@ Current scope: %3</source>
         <translation>记忆时间线</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="257" />
+        <location filename="../../ui/views/timeline_view.py" line="278" />
         <source>%n ranked results</source>
         <translation><numerusform>%n 条排序结果</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="259" />
+        <location filename="../../ui/views/timeline_view.py" line="280" />
         <source>%n memories</source>
         <translation><numerusform>%n 条记忆</numerusform></translation>
     </message>

@@ -1,21 +1,27 @@
 """Settings: the store and its key (rotation with progress), the memory policy, the search
-index (embedder choice and rebuild) and the language (R7-R11, R14, R24)."""
+index (embedder choice and rebuild), backup and transfer (export and import of memories)
+and the language (R7-R11, R14, R24)."""
 
 from __future__ import annotations
 
 import html
+import json
+from collections import Counter
+from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -23,12 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import ChangeKind, PolicySettings, RotationReport, StoreStatus
+from core import ChangeKind, InvalidInputError, PolicySettings, RotationReport, StoreStatus
+from core.model import MemoryOutcome
 
 from ui.context import UiContext
 from ui.errors import show_error
 from ui.i18n import LANGUAGE_KEY, LANGUAGES
 from ui.operations.keys import rotate_key
+from ui.operations.portability import EXPORT_FILE_NAME, export_to_file, import_document
 from ui.operations.settings import (
     EMBEDDERS,
     SettingsSnapshot,
@@ -106,12 +114,13 @@ class SettingsView(RefreshingView):
         pref_form.addRow(self.tr("Language"), self.language)
         policy = self._build_policy()
         index = self._build_index()
+        backup = self._build_backup()
         content = QWidget()
         content.setObjectName("SettingsContent")
         columns = QHBoxLayout(content)
         columns.setContentsMargins(0, 0, 0, 0)
         columns.setSpacing(18)
-        for boxes in ((store, key_box, prefs), (policy, index)):
+        for boxes in ((store, key_box, prefs, backup), (policy, index)):
             column = QVBoxLayout()
             for box in boxes:
                 column.addWidget(box)
@@ -268,6 +277,35 @@ class SettingsView(RefreshingView):
         busy.addWidget(self.index_busy)
         form.addRow(busy)
         self._set_index_busy("")
+        return box
+
+    def _build_backup(self) -> QGroupBox:
+        box = QGroupBox(self.tr("Backup and transfer"))
+        layout = QVBoxLayout(box)
+        intro = QLabel(
+            self.tr(
+                "Export the active and suggested memories to a JSON file, or import such a "
+                "file; imported memories arrive as suggestions in the review queue."
+            )
+        )
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.export_button = QPushButton(self.tr("Export memories…"))
+        self.export_button.setToolTip(
+            self.tr("Write the memories' text to a JSON file. The file is not encrypted.")
+        )
+        self.export_button.clicked.connect(self.export_memories)
+        self.import_button = QPushButton(self.tr("Import memories…"))
+        self.import_button.setToolTip(
+            self.tr("Read an export file; every memory becomes a suggestion the policy decides.")
+        )
+        self.import_button.clicked.connect(self.import_memories)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.import_button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.export_confirmation: QMessageBox | None = None
         return box
 
     @staticmethod
@@ -487,6 +525,113 @@ class SettingsView(RefreshingView):
             show_error(self, exc)
 
         rotate_key(self.ctx).on_success(done).on_failure(failed).run(self)
+
+    # --- backup and transfer --------------------------------------------------------------
+
+    def choose_export_path(self) -> str:
+        """Ask where to save the export ("" when cancelled). Tests replace this."""
+        name, _filter = QFileDialog.getSaveFileName(
+            self,
+            self.tr("Export memories"),
+            str(Path.home() / EXPORT_FILE_NAME),
+            self.tr("JSON files (*.json);;All files (*)"),
+        )
+        return name
+
+    def choose_import_path(self) -> str:
+        """Ask which export file to import ("" when cancelled). Tests replace this."""
+        name, _filter = QFileDialog.getOpenFileName(
+            self,
+            self.tr("Import memories"),
+            str(Path.home()),
+            self.tr("JSON files (*.json);;All files (*)"),
+        )
+        return name
+
+    def _set_backup_busy(self, busy: bool) -> None:
+        self.export_button.setEnabled(not busy)
+        self.import_button.setEnabled(not busy)
+
+    def export_memories(self) -> None:
+        """Choose a file, confirm that it will not be encrypted, then export (in the
+        background)."""
+        name = self.choose_export_path()
+        if not name:
+            return
+        path = Path(name)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Export memories"),
+            self.tr(
+                "The export file is NOT encrypted: it holds the full text of your active and "
+                "suggested memories in plain, readable JSON. Anyone who can read the file can "
+                "read them. Keep it somewhere safe and delete it when you no longer need it."
+            ),
+            QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setInformativeText(self.tr("Export to %1?").replace("%1", str(path)))
+        box.button(QMessageBox.StandardButton.Ok).setText(self.tr("Export"))
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAccessibleName(self.tr("Confirm export"))
+        box.accepted.connect(lambda: self._export_to(path))
+        box.finished.connect(lambda _result: setattr(self, "export_confirmation", None))
+        self.export_confirmation = box
+        box.open()
+
+    def _export_to(self, path: Path) -> None:
+        self._set_backup_busy(True)
+
+        def done(count: int) -> None:
+            self._set_backup_busy(False)
+            self.notified.emit(
+                self.tr("%1 memories exported to %2 (not encrypted).")
+                .replace("%1", str(count))
+                .replace("%2", str(path)),
+                None,
+            )
+
+        def failed(exc: BaseException) -> None:
+            self._set_backup_busy(False)
+            show_error(self, exc)
+
+        export_to_file(self.ctx, path).on_success(done).on_failure(failed).run(self)
+
+    def import_memories(self) -> None:
+        """Choose an export file, read it, and import it (on the writer, in the background)."""
+        name = self.choose_import_path()
+        if not name:
+            return
+        path = Path(name)
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problem = self.tr("cannot be read as a JSON export file (%1)").replace("%1", str(exc))
+            show_error(self, InvalidInputError(str(path), problem))
+            return
+        self._set_backup_busy(True)
+
+        def done(outcomes: list[MemoryOutcome]) -> None:
+            self._set_backup_busy(False)
+            self.notified.emit(self.import_summary(outcomes), None)
+
+        def failed(exc: BaseException) -> None:
+            self._set_backup_busy(False)
+            show_error(self, exc)
+
+        import_document(self.ctx, document).on_success(done).on_failure(failed).run(self)
+
+    def import_summary(self, outcomes: list[MemoryOutcome]) -> str:
+        """The status-bar summary: "N imported: X suggested, Y merged, Z rejected"."""
+        counts = Counter(o.outcome for o in outcomes)
+        suggested = counts["candidate"] + counts["quarantined"] + counts["active"]
+        return (
+            self.tr("%1 imported: %2 suggested, %3 merged, %4 rejected")
+            .replace("%1", str(len(outcomes)))
+            .replace("%2", str(suggested))
+            .replace("%3", str(counts["merged"]))
+            .replace("%4", str(counts["rejected"] + counts["skipped"]))
+        )
 
     def _language_chosen(self, index: int) -> None:
         QSettings().setValue(LANGUAGE_KEY, self.language.itemData(index))

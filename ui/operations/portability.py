@@ -1,0 +1,48 @@
+"""Operations for backup and transfer: export memories to a JSON file, import such a file."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from core import MemoryService, Result
+from core.model import MemoryOutcome
+
+from ui.context import UiContext
+from ui.ops import MutatingOp, QueryOp, mutate, query
+
+EXPORT_FILE_NAME = "memory-center-export.json"
+
+
+def write_private_json(path: Path, document: Mapping[str, Any]) -> None:
+    """Write `document` as readable JSON to `path`, readable by the owner only (mode 0600)."""
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        if hasattr(os, "fchmod"):
+            os.fchmod(out.fileno(), 0o600)  # an existing file keeps its mode otherwise
+        out.write(text)
+
+
+def export_to_file(ctx: UiContext, path: Path) -> QueryOp[int]:
+    """Export the active and suggested memories to `path`; the value is how many."""
+
+    def work(s: MemoryService) -> int:
+        document = s.export_memories()
+        write_private_json(path, document)
+        memories = document.get("memories")
+        return len(memories) if isinstance(memories, list) else 0
+
+    return query(ctx, work)
+
+
+def import_document(ctx: UiContext, document: Mapping[str, Any]) -> MutatingOp[list[MemoryOutcome]]:
+    """Import an export document: every memory becomes a suggestion the policy decides."""
+
+    def work(s: MemoryService) -> Result[list[MemoryOutcome]]:
+        return s.import_memories(document, by="memory-center")
+
+    return mutate(ctx, work)
