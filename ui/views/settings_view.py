@@ -335,7 +335,8 @@ class SettingsView(RefreshingView):
 
     def _show(self, st: StoreStatus) -> None:
         v = self.values
-        v["path"].setText(st.path)
+        v["path"].setText(str(Path(st.path).parent))
+        v["path"].setToolTip(st.path)
         v["revision"].setText(str(st.revision))
         v["schema"].setText(str(st.schema_version))
         counts = ", ".join(f"{n} {status_text(k)}" for k, n in sorted(st.memory_counts.items()))
