@@ -12,6 +12,7 @@ import datetime as dt
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -490,8 +491,9 @@ class MemoryService:
 
     def list_memories(self, flt: MemoryFilter | None = None) -> list[MemoryRecord]:
         """Records in every status and scope unless filtered, newest first."""
+        chosen = self._at_now(flt or MemoryFilter(limit=1_000_000))
         with self._store.read("list memories") as conn:
-            return memories.query(conn, self._store.codec, flt or MemoryFilter(limit=1_000_000))
+            return memories.query(conn, self._store.codec, chosen)
 
     def export_memories(self, flt: MemoryFilter | None = None) -> dict[str, Any]:
         """A portable JSON document of memories (default: active and suggested ones).
@@ -518,8 +520,9 @@ class MemoryService:
 
     def count_memories(self, flt: MemoryFilter | None = None) -> int:
         """How many memories match a filter's metadata (status, kind, trust, scope, dates)."""
+        chosen = self._at_now(flt or MemoryFilter())
         with self._store.read("count memories") as conn:
-            return memories.count(conn, flt or MemoryFilter())
+            return memories.count(conn, chosen)
 
     def history(self, memory_id: str) -> list[Decision]:
         """Every decision about a memory, oldest first (R5)."""
@@ -659,6 +662,12 @@ class MemoryService:
             updated = memories.get(tx.conn, tx.codec, mid)
         self.catalog.refresh([updated.id])
         return Result(updated, changes_of(tx))
+
+    def _at_now(self, flt: MemoryFilter) -> MemoryFilter:
+        """Effective statuses are judged at the store clock's now unless the filter says."""
+        if flt.effective_statuses and flt.now is None:
+            return replace(flt, now=self._store.clock.now())
+        return flt
 
     def _mid(self, memory_id: str, field: str = "memory_id") -> str:
         """A memory id, accepting the short `m:xxxxxxxx` references of injected blocks."""

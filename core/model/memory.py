@@ -209,6 +209,9 @@ class MemoryFilter:
     text: str | None = None
     source_trust: tuple[str, ...] = ()
     scope_contains: Scope | None = None
+    # Effective statuses (with "expired") judged in SQL at `now` (the store clock if None).
+    effective_statuses: tuple[str, ...] = ()
+    now: dt.datetime | None = None
     # Keyset paging: only records after (updated_at, id) of the previous page's last record,
     # in the newest-first order; cheaper than a large OFFSET.
     after: tuple[dt.datetime, str] | None = None

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, func, select, update
+from sqlalchemy import Connection, and_, delete, func, or_, select, update
 
 from core.crypto.codec import Aad, Codec
 from core.errors import NotFoundError
@@ -331,32 +331,58 @@ def count(conn: Connection, flt: MemoryFilter) -> int:
     return int(conn.execute(q).scalar_one())
 
 
+def _effective(status: str, now: dt.datetime | None) -> Any:
+    """SQL for one effective status: `expired` is active or pending with its time up."""
+    moment = to_iso(now or dt.datetime.now(dt.UTC))
+    expiring = (MemoryStatus.ACTIVE.value, MemoryStatus.CANDIDATE.value)
+    lapsed = s.memories.c.expires_at.is_not(None) & (s.memories.c.expires_at <= moment)
+    if status == "expired":
+        return s.memories.c.status.in_(expiring) & lapsed
+    if status in expiring:
+        return (s.memories.c.status == status) & ~lapsed
+    return s.memories.c.status == status
+
+
 def _filtered(q: Any, flt: MemoryFilter) -> Any:
+    """Apply every metadata condition of a filter (all in SQL)."""
+    for condition in (*_attribute_conditions(flt), *_range_conditions(flt)):
+        q = q.where(condition)
+    return q
+
+
+def _attribute_conditions(flt: MemoryFilter) -> list[Any]:
+    out: list[Any] = []
     if flt.statuses:
-        q = q.where(s.memories.c.status.in_(list(flt.statuses)))
+        out.append(s.memories.c.status.in_(list(flt.statuses)))
     if flt.kinds:
-        q = q.where(s.memories.c.kind.in_(list(flt.kinds)))
+        out.append(s.memories.c.kind.in_(list(flt.kinds)))
     if flt.source_trust:
-        q = q.where(s.memories.c.source_trust.in_(list(flt.source_trust)))
+        out.append(s.memories.c.source_trust.in_(list(flt.source_trust)))
     if flt.scope is not None:
-        q = q.where(s.memories.c.scope_json == flt.scope.to_json())
-    if flt.scope_contains is not None:
-        for key, value in flt.scope_contains.items():
-            having = select(s.memory_scopes.c.memory_id).where(
-                (s.memory_scopes.c.key == key) & (s.memory_scopes.c.value == value)
-            )
-            q = q.where(s.memories.c.id.in_(having))
+        out.append(s.memories.c.scope_json == flt.scope.to_json())
+    if flt.effective_statuses:
+        out.append(or_(*(_effective(st, flt.now) for st in flt.effective_statuses)))
+    for key, value in (flt.scope_contains or {}).items():
+        having = select(s.memory_scopes.c.memory_id).where(
+            (s.memory_scopes.c.key == key) & (s.memory_scopes.c.value == value)
+        )
+        out.append(s.memories.c.id.in_(having))
+    return out
+
+
+def _range_conditions(flt: MemoryFilter) -> list[Any]:
+    out: list[Any] = []
     if flt.after is not None:
         moment, last_id = to_iso(flt.after[0]), flt.after[1]
-        q = q.where(
+        out.append(
             (s.memories.c.updated_at < moment)
             | ((s.memories.c.updated_at == moment) & (s.memories.c.id < last_id))
         )
     if flt.updated_from is not None:
-        q = q.where(s.memories.c.updated_at >= to_iso(flt.updated_from))
+        out.append(s.memories.c.updated_at >= to_iso(flt.updated_from))
     if flt.updated_to is not None:
-        q = q.where(s.memories.c.updated_at < to_iso(flt.updated_to))
-    return q
+        out.append(s.memories.c.updated_at < to_iso(flt.updated_to))
+    return out
 
 
 def in_scope(

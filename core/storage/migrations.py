@@ -86,6 +86,7 @@ def _v2_curated_memory(conn: Connection) -> None:
 
 def _v3_scope_index(conn: Connection) -> None:
     s.memory_scopes.create(conn, checkfirst=True)
+    s.ix_memories_status_expires.create(conn, checkfirst=True)
     rows = conn.execute(select(s.memories.c.id, s.memories.c.scope_json)).all()
     pairs = [
         {"memory_id": mid, "key": key, "value": value}
@@ -101,7 +102,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         2, "curated memory, decisions, settings, snapshots, tombstones, fences", _v2_curated_memory
     ),
-    Migration(3, "index of memory scope keys for scope filters", _v3_scope_index),
+    Migration(3, "indexes for scope and effective-status filters", _v3_scope_index),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

@@ -244,3 +244,8 @@ memory_scopes = Table(
     Column("value", String(200), nullable=False),
 )
 Index("ix_memory_scopes_key_value", memory_scopes.c.key, memory_scopes.c.value)
+# Effective-status filters ("active and not expired") walk this index in timeline order and
+# count from it alone.
+ix_memories_status_expires = Index(
+    "ix_memories_status_expires", memories.c.status, memories.c.updated_at, memories.c.expires_at
+)

@@ -167,3 +167,23 @@ def test_scope_contains_filter_runs_in_sql_with_wildcards_escaped(service: Memor
     only = MemoryFilter(scope_contains=Scope.of({"project": "x_1"}))
     assert [r.content for r in service.list_memories(only)] == ["one."]
     assert service.count_memories(MemoryFilter(scope_contains=Scope.of({"user": "a"}))) == 2
+
+
+def test_effective_status_filters_run_in_sql(service: MemoryService, clock: ManualClock) -> None:
+    """`expired` is judged at the store clock: active or pending with its time up."""
+    import datetime as dt
+
+    from core import MemoryFilter
+
+    service.remember(SCOPE, "Remember: the office is closed this Friday.", expires_in_days=2)
+    service.remember(SCOPE, "Remember: standup is at 9:30.")
+
+    def contents(*statuses: str) -> list[str]:
+        flt = MemoryFilter(effective_statuses=statuses)
+        return sorted(r.content for r in service.list_memories(flt))
+
+    assert len(contents("active")) == 2 and contents("expired") == []
+    clock.advance(dt.timedelta(days=3))
+    assert contents("expired") == ["the office is closed this Friday."]
+    assert contents("active") == ["standup is at 9:30."]
+    assert service.count_memories(MemoryFilter(effective_statuses=("active", "expired"))) == 2

@@ -133,12 +133,12 @@ def sql_filter(flt: TimelineFilter, *, limit: int = ALL) -> MemoryFilter:
 
     `expired` is no stored status: it widens to the stored statuses that can expire.
     """
-    statuses = set(flt.statuses)
-    if "expired" in statuses:
-        statuses = (statuses - {"expired"}) | EXPIRABLE
+    # Effective statuses (expiry judged at the store clock's now) run in SQL too.
+    effective = needs_effective_status(flt)
     return MemoryFilter(
         scope_contains=sql_scope(flt.scope_text),
-        statuses=tuple(sorted(statuses)),
+        effective_statuses=tuple(sorted(flt.statuses)) if effective else (),
+        statuses=() if effective else tuple(sorted(flt.statuses)),
         kinds=tuple(sorted(flt.kinds)),
         source_trust=tuple(sorted(flt.trusts)),
         text=flt.text.strip() or None,
@@ -321,7 +321,7 @@ def open_source(
         else:
             return ListedMemories([r for _, r in hits if keep(r)], ranked=True)
     free_scope = bool(flt.scope_text.strip()) and sql_scope(flt.scope_text) is None
-    if flt.text.strip() or free_scope or needs_effective_status(flt):
+    if flt.text.strip() or free_scope:
         # The text match runs here, over the cached decrypted records, rather than as
         # `MemoryFilter(text=...)`: that would decrypt the whole selection on every keystroke.
         records = cache.records(service, sql_filter(replace(flt, text="")))
