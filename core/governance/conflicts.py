@@ -18,7 +18,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from core.governance.text import STOPWORDS, normalize, squash
+from core.governance.text import STOPWORDS, normalize, squash, stem
 
 _UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[a-z0-9][a-z0-9_.:/+#-]*[a-z0-9+#]|[a-z0-9]")
 _VALUE = re.compile(r"\d|[\u3400-\u4dbf\u4e00-\u9fff]|^[a-z]+[-_.][a-z0-9]")
@@ -63,12 +63,8 @@ def units(text: str) -> list[str]:
 
 
 def _stem(unit: str) -> str:
-    """Fold simple English plurals so 'projects' and 'project' compare equal."""
-    if unit in TOOL_NAMES:
-        return unit
-    if len(unit) > 4 and unit.isalpha() and unit.endswith("s") and not unit.endswith("ss"):
-        return unit[:-1]
-    return unit
+    """Plural folding as for search, except tool names ("emacs", "postgres") stay whole."""
+    return unit if unit in TOOL_NAMES else stem(unit)
 
 
 @dataclass(frozen=True)

@@ -153,14 +153,6 @@ def token_set(text: str) -> frozenset[str]:
     return frozenset(tokens(text))
 
 
-def overlap(a: str, b: str) -> float:
-    """Jaccard similarity of the two texts' token sets (0..1)."""
-    ta, tb = token_set(a), token_set(b)
-    if not ta or not tb:
-        return 0.0
-    return len(ta & tb) / len(ta | tb)
-
-
 def fingerprint(key: bytes, text: str) -> str:
     """Keyed fingerprint of normalised content (HMAC-SHA256).
 

@@ -70,10 +70,10 @@ class Catalog:
         ids = list(memory_ids)
         if not ids:
             return
-        with self._lock, self._store.read("refresh catalog") as conn:
+        with self._store.read("refresh catalog") as conn:
             fresh = {r.id: r for r in memories.load(conn, self._store.codec, ids)}
+        changed: list[MemoryRecord] = []
         with self._lock:
-            changed: list[MemoryRecord] = []
             for memory_id in ids:
                 record = fresh.get(memory_id)
                 if record is not None and record.status == MemoryStatus.ACTIVE:
@@ -83,8 +83,10 @@ class Catalog:
                     self._put(record)
                 else:
                     self.forget(memory_id)
-            if self.vectors is not None and changed:
-                self.vectors.put(changed)
+        # Embedding takes milliseconds per memory: readers need not wait for it (the vector
+        # layer has its own lock, and keyword search already sees the new records).
+        if self.vectors is not None and changed:
+            self.vectors.put(changed)
 
     def advance(self, own_revision: int) -> None:
         """Our own write produced `own_revision`; if nothing else came between, skip its feed."""

@@ -59,6 +59,7 @@ class Retrieval:
     revision: int
     ranked: list[Scored]
     dropped: list[DroppedHit] = field(default_factory=list)
+    opted_out: bool = False
 
 
 class Retriever:
@@ -98,7 +99,7 @@ class Retriever:
         dropped: list[DroppedHit] = []
         # The scope index yields exactly the memories filed under a subset of the request.
         allowed = self.catalog.visible_ids(request)
-        _, excluded = self.catalog.session_state(session)
+        opted_out, excluded = self.catalog.session_state(session)
         for mid in excluded & allowed:
             allowed.discard(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
@@ -118,7 +119,7 @@ class Retriever:
             hits[mid] = rec
         ranked = rank({m: relevance[m] for m in hits}, hits, request, now)
         ranked = self._with_conflict_partners(ranked, allowed, request, now)
-        return Retrieval(revision, ranked, dropped)
+        return Retrieval(revision, ranked, dropped, opted_out)
 
     def _with_conflict_partners(
         self, ranked: list[Scored], allowed: set[str], request: Scope, now: dt.datetime
@@ -208,22 +209,15 @@ class Retriever:
     def inject(self, request: Scope, goal: str, budget: int, session: str | None) -> InjectResult:
         """Build the reference block for one model call and record its snapshot (R15, R18)."""
         now = self._store.clock.now()
-        # Sync first: the opt-out switch may have changed in this or another process.
-        self.catalog.sync()
-        if self.catalog.session_state(session)[0]:
-            return self._record(
-                request,
-                goal,
-                budget,
-                session,
-                Retrieval(self._store.revision(), []),
-                [],
-                [DroppedHit("*", "session opted out of memory")],
-                now,
-            )
+        # The opt-out switch is read inside the guarded read (after the catalog caught up with
+        # other processes), so even that check cannot stall the turn.
         found = self.guarded(request, goal, session)
         if found is None:
             return self._degraded(request, goal, budget, session, now)
+        if found.opted_out:
+            nothing = Retrieval(found.revision, [])
+            dropped = [DroppedHit("*", "session opted out of memory")]
+            return self._record(request, goal, budget, session, nothing, [], dropped, now)
         items, dropped = _pack(found.ranked, request, budget, now)
         return self._record(
             request, goal, budget, session, found, items, found.dropped + dropped, now

@@ -63,7 +63,7 @@ def loggable(words: str) -> str:
     return redact(words) if scan(words) else words
 
 
-def log(tx: WriteTx, session: str, item: ValidEvent) -> Event:
+def log(tx: WriteTx, item: ValidEvent) -> Event:
     """Append one event inside the transaction."""
     return event_log.append(tx, [item])[0]
 
@@ -88,7 +88,6 @@ def remember(
     mkind = kind_of(kind, content)
     event = log(
         tx,
-        name,
         ValidEvent(
             name,
             Actor.USER,
@@ -136,7 +135,6 @@ def suggest(
     events = event_log.get_events(tx.conn, tx.codec, ids)
     call = log(
         tx,
-        name,
         ValidEvent(
             name,
             Actor.ASSISTANT,
@@ -176,7 +174,6 @@ def observe(
     name = identifier(session, "session") if session is not None else DIRECT_SESSION
     event = log(
         tx,
-        name,
         ValidEvent(
             name,
             Actor.TOOL,
