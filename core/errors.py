@@ -46,6 +46,12 @@ class ScopeRequiredError(InvalidInputError):
         super().__init__(field, "at least one scope key=value is required")
 
 
+class ScopeWidenedError(InvalidInputError):
+    """A call asked for a scope broader than (or different from) the configured one (R13)."""
+
+    kind = "scope_widened"
+
+
 class NotFoundError(MemoryCenterError):
     """A referenced memory, event, session or snapshot does not exist."""
 
@@ -61,6 +67,12 @@ class InvalidStateError(MemoryCenterError):
     """The record's current status does not allow the action (e.g. approving a deleted memory)."""
 
     kind = "invalid_state"
+
+
+class RotationInterruptedError(MemoryCenterError):
+    """Key rotation stopped on request; run it again to finish."""
+
+    kind = "interrupted"
 
 
 class ConflictError(MemoryCenterError):

@@ -39,6 +39,7 @@ from core import (
     Scope,
     TrustLevel,
 )
+from core.errors import ScopeWidenedError
 from core.model.memory import MemoryOutcome, SearchHit
 
 T = TypeVar("T")
@@ -61,12 +62,6 @@ TRUST_CEILING = {
     "tool": TrustLevel.TOOL_VERIFIED,
 }
 """The most a caller may claim per role: a tool's output can be tool-verified, never the user's."""
-
-
-class ScopeWidenedError(InvalidInputError):
-    """A call asked for a scope broader than (or different from) the configured one (R13)."""
-
-    kind = "scope_widened"
 
 
 def narrow_scope(

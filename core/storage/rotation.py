@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore
-from core.errors import MemoryCenterError
+from core.errors import RotationInterruptedError as RotationInterruptedError  # old home
 from core.model.enums import ChangeKind
 from core.model.records import RotationReport
 from core.storage import event_log
@@ -21,12 +21,6 @@ from core.storage.sealed import SEALED, reseal_batch
 from core.storage.store import Store, set_meta
 
 Progress = Callable[[int], None]
-
-
-class RotationInterruptedError(MemoryCenterError):
-    """Rotation stopped on request; run it again to finish."""
-
-    kind = "interrupted"
 
 
 def rotate(
