@@ -24,7 +24,7 @@ from core.governance.policy import (
 from core.governance.sensitivity import finding_types, scan
 from core.governance.text import fingerprint
 from core.model import limits
-from core.model.enums import ChangeKind, MemoryStatus
+from core.model.enums import ChangeKind, MemoryFlag, MemoryStatus
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.model.validate import text as valid_text
@@ -32,7 +32,7 @@ from core.storage import memories
 from core.storage import schema as s
 from core.storage.store import WriteTx
 
-EXPIRY_FLAG = "policy_ttl"
+EXPIRY_FLAG = MemoryFlag.POLICY_TTL
 
 
 def _require(
@@ -271,7 +271,7 @@ def mark_stale(tx: WriteTx, record: MemoryRecord, event_id: str, actor: str) -> 
     _decide(tx, record, "observe", record.status, actor, f"contradicted by observation {event_id}")
 
 
-EXPIRED_FLAG = "expired"
+EXPIRED_FLAG = MemoryFlag.EXPIRED
 
 
 def sweep_expired(tx: WriteTx) -> list[str]:

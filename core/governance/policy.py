@@ -17,17 +17,17 @@ from core.errors import InvalidInputError
 from core.governance import classify
 from core.governance.conflicts import relate
 from core.governance.sensitivity import Finding, FindingType, redact, scan
-from core.model.enums import MemoryKind, MemoryStatus, TrustLevel
+from core.model.enums import MemoryFlag, MemoryKind, MemoryStatus, OutcomeKind, TrustLevel
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 
 VERSION = "mp-2026.11.1"
 
-CONFIRMED = "user_confirmed"
-CONFLICT = "conflict"
-STALE = "stale"
-REDACTED = "redacted"
-NEEDS_CONFIRMATION = "needs_confirmation"
+CONFIRMED = MemoryFlag.USER_CONFIRMED
+CONFLICT = MemoryFlag.CONFLICT
+STALE = MemoryFlag.STALE
+REDACTED = MemoryFlag.REDACTED
+NEEDS_CONFIRMATION = MemoryFlag.NEEDS_CONFIRMATION
 
 
 def _check_setting(key: str, value: object, default: object) -> object:
@@ -153,9 +153,9 @@ class Verdict:
     store: bool = True
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> OutcomeKind:
         """One word for callers: merged, or the status."""
-        return "merged" if self.merge_into else self.status.value
+        return OutcomeKind.MERGED if self.merge_into else OutcomeKind(self.status.value)
 
 
 BASE_CONFIDENCE = {

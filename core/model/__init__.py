@@ -6,8 +6,10 @@ from core.model.enums import (
     ChangeKind,
     EventKind,
     EventSource,
+    MemoryFlag,
     MemoryKind,
     MemoryStatus,
+    OutcomeKind,
     Sensitivity,
     TrustLevel,
 )
@@ -44,8 +46,18 @@ from core.model.records import (
     VerifyReport,
 )
 from core.model.scope import SCOPE_KEYS, Scope
+from core.model.sessions import (
+    DIRECT_SESSION,
+    GOVERNANCE_SESSION,
+    INTERNAL_SESSION_PREFIX,
+    internal_session,
+    is_internal_session,
+)
 
 __all__ = [
+    "DIRECT_SESSION",
+    "GOVERNANCE_SESSION",
+    "INTERNAL_SESSION_PREFIX",
     "SCOPE_KEYS",
     "Actor",
     "AdoptionChain",
@@ -63,11 +75,13 @@ __all__ = [
     "KeyInfo",
     "ManualClock",
     "MemoryFilter",
+    "MemoryFlag",
     "MemoryKind",
     "MemoryOutcome",
     "MemoryRecord",
     "MemoryStatus",
     "NewEvent",
+    "OutcomeKind",
     "QuarantineReport",
     "RankedHit",
     "Replay",
@@ -87,4 +101,6 @@ __all__ = [
     "TrustLevel",
     "VerifyFailure",
     "VerifyReport",
+    "internal_session",
+    "is_internal_session",
 ]

@@ -92,6 +92,28 @@ class MemoryStatus(enum.StrEnum):
     DELETED = "deleted"
 
 
+class MemoryFlag(enum.StrEnum):
+    """Markers on a memory record beside its status; a record carries any set of them."""
+
+    USER_CONFIRMED = "user_confirmed"
+    CONFLICT = "conflict"
+    STALE = "stale"
+    REDACTED = "redacted"
+    NEEDS_CONFIRMATION = "needs_confirmation"
+    POLICY_TTL = "policy_ttl"  # the expiry came from the policy, not from the user
+    EXPIRED = "expired"  # the expiry was noticed and recorded in the history
+
+
+class OutcomeKind(enum.StrEnum):
+    """What the MemoryPolicy did with one candidate: the status it got, or merged."""
+
+    ACTIVE = "active"
+    CANDIDATE = "candidate"
+    QUARANTINED = "quarantined"
+    REJECTED = "rejected"
+    MERGED = "merged"
+
+
 class Sensitivity(enum.StrEnum):
     """What the sensitivity scan found in a record's content (R8)."""
 

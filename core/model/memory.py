@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.model.enums import OutcomeKind
 from core.model.records import Decision, Event, MemoryRecord
 from core.model.scope import Scope
 
@@ -17,7 +18,7 @@ class MemoryOutcome:
 
     Attributes:
         record: the record the candidate became or merged into (None when nothing was stored).
-        outcome: `active`, `candidate`, `quarantined`, `rejected`, `merged`, `skipped`.
+        outcome: the status the candidate got, or `merged`.
         reasons: human-readable reasons from the policy.
         superseded: ids of records this one superseded.
         conflicts_with: ids of records it now stands in a conflict set with.
@@ -25,7 +26,7 @@ class MemoryOutcome:
     """
 
     record: MemoryRecord | None
-    outcome: str
+    outcome: OutcomeKind
     reasons: tuple[str, ...]
     policy_version: str
     superseded: tuple[str, ...] = ()

@@ -31,12 +31,12 @@ from core.model.enums import (
 from core.model.memory import MemoryFilter
 from core.model.records import Decision, MemoryRecord
 from core.model.scope import Scope
+from core.model.sessions import GOVERNANCE_SESSION as GOVERNANCE_SESSION
 from core.model.validate import ValidEvent
 from core.storage import event_log
 from core.storage import schema as s
 from core.storage.store import WriteTx, new_id
 
-GOVERNANCE_SESSION = "memory-center:governance"
 PURGED_TEXT = ""
 
 

@@ -20,11 +20,11 @@ from core.model.enums import Actor, EventKind, EventSource, MemoryKind, MemorySt
 from core.model.memory import MemoryOutcome
 from core.model.records import Event
 from core.model.scope import Scope
+from core.model.sessions import DIRECT_SESSION
 from core.model.validate import ValidEvent, enum_value, identifier, text
 from core.storage import event_log, memories
 from core.storage.store import WriteTx
 
-DIRECT_SESSION = "memory-center:direct"
 MAX_DAYS = 36_500
 
 

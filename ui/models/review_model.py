@@ -5,21 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractListModel,
-    QCoreApplication,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
+from PySide6.QtCore import QCoreApplication, Qt
+
+from core import (
+    Decision,
+    Event,
+    MemoryFilter,
+    MemoryFlag,
+    MemoryRecord,
+    MemoryService,
+    MemoryStatus,
 )
 
-from core import Decision, Event, MemoryFilter, MemoryRecord, MemoryService
-
+from ui.models.row_table import RowTableModel
 from ui.presentation import bold_font, icon, kind_text, status_icon
 
-Index = QModelIndex | QPersistentModelIndex
 EntryRole = Qt.ItemDataRole.UserRole + 1
-CONFLICT_FLAG = "conflict"
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,12 @@ class Evidence:
     decisions: list[Decision]
 
 
+def _entry(section: str, item: MemoryRecord | tuple[MemoryRecord, ...]) -> Entry:
+    if isinstance(item, MemoryRecord):
+        return Entry(section, record=item)
+    return Entry(section, conflict=item)
+
+
 def load_queue(service: MemoryService) -> QueueData:
     """Read candidates, quarantined records and unresolved conflict sets."""
     pending = service.list_memories(
@@ -68,12 +75,15 @@ def load_queue(service: MemoryService) -> QueueData:
     )
     sets: dict[str, list[MemoryRecord]] = {}
     for r in pending:
-        if r.conflict_set and CONFLICT_FLAG in r.flags and r.status.value != "quarantined":
+        conflicting = MemoryFlag.CONFLICT in r.flags and r.status != MemoryStatus.QUARANTINED
+        if r.conflict_set and conflicting:
             sets.setdefault(r.conflict_set, []).append(r)
     conflicts = [tuple(v) for v in sets.values() if len(v) > 1]
     in_conflict = {r.id for group in conflicts for r in group}
-    candidates = [r for r in pending if r.status.value == "candidate" and r.id not in in_conflict]
-    quarantined = [r for r in pending if r.status.value == "quarantined"]
+    candidates = [
+        r for r in pending if r.status == MemoryStatus.CANDIDATE and r.id not in in_conflict
+    ]
+    quarantined = [r for r in pending if r.status == MemoryStatus.QUARANTINED]
     return QueueData(candidates, quarantined, conflicts)
 
 
@@ -85,74 +95,46 @@ def load_evidence(service: MemoryService, record: MemoryRecord) -> Evidence:
     return Evidence(record.id, reasons, events, decisions)
 
 
-class ReviewQueueModel(QAbstractListModel):
-    """Sections of the queue as one list; headers are not selectable."""
+class ReviewQueueModel(RowTableModel[Entry]):
+    """Sections of the queue as one list (a one-column table); headers are not selectable."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self._entries: list[Entry] = []
+        super().__init__(("",))
         self.data_set = QueueData()
 
     def set_queue(self, data: QueueData) -> None:
         """Replace the queue."""
         entries: list[Entry] = []
-        if data.candidates:
-            entries.append(
-                Entry(
-                    "candidate",
-                    QCoreApplication.translate("Review", "Suggested memories (%1)").replace(
-                        "%1", str(len(data.candidates))
-                    ),
-                )
-            )
-            entries += [Entry("candidate", record=r) for r in data.candidates]
-        if data.conflicts:
-            entries.append(
-                Entry(
-                    "conflict",
-                    QCoreApplication.translate("Review", "Conflicts (%1)").replace(
-                        "%1", str(len(data.conflicts))
-                    ),
-                )
-            )
-            entries += [Entry("conflict", conflict=c) for c in data.conflicts]
-        if data.quarantined:
-            entries.append(
-                Entry(
-                    "quarantined",
-                    QCoreApplication.translate(
-                        "Review", "Quarantined — check before approving (%1)"
-                    ).replace("%1", str(len(data.quarantined))),
-                )
-            )
-            entries += [Entry("quarantined", record=r) for r in data.quarantined]
-        self.beginResetModel()
-        self._entries = entries
+        tr = QCoreApplication.translate
+        sections = (
+            ("candidate", data.candidates, tr("Review", "Suggested memories (%1)")),
+            ("conflict", data.conflicts, tr("Review", "Conflicts (%1)")),
+            (
+                "quarantined",
+                data.quarantined,
+                tr("Review", "Quarantined — check before approving (%1)"),
+            ),
+        )
+        for section, items, title in sections:
+            if not items:
+                continue
+            entries.append(Entry(section, title.replace("%1", str(len(items)))))
+            entries += [_entry(section, item) for item in items]
         self.data_set = data
-        self.endResetModel()
+        self.reset_rows(entries)
 
     def entry(self, row: int) -> Entry | None:
         """The entry of a row."""
-        return self._entries[row] if 0 <= row < len(self._entries) else None
+        return self.row_at(row)
 
     def selectable_rows(self) -> list[int]:
         """Rows the user can act on, top to bottom."""
-        return [i for i, e in enumerate(self._entries) if not e.is_header]
+        return [i for i, e in enumerate(self._rows) if not e.is_header]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._entries)
+    def selectable(self, row: Entry) -> bool:
+        return not row.is_header
 
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if self._entries[index.row()].is_header:
-            return Qt.ItemFlag.ItemIsEnabled
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._entries):
-            return None
-        e = self._entries[index.row()]
+    def cell(self, e: Entry, column: int, role: int) -> Any:
         if role == EntryRole:
             return e
         if role == Qt.ItemDataRole.DisplayRole:

@@ -11,16 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QCoreApplication,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QCoreApplication, QModelIndex, Qt
 
-from core import Event, MemoryRecord
+from core import Event, MemoryFlag, MemoryRecord, Sensitivity
 
+from ui.models.row_table import Index, PageFeed, RowTableModel
 from ui.models.timeline_source import Item, TimelineStream, item_time
 from ui.presentation import (
     bold_font,
@@ -37,7 +32,6 @@ from ui.presentation import (
 from ui.tasks import TaskRunner
 
 PAGE = 200
-Index = QModelIndex | QPersistentModelIndex
 ItemRole = Qt.ItemDataRole.UserRole + 1
 IsDayRole = Qt.ItemDataRole.UserRole + 2
 (COL_STATUS, COL_KIND, COL_CONTENT, COL_SCOPE, COL_CONF, COL_SOURCE, COL_TIME) = range(7)
@@ -63,58 +57,49 @@ class Row:
     item: Item | None = None
 
 
-class TimelineModel(QAbstractTableModel):
+class TimelineModel(RowTableModel[Row]):
     """Lazily paged, day-grouped rows of a `TimelineStream`.
 
     Signals (inherited): rowsInserted after each page, modelReset on a new stream.
     """
 
     def __init__(self, tasks: TaskRunner, now: Callable[[], dt.datetime]) -> None:
-        super().__init__()
-        self._tasks = tasks
+        super().__init__(_headers())
+        self._feed: PageFeed[list[Item]] = PageFeed(tasks)
         self._now = now
-        self._rows: list[Row] = []
         self._stream: TimelineStream | None = None
-        self._generation = 0
-        self._loading = False
-        self._headers = _headers()
         self.item_count = 0
 
     # --- feeding -------------------------------------------------------------
 
     def set_stream(self, stream: TimelineStream) -> None:
         """Show a new stream (new filter or new store revision) from its first page."""
-        self._generation += 1
-        self.beginResetModel()
-        self._rows = []
+        self._feed.restart()
         self.item_count = 0
         self._stream = stream
-        self._loading = False
-        self.endResetModel()
+        self.reset_rows()
         self.fetchMore(QModelIndex())
 
     @property
     def loading(self) -> bool:
         """True while a page is being read."""
-        return self._loading
+        return self._feed.loading
 
     def item_at(self, row: int) -> Item | None:
         """The memory or event of a row (None for day headers)."""
-        return self._rows[row].item if 0 <= row < len(self._rows) else None
+        found = self.row_at(row)
+        return found.item if found is not None else None
 
     def row_of(self, memory_id: str) -> int:
         """The row showing a memory, or -1."""
-        for i, r in enumerate(self._rows):
-            if isinstance(r.item, MemoryRecord) and r.item.id == memory_id:
-                return i
-        return -1
+        return self.find_row(lambda r: isinstance(r.item, MemoryRecord) and r.item.id == memory_id)
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
         stream = self._stream
         return (
             not parent.isValid()
             and stream is not None
-            and not self._loading
+            and not self._feed.loading
             and not stream.exhausted()
         )
 
@@ -123,22 +108,9 @@ class TimelineModel(QAbstractTableModel):
             return
         stream = self._stream
         assert stream is not None
-        self._loading = True
-        generation = self._generation
-        self._tasks.run(
-            lambda: stream.next_page(PAGE),
-            lambda items: self._append(generation, items),
-            lambda _exc: self._failed(generation),
-        )
+        self._feed.load(lambda: stream.next_page(PAGE), self._append)
 
-    def _failed(self, generation: int) -> None:
-        if generation == self._generation:
-            self._loading = False
-
-    def _append(self, generation: int, items: list[Item]) -> None:
-        if generation != self._generation:
-            return
-        self._loading = False
+    def _append(self, items: list[Item]) -> None:
         new: list[Row] = []
         last_day = self._last_day()
         grouped = self._stream is not None and not self._stream.ranked
@@ -148,52 +120,27 @@ class TimelineModel(QAbstractTableModel):
                 new.append(Row(day))
                 last_day = day
             new.append(Row(day, item))
-        if not new:
-            return
-        start = len(self._rows)
-        self.beginInsertRows(QModelIndex(), start, start + len(new) - 1)
-        self._rows.extend(new)
         self.item_count += len(items)
-        self.endInsertRows()
+        self.append_rows(new)
 
     def _last_day(self) -> dt.date | None:
         return self._rows[-1].day if self._rows else None
 
     # --- Qt model ------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
+    def selectable(self, row: Row) -> bool:
+        return row.item is not None
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._headers)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self._headers[section]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if self._rows[index.row()].item is None:
-            return Qt.ItemFlag.ItemIsEnabled
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row = self._rows[index.row()]
+    def cell(self, row: Row, column: int, role: int) -> Any:
         if role == ItemRole:
             return row.item
         if role == IsDayRole:
             return row.item is None
         if row.item is None:
-            return self._day_data(row.day, index.column(), role)
+            return self._day_data(row.day, column, role)
         if isinstance(row.item, MemoryRecord):
-            return self._memory_data(row.item, index.column(), role)
-        return self._event_data(row.item, index.column(), role)
+            return self._memory_data(row.item, column, role)
+        return self._event_data(row.item, column, role)
 
     def _day_data(self, day: dt.date, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and column == 0:
@@ -208,9 +155,9 @@ class TimelineModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DecorationRole:
             if column == COL_STATUS:
                 return status_icon(r.effective_status(self._now()))
-            if column == COL_CONTENT and "conflict" in r.flags:
+            if column == COL_CONTENT and MemoryFlag.CONFLICT in r.flags:
                 return icon("conflict")
-            if column == COL_SOURCE and r.sensitivity.value == "redacted":
+            if column == COL_SOURCE and r.sensitivity == Sensitivity.REDACTED:
                 return icon("redacted")
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_CONTENT:
             return r.content[:2000]

@@ -5,7 +5,14 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from core import AdoptionChain, MemoryFilter, MemoryRecord, MemoryService, Scope
+from core import (
+    AdoptionChain,
+    MemoryFilter,
+    MemoryRecord,
+    MemoryService,
+    Scope,
+    is_internal_session,
+)
 
 Revision = tuple[int, dt.datetime, str, Scope, str]
 
@@ -32,7 +39,5 @@ def load_detail(service: MemoryService, memory_id: str) -> DetailData:
             MemoryFilter(statuses=("active", "candidate"), limit=1_000_000)
         )
         members = [m for m in candidates if m.conflict_set == record.conflict_set]
-    sessions = [
-        s.id for s in service.list_sessions(limit=200) if not s.id.startswith("memory-center:")
-    ]
+    sessions = [s.id for s in service.list_sessions(limit=200) if not is_internal_session(s.id)]
     return DetailData(record, chain, revisions, members, sessions)

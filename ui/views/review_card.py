@@ -7,7 +7,7 @@ import html
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from core import MemoryRecord
+from core import MemoryFlag, MemoryRecord, Sensitivity
 
 from ui.models.review_model import Evidence
 from ui.presentation import confidence_text, kind_text, local_time, trust_text
@@ -71,7 +71,7 @@ class ReviewCard(QFrame):
         self.warning.setVisible(quarantined or r.source_trust.value == "untrusted")
         self.warning.setText("⚠ " + quarantine_warning())
         self.content.setText(r.content)
-        redacted = r.sensitivity.value != "none" or "redacted" in r.flags
+        redacted = r.sensitivity != Sensitivity.NONE or MemoryFlag.REDACTED in r.flags
         parts = [
             f"<b>{html.escape(kind_text(r.kind.value))}</b>",
             QCoreApplication.translate("Review", "proposed scope")

@@ -29,7 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import ChangeKind, InvalidInputError, PolicySettings, RotationReport, StoreStatus
+from core import (
+    ChangeKind,
+    InvalidInputError,
+    OutcomeKind,
+    PolicySettings,
+    RotationReport,
+    StoreStatus,
+)
 from core.model import MemoryOutcome
 
 from ui.context import UiContext
@@ -625,13 +632,15 @@ class SettingsView(RefreshingView):
     def import_summary(self, outcomes: list[MemoryOutcome]) -> str:
         """The status-bar summary: "N imported: X suggested, Y merged, Z rejected"."""
         counts = Counter(o.outcome for o in outcomes)
-        suggested = counts["candidate"] + counts["quarantined"] + counts["active"]
+        suggested = sum(
+            counts[k] for k in (OutcomeKind.CANDIDATE, OutcomeKind.QUARANTINED, OutcomeKind.ACTIVE)
+        )
         return (
             self.tr("%1 imported: %2 suggested, %3 merged, %4 rejected")
             .replace("%1", str(len(outcomes)))
             .replace("%2", str(suggested))
-            .replace("%3", str(counts["merged"]))
-            .replace("%4", str(counts["rejected"] + counts["skipped"]))
+            .replace("%3", str(counts[OutcomeKind.MERGED]))
+            .replace("%4", str(counts[OutcomeKind.REJECTED]))
         )
 
     def _language_chosen(self, index: int) -> None:
