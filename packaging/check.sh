@@ -9,6 +9,12 @@ echo "== ruff (lint)";   "$bin/ruff" check .
 echo "== ruff (format)"; "$bin/ruff" format --check .
 echo "== mypy";          "$bin/mypy" core app ui
 echo "== import contracts"; "$bin/lint-imports"
+echo "== coverage floor (core/crypto, core/log at 100%)"
+# A focused pass over the tests of the key, codec and chain code plus the seam contracts:
+# about half a minute, instead of tracing the whole suite.
+"$bin/python" -m pytest -q -rN -p no:cacheprovider --no-header \
+  --cov=core/crypto --cov=core/log --cov-report=term-missing --cov-fail-under=100 \
+  tests/core/test_codec.py tests/core/test_keys.py tests/core/test_hash_chain.py tests/contracts
 echo "== pytest"
 set +e
 "$bin/python" -m pytest "$@"
