@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from core.governance.sensitivity import FindingType, redact, scan
 from core.governance.sensitivity.finding import Finding
-from core.governance.sensitivity.registry import DETECTORS, PRIORITIES, merge
+from core.governance.sensitivity.registry import DETECTORS, PRIORITIES, _priorities, merge
+from core.governance.sensitivity.rules import FunctionDetector
 
 CORPUS = Path(__file__).with_name("sensitivity_corpus.jsonl")
 
@@ -43,3 +46,12 @@ def test_token_after_key_name_is_reported_once_with_provider_label() -> None:
     findings = scan(text)
     assert [(f.detector, text[f.start : f.end]) for f in findings] == [("github_token", token)]
     assert redact(text) == "GITHUB_TOKEN=[REDACTED:token] in the deploy env"
+
+
+def test_a_name_ranked_two_ways_is_refused() -> None:
+    twice = (
+        FunctionDetector("pin_code", 65, lambda _text: iter(())),
+        FunctionDetector("pin_code", 40, lambda _text: iter(())),
+    )
+    with pytest.raises(ValueError, match="ranked both 65 and 40"):
+        _priorities(twice)
