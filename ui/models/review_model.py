@@ -71,7 +71,10 @@ def _entry(section: str, item: MemoryRecord | tuple[MemoryRecord, ...]) -> Entry
 def load_queue(service: MemoryService) -> QueueData:
     """Read candidates, quarantined records and unresolved conflict sets."""
     pending = service.list_memories(
-        MemoryFilter(statuses=("candidate", "active", "quarantined"), limit=10_000_000)
+        MemoryFilter(
+            statuses=(MemoryStatus.CANDIDATE, MemoryStatus.ACTIVE, MemoryStatus.QUARANTINED),
+            limit=10_000_000,
+        )
     )
     sets: dict[str, list[MemoryRecord]] = {}
     for r in pending:

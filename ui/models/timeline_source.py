@@ -33,6 +33,7 @@ from core import (
     MemoryFilter,
     MemoryRecord,
     MemoryService,
+    MemoryStatus,
     NotFoundError,
     Scope,
     SearchHit,
@@ -41,7 +42,7 @@ from core import (
 EVENT_PAGE = 500
 ALL = 1_000_000
 RANKED_LIMIT = 100
-EXPIRABLE = frozenset({"active", "candidate"})
+EXPIRABLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE})
 Item = MemoryRecord | Event
 EVERYTHING = MemoryFilter(limit=ALL)
 
