@@ -3,6 +3,7 @@
 from core.errors import (
     ChainBrokenError,
     ConflictError,
+    DamagedRowError,
     IntegrityError,
     InvalidInputError,
     InvalidStateError,
@@ -24,6 +25,7 @@ from core.service import MemoryService
 __all__ = [
     "ChainBrokenError",
     "ConflictError",
+    "DamagedRowError",
     "IntegrityError",
     "InvalidInputError",
     "InvalidStateError",

@@ -189,7 +189,7 @@ class MemoryService:
         if session is not None:
             session = identifier(session, "session")
         with self._store.read("list events") as conn:
-            return event_log.list_events(
+            found = event_log.list_events(
                 conn,
                 self._store.codec,
                 session=session,
@@ -198,6 +198,10 @@ class MemoryService:
                 limit=max(1, min(limit, 10_000)),
                 newest_first=newest_first,
             )
+        damaged = getattr(found, "damaged", ())
+        if damaged:  # skipped, and reported once (#10)
+            self._report_damage(damaged)
+        return list(found)
 
     def get_events(self, ids: Sequence[str]) -> list[Event]:
         """The events with these ids. Raises NotFoundError for an unknown id."""

@@ -198,7 +198,7 @@ class VerifyFailure:
 
     def line(self) -> str:
         """Where and what, in one line."""
-        if self.table == "events" and self.event_id is not None:
+        if self.event_id is not None:
             return f"event {self.event_id} (position {self.position}): {self.problem}"
         where = f"{self.table} row {self.row_id}" + (f" field {self.field}" if self.field else "")
         return f"{where}: {self.problem}"

@@ -9,15 +9,13 @@ event (from any process) has reported, in the log session `memory-center:integri
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
 from core.model.enums import EventKind
 from core.model.scope import Scope
 from core.storage import event_log
-from core.storage import schema as s
 from core.storage.damage import Damage
 from core.storage.store import WriteTx
 
@@ -25,22 +23,16 @@ INTEGRITY_SESSION = "memory-center:integrity"
 DAMAGE_FINDING = "damaged_row"
 # Store-wide events need a scope; this one names Memory Center itself, not any user.
 INTEGRITY_SCOPE = Scope.of({"agent": "memory-center"})
+REPORTS_READ = 1_000_000
 
 
 def reported(conn: Connection, codec: Codec) -> set[tuple[str, str]]:
     """(table, row id) of every damaged row a security event has reported so far."""
-    ids: list[Any] = list(
-        conn.execute(
-            select(s.events.c.id).where(
-                (s.events.c.session_id == INTEGRITY_SESSION)
-                & (s.events.c.kind == EventKind.SECURITY.value)
-            )
-        ).scalars()
-    )
+    events = event_log.list_events(conn, codec, session=INTEGRITY_SESSION, limit=REPORTS_READ)
     out: set[tuple[str, str]] = set()
-    for event in event_log.get_events(conn, codec, [str(i) for i in ids]) if ids else ():
+    for event in events:
         data = event.data
-        if data.get("action") == "excluded" and isinstance(data.get("row_id"), str):
+        if event.kind == EventKind.SECURITY and isinstance(data.get("row_id"), str):
             out.add((str(data.get("table")), data["row_id"]))
     return out
 
