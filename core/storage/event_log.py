@@ -460,9 +460,7 @@ def _link_of(row: Mapping[Any, Any]) -> ChainLink:
     )
 
 
-def _fail(
-    link: ChainLink, problem: str, table: str = "events", field: str = ""
-) -> VerifyFailure:
+def _fail(link: ChainLink, problem: str, table: str = "events", field: str = "") -> VerifyFailure:
     return VerifyFailure(link.id, link.position, table, link.id, problem, field)
 
 
