@@ -42,8 +42,9 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
     if sqlite != "ok":
         broken = VerifyFailure(None, None, "sqlite", "(file)", sqlite, "pages")
         return VerifyReport(False, 0, 0, 0, broken, sqlite=sqlite)
+    decided: dict[str, str] = {}
     try:
-        chain = event_log.verify(conn, codec)
+        chain = event_log.verify(conn, codec, statuses=decided)
     except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:
         unreadable = VerifyFailure(None, None, "events", "(log)", f"unreadable: {exc}", "")
         return VerifyReport(False, 0, 0, 0, unreadable)
@@ -51,7 +52,7 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
         return chain
     tally = _Tally()
     failure: VerifyFailure | None = _first(_sealed_columns(conn, codec, tally))
-    failure = failure or _first(_records(conn, codec, tally))
+    failure = failure or _first(_records(conn, codec, tally, decided))
     failure = failure or _first(_sealed_files(codec, data_dir, tally))
     return replace(
         chain,
@@ -105,9 +106,13 @@ def _row_id(column: SealedColumn, row: dict[str, Any]) -> str:
     return "/".join(str(row[c]) for c in column.pk)
 
 
-def _records(conn: Connection, codec: Codec, tally: _Tally) -> Iterator[VerifyFailure]:
-    """Each memory row: binding, readable clear values, and scope rows matching scope_json."""
+def _records(
+    conn: Connection, codec: Codec, tally: _Tally, decided: dict[str, str]
+) -> Iterator[VerifyFailure]:
+    """Each memory row: binding, readable clear values, scope rows matching scope_json, and
+    the status the hash-chained log last decided for it (a rolled-back row fails here)."""
     last = ""
+    seen: set[str] = set()
     while True:
         rows = (
             conn.execute(
@@ -120,15 +125,41 @@ def _records(conn: Connection, codec: Codec, tally: _Tally) -> Iterator[VerifyFa
             .all()
         )
         if not rows:
-            return
+            break
         scopes = _scope_rows(conn, [str(r["id"]) for r in rows])
         for row in rows:
             field, problem = _record_problem(codec, row, scopes.get(str(row["id"]), set()))
+            if not problem:
+                field, problem = _decided_problem(row, decided)
             if problem:
                 yield VerifyFailure(None, None, "memories", str(row["id"]), problem, field)
                 return
+            seen.add(str(row["id"]))
             tally.records += 1
         last = str(rows[-1]["id"])
+    for memory_id in sorted(decided.keys() - seen):
+        yield VerifyFailure(
+            None,
+            None,
+            "memories",
+            memory_id,
+            "the log records decisions about this memory, but its row is gone "
+            "(deleted outside Memory Center)",
+            "id",
+        )
+        return
+
+
+def _decided_problem(row: Any, decided: dict[str, str]) -> tuple[str, str | None]:
+    recorded = decided.get(str(row["id"]))
+    if recorded is None:
+        return "status", "no decision about this memory is recorded in the log"
+    if recorded != row["status"]:
+        return "status", (
+            f"status {row['status']!r} differs from the last decision in the hash-chained "
+            f"log ({recorded!r}): the row was rolled back or changed outside Memory Center"
+        )
+    return "", None
 
 
 def _record_problem(

@@ -339,15 +339,19 @@ def count_events(conn: Connection) -> int:
     return int(conn.execute(select(func.count()).select_from(s.events)).scalar_one())
 
 
-def verify(conn: Connection, codec: Codec, batch: int = 2000) -> VerifyReport:
+def verify(
+    conn: Connection, codec: Codec, batch: int = 2000, statuses: dict[str, str] | None = None
+) -> VerifyReport:
     """Walk the chain in position order and open every payload; report the first failure (R3).
 
     A payload must decrypt (its GCM tag binds it to its event) and match the commitment the
     chain holds. A redacted payload is accepted only when a later redaction event names it.
     The last event must match the sealed chain head, so cutting events off the end of the
-    log is detected too.
+    log is detected too. When `statuses` is given it is filled with each memory's status as
+    its last `memory_decision` event recorded it (for the rollback check in checkup.py).
     """
     walk = _Walk()
+    walk.statuses = statuses
     while True:
         rows = (
             conn.execute(
@@ -377,6 +381,7 @@ class _Walk:
         self.last: ChainLink | None = None
         self.redacted_rows: dict[str, ChainLink] = {}
         self.announced: set[str] = set()
+        self.statuses: dict[str, str] | None = None
 
     def step(self, row: Mapping[Any, Any], codec: Codec) -> VerifyFailure | None:
         link = _link_of(row)
@@ -395,6 +400,9 @@ class _Walk:
             if link.kind == EventKind.REDACTION.value:
                 body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
                 self.announced.update(body.get("data", {}).get("redacted_event_ids", []))
+            elif link.kind == EventKind.MEMORY_DECISION.value and self.statuses is not None:
+                data = codec.open_json(row["ciphertext"], payload_aad(row["id"])).get("data", {})
+                self.statuses[str(data.get("memory_id"))] = str(data.get("to"))
         self.checked += 1
         self.prev_hash, self.position, self.last = row["hash"], link.position, link
         return None

@@ -386,3 +386,53 @@ def test_an_event_with_an_unknown_actor_is_damage_not_a_crash(
     assert not report.ok and report.first_failure is not None
     assert report.first_failure.event_id == first.id
     assert json.loads(json.dumps(report.first_failure.line()))
+
+
+def test_rolling_a_row_back_to_an_older_valid_state_is_found_by_verify(
+    store: dict[str, str], data_dir: Path
+) -> None:
+    """Replay: the active row (with its valid MAC) copied back over the quarantined one. The
+    binding verifies, but the hash-chained log's last decision says quarantined."""
+    columns = "status, updated_at, binding, flags_json"
+    conn = _raw(data_dir)
+    try:
+        saved = conn.execute(
+            f"SELECT {columns} FROM memories WHERE id = ?", (store["bob"],)
+        ).fetchone()
+    finally:
+        conn.close()
+    svc = _open(data_dir)
+    try:
+        svc.quarantine(store["bob"], "looks planted")
+    finally:
+        svc.close()
+    _sql(
+        data_dir,
+        (
+            "UPDATE memories SET status = ?, updated_at = ?, binding = ?, flags_json = ? "
+            "WHERE id = ?",
+            (*saved, store["bob"]),
+        ),
+    )
+    report = _verify(data_dir)
+    assert not report.ok and report.first_failure is not None
+    assert (report.first_failure.row_id, report.first_failure.field) == (store["bob"], "status")
+
+
+def test_a_memory_row_deleted_with_sql_is_found_by_verify(
+    store: dict[str, str], data_dir: Path
+) -> None:
+    """The log's decisions name the memory; its row (and revisions) gone is reported."""
+    mid = store["other"]
+    _sql(
+        data_dir,
+        ("DELETE FROM memory_scopes WHERE memory_id = ?", (mid,)),
+        ("DELETE FROM memory_sources WHERE memory_id = ?", (mid,)),
+        ("DELETE FROM memory_revisions WHERE memory_id = ?", (mid,)),
+        ("DELETE FROM decisions WHERE memory_id = ?", (mid,)),
+        ("DELETE FROM snapshot_items WHERE memory_id = ?", (mid,)),
+        ("DELETE FROM memories WHERE id = ?", (mid,)),
+    )
+    report = _verify(data_dir)
+    assert not report.ok and report.first_failure is not None
+    assert report.first_failure.row_id == mid and "gone" in report.first_failure.problem
