@@ -127,10 +127,13 @@ def _records(
         if not rows:
             break
         scopes = _scope_rows(conn, [str(r["id"]) for r in rows])
+        current = _current_revisions(conn, [str(r["id"]) for r in rows])
         for row in rows:
             field, problem = _record_problem(codec, row, scopes.get(str(row["id"]), set()))
             if not problem:
                 field, problem = _decided_problem(row, decided)
+            if not problem and (str(row["id"]), int(row["revision"])) not in current:
+                field, problem = "revision", "the record's current revision row is missing"
             if problem:
                 yield VerifyFailure(None, None, "memories", str(row["id"]), problem, field)
                 return
@@ -182,6 +185,17 @@ def _record_problem(
             f"the scope index rows {sorted(scope_rows)} do not match the record's scope {scope}"
         )
     return "", None
+
+
+def _current_revisions(conn: Connection, ids: list[str]) -> set[tuple[str, int]]:
+    rows: list[Any] = list(
+        conn.execute(
+            select(s.memory_revisions.c.memory_id, s.memory_revisions.c.revision).where(
+                s.memory_revisions.c.memory_id.in_(ids)
+            )
+        ).all()
+    )
+    return {(str(mid), int(rev)) for mid, rev in rows}
 
 
 def _scope_rows(conn: Connection, ids: list[str]) -> dict[str, set[tuple[str, str]]]:

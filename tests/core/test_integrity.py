@@ -436,3 +436,14 @@ def test_a_memory_row_deleted_with_sql_is_found_by_verify(
     report = _verify(data_dir)
     assert not report.ok and report.first_failure is not None
     assert report.first_failure.row_id == mid and "gone" in report.first_failure.problem
+
+
+def test_a_deleted_current_revision_is_found_by_verify(
+    store: dict[str, str], data_dir: Path
+) -> None:
+    """Reads silently lose a memory whose current revision row is gone; verify names it."""
+    mid = store["other"]
+    _sql(data_dir, ("DELETE FROM memory_revisions WHERE memory_id = ?", (mid,)))
+    report = _verify(data_dir)
+    assert not report.ok and report.first_failure is not None
+    assert (report.first_failure.row_id, report.first_failure.field) == (mid, "revision")
