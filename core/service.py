@@ -108,10 +108,13 @@ class MemoryService:
         self._key_store = key_store
         self._keys = keys
         store.key_reloader = self._reload_keys
+        self._settings_damage: Damage | None = None
         self.policy = policy or MemoryPolicy(self._stored_policy_settings())
         self.extractor: Extractor = extractor or RuleExtractor()
         self._ledger = Ledger(self.policy, keys.fingerprint_key)
         self.catalog = Catalog(store, self._vector_layer(store))
+        if self._settings_damage is not None:
+            self.catalog.damage.note([self._settings_damage])
         if self.catalog.vectors is not None:
             self.catalog.vectors.warm_up()
         self.faults = FaultSwitch()
@@ -198,9 +201,7 @@ class MemoryService:
                 limit=max(1, min(limit, 10_000)),
                 newest_first=newest_first,
             )
-        damaged = getattr(found, "damaged", ())
-        if damaged:  # skipped, and reported once (#10)
-            self._report_damage(damaged)
+        self._report_damage(getattr(found, "damaged", ()))  # skipped, reported once (#10)
         return list(found)
 
     def get_events(self, ids: Sequence[str]) -> list[Event]:
@@ -508,8 +509,7 @@ class MemoryService:
         mid = self._mid(memory_id)
         with self._store.read("read memory") as conn:
             found = memories.load(conn, self._store.codec, [mid])
-        if found.damaged:
-            self._report_damage(found.damaged)
+        self._report_damage(found.damaged)
         return _one(found, mid)
 
     def list_memories(self, flt: MemoryFilter | None = None) -> list[MemoryRecord]:
@@ -520,8 +520,7 @@ class MemoryService:
         chosen = self._at_now(flt or MemoryFilter(limit=1_000_000))
         with self._store.read("list memories") as conn:
             found = memories.query(conn, self._store.codec, chosen)
-        if found.damaged:
-            self._report_damage(found.damaged)
+        self._report_damage(found.damaged)
         return list(found)
 
     def _report_damage(self, found: Sequence[Damage] = ()) -> None:
@@ -735,8 +734,7 @@ class MemoryService:
         """The vector index over active memory, with the configured embedder (R14)."""
         name = os.environ.get(EMBEDDER_ENV)
         if not name:
-            with store.read("read embedder setting") as conn:
-                stored = settings.read(conn, "embedder")
+            stored = self._setting(store, "embedder")
             name = stored if isinstance(stored, str) else None
         if name == "none":
             return None
@@ -824,9 +822,18 @@ class MemoryService:
         self.catalog.refresh(swept)
         return Result(swept, changes_of(tx))
 
+    def _setting(self, store: Store, key: str) -> Any:
+        """A stored setting; settings changed outside Memory Center count as damage: the
+        defaults apply and the damage is reported (#10)."""
+        try:
+            with store.read("read settings") as conn:
+                return settings.read(conn, key, store.codec)
+        except DamagedRowError as exc:
+            self._settings_damage = Damage("settings", "(all)", exc.field, exc.problem)
+            return None
+
     def _stored_policy_settings(self) -> PolicySettings:
-        with self._store.read("read policy settings") as conn:
-            stored = settings.read(conn, "policy")
+        stored = self._setting(self._store, "policy")
         return PolicySettings.from_dict(stored) if isinstance(stored, dict) else PolicySettings()
 
     # --- revision and change feed (R21) ----------------------------------------

@@ -21,6 +21,7 @@ from sqlalchemy import Connection, select, update
 
 from core.crypto.codec import Codec
 from core.storage import schema as s
+from core.storage.store import set_meta
 
 # The fields that decide visibility and authority. `updated_at` and `index_refs_json` are
 # left out on purpose: they order and cache, they do not decide who sees what.
@@ -96,3 +97,34 @@ def bind_unbound(conn: Connection, codec: Codec) -> int:
     for memory_id in ids:
         rebind(conn, codec, memory_id)
     return len(ids)
+
+
+SETTINGS_META = "settings_binding"
+SETTINGS_MISMATCH = (
+    "the stored settings (policy, embedder) do not match their binding: changed outside "
+    "Memory Center; the defaults are used until they are saved again"
+)
+
+
+def settings_message(conn: Connection) -> bytes:
+    """Canonical bytes of every settings row, in key order."""
+    rows = conn.execute(
+        select(s.settings.c.key, s.settings.c.value_json).order_by(s.settings.c.key)
+    ).all()
+    return b"settings\x1f" + json.dumps([[str(k), str(v)] for k, v in rows]).encode("utf-8")
+
+
+def bind_settings(conn: Connection, codec: Codec) -> None:
+    """Recompute the one MAC over the settings table (after any settings write)."""
+    set_meta(conn, SETTINGS_META, codec.mac(settings_message(conn)))
+
+
+def settings_problem(conn: Connection, codec: Codec) -> str | None:
+    """None when the settings table matches its MAC (or is empty and unbound)."""
+    stored = conn.execute(
+        select(s.store_meta.c.value).where(s.store_meta.c.key == SETTINGS_META)
+    ).scalar_one_or_none()
+    if stored is None:
+        empty = conn.execute(select(s.settings.c.key).limit(1)).first() is None
+        return None if empty else SETTINGS_MISMATCH
+    return None if codec.mac_ok(settings_message(conn), str(stored)) else SETTINGS_MISMATCH

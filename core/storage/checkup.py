@@ -53,6 +53,7 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
     tally = _Tally()
     failure: VerifyFailure | None = _first(_sealed_columns(conn, codec, tally))
     failure = failure or _first(_records(conn, codec, tally, decided))
+    failure = failure or _first(_settings(conn, codec))
     failure = failure or _first(_sealed_files(codec, data_dir, tally))
     return replace(
         chain,
@@ -207,6 +208,12 @@ def _scope_rows(conn: Connection, ids: list[str]) -> dict[str, set[tuple[str, st
     ).all():
         out.setdefault(str(mid), set()).add((str(key), str(value)))
     return out
+
+
+def _settings(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:
+    wrong = binding.settings_problem(conn, codec)
+    if wrong:
+        yield VerifyFailure(None, None, "settings", "(all)", wrong, "value_json")
 
 
 def _sealed_files(codec: Codec, data_dir: Path | None, tally: _Tally) -> Iterator[VerifyFailure]:

@@ -213,6 +213,7 @@ def _bind_upgraded_store(engine: Engine, codec: Codec, aad: Aad) -> None:
     the key check, in one transaction (binding.py)."""
     with translated("bind memory metadata"), engine.begin() as conn:
         binding.bind_unbound(conn, codec)
+        binding.bind_settings(conn, codec)
         set_meta(conn, "key_check", codec.seal(KEY_CHECK_PLAINTEXT, aad).hex())
 
 

@@ -447,3 +447,34 @@ def test_a_deleted_current_revision_is_found_by_verify(
     report = _verify(data_dir)
     assert not report.ok and report.first_failure is not None
     assert (report.first_failure.row_id, report.first_failure.field) == (mid, "revision")
+
+
+def test_policy_settings_changed_with_sql_are_ignored_and_reported(
+    service: MemoryService, data_dir: Path
+) -> None:
+    """Settings decide authority (e.g. confirming global memories): bound by one MAC."""
+    service.update_policy_settings(inferred_ttl_days=7.0)
+    service.close()
+    conn = _raw(data_dir)
+    try:
+        (raw,) = conn.execute("SELECT value_json FROM settings WHERE key = 'policy'").fetchone()
+        doc = json.loads(raw)
+        doc["untrusted_as_quarantine"] = False  # let web pages write active memory
+        conn.execute("UPDATE settings SET value_json = ? WHERE key = 'policy'", (json.dumps(doc),))
+    finally:
+        conn.close()
+    svc = _open(data_dir)
+    try:
+        from core import PolicySettings
+
+        # The defaults, not the forgery (resetting to the defaults is all it can do).
+        assert svc.policy_settings() == PolicySettings()
+        report = svc.verify()
+        assert not report.ok and report.first_failure is not None
+        assert report.first_failure.table == "settings"
+        svc.list_memories()
+        assert svc.status().damaged_rows == 1
+        svc.update_policy_settings(inferred_ttl_days=7.0)  # saved again: bound again
+        assert svc.verify().ok
+    finally:
+        svc.close()
