@@ -270,6 +270,13 @@ PLACES: tuple[Place, ...] = (
     ),
     Place("events (redaction)", "nothing: the event that announces the redactions", _announce),
     Place(
+        "event_payloads (other conversation events)",
+        "messages and tool results that are not the memory's sources but say the same",
+        None,
+        "kept: they are the transcript, not copies made from the memory; redact the session "
+        "by purging the memories made from it, or name the events as sources",
+    ),
+    Place(
         "tombstones",
         "the user's own deletion reason and the purge report (ids and counts only)",
         None,
