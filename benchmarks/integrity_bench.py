@@ -6,7 +6,7 @@ the binding check per row, catalog load, `verify` of everything, and a complianc
 with and without `purge_events` (which scans the audit events and snapshot goals of the
 scopes that can see the memory). Usage:
 
-    .venv/bin/python benchmarks/integrity_bench.py [--memories 2000] [--snapshots 1000]
+    .venv/bin/python benchmarks/integrity_bench.py [--memories 600] [--snapshots 300]
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ def timed(label: str, fn: object) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--memories", type=int, default=2000)
-    parser.add_argument("--snapshots", type=int, default=1000)
+    parser.add_argument("--memories", type=int, default=600)
+    parser.add_argument("--snapshots", type=int, default=300)
     args = parser.parse_args()
     print(f"binding check per row: {binding_cost():.2f} us")
     with tempfile.TemporaryDirectory() as tmp:

@@ -10,7 +10,6 @@ copied into another row or field fails to open instead of decrypting to the wron
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import os
@@ -91,6 +90,8 @@ class Codec:
         self._keys = keys
         self._ciphers = {kid: AESGCM(raw) for kid, raw in keys.keys.items()}
         self._reload = reload
+        # Rotation keeps the fingerprint key, so this never changes for a store.
+        self._mac_key = hmac.digest(keys.fingerprint_key, MAC_KEY_LABEL, "sha256")
 
     def mac(self, data: bytes) -> str:
         """A keyed MAC (HMAC-SHA256, hex) that binds clear metadata to the store's keys.
@@ -98,15 +99,11 @@ class Codec:
         Its key is derived from the fingerprint key, which rotation keeps, so MACs written
         before a data-key rotation stay valid after it.
         """
-        return hmac.new(self._mac_key, data, hashlib.sha256).hexdigest()
+        return hmac.digest(self._mac_key, data, "sha256").hex()
 
     def mac_ok(self, data: bytes, expected: str | None) -> bool:
         """True when `expected` is the MAC of `data` (constant-time comparison)."""
         return expected is not None and hmac.compare_digest(self.mac(data), expected)
-
-    @property
-    def _mac_key(self) -> bytes:
-        return hmac.new(self._keys.fingerprint_key, MAC_KEY_LABEL, hashlib.sha256).digest()
 
     @property
     def active_key_id(self) -> str:

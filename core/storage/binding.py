@@ -53,9 +53,13 @@ MISMATCH = (
 
 
 def message(row: Mapping[Any, Any]) -> bytes:
-    """The canonical bytes the MAC covers: the table name, then each bound field's value."""
-    values = [row[name] for name in BOUND_FIELDS]
-    return b"memories\x1f" + json.dumps(values, separators=(",", ":")).encode("utf-8")
+    """The canonical bytes the MAC covers: the table name, then each bound field's value.
+
+    `repr` of str, int, float and None is unambiguous (strings are quoted and escaped), and
+    half the cost of JSON on the catalog's load path.
+    """
+    values = "\x1e".join(repr(row[name]) for name in BOUND_FIELDS)
+    return b"memories\x1f" + values.encode("utf-8", "surrogatepass")
 
 
 def compute(codec: Codec, row: Mapping[Any, Any]) -> str:
