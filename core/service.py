@@ -76,7 +76,7 @@ from core.retrieval.injector import Retriever
 from core.retrieval.vectors import VectorLayer
 from core.storage import checkup, event_log, memories, settings, snapshots
 from core.storage import schema as s
-from core.storage.damage import Damage
+from core.storage.damage import Damage, guarded, split
 from core.storage.migrations import current_version
 from core.storage.opener import open_store
 from core.storage.rotation import rotate
@@ -810,7 +810,9 @@ class MemoryService:
         name = identifier(session, "session")
         with self._store.read("list snapshots") as conn:
             ids = [sid for sid, _, _ in snapshots.list_for_session(conn, name)][-limit:]
-            return [snapshots.get(conn, self._store.codec, sid) for sid in ids]
+            found = split(self._snapshot_or_damage(conn, sid) for sid in ids)
+        self._report_damage(found.damaged)  # a damaged snapshot is skipped, reported once
+        return list(found)
 
     def expire_sweep(self) -> Result[list[str]]:
         """Record an `expire` decision for memories whose time ran out (R5, R7).
@@ -831,6 +833,12 @@ class MemoryService:
         except DamagedRowError as exc:
             self._settings_damage = Damage("settings", "(all)", exc.field, exc.problem)
             return None
+
+    def _snapshot_or_damage(self, conn: Any, snapshot_id: str) -> Snapshot | Damage:
+        codec = self._store.codec
+        return guarded(
+            "snapshots", snapshot_id, "body", lambda: snapshots.get(conn, codec, snapshot_id)
+        )
 
     def _stored_policy_settings(self) -> PolicySettings:
         stored = self._setting(self._store, "policy")

@@ -478,3 +478,15 @@ def test_policy_settings_changed_with_sql_are_ignored_and_reported(
         assert svc.verify().ok
     finally:
         svc.close()
+
+
+def test_a_damaged_snapshot_does_not_hide_the_sessions_other_snapshots(
+    service: MemoryService, data_dir: Path
+) -> None:
+    """One snapshot body altered: the session's snapshot list keeps the others."""
+    service.remember(BOB, "Bob waters the ferns on Sundays.", session="s1")
+    first = service.inject(BOB, "ferns", 200, session="s5").value.snapshot_id
+    second = service.inject(BOB, "ferns Sunday", 200, session="s5").value.snapshot_id
+    _flip_last_byte(data_dir, "snapshots", "body", "id = ?", (first,))
+    assert [s.id for s in service.list_snapshots("s5")] == [second]
+    assert service.status().damaged_rows == 1
