@@ -69,7 +69,7 @@ def compute(codec: Codec, row: Mapping[Any, Any]) -> str:
 
 def problem(codec: Codec, row: Mapping[Any, Any]) -> str | None:
     """None when the row's binding verifies, else what is wrong (one line)."""
-    stored = row.get(BINDING_COLUMN) if hasattr(row, "get") else row[BINDING_COLUMN]
+    stored = row.get(BINDING_COLUMN)
     if stored is None:
         return UNBOUND
     if not codec.mac_ok(message(row), str(stored)):

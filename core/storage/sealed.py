@@ -92,9 +92,8 @@ class SealedFile:
 SEALED_FILES: tuple[SealedFile, ...] = (
     SealedFile("index/vectors.mcidx", "index_files", "vector", derived=True),
 )
-# Sealed values in store_meta: (key, AAD row id, field); the AAD table is store_meta. The
-# key check is opened at every open, the chain head by the chain walk.
-SEALED_META: tuple[tuple[str, str], ...] = (("chain_head", "value"),)
+# Sealed values in store_meta are not listed here: the key check is opened at every open,
+# the chain head by the chain walk of `verify`.
 
 
 def key_id_of(blob: bytes) -> str:
