@@ -137,6 +137,8 @@ def status(ctx: Context) -> None:
         click.echo(f"events:    {st.event_count}")
         counts = ", ".join(f"{k} {v}" for k, v in sorted(st.memory_counts.items())) or "none"
         click.echo(f"memories:  {counts}")
+        if st.damaged_rows:
+            click.echo(f"damaged:   {st.damaged_rows} row(s) excluded (see security events)")
 
     ctx.emit(st, human)
 
@@ -151,15 +153,13 @@ def verify(ctx: Context) -> None:
         ctx.emit(
             report,
             f"ok: {report.events_checked} events chained and decrypted "
-            f"({report.redacted_events} redacted)",
+            f"({report.redacted_events} redacted); {report.sealed_values} other sealed values "
+            f"opened; {report.records_checked} memory bindings checked; SQLite integrity ok",
         )
         return
     failure = report.first_failure
     assert failure is not None
-    ctx.emit(
-        report,
-        f"BROKEN at event {failure.event_id} (position {failure.position}): {failure.problem}",
-    )
+    ctx.emit(report, f"BROKEN at {failure.line()}")
     sys.exit(1)
 
 

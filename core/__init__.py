@@ -3,6 +3,7 @@
 from core.errors import (
     ChainBrokenError,
     ConflictError,
+    DamagedRowError,
     IntegrityError,
     InvalidInputError,
     InvalidStateError,
@@ -26,6 +27,7 @@ from core.service import MemoryService
 __all__ = [
     "ChainBrokenError",
     "ConflictError",
+    "DamagedRowError",
     "IntegrityError",
     "InvalidInputError",
     "InvalidStateError",

@@ -138,3 +138,17 @@ class ChainBrokenError(IntegrityError):
         self.event_id = event_id
         self.position = position
         self.problem = problem
+
+
+class DamagedRowError(IntegrityError):
+    """One stored row is damaged: its ciphertext, its metadata binding or its clear values.
+
+    Attributes:
+        field: the damaged part of the row.
+        problem: what is wrong, in one line.
+    """
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(problem)
+        self.field = field
+        self.problem = problem

@@ -20,7 +20,13 @@ from sqlalchemy import func, select, update
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
-from core.errors import InvalidInputError, MemoryCenterError, ResourceUnavailableError
+from core.errors import (
+    DamagedRowError,
+    InvalidInputError,
+    MemoryCenterError,
+    NotFoundError,
+    ResourceUnavailableError,
+)
 from core.governance import controls
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
@@ -68,13 +74,14 @@ from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.injector import Retriever
 from core.retrieval.vectors import VectorLayer
-from core.storage import event_log, memories, settings, snapshots
+from core.storage import checkup, event_log, memories, settings, snapshots
 from core.storage import schema as s
+from core.storage.damage import Damage, guarded, split
 from core.storage.migrations import current_version
 from core.storage.opener import open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
-from core.workflows import deletion, portability, replay, writes
+from core.workflows import deletion, integrity, portability, replay, writes
 
 T = TypeVar("T")
 
@@ -101,10 +108,13 @@ class MemoryService:
         self._key_store = key_store
         self._keys = keys
         store.key_reloader = self._reload_keys
+        self._settings_damage: Damage | None = None
         self.policy = policy or MemoryPolicy(self._stored_policy_settings())
         self.extractor: Extractor = extractor or RuleExtractor()
         self._ledger = Ledger(self.policy, keys.fingerprint_key)
         self.catalog = Catalog(store, self._vector_layer(store))
+        if self._settings_damage is not None:
+            self.catalog.damage.note([self._settings_damage])
         if self.catalog.vectors is not None:
             self.catalog.vectors.warm_up()
         self.faults = FaultSwitch()
@@ -182,7 +192,7 @@ class MemoryService:
         if session is not None:
             session = identifier(session, "session")
         with self._store.read("list events") as conn:
-            return event_log.list_events(
+            found = event_log.list_events(
                 conn,
                 self._store.codec,
                 session=session,
@@ -191,6 +201,8 @@ class MemoryService:
                 limit=max(1, min(limit, 10_000)),
                 newest_first=newest_first,
             )
+        self._report_damage(getattr(found, "damaged", ()))  # skipped, reported once (#10)
+        return list(found)
 
     def get_events(self, ids: Sequence[str]) -> list[Event]:
         """The events with these ids. Raises NotFoundError for an unknown id."""
@@ -228,9 +240,12 @@ class MemoryService:
         return Result(info, changes_of(tx))
 
     def verify(self) -> VerifyReport:
-        """Walk the hash chain and decrypt every payload; report the first failure (R3)."""
-        with self._store.read("verify the event log") as conn:
-            return event_log.verify(conn, self._store.codec)
+        """Check everything and report the first failure (R3, #10): SQLite's integrity
+        check, the hash chain and every payload, every sealed column and file, and each
+        memory's metadata binding (see core/storage/checkup.py)."""
+        data_dir = self._store.path.parent if self._store.path else None
+        with self._store.read("verify the store") as conn:
+            return checkup.verify_store(conn, self._store.codec, data_dir)
 
     # --- the write path of memory (R4-R12) --------------------------------------
 
@@ -485,15 +500,42 @@ class MemoryService:
     # --- reading memory ------------------------------------------------------------
 
     def get_memory(self, memory_id: str) -> MemoryRecord:
-        """One record in any status. Raises NotFoundError."""
+        """One record in any status.
+
+        Raises:
+            NotFoundError: no such memory.
+            DamagedRowError: the record is damaged (reported once as a security event).
+        """
+        mid = self._mid(memory_id)
         with self._store.read("read memory") as conn:
-            return memories.get(conn, self._store.codec, self._mid(memory_id))
+            found = memories.load(conn, self._store.codec, [mid])
+        self._report_damage(found.damaged)
+        return _one(found, mid)
 
     def list_memories(self, flt: MemoryFilter | None = None) -> list[MemoryRecord]:
-        """Records in every status and scope unless filtered, newest first."""
+        """Records in every status and scope unless filtered, newest first.
+
+        Damaged records are left out and reported once (security event, `status`).
+        """
         chosen = self._at_now(flt or MemoryFilter(limit=1_000_000))
         with self._store.read("list memories") as conn:
-            return memories.query(conn, self._store.codec, chosen)
+            found = memories.query(conn, self._store.codec, chosen)
+        self._report_damage(found.damaged)
+        return list(found)
+
+    def _report_damage(self, found: Sequence[Damage] = ()) -> None:
+        """Report damaged rows met by any read, once each, as security events (#10)."""
+        notes = self.catalog.damage
+        notes.note(found)
+        pending = notes.take()
+        if not pending:
+            return
+        try:
+            with self._store.write("report damaged rows") as tx:
+                integrity.report(tx, pending)
+        except MemoryCenterError:
+            for damage in pending:  # try again on the next read
+                notes.forget(damage)
 
     def export_memories(self, flt: MemoryFilter | None = None) -> dict[str, Any]:
         """A portable JSON document of memories (default: active and suggested ones).
@@ -591,6 +633,7 @@ class MemoryService:
         budget = _budget(budget_tokens)
         name = identifier(session, "session") if session is not None else None
         result = self._retriever.inject(req, what, budget, name)
+        self._report_damage()
         return Result(
             result, Changes(frozenset({ChangeKind.SNAPSHOTS}), self._retriever.last_revision)
         )
@@ -609,7 +652,9 @@ class MemoryService:
         name = identifier(session, "session") if session is not None else None
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 100:
             raise InvalidInputError("limit", "must be an integer from 1 to 100")
-        return self._retriever.search(req, what, limit, name)
+        hits = self._retriever.search(req, what, limit, name)
+        self._report_damage()
+        return hits
 
     def get_snapshot(self, snapshot_id: str) -> Snapshot:
         """One snapshot (R18). Raises NotFoundError."""
@@ -689,8 +734,7 @@ class MemoryService:
         """The vector index over active memory, with the configured embedder (R14)."""
         name = os.environ.get(EMBEDDER_ENV)
         if not name:
-            with store.read("read embedder setting") as conn:
-                stored = settings.read(conn, "embedder")
+            stored = self._setting(store, "embedder")
             name = stored if isinstance(stored, str) else None
         if name == "none":
             return None
@@ -766,7 +810,9 @@ class MemoryService:
         name = identifier(session, "session")
         with self._store.read("list snapshots") as conn:
             ids = [sid for sid, _, _ in snapshots.list_for_session(conn, name)][-limit:]
-            return [snapshots.get(conn, self._store.codec, sid) for sid in ids]
+            found = split(self._snapshot_or_damage(conn, sid) for sid in ids)
+        self._report_damage(found.damaged)  # a damaged snapshot is skipped, reported once
+        return list(found)
 
     def expire_sweep(self) -> Result[list[str]]:
         """Record an `expire` decision for memories whose time ran out (R5, R7).
@@ -778,9 +824,24 @@ class MemoryService:
         self.catalog.refresh(swept)
         return Result(swept, changes_of(tx))
 
+    def _setting(self, store: Store, key: str) -> Any:
+        """A stored setting; settings changed outside Memory Center count as damage: the
+        defaults apply and the damage is reported (#10)."""
+        try:
+            with store.read("read settings") as conn:
+                return settings.read(conn, key, store.codec)
+        except DamagedRowError as exc:
+            self._settings_damage = Damage("settings", "(all)", exc.field, exc.problem)
+            return None
+
+    def _snapshot_or_damage(self, conn: Any, snapshot_id: str) -> Snapshot | Damage:
+        codec = self._store.codec
+        return guarded(
+            "snapshots", snapshot_id, "body", lambda: snapshots.get(conn, codec, snapshot_id)
+        )
+
     def _stored_policy_settings(self) -> PolicySettings:
-        with self._store.read("read policy settings") as conn:
-            stored = settings.read(conn, "policy")
+        stored = self._setting(self._store, "policy")
         return PolicySettings.from_dict(stored) if isinstance(stored, dict) else PolicySettings()
 
     # --- revision and change feed (R21) ----------------------------------------
@@ -841,6 +902,7 @@ class MemoryService:
             sessions = conn.execute(select(func.count()).select_from(s.sessions)).scalar_one()
             version = current_version(conn)
             revision = Store._revision(conn)
+            damaged = len(integrity.reported(conn, self._store.codec))
         return StoreStatus(
             path=str(self._store.path),
             store_id=self._store.meta("store_id") or "",
@@ -850,11 +912,23 @@ class MemoryService:
             event_count=events,
             session_count=int(sessions),
             memory_counts=dict(counts),
+            damaged_rows=damaged,
         )
 
     def _reload_keys(self) -> Codec:
         self._keys = self._key_store.load()
         return Codec(self._keys, reload=self._key_store.load)
+
+
+def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:
+    """The one record `load` found, or the error that says why there is none."""
+    damaged = getattr(found, "damaged", ())
+    if damaged:
+        bad = damaged[0]
+        raise DamagedRowError(bad.field, f"memory {memory_id} is damaged: {bad.line()}")
+    if not found:
+        raise NotFoundError("memory", memory_id)
+    return found[0]
 
 
 def _plain(scope: Mapping[str, str] | Scope | None) -> Mapping[str, str] | None:

@@ -10,6 +10,7 @@ copied into another row or field fails to open instead of decrypting to the wron
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import zlib
@@ -29,6 +30,9 @@ FLAG_COMPRESSED = 0x01
 NONCE_BYTES = 12
 # Below this size zlib rarely wins and costs a little time on every event.
 COMPRESS_THRESHOLD = 256
+# Domain label of the MAC key: the fingerprint key itself keys content fingerprints, so the
+# binding MACs use a key derived from it for this one purpose.
+MAC_KEY_LABEL = b"memory-center record binding v1"
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,20 @@ class Codec:
         self._keys = keys
         self._ciphers = {kid: AESGCM(raw) for kid, raw in keys.keys.items()}
         self._reload = reload
+        # Rotation keeps the fingerprint key, so this never changes for a store.
+        self._mac_key = hmac.digest(keys.fingerprint_key, MAC_KEY_LABEL, "sha256")
+
+    def mac(self, data: bytes) -> str:
+        """A keyed MAC (HMAC-SHA256, hex) that binds clear metadata to the store's keys.
+
+        Its key is derived from the fingerprint key, which rotation keeps, so MACs written
+        before a data-key rotation stay valid after it.
+        """
+        return hmac.digest(self._mac_key, data, "sha256").hex()
+
+    def mac_ok(self, data: bytes, expected: str | None) -> bool:
+        """True when `expected` is the MAC of `data` (constant-time comparison)."""
+        return expected is not None and hmac.compare_digest(self.mac(data), expected)
 
     @property
     def active_key_id(self) -> str:

@@ -182,6 +182,7 @@ class StoreStatus:
     event_count: int
     session_count: int
     memory_counts: Mapping[str, int] = field(default_factory=dict)
+    damaged_rows: int = 0
 
 
 @dataclass(frozen=True)
@@ -193,17 +194,35 @@ class VerifyFailure:
     table: str
     row_id: str
     problem: str
+    field: str = ""
+
+    def line(self) -> str:
+        """Where and what, in one line."""
+        if self.event_id is not None:
+            return f"event {self.event_id} (position {self.position}): {self.problem}"
+        where = f"{self.table} row {self.row_id}" + (f" field {self.field}" if self.field else "")
+        return f"{where}: {self.problem}"
 
 
 @dataclass(frozen=True)
 class VerifyReport:
-    """Outcome of walking the hash chain and decrypting every row (R3)."""
+    """Outcome of walking the hash chain and decrypting every row (R3).
+
+    Attributes:
+        sealed_values: sealed values outside the event log opened (every registered column
+            and sealed file).
+        records_checked: memory rows whose metadata binding and scope index were checked.
+        sqlite: SQLite's own integrity check ("ok" or its first finding).
+    """
 
     ok: bool
     events_checked: int
     rows_decrypted: int
     redacted_events: int
     first_failure: VerifyFailure | None = None
+    sealed_values: int = 0
+    records_checked: int = 0
+    sqlite: str = "ok"
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,39 @@ from core.model.scope import Scope
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.vectors import VectorLayer
 from core.storage import memories
+from core.storage.damage import Damage
 from core.storage.store import EVERYTHING, Store
 
 FULL_RELOAD_AFTER = 500
+
+
+class DamageNotes:
+    """Damaged rows seen by this process, and those not yet reported (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: set[tuple[str, str]] = set()
+        self._pending: list[Damage] = []
+
+    def note(self, found: Iterable[Damage]) -> None:
+        """Remember damaged rows; each (table, row) is queued for reporting once."""
+        with self._lock:
+            for damage in found:
+                key = (damage.table, damage.row_id)
+                if key not in self._seen:
+                    self._seen.add(key)
+                    self._pending.append(damage)
+
+    def take(self) -> list[Damage]:
+        """The damage not reported yet (and forget it was pending)."""
+        with self._lock:
+            out, self._pending = self._pending, []
+            return out
+
+    def forget(self, damage: Damage) -> None:
+        """Let a row be reported again (its report could not be written)."""
+        with self._lock:
+            self._seen.discard((damage.table, damage.row_id))
 
 
 class Catalog:
@@ -39,6 +69,8 @@ class Catalog:
         self.revision = -1
         # Per-session opt-out and exclusions, valid until a session or memory change.
         self._sessions: dict[str, tuple[bool, frozenset[str]]] = {}
+        # Damaged rows met while loading: skipped, and reported once by the service.
+        self.damage = DamageNotes()
 
     def sync(self) -> int:
         """Catch up with the store; return the revision now mirrored."""
@@ -71,7 +103,9 @@ class Catalog:
         if not ids:
             return
         with self._store.read("refresh catalog") as conn:
-            fresh = {r.id: r for r in memories.load(conn, self._store.codec, ids)}
+            loaded = memories.load(conn, self._store.codec, ids)
+        self.damage.note(loaded.damaged)
+        fresh = {r.id: r for r in loaded}
         changed: list[MemoryRecord] = []
         with self._lock:
             for memory_id in ids:
@@ -148,6 +182,7 @@ class Catalog:
                 self._store.codec,
                 MemoryFilter(statuses=(MemoryStatus.ACTIVE.value,), limit=10_000_000),
             )
+        self.damage.note(active.damaged)
         self.records = {}
         self.by_scope = {}
         self._sessions = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,29 @@ INDEX_FILE = "vectors.mcidx"
 EMBED_BATCH = 64
 SYNC_BACKFILL = 64
 QUERY_CACHE = 256
+# A save of a 100k index takes seconds; a temp file this old has no writer any more.
+STALE_TEMP_SECONDS = 600.0
+
+
+def remove_stale_temp_files(path: Path, older_than: float = STALE_TEMP_SECONDS) -> list[Path]:
+    """Delete temporary files an interrupted write of `path` left behind (kill -9 mid-save).
+
+    `atomic_write` writes `.<name>.<random>.tmp` and renames it; a process killed before the
+    rename leaves the temp file for ever. Only this file's own temp pattern is touched, and
+    only files untouched for `older_than` seconds: a younger one may belong to another
+    process's save in progress, whose rename would fail if we took its file away.
+    """
+    removed = []
+    cutoff = time.time() - older_than
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            if stale.stat().st_mtime > cutoff:
+                continue
+            stale.unlink()
+        except OSError:
+            continue
+        removed.append(stale)
+    return removed
 
 
 class VectorLayer:
@@ -84,6 +108,7 @@ class VectorLayer:
             chunk = batch[start : start + EMBED_BATCH]
             vectors = self.embedder.embed([r.content for r in chunk], kind="passage")
             with self._lock:
+                self._ensure_loaded()
                 self.index.add([r.id for r in chunk], vectors)
                 self._dirty = True
 
@@ -108,6 +133,7 @@ class VectorLayer:
     def remove(self, memory_id: str) -> bool:
         """Scrub a memory's vector (zeroed, then marked deleted)."""
         with self._lock:
+            self._ensure_loaded()
             removed = self.index.remove(memory_id)
             self._dirty = self._dirty or removed
             return removed
@@ -120,6 +146,9 @@ class VectorLayer:
         pile up (a full rebuild takes minutes at 100k, a rewrite seconds).
         """
         with self._lock:
+            # A process that has not read the file yet (a CLI purge) must start from it:
+            # saving its empty in-memory index would wipe every other memory's vector.
+            self._ensure_loaded()
             for memory_id in memory_ids:
                 self.index.remove(memory_id)
             if self.index.needs_compaction():
@@ -153,6 +182,7 @@ class VectorLayer:
         with self._lock:
             if not self._dirty or self.path is None:
                 return
+            self._ensure_loaded()
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             meta = IndexMeta.for_embedder(self.embedder, getattr(self, "_revision", 0))
             self.index.save(self.path, self._codec(), meta)
@@ -161,6 +191,7 @@ class VectorLayer:
     def reseal(self) -> None:
         """Rewrite the file under the current key (after a key rotation)."""
         with self._lock:
+            self._ensure_loaded()
             self._dirty = True
             self.save()
 
@@ -178,10 +209,17 @@ class VectorLayer:
                 "file": str(self.path) if self.path else None,
             }
 
+    def _ensure_loaded(self) -> None:
+        if not self._loaded:
+            self._load()
+
     def _load(self) -> None:
         self._loaded = True
         path = self.path
-        if path is None or not path.exists():
+        if path is None:
+            return
+        remove_stale_temp_files(path)
+        if not path.exists():
             return
         try:
             index, meta = VectorIndex.load(path, self._codec())

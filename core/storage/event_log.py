@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, func, select, update
 
 from core.crypto.codec import Aad, Codec
-from core.errors import IntegrityError, KeyUnavailableError, NotFoundError
+from core.errors import DamagedRowError, IntegrityError, KeyUnavailableError, NotFoundError
 from core.log.hash_chain import GENESIS_HASH, ChainLink, find_break, payload_commitment
 from core.model.clock import from_iso
 from core.model.enums import Actor, ChangeKind, EventKind, EventSource, TrustLevel
@@ -25,6 +25,7 @@ from core.model.records import Event, SessionInfo, VerifyFailure, VerifyReport
 from core.model.scope import Scope
 from core.model.validate import ValidEvent
 from core.storage import schema as s
+from core.storage.damage import Damage, Records, guarded, split
 from core.storage.store import WriteTx, new_id, set_meta
 
 REDACTED_TEXT = "[payload redacted]"
@@ -196,7 +197,7 @@ def list_events(
         query = query.where(s.events.c.session_id == session)
     order = s.events.c.position.desc() if newest_first else s.events.c.position
     rows = conn.execute(query.order_by(order).limit(limit)).mappings().all()
-    return [_to_event(row, codec) for row in rows]
+    return split(_checked_event(row, codec) for row in rows)
 
 
 def get_events(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[Event]:
@@ -212,7 +213,33 @@ def get_events(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[Event
     missing = [i for i in ids if i not in by_id]
     if missing:
         raise NotFoundError("event", missing[0])
-    return [_to_event(by_id[i], codec) for i in ids]
+    out = []
+    for i in ids:
+        event = _checked_event(by_id[i], codec)
+        if isinstance(event, Damage):
+            raise DamagedRowError(event.field, f"event {i} is damaged: {event.line()}")
+        out.append(event)
+    return out
+
+
+def list_by_ids(conn: Connection, codec: Codec, ids: Sequence[str]) -> Records[Event]:
+    """The events with these ids that exist, in log order; damaged ones on the side."""
+    out: Records[Event] = Records()
+    for start in range(0, len(ids), 900):
+        chunk = list(ids[start : start + 900])
+        rows = conn.execute(
+            _event_query().where(s.events.c.id.in_(chunk)).order_by(s.events.c.position)
+        ).mappings()
+        found = split(_checked_event(row, codec) for row in rows)
+        out.extend(found)
+        out.damaged.extend(found.damaged)
+    return out
+
+
+def _checked_event(row: Mapping[Any, Any], codec: Codec) -> Event | Damage:
+    """Decode an event row; a payload that does not open, or clear metadata holding a value
+    this code does not know (an actor `robot`), is damage of that row, not a crash."""
+    return guarded("events", str(row["id"]), "ciphertext", lambda: _to_event(row, codec))
 
 
 def _to_event(row: Mapping[Any, Any], codec: Codec) -> Event:
@@ -290,7 +317,9 @@ def security_events(conn: Connection, codec: Codec, *, limit: int = 1000) -> lis
     )
     out = []
     for row in rows:
-        event = _to_event(row, codec)
+        event = _checked_event(row, codec)
+        if isinstance(event, Damage):
+            continue
         data = event.data
         out.append(
             SecurityEvent(
@@ -310,15 +339,19 @@ def count_events(conn: Connection) -> int:
     return int(conn.execute(select(func.count()).select_from(s.events)).scalar_one())
 
 
-def verify(conn: Connection, codec: Codec, batch: int = 2000) -> VerifyReport:
+def verify(
+    conn: Connection, codec: Codec, batch: int = 2000, statuses: dict[str, str] | None = None
+) -> VerifyReport:
     """Walk the chain in position order and open every payload; report the first failure (R3).
 
     A payload must decrypt (its GCM tag binds it to its event) and match the commitment the
     chain holds. A redacted payload is accepted only when a later redaction event names it.
     The last event must match the sealed chain head, so cutting events off the end of the
-    log is detected too.
+    log is detected too. When `statuses` is given it is filled with each memory's status as
+    its last `memory_decision` event recorded it (for the rollback check in checkup.py).
     """
     walk = _Walk()
+    walk.statuses = statuses
     while True:
         rows = (
             conn.execute(
@@ -348,6 +381,7 @@ class _Walk:
         self.last: ChainLink | None = None
         self.redacted_rows: dict[str, ChainLink] = {}
         self.announced: set[str] = set()
+        self.statuses: dict[str, str] | None = None
 
     def step(self, row: Mapping[Any, Any], codec: Codec) -> VerifyFailure | None:
         link = _link_of(row)
@@ -362,10 +396,13 @@ class _Walk:
         else:
             problem = _payload_problem(row, codec, link)
             if problem:
-                return _fail(link, problem)
+                return _fail(link, problem, "event_payloads", "ciphertext")
             if link.kind == EventKind.REDACTION.value:
                 body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
                 self.announced.update(body.get("data", {}).get("redacted_event_ids", []))
+            elif link.kind == EventKind.MEMORY_DECISION.value and self.statuses is not None:
+                data = codec.open_json(row["ciphertext"], payload_aad(row["id"])).get("data", {})
+                self.statuses[str(data.get("memory_id"))] = str(data.get("to"))
         self.checked += 1
         self.prev_hash, self.position, self.last = row["hash"], link.position, link
         return None
@@ -445,8 +482,8 @@ def _link_of(row: Mapping[Any, Any]) -> ChainLink:
     )
 
 
-def _fail(link: ChainLink, problem: str) -> VerifyFailure:
-    return VerifyFailure(link.id, link.position, "events", link.id, problem)
+def _fail(link: ChainLink, problem: str, table: str = "events", field: str = "") -> VerifyFailure:
+    return VerifyFailure(link.id, link.position, table, link.id, problem, field)
 
 
 def _report(checked: int, redacted: int, failure: VerifyFailure | None) -> VerifyReport:

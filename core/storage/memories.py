@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, delete, func, or_, select, update
 
 from core.crypto.codec import Aad, Codec
-from core.errors import NotFoundError
+from core.errors import DamagedRowError, InvalidInputError, NotFoundError
 from core.model.clock import from_iso, to_iso
 from core.model.enums import (
     Actor,
@@ -33,8 +33,9 @@ from core.model.records import Decision, MemoryRecord
 from core.model.scope import Scope
 from core.model.sessions import GOVERNANCE_SESSION as GOVERNANCE_SESSION
 from core.model.validate import ValidEvent
-from core.storage import event_log
+from core.storage import binding, event_log
 from core.storage import schema as s
+from core.storage.damage import Damage, Records, guarded, split
 from core.storage.store import WriteTx, new_id
 
 PURGED_TEXT = ""
@@ -97,6 +98,7 @@ def insert(tx: WriteTx, draft: Draft) -> str:
         )
     )
     _insert_revision(tx, memory_id, 1, draft.content, draft.owner, draft.scope)
+    binding.rebind(tx.conn, tx.codec, memory_id)
     _index_scope(tx, memory_id, draft.scope)
     add_sources(tx, memory_id, draft.source_event_ids)
     tx.touch(_change_kind(draft.status), memory_ids=(memory_id,))
@@ -140,6 +142,7 @@ def add_revision(
     if fingerprint:
         values["fingerprint"] = fingerprint
     tx.conn.execute(update(s.memories).where(s.memories.c.id == record.id).values(values))
+    binding.rebind(tx.conn, tx.codec, record.id)
     if scope is not None and scope != record.scope:
         tx.conn.execute(delete(s.memory_scopes).where(s.memory_scopes.c.memory_id == record.id))
         _index_scope(tx, record.id, scope)
@@ -179,6 +182,7 @@ def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
         values["status"] = values["status"].value
     values["updated_at"] = tx.now_iso
     tx.conn.execute(update(s.memories).where(s.memories.c.id == memory_id).values(values))
+    binding.rebind(tx.conn, tx.codec, memory_id)
     tx.touch(ChangeKind.MEMORIES, memory_ids=(memory_id,))
 
 
@@ -269,8 +273,16 @@ def _change_kind(status: MemoryStatus) -> ChangeKind:
 
 
 def get(conn: Connection, codec: Codec, memory_id: str) -> MemoryRecord:
-    """One record. Raises NotFoundError."""
+    """One record.
+
+    Raises:
+        NotFoundError: no such record.
+        DamagedRowError: the record is damaged (ciphertext, binding or clear metadata).
+    """
     found = load(conn, codec, [memory_id])
+    if found.damaged:
+        bad = found.damaged[0]
+        raise DamagedRowError(bad.field, f"memory {memory_id} is damaged: {bad.line()}")
     if not found:
         raise NotFoundError("memory", memory_id)
     return found[0]
@@ -293,17 +305,17 @@ def resolve_ref(conn: Connection, ref: str) -> str:
     return str(found[0])
 
 
-def load(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[MemoryRecord]:
-    """Records by id (unknown ids are skipped), in the order given."""
+def load(conn: Connection, codec: Codec, ids: Sequence[str]) -> Records[MemoryRecord]:
+    """Records by id (unknown ids are skipped), in the order given; damaged ones on the side."""
     if not ids:
-        return []
+        return Records()
     rows = conn.execute(_record_query().where(s.memories.c.id.in_(list(ids)))).mappings().all()
     records = {r["id"]: r for r in rows}
     sources = _sources(conn, list(records))
-    return [_to_record(records[i], codec, sources.get(i, ())) for i in ids if i in records]
+    return split(_checked(records[i], codec, sources.get(i, ())) for i in ids if i in records)
 
 
-def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> list[MemoryRecord]:
+def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> Records[MemoryRecord]:
     """Records matching a filter, newest first.
 
     Filters on clear metadata run in SQL, and so do LIMIT/OFFSET when no filter needs the
@@ -316,13 +328,30 @@ def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> list[MemoryRecor
         q = q.limit(flt.limit).offset(flt.offset)
     rows = conn.execute(q).mappings().all()
     if flt.visible_to is not None:
-        rows = [r for r in rows if Scope.from_json(r["scope_json"]).visible_to(flt.visible_to)]
+        # A cheap first cut on the clear column; the binding check below makes it exact.
+        rows = [r for r in rows if _maybe_visible(r["scope_json"], flt.visible_to)]
     sources = _sources(conn, [r["id"] for r in rows])
-    records = [_to_record(r, codec, sources.get(r["id"], ())) for r in rows]
+    found = split(_checked(r, codec, sources.get(r["id"], ())) for r in rows)
+    # Scope rules run on the verified record, never on an unchecked clear column.
+    records = [r for r in found if _scope_matches(r, flt)]
     if flt.text:
         needle = flt.text.casefold()
         records = [r for r in records if needle in r.content.casefold()]
-    return records[flt.offset : flt.offset + flt.limit] if in_python else records
+    page = records[flt.offset : flt.offset + flt.limit] if in_python else records
+    return Records(page, found.damaged)
+
+
+def _maybe_visible(scope_json: str, request: Scope) -> bool:
+    try:
+        return Scope.from_json(scope_json).visible_to(request)
+    except (ValueError, TypeError, InvalidInputError):
+        return True  # unreadable: let the checked decode report it as damage
+
+
+def _scope_matches(record: MemoryRecord, flt: MemoryFilter) -> bool:
+    if flt.visible_to is not None and not record.scope.visible_to(flt.visible_to):
+        return False
+    return all(record.scope.get(k) == v for k, v in (flt.scope_contains or {}).items())
 
 
 def count(conn: Connection, flt: MemoryFilter) -> int:
@@ -548,6 +577,20 @@ def _sources(conn: Connection, ids: list[str]) -> dict[str, tuple[str, ...]]:
         for mid, eid in rows:
             out.setdefault(str(mid), []).append(str(eid))
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _checked(
+    row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]
+) -> MemoryRecord | Damage:
+    """Decode a row only if its binding verifies; any failure is damage of that row."""
+
+    def decode() -> MemoryRecord:
+        wrong = binding.problem(codec, row)
+        if wrong is not None:
+            raise DamagedRowError("binding", wrong)
+        return _to_record(row, codec, sources)
+
+    return guarded("memories", str(row["id"]), "content", decode)
 
 
 def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -> MemoryRecord:

@@ -97,12 +97,22 @@ def _v3_scope_index(conn: Connection) -> None:
         conn.execute(s.memory_scopes.insert(), pairs)
 
 
+def _v4_record_binding(conn: Connection) -> None:
+    # Stores created at version 2 with this code already have the column (create() uses
+    # the current table definition); older stores get it by ALTER. The MACs themselves need
+    # the key, so the opener fills them once the key set is unlocked (opener.py).
+    have = {c["name"] for c in inspect(conn).get_columns("memories")}
+    if "binding" not in have:
+        conn.exec_driver_sql("ALTER TABLE memories ADD COLUMN binding VARCHAR(64)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
         2, "curated memory, decisions, settings, snapshots, tombstones, fences", _v2_curated_memory
     ),
     Migration(3, "indexes for scope and effective-status filters", _v3_scope_index),
+    Migration(4, "keyed binding of memory metadata", _v4_record_binding),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

@@ -27,12 +27,17 @@ from core.crypto.keys import (
 )
 from core.errors import IntegrityError, KeyUnavailableError, ResourceUnavailableError
 from core.model.clock import Clock, to_iso
+from core.storage import binding
 from core.storage import schema as s
 from core.storage.engine import sqlite_engines, translated
 from core.storage.migrations import migrate
 from core.storage.store import DB_FILE_NAME, Store, set_meta
 
-KEY_CHECK_PLAINTEXT = b"memory-center key check v1"
+# The key check also says whether the store's memory rows carry metadata bindings (v2):
+# an attacker cannot forge it, and cannot delete it (the store would not open), so the
+# one-time binding of an upgraded store's rows cannot be triggered again (binding.py).
+KEY_CHECK_PLAINTEXT = b"memory-center key check v2: records bound"
+KEY_CHECK_UNBOUND = b"memory-center key check v1"
 LOCK_FILE_NAME = ".open.lock"
 
 
@@ -191,13 +196,25 @@ def _load_or_create_keys(
         ).scalar_one_or_none()
     if sealed is None:
         raise KeyUnavailableError("the store has no key check; it was not initialised completely")
+    codec = Codec(keys)
     try:
-        Codec(keys).open(bytes.fromhex(sealed), aad)
-    except (IntegrityError, KeyUnavailableError):
+        plaintext = codec.open(bytes.fromhex(sealed), aad)
+    except (IntegrityError, KeyUnavailableError, ValueError):
         raise KeyUnavailableError(
             "the available key does not belong to this store (the key check does not decrypt)"
         ) from None
+    if plaintext == KEY_CHECK_UNBOUND:
+        _bind_upgraded_store(engine, codec, aad)
     return keys
+
+
+def _bind_upgraded_store(engine: Engine, codec: Codec, aad: Aad) -> None:
+    """First open after the upgrade to schema 4: bind every existing row, then say so in
+    the key check, in one transaction (binding.py)."""
+    with translated("bind memory metadata"), engine.begin() as conn:
+        binding.bind_unbound(conn, codec)
+        binding.bind_settings(conn, codec)
+        set_meta(conn, "key_check", codec.seal(KEY_CHECK_PLAINTEXT, aad).hex())
 
 
 def _remove_new_store(data_dir: Path) -> None:

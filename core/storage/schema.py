@@ -124,6 +124,8 @@ memories = Table(
     Column("conflict_set", Id),
     Column("index_refs_json", Text, nullable=False, default="[]"),
     Column("fingerprint", String(64), nullable=False),
+    # Keyed MAC over the clear metadata that decides visibility (schema version 4, binding.py).
+    Column("binding", String(64)),
 )
 Index("ix_memories_status", memories.c.status)
 Index("ix_memories_updated", memories.c.updated_at)

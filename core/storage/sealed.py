@@ -73,6 +73,29 @@ SEALED: tuple[SealedColumn, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class SealedFile:
+    """A sealed file under the data directory; its AAD names the table, file and field."""
+
+    relative_path: str
+    table: str
+    field: str
+    derived: bool
+
+    def aad(self) -> Aad:
+        """The AAD the file was sealed with (the file name is the row id)."""
+        return Aad(self.table, self.relative_path.rsplit("/", 1)[-1], self.field)
+
+
+# Files sealed by layers above storage; `verify` opens each that exists. The vector index
+# is derived (rebuilt from the store), so damage there is repairable by `index rebuild`.
+SEALED_FILES: tuple[SealedFile, ...] = (
+    SealedFile("index/vectors.mcidx", "index_files", "vector", derived=True),
+)
+# Sealed values in store_meta are not listed here: the key check is opened at every open,
+# the chain head by the chain walk of `verify`.
+
+
 def key_id_of(blob: bytes) -> str:
     """The key id in a sealed value's header."""
     return read_header(blob).key_id

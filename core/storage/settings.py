@@ -7,13 +7,24 @@ from typing import Any
 
 from sqlalchemy import Connection, select, update
 
+from core.crypto.codec import Codec
+from core.errors import DamagedRowError
 from core.model.enums import ChangeKind
+from core.storage import binding
 from core.storage import schema as s
 from core.storage.store import WriteTx
 
 
-def read(conn: Connection, key: str) -> Any:
-    """The stored value, or None."""
+def read(conn: Connection, key: str, codec: Codec | None = None) -> Any:
+    """The stored value, or None.
+
+    Raises:
+        DamagedRowError: with a codec, when the settings do not match their binding.
+    """
+    if codec is not None:
+        wrong = binding.settings_problem(conn, codec)
+        if wrong is not None:
+            raise DamagedRowError("value_json", wrong)
     raw = conn.execute(
         select(s.settings.c.value_json).where(s.settings.c.key == key)
     ).scalar_one_or_none()
@@ -28,4 +39,5 @@ def write(tx: WriteTx, key: str, value: Any) -> None:
     ).rowcount
     if not changed:
         tx.conn.execute(s.settings.insert().values(key=key, value_json=encoded))
+    binding.bind_settings(tx.conn, tx.codec)
     tx.touch(ChangeKind.SETTINGS)

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Any
 
 from sqlalchemy import select, update
 
@@ -23,19 +21,18 @@ from core.governance.policy import VERSION
 from core.governance.text import fingerprint
 from core.model import limits
 from core.model.clock import from_iso
-from core.model.enums import ChangeKind, EventKind, MemoryStatus
+from core.model.enums import ChangeKind, MemoryStatus
 from core.model.memory import Tombstone
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.model.validate import text
-from core.retrieval import render
-from core.storage import event_log, memories, snapshots
+from core.storage import memories
 from core.storage import schema as s
 from core.storage.codec_aads import tombstone_aad
-from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import WriteTx
+from core.workflows import copies
 
-PURGED_REASON = "[redacted by compliance purge]"
+PURGED_REASON = copies.PURGED_REASON
 
 
 def placeholder(memory_id: str, deleted_at: str) -> str:
@@ -132,89 +129,18 @@ def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes) -> None:
 def _purge(
     tx: WriteTx, record: MemoryRecord, deleted_at: str, purge_events: bool, report: list[str]
 ) -> list[str]:
+    """Destroy every copy of the content: the places are listed in `copies.PLACES`."""
     history = memories.revisions(tx.conn, tx.codec, record.id)
-    contents = [c for (_, _, _, _, c) in history if c]
-    tx.conn.execute(
-        update(s.memory_revisions)
-        .where(s.memory_revisions.c.memory_id == record.id)
-        .values(content=None)
-    )
-    report.append(f"memory_revisions: content of {len(history)} revision(s) destroyed")
-    found: list[Any] = list(
-        tx.conn.execute(
-            select(s.decisions.c.id).where(s.decisions.c.memory_id == record.id)
-        ).scalars()
-    )
-    decision_ids = [str(d) for d in found]
-    for did in decision_ids:
-        tx.conn.execute(
-            update(s.decisions)
-            .where(s.decisions.c.id == did)
-            .values(reason=tx.codec.seal_text(PURGED_REASON, memories.reason_aad(did)))
-        )
-    report.append(f"decisions: {len(decision_ids)} reason(s) redacted")
-    cleaned = []
-    touched, in_digest = _purge_snapshots(
-        tx, record.id, contents, placeholder(record.id, deleted_at)
-    )
-    if touched:
-        cleaned.append("snapshot_text")
-        report.append(f"snapshots: injected text redacted in {touched} snapshot(s)")
-    if in_digest:
-        cleaned.append("digest")
-        report.append(f"digests: {in_digest} digest entr(ies) redacted")
-    if purge_events:
-        n = _redact_events(tx, record)
-        report.append(
-            f"event payloads: {n} source event(s) redacted; the hash chain still verifies"
-        )
-    return cleaned
-
-
-def _purge_snapshots(
-    tx: WriteTx, memory_id: str, contents: list[str], marker: str
-) -> tuple[int, int]:
-    count = digests = 0
-    for snap_id in snapshots.ids_using(tx.conn, [memory_id]):
-        snap = snapshots.get(tx.conn, tx.codec, snap_id)
-        new_text = snap.text
-        for content in sorted(contents, key=len, reverse=True):
-            new_text = new_text.replace(content, marker)
-            new_text = new_text.replace(render.gist(content), marker)
-        items = tuple(
-            replace(i, content=marker) if i.memory_id == memory_id else i for i in snap.injected
-        )
-        digests += sum(1 for i in snap.injected if i.memory_id == memory_id and i.in_digest)
-        purged = tuple(dict.fromkeys((*snap.purged_memory_ids, memory_id)))
-        snapshots.rewrite(
-            tx, replace(snap, text=new_text, injected=items, purged_memory_ids=purged)
-        )
-        count += 1
-    return count, digests
-
-
-def _redact_events(tx: WriteTx, record: MemoryRecord) -> int:
-    """Redact source payloads and say so in the chain with a redaction event."""
-    n = 0
-    done = []
-    for eid in record.source_event_ids:
-        sealed = tx.codec.seal_json({"redacted": True}, event_log.payload_aad(eid))
-        n += tx.conn.execute(
-            update(s.event_payloads)
-            .where((s.event_payloads.c.event_id == eid) & s.event_payloads.c.redacted_at.is_(None))
-            .values(ciphertext=sealed, redacted_at=tx.now_iso)
-        ).rowcount
-        done.append(eid)
-    event_log.system_event(
+    work = copies.Purge(
         tx,
-        GOVERNANCE_SESSION,
-        record.scope,
-        EventKind.REDACTION,
-        f"compliance purge of memory {record.id}: source payloads redacted",
-        {"memory_id": record.id, "redacted_event_ids": done},
-        by_user="user",
+        record,
+        [c for (_, _, _, _, c) in history if c],
+        placeholder(record.id, deleted_at),
+        purge_events,
     )
-    return n
+    copies.purge_all(work)
+    report += work.report
+    return work.cleaned
 
 
 def _tombstone_row(tx: WriteTx, memory_id: str) -> dict[str, object] | None:

@@ -208,7 +208,11 @@ def test_swapped_payloads_are_reported_at_the_first_of_them(
     report = service.verify()
     assert report.first_failure is not None
     assert report.first_failure.event_id == five[2].id
-    assert report.first_failure.table == "events"
+    # The payload is what failed: its table and field are named (#10).
+    assert (report.first_failure.table, report.first_failure.field) == (
+        "event_payloads",
+        "ciphertext",
+    )
     assert report.events_checked == 2
 
 

@@ -1,0 +1,236 @@
+"""`verify`: everything the store can check about itself, first failure named (R3, #10).
+
+In order: SQLite's own integrity check (a damaged page is found before anything reads
+it), the hash chain with every event payload, every other sealed column in the registry
+(`sealed.py`), each memory row's metadata binding and scope index rows, and the sealed
+files under the data directory. The first failure names table, row and field.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, select
+from sqlalchemy import exc as sa_exc
+
+from core.crypto.codec import Codec
+from core.errors import IntegrityError, KeyUnavailableError
+from core.model.enums import MemoryKind, MemoryStatus, Sensitivity, TrustLevel
+from core.model.records import VerifyFailure, VerifyReport
+from core.model.scope import Scope
+from core.storage import binding, event_log
+from core.storage import schema as s
+from core.storage.sealed import SEALED, SEALED_FILES, SealedColumn
+
+BATCH = 1000
+
+
+@dataclass
+class _Tally:
+    sealed: int = 0
+    records: int = 0
+
+
+def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> VerifyReport:
+    """Check everything; return counts and the first failure."""
+    sqlite = sqlite_check(conn)
+    if sqlite != "ok":
+        broken = VerifyFailure(None, None, "sqlite", "(file)", sqlite, "pages")
+        return VerifyReport(False, 0, 0, 0, broken, sqlite=sqlite)
+    decided: dict[str, str] = {}
+    try:
+        chain = event_log.verify(conn, codec, statuses=decided)
+    except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:
+        unreadable = VerifyFailure(None, None, "events", "(log)", f"unreadable: {exc}", "")
+        return VerifyReport(False, 0, 0, 0, unreadable)
+    if not chain.ok:
+        return chain
+    tally = _Tally()
+    failure: VerifyFailure | None = _first(_sealed_columns(conn, codec, tally))
+    failure = failure or _first(_records(conn, codec, tally, decided))
+    failure = failure or _first(_settings(conn, codec))
+    failure = failure or _first(_sealed_files(codec, data_dir, tally))
+    return replace(
+        chain,
+        ok=failure is None,
+        first_failure=failure,
+        sealed_values=tally.sealed,
+        records_checked=tally.records,
+    )
+
+
+def sqlite_check(conn: Connection) -> str:
+    """SQLite's integrity check on the store file: "ok" or its first finding, one line."""
+    if conn.dialect.name != "sqlite":
+        return "ok"
+    try:
+        rows = conn.exec_driver_sql("PRAGMA integrity_check(1)").all()
+    except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:
+        orig = getattr(exc, "orig", None) or exc
+        return f"SQLite integrity check failed: {orig}"
+    first = str(rows[0][0]) if rows else "ok"
+    return "ok" if first == "ok" else f"SQLite integrity check: {first}".replace("\n", " ")
+
+
+def _first(failures: Iterator[VerifyFailure]) -> VerifyFailure | None:
+    return next(failures, None)
+
+
+def _sealed_columns(conn: Connection, codec: Codec, tally: _Tally) -> Iterator[VerifyFailure]:
+    for column in SEALED:
+        if column.table is s.event_payloads:
+            continue  # opened, and checked against the chain's commitment, by the walk
+        for row in column.rows(conn, BATCH):
+            problem = _open_problem(codec, column, row)
+            if problem:
+                yield VerifyFailure(
+                    None, None, column.table.name, _row_id(column, row), problem, column.column
+                )
+                return
+            tally.sealed += 1
+
+
+def _open_problem(codec: Codec, column: SealedColumn, row: dict[str, Any]) -> str | None:
+    try:
+        codec.open(row[column.column], column.aad(row))
+    except (IntegrityError, KeyUnavailableError) as exc:
+        return exc.message
+    return None
+
+
+def _row_id(column: SealedColumn, row: dict[str, Any]) -> str:
+    return "/".join(str(row[c]) for c in column.pk)
+
+
+def _records(
+    conn: Connection, codec: Codec, tally: _Tally, decided: dict[str, str]
+) -> Iterator[VerifyFailure]:
+    """Each memory row: binding, readable clear values, scope rows matching scope_json, and
+    the status the hash-chained log last decided for it (a rolled-back row fails here)."""
+    last = ""
+    seen: set[str] = set()
+    while True:
+        rows = (
+            conn.execute(
+                select(s.memories)
+                .where(s.memories.c.id > last)
+                .order_by(s.memories.c.id)
+                .limit(BATCH)
+            )
+            .mappings()
+            .all()
+        )
+        if not rows:
+            break
+        scopes = _scope_rows(conn, [str(r["id"]) for r in rows])
+        current = _current_revisions(conn, [str(r["id"]) for r in rows])
+        for row in rows:
+            field, problem = _record_problem(codec, row, scopes.get(str(row["id"]), set()))
+            if not problem:
+                field, problem = _decided_problem(row, decided)
+            if not problem and (str(row["id"]), int(row["revision"])) not in current:
+                field, problem = "revision", "the record's current revision row is missing"
+            if problem:
+                yield VerifyFailure(None, None, "memories", str(row["id"]), problem, field)
+                return
+            seen.add(str(row["id"]))
+            tally.records += 1
+        last = str(rows[-1]["id"])
+    for memory_id in sorted(decided.keys() - seen):
+        yield VerifyFailure(
+            None,
+            None,
+            "memories",
+            memory_id,
+            "the log records decisions about this memory, but its row is gone "
+            "(deleted outside Memory Center)",
+            "id",
+        )
+        return
+
+
+def _decided_problem(row: Any, decided: dict[str, str]) -> tuple[str, str | None]:
+    recorded = decided.get(str(row["id"]))
+    if recorded is None:
+        return "status", "no decision about this memory is recorded in the log"
+    if recorded != row["status"]:
+        return "status", (
+            f"status {row['status']!r} differs from the last decision in the hash-chained "
+            f"log ({recorded!r}): the row was rolled back or changed outside Memory Center"
+        )
+    return "", None
+
+
+def _record_problem(
+    codec: Codec, row: Any, scope_rows: set[tuple[str, str]]
+) -> tuple[str, str | None]:
+    wrong = binding.problem(codec, row)
+    if wrong:
+        return "binding", wrong
+    try:
+        scope = Scope.from_json(row["scope_json"])
+        MemoryKind(row["kind"]), MemoryStatus(row["status"])
+        TrustLevel(row["source_trust"]), Sensitivity(row["sensitivity"])
+        json.loads(row["flags_json"])
+    except (ValueError, TypeError, IntegrityError) as exc:
+        return "metadata", f"unreadable clear metadata: {exc}"
+    except Exception as exc:  # an invalid scope raises our InvalidInputError
+        return "scope_json", f"unreadable scope: {exc}"
+    if scope_rows != set(scope.items_):
+        return "memory_scopes", (
+            f"the scope index rows {sorted(scope_rows)} do not match the record's scope {scope}"
+        )
+    return "", None
+
+
+def _current_revisions(conn: Connection, ids: list[str]) -> set[tuple[str, int]]:
+    rows: list[Any] = list(
+        conn.execute(
+            select(s.memory_revisions.c.memory_id, s.memory_revisions.c.revision).where(
+                s.memory_revisions.c.memory_id.in_(ids)
+            )
+        ).all()
+    )
+    return {(str(mid), int(rev)) for mid, rev in rows}
+
+
+def _scope_rows(conn: Connection, ids: list[str]) -> dict[str, set[tuple[str, str]]]:
+    out: dict[str, set[tuple[str, str]]] = {}
+    for mid, key, value in conn.execute(
+        select(s.memory_scopes.c.memory_id, s.memory_scopes.c.key, s.memory_scopes.c.value).where(
+            s.memory_scopes.c.memory_id.in_(ids)
+        )
+    ).all():
+        out.setdefault(str(mid), set()).add((str(key), str(value)))
+    return out
+
+
+def _settings(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:
+    wrong = binding.settings_problem(conn, codec)
+    if wrong:
+        yield VerifyFailure(None, None, "settings", "(all)", wrong, "value_json")
+
+
+def _sealed_files(codec: Codec, data_dir: Path | None, tally: _Tally) -> Iterator[VerifyFailure]:
+    if data_dir is None:
+        return
+    for sealed in SEALED_FILES:
+        path = data_dir / sealed.relative_path
+        if not path.exists():
+            continue
+        try:
+            codec.open(path.read_bytes(), sealed.aad())
+        except (IntegrityError, KeyUnavailableError, OSError) as exc:
+            problem = getattr(exc, "message", None) or str(exc)
+            if sealed.derived:
+                problem += " (a derived file: `memory-center index rebuild` recreates it)"
+            yield VerifyFailure(
+                None, None, sealed.table, sealed.relative_path, problem, sealed.field
+            )
+            return
+        tally.sealed += 1

@@ -1,0 +1,359 @@
+"""Every place that keeps a copy of a memory's content, and what a purge does there (R19, #10).
+
+This is the one list. A compliance purge (`deletion.delete(purge=True)`) walks `PLACES` in
+order and runs each handler; places Memory Center never writes content to are listed too,
+with the reason, so a reader can check the list is complete rather than trust it.
+
+A copy is found by text: a stored string carries the content when it contains one of the
+memory's revisions (or the short gist injected blocks use), compared case-insensitively,
+or, for tool arguments the audit shortened to 200 characters, when its cut-off end runs
+into the start of the content. Texts shorter than `MIN_MATCH` are only matched whole, so a
+memory saying "yes" does not redact every query containing "yes".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sqlalchemy import select, update
+
+from core.errors import IntegrityError
+from core.model.enums import EventKind
+from core.model.records import MemoryRecord
+from core.model.scope import Scope
+from core.retrieval import render
+from core.storage import event_log, memories, snapshots
+from core.storage import schema as s
+from core.storage.memories import GOVERNANCE_SESSION
+from core.storage.store import WriteTx
+
+PURGED_REASON = "[redacted by compliance purge]"
+MIN_MATCH = 12
+OVERLAP_MIN = 24
+ELLIPSIS = "…"
+
+
+@dataclass
+class Purge:
+    """One purge in progress: the memory, its contents, and what has been done."""
+
+    tx: WriteTx
+    record: MemoryRecord
+    contents: list[str]
+    marker: str
+    purge_events: bool
+    report: list[str] = field(default_factory=list)
+    cleaned: list[str] = field(default_factory=list)
+    redacted_events: list[str] = field(default_factory=list)
+
+    def carries(self, text: str) -> bool:
+        """True when `text` holds a copy of the content (see the module docstring)."""
+        if not text:
+            return False
+        folded = text.casefold()
+        for content in self.needles():
+            if len(content) < MIN_MATCH:
+                if folded.strip() == content:
+                    return True
+            elif content in folded or _runs_into(folded, content):
+                return True
+        return False
+
+    def needles(self) -> list[str]:
+        """The texts to look for: each revision and its gist, casefolded, longest first."""
+        out = {c.casefold() for c in self.contents if c}
+        out |= {render.gist(c).rstrip(ELLIPSIS).casefold() for c in self.contents if c}
+        return sorted((n for n in out if n.strip()), key=len, reverse=True)
+
+    def scrub(self, text: str) -> str:
+        """`text` with every copy of the content replaced by the marker."""
+        out = text
+        for content in sorted(self.contents, key=len, reverse=True):
+            if content:
+                out = _replace_folded(out, content, self.marker)
+                out = _replace_folded(out, render.gist(content), self.marker)
+        return out if not self.carries(out) else self.marker
+
+    def visible_in(self, scope_json: str) -> bool:
+        """True when a request or event with this clear scope could see the memory."""
+        try:
+            return self.record.scope.visible_to(Scope.from_json(scope_json))
+        except (ValueError, TypeError):
+            return True  # unreadable scope: look inside rather than miss a copy
+        except Exception:  # an invalid stored scope raises our InvalidInputError
+            return True
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place that can hold a copy of content, and the purge step that handles it."""
+
+    name: str
+    holds: str
+    handler: Callable[[Purge], None] | None
+    why_nothing: str = ""
+
+
+def _revisions(p: Purge) -> None:
+    p.tx.conn.execute(
+        update(s.memory_revisions)
+        .where(s.memory_revisions.c.memory_id == p.record.id)
+        .values(content=None)
+    )
+    p.report.append("memory_revisions: content of every revision destroyed")
+
+
+def _decisions(p: Purge) -> None:
+    """The memory's own decision reasons, and other memories' reasons that name it or
+    quote it (conflict and supersede descriptions quote the differing values)."""
+    own: list[Any] = list(
+        p.tx.conn.execute(
+            select(s.decisions.c.id).where(s.decisions.c.memory_id == p.record.id)
+        ).scalars()
+    )
+    for did in own:
+        _seal_reason(p, str(did), PURGED_REASON)
+    p.report.append(f"decisions: {len(own)} reason(s) redacted")
+    neighbours = _same_scope_memories(p)
+    rows: list[Any] = list(
+        p.tx.conn.execute(
+            select(s.decisions.c.id, s.decisions.c.reason).where(
+                s.decisions.c.memory_id.in_(neighbours)
+            )
+        ).all()
+    )
+    mentioned = 0
+    for did, blob in rows:
+        try:
+            reason = p.tx.codec.open_text(blob, memories.reason_aad(str(did)))
+        except IntegrityError:
+            reason = ""  # damaged: verify names it; nothing readable to redact
+        if p.record.id in reason or p.carries(reason):
+            _seal_reason(p, str(did), f"{PURGED_REASON} (it described purged {p.record.id})")
+            mentioned += 1
+    if mentioned:
+        p.report.append(f"decisions of related memories: {mentioned} description(s) redacted")
+
+
+def _same_scope_memories(p: Purge) -> list[str]:
+    # Duplicates, conflicts and supersedes are only ever judged within one exact scope.
+    found: list[Any] = list(
+        p.tx.conn.execute(
+            select(s.memories.c.id).where(
+                (s.memories.c.scope_json == p.record.scope.to_json())
+                & (s.memories.c.id != p.record.id)
+            )
+        ).scalars()
+    )
+    return [str(m) for m in found]
+
+
+def _seal_reason(p: Purge, decision_id: str, text: str) -> None:
+    p.tx.conn.execute(
+        update(s.decisions)
+        .where(s.decisions.c.id == decision_id)
+        .values(reason=p.tx.codec.seal_text(text, memories.reason_aad(decision_id)))
+    )
+
+
+def _snapshots(p: Purge) -> None:
+    """Injected text, items and digest of snapshots that used it; goals quoting it in any
+    snapshot whose request could see the memory."""
+    used = set(snapshots.ids_using(p.tx.conn, [p.record.id]))
+    candidates = used | _snapshots_seeing(p)
+    touched = goals = digests = 0
+    for snap_id in sorted(candidates):
+        try:
+            snap = snapshots.get(p.tx.conn, p.tx.codec, snap_id)
+        except IntegrityError:
+            p.report.append(f"snapshots: {snap_id} is damaged and could not be opened")
+            continue
+        goal = p.scrub(snap.goal) if p.carries(snap.goal) else snap.goal
+        if snap_id not in used and goal == snap.goal:
+            continue
+        items = tuple(
+            replace(i, content=p.marker) if i.memory_id == p.record.id else i for i in snap.injected
+        )
+        digests += sum(1 for i in snap.injected if i.memory_id == p.record.id and i.in_digest)
+        purged = tuple(dict.fromkeys((*snap.purged_memory_ids, p.record.id)))
+        new = replace(snap, goal=goal, text=p.scrub(snap.text), injected=items)
+        snapshots.rewrite(p.tx, replace(new, purged_memory_ids=purged))
+        touched += snap_id in used
+        goals += goal != snap.goal
+    if touched:
+        p.cleaned.append("snapshot_text")
+        p.report.append(f"snapshots: injected text redacted in {touched} snapshot(s)")
+    if goals:
+        p.cleaned.append("snapshot_goal")
+        p.report.append(f"snapshots: goal text redacted in {goals} snapshot(s)")
+    if digests:
+        p.cleaned.append("digest")
+        p.report.append(f"digests: {digests} digest entr(ies) redacted")
+
+
+def _snapshots_seeing(p: Purge) -> set[str]:
+    rows = p.tx.conn.execute(select(s.snapshots.c.id, s.snapshots.c.scope_json)).all()
+    return {str(sid) for sid, scope_json in rows if p.visible_in(str(scope_json))}
+
+
+def _source_events(p: Purge) -> None:
+    if p.purge_events:
+        p.redacted_events += [e for e in p.record.source_event_ids if _redact(p, e)]
+
+
+def _audit_events(p: Purge) -> None:
+    """`agent_call` audit events whose tool arguments (content, query, goal) carry it."""
+    if not p.purge_events:
+        return
+    rows = p.tx.conn.execute(
+        select(s.events.c.id, s.events.c.scope_json).where(
+            s.events.c.kind == EventKind.AGENT_CALL.value
+        )
+    ).all()
+    ids = [str(eid) for eid, scope_json in rows if p.visible_in(str(scope_json))]
+    found = 0
+    for event in event_log.list_by_ids(p.tx.conn, p.tx.codec, ids):
+        if _any_string(event.data, p.carries) and _redact(p, event.id):
+            p.redacted_events.append(event.id)
+            found += 1
+    p.report.append(f"audit events: {found} agent call(s) quoting the content redacted")
+
+
+def _redact(p: Purge, event_id: str) -> bool:
+    sealed = p.tx.codec.seal_json({"redacted": True}, event_log.payload_aad(event_id))
+    changed = p.tx.conn.execute(
+        update(s.event_payloads)
+        .where((s.event_payloads.c.event_id == event_id) & s.event_payloads.c.redacted_at.is_(None))
+        .values(ciphertext=sealed, redacted_at=p.tx.now_iso)
+    ).rowcount
+    return bool(changed)
+
+
+def _announce(p: Purge) -> None:
+    """One redaction event names every payload redacted, so the chain still verifies."""
+    if not p.purge_events:
+        return
+    event_log.system_event(
+        p.tx,
+        GOVERNANCE_SESSION,
+        p.record.scope,
+        EventKind.REDACTION,
+        f"compliance purge of memory {p.record.id}: payloads redacted",
+        {"memory_id": p.record.id, "redacted_event_ids": list(dict.fromkeys(p.redacted_events))},
+        by_user="user",
+    )
+    p.report.append(
+        f"event payloads: {len(set(p.redacted_events))} event(s) redacted; "
+        "the hash chain still verifies"
+    )
+
+
+PLACES: tuple[Place, ...] = (
+    Place("memory_revisions.content", "every revision of the content", _revisions),
+    Place(
+        "decisions.reason",
+        "the memory's decision reasons; other memories' conflict and supersede descriptions",
+        _decisions,
+    ),
+    Place(
+        "snapshots.body",
+        "injected text, items and digest; the goal (the agent's request) of any snapshot",
+        _snapshots,
+    ),
+    Place("event_payloads (sources)", "the events the memory was made from", _source_events),
+    Place(
+        "event_payloads (agent_call)",
+        "MCP tool arguments (content, query, goal) in the audit events",
+        _audit_events,
+    ),
+    Place("events (redaction)", "nothing: the event that announces the redactions", _announce),
+    Place(
+        "event_payloads (other conversation events)",
+        "messages and tool results that are not the memory's sources but say the same",
+        None,
+        "kept: they are the transcript, not copies made from the memory; redact the session "
+        "by purging the memories made from it, or name the events as sources",
+    ),
+    Place(
+        "tombstones",
+        "the user's own deletion reason and the purge report (ids and counts only)",
+        None,
+        "kept: the reason is what the user wrote when asking for deletion",
+    ),
+    Place(
+        "deletion_fences.fingerprint",
+        "a keyed fingerprint, not the content",
+        None,
+        "kept by design: it stops the content from being re-extracted",
+    ),
+    Place(
+        "catalog, keyword index, injection cache, vector index",
+        "derived copies",
+        None,
+        "removed by the deletion itself (service: derived stores, then the vector file)",
+    ),
+    Place(
+        "SQLite WAL and freed pages",
+        "old page images",
+        None,
+        "secure_delete zeroes freed pages; the service checkpoints the WAL after a purge",
+    ),
+    Place(
+        "export-case and export files",
+        "documents the user wrote out (memory export-case --output, memory export)",
+        None,
+        "not kept by the store: they are the user's files, outside the data directory",
+    ),
+    Place(
+        "log lines",
+        "warnings to stderr",
+        None,
+        "never carry content: log calls pass ids, key ids and error messages only",
+    ),
+)
+
+
+def purge_all(p: Purge) -> None:
+    """Run every place's purge step, in order."""
+    for place in PLACES:
+        if place.handler is not None:
+            place.handler(p)
+
+
+def _any_string(value: Any, test: Callable[[str], bool]) -> bool:
+    if isinstance(value, str):
+        return test(value)
+    if isinstance(value, Mapping):
+        return any(_any_string(v, test) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_any_string(v, test) for v in value)
+    return False
+
+
+def _runs_into(folded: str, content: str) -> bool:
+    """A shortened argument ("...text…") whose cut-off end is the start of the content."""
+    if not folded.endswith(ELLIPSIS):
+        return False
+    head = folded[: -len(ELLIPSIS)]
+    for size in range(min(len(head), len(content)), OVERLAP_MIN - 1, -1):
+        if head.endswith(content[:size]):
+            return True
+    return False
+
+
+def _replace_folded(text: str, needle: str, marker: str) -> str:
+    """Replace every case-insensitive occurrence of `needle` in `text`."""
+    if not needle:
+        return text
+    folded, target = text.casefold(), needle.casefold()
+    if len(folded) != len(text):  # casefold changed lengths (ß): fall back to exact
+        return text.replace(needle, marker)
+    out, start = [], 0
+    while (at := folded.find(target, start)) >= 0:
+        out.append(text[start:at])
+        out.append(marker)
+        start = at + len(target)
+    out.append(text[start:])
+    return "".join(out)
