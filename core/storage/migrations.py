@@ -97,12 +97,29 @@ def _v3_scope_index(conn: Connection) -> None:
         conn.execute(s.memory_scopes.insert(), pairs)
 
 
+def _v6_capture_cursors(conn: Connection) -> None:
+    # Self-contained on purpose (its own DDL, not schema.py's table object), so the
+    # migration stays what it was when later migrations change the table.
+    conn.exec_driver_sql(
+        """CREATE TABLE IF NOT EXISTS capture_cursors (
+               key VARCHAR(200) PRIMARY KEY,
+               agent VARCHAR(64) NOT NULL,
+               position INTEGER NOT NULL,
+               state_json TEXT NOT NULL,
+               events INTEGER NOT NULL,
+               updated_at VARCHAR(40) NOT NULL)"""
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
         2, "curated memory, decisions, settings, snapshots, tombstones, fences", _v2_curated_memory
     ),
     Migration(3, "indexes for scope and effective-status filters", _v3_scope_index),
+    Migration(
+        6, "capture cursors: resume positions of live transcript capture", _v6_capture_cursors
+    ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 
