@@ -18,6 +18,7 @@ import hmac
 import json
 import os
 import secrets
+import signal
 import socket
 import struct
 import sys
@@ -45,8 +46,12 @@ def main(argv: list[str] | None = None) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 0  # another daemon serves this store
+    os.ftruncate(lock, 0)
+    os.write(lock, str(os.getpid()).encode("ascii"))
+    daemon = Daemon(paths, args.idle)
+    signal.signal(signal.SIGTERM, lambda *_: daemon.stop.set())
     try:
-        return Daemon(paths, args.idle).serve()
+        return daemon.serve()
     finally:
         os.close(lock)
 

@@ -1,0 +1,123 @@
+"""`hook install` / `hook uninstall` round-trip a Claude Code settings file (#16)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import cli
+from app.hooks import install
+from app.hooks.client import Paths
+from tests.app.hook_support import hook_env, run_client_hook, stop_daemon
+from tests.conftest import PASSPHRASE
+
+OTHERS = {
+    "permissions": {"allow": ["Bash(git status)"], "deny": ["Read(./.env)"]},
+    "model": "sonnet",
+    "hooks": {
+        "PostToolUse": [
+            {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier -w ."}]}
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done", "timeout": 3}]}],
+    },
+}
+
+
+def _cli(*args: str, data_dir: Path) -> object:
+    return CliRunner().invoke(cli, ["--data-dir", str(data_dir), *args])
+
+
+def test_install_then_uninstall_gives_the_file_back(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(OTHERS, indent=2))
+    done = _cli("hook", "install", "claude-code", "--project", str(tmp_path), data_dir=tmp_path)
+    assert done.exit_code == 0, done.output
+    doc = json.loads(settings.read_text())
+    assert doc["permissions"] == OTHERS["permissions"] and doc["model"] == "sonnet"
+    assert doc["hooks"]["PostToolUse"][0] == OTHERS["hooks"]["PostToolUse"][0]
+    assert set(install.installed(settings)) == set(install.EVENTS)
+    ours = doc["hooks"]["UserPromptSubmit"][0]["hooks"][0]
+    words = shlex.split(ours["command"], comments=True)
+    assert words[:2] == [sys.executable, "-S"] and words[-3:] == [
+        "claude-code",
+        "--data-dir",
+        str(tmp_path.resolve()),
+    ]
+    assert ours["timeout"] <= 5  # an injecting hook never holds the prompt long
+    again = _cli("hook", "install", "claude-code", "--project", str(tmp_path), data_dir=tmp_path)
+    assert "replaced 6" in again.output
+    assert len(json.loads(settings.read_text())["hooks"]["Stop"]) == 2  # theirs + ours, once
+    gone = _cli("hook", "uninstall", "claude-code", "--project", str(tmp_path), data_dir=tmp_path)
+    assert gone.exit_code == 0 and "removed 6" in gone.output
+    assert json.loads(settings.read_text()) == OTHERS
+
+
+def test_install_into_a_new_user_settings_file_and_remove_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
+    assert _cli("hook", "install", "claude-code", "--user", data_dir=tmp_path).exit_code == 0
+    settings = tmp_path / "claude-home" / "settings.json"
+    assert set(install.installed(settings)) == set(install.EVENTS)
+    assert _cli("hook", "uninstall", "claude-code", "--user", data_dir=tmp_path).exit_code == 0
+    assert json.loads(settings.read_text()) == {}
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"hooks": {"Stop": {}}}'])
+def test_a_broken_settings_file_is_named_and_left_alone(tmp_path: Path, content: str) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(content)
+    done = _cli("hook", "install", "claude-code", "--project", str(tmp_path), data_dir=tmp_path)
+    assert done.exit_code == 1 and "settings.json" in done.output
+    assert settings.read_text() == content
+
+
+def test_project_and_user_together_is_a_usage_error(tmp_path: Path) -> None:
+    done = _cli(
+        "hook", "install", "claude-code", "--project", str(tmp_path), "--user", data_dir=tmp_path
+    )
+    assert done.exit_code == 2 and "not both" in done.output
+
+
+def test_the_daemon_refuses_a_request_without_its_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another local process that can reach the socket still needs the 0600 token."""
+    with tempfile.TemporaryDirectory(prefix="mch") as folder:
+        runtime = Path(folder)
+        env = hook_env(runtime, daemon=True)
+        data_dir = tmp_path / "store"
+        payload = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "Stop"}
+        try:
+            assert run_client_hook(data_dir, payload, env).returncode == 0
+            monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+            paths = Paths(data_dir)
+            assert paths.token.stat().st_mode & 0o777 == 0o600
+            assert paths.socket.stat().st_mode & 0o077 == 0
+            assert paths.dir.stat().st_mode & 0o777 == 0o700
+            reply = _raw_request(paths.socket, {"v": 1, "token": "guess", "payload": "{}"})
+            assert reply == {"ok": False, "error": "bad token"}
+        finally:
+            stop_daemon(data_dir, runtime)
+
+
+def _raw_request(path: Path, request: dict) -> dict:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(10)
+        conn.connect(str(path))
+        conn.sendall(json.dumps(request).encode() + b"\n")
+        return json.loads(conn.makefile().readline())
+
+
+def test_passphrase_is_never_written_to_settings(tmp_path: Path) -> None:
+    _cli("hook", "install", "claude-code", "--project", str(tmp_path), data_dir=tmp_path)
+    assert PASSPHRASE not in (tmp_path / ".claude" / "settings.json").read_text()
