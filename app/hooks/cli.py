@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from app.cli import Context
 
 AGENTS = click.Choice(["claude-code"])
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.group("hook", invoke_without_command=False)
@@ -43,7 +45,7 @@ def _target(project: Path | None, user: bool) -> Path:
     return install.settings_path(project, user)
 
 
-def _where(func: object) -> object:
+def _where(func: F) -> F:
     func = click.option("--user", is_flag=True, help="The user's settings (~/.claude).")(func)
     return click.option(
         "--project",
@@ -54,7 +56,7 @@ def _where(func: object) -> object:
 
 @hook_group.command("install")
 @click.argument("agent", type=AGENTS)
-@_where  # type: ignore[arg-type]
+@_where
 @click.pass_obj
 def hook_install(obj: Context, agent: str, project: Path | None, user: bool) -> None:
     """Write the hook entries into the agent's settings, keeping everything else there."""
@@ -73,7 +75,7 @@ def hook_install(obj: Context, agent: str, project: Path | None, user: bool) -> 
 
 @hook_group.command("uninstall")
 @click.argument("agent", type=AGENTS)
-@_where  # type: ignore[arg-type]
+@_where
 @click.pass_obj
 def hook_uninstall(obj: Context, agent: str, project: Path | None, user: bool) -> None:
     """Remove exactly the hook entries `install` wrote."""

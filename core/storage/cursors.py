@@ -73,10 +73,14 @@ def advance(
 
 
 def totals(conn: Connection) -> dict[str, tuple[int, int]]:
-    """Per agent: (sources followed, events captured)."""
-    rows = conn.execute(select(s.capture_cursors.c.agent, s.capture_cursors.c.events)).all()
+    """Per agent: (files followed, events captured from them)."""
+    table = s.capture_cursors
+    rows = conn.execute(
+        select(table.c.agent, table.c.events).where(table.c.key.like("%:file:%"))
+    ).all()
     out: dict[str, tuple[int, int]] = {}
-    for agent, events in rows:
+    for row in rows:
+        agent, events = str(row.agent), int(row.events)
         sources, count = out.get(agent, (0, 0))
-        out[agent] = (sources + 1, count + int(events))
+        out[agent] = (sources + 1, count + events)
     return out

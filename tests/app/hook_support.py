@@ -17,6 +17,7 @@ from tests.conftest import PASSPHRASE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = REPO_ROOT / "examples" / "ab_sessions"
+CLI = [sys.executable, "-c", "from app.cli import main; main()"]
 
 
 def hook_env(runtime: Path, *, daemon: bool) -> dict[str, str]:
@@ -41,8 +42,7 @@ def run_cli_hook(
     """`memory-center hook claude-code` with `payload` (an object, or raw text) on stdin."""
     text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
     return subprocess.run(
-        [sys.executable, "-c", "from app.cli import main; main()", "--data-dir", str(data_dir)]
-        + ["hook", "claude-code"],
+        [*CLI, "--data-dir", str(data_dir), "hook", "claude-code"],
         input=text,
         capture_output=True,
         text=True,
