@@ -2,27 +2,36 @@
 
 A Python process that imports the engine needs about a second before it can answer (the
 imports, the store, the embedding model). A hook that injects must answer within a few
-hundred milliseconds, so this module imports only the standard library's basics and asks a
-daemon that keeps the store open. The daemon is started on demand, listens on a Unix socket
-in a private directory, checks a per-user token (a 0600 file) on every request, and exits
-when idle. If it cannot be reached or started, the hook runs in this process instead.
+hundred milliseconds, so this module imports only built-in modules (no `json`, `socket`,
+`pathlib` or `hashlib`, which drag in `re` and `enum`: on a loaded machine that alone is
+~100 ms) and asks a daemon that keeps the store open. The daemon is started on demand,
+listens on a Unix socket in a private directory, checks a per-user token (a 0600 file) on
+every request, and exits when idle. If it cannot be reached or started, the hook runs in
+this process instead.
+
+Wire format: the request is one header line `MC2 <token> <code stamp> <agent>` followed by
+the hook's stdin bytes as they came; the reply is `OK` and a newline followed by what to
+print, or `ERR <reason>`.
 
 Whatever happens, the command exits 0; it prints only what the model should see.
 
-    python .../app/hooks/client.py claude-code [--data-dir DIR]
+    python -S .../app/hooks/client.py claude-code [--data-dir DIR]
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import socket
 import sys
 import time
-from pathlib import Path
 
-PROTOCOL = 1
+try:
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover - builds without the built-in module
+    from hashlib import sha256
+
+import _socket
+
+PROTOCOL = b"MC2"
 DATA_DIR_ENV = "MEMORY_CENTER_DATA_DIR"
 DAEMON_ENV = "MEMORY_CENTER_HOOK_DAEMON"  # "0": never use the daemon
 HOT_EVENTS = ("UserPromptSubmit", "SessionStart")
@@ -32,55 +41,60 @@ WRITE_WAIT = 15.0
 REPLY_TIMEOUT = {"UserPromptSubmit": 2.0, "SessionStart": 4.0}
 WRITE_REPLY_TIMEOUT = 60.0
 MAX_REPLY = 1 << 20
-ROOT = Path(__file__).resolve().parents[2]
-STAMP_FILES = ("client.py", "daemon.py", "claude_code.py", "workspace.py")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+STAMP_FILES = ("client.py", "daemon.py", "claude_code.py", "workspace.py", "runner.py")
 
 
 class Paths:
-    """Where the daemon of one store keeps its socket, token and lock."""
+    """Where the daemon of one store keeps its socket, token and lock (strings)."""
 
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
-        real = os.path.realpath(data_dir)
-        name = hashlib.sha256(real.encode("utf-8")).hexdigest()[:16]
+    def __init__(self, data_dir: str | os.PathLike[str]) -> None:
+        self.data_dir = os.fspath(data_dir)
+        real = os.path.realpath(self.data_dir)
+        name = sha256(real.encode("utf-8")).hexdigest()[:16]
         self.dir = runtime_dir()
-        self.socket = self.dir / f"{name}.sock"
-        self.token = self.dir / f"{name}.token"
-        self.lock = self.dir / f"{name}.lock"
-        self.missed = self.dir / f"{name}.missed.jsonl"
+        self.socket = os.path.join(self.dir, f"{name}.sock")
+        self.token = os.path.join(self.dir, f"{name}.token")
+        self.lock = os.path.join(self.dir, f"{name}.lock")
+        self.missed = os.path.join(self.dir, f"{name}.missed.jsonl")
 
 
-def runtime_dir() -> Path:
+def runtime_dir() -> str:
     """A private directory for sockets ($XDG_RUNTIME_DIR, else the temp dir), made 0700."""
     base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("TMPDIR") or "/tmp"
-    folder = Path(base) / f"memory-center-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    info = folder.stat()
+    folder = os.path.join(base, f"memory-center-{os.getuid()}")
+    try:  # noqa: SIM105 - contextlib would cost this fast path its imports
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    info = os.stat(folder)
     if info.st_uid != os.getuid() or info.st_mode & 0o077:
         raise PermissionError(f"{folder} is not private to this user")
     return folder
 
 
-def default_data_dir() -> Path:
+def default_data_dir() -> str:
     """The store directory, as `app.paths.default_data_dir` finds it (without platformdirs)."""
     override = os.environ.get(DATA_DIR_ENV)
     if override:
-        return Path(override).expanduser()
+        return os.path.expanduser(override)
     if sys.platform.startswith("linux"):
-        base = os.environ.get("XDG_DATA_HOME", "").strip() or str(Path.home() / ".local/share")
-        return Path(base) / "memory-center" / "store"
+        base = os.environ.get("XDG_DATA_HOME", "").strip()
+        base = base or os.path.join(os.path.expanduser("~"), ".local", "share")
+        return os.path.join(base, "memory-center", "store")
+    _load_site()
     from app.paths import default_data_dir as slow_default
 
-    return slow_default()
+    return str(slow_default())
 
 
 def code_stamp() -> str:
     """Changes when the hook code changes, so a daemon running old code is replaced."""
-    here = Path(__file__).parent
+    here = os.path.dirname(os.path.abspath(__file__))
     stamps = []
     for name in STAMP_FILES:
         try:
-            stamps.append(str((here / name).stat().st_mtime_ns))
+            stamps.append(str(os.stat(os.path.join(here, name)).st_mtime_ns))
         except OSError:
             stamps.append("-")
     return ":".join(stamps)
@@ -89,45 +103,37 @@ def code_stamp() -> str:
 def ask(paths: Paths, agent: str, raw: bytes, timeout: float) -> str | None:
     """The daemon's answer (what to print), or None when it cannot be reached."""
     try:
-        token = paths.token.read_text(encoding="ascii").strip()
+        with open(paths.token, "rb") as handle:
+            token = handle.read().strip()
+        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except OSError:
         return None
-    request = {
-        "v": PROTOCOL,
-        "token": token,
-        "stamp": code_stamp(),
-        "agent": agent,
-        "payload": raw.decode("utf-8", errors="replace"),
-    }
+    header = b" ".join([PROTOCOL, token, code_stamp().encode(), agent.encode()]) + b"\n"
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(timeout)
-            conn.connect(str(paths.socket))
-            conn.sendall(json.dumps(request).encode("utf-8") + b"\n")
-            reply = _read_line(conn)
+        conn.settimeout(timeout)
+        conn.connect(paths.socket)
+        conn.sendall(header + raw)
+        conn.shutdown(_socket.SHUT_WR)
+        reply = _read_all(conn)
     except OSError:
         return None
-    try:
-        doc = json.loads(reply)
-    except ValueError:
+    finally:
+        conn.close()
+    status, _, body = reply.partition(b"\n")
+    if status != b"OK":
         return None
-    if not isinstance(doc, dict) or not doc.get("ok"):
-        return None
-    out = doc.get("stdout")
-    return out if isinstance(out, str) else ""
+    return body.decode("utf-8", errors="replace")
 
 
-def _read_line(conn: socket.socket) -> bytes:
+def _read_all(conn: _socket.socket) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    while True:
+    while size <= MAX_REPLY:
         part = conn.recv(65536)
         if not part:
             break
         chunks.append(part)
         size += len(part)
-        if part.endswith(b"\n") or size > MAX_REPLY:
-            break
     return b"".join(chunks)
 
 
@@ -136,22 +142,21 @@ def spawn_daemon(paths: Paths) -> None:
     import subprocess
 
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
     subprocess.Popen(
-        [sys.executable, "-m", "app.hooks.daemon", "--data-dir", str(paths.data_dir)],
+        [sys.executable, "-m", "app.hooks.daemon", "--data-dir", paths.data_dir],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
         close_fds=True,
-        cwd=str(ROOT),
+        cwd=ROOT,
         env=env,
     )
 
 
-def via_daemon(data_dir: Path, agent: str, raw: bytes, event: str) -> str | None:
+def via_daemon(paths: Paths, agent: str, raw: bytes, event: str) -> str | None:
     """Ask the daemon, starting it when needed; None when it could not answer."""
-    paths = Paths(data_dir)
     timeout = REPLY_TIMEOUT.get(event, WRITE_REPLY_TIMEOUT)
     answer = ask(paths, agent, raw, timeout)
     if answer is not None:
@@ -165,7 +170,7 @@ def via_daemon(data_dir: Path, agent: str, raw: bytes, event: str) -> str | None
             spawn_daemon(paths)
             next_spawn = time.monotonic() + 1.0
         time.sleep(0.05)
-        if paths.socket.exists() and paths.token.exists():
+        if os.path.exists(paths.socket) and os.path.exists(paths.token):
             answer = ask(paths, agent, raw, timeout)
             if answer is not None:
                 return answer
@@ -174,6 +179,8 @@ def via_daemon(data_dir: Path, agent: str, raw: bytes, event: str) -> str | None
 
 def note_missed(paths: Paths, raw: bytes, reason: str) -> None:
     """Leave a note the daemon records as a degraded event when it is up (never raises)."""
+    import json
+
     try:
         doc = json.loads(raw)
     except ValueError:
@@ -189,44 +196,54 @@ def note_missed(paths: Paths, raw: bytes, reason: str) -> None:
             os.write(fd, line)
         finally:
             os.close(fd)
-    except OSError:
-        pass
+    except OSError:  # best effort: the note is only for the audit trail
+        return
 
 
-def in_process(data_dir: Path, agent: str, raw: bytes) -> str:
-    """Run the hook here (slow start, but it works without a daemon)."""
-    if not sys.flags.no_site:
-        from app.hooks.runner import run_once
-    else:  # started with -S for a fast start: the engine needs site-packages now
+def _load_site() -> None:
+    """Started with -S for a fast start: add site-packages before importing the engine."""
+    if sys.flags.no_site:
         import site
 
         site.main()
-        from app.hooks.runner import run_once
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
 
-    return run_once(data_dir, agent, raw)
+
+def in_process(data_dir: str, agent: str, raw: bytes) -> str:
+    """Run the hook here (slow start, but it works without a daemon)."""
+    _load_site()
+    from pathlib import Path
+
+    from app.hooks.runner import run_once
+
+    return run_once(Path(data_dir), agent, raw)
 
 
 def event_name(raw: bytes) -> str:
-    """The hook event named in the payload ('' when unreadable)."""
-    try:
-        doc = json.loads(raw)
-    except ValueError:
+    """The hook event named in the payload ('' when not found), without a JSON parser."""
+    at = raw.find(b'"hook_event_name"')
+    if at < 0:
         return ""
-    name = doc.get("hook_event_name") if isinstance(doc, dict) else None
-    return name if isinstance(name, str) else ""
+    start = raw.find(b'"', raw.find(b":", at + 17) + 1)
+    end = raw.find(b'"', start + 1)
+    if start < 0 or end < 0:
+        return ""
+    return raw[start + 1 : end].decode("utf-8", errors="replace")
 
 
-def run(agent: str, raw: bytes, data_dir: Path | None = None) -> str:
+def run(agent: str, raw: bytes, data_dir: str | os.PathLike[str] | None = None) -> str:
     """What the hook prints. Never raises."""
     try:
-        folder = data_dir or default_data_dir()
+        folder = os.fspath(data_dir) if data_dir is not None else default_data_dir()
         event = event_name(raw)
-        if os.environ.get(DAEMON_ENV, "1") != "0" and hasattr(socket, "AF_UNIX"):
-            answer = via_daemon(folder, agent, raw, event)
+        if os.environ.get(DAEMON_ENV, "1") != "0" and hasattr(_socket, "AF_UNIX"):
+            paths = Paths(folder)
+            answer = via_daemon(paths, agent, raw, event)
             if answer is not None:
                 return answer
             if event in HOT_EVENTS:
-                note_missed(Paths(folder), raw, "the hook daemon did not answer in time")
+                note_missed(paths, raw, "the hook daemon did not answer in time")
                 return ""  # the prompt goes on without memory rather than waiting
         return in_process(folder, agent, raw)
     except Exception:  # the agent never breaks because of memory
@@ -239,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     agent = args[0] if args else "claude-code"
     data_dir = None
     if "--data-dir" in args[:-1]:
-        data_dir = Path(args[args.index("--data-dir") + 1]).expanduser()
+        data_dir = os.path.expanduser(args[args.index("--data-dir") + 1])
     raw = sys.stdin.buffer.read()
     out = run(agent, raw, data_dir)
     if out:
@@ -249,6 +266,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     main()

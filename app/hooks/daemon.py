@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import fcntl
 import hmac
-import json
 import os
 import secrets
 import signal
@@ -75,16 +74,16 @@ class Daemon:
         from app.compose import open_service
         from app.hooks.runner import record_missed
 
-        self.service = open_service(self.paths.data_dir, create=True, prompt=None)
+        self.service = open_service(Path(self.paths.data_dir), create=True, prompt=None)
         try:
             self._warm_up()
-            record_missed(self.service, self.paths.missed)
+            record_missed(self.service, Path(self.paths.missed))
             with self._listen() as server:
                 self._loop(server)
         finally:
             for path in (self.paths.token, self.paths.socket):
                 with contextlib.suppress(OSError):
-                    path.unlink()
+                    os.unlink(path)
             self.service.close()
         return 0
 
@@ -99,17 +98,17 @@ class Daemon:
     @contextlib.contextmanager
     def _listen(self) -> Any:
         with contextlib.suppress(OSError):
-            self.paths.socket.unlink()  # a stale socket of a dead daemon (we hold the lock)
+            os.unlink(self.paths.socket)  # a stale socket of a dead daemon (we hold the lock)
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             old = os.umask(0o177)
             try:
-                server.bind(str(self.paths.socket))
+                server.bind(self.paths.socket)
             finally:
                 os.umask(old)
             server.listen(32)
             server.settimeout(0.5)
-            _write_private(self.paths.token, self.token)
+            _write_private(Path(self.paths.token), self.token)
             yield server
         finally:
             server.close()
@@ -133,8 +132,8 @@ class Daemon:
         try:
             with conn:
                 conn.settimeout(30)
-                reply = self._answer(conn)
-                conn.sendall(json.dumps(reply).encode("utf-8") + b"\n")
+                status, out = self._answer(conn)
+                conn.sendall(status + b"\n" + out.encode("utf-8"))
         except OSError:
             pass
         finally:
@@ -142,39 +141,35 @@ class Daemon:
                 self.busy -= 1
                 self.last = time.monotonic()
 
-    def _answer(self, conn: socket.socket) -> dict[str, Any]:
+    def _answer(self, conn: socket.socket) -> tuple[bytes, str]:
         from app.hooks.runner import handle
 
         if not _same_user(conn):
-            return {"ok": False, "error": "wrong user"}
-        request = _read_request(conn)
-        if not isinstance(request, dict) or request.get("v") != PROTOCOL:
-            return {"ok": False, "error": "bad request"}
-        if not hmac.compare_digest(str(request.get("token", "")), self.token):
-            return {"ok": False, "error": "bad token"}
-        if request.get("stamp") != self.stamp:
+            return b"ERR wrong-user", ""
+        header, payload = _read_request(conn)
+        parts = header.split(b" ")
+        if len(parts) != 4 or parts[0] != PROTOCOL:
+            return b"ERR bad-request", ""
+        if not hmac.compare_digest(parts[1], self.token.encode("ascii")):
+            return b"ERR bad-token", ""
+        if parts[2].decode("ascii", errors="replace") != self.stamp:
             self.stop.set()  # newer hook code: let a fresh daemon take over
-            return {"ok": False, "error": "restart"}
-        payload = request.get("payload")
-        out = handle(self.service, str(request.get("agent")), payload if payload else b"")
-        return {"ok": True, "stdout": out}
+            return b"ERR restart", ""
+        return b"OK", handle(self.service, parts[3].decode("ascii", errors="replace"), payload)
 
 
-def _read_request(conn: socket.socket) -> object:
+def _read_request(conn: socket.socket) -> tuple[bytes, bytes]:
+    """The header line and the payload (read to the client's end of stream)."""
     chunks: list[bytes] = []
     size = 0
-    while True:
+    while size <= MAX_REQUEST:
         part = conn.recv(1 << 16)
         if not part:
             break
         chunks.append(part)
         size += len(part)
-        if part.endswith(b"\n") or size > MAX_REQUEST:
-            break
-    try:
-        return json.loads(b"".join(chunks))
-    except ValueError:
-        return None
+    header, _, payload = b"".join(chunks).partition(b"\n")
+    return header.strip(), payload
 
 
 def _same_user(conn: socket.socket) -> bool:

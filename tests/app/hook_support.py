@@ -81,7 +81,7 @@ def stop_daemon(data_dir: Path, runtime: Path) -> None:
         else:
             os.environ["XDG_RUNTIME_DIR"] = old
     with contextlib.suppress(OSError, ValueError):
-        pid = int(paths.lock.read_text().strip() or "0")
+        pid = int(Path(paths.lock).read_text().strip() or "0")
         if pid:
             os.kill(pid, signal.SIGTERM)
             for _ in range(100):

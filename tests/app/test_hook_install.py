@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from app.cli import cli
 from app.hooks import install
-from app.hooks.client import Paths
+from app.hooks.client import Paths, code_stamp
 from tests.app.hook_support import hook_env, run_client_hook, stop_daemon
 from tests.conftest import PASSPHRASE
 
@@ -101,21 +101,28 @@ def test_the_daemon_refuses_a_request_without_its_token(
             assert run_client_hook(data_dir, payload, env).returncode == 0
             monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
             paths = Paths(data_dir)
-            assert paths.token.stat().st_mode & 0o777 == 0o600
-            assert paths.socket.stat().st_mode & 0o077 == 0
-            assert paths.dir.stat().st_mode & 0o777 == 0o700
-            reply = _raw_request(paths.socket, {"v": 1, "token": "guess", "payload": "{}"})
-            assert reply == {"ok": False, "error": "bad token"}
+            assert Path(paths.token).stat().st_mode & 0o777 == 0o600
+            assert Path(paths.socket).stat().st_mode & 0o077 == 0
+            assert Path(paths.dir).stat().st_mode & 0o777 == 0o700
+            token = Path(paths.token).read_bytes()
+            stamp = code_stamp().encode()
+            guess = b"MC2 guess " + stamp + b" claude-code\n" + json.dumps(payload).encode()
+            assert _raw_request(paths.socket, guess) == b"ERR bad-token\n"
+            right = (
+                b"MC2 " + token + b" " + stamp + b" claude-code\n" + json.dumps(payload).encode()
+            )
+            assert _raw_request(paths.socket, right) == b"OK\n"
         finally:
             stop_daemon(data_dir, runtime)
 
 
-def _raw_request(path: Path, request: dict) -> dict:
+def _raw_request(path: str, request: bytes) -> bytes:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.settimeout(10)
-        conn.connect(str(path))
-        conn.sendall(json.dumps(request).encode() + b"\n")
-        return json.loads(conn.makefile().readline())
+        conn.connect(path)
+        conn.sendall(request)
+        conn.shutdown(socket.SHUT_WR)
+        return conn.makefile("rb").read()
 
 
 def test_passphrase_is_never_written_to_settings(tmp_path: Path) -> None:
