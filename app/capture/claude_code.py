@@ -8,7 +8,7 @@ Lines are turned into events exactly as `app.importers.claude_code` does (same s
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 from app.capture.follow import Chunk
@@ -39,6 +39,7 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
         for ev in events:
             chunk.add(importer.SESSION_PREFIX + sid, _with_tool_id(entry, ev))
     state["tools"] = dict(list(tools.items())[-MAX_TOOLS:])
+    chunk.cwd = state.get("cwd")
     return chunk
 
 
@@ -51,8 +52,3 @@ def _with_tool_id(entry: dict[str, Any], ev: SourceEvent) -> SourceEvent:
     if not isinstance(tool_id, str):
         return ev
     return dataclasses.replace(ev, extra={**ev.extra, "tool_use_id": tool_id})
-
-
-def project_dir_name(cwd: str) -> str:
-    """The directory name of a working directory (the importer's project scope)."""
-    return PurePath(cwd).name or cwd

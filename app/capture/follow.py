@@ -31,7 +31,7 @@ class Chunk:
     """What one parser made of a run of complete lines."""
 
     sessions: dict[str, list[SourceEvent]] = field(default_factory=dict)
-    scope: Scope | None = None
+    cwd: str | None = None
     problems: list[Problem] = field(default_factory=list)
 
     def add(self, session: str, event: SourceEvent) -> None:
