@@ -130,7 +130,7 @@ def test_codex_rollouts_are_captured_with_import_trust_rules(tmp_path: Path) -> 
         ("tool", "untrusted", "tool_result"),
         ("assistant", "assistant", "message"),
     ]
-    assert events[2].text == '  "test": "vitest run",\n'
+    assert events[2].text == '"test": "vitest run",'
     assert dict(events[0].scope.items_)["project"] == "webshop"
     assert "environment_context" not in " ".join(e.text for e in events)
 
