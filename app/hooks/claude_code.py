@@ -13,7 +13,8 @@ For `SessionStart` and `UserPromptSubmit`, what the hook prints as
 - PreCompact: records the transcript, then extracts candidates from what arrived since
   the last extraction (R12; candidates only).
 - Stop / SessionEnd: records what is new in the transcript (byte cursor in the store);
-  SessionEnd also extracts like PreCompact.
+  SessionEnd (and Stop with `extract_each_turn`) also extracts from what arrived since the
+  last extraction, through the ordinary policy.
 
 `handle` never raises: any failure records a degraded event (when the store is reachable)
 and returns no output, so the agent's turn goes on without memory.
@@ -115,7 +116,7 @@ def _dispatch(service: MemoryService, call: HookCall, ws: Workspace) -> str:
         extract_since_mark(service, call.session, pre_compress=True)
     else:  # Stop, SessionEnd
         sync_transcript(service, call, ws)
-        if call.event == "SessionEnd":
+        if call.event == "SessionEnd" or ws.extract_each_turn:
             extract_since_mark(service, call.session, pre_compress=False)
     return ""
 

@@ -14,6 +14,8 @@ injection budgets.
     opt_out = false
     budget_tokens = 400          # per prompt
     session_budget_tokens = 250  # at session start
+    extract_each_turn = false    # also extract after every turn (Stop), not only before
+                                 # compaction and at the session's end
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class Workspace:
     opt_out: bool = False
     budget_tokens: int = DEFAULT_BUDGET
     session_budget_tokens: int = DEFAULT_SESSION_BUDGET
+    extract_each_turn: bool = False
 
     @property
     def project(self) -> str:
@@ -70,6 +73,7 @@ def resolve(cwd: str | os.PathLike[str] | None) -> Workspace:
         session_budget_tokens=_budget(
             memory.get("session_budget_tokens"), DEFAULT_SESSION_BUDGET, "session_budget_tokens"
         ),
+        extract_each_turn=bool(memory.get("extract_each_turn", False)),
     )
 
 
