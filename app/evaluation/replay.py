@@ -98,50 +98,43 @@ def _replay(
 ) -> Score:
     if config.policy:
         svc.update_policy_settings(**config.policy)
-    keys = {
-        m["key"]: svc.remember(m["scope"], m["text"], kind=m.get("kind")).value
-        for m in session.memories
-    }
-    ids = {k: out.record.id for k, out in keys.items() if out.record is not None}
+    ids = _seed(svc, session)
     project = _project(work, session, config)
     transcript = work / f"{session.session_id}.jsonl"
     transcript.touch()
     name = SESSION_PREFIX + session.session_id
-    calls = [
-        _call(
-            svc,
-            name,
-            lifecycle_payload(session, "SessionStart", transcript, project, source="startup"),
-            frozenset(),
-            labelled=False,
-        )
-    ]
+
+    def lifecycle(event: str, **extra: Any) -> dict[str, Any]:
+        return lifecycle_payload(session, event, transcript, project, **extra)
+
+    calls = [_call(svc, name, lifecycle("SessionStart", source="startup"), frozenset(), False)]
     middle = max(1, len(session.turns) // 2)
     for number, turn in enumerate(session.turns, start=1):
         payloads = hook_payloads(session, turn, transcript, project)
         used = frozenset(ids[k] for k in turn.used if k in ids)
         calls.append(_call(svc, name, payloads["prompt"], used))
-        with transcript.open("a", encoding="utf-8") as handle_:
-            handle_.write("\n".join(turn.lines) + "\n")
+        with transcript.open("a", encoding="utf-8") as out:
+            out.write("\n".join(turn.lines) + "\n")
         for payload in [*payloads["tools"], payloads["stop"]]:
             handle(svc, json.dumps(payload))
         if number == middle:
-            handle(
-                svc,
-                json.dumps(
-                    lifecycle_payload(session, "PreCompact", transcript, project, trigger="auto")
-                ),
-            )
+            handle(svc, json.dumps(lifecycle("PreCompact", trigger="auto")))
         _act(svc, session, ids, number, name)
-    handle(
-        svc,
-        json.dumps(lifecycle_payload(session, "SessionEnd", transcript, project, reason="exit")),
-    )
+    handle(svc, json.dumps(lifecycle("SessionEnd", reason="exit")))
     score = score_session(svc, calls, seeded=ids.values())
-    score.degraded = sum(
-        1 for e in svc.list_events(session=name, limit=10_000) if e.kind.value == "degraded"
-    )
+    events = svc.list_events(session=name, limit=10_000)
+    score.degraded = sum(1 for e in events if e.kind.value == "degraded")
     return score
+
+
+def _seed(svc: MemoryService, session: RecordedSession) -> dict[str, str]:
+    """The session's memories as the user's own (active); key -> memory id."""
+    ids = {}
+    for mem in session.memories:
+        out = svc.remember(mem["scope"], mem["text"], kind=mem.get("kind")).value
+        if out.record is not None:
+            ids[mem["key"]] = out.record.id
+    return ids
 
 
 def _project(work: Path, session: RecordedSession, config: Configuration) -> Path:
@@ -164,7 +157,6 @@ def _call(
     name: str,
     payload: dict[str, Any],
     used: frozenset[str],
-    *,
     labelled: bool = True,
 ) -> Call:
     before = len(svc.list_snapshots(name)) if _exists(svc, name) else 0

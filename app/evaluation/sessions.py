@@ -83,6 +83,7 @@ def load(transcript: Path) -> RecordedSession:
         )
     for turn, label in zip(turns, labels, strict=True):
         turn.used = tuple(str(k) for k in (label or {}).get("used", []))
+    _check_references(side, side_path, len(turns))
     return RecordedSession(
         name=transcript.stem,
         session_id=_text(side, "session_id", side_path),
@@ -92,6 +93,27 @@ def load(transcript: Path) -> RecordedSession:
         actions=list(side.get("actions", [])),
         turns=turns,
     )
+
+
+def _check_references(side: dict[str, Any], path: Path, turns: int) -> None:
+    """Every key an action or label names is a seeded memory; turns are in range."""
+    memories = side.get("memories", [])
+    if not isinstance(memories, list) or not all(
+        isinstance(m, dict) and {"key", "text", "scope"} <= set(m) for m in memories
+    ):
+        raise InvalidInputError(f"{path}: memories", "each needs key, text and scope")
+    keys = {m["key"] for m in memories}
+    for i, label in enumerate(side.get("turns", [])):
+        unknown = set((label or {}).get("used", [])) - keys
+        if unknown:
+            raise InvalidInputError(f"{path}: turns[{i}].used", f"unknown key {sorted(unknown)[0]}")
+    for i, action in enumerate(side.get("actions", [])):
+        turn = action.get("after_turn") if isinstance(action, dict) else None
+        if not isinstance(turn, int) or isinstance(turn, bool) or not 1 <= turn <= turns:
+            raise InvalidInputError(f"{path}: actions[{i}]", f"after_turn must be 1..{turns}")
+        named = action.get("delete") or (action.get("observe") or {}).get("contradicts")
+        if named is not None and named not in keys:
+            raise InvalidInputError(f"{path}: actions[{i}]", f"unknown memory key {named!r}")
 
 
 def _text(doc: dict[str, Any], key: str, path: Path) -> str:

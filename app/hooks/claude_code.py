@@ -251,23 +251,21 @@ def sync_transcript(service: MemoryService, call: HookCall, ws: Workspace) -> in
     def scope_of(_chunk: Chunk) -> Scope:
         return ws.scope
 
+    seen: dict[tuple[str, int], set[str]] = {}
+
+    def seen_live(session: str, ev: SourceEvent, mark: int) -> bool:
+        """True when a PostToolUse hook already recorded this tool call or result."""
+        tool_id = ev.extra.get("tool_use_id")
+        if not tool_id:
+            return False
+        if (session, mark) not in seen:
+            seen[(session, mark)] = live_tool_ids(service, session, mark)
+        return tool_id in seen[(session, mark)]
+
     report = capture_file(
-        service,
-        call.transcript,
-        AGENT,
-        transcript.parse_lines,
-        scope_of,
-        skip=lambda session, ev, mark: _seen_live(service, session, ev, mark),
+        service, call.transcript, AGENT, transcript.parse_lines, scope_of, skip=seen_live
     )
     return report.events
-
-
-def _seen_live(service: MemoryService, session: str, ev: SourceEvent, mark: int) -> bool:
-    """True when a PostToolUse hook already recorded this tool call or result."""
-    tool_id = ev.extra.get("tool_use_id")
-    if not tool_id:
-        return False
-    return tool_id in live_tool_ids(service, session, mark)
 
 
 def live_tool_ids(service: MemoryService, session: str, after: int) -> set[str]:

@@ -76,6 +76,17 @@ def test_a_sidecar_with_the_wrong_number_of_turns_is_refused(tmp_path: Path) -> 
     assert code == 1 and "one entry per prompt (7 prompts)" in output
 
 
+def test_a_sidecar_naming_an_unknown_memory_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes((SESSIONS / "zh-budget.jsonl").read_bytes())
+    side = json.loads((SESSIONS / "zh-budget.eval.json").read_text())
+    side["actions"].append({"after_turn": 3, "delete": "no-such-memory"})
+    (folder / "s.eval.json").write_text(json.dumps(side))
+    code, output, _ = _eval(tmp_path, "memory-on.json", transcripts=folder)
+    assert code == 1 and "no-such-memory" in output and "Traceback" not in output
+
+
 def test_leakage_is_caught_when_a_snapshot_holds_what_it_should_not(tmp_path: Path) -> None:
     """Negative control: forge snapshots a broken retriever would write, and count them."""
     billing = {"user": "alice", "project": "billing-service"}

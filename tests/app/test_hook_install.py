@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import socket
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -128,3 +129,21 @@ def _raw_request(path: str, request: bytes) -> bytes:
 def test_passphrase_is_never_written_to_settings(tmp_path: Path) -> None:
     _cli("hook", "install", "claude-code", "--project", str(tmp_path), data_dir=tmp_path)
     assert PASSPHRASE not in (tmp_path / ".claude" / "settings.json").read_text()
+
+
+def test_the_hook_client_imports_almost_nothing() -> None:
+    """The process Claude Code starts per event loads no engine, no Qt, no regex machinery."""
+    client = Path(__file__).resolve().parents[2] / "app" / "hooks" / "client.py"
+    code = (
+        f"import sys; sys.path.insert(0, {str(client.parent)!r}); "
+        "before = set(sys.modules); import client; "
+        "print(' '.join(set(sys.modules) - before))"
+    )
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    heavy = {"json", "re", "enum", "socket", "pathlib", "numpy", "sqlalchemy", "PySide6", "core"}
+    assert not heavy & loaded
+    assert "_socket" in loaded and "client" in loaded
