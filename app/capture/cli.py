@@ -61,6 +61,9 @@ def watch_command(
     """
     spec = AGENTS[agent]
     target = folder or spec.default_dir
+    if not target.is_dir():
+        click.echo(f"error: {target}: no such folder (nothing to watch)", err=True)
+        sys.exit(1)
     try:
         scope = Scope.of(dict(Scope.parse(scopes).items_)) if scopes else None
         service = obj.service(create=True)

@@ -232,12 +232,17 @@ def event_name(raw: bytes) -> str:
     return raw[start + 1 : end].decode("utf-8", errors="replace")
 
 
+def _daemon_possible() -> bool:
+    """Unix sockets and user ids exist here (not on Windows: the hook runs in process)."""
+    return hasattr(_socket, "AF_UNIX") and hasattr(os, "getuid")
+
+
 def run(agent: str, raw: bytes, data_dir: str | os.PathLike[str] | None = None) -> str:
     """What the hook prints. Never raises."""
     try:
         folder = os.fspath(data_dir) if data_dir is not None else default_data_dir()
         event = event_name(raw)
-        if os.environ.get(DAEMON_ENV, "1") != "0" and hasattr(_socket, "AF_UNIX"):
+        if os.environ.get(DAEMON_ENV, "1") != "0" and _daemon_possible():
             paths = Paths(folder)
             answer = via_daemon(paths, agent, raw, event)
             if answer is not None:

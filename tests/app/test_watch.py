@@ -151,3 +151,16 @@ def test_from_now_skips_history_but_follows_growth(tmp_path: Path) -> None:
         texts = [e.text for e in svc.list_events(session=session.id)]
     assert texts[0].startswith("帮我看看电费账单")
     assert len(texts) == 2
+
+
+def test_watching_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from app.cli import cli
+
+    missing = tmp_path / "nope"
+    done = CliRunner().invoke(
+        cli, ["--data-dir", str(tmp_path / "s"), "watch", "codex", str(missing), "--once"]
+    )
+    assert done.exit_code == 1 and "no such folder" in done.output
+    assert not (tmp_path / "s").exists()  # nothing written
