@@ -242,8 +242,8 @@ def run(agent: str, raw: bytes, data_dir: str | os.PathLike[str] | None = None) 
     try:
         folder = os.fspath(data_dir) if data_dir is not None else default_data_dir()
         event = event_name(raw)
-        if os.environ.get(DAEMON_ENV, "1") != "0" and _daemon_possible():
-            paths = Paths(folder)
+        paths = _daemon_paths(folder)
+        if paths is not None:
             answer = via_daemon(paths, agent, raw, event)
             if answer is not None:
                 return answer
@@ -253,6 +253,17 @@ def run(agent: str, raw: bytes, data_dir: str | os.PathLike[str] | None = None) 
         return in_process(folder, agent, raw)
     except Exception:  # the agent never breaks because of memory
         return ""
+
+
+def _daemon_paths(folder: str) -> Paths | None:
+    """The daemon's paths, or None: switched off, no Unix sockets, or no private directory
+    (someone else owns it): then the hook runs in process."""
+    if os.environ.get(DAEMON_ENV, "1") == "0" or not _daemon_possible():
+        return None
+    try:
+        return Paths(folder)
+    except OSError:
+        return None
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import socket
 import subprocess
@@ -147,3 +148,29 @@ def test_the_hook_client_imports_almost_nothing() -> None:
     heavy = {"json", "re", "enum", "socket", "pathlib", "numpy", "sqlalchemy", "PySide6", "core"}
     assert not heavy & loaded
     assert "_socket" in loaded and "client" in loaded
+
+
+def test_a_runtime_folder_others_can_enter_is_not_used(tmp_path: Path) -> None:
+    """A socket folder that is not private (0700, ours) is refused: the hook runs in process."""
+    with tempfile.TemporaryDirectory(prefix="mch") as folder:
+        runtime = Path(folder)
+        shared = runtime / f"memory-center-{os.getuid()}"
+        shared.mkdir(mode=0o755)
+        shared.chmod(0o755)
+        data_dir = tmp_path / "store"
+        payload = {
+            "session_id": "s",
+            "cwd": str(tmp_path),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "true"},
+            "tool_response": {"stdout": "done"},
+        }
+        done = run_client_hook(data_dir, payload, hook_env(runtime, daemon=True))
+        assert (done.returncode, done.stdout) == (0, "")
+        assert list(shared.iterdir()) == []  # no socket, token or lock placed there
+        from core import MemoryService
+
+        with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+            texts = [e.text for e in svc.list_events(session="claude-code:s")]
+        assert texts == ['Bash({"command": "true"})', "done"]
