@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from app.cli import cli
 from app.hooks import install
 from app.hooks.client import Paths, code_stamp
+from core import MemoryService
 from tests.app.hook_support import hook_env, run_client_hook, stop_daemon
 from tests.conftest import PASSPHRASE
 
@@ -169,8 +170,6 @@ def test_a_runtime_folder_others_can_enter_is_not_used(tmp_path: Path) -> None:
         done = run_client_hook(data_dir, payload, hook_env(runtime, daemon=True))
         assert (done.returncode, done.stdout) == (0, "")
         assert list(shared.iterdir()) == []  # no socket, token or lock placed there
-        from core import MemoryService
-
         with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
             texts = [e.text for e in svc.list_events(session="claude-code:s")]
         assert texts == ['Bash({"command": "true"})', "done"]
