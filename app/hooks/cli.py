@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -86,3 +87,55 @@ def hook_uninstall(obj: Context, agent: str, project: Path | None, user: bool) -
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(1)
     obj.emit(report, f"removed {report.removed} {agent} hook entries from {report.path}")
+
+
+@hook_group.command("status")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The project to look at (default: the current directory).",
+)
+@click.pass_obj
+def hook_status(obj: Context, project: Path | None) -> None:
+    """Where the hooks are installed, whether the daemon runs, what capture recorded."""
+    files = {
+        "project": install.settings_path(project, False),
+        "user": install.settings_path(None, True),
+    }
+    try:
+        installed = {where: install.installed(path) for where, path in files.items()}
+        totals = obj.service().capture_totals()
+    except MemoryCenterError as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        sys.exit(1)
+    finally:
+        obj.close()
+    daemon = _daemon_pid(obj.data_dir)
+    doc = {
+        "settings": {w: {"path": str(files[w]), "events": e} for w, e in installed.items()},
+        "daemon_pid": daemon,
+        "captured": {a: {"files": f, "events": n} for a, (f, n) in totals.items()},
+    }
+
+    def human() -> None:
+        for where, events in installed.items():
+            state = ", ".join(events) if events else "not installed"
+            click.echo(f"{where:<8} {files[where]}: {state}")
+        click.echo("daemon   " + (f"running (pid {daemon})" if daemon else "not running"))
+        for agent, (count, captured) in sorted(totals.items()):
+            click.echo(f"captured {agent}: {captured} events from {count} files")
+
+    obj.emit(doc, human)
+
+
+def _daemon_pid(data_dir: Path) -> int | None:
+    """The pid of the daemon serving this store, if one is alive."""
+    try:
+        paths = client.Paths(data_dir)
+        pid = int(Path(paths.lock).read_text().strip() or "0")
+        if pid and os.path.exists(paths.socket):
+            os.kill(pid, 0)
+            return pid
+    except (OSError, ValueError):
+        return None
+    return None

@@ -173,3 +173,19 @@ def test_a_runtime_folder_others_can_enter_is_not_used(tmp_path: Path) -> None:
         with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
             texts = [e.text for e in svc.list_events(session="claude-code:s")]
         assert texts == ['Bash({"command": "true"})', "done"]
+
+
+def test_status_names_the_settings_files_and_what_capture_recorded(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with MemoryService.open(store, passphrase=PASSPHRASE, prefer_keyring=False):
+        pass
+    _cli("hook", "install", "claude-code", "--project", str(tmp_path), data_dir=store)
+    done = CliRunner().invoke(
+        cli,
+        ["--data-dir", str(store), "--json", "hook", "status", "--project", str(tmp_path)],
+        env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
+    )
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.output)
+    assert set(doc["settings"]["project"]["events"]) == set(install.EVENTS)
+    assert doc["daemon_pid"] is None and doc["captured"] == {}
