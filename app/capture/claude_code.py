@@ -34,12 +34,11 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
             continue
         sid = str(entry.get("sessionId") or path.stem)
         cwd = entry.get("cwd")
-        if isinstance(cwd, str) and cwd and "cwd" not in state:
-            state["cwd"] = cwd
+        if isinstance(cwd, str) and cwd and chunk.cwd is None:
+            chunk.cwd = cwd  # for the scope; never kept in the cursor (paths stay out)
         for ev in events:
             chunk.add(importer.SESSION_PREFIX + sid, _with_tool_id(entry, ev))
     state["tools"] = dict(list(tools.items())[-MAX_TOOLS:])
-    chunk.cwd = state.get("cwd")
     return chunk
 
 

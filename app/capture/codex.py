@@ -43,12 +43,12 @@ def session_id(path: Path, state: dict[str, Any]) -> str:
 
 
 def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any]) -> Chunk:
-    """Events of complete rollout lines; `state` keeps the session id, cwd and tool names."""
+    """Events of complete rollout lines; `state` keeps the session id and tool names."""
     chunk = Chunk()
     tools: dict[str, str] = dict(state.get("tools", {}))
     for offset, raw in lines:
         try:
-            item = _item(raw, state)
+            item = _item(raw, state, chunk)
             event = _event(item, tools, f"{session_id(path, state)}@{offset}") if item else None
         except ValueError as exc:
             chunk.problems.append(Problem(str(path), f"byte {offset}", str(exc)))
@@ -56,11 +56,10 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
         if event is not None:
             chunk.add(SESSION_PREFIX + session_id(path, state), event)
     state["tools"] = dict(list(tools.items())[-200:])
-    chunk.cwd = state.get("cwd")
     return chunk
 
 
-def _item(raw: str, state: dict[str, Any]) -> dict[str, Any] | None:
+def _item(raw: str, state: dict[str, Any], chunk: Chunk) -> dict[str, Any] | None:
     try:
         line = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -69,10 +68,11 @@ def _item(raw: str, state: dict[str, Any]) -> dict[str, Any] | None:
         raise ValueError("not a JSON object")
     kind = line.get("type")
     payload = line.get("payload")
-    if kind == "session_meta" and isinstance(payload, dict):
-        state.setdefault("session", str(payload.get("id") or ""))
-        if isinstance(payload.get("cwd"), str):
-            state.setdefault("cwd", payload["cwd"])
+    if kind in ("session_meta", "turn_context") and isinstance(payload, dict):
+        if kind == "session_meta":
+            state.setdefault("session", str(payload.get("id") or ""))
+        if isinstance(payload.get("cwd"), str) and chunk.cwd is None:
+            chunk.cwd = payload["cwd"]  # for the scope only; never kept in the cursor
         return None
     if kind == "response_item" and isinstance(payload, dict):
         return {**payload, "_ts": line.get("timestamp")}

@@ -105,7 +105,8 @@ def _one_pass(
         state["marks"] = [newer, last_position(service)]
         chunk = parse(path, lines, state)
         report.problems.extend(chunk.problems)
-        items = _new_events(service, cursor, chunk, scope_of(chunk), agent=cursor.agent)
+        scope = _scope(chunk, state, scope_of)
+        items = _new_events(service, cursor, chunk, scope, agent=cursor.agent)
         if skip is not None:
             items = [(s, e, n) for s, e, n in items if not skip(s, e, int(older))]
         written = service.append_captured([n for _, _, n in items], cursor, end, state).value
@@ -114,6 +115,17 @@ def _one_pass(
         report.events += len(written)
         report.position = end
         cursor = service.capture_cursor(cursor.key, cursor.agent)
+
+
+def _scope(chunk: Chunk, state: dict[str, Any], scope_of: Callable[[Chunk], Scope]) -> Scope:
+    """The chunk's scope; a chunk naming no working directory keeps the file's last scope
+    (kept in the cursor: scope values are clear metadata anyway, the path is not kept)."""
+    kept = state.get("scope")
+    if chunk.cwd is None and isinstance(kept, dict) and kept:
+        return Scope.of(kept)
+    scope = scope_of(chunk)
+    state["scope"] = dict(scope.items_)
+    return scope
 
 
 def last_position(service: MemoryService) -> int:

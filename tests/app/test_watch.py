@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -14,6 +15,7 @@ from app.capture.watch import AGENTS, Watcher
 from app.importers import claude_code as importer
 from app.importers.base import ImportReport, write_sessions
 from core import MemoryService, Scope
+from core.storage.store import DB_FILE_NAME
 from tests.app.hook_support import CLI, REPO_ROOT, SESSIONS, hook_env
 from tests.conftest import PASSPHRASE
 
@@ -133,6 +135,9 @@ def test_codex_rollouts_are_captured_with_import_trust_rules(tmp_path: Path) -> 
     assert events[2].text == '"test": "vitest run",'
     assert dict(events[0].scope.items_)["project"] == "webshop"
     assert "environment_context" not in " ".join(e.text for e in events)
+    with sqlite3.connect(tmp_path / "store" / DB_FILE_NAME) as db:
+        cursors = db.execute("SELECT key, state_json FROM capture_cursors").fetchall()
+    assert cursors and not any("/" in key or "/home" in state for key, state in cursors)
 
 
 def test_from_now_skips_history_but_follows_growth(tmp_path: Path) -> None:
