@@ -113,6 +113,7 @@ def _dispatch(service: MemoryService, call: HookCall, ws: Workspace) -> str:
         post_tool_use(service, call, ws)
     elif call.event == "PreCompact":
         sync_transcript(service, call, ws)
+        record_compaction(service, call, ws)
         extract_since_mark(service, call.session, pre_compress=True)
     else:  # Stop, SessionEnd
         sync_transcript(service, call, ws)
@@ -147,6 +148,24 @@ def user_prompt(service: MemoryService, call: HookCall, ws: Workspace) -> str:
     if not isinstance(prompt, str) or not prompt.strip():
         return ""
     return _inject(service, call, ws, prompt, ws.budget_tokens)
+
+
+def record_compaction(service: MemoryService, call: HookCall, ws: Workspace) -> None:
+    """The log notes that the context was compacted here (R1), manual or automatic."""
+    trigger = call.raw.get("trigger") if call.raw.get("trigger") in ("manual", "auto") else None
+    service.append_event(
+        NewEvent(
+            call.session,
+            Actor.SYSTEM,
+            TrustLevel.TOOL_VERIFIED,
+            ws.scope,
+            f"Claude Code compacted the conversation ({trigger or 'unknown trigger'})",
+            kind=EventKind.COMPACTION,
+            source="system",
+            data={"hook": "PreCompact", "trigger": trigger, "agent": AGENT},
+            by=AGENT,
+        )
+    )
 
 
 def _inject(service: MemoryService, call: HookCall, ws: Workspace, goal: str, budget: int) -> str:

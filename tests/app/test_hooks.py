@@ -274,6 +274,7 @@ def _check_scripted_store(data_dir: Path, session_id: str, turns: int) -> None:
         events = svc.list_events(session=name, limit=1000)
         snapshots = svc.list_snapshots(name)
         chains = {d.action for m in svc.list_memories() for d in svc.history(m.id)}
+    assert [e.data["trigger"] for e in events if e.kind.value == "compaction"] == ["auto"]
     prompts = [e for e in events if e.actor.value == "user" and e.kind.value == "message"]
     assert len(prompts) == turns  # each prompt once, although Stop read the file 7 times
     results = [e for e in events if e.kind.value == "tool_result"]
