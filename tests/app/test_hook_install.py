@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,59 @@ def test_status_names_the_settings_files_and_what_capture_recorded(tmp_path: Pat
     doc = json.loads(done.output)
     assert set(doc["settings"]["project"]["events"]) == set(install.EVENTS)
     assert doc["daemon_pid"] is None and doc["captured"] == {}
+
+
+def test_parallel_hooks_on_a_cold_store_start_one_daemon_and_lose_nothing(
+    tmp_path: Path,
+) -> None:
+    """Claude Code fires PostToolUse hooks of parallel tool calls at once."""
+    with tempfile.TemporaryDirectory(prefix="mch") as folder:
+        runtime = Path(folder)
+        env = hook_env(runtime, daemon=True)
+        data_dir = tmp_path / "store"
+        client = Path(__file__).resolve().parents[2] / "app" / "hooks" / "client.py"
+        procs = []
+        try:
+            for i in range(4):
+                payload = {
+                    "session_id": "parallel",
+                    "cwd": str(tmp_path),
+                    "hook_event_name": "PostToolUse",
+                    "tool_name": "Bash",
+                    "tool_input": {"command": f"echo {i}"},
+                    "tool_response": {"stdout": f"out {i}"},
+                    "tool_use_id": f"toolu_{i}",
+                }
+                proc = subprocess.Popen(
+                    [sys.executable, "-S", str(client), "claude-code", "--data-dir", str(data_dir)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    env=env,
+                )
+                procs.append((proc, json.dumps(payload).encode()))
+            outputs = [proc.communicate(raw, timeout=120) for proc, raw in procs]
+            for _ in range(100):  # a copy that lost the lock may still be exiting
+                daemons = [
+                    p
+                    for p in Path("/proc").iterdir()
+                    if p.name.isdigit() and _is_daemon_of(p, data_dir)
+                ]
+                if len(daemons) <= 1:
+                    break
+                time.sleep(0.1)
+        finally:
+            stop_daemon(data_dir, runtime)
+    assert all(out == b"" for out, _ in outputs)
+    assert all(proc.returncode == 0 for proc, _ in procs)
+    assert len(daemons) == 1
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        results = [e.text for e in svc.list_events(session="claude-code:parallel")]
+    assert sorted(t for t in results if t.startswith("out")) == [f"out {i}" for i in range(4)]
+
+
+def _is_daemon_of(proc: Path, data_dir: Path) -> bool:
+    try:
+        cmd = (proc / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"app.hooks.daemon" in cmd and str(data_dir).encode() in cmd
