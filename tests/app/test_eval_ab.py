@@ -40,7 +40,7 @@ def test_memory_on_off_and_extraction_timing_end_to_end(tmp_path: Path) -> None:
     )
     assert code == 0, output
     assert output.splitlines()[0].startswith("configuration")
-    assert doc["sessions"] == ["en-billing", "zh-budget"]
+    assert doc["sessions"] == ["en-billing", "en-travel", "zh-budget"]
     off, on, each = (
         doc["configurations"][n]["total"] for n in ("memory-off", "memory-on", "each-turn")
     )
@@ -53,6 +53,7 @@ def test_memory_on_off_and_extraction_timing_end_to_end(tmp_path: Path) -> None:
     assert each["wrong_adoption"] == each["auto_adopted"] == 2
     per = doc["configurations"]["memory-on"]["per_session"]
     assert per["zh-budget"]["evidence_recall"] > 0.5  # Chinese prompts find Chinese memories
+    assert per["en-travel"]["evidence_recall"] > 0.5 and per["en-travel"]["leakage"] == 0
 
 
 def test_a_bad_configuration_is_named_and_nothing_runs(tmp_path: Path) -> None:
