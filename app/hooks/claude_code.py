@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 AGENT = "claude-code"
 SESSION_PREFIX = "claude-code:"
 MAX_CONTEXT_CHARS = 9_500  # Claude Code cuts additionalContext beyond 10,000 characters
+MAX_GOAL_CHARS = 4_000  # a pasted log as a prompt still retrieves by its beginning
 VERIFIED_TOOLS = {"Bash": "terminal", "BashOutput": "terminal"}
 """Tools whose result is an observation the agent made itself (a command's output)."""
 OUTSIDE_TOOLS = {"WebFetch": "web_page", "WebSearch": "search_result"}
@@ -147,7 +148,7 @@ def user_prompt(service: MemoryService, call: HookCall, ws: Workspace) -> str:
     prompt = call.raw.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return ""
-    return _inject(service, call, ws, prompt, ws.budget_tokens)
+    return _inject(service, call, ws, prompt[:MAX_GOAL_CHARS], ws.budget_tokens)
 
 
 def record_compaction(service: MemoryService, call: HookCall, ws: Workspace) -> None:
@@ -330,22 +331,28 @@ def record_failure(service: MemoryService, call: HookCall | None, exc: BaseExcep
         if isinstance(exc, MemoryCenterError)
         else f"{type(exc).__name__}: {exc}"
     )
-    session = call.session if call is not None else SESSION_PREFIX + "hook-errors"
     try:
         scope = resolve(call.cwd).scope if call is not None else Scope.of({"agent": AGENT})
     except MemoryCenterError:
         scope = Scope.of({"agent": AGENT})
-    item = NewEvent(
-        session,
-        Actor.SYSTEM,
-        TrustLevel.TOOL_VERIFIED,
-        scope,
-        "degraded_memory_unavailable",
-        kind=EventKind.DEGRADED,
-        data={"reason": reason[:500], "by": AGENT, "hook": call.event if call else None},
-        by=AGENT,
-    )
-    try:
-        service.append_event(item)
-    except Exception as err:  # the store itself may be what failed
-        log.warning("could not record a hook failure: %s", err)
+    data = {"reason": reason[:500], "by": AGENT, "hook": call.event if call else None}
+    sessions = [call.session] if call is not None else []
+    for session in [*sessions, SESSION_PREFIX + "hook-errors"]:
+        item = NewEvent(
+            session,
+            Actor.SYSTEM,
+            TrustLevel.TOOL_VERIFIED,
+            scope,
+            "degraded_memory_unavailable",
+            kind=EventKind.DEGRADED,
+            data=data,
+            by=AGENT,
+        )
+        try:
+            service.append_event(item)
+            return
+        except InvalidInputError:
+            continue  # a session id the store refuses: the shared hook-errors session then
+        except Exception as err:  # the store itself may be what failed
+            log.warning("could not record a hook failure: %s", err)
+            return

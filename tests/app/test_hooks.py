@@ -108,6 +108,7 @@ def test_project_and_user_come_from_the_repository_config(
         ("this is not json", "not valid JSON"),
         ('{"hook_event_name": "UserPromptSubmit"}', "session_id"),
         ('{"hook_event_name": "Teleport", "session_id": "x"}', "unsupported hook event"),
+        ('{"hook_event_name": "SessionStart", "session_id": "a\\nb"}', "control characters"),
     ],
 )
 def test_bad_input_prints_nothing_exits_0_and_is_recorded(
