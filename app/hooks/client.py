@@ -42,7 +42,15 @@ REPLY_TIMEOUT = {"UserPromptSubmit": 2.0, "SessionStart": 4.0}
 WRITE_REPLY_TIMEOUT = 60.0
 MAX_REPLY = 1 << 20
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-STAMP_FILES = ("client.py", "daemon.py", "claude_code.py", "workspace.py", "runner.py")
+STAMP_FILES = (
+    "hooks/client.py",
+    "hooks/daemon.py",
+    "hooks/claude_code.py",
+    "hooks/workspace.py",
+    "hooks/runner.py",
+    "capture/follow.py",
+    "capture/claude_code.py",
+)
 
 
 class Paths:
@@ -90,7 +98,7 @@ def default_data_dir() -> str:
 
 def code_stamp() -> str:
     """Changes when the hook code changes, so a daemon running old code is replaced."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stamps = []
     for name in STAMP_FILES:
         try:
