@@ -22,6 +22,7 @@ and returns no output, so the agent's turn goes on without memory.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Mapping
@@ -319,8 +320,6 @@ def extract_since_mark(service: MemoryService, session: str, *, pre_compress: bo
 
 
 def _digest(text: str) -> str:
-    import hashlib
-
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
 
 
