@@ -65,6 +65,7 @@ class Paths:
         self.token = os.path.join(self.dir, f"{name}.token")
         self.lock = os.path.join(self.dir, f"{name}.lock")
         self.missed = os.path.join(self.dir, f"{name}.missed.jsonl")
+        self.error = os.path.join(self.dir, f"{name}.error")
 
 
 def runtime_dir() -> str:
@@ -171,7 +172,10 @@ def via_daemon(paths: Paths, agent: str, raw: bytes, event: str) -> str | None:
         return answer
     deadline = time.monotonic() + HOT_WAIT.get(event, WRITE_WAIT)
     next_spawn = 0.0
+    started = time.time()
     while time.monotonic() < deadline:
+        if _failed_since(paths, started):
+            return None  # the daemon could not open the store: do not wait for it
         if time.monotonic() >= next_spawn:
             # Again every second: a daemon that was just told to make way may still hold
             # the lock when the first new one starts (that one then exits at once).
@@ -183,6 +187,14 @@ def via_daemon(paths: Paths, agent: str, raw: bytes, event: str) -> str | None:
             if answer is not None:
                 return answer
     return None
+
+
+def _failed_since(paths: Paths, started: float) -> bool:
+    """True when a daemon started after `started` left a note that it could not start."""
+    try:
+        return os.stat(paths.error).st_mtime >= started - 1
+    except OSError:
+        return False
 
 
 def note_missed(paths: Paths, raw: bytes, reason: str) -> None:

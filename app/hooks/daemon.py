@@ -73,8 +73,16 @@ class Daemon:
         """Open the store, listen, answer until idle, clean up."""
         from app.compose import open_service
         from app.hooks.runner import record_missed
+        from core import MemoryCenterError
 
-        self.service = open_service(Path(self.paths.data_dir), create=True, prompt=None)
+        try:
+            self.service = open_service(Path(self.paths.data_dir), create=True, prompt=None)
+        except MemoryCenterError as exc:
+            # Clients waiting for this daemon read the note and stop waiting.
+            _write_private(Path(self.paths.error), exc.message)
+            return 1
+        with contextlib.suppress(OSError):
+            os.unlink(self.paths.error)
         try:
             self._warm_up()
             record_missed(self.service, Path(self.paths.missed))
@@ -186,7 +194,7 @@ def _write_private(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        os.write(fd, text.encode("ascii"))
+        os.write(fd, text.encode("utf-8"))
     finally:
         os.close(fd)
     os.replace(tmp, path)

@@ -246,3 +246,24 @@ def _is_daemon_of(proc: Path, data_dir: Path) -> bool:
     except OSError:
         return False
     return b"app.hooks.daemon" in cmd and str(data_dir).encode() in cmd
+
+
+def test_a_daemon_that_cannot_open_the_store_says_so_and_the_hook_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No keyring and no passphrase: the daemon leaves a note; the hook prints nothing."""
+    with tempfile.TemporaryDirectory(prefix="mch") as folder:
+        runtime = Path(folder)
+        env = hook_env(runtime, daemon=True)
+        del env["MEMORY_CENTER_PASSPHRASE"]
+        data_dir = tmp_path / "locked-store"
+        payload = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "Stop"}
+        try:
+            done = run_client_hook(data_dir, payload, env)
+        finally:
+            stop_daemon(data_dir, runtime)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+        note = Path(Paths(data_dir).error)
+        assert (done.returncode, done.stdout) == (0, "")
+        assert note.stat().st_mode & 0o777 == 0o600
+        assert "passphrase" in note.read_text().lower()
