@@ -306,3 +306,10 @@ from app.mcp_server import mcp_command  # noqa: E402
 
 cli.add_command(mcp_command)
 cli.add_command(import_group)
+from app.capture.cli import watch_command  # noqa: E402
+from app.evaluation.cli import eval_group  # noqa: E402
+from app.hooks.cli import hook_group  # noqa: E402
+
+cli.add_command(hook_group)
+cli.add_command(watch_command)
+cli.add_command(eval_group)

@@ -38,6 +38,7 @@ from core.index.embedder import (
     make_embedder,
 )
 from core.model import limits
+from core.model.capture import CaptureCursor
 from core.model.clock import Clock, SystemClock
 from core.model.enums import ChangeKind
 from core.model.memory import (
@@ -74,7 +75,7 @@ from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.injector import Retriever
 from core.retrieval.vectors import VectorLayer
-from core.storage import checkup, event_log, memories, settings, snapshots
+from core.storage import checkup, cursors, event_log, memories, settings, snapshots
 from core.storage import schema as s
 from core.storage.damage import Damage, guarded, split
 from core.storage.migrations import current_version
@@ -306,9 +307,13 @@ class MemoryService:
             event = writes.observe(tx, req, text, session=session, contradicts=contradicts)
         return self._committed(event, tx)
 
-    def extract(self, session: str) -> Result[list[MemoryOutcome]]:
-        """Run extraction over a session's events; only candidates come out of it (R6)."""
-        return self._extract(identifier(session, "session"), None, Origin.EXTRACT)
+    def extract(
+        self, session: str, event_ids: Sequence[str] | None = None
+    ) -> Result[list[MemoryOutcome]]:
+        """Run extraction over a session's events (or the named ones); only candidates come
+        out of it (R6)."""
+        ids = list(event_ids) if event_ids is not None else None
+        return self._extract(identifier(session, "session"), ids, Origin.EXTRACT)
 
     def pre_compress(self, session: str, event_ids: Sequence[str]) -> Result[list[MemoryOutcome]]:
         """`on_pre_compress`: candidates from the raw events about to leave the context (R12)."""
@@ -329,6 +334,38 @@ class MemoryService:
                 return Result([], changes_of(tx))
             out = writes.submit_proposals(tx, self._ledger, proposals, name, origin=origin)
         return self._committed(out, tx)
+
+    # --- live capture: resume positions (hooks, watchers) --------------------------
+
+    def capture_cursor(self, key: str, agent: str) -> CaptureCursor:
+        """Where capture of one source stopped (a fresh cursor if it never started)."""
+        with self._store.read("read capture cursor") as conn:
+            return cursors.read(conn, identifier(key, "key", 200), identifier(agent, "agent"))
+
+    def append_captured(
+        self,
+        items: Sequence[NewEvent],
+        cursor: CaptureCursor,
+        position: int,
+        state: dict[str, Any] | None = None,
+    ) -> Result[list[Event]]:
+        """Append captured events and advance their source's cursor in one transaction.
+
+        Raises:
+            ConflictError: the cursor moved since it was read (another capture recorded
+                these lines); nothing is written.
+            InvalidInputError: naming the index and field of the first bad event.
+        """
+        valid = [new_event(item, field=f"events[{i}]") for i, item in enumerate(items)]
+        with self._store.write("append captured events") as tx:
+            events = event_log.append(tx, valid) if valid else []
+            cursors.advance(tx, cursor, position, state, len(events))
+        return Result(events, changes_of(tx))
+
+    def capture_totals(self) -> dict[str, tuple[int, int]]:
+        """Per agent: (sources followed, events captured) by live capture."""
+        with self._store.read("capture totals") as conn:
+            return cursors.totals(conn)
 
     # --- user controls (R9, R22, R25, R26) ---------------------------------------
 

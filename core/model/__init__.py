@@ -1,5 +1,6 @@
 """Plain data of the store: enums, scopes, records. No I/O here."""
 
+from core.model.capture import CaptureCursor
 from core.model.clock import Clock, ManualClock, SystemClock
 from core.model.enums import (
     Actor,
@@ -61,6 +62,7 @@ __all__ = [
     "SCOPE_KEYS",
     "Actor",
     "AdoptionChain",
+    "CaptureCursor",
     "ChangeEntry",
     "ChangeKind",
     "Changes",

@@ -106,6 +106,20 @@ def _v4_record_binding(conn: Connection) -> None:
         conn.exec_driver_sql("ALTER TABLE memories ADD COLUMN binding VARCHAR(64)")
 
 
+def _v5_capture_cursors(conn: Connection) -> None:
+    # Self-contained on purpose (its own DDL, not schema.py's table object), so the
+    # migration stays what it was when later migrations change the table.
+    conn.exec_driver_sql(
+        """CREATE TABLE IF NOT EXISTS capture_cursors (
+               key VARCHAR(200) PRIMARY KEY,
+               agent VARCHAR(64) NOT NULL,
+               position INTEGER NOT NULL,
+               state_json TEXT NOT NULL,
+               events INTEGER NOT NULL,
+               updated_at VARCHAR(40) NOT NULL)"""
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -113,6 +127,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(3, "indexes for scope and effective-status filters", _v3_scope_index),
     Migration(4, "keyed binding of memory metadata", _v4_record_binding),
+    Migration(
+        5, "capture cursors: resume positions of live transcript capture", _v5_capture_cursors
+    ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

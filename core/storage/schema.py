@@ -251,3 +251,16 @@ Index("ix_memory_scopes_key_value", memory_scopes.c.key, memory_scopes.c.value)
 ix_memories_status_expires = Index(
     "ix_memories_status_expires", memories.c.status, memories.c.updated_at, memories.c.expires_at
 )
+
+# Resume positions of live capture (hooks, watchers): one row per followed source. `key` is
+# a digest of the source (a transcript file, a session's extraction mark), never its path.
+capture_cursors = Table(
+    "capture_cursors",
+    metadata,
+    Column("key", String(200), primary_key=True),
+    Column("agent", String(64), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("state_json", Text, nullable=False),
+    Column("events", Integer, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+)

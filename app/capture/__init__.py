@@ -1,0 +1,1 @@
+"""Live capture of agent transcripts: follow files as they grow (hooks and watchers)."""

@@ -1,0 +1,138 @@
+"""Codex CLI session logs, line by line (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+
+Each line is a JSON object. Current logs wrap items as `{"type": "response_item",
+"payload": {...}}` beside `session_meta`, `turn_context` and `event_msg` lines (the latter
+repeat what the response items say and are skipped); older logs hold the items directly.
+Items: `message` (role `user` or `assistant`, content blocks `input_text` / `output_text`),
+`function_call` (`name`, `arguments`, `call_id`), `function_call_output` (`call_id`,
+`output`), `reasoning` (private, not imported).
+
+Trust follows the importers' rules: the user's typed text is `user`, the assistant's text
+and tool calls `assistant`, every tool output `untrusted` (it cannot be re-run here; R2,
+R11). Context Codex injects as user messages (`<environment_context>`,
+`<user_instructions>`) is not what the user said and is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from app.capture.follow import Chunk
+from app.importers.base import Problem, SourceEvent, clip
+
+AGENT = "codex"
+SESSION_PREFIX = "codex:"
+INJECTED = ("<environment_context>", "<user_instructions>", "<user_shell_command>")
+SHELL_TOOLS = frozenset({"shell", "local_shell", "exec_command", "container.exec"})
+
+
+def session_files(folder: Path) -> list[Path]:
+    """Rollout files under a Codex sessions directory, oldest first."""
+    return sorted(p for p in folder.rglob("rollout-*.jsonl") if p.is_file())
+
+
+def session_id(path: Path, state: dict[str, Any]) -> str:
+    """The session id: from `session_meta`, else the uuid ending the file name."""
+    found = state.get("session")
+    if isinstance(found, str) and found:
+        return found
+    stem = path.stem
+    return stem[-36:] if len(stem) >= 36 else stem
+
+
+def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any]) -> Chunk:
+    """Events of complete rollout lines; `state` keeps the session id and tool names."""
+    chunk = Chunk()
+    tools: dict[str, str] = dict(state.get("tools", {}))
+    for offset, raw in lines:
+        try:
+            item = _item(raw, state, chunk)
+            event = _event(item, tools, f"{session_id(path, state)}@{offset}") if item else None
+        except ValueError as exc:
+            chunk.problems.append(Problem(str(path), f"byte {offset}", str(exc)))
+            continue
+        if event is not None:
+            chunk.add(SESSION_PREFIX + session_id(path, state), event)
+    state["tools"] = dict(list(tools.items())[-200:])
+    return chunk
+
+
+def _item(raw: str, state: dict[str, Any], chunk: Chunk) -> dict[str, Any] | None:
+    try:
+        line = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg})") from None
+    if not isinstance(line, dict):
+        raise ValueError("not a JSON object")
+    kind = line.get("type")
+    payload = line.get("payload")
+    if kind in ("session_meta", "turn_context") and isinstance(payload, dict):
+        if kind == "session_meta":
+            state.setdefault("session", str(payload.get("id") or ""))
+        if isinstance(payload.get("cwd"), str) and chunk.cwd is None:
+            chunk.cwd = payload["cwd"]  # for the scope only; never kept in the cursor
+        return None
+    if kind == "response_item" and isinstance(payload, dict):
+        return {**payload, "_ts": line.get("timestamp")}
+    if kind in ("message", "function_call", "function_call_output"):
+        return line
+    return None  # event_msg, turn_context, reasoning, state records
+
+
+def _event(item: dict[str, Any], tools: dict[str, str], source_id: str) -> SourceEvent | None:
+    kind = item.get("type")
+    ts = item.get("_ts") if isinstance(item.get("_ts"), str) else None
+    if kind == "message":
+        role = item.get("role")
+        text = _blocks_text(item.get("content"))
+        if role not in ("user", "assistant") or not text.strip():
+            return None
+        if role == "user" and text.lstrip().startswith(INJECTED):
+            return None
+        body, cut = clip(text)
+        return SourceEvent(source_id, role, role, body, "message", "chat", ts, cut)
+    if kind == "function_call":
+        name = str(item.get("name") or "tool")
+        tools[str(item.get("call_id") or "")] = name
+        body, cut = clip(f"{name}({item.get('arguments') or ''})")
+        extra = {**cut, "tool": name, "tool_use_id": item.get("call_id")}
+        return SourceEvent(source_id, "assistant", "assistant", body, "tool_call", None, ts, extra)
+    if kind == "function_call_output":
+        name = tools.get(str(item.get("call_id") or ""), "")
+        body, cut = clip(_output_text(item.get("output")))
+        if not body.strip():
+            return None
+        source = "terminal" if name in SHELL_TOOLS else None
+        extra = {**cut, "tool": name or None, "tool_use_id": item.get("call_id")}
+        return SourceEvent(source_id, "tool", "untrusted", body, "tool_result", source, ts, extra)
+    return None
+
+
+def _blocks_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        str(b.get("text", ""))
+        for b in content
+        if isinstance(b, dict) and b.get("type") in ("input_text", "output_text", "text")
+    ]
+    return "\n".join(p for p in parts if p)
+
+
+def _output_text(output: object) -> str:
+    """A function call's output: Codex nests `{"output": ..., "metadata": ...}` as a string."""
+    if isinstance(output, str):
+        try:
+            inner = json.loads(output)
+        except ValueError:
+            return output
+        if isinstance(inner, dict) and isinstance(inner.get("output"), str):
+            return str(inner["output"])
+        return output
+    if isinstance(output, dict) and isinstance(output.get("output"), str):
+        return str(output["output"])
+    return "" if output is None else json.dumps(output, ensure_ascii=False)

@@ -1,0 +1,1 @@
+"""Agent hooks: the Claude Code hook adapter, its installer, and the local hook daemon."""

@@ -1,0 +1,65 @@
+"""Run one hook call in this process, and record hook calls the daemon could not answer."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from app.compose import open_service
+from app.hooks import claude_code
+from core import MemoryCenterError, MemoryService
+
+log = logging.getLogger(__name__)
+HANDLERS = {"claude-code": claude_code.handle}
+
+
+def handle(service: MemoryService, agent: str, raw: bytes | str) -> str:
+    """Dispatch one hook payload to its agent's adapter (never raises)."""
+    handler = HANDLERS.get(agent)
+    if handler is None:
+        return ""
+    return handler(service, raw)
+
+
+def run_once(data_dir: Path, agent: str, raw: bytes) -> str:
+    """Open the store, handle one call, close. Nothing printed when the store cannot open."""
+    try:
+        service = open_service(data_dir, create=True, prompt=None)
+    except MemoryCenterError as exc:
+        log.warning("memory store unavailable for a hook: %s", exc.message)
+        return ""
+    try:
+        return handle(service, agent, raw)
+    finally:
+        service.close()
+
+
+def record_missed(service: MemoryService, missed: Path) -> int:
+    """Record the notes of hook calls that got no memory (daemon not up in time)."""
+    try:
+        text = missed.read_text(encoding="utf-8")
+        missed.unlink()
+    except OSError:
+        return 0
+    count = 0
+    for line in text.splitlines():
+        try:
+            note = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(note, dict):
+            continue
+        payload = {
+            "hook_event_name": note.get("hook_event_name"),
+            "session_id": note.get("session_id") or "hook-errors",
+            "cwd": note.get("cwd"),
+        }
+        try:
+            call = claude_code.parse_payload(payload)
+        except MemoryCenterError:
+            call = None
+        reason = str(note.get("reason") or "no answer in time")
+        claude_code.record_failure(service, call, TimeoutError(reason))
+        count += 1
+    return count

@@ -1,0 +1,166 @@
+"""Wall time of a Claude Code hook that injects, including process start, at 10k memories.
+
+Runs the exact command `memory-center hook install` writes (`python -S .../client.py
+claude-code --data-dir DIR`) as a fresh process per call, with a UserPromptSubmit payload
+on stdin, the way Claude Code runs it. Measured: the first call (starts the daemon), warm
+calls through the daemon, PostToolUse calls (the write path), and calls with the daemon
+switched off (the in-process fallback). Usage:
+
+    .venv/bin/python benchmarks/hook_latency.py [--memories 10000] [--calls 100]
+        [--embedder hashing]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from inject_bench import THINGS, TOOLS, fill, pct, wait_for_vectors  # noqa: E402
+
+from app.hooks.client import Paths  # noqa: E402
+from core import MemoryService  # noqa: E402
+
+PASSPHRASE = "benchmark passphrase"
+CLIENT = ROOT / "app" / "hooks" / "client.py"
+
+
+def call(data_dir: Path, payload: dict[str, object], env: dict[str, str]) -> tuple[float, str]:
+    """One hook process: (wall seconds, stdout)."""
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-S", str(CLIENT), "claude-code", "--data-dir", str(data_dir)],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    return time.perf_counter() - t0, done.stdout
+
+
+def prompt_payload(project: Path, rng: random.Random, i: int) -> dict[str, object]:
+    """A UserPromptSubmit call about one of the benchmark's topics."""
+    return {
+        "session_id": f"bench-{i % 5}",
+        "transcript_path": str(project / "none.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": f"How does the {rng.choice(THINGS)} use {rng.choice(TOOLS)}?",
+    }
+
+
+def tool_payload(project: Path, i: int) -> dict[str, object]:
+    """A PostToolUse call (Bash) for the write path."""
+    return {
+        "session_id": "bench-tools",
+        "transcript_path": str(project / "none.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": f"git log -1 --format=%h # {i}"},
+        "tool_response": {"stdout": f"{i:07x}", "stderr": "", "interrupted": False},
+        "tool_use_id": f"toolu_bench_{i}",
+    }
+
+
+def report(name: str, times: list[float], injected: int | None = None) -> None:
+    """One result line."""
+    extra = f"; {injected}/{len(times)} injected" if injected is not None else ""
+    print(
+        f"{name}: p50 {pct(times, 50):.0f} ms  p95 {pct(times, 95):.0f} ms  "
+        f"p99 {pct(times, 99):.0f} ms  max {max(times) * 1000:.0f} ms  (n={len(times)}){extra}"
+    )
+
+
+def build_store(data_dir: Path, n: int, scopes: int) -> float:
+    """Fill the store and build its vector index; seconds taken."""
+    t0 = time.perf_counter()
+    svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
+    fill(svc, n, scopes, random.Random(n))
+    svc.catalog.sync()
+    wait_for_vectors(svc, n)
+    svc.close()
+    return time.perf_counter() - t0
+
+
+def measure(data_dir: Path, project: Path, env: dict[str, str], calls: int) -> None:
+    """First call, warm calls, tool calls, in-process calls."""
+    rng = random.Random(7)
+    first, out = call(data_dir, prompt_payload(project, rng, 0), env)
+    print(f"first call (starts the daemon): {first * 1000:.0f} ms, injected: {bool(out)}")
+    for _ in range(100):  # until the daemon answers
+        if call(data_dir, prompt_payload(project, rng, 0), env)[1]:
+            break
+    warm = [call(data_dir, prompt_payload(project, rng, i), env) for i in range(calls)]
+    report("UserPromptSubmit via daemon", [t for t, _ in warm], sum(bool(o) for _, o in warm))
+    tools = [call(data_dir, tool_payload(project, i), env)[0] for i in range(calls // 2)]
+    report("PostToolUse via daemon", tools)
+    alone = {**env, "MEMORY_CENTER_HOOK_DAEMON": "0"}
+    cold = [call(data_dir, prompt_payload(project, rng, i), alone) for i in range(5)]
+    report(
+        "UserPromptSubmit in-process (no daemon)",
+        [t for t, _ in cold],
+        sum(bool(o) for _, o in cold),
+    )
+
+
+def stop_daemon(data_dir: Path) -> None:
+    """SIGTERM the daemon (its pid is in its lock file)."""
+    try:
+        pid = int(Path(Paths(data_dir).lock).read_text().strip() or "0")
+        if pid:
+            os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+
+
+def main() -> None:
+    """Build a store, run the hook processes, print the numbers."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--scopes", type=int, default=20)
+    parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--embedder", default="hashing")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="mchb") as tmp:
+        base = Path(tmp)
+        os.environ.update(
+            {
+                "MEMORY_CENTER_EMBEDDER": args.embedder,
+                "XDG_RUNTIME_DIR": str(base),
+                "MEMORY_CENTER_PASSPHRASE": PASSPHRASE,
+                "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+                "MEMORY_CENTER_USER": "user0",
+            }
+        )
+        data_dir = base / "store"
+        project = base / "project0"
+        (project / ".git").mkdir(parents=True)
+        built = build_store(data_dir, args.memories, args.scopes)
+        print(
+            f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}; "
+            f"{args.memories:,} memories over {args.scopes} project scopes "
+            f"({args.memories // args.scopes} visible to the hook); embedder {args.embedder}; "
+            f"store built in {built:.1f} s"
+        )
+        try:
+            measure(data_dir, project, dict(os.environ), args.calls)
+        finally:
+            stop_daemon(data_dir)
+
+
+if __name__ == "__main__":
+    main()

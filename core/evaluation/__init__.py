@@ -1,0 +1,1 @@
+"""Evaluation of memory (R29): scoring replayed sessions; above the service, over its public API."""
