@@ -19,6 +19,7 @@ from core.governance.llm_extractor import LLMExtractor
 from core.governance.policy import PolicySettings
 from core.model import *  # noqa: F403 - the model is public by design
 from core.model import __all__ as _model_all
+from core.resources import read_resource, resource_path
 from core.service import MemoryService
 
 __all__ = [
@@ -38,5 +39,7 @@ __all__ = [
     "ScopeRequiredError",
     "StoreVersionError",
     "WrongPassphraseError",
+    "read_resource",
+    "resource_path",
     *_model_all,
 ]
