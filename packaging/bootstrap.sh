@@ -76,7 +76,8 @@ setup_venv() {
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     # A portable hnswlib build: -march=native would tie the venv to this CPU.
-    HNSWLIB_NO_NATIVE=1 .venv/bin/python -m pip install -q -e ".[dev]"
+    # `build` brings PyInstaller for packaging/build.sh, which check.sh runs.
+    HNSWLIB_NO_NATIVE=1 .venv/bin/python -m pip install -q -e ".[dev,build]"
     echo "$want" > "$stamp"
   fi
 }
