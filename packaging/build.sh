@@ -23,9 +23,16 @@ start=$SECONDS
 "$bin/pyinstaller" --noconfirm --log-level WARN \
   --workpath build/pyinstaller --distpath dist packaging/memory-center.spec
 app=dist/memory-center
-# The interpreter library carries debug symbols (about 18 MB). Only it is stripped:
-# stripping wheel-repaired libraries (numpy's OpenBLAS) breaks their loading.
-if command -v strip >/dev/null 2>&1; then
+# Libraries compiled on this machine (the interpreter, its extension modules, hnswlib,
+# SQLAlchemy's) carry debug information: about 40 MB. Only the debug sections go, and only
+# where they exist; stripping wheel-repaired libraries (numpy's OpenBLAS) breaks them.
+if command -v strip >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1; then
+  find "$app/_internal" -type f -name '*.so*' -print0 | while IFS= read -r -d '' lib; do
+    if readelf -S "$lib" 2>/dev/null | grep -q '\.debug_info'; then
+      strip --strip-debug "$lib"
+    fi
+  done
+  # The interpreter has no debug sections but a full symbol table (about 18 MB).
   strip --strip-unneeded "$app"/_internal/libpython3*.so*
 fi
 
