@@ -129,6 +129,8 @@ def main() -> None:
     finally:
         xvfb.terminate()
         xvfb.wait(timeout=30)
+        if xvfb.stdout is not None:
+            xvfb.stdout.close()
         shutil.rmtree(store.parent, ignore_errors=True)
 
 

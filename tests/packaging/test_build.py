@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import time
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,57 @@ def test_gui_starts_and_stays_up(exe: Path, tmp_path: Path) -> None:
             proc.terminate()
             proc.wait(timeout=30)
     assert "Traceback" not in log.read_text()
+
+
+@pytest.fixture
+def xdisplay() -> Iterator[str]:
+    """A virtual X display (Xvfb), as on a user's desktop."""
+    if not (shutil.which("Xvfb") and shutil.which("xdotool")):
+        pytest.skip("needs Xvfb and xdotool (packaging/bootstrap.sh test installs them)")
+    xvfb = subprocess.Popen(
+        ["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        stdout=subprocess.PIPE,
+    )
+    assert xvfb.stdout is not None
+    yield ":" + xvfb.stdout.readline().decode().strip()
+    xvfb.terminate()
+    xvfb.wait(timeout=30)
+    xvfb.stdout.close()
+
+
+def test_gui_shows_its_main_window_on_x11(exe: Path, tmp_path: Path, xdisplay: str) -> None:
+    """The xcb platform plugin and its libraries are in the bundle; the main window (not an
+    error box, which offscreen would also keep alive) appears with the desktop entry's class."""
+    store = tmp_path / "store"
+    _run(exe, store, "init")
+    env = {**_env(store), "DISPLAY": xdisplay, "QT_QPA_PLATFORM": "xcb"}
+    entry = (ROOT / "packaging" / "memory-center.desktop").read_text(encoding="utf-8")
+    wm_class = entry.split("StartupWMClass=")[1].split()[0]
+    proc = subprocess.Popen([str(exe), "gui"], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        found = subprocess.run(
+            ["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Memory Center$"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert found.returncode == 0 and found.stdout.strip(), proc.poll()
+        window = found.stdout.split()[0]
+        classes = subprocess.run(
+            ["xdotool", "search", "--classname", f"^{wm_class}$"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert window in classes.stdout.split()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err and "could not load the Qt platform plugin" not in err
 
 
 def test_mcp_server_answers_a_real_client(exe: Path, tmp_path: Path) -> None:
