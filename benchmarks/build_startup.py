@@ -51,25 +51,32 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 
 def gui_window_time(command: list[str], env: dict[str, str]) -> float:
     """Seconds from launch until a window titled "Memory Center" is mapped."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while time.perf_counter() - start < 120:
-            found = subprocess.run(
-                ["xdotool", "search", "--onlyvisible", "--name", "^Memory Center$"],
-                env=env,
-                capture_output=True,
-                check=False,
-            )
-            if found.returncode == 0 and found.stdout.strip():
-                return time.perf_counter() - start
-            if proc.poll() is not None:
-                raise RuntimeError(f"the GUI exited with {proc.returncode}")
-            time.sleep(0.02)
-        raise TimeoutError("no window after 120 s")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with tempfile.TemporaryFile() as log:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            while time.perf_counter() - start < 120:
+                if window_shown(env):
+                    return time.perf_counter() - start
+                if proc.poll() is not None:
+                    log.seek(0)
+                    tail = log.read().decode(errors="replace")[-2000:]
+                    raise RuntimeError(f"the GUI exited with {proc.returncode}:\n{tail}")
+                time.sleep(0.02)
+            raise TimeoutError("no window after 120 s")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def window_shown(env: dict[str, str]) -> bool:
+    found = subprocess.run(
+        ["xdotool", "search", "--onlyvisible", "--name", "^Memory Center$"],
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    return found.returncode == 0 and bool(found.stdout.strip())
 
 
 def report(name: str, measure: Callable[[], float], runs: int, cold: bool) -> None:
