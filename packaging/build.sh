@@ -37,7 +37,11 @@ if command -v strip >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1; then
 fi
 
 # Desktop integration: the entry, the icon (SVG and a 256 px PNG drawn by Qt) and the notes.
-cp packaging/memory-center.desktop packaging/install-desktop-entry.sh packaging/INSTALL "$app/"
+cp packaging/memory-center.desktop packaging/install-desktop-entry.sh "$app/"
+# The newest glibc symbol version anything in the bundle needs is the oldest glibc it runs on.
+glibc="$(find "$app" -type f \( -name '*.so*' -o -name memory-center \) -exec objdump -T {} + \
+  2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1 || true)"
+sed "s/@GLIBC@/${glibc:-of the build machine}/" packaging/INSTALL > "$app/INSTALL"
 cp resources/icons/app.svg "$app/memory-center.svg"
 QT_QPA_PLATFORM=offscreen "$bin/python" - "$app/memory-center.png" <<'EOF'
 import sys

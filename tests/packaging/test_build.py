@@ -101,6 +101,31 @@ def test_the_bundle_carries_every_runtime_resource(exe: Path) -> None:
         assert copy.is_file() and copy.read_bytes() == source.read_bytes(), copy
 
 
+def test_the_tarball_unpacks_anywhere_and_installs_a_menu_entry(exe: Path, tmp_path: Path) -> None:
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    name = f"memory-center-{version}-linux-x86_64"
+    tarball = ROOT / "dist" / f"{name}.tar.gz"
+    subprocess.run(["tar", "-xzf", str(tarball), "-C", str(tmp_path)], check=True, timeout=300)
+    unpacked = tmp_path / name
+    assert {"INSTALL", "memory-center.desktop", "memory-center.png"} <= {
+        p.name for p in unpacked.iterdir()
+    }
+    assert "@GLIBC@" not in (unpacked / "INSTALL").read_text(encoding="utf-8")
+    home = tmp_path / "home"
+    env = {**_env(tmp_path / "store"), "HOME": str(home)}
+    env.pop("XDG_DATA_HOME", None)
+    subprocess.run([str(unpacked / "install-desktop-entry.sh")], env=env, check=True, timeout=60)
+    entry = (home / ".local/share/applications/memory-center.desktop").read_text(encoding="utf-8")
+    assert f'Exec="{unpacked}/memory-center" gui' in entry
+    assert f"Icon={unpacked}/memory-center.png" in entry
+    # The moved copy runs from the link on the PATH, away from the build folder.
+    link = home / ".local/bin/memory-center"
+    done = subprocess.run(
+        [str(link), "--version"], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0 and version in done.stdout, done.stderr
+
+
 def test_gui_starts_and_stays_up(exe: Path, tmp_path: Path) -> None:
     store = tmp_path / "store"
     _run(exe, store, "init")
