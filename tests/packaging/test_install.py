@@ -88,6 +88,7 @@ def test_the_installed_copy_finds_every_resource(site: Path) -> None:
         if p.is_file() and p.suffix in (".txt", ".qss", ".svg", ".qm")
     }
     assert wanted <= set(got["files"])
+    assert [f for f in got["files"] if f.endswith((".ts", ".py")) and f != "__init__.py"] == []
     assert got["template"] == read_resource("templates", "memory_block.txt")
     assert got["qss"] > 1000 and got["qm"] is True
 
