@@ -1,4 +1,4 @@
-"""Every file the program ships is found through one helper (core.resources), never by path.
+"""Every file the program ships is found through core.resources, never by a path of its own.
 
 A checkout, a wheel installed with `pip install .` and the frozen build must find the same
 files; tests/packaging/ checks the latter two.
@@ -60,7 +60,7 @@ def test_every_offered_language_has_a_compiled_translation() -> None:
         assert qm.is_file() and qm.stat().st_size > 1000
 
 
-def test_text_templates_are_read_through_the_helper() -> None:
+def test_text_templates_are_read_through_core_resources() -> None:
     assert "{items}" in read_resource("templates", "memory_block.txt")
     prompt = read_resource("prompts", "extract_memories.txt")
     assert "$events" in prompt and "$today" in prompt
