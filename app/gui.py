@@ -121,6 +121,7 @@ def run_gui(data_dir: Path, argv: list[str] | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setOrganizationName("Memory Center")
     app.setApplicationName("Memory Center")
+    app.setDesktopFileName("memory-center")  # Wayland app id: packaging/memory-center.desktop
     install_translator(app)
     apply_style(app)
 

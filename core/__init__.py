@@ -22,6 +22,7 @@ from core.governance.llm_extractor import LLMExtractor
 from core.governance.policy import PolicySettings
 from core.model import *  # noqa: F403 - the model is public by design
 from core.model import __all__ as _model_all
+from core.resources import read_resource, resource_path
 from core.service import MemoryService
 
 __all__ = [
@@ -44,5 +45,7 @@ __all__ = [
     "ScopeWidenedError",
     "StoreVersionError",
     "WrongPassphraseError",
+    "read_resource",
+    "resource_path",
     *_model_all,
 ]

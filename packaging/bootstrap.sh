@@ -22,8 +22,9 @@ debs_common=(gcc g++ python3-dev python3-venv libegl1 libgl1 libxkbcommon0 libfo
 # A real window on X11, and fonts that cover Chinese text.
 debs_app=(libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libxcb-shape0
           libxcb-render-util0 libxcb-image0 fonts-noto-cjk)
-# Tests: nothing beyond the common set yet (offscreen Qt needs no X server).
-debs_test=()
+# Tests: offscreen Qt needs no X server; the desktop build's smoke test also shows its window
+# on a virtual X display (the xcb platform plugin a user gets) and finds it with xdotool.
+debs_test=(xvfb xdotool "${debs_app[@]}")
 
 missing_debs() {
   local pkg
@@ -76,7 +77,8 @@ setup_venv() {
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     # A portable hnswlib build: -march=native would tie the venv to this CPU.
-    HNSWLIB_NO_NATIVE=1 .venv/bin/python -m pip install -q -e ".[dev]"
+    # `build` brings PyInstaller for packaging/build.sh, which check.sh runs.
+    HNSWLIB_NO_NATIVE=1 .venv/bin/python -m pip install -q -e ".[dev,build]"
     echo "$want" > "$stamp"
   fi
 }

@@ -9,6 +9,18 @@ echo "== ruff (lint)";   "$bin/ruff" check .
 echo "== ruff (format)"; "$bin/ruff" format --check .
 echo "== mypy";          "$bin/mypy" core app ui
 echo "== import contracts"; "$bin/lint-imports"
+
+run_pytest() {
+  local code
+  set +e
+  "$bin/python" -m pytest "$@"
+  code=$?
+  set -e
+  # pytest exits 5 when it collected nothing; that must fail loudly, not pass.
+  if [ "$code" -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi
+  [ "$code" -eq 0 ] || exit "$code"
+}
+
 echo "== coverage floor (core/crypto, core/log at 100%)"
 # A focused pass over the tests of the key, codec and chain code plus the seam contracts:
 # about half a minute, instead of tracing the whole suite.
@@ -16,10 +28,9 @@ echo "== coverage floor (core/crypto, core/log at 100%)"
   --cov=core/crypto --cov=core/log --cov-report=term-missing --cov-fail-under=100 \
   tests/core/test_codec.py tests/core/test_keys.py tests/core/test_hash_chain.py tests/contracts
 echo "== pytest"
-set +e
-"$bin/python" -m pytest "$@"
-code=$?
-set -e
-# pytest exits 5 when it collected nothing; that must fail loudly, not pass.
-if [ "$code" -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi
-exit "$code"
+run_pytest "$@"
+# The installable build: a wheel and the one-folder desktop program, each run as a user
+# would (tests marked `build`, which the run above leaves out).
+echo "== desktop build"; packaging/build.sh
+echo "== desktop build and install tests"
+run_pytest -m build tests/packaging -p no:cacheprovider

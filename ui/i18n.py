@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QTranslator
 
-from ui.presentation import RESOURCES
+from core import InvalidInputError, resource_path
 
 LANGUAGE_KEY = "ui/language"
 LANGUAGES = (("system", "System default"), ("en", "English"), ("zh_CN", "简体中文"))
-I18N = RESOURCES / "i18n"
 
 
 def chosen_language() -> str:
@@ -24,8 +23,12 @@ def install_translator(app: QCoreApplication, language: str | None = None) -> QT
     lang = language or chosen_language()
     if lang.startswith("en"):
         return None
+    try:
+        path = resource_path("i18n", f"memory_center_{lang}.qm")
+    except InvalidInputError:  # a damaged setting such as "../x": fall back to English
+        return None
     translator = QTranslator(app)
-    if translator.load(str(I18N / f"memory_center_{lang}.qm")):
+    if translator.load(str(path)):
         app.installTranslator(translator)
         return translator
     return None

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import cache
-from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QIcon
 
-from core import Scope
-
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
-ICONS = RESOURCES / "icons"
+from core import Scope, resource_path
 
 STATUSES = (
     "candidate",
@@ -73,7 +69,7 @@ def trust_text(trust: str) -> str:
 @cache
 def icon(name: str) -> QIcon:
     """An icon from resources/icons (empty icon when missing)."""
-    path = ICONS / f"{name}.svg"
+    path = resource_path("icons", f"{name}.svg")
     return QIcon(str(path)) if path.exists() else QIcon()
 
 

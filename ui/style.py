@@ -8,7 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from ui.presentation import RESOURCES, icon
+from core import read_resource, resource_path
+
+from ui.presentation import icon
 
 LIGHT = {
     "bg": "#f6f7f9",
@@ -60,8 +62,8 @@ def is_dark() -> bool:
 
 def stylesheet(dark: bool) -> str:
     """The application stylesheet for the light or dark palette."""
-    template = Template((RESOURCES / "style" / "app.qss").read_text(encoding="utf-8"))
-    icons = (RESOURCES / "icons").as_posix()
+    template = Template(read_resource("style", "app.qss"))
+    icons = resource_path("icons").as_posix()
     return template.safe_substitute({**(DARK if dark else LIGHT), "icons": icons})
 
 

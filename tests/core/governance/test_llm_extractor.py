@@ -22,9 +22,9 @@ from core import (
 )
 from core.governance.extractor import RuleExtractor
 from core.governance.llm_extractor import (
-    PROMPT_PATH,
     LLMExtractor,
     load_template,
+    prompt_path,
     render_prompt,
 )
 from tests.core.governance.conftest import FakeLLM, add_event, completion, make_event
@@ -46,7 +46,7 @@ def item(
 
 
 def test_prompt_template_lives_in_resources_and_renders_events_and_date() -> None:
-    assert PROMPT_PATH.is_file()
+    assert prompt_path().is_file()
     assert "$events" in load_template() and "$today" in load_template()
     events = [
         make_event("ev1", "Remember that I prefer pnpm", position=1),
