@@ -119,6 +119,7 @@ class MemoryService:
         clock: Clock | None = None,
         create: bool = True,
         prefer_keyring: bool = True,
+        database_url: str | None = None,
     ) -> MemoryService:
         """Open (or create) the store in `data_dir`. See `core.storage.opener.open_store`."""
         opened = open_store(
@@ -127,6 +128,7 @@ class MemoryService:
             passphrase=passphrase,
             create=create,
             prefer_keyring=prefer_keyring,
+            database_url=database_url,
         )
         return cls(opened.store, opened.key_store, opened.keys)
 
@@ -698,8 +700,7 @@ class MemoryService:
             embedder = make_embedder(name) if name else make_default_embedder()
         except ResourceUnavailableError:
             embedder = HashingEmbedder()
-        directory = store.path.parent / "index" if store.path else None
-        return VectorLayer(embedder, directory, lambda: store.codec)
+        return VectorLayer(embedder, store.index_dir, lambda: store.codec)
 
     def index_status(self) -> dict[str, object]:
         """Which indexes exist, their sizes and the embedder (for `index status`)."""
@@ -731,8 +732,9 @@ class MemoryService:
         with self._store.write("set embedder") as tx:
             settings.write(tx, "embedder", embedder.name)
             tx.touch(ChangeKind.INDEX)
-        directory = self._store.path.parent / "index" if self._store.path else None
-        self.catalog.vectors = VectorLayer(embedder, directory, lambda: self._store.codec)
+        self.catalog.vectors = VectorLayer(
+            embedder, self._store.index_dir, lambda: self._store.codec
+        )
         self.rebuild_index()
         return Result(embedder.name, changes_of(tx))
 

@@ -39,6 +39,8 @@ POSTGRES_APPEND_ONLY = [
        FOR EACH ROW EXECUTE FUNCTION mc_refuse_change()""",
     """CREATE TRIGGER event_payloads_no_delete BEFORE DELETE ON event_payloads
        FOR EACH ROW EXECUTE FUNCTION mc_refuse_change()""",
+    """CREATE TRIGGER event_payloads_fixed_id BEFORE UPDATE OF event_id ON event_payloads
+       FOR EACH ROW EXECUTE FUNCTION mc_refuse_change()""",
 ]
 
 
@@ -145,6 +147,10 @@ def migrate(
     for step in MIGRATIONS:
         if found < step.version <= target:
             with engine.begin() as conn:
+                # Another process (another machine, on PostgreSQL) may have applied this
+                # step while we waited for the write lock that BEGIN takes.
+                if current_version(conn) >= step.version:
+                    continue
                 step.apply(conn)
                 conn.execute(
                     s.schema_migrations.insert().values(
