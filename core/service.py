@@ -19,8 +19,15 @@ from typing import Any, TypeVar
 from sqlalchemy import func, select, update
 
 from core.crypto.codec import Codec
+from core.crypto.invitation import Invitation, open_invitation, seal_invitation
+from core.crypto.invitation import new_code as new_invitation_code
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
-from core.errors import InvalidInputError, MemoryCenterError, ResourceUnavailableError
+from core.errors import (
+    InvalidInputError,
+    InvalidStateError,
+    MemoryCenterError,
+    ResourceUnavailableError,
+)
 from core.governance import controls
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
@@ -53,6 +60,7 @@ from core.model.records import (
     Decision,
     Event,
     KeyInfo,
+    MemberInfo,
     MemoryRecord,
     NewEvent,
     Result,
@@ -68,10 +76,10 @@ from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.injector import Retriever
 from core.retrieval.vectors import VectorLayer
-from core.storage import event_log, memories, settings, snapshots
+from core.storage import event_log, members, memories, settings, snapshots
 from core.storage import schema as s
 from core.storage.migrations import current_version
-from core.storage.opener import open_store
+from core.storage.opener import join_server_store, open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import deletion, portability, replay, writes
@@ -797,6 +805,68 @@ class MemoryService:
 
     # --- keys and status (R24) --------------------------------------------------
 
+    # --- team stores on a server (members, invitations) -----------------------------
+
+    def invite_member(self, name: str, *, by: str | None = None) -> Result[tuple[bytes, str]]:
+        """Write an invitation for a member's device: the file's bytes and its one-time code.
+
+        The code opens the file; hand them over by different channels.
+
+        Raises:
+            InvalidStateError: the store is a local file, not on a database server.
+        """
+        who = identifier(name, "name")
+        if not self._store.is_server:
+            raise InvalidStateError(
+                "invitations are for stores on a database server; this store is a local file"
+            )
+        store_id = self._store.meta("store_id") or ""
+        url = self._store.write_engine.url.render_as_string(hide_password=False)
+        url = url.replace("postgresql+psycopg://", "postgresql://")
+        code = new_invitation_code()
+        raw = seal_invitation(Invitation(store_id, url, who, self._keys), code)
+        with self._store.write("record an invitation") as tx:
+            members.invited(tx, who, by)
+            tx.touch(ChangeKind.SETTINGS)
+        return Result((raw, code), changes_of(tx))
+
+    def members(self) -> list[MemberInfo]:
+        """The members of a team store (empty for a local store)."""
+        with self._store.read("list members") as conn:
+            return members.listed(conn)
+
+    @classmethod
+    def join(
+        cls,
+        data_dir: Path,
+        invitation: bytes,
+        code: str,
+        *,
+        passphrase: str | None = None,
+        clock: Clock | None = None,
+        prefer_keyring: bool = True,
+    ) -> MemoryService:
+        """Join a team store from this machine with an invitation file and its code.
+
+        Raises:
+            WrongPassphraseError: the code does not open the invitation.
+            InvalidInputError: the file is not an invitation.
+            ResourceUnavailableError: `data_dir` holds a store already, or the server is away.
+        """
+        opened_invitation = open_invitation(invitation, code)
+        opened = join_server_store(
+            data_dir,
+            opened_invitation,
+            clock or SystemClock(),
+            passphrase=passphrase,
+            prefer_keyring=prefer_keyring,
+        )
+        service = cls(opened.store, opened.key_store, opened.keys)
+        with service._store.write("record a joined device") as tx:
+            members.joined(tx, opened_invitation.member)
+            tx.touch(ChangeKind.SETTINGS)
+        return service
+
     def key_info(self) -> KeyInfo:
         """Where the key lives and which key id is active."""
         backend = keyring_backend_name() if self._key_store.source == "keyring" else None
@@ -844,7 +914,7 @@ class MemoryService:
             version = current_version(conn)
             revision = Store._revision(conn)
         return StoreStatus(
-            path=str(self._store.path),
+            path=self._store.location,
             store_id=self._store.meta("store_id") or "",
             schema_version=version,
             revision=revision,

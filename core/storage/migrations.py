@@ -99,12 +99,17 @@ def _v3_scope_index(conn: Connection) -> None:
         conn.execute(s.memory_scopes.insert(), pairs)
 
 
+def _members(conn: Connection) -> None:
+    s.members.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
         2, "curated memory, decisions, settings, snapshots, tombstones, fences", _v2_curated_memory
     ),
     Migration(3, "indexes for scope and effective-status filters", _v3_scope_index),
+    Migration(4, "members of a team store", _members),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pathlib import Path
 from sqlalchemy import Engine, inspect, select
 
 from core.crypto.codec import Aad, Codec
+from core.crypto.invitation import Invitation
 from core.crypto.keys import (
     KEY_FILE_NAME,
     KeyringKeyStore,
@@ -29,7 +31,12 @@ from core.crypto.keys import (
     check_passphrase,
     keyring_usable,
 )
-from core.errors import IntegrityError, KeyUnavailableError, ResourceUnavailableError
+from core.errors import (
+    IntegrityError,
+    KeyUnavailableError,
+    ResourceUnavailableError,
+    WrongPassphraseError,
+)
 from core.model.clock import Clock, to_iso
 from core.storage import schema as s
 from core.storage.engine import is_postgres_url, postgres_engines, sqlite_engines, translated
@@ -84,7 +91,18 @@ def open_store(
         StoreVersionError: the store is newer than this code.
         ResourceUnavailableError: the directory or file cannot be used.
     """
-    url = database_url or configured_database_url(data_dir)
+    configured = configured_database_url(data_dir)
+    if database_url and (data_dir / DB_FILE_NAME).exists():
+        raise ResourceUnavailableError(
+            f"{data_dir} already holds a local store; choose another data directory for "
+            "a store on a database server"
+        )
+    if database_url and configured and database_url != configured:
+        raise ResourceUnavailableError(
+            f"{data_dir} belongs to a store on another database server; choose another "
+            "data directory"
+        )
+    url = database_url or configured
     if url:
         return _open_server_store(data_dir, url, clock, passphrase, create, prefer_keyring)
     db_path = data_dir / DB_FILE_NAME
@@ -178,7 +196,16 @@ def _open_server_store(
                 # Each machine chooses where it keeps its copy of the key set.
                 source = _choose_source(passphrase, prefer_keyring)
             key_store = _key_store(source, store_id, data_dir, passphrase)
-            keys = _load_or_create_keys(key_store, write, store_id, created)
+            try:
+                keys = _load_or_create_keys(key_store, write, store_id, created)
+            except KeyUnavailableError as exc:
+                if "key_source" in config or isinstance(exc, WrongPassphraseError):
+                    raise
+                raise KeyUnavailableError(
+                    "this machine holds no key for the store on that server: ask a member for "
+                    "an invitation (`memory-center member invite NAME`) and join with it "
+                    "(`memory-center join FILE`)"
+                ) from None
             _save_local_config(data_dir, {"database_url": url, "key_source": source})
         except BaseException:
             write.dispose()
@@ -187,6 +214,49 @@ def _open_server_store(
     codec = Codec(keys, reload=key_store.load)
     store = Store(write, read, codec, clock, None, index_dir=data_dir / "index")
     return Opened(store, key_store, keys, created, None)
+
+
+def join_server_store(
+    data_dir: Path,
+    invitation: Invitation,
+    clock: Clock,
+    *,
+    passphrase: str | None,
+    prefer_keyring: bool = True,
+) -> Opened:
+    """Join a store on a server with an opened invitation: keep its key set on this machine.
+
+    Raises:
+        ResourceUnavailableError: `data_dir` already holds a store, or the server is away.
+        KeyUnavailableError: no keyring and no passphrase to protect the key here.
+        IntegrityError: the server holds another store than the invitation names.
+    """
+    if (data_dir / DB_FILE_NAME).exists() or (data_dir / LOCAL_CONFIG_NAME).exists():
+        raise ResourceUnavailableError(
+            f"{data_dir} already holds a store; join into a new data directory"
+        )
+    existed = data_dir.exists()
+    _ensure_dir(data_dir)
+    try:
+        source = _choose_source(passphrase, prefer_keyring)
+        key_store = _key_store(source, invitation.store_id, data_dir, passphrase)
+        key_store.save(invitation.keys)
+        _save_local_config(
+            data_dir, {"database_url": invitation.database_url, "key_source": source}
+        )
+        opened = _open_server_store(
+            data_dir, invitation.database_url, clock, passphrase, False, prefer_keyring
+        )
+        if opened.store.meta("store_id") != invitation.store_id:
+            opened.store.dispose()
+            raise IntegrityError("the server holds another store than the invitation names")
+    except BaseException:
+        for name in (LOCAL_CONFIG_NAME, KEY_FILE_NAME, LOCK_FILE_NAME):
+            (data_dir / name).unlink(missing_ok=True)
+        if not existed:
+            shutil.rmtree(data_dir, ignore_errors=True)
+        raise
+    return opened
 
 
 def _server_store_id(engine: Engine) -> str | None:

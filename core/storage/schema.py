@@ -249,3 +249,16 @@ Index("ix_memory_scopes_key_value", memory_scopes.c.key, memory_scopes.c.value)
 ix_memories_status_expires = Index(
     "ix_memories_status_expires", memories.c.status, memories.c.updated_at, memories.c.expires_at
 )
+
+# Members of a team store: who was invited, who joined from which device, who was removed.
+# Names only; keys never touch the database (schema version: members).
+members = Table(
+    "members",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("invited_at", Ts, nullable=False),
+    Column("invited_by", String(64)),
+    Column("joined_at", Ts),
+    Column("devices", Integer, nullable=False, default=0),
+    Column("removed_at", Ts),
+)

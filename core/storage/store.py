@@ -146,6 +146,15 @@ class Store:
             ).scalar_one_or_none()
 
     @property
+    def location(self) -> str:
+        """Where the tables are, for people: the file, or the server URL without password."""
+        if self.path is not None:
+            return str(self.path)
+        return self.write_engine.url.render_as_string(hide_password=True).replace(
+            "postgresql+psycopg://", "postgresql://"
+        )
+
+    @property
     def is_server(self) -> bool:
         """True when the tables live on a PostgreSQL server."""
         return self.write_engine.dialect.name == "postgresql"
