@@ -22,8 +22,9 @@ debs_common=(gcc g++ python3-dev python3-venv libegl1 libgl1 libxkbcommon0 libfo
 # A real window on X11, and fonts that cover Chinese text.
 debs_app=(libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libxcb-shape0
           libxcb-render-util0 libxcb-image0 fonts-noto-cjk)
-# Tests: nothing beyond the common set yet (offscreen Qt needs no X server).
-debs_test=()
+# Tests: a PostgreSQL server for the team-store backend (the tests start their own
+# throwaway cluster with initdb/pg_ctl; offscreen Qt needs no X server).
+debs_test=(postgresql)
 
 missing_debs() {
   local pkg
