@@ -228,9 +228,14 @@ class Store:
         return int(value)
 
     def _bump(self, tx: WriteTx) -> int:
-        revision = self._revision(tx.conn) + 1
-        tx.conn.execute(
-            update(s.store_revision).where(s.store_revision.c.id == 1).values(revision=revision)
+        # One statement: increment and read back (a round trip saved on a server).
+        revision = int(
+            tx.conn.execute(
+                update(s.store_revision)
+                .where(s.store_revision.c.id == 1)
+                .values(revision=s.store_revision.c.revision + 1)
+                .returning(s.store_revision.c.revision)
+            ).scalar_one()
         )
         tx.conn.execute(
             s.changes.insert().values(
@@ -246,10 +251,8 @@ class Store:
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
     """Insert or replace one store_meta value."""
-    found = conn.execute(select(s.store_meta.c.key).where(s.store_meta.c.key == key)).first()
-    if found:
-        conn.execute(update(s.store_meta).where(s.store_meta.c.key == key).values(value=value))
-    else:
+    done = conn.execute(update(s.store_meta).where(s.store_meta.c.key == key).values(value=value))
+    if done.rowcount == 0:
         conn.execute(s.store_meta.insert().values(key=key, value=value))
 
 
