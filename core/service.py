@@ -26,6 +26,7 @@ from core.errors import (
     InvalidInputError,
     InvalidStateError,
     MemoryCenterError,
+    NotFoundError,
     ResourceUnavailableError,
 )
 from core.governance import controls
@@ -76,7 +77,7 @@ from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.injector import Retriever
 from core.retrieval.vectors import VectorLayer
-from core.storage import event_log, members, memories, settings, snapshots
+from core.storage import devices, event_log, members, memories, settings, snapshots
 from core.storage import schema as s
 from core.storage.migrations import current_version
 from core.storage.opener import join_server_store, open_store
@@ -829,6 +830,33 @@ class MemoryService:
             members.invited(tx, who, by)
             tx.touch(ChangeKind.SETTINGS)
         return Result((raw, code), changes_of(tx))
+
+    def remove_member(
+        self,
+        name: str,
+        *,
+        progress: Callable[[int], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Result[RotationReport]:
+        """Remove a member: revoke their devices, then rotate the key (resumable).
+
+        Content written after the rotation is sealed under a key the removed devices never
+        receive; rows re-sealed by the rotation are unreadable to them too. What they copied
+        before removal cannot be taken back.
+
+        Raises:
+            NotFoundError: no such member.
+            InvalidStateError: the store is a local file.
+        """
+        who = identifier(name, "name")
+        if not self._store.is_server:
+            raise InvalidStateError("members exist only in stores on a database server")
+        with self._store.write("remove a member") as tx:
+            if not members.removed(tx, who):
+                raise NotFoundError("member", who)
+            devices.revoke_member(tx.conn, who, tx.now)
+            tx.touch(ChangeKind.SETTINGS)
+        return self.rotate_key(progress=progress, should_stop=should_stop)
 
     def members(self) -> list[MemberInfo]:
         """The members of a team store (empty for a local store)."""

@@ -43,3 +43,13 @@ def listed(conn: Connection) -> list[MemberInfo]:
         )
         for r in rows
     ]
+
+
+def removed(tx: WriteTx, name: str) -> bool:
+    """Mark `name` removed; False when no such member is listed."""
+    done = tx.conn.execute(
+        update(s.members)
+        .where(s.members.c.name == name, s.members.c.removed_at.is_(None))
+        .values(removed_at=tx.now_iso)
+    )
+    return bool(done.rowcount)

@@ -101,6 +101,7 @@ def _v3_scope_index(conn: Connection) -> None:
 
 def _members(conn: Connection) -> None:
     s.members.create(conn, checkfirst=True)
+    s.devices.create(conn, checkfirst=True)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -109,7 +110,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         2, "curated memory, decisions, settings, snapshots, tombstones, fences", _v2_curated_memory
     ),
     Migration(3, "indexes for scope and effective-status filters", _v3_scope_index),
-    Migration(4, "members of a team store", _members),
+    Migration(4, "members and devices of a store shared through a server", _members),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

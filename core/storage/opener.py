@@ -38,6 +38,7 @@ from core.errors import (
     WrongPassphraseError,
 )
 from core.model.clock import Clock, to_iso
+from core.storage import devices
 from core.storage import schema as s
 from core.storage.engine import is_postgres_url, postgres_engines, sqlite_engines, translated
 from core.storage.migrations import migrate
@@ -195,7 +196,10 @@ def _open_server_store(
             if not isinstance(source, str):
                 # Each machine chooses where it keeps its copy of the key set.
                 source = _choose_source(passphrase, prefer_keyring)
-            key_store = _key_store(source, store_id, data_dir, passphrase)
+            device_id = str(config.get("device_id") or devices.new_device_id())
+            member = str(config.get("member") or "owner")
+            local = _key_store(source, store_id, data_dir, passphrase)
+            key_store = devices.ServerKeyStore(local, write, device_id)
             try:
                 keys = _load_or_create_keys(key_store, write, store_id, created)
             except KeyUnavailableError as exc:
@@ -206,7 +210,16 @@ def _open_server_store(
                     "an invitation (`memory-center member invite NAME`) and join with it "
                     "(`memory-center join FILE`)"
                 ) from None
-            _save_local_config(data_dir, {"database_url": url, "key_source": source})
+            keys = _registered_device(write, local, keys, device_id, member, clock)
+            _save_local_config(
+                data_dir,
+                {
+                    "database_url": url,
+                    "key_source": source,
+                    "device_id": device_id,
+                    "member": member,
+                },
+            )
         except BaseException:
             write.dispose()
             read.dispose()
@@ -238,11 +251,17 @@ def join_server_store(
     existed = data_dir.exists()
     _ensure_dir(data_dir)
     try:
+        _check_invitation_is_current(invitation)
         source = _choose_source(passphrase, prefer_keyring)
         key_store = _key_store(source, invitation.store_id, data_dir, passphrase)
         key_store.save(invitation.keys)
         _save_local_config(
-            data_dir, {"database_url": invitation.database_url, "key_source": source}
+            data_dir,
+            {
+                "database_url": invitation.database_url,
+                "key_source": source,
+                "member": invitation.member,
+            },
         )
         opened = _open_server_store(
             data_dir, invitation.database_url, clock, passphrase, False, prefer_keyring
@@ -257,6 +276,49 @@ def join_server_store(
             shutil.rmtree(data_dir, ignore_errors=True)
         raise
     return opened
+
+
+def _check_invitation_is_current(invitation: Invitation) -> None:
+    write, read = postgres_engines(invitation.database_url)
+    try:
+        with translated("read the store's active key"), write.connect() as conn:
+            active = conn.execute(
+                select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id")
+            ).scalar_one_or_none()
+    finally:
+        write.dispose()
+        read.dispose()
+    if active is not None and active not in invitation.keys.keys:
+        raise KeyUnavailableError(
+            "this invitation was made before the store's key was rotated: ask for a new one"
+        )
+
+
+def _registered_device(
+    engine: Engine,
+    local: KeyStore,
+    keys: KeySet,
+    device_id: str,
+    member: str,
+    clock: Clock,
+) -> KeySet:
+    """Give this device a device key and an envelope on the server, once; refuse if revoked."""
+    with translated("register this device"), engine.begin() as conn:
+        row = conn.execute(
+            select(s.devices.c.key_id, s.devices.c.revoked_at).where(
+                s.devices.c.device_id == device_id
+            )
+        ).first()
+        if row is not None and row.revoked_at is not None:
+            raise KeyUnavailableError(
+                "this device was removed from the store; ask a member for a new invitation"
+            )
+        if row is not None and row.key_id == keys.active_id and keys.device_key is not None:
+            return keys
+        keys = devices.ensure_device_key(keys)
+        local.save(keys)
+        devices.register(conn, device_id, member, keys, clock.now())
+    return keys
 
 
 def _server_store_id(engine: Engine) -> str | None:

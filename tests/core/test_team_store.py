@@ -22,9 +22,13 @@ from core import (
     KeyUnavailableError,
     ManualClock,
     MemoryService,
+    NotFoundError,
     ResourceUnavailableError,
     WrongPassphraseError,
 )
+from core.crypto.codec import Codec
+from core.crypto.keys import KEY_FILE_NAME, PassphraseKeyStore
+from core.storage.memories import content_aad
 from tests.conftest import PASSPHRASE, START
 from tests.support.postgres import PostgresServer
 
@@ -266,3 +270,41 @@ def _in_table_files(server: PostgresServer, url: str, needle: bytes) -> bool:
             if needle in segment.read_bytes():
                 found = True
     return found
+
+
+def test_removing_a_member_rotates_the_key_past_their_devices(pg_url: str, tmp_path: Path) -> None:
+    owner = _open(tmp_path / "owner", pg_url)
+    desk = _join(owner, tmp_path / "desk", "kim", "desk passphrase")
+    _join(owner, tmp_path / "laptop", "lee", "laptop passphrase").close()
+    laptop_keys = PassphraseKeyStore(
+        tmp_path / "laptop" / KEY_FILE_NAME, "laptop passphrase"
+    ).load()
+    try:
+        before = owner.remember(SCOPE, "Remember: atlas on-call rota is in the wiki").value
+        assert before.record is not None
+        report = owner.remove_member("lee").value
+        assert report.new_key_id not in laptop_keys.keys
+        after = owner.remember(SCOPE, "Remember: the new atlas vault path is /ops/v2").value
+        assert after.record is not None
+        # A device that stayed open through the rotation follows it (its envelope).
+        assert any("/ops/v2" in h.content for h in desk.search_memory(SCOPE, "vault path"))
+        # The removed device can no longer open the store ...
+        with pytest.raises(KeyUnavailableError, match="removed"):
+            _open(tmp_path / "laptop", passphrase="laptop passphrase")
+        # ... and its old key set opens neither new content nor re-sealed old content.
+        with owner._store.read("peek") as conn:
+            blobs = conn.execute(
+                text("SELECT memory_id, revision, content FROM memory_revisions")
+            ).all()
+        old_codec = Codec(laptop_keys)
+        for memory_id, revision, blob in blobs:
+            with pytest.raises(KeyUnavailableError):
+                old_codec.open_text(bytes(blob), content_aad(memory_id, revision))
+        (lee,) = [m for m in owner.members() if m.name == "lee"]
+        assert lee.removed_at is not None
+        with pytest.raises(NotFoundError):
+            owner.remove_member("lee")
+        assert owner.verify().ok
+    finally:
+        desk.close()
+        owner.close()
