@@ -30,11 +30,17 @@ class Context:
         self.data_dir = data_dir
         self.as_json = as_json
         self._service: MemoryService | None = None
+        self.database_url: str | None = None
 
     def service(self, *, create: bool = False) -> MemoryService:
         """Open the store once per invocation."""
         if self._service is None:
-            self._service = open_service(self.data_dir, create=create, prompt=_prompt_passphrase)
+            self._service = open_service(
+                self.data_dir,
+                create=create,
+                prompt=_prompt_passphrase,
+                database_url=self.database_url,
+            )
         return self._service
 
     def close(self) -> None:
@@ -111,10 +117,18 @@ def cli(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option(
+    "--database",
+    "database_url",
+    metavar="URL",
+    help="Keep the tables on this PostgreSQL server (postgresql://user@host/db); "
+    "remembered in the data directory. Default: a local SQLite file.",
+)
 @pass_ctx
 @handles_errors
-def init(ctx: Context) -> None:
+def init(ctx: Context, database_url: str | None) -> None:
     """Create the store (and its key) if it does not exist yet."""
+    ctx.database_url = database_url
     service = ctx.service(create=True)
     status = service.status()
     ctx.emit(status, f"store ready at {status.path} (key: {status.key.source})")
@@ -300,7 +314,7 @@ def main() -> None:
 __all__ = ["cli", "main", "to_jsonable"]
 
 # The memory verbs live in their own module and register themselves on `cli`.
-from app import cli_memory  # noqa: E402, F401
+from app import cli_memory, cli_team  # noqa: E402, F401
 from app.importers.cli import import_group  # noqa: E402
 from app.mcp_server import mcp_command  # noqa: E402
 

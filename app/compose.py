@@ -6,7 +6,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from app.paths import LLM_KEY_ENV, LLM_MODEL_ENV, LLM_URL_ENV, passphrase_from_env
+from app.paths import (
+    LLM_KEY_ENV,
+    LLM_MODEL_ENV,
+    LLM_URL_ENV,
+    database_url_from_env,
+    passphrase_from_env,
+)
 from core import KeyUnavailableError, LLMExtractor, MemoryService, WrongPassphraseError
 
 PassphrasePrompt = Callable[[bool], str | None]
@@ -18,16 +24,23 @@ def open_service(
     *,
     create: bool = True,
     prompt: PassphrasePrompt | None = None,
+    database_url: str | None = None,
 ) -> MemoryService:
     """Open the store, using the OS keyring, else $MEMORY_CENTER_PASSPHRASE, else `prompt`.
+
+    The tables live on a PostgreSQL server when `database_url` (or
+    $MEMORY_CENTER_DATABASE_URL) names one, or when the directory was set up that way.
 
     Raises:
         KeyUnavailableError: no key could be had (no keyring, no passphrase).
         WrongPassphraseError: the passphrase given does not unlock the store.
     """
     passphrase = passphrase_from_env()
+    url = database_url or database_url_from_env()
     try:
-        return _configured(MemoryService.open(data_dir, passphrase=passphrase, create=create))
+        return _configured(
+            MemoryService.open(data_dir, passphrase=passphrase, create=create, database_url=url)
+        )
     except WrongPassphraseError:
         raise
     except KeyUnavailableError as exc:
@@ -39,7 +52,9 @@ def open_service(
     if not asked:
         # Nobody could be asked (no terminal) or the user declined: say how to give one.
         raise first
-    return _configured(MemoryService.open(data_dir, passphrase=asked, create=create))
+    return _configured(
+        MemoryService.open(data_dir, passphrase=asked, create=create, database_url=url)
+    )
 
 
 def _configured(service: MemoryService) -> MemoryService:

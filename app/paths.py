@@ -10,6 +10,7 @@ import platformdirs
 APP_NAME = "memory-center"
 DATA_DIR_ENV = "MEMORY_CENTER_DATA_DIR"
 PASSPHRASE_ENV = "MEMORY_CENTER_PASSPHRASE"
+DATABASE_URL_ENV = "MEMORY_CENTER_DATABASE_URL"
 LLM_URL_ENV = "MEMORY_CENTER_LLM_URL"
 LLM_MODEL_ENV = "MEMORY_CENTER_LLM_MODEL"
 LLM_KEY_ENV = "MEMORY_CENTER_LLM_KEY"
@@ -27,3 +28,9 @@ def passphrase_from_env() -> str | None:
     """The passphrase given through the environment, if any."""
     value = os.environ.get(PASSPHRASE_ENV)
     return value if value else None
+
+
+def database_url_from_env() -> str | None:
+    """A PostgreSQL server given through the environment, if any (empty means unset)."""
+    value = os.environ.get(DATABASE_URL_ENV, "").strip()
+    return value or None

@@ -19,10 +19,13 @@ from typing import Any, TypeVar
 from sqlalchemy import func, select, update
 
 from core.crypto.codec import Codec
+from core.crypto.invitation import Invitation, open_invitation, seal_invitation
+from core.crypto.invitation import new_code as new_invitation_code
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
 from core.errors import (
     DamagedRowError,
     InvalidInputError,
+    InvalidStateError,
     MemoryCenterError,
     NotFoundError,
     ResourceUnavailableError,
@@ -60,6 +63,7 @@ from core.model.records import (
     Decision,
     Event,
     KeyInfo,
+    MemberInfo,
     MemoryRecord,
     NewEvent,
     Result,
@@ -75,11 +79,20 @@ from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.injector import Retriever
 from core.retrieval.vectors import VectorLayer
-from core.storage import checkup, cursors, event_log, memories, settings, snapshots
+from core.storage import (
+    checkup,
+    cursors,
+    devices,
+    event_log,
+    members,
+    memories,
+    settings,
+    snapshots,
+)
 from core.storage import schema as s
 from core.storage.damage import Damage, guarded, split
 from core.storage.migrations import current_version
-from core.storage.opener import open_store
+from core.storage.opener import join_server_store, open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import deletion, integrity, portability, replay, writes
@@ -130,6 +143,7 @@ class MemoryService:
         clock: Clock | None = None,
         create: bool = True,
         prefer_keyring: bool = True,
+        database_url: str | None = None,
     ) -> MemoryService:
         """Open (or create) the store in `data_dir`. See `core.storage.opener.open_store`."""
         opened = open_store(
@@ -138,6 +152,7 @@ class MemoryService:
             passphrase=passphrase,
             create=create,
             prefer_keyring=prefer_keyring,
+            database_url=database_url,
         )
         return cls(opened.store, opened.key_store, opened.keys)
 
@@ -779,8 +794,7 @@ class MemoryService:
             embedder = make_embedder(name) if name else make_default_embedder()
         except ResourceUnavailableError:
             embedder = HashingEmbedder()
-        directory = store.path.parent / "index" if store.path else None
-        return VectorLayer(embedder, directory, lambda: store.codec)
+        return VectorLayer(embedder, store.index_dir, lambda: store.codec)
 
     def index_status(self) -> dict[str, object]:
         """Which indexes exist, their sizes and the embedder (for `index status`)."""
@@ -812,8 +826,9 @@ class MemoryService:
         with self._store.write("set embedder") as tx:
             settings.write(tx, "embedder", embedder.name)
             tx.touch(ChangeKind.INDEX)
-        directory = self._store.path.parent / "index" if self._store.path else None
-        self.catalog.vectors = VectorLayer(embedder, directory, lambda: self._store.codec)
+        self.catalog.vectors = VectorLayer(
+            embedder, self._store.index_dir, lambda: self._store.codec
+        )
         self.rebuild_index()
         return Result(embedder.name, changes_of(tx))
 
@@ -893,6 +908,95 @@ class MemoryService:
 
     # --- keys and status (R24) --------------------------------------------------
 
+    # --- team stores on a server (members, invitations) -----------------------------
+
+    def invite_member(self, name: str, *, by: str | None = None) -> Result[tuple[bytes, str]]:
+        """Write an invitation for a member's device: the file's bytes and its one-time code.
+
+        The code opens the file; hand them over by different channels.
+
+        Raises:
+            InvalidStateError: the store is a local file, not on a database server.
+        """
+        who = identifier(name, "name")
+        if not self._store.is_server:
+            raise InvalidStateError(
+                "invitations are for stores on a database server; this store is a local file"
+            )
+        store_id = self._store.meta("store_id") or ""
+        url = self._store.write_engine.url.render_as_string(hide_password=False)
+        url = url.replace("postgresql+psycopg://", "postgresql://")
+        code = new_invitation_code()
+        raw = seal_invitation(Invitation(store_id, url, who, self._keys), code)
+        with self._store.write("record an invitation") as tx:
+            members.invited(tx, who, by)
+            tx.touch(ChangeKind.SETTINGS)
+        return Result((raw, code), changes_of(tx))
+
+    def remove_member(
+        self,
+        name: str,
+        *,
+        progress: Callable[[int], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Result[RotationReport]:
+        """Remove a member: revoke their devices, then rotate the key (resumable).
+
+        Content written after the rotation is sealed under a key the removed devices never
+        receive; rows re-sealed by the rotation are unreadable to them too. What they copied
+        before removal cannot be taken back.
+
+        Raises:
+            NotFoundError: no such member.
+            InvalidStateError: the store is a local file.
+        """
+        who = identifier(name, "name")
+        if not self._store.is_server:
+            raise InvalidStateError("members exist only in stores on a database server")
+        with self._store.write("remove a member") as tx:
+            if not members.removed(tx, who):
+                raise NotFoundError("member", who)
+            devices.revoke_member(tx.conn, who, tx.now)
+            tx.touch(ChangeKind.SETTINGS)
+        return self.rotate_key(progress=progress, should_stop=should_stop)
+
+    def members(self) -> list[MemberInfo]:
+        """The members of a team store (empty for a local store)."""
+        with self._store.read("list members") as conn:
+            return members.listed(conn)
+
+    @classmethod
+    def join(
+        cls,
+        data_dir: Path,
+        invitation: bytes,
+        code: str,
+        *,
+        passphrase: str | None = None,
+        clock: Clock | None = None,
+        prefer_keyring: bool = True,
+    ) -> MemoryService:
+        """Join a team store from this machine with an invitation file and its code.
+
+        Raises:
+            WrongPassphraseError: the code does not open the invitation.
+            InvalidInputError: the file is not an invitation.
+            ResourceUnavailableError: `data_dir` holds a store already, or the server is away.
+        """
+        opened_invitation = open_invitation(invitation, code)
+        opened = join_server_store(
+            data_dir,
+            opened_invitation,
+            clock or SystemClock(),
+            passphrase=passphrase,
+            prefer_keyring=prefer_keyring,
+        )
+        service = cls(opened.store, opened.key_store, opened.keys)
+        with service._store.write("record a joined device") as tx:
+            members.joined(tx, opened_invitation.member)
+            tx.touch(ChangeKind.SETTINGS)
+        return service
+
     def key_info(self) -> KeyInfo:
         """Where the key lives and which key id is active."""
         backend = keyring_backend_name() if self._key_store.source == "keyring" else None
@@ -941,7 +1045,7 @@ class MemoryService:
             revision = Store._revision(conn)
             damaged = len(integrity.reported(conn, self._store.codec))
         return StoreStatus(
-            path=str(self._store.path),
+            path=self._store.location,
             store_id=self._store.meta("store_id") or "",
             schema_version=version,
             revision=revision,

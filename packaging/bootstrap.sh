@@ -24,7 +24,9 @@ debs_app=(libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libxcb
           libxcb-render-util0 libxcb-image0 fonts-noto-cjk)
 # Tests: offscreen Qt needs no X server; the desktop build's smoke test also shows its window
 # on a virtual X display (the xcb platform plugin a user gets) and finds it with xdotool.
-debs_test=(xvfb xdotool "${debs_app[@]}")
+# A PostgreSQL server for the team-store backend (the tests start their own throwaway
+# cluster with initdb/pg_ctl).
+debs_test=(xvfb xdotool postgresql "${debs_app[@]}")
 
 missing_debs() {
   local pkg

@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export QT_QPA_PLATFORM=offscreen OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# The PostgreSQL backend's tests must run here, not skip (tests/support/postgres.py).
+export MEMORY_CENTER_TEST_POSTGRES="${MEMORY_CENTER_TEST_POSTGRES:-require}"
 bin=.venv/bin
 
 echo "== ruff (lint)";   "$bin/ruff" check .
@@ -26,7 +28,8 @@ echo "== coverage floor (core/crypto, core/log at 100%)"
 # about half a minute, instead of tracing the whole suite.
 "$bin/python" -m pytest -q -rN -p no:cacheprovider --no-header \
   --cov=core/crypto --cov=core/log --cov-report=term-missing --cov-fail-under=100 \
-  tests/core/test_codec.py tests/core/test_keys.py tests/core/test_hash_chain.py tests/contracts
+  tests/core/test_codec.py tests/core/test_keys.py tests/core/test_hash_chain.py \
+  tests/core/test_invitation.py tests/contracts
 echo "== pytest"
 run_pytest "$@"
 # The installable build: a wheel and the one-folder desktop program, each run as a user

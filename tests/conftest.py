@@ -16,6 +16,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from core import ManualClock, MemoryService
 
+# PostgreSQL fixtures (`pg_server`, `pg_url`, `backend`) for the storage contract tests.
+pytest_plugins = ["tests.support.pg_fixtures"]
+
 PASSPHRASE = "test passphrase for memory center"
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 

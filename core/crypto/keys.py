@@ -40,6 +40,9 @@ class KeySet:
     active_id: str
     fingerprint_key: bytes
     pending_id: str | None = field(default=None)
+    # This device's private key (X25519) in a store shared by several devices: other devices
+    # seal new key sets to its public key (core/crypto/envelope.py). None for a local store.
+    device_key: bytes | None = field(default=None)
 
     @classmethod
     def generate(cls) -> KeySet:
@@ -52,13 +55,20 @@ class KeySet:
         kid = new_key_id()
         keys = dict(self.keys)
         keys[kid] = AESGCM.generate_key(256)
-        return KeySet(keys, kid, self.fingerprint_key, pending_id=kid)
+        return KeySet(keys, kid, self.fingerprint_key, pending_id=kid, device_key=self.device_key)
 
     def retire_others(self) -> KeySet:
         """Drop every key but the active one (last step of rotation)."""
         return KeySet(
-            {self.active_id: self.keys[self.active_id]}, self.active_id, self.fingerprint_key
+            {self.active_id: self.keys[self.active_id]},
+            self.active_id,
+            self.fingerprint_key,
+            device_key=self.device_key,
         )
+
+    def with_device_key(self, device_key: bytes | None) -> KeySet:
+        """The same keys held by a device with this private key (None: shareable form)."""
+        return KeySet(self.keys, self.active_id, self.fingerprint_key, self.pending_id, device_key)
 
     def to_bytes(self) -> bytes:
         """Serialise for a key store (then encrypted or handed to the keyring)."""
@@ -69,6 +79,8 @@ class KeySet:
             "keys": {k: _b64(v) for k, v in self.keys.items()},
             "fingerprint": _b64(self.fingerprint_key),
         }
+        if self.device_key is not None:
+            doc["device"] = _b64(self.device_key)
         return json.dumps(doc, sort_keys=True).encode()
 
     @classmethod
@@ -81,7 +93,14 @@ class KeySet:
         try:
             doc = json.loads(raw)
             keys = {k: base64.b64decode(v) for k, v in doc["keys"].items()}
-            ks = cls(keys, doc["active"], base64.b64decode(doc["fingerprint"]), doc.get("pending"))
+            device = base64.b64decode(doc["device"]) if doc.get("device") else None
+            ks = cls(
+                keys,
+                doc["active"],
+                base64.b64decode(doc["fingerprint"]),
+                doc.get("pending"),
+                device,
+            )
         except (ValueError, KeyError, TypeError) as exc:
             raise IntegrityError(f"the stored key set is unreadable: {exc}") from None
         if ks.active_id not in ks.keys or any(len(v) != 32 for v in ks.keys.values()):

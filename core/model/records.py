@@ -233,3 +233,15 @@ class RotationReport:
     new_key_id: str
     rows_reencrypted: int
     resumed: bool
+
+
+@dataclass(frozen=True)
+class MemberInfo:
+    """A member of a team store: invited, joined from some devices, perhaps removed."""
+
+    name: str
+    invited_at: dt.datetime
+    invited_by: str | None
+    joined_at: dt.datetime | None
+    devices: int
+    removed_at: dt.datetime | None = None

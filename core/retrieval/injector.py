@@ -12,6 +12,7 @@ import concurrent.futures as cf
 import datetime as dt
 import heapq
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -76,10 +77,19 @@ class Retriever:
         self.last_revision = 0
         self._in_flight = 0
         self._flight_lock = threading.Lock()
+        self._threads: set[threading.Thread] = set()
 
-    def close(self) -> None:
-        """Stop the worker threads (a stalled read is abandoned, not awaited)."""
-        # Each read runs on its own daemon thread; a stalled one is abandoned, not awaited.
+    def close(self, wait_seconds: float = 3.0) -> None:
+        """Give abandoned reads a bounded moment to finish before the connections go.
+
+        On the hot path a stalled read is abandoned, not awaited; at close it still holds a
+        pooled connection, and a server connection must be returned before the pool closes.
+        """
+        deadline = time.monotonic() + wait_seconds
+        with self._flight_lock:
+            threads = list(self._threads)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def forget(self, memory_id: str) -> list[str]:
         """Remove a memory from every derived store this retriever keeps; name them (R19)."""
@@ -183,6 +193,8 @@ class Retriever:
         thread = threading.Thread(
             target=self._run_read, args=(future, request, query, session), daemon=True
         )
+        with self._flight_lock:
+            self._threads.add(thread)
         thread.start()
         try:
             result = future.result(timeout=self.timeout)
@@ -203,6 +215,7 @@ class Retriever:
         finally:
             with self._flight_lock:
                 self._in_flight -= 1
+                self._threads.discard(threading.current_thread())
 
     # --- the two paths of R16 -------------------------------------------------------
 

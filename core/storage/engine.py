@@ -19,6 +19,11 @@ from sqlalchemy import exc as sa_exc
 from core.errors import IntegrityError, MemoryCenterError, ResourceUnavailableError
 
 BUSY_TIMEOUT_MS = 15_000
+# One advisory lock id for "the store's writer": every write transaction on PostgreSQL takes
+# it at BEGIN, the server-side equivalent of SQLite's BEGIN IMMEDIATE, so the hash chain stays
+# one linear chain and read-modify-writes never interleave, across processes and machines.
+PG_WRITE_LOCK = 0x4D43_5354  # "MCST"
+PG_CONNECT_TIMEOUT_S = 5
 
 
 def sqlite_engines(path: str) -> tuple[Engine, Engine]:
@@ -32,6 +37,50 @@ def sqlite_engines(path: str) -> tuple[Engine, Engine]:
     read = create_engine(url, pool_size=4, max_overflow=4, pool_pre_ping=False)
     _configure_sqlite(write, begin="BEGIN IMMEDIATE")
     _configure_sqlite(read, begin="BEGIN")
+    return write, read
+
+
+def is_postgres_url(url: str) -> bool:
+    """True for a PostgreSQL database URL (postgresql://, postgres://, postgresql+psycopg://)."""
+    scheme = url.split("://", 1)[0].lower()
+    return scheme in {"postgresql", "postgres", "postgresql+psycopg"}
+
+
+def postgres_engines(url: str) -> tuple[Engine, Engine]:
+    """Return (write engine, read engine) for a PostgreSQL database via psycopg 3.
+
+    The write engine takes the store's advisory write lock at BEGIN; the read engine runs
+    repeatable-read transactions, a consistent snapshot like SQLite's WAL readers.
+
+    Raises:
+        ResourceUnavailableError: psycopg is not installed or the URL is not PostgreSQL.
+    """
+    if not is_postgres_url(url):
+        raise ResourceUnavailableError("the database URL must start with postgresql://")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise ResourceUnavailableError(
+            "PostgreSQL support needs the psycopg package (pip install 'psycopg[binary]')"
+        ) from None
+    driver_url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    args = {"connect_timeout": PG_CONNECT_TIMEOUT_S, "application_name": "memory-center"}
+    write = create_engine(
+        driver_url, pool_size=2, max_overflow=4, pool_pre_ping=True, connect_args=args
+    )
+    read = create_engine(
+        driver_url,
+        pool_size=4,
+        max_overflow=4,
+        pool_pre_ping=True,
+        connect_args=args,
+        isolation_level="REPEATABLE READ",
+    )
+
+    @event.listens_for(write, "begin")
+    def _take_write_lock(conn: Any) -> None:
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+
     return write, read
 
 
@@ -68,11 +117,17 @@ def translated(action: str) -> Iterator[None]:
     except sa_exc.IntegrityError as exc:
         raise IntegrityError(f"{action}: the database refused the change: {_msg(exc)}") from None
     except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:
-        raise ResourceUnavailableError(f"{action}: database error: {_msg(exc)}") from None
+        text = _msg(exc)
+        if "append-only" in text or "never deleted" in text:
+            # PostgreSQL's trigger functions raise plain exceptions, not constraint errors.
+            raise IntegrityError(f"{action}: {text.splitlines()[0]}") from None
+        raise ResourceUnavailableError(f"{action}: database error: {text}") from None
 
 
 def _operational(action: str, exc: sa_exc.OperationalError) -> MemoryCenterError:
     text = _msg(exc)
+    if "connection" in text and ("refused" in text or "timeout" in text or "closed" in text):
+        return ResourceUnavailableError(f"{action}: the database server is not reachable: {text}")
     if "locked" in text or "busy" in text:
         return ResourceUnavailableError(f"{action}: the store is busy (locked by another process)")
     if "disk" in text or "full" in text or "readonly" in text or "unable to open" in text:

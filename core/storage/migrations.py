@@ -39,6 +39,8 @@ POSTGRES_APPEND_ONLY = [
        FOR EACH ROW EXECUTE FUNCTION mc_refuse_change()""",
     """CREATE TRIGGER event_payloads_no_delete BEFORE DELETE ON event_payloads
        FOR EACH ROW EXECUTE FUNCTION mc_refuse_change()""",
+    """CREATE TRIGGER event_payloads_fixed_id BEFORE UPDATE OF event_id ON event_payloads
+       FOR EACH ROW EXECUTE FUNCTION mc_refuse_change()""",
 ]
 
 
@@ -120,6 +122,11 @@ def _v5_capture_cursors(conn: Connection) -> None:
     )
 
 
+def _v6_members_and_devices(conn: Connection) -> None:
+    s.members.create(conn, checkfirst=True)
+    s.devices.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -130,6 +137,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         5, "capture cursors: resume positions of live transcript capture", _v5_capture_cursors
     ),
+    Migration(6, "members and devices of a store shared through a server", _v6_members_and_devices),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 
@@ -172,6 +180,10 @@ def migrate(
     for step in MIGRATIONS:
         if found < step.version <= target:
             with engine.begin() as conn:
+                # Another process (another machine, on PostgreSQL) may have applied this
+                # step while we waited for the write lock that BEGIN takes.
+                if current_version(conn) >= step.version:
+                    continue
                 step.apply(conn)
                 conn.execute(
                     s.schema_migrations.insert().values(

@@ -1,21 +1,27 @@
-"""Create or open a store directory: database, migrations, key set, key check.
+"""Create or open a store: database, migrations, key set, key check.
 
 A store directory holds `memory-center.sqlite3` (plus its WAL), and, when the key is
 passphrase-protected, `keyfile.json`. The key set itself is in the OS keyring or that file.
+A store on a PostgreSQL server keeps the same local directory for what belongs to this
+machine (the key file, the derived indexes, `store.json` naming the server), while the
+tables live on the server.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, inspect, select
 
 from core.crypto.codec import Aad, Codec
+from core.crypto.invitation import Invitation
 from core.crypto.keys import (
     KEY_FILE_NAME,
     KeyringKeyStore,
@@ -25,11 +31,16 @@ from core.crypto.keys import (
     check_passphrase,
     keyring_usable,
 )
-from core.errors import IntegrityError, KeyUnavailableError, ResourceUnavailableError
+from core.errors import (
+    IntegrityError,
+    KeyUnavailableError,
+    ResourceUnavailableError,
+    WrongPassphraseError,
+)
 from core.model.clock import Clock, to_iso
-from core.storage import binding
+from core.storage import binding, devices
 from core.storage import schema as s
-from core.storage.engine import sqlite_engines, translated
+from core.storage.engine import is_postgres_url, postgres_engines, sqlite_engines, translated
 from core.storage.migrations import migrate
 from core.storage.store import DB_FILE_NAME, Store, set_meta
 
@@ -39,6 +50,8 @@ from core.storage.store import DB_FILE_NAME, Store, set_meta
 KEY_CHECK_PLAINTEXT = b"memory-center key check v2: records bound"
 KEY_CHECK_UNBOUND = b"memory-center key check v1"
 LOCK_FILE_NAME = ".open.lock"
+# This machine's view of a server store: the database URL and the key source it uses.
+LOCAL_CONFIG_NAME = "store.json"
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,7 @@ def open_store(
     passphrase: str | None = None,
     create: bool = True,
     prefer_keyring: bool = True,
+    database_url: str | None = None,
 ) -> Opened:
     """Open the store in `data_dir`, creating it if allowed.
 
@@ -73,6 +87,8 @@ def open_store(
         passphrase: unlocks (or, for a new store, protects) the key file.
         create: create a new store when none exists.
         prefer_keyring: for a new store, use the OS keyring when it works.
+        database_url: a PostgreSQL server to hold the tables; remembered in the
+            directory's `store.json`, so later opens need only the directory.
 
     Raises:
         KeyUnavailableError: no key, or a key that does not belong to this store.
@@ -80,6 +96,20 @@ def open_store(
         StoreVersionError: the store is newer than this code.
         ResourceUnavailableError: the directory or file cannot be used.
     """
+    configured = configured_database_url(data_dir)
+    if database_url and (data_dir / DB_FILE_NAME).exists():
+        raise ResourceUnavailableError(
+            f"{data_dir} already holds a local store; choose another data directory for "
+            "a store on a database server"
+        )
+    if database_url and configured and database_url != configured:
+        raise ResourceUnavailableError(
+            f"{data_dir} belongs to a store on another database server; choose another "
+            "data directory"
+        )
+    url = database_url or configured
+    if url:
+        return _open_server_store(data_dir, url, clock, passphrase, create, prefer_keyring)
     db_path = data_dir / DB_FILE_NAME
     if not db_path.exists() and not create:
         raise ResourceUnavailableError(f"no store at {data_dir} (run `memory-center init` first)")
@@ -109,6 +139,214 @@ def open_store(
             raise
     store = Store(write, read, Codec(keys, reload=key_store.load), clock, db_path)
     return Opened(store, key_store, keys, created, backup)
+
+
+def configured_database_url(data_dir: Path) -> str | None:
+    """The server URL this directory's store lives on, or None for a local SQLite store."""
+    config = _local_config(data_dir)
+    url = config.get("database_url")
+    return url if isinstance(url, str) and url else None
+
+
+def _local_config(data_dir: Path) -> dict[str, object]:
+    path = data_dir / LOCAL_CONFIG_NAME
+    if not path.exists():
+        return {}
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResourceUnavailableError(f"cannot read {path}: {exc}") from None
+    if not isinstance(loaded, dict):
+        raise ResourceUnavailableError(f"{path} is not a JSON object")
+    return loaded
+
+
+def _save_local_config(data_dir: Path, config: dict[str, object]) -> None:
+    path = data_dir / LOCAL_CONFIG_NAME
+    tmp = path.with_name(path.name + ".tmp")
+    # Owner-only: the URL may carry a password.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(config, handle, indent=2)
+    os.replace(tmp, path)
+
+
+def _open_server_store(
+    data_dir: Path,
+    url: str,
+    clock: Clock,
+    passphrase: str | None,
+    create: bool,
+    prefer_keyring: bool,
+) -> Opened:
+    """Open (or create, or join) a store whose tables are on a PostgreSQL server."""
+    if not is_postgres_url(url):
+        raise ResourceUnavailableError(
+            f"unsupported database URL {url.split('://', 1)[0]!r}: use postgresql://..."
+        )
+    _ensure_dir(data_dir)
+    with _directory_lock(data_dir):
+        write, read = postgres_engines(url)
+        try:
+            with translated("open store on the server"):
+                if not create and _server_store_id(write) is None:
+                    raise ResourceUnavailableError(
+                        "no store in that database (run `memory-center init --database URL`)"
+                    )
+                migrate(write, now=to_iso(clock.now()), db_path=None)
+            store_id, created = _server_identity(write, clock)
+            config = _local_config(data_dir)
+            source = config.get("key_source")
+            if not isinstance(source, str):
+                # Each machine chooses where it keeps its copy of the key set.
+                source = _choose_source(passphrase, prefer_keyring)
+            device_id = str(config.get("device_id") or devices.new_device_id())
+            member = str(config.get("member") or "owner")
+            local = _key_store(source, store_id, data_dir, passphrase)
+            key_store = devices.ServerKeyStore(local, write, device_id)
+            try:
+                keys = _load_or_create_keys(key_store, write, store_id, created)
+            except KeyUnavailableError as exc:
+                if "key_source" in config or isinstance(exc, WrongPassphraseError):
+                    raise
+                raise KeyUnavailableError(
+                    "this machine holds no key for the store on that server: ask a member for "
+                    "an invitation (`memory-center member invite NAME`) and join with it "
+                    "(`memory-center join FILE`)"
+                ) from None
+            keys = _registered_device(write, local, keys, device_id, member, clock)
+            _save_local_config(
+                data_dir,
+                {
+                    "database_url": url,
+                    "key_source": source,
+                    "device_id": device_id,
+                    "member": member,
+                },
+            )
+        except BaseException:
+            write.dispose()
+            read.dispose()
+            raise
+    codec = Codec(keys, reload=key_store.load)
+    store = Store(write, read, codec, clock, None, index_dir=data_dir / "index")
+    return Opened(store, key_store, keys, created, None)
+
+
+def join_server_store(
+    data_dir: Path,
+    invitation: Invitation,
+    clock: Clock,
+    *,
+    passphrase: str | None,
+    prefer_keyring: bool = True,
+) -> Opened:
+    """Join a store on a server with an opened invitation: keep its key set on this machine.
+
+    Raises:
+        ResourceUnavailableError: `data_dir` already holds a store, or the server is away.
+        KeyUnavailableError: no keyring and no passphrase to protect the key here.
+        IntegrityError: the server holds another store than the invitation names.
+    """
+    if (data_dir / DB_FILE_NAME).exists() or (data_dir / LOCAL_CONFIG_NAME).exists():
+        raise ResourceUnavailableError(
+            f"{data_dir} already holds a store; join into a new data directory"
+        )
+    existed = data_dir.exists()
+    _ensure_dir(data_dir)
+    try:
+        _check_invitation_is_current(invitation)
+        source = _choose_source(passphrase, prefer_keyring)
+        key_store = _key_store(source, invitation.store_id, data_dir, passphrase)
+        key_store.save(invitation.keys)
+        _save_local_config(
+            data_dir,
+            {
+                "database_url": invitation.database_url,
+                "key_source": source,
+                "member": invitation.member,
+            },
+        )
+        opened = _open_server_store(
+            data_dir, invitation.database_url, clock, passphrase, False, prefer_keyring
+        )
+        if opened.store.meta("store_id") != invitation.store_id:
+            opened.store.dispose()
+            raise IntegrityError("the server holds another store than the invitation names")
+    except BaseException:
+        for name in (LOCAL_CONFIG_NAME, KEY_FILE_NAME, LOCK_FILE_NAME):
+            (data_dir / name).unlink(missing_ok=True)
+        if not existed:
+            shutil.rmtree(data_dir, ignore_errors=True)
+        raise
+    return opened
+
+
+def _check_invitation_is_current(invitation: Invitation) -> None:
+    write, read = postgres_engines(invitation.database_url)
+    try:
+        with translated("read the store's active key"), write.connect() as conn:
+            active = conn.execute(
+                select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id")
+            ).scalar_one_or_none()
+    finally:
+        write.dispose()
+        read.dispose()
+    if active is not None and active not in invitation.keys.keys:
+        raise KeyUnavailableError(
+            "this invitation was made before the store's key was rotated: ask for a new one"
+        )
+
+
+def _registered_device(
+    engine: Engine,
+    local: KeyStore,
+    keys: KeySet,
+    device_id: str,
+    member: str,
+    clock: Clock,
+) -> KeySet:
+    """Give this device a device key and an envelope on the server, once; refuse if revoked."""
+    with translated("register this device"), engine.begin() as conn:
+        row = conn.execute(
+            select(s.devices.c.key_id, s.devices.c.revoked_at).where(
+                s.devices.c.device_id == device_id
+            )
+        ).first()
+        if row is not None and row.revoked_at is not None:
+            raise KeyUnavailableError(
+                "this device was removed from the store; ask a member for a new invitation"
+            )
+        if row is not None and row.key_id == keys.active_id and keys.device_key is not None:
+            return keys
+        keys = devices.ensure_device_key(keys)
+        local.save(keys)
+        devices.register(conn, device_id, member, keys, clock.now())
+    return keys
+
+
+def _server_store_id(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        if not inspect(conn).has_table("store_meta"):
+            return None
+        found = conn.execute(
+            select(s.store_meta.c.value).where(s.store_meta.c.key == "store_id")
+        ).scalar_one_or_none()
+        return str(found) if found else None
+
+
+def _server_identity(engine: Engine, clock: Clock) -> tuple[str, bool]:
+    with translated("read store identity"), engine.begin() as conn:
+        found = conn.execute(
+            select(s.store_meta.c.value).where(s.store_meta.c.key == "store_id")
+        ).scalar_one_or_none()
+        if found:
+            return str(found), False
+        store_id = uuid.uuid4().hex
+        set_meta(conn, "store_id", store_id)
+        set_meta(conn, "key_source", "per-device")
+        set_meta(conn, "created_at", to_iso(clock.now()))
+        return store_id, True
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ from core.crypto.keys import KeySet, KeyStore
 from core.errors import RotationInterruptedError as RotationInterruptedError  # old home
 from core.model.enums import ChangeKind
 from core.model.records import RotationReport
-from core.storage import event_log
+from core.storage import devices, event_log
 from core.storage.opener import KEY_CHECK_PLAINTEXT, key_check_aad
 from core.storage.sealed import SEALED, reseal_batch
 from core.storage.store import Store, set_meta
@@ -44,6 +44,7 @@ def rotate(
         old_id = keys.active_id
         keys = keys.with_new_key()
         key_store.save(keys)
+    _publish_to_devices(store, keys)
     codec = Codec(keys, reload=key_store.load)
     store.replace_codec(codec)
     with store.write("announce the new key") as tx:
@@ -78,5 +79,15 @@ def rotate(
         tx.touch(ChangeKind.KEYS)
     final = keys.retire_others()
     key_store.save(final)
+    _publish_to_devices(store, final)
     store.replace_codec(Codec(final, reload=key_store.load))
     return final, RotationReport(old_id, final.active_id, done, resumed)
+
+
+def _publish_to_devices(store: Store, keys: KeySet) -> None:
+    """On a shared store, seal the key set to every device still a member (before use)."""
+    if not store.is_server:
+        return
+    with store.write("share the new key with the store's devices") as tx:
+        devices.publish(tx.conn, keys)
+        tx.touch(ChangeKind.KEYS)

@@ -264,3 +264,30 @@ capture_cursors = Table(
     Column("events", Integer, nullable=False),
     Column("updated_at", Ts, nullable=False),
 )
+
+# Members of a team store: who was invited, who joined from which device, who was removed.
+# Names only; keys never touch the database (schema version: members).
+members = Table(
+    "members",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("invited_at", Ts, nullable=False),
+    Column("invited_by", String(64)),
+    Column("joined_at", Ts),
+    Column("devices", Integer, nullable=False, default=0),
+    Column("removed_at", Ts),
+)
+
+# Devices of a store shared through a server: each device's public key and the store's key
+# set sealed to it (core/crypto/envelope.py). A revoked device gets no new envelopes.
+devices = Table(
+    "devices",
+    metadata,
+    Column("device_id", String(64), primary_key=True),
+    Column("member", String(64), nullable=False),
+    Column("public_key", String(128), nullable=False),
+    Column("envelope", LargeBinary, nullable=False),
+    Column("key_id", String(32), nullable=False),
+    Column("registered_at", Ts, nullable=False),
+    Column("revoked_at", Ts),
+)

@@ -67,6 +67,7 @@ class Store:
         codec: seals and opens every content value.
         clock: the store's source of time.
         path: the database file (None for server databases).
+        index_dir: where this machine keeps derived indexes (default: beside the file).
     """
 
     def __init__(
@@ -76,12 +77,15 @@ class Store:
         codec: Codec,
         clock: Clock,
         path: Path | None,
+        *,
+        index_dir: Path | None = None,
     ) -> None:
         self.write_engine = write_engine
         self.read_engine = read_engine
         self.codec = codec
         self.clock = clock
         self.path = path
+        self.index_dir = index_dir or (path.parent / "index" if path else None)
         self._write_lock = threading.RLock()
         self.key_reloader: Callable[[], Codec] | None = None
 
@@ -141,13 +145,56 @@ class Store:
                 select(s.store_meta.c.value).where(s.store_meta.c.key == key)
             ).scalar_one_or_none()
 
+    @property
+    def location(self) -> str:
+        """Where the tables are, for people: the file, or the server URL without password."""
+        if self.path is not None:
+            return str(self.path)
+        return self.write_engine.url.render_as_string(hide_password=True).replace(
+            "postgresql+psycopg://", "postgresql://"
+        )
+
+    @property
+    def is_server(self) -> bool:
+        """True when the tables live on a PostgreSQL server."""
+        return self.write_engine.dialect.name == "postgresql"
+
     def checkpoint(self) -> None:
-        """Fold the WAL into the database and truncate it, so no old page images remain."""
+        """Leave no old copy of purged rows in the database's own files.
+
+        SQLite: fold the WAL into the database and truncate it (secure_delete has zeroed
+        freed pages). PostgreSQL: rewrite the tables that hold content (VACUUM FULL), so
+        dead row versions leave the table data; the server's WAL and backups keep only
+        ciphertext (see ARCHITECTURE.md).
+        """
+        if self.is_server:
+            self._vacuum_content_tables()
+            return
         with self._write_lock, translated("checkpoint"):
             raw = self.write_engine.raw_connection()
             try:
                 cursor = raw.cursor()
                 cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                cursor.close()
+            finally:
+                raw.close()
+
+    def _vacuum_content_tables(self) -> None:
+        tables = (
+            s.memory_revisions,
+            s.decisions,
+            s.snapshots,
+            s.event_payloads,
+            s.tombstones,
+            s.memories,
+        )
+        with self._write_lock, translated("vacuum after purge"):
+            raw = self.write_engine.raw_connection()
+            try:
+                raw.dbapi_connection.autocommit = True  # type: ignore[union-attr]
+                cursor = raw.cursor()
+                for table in tables:
+                    cursor.execute(f"VACUUM FULL {table.name}")
                 cursor.close()
             finally:
                 raw.close()
@@ -181,9 +228,14 @@ class Store:
         return int(value)
 
     def _bump(self, tx: WriteTx) -> int:
-        revision = self._revision(tx.conn) + 1
-        tx.conn.execute(
-            update(s.store_revision).where(s.store_revision.c.id == 1).values(revision=revision)
+        # One statement: increment and read back (a round trip saved on a server).
+        revision = int(
+            tx.conn.execute(
+                update(s.store_revision)
+                .where(s.store_revision.c.id == 1)
+                .values(revision=s.store_revision.c.revision + 1)
+                .returning(s.store_revision.c.revision)
+            ).scalar_one()
         )
         tx.conn.execute(
             s.changes.insert().values(
@@ -199,10 +251,8 @@ class Store:
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
     """Insert or replace one store_meta value."""
-    found = conn.execute(select(s.store_meta.c.key).where(s.store_meta.c.key == key)).first()
-    if found:
-        conn.execute(update(s.store_meta).where(s.store_meta.c.key == key).values(value=value))
-    else:
+    done = conn.execute(update(s.store_meta).where(s.store_meta.c.key == key).values(value=value))
+    if done.rowcount == 0:
         conn.execute(s.store_meta.insert().values(key=key, value=value))
 
 

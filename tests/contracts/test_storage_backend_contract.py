@@ -1,9 +1,8 @@
 """Contract of the storage backend: what the store needs from a database engine.
 
 `BACKENDS` maps a name to a function that creates an empty database and returns its write
-and read engines (and the file, for file databases). Adding PostgreSQL is one entry: a
-function that creates a scratch database and returns `postgresql_engines(url)`, skipping
-when no server is configured; every test below then runs against it too.
+and read engines (and the file, for file databases): a SQLite file, and a scratch database
+on the run's throwaway PostgreSQL server. Every test below runs against each.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from core.model import ChangeKind, ManualClock, NewEvent
 from core.model.validate import ValidEvent, new_event
 from core.storage import event_log
 from core.storage import schema as s
-from core.storage.engine import sqlite_engines
+from core.storage.engine import postgres_engines, sqlite_engines
 from core.storage.migrations import CURRENT_VERSION, current_version, migrate
 from core.storage.store import DB_FILE_NAME, Store, set_meta
 
@@ -37,14 +36,22 @@ def _sqlite(directory: Path) -> Engines:
     return write, read, path
 
 
-BACKENDS: dict[str, Callable[[Path], Engines]] = {
-    "sqlite": _sqlite,
+def _postgresql(request: pytest.FixtureRequest) -> Engines:
+    # A fresh database on the run's throwaway server (skips, or fails in CI, without one).
+    url = request.getfixturevalue("pg_url")
+    write, read = postgres_engines(url)
+    return write, read, None
+
+
+BACKENDS: dict[str, Callable[[pytest.FixtureRequest], Engines]] = {
+    "sqlite": lambda request: _sqlite(request.getfixturevalue("tmp_path")),
+    "postgresql": _postgresql,
 }
 
 
 @pytest.fixture(params=list(BACKENDS), ids=list(BACKENDS))
-def engines(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engines]:
-    write, read, path = BACKENDS[request.param](tmp_path)
+def engines(request: pytest.FixtureRequest) -> Iterator[Engines]:
+    write, read, path = BACKENDS[request.param](request)
     yield write, read, path
     write.dispose()
     read.dispose()

@@ -1,0 +1,196 @@
+"""The PostgreSQL backend beside SQLite: inject latency, append throughput, device catch-up.
+
+Starts a throwaway local PostgreSQL server (initdb + pg_ctl, as the tests do), then prints:
+
+- inject p50/p95/p99 and search p50 at each size, on SQLite and on PostgreSQL (keyword path,
+  no query embedding, like inject_bench.py; the store is bulk-filled below the service);
+- append throughput on PostgreSQL with 1 and 3 writer processes (one event per transaction,
+  and in batches of 100), every event landing on one hash chain;
+- catch-up: how long a second device takes to bring its catalog up to date after the first
+  device made 10,000 changes.
+
+    .venv/bin/python benchmarks/postgres_bench.py [--sizes 10000 100000] [--queries 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ["MEMORY_CENTER_EMBEDDER"] = "none"
+
+from inject_bench import THINGS, TOOLS, fill, pct  # noqa: E402
+
+from core import MemoryService  # noqa: E402
+from tests.support.postgres import PostgresServer  # noqa: E402
+
+PASSPHRASE = "benchmark passphrase"
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from core import MemoryService, NewEvent
+data_dir, name, sync = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[5])
+n, batch = int(sys.argv[3]), int(sys.argv[4])
+with MemoryService.open(data_dir, passphrase=sys.argv[6], prefer_keyring=False) as svc:
+    (sync / f"ready-{name}").touch()
+    while not (sync / "go").exists():
+        time.sleep(0.002)
+    ev = lambda i: NewEvent(session=name, actor="tool", trust="tool_verified",
+                            scope={"org": "acme"}, text=f"{name} event {i}")
+    for start in range(0, n, batch):
+        if batch == 1:
+            svc.append_event(ev(start))
+        else:
+            svc.append_events([ev(i) for i in range(start, min(n, start + batch))])
+"""
+
+
+def _open(data_dir: Path, url: str | None) -> MemoryService:
+    return MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, database_url=url
+    )
+
+
+def inject_latency(label: str, svc: MemoryService, n: int, queries: int) -> None:
+    """Fill n memories over 1,000 scopes, then time inject and search."""
+    rng = random.Random(n)
+    t0 = time.perf_counter()
+    scopes = fill(svc, n, 1000, rng)
+    fill_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    svc.catalog.sync()
+    load_s = time.perf_counter() - t0
+    inject_t, search_t = [], []
+    for q in range(queries):
+        scope = rng.choice(scopes)
+        goal = f"How does the {rng.choice(THINGS)} use {rng.choice(TOOLS)}?"
+        t0 = time.perf_counter()
+        svc.inject(scope, goal, 400, session=f"bench{q % 10}")
+        inject_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        svc.search_memory(scope, goal, limit=10)
+        search_t.append(time.perf_counter() - t0)
+    print(
+        f"{label:<11} {n:>7,}  fill {fill_s:6.1f} s  load {load_s:5.2f} s  inject p50 "
+        f"{pct(inject_t, 50):6.2f} ms  p95 {pct(inject_t, 95):6.2f}  p99 {pct(inject_t, 99):6.2f}"
+        f"  search p50 {pct(search_t, 50):6.2f} ms"
+    )
+
+
+def append_throughput(server: PostgresServer, writers: int, n: int, batch: int) -> None:
+    """`writers` processes (separate devices) append n events each; events per second."""
+    url = server.database()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        owner = _open(base / "owner", url)
+        dirs = []
+        for k in range(writers):
+            raw, code = owner.invite_member(f"device{k}").value
+            MemoryService.join(
+                base / f"d{k}", raw, code, passphrase=PASSPHRASE, prefer_keyring=False
+            ).close()
+            dirs.append(base / f"d{k}")
+        sync = base / "sync"
+        sync.mkdir()
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        procs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    WRITER,
+                    str(d),
+                    f"w{k}",
+                    str(n),
+                    str(batch),
+                    str(sync),
+                    PASSPHRASE,
+                ],
+                env=env,
+            )
+            for k, d in enumerate(dirs)
+        ]
+        while len(list(sync.glob("ready-*"))) < writers:
+            time.sleep(0.01)
+        t0 = time.perf_counter()
+        (sync / "go").touch()
+        for proc in procs:
+            proc.wait()
+        elapsed = time.perf_counter() - t0
+        report = owner.verify()
+        owner.close()
+    total = n * writers
+    print(
+        f"append     writers {writers}  batch {batch:>3}  {total:>6} events  "
+        f"{total / elapsed:8.0f} events/s  chain ok: {report.ok} ({report.events_checked})"
+    )
+
+
+def catch_up(server: PostgresServer, changes: int) -> None:
+    """Device B's catalog catches up after device A made `changes` changes."""
+    url = server.database()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        a = _open(base / "a", url)
+        raw, code = a.invite_member("b").value
+        b = MemoryService.join(base / "b", raw, code, passphrase=PASSPHRASE, prefer_keyring=False)
+        b.catalog.sync()
+        rng = random.Random(7)
+        batch = 100  # 100 memories per transaction: `changes / 100` feed rows
+        for start in range(0, changes, batch):
+            fill_small(a, rng, start, batch)
+        t0 = time.perf_counter()
+        b.catalog.sync()
+        elapsed = time.perf_counter() - t0
+        count = len(b.catalog.records)
+        a.close()
+        b.close()
+    print(f"catch-up   device B after {changes:,} new memories: {elapsed:.2f} s ({count:,} active)")
+
+
+def fill_small(svc: MemoryService, rng: random.Random, start: int, n: int) -> None:
+    """n memories in one transaction (one change-feed row)."""
+    fill(svc, n, 50, rng)
+
+
+def main() -> None:
+    """Parse arguments, start the server, run every measure."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--events", type=int, default=1000, help="events per writer")
+    parser.add_argument("--changes", type=int, default=10_000)
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
+    server = PostgresServer().start()
+    try:
+        for n in args.sizes:
+            with tempfile.TemporaryDirectory() as tmp:
+                svc = _open(Path(tmp), None)
+                inject_latency("sqlite", svc, n, args.queries)
+                svc.close()
+            with tempfile.TemporaryDirectory() as tmp:
+                svc = _open(Path(tmp), server.database())
+                inject_latency("postgresql", svc, n, args.queries)
+                svc.close()
+        for writers in (1, 3):
+            for batch in (1, 100):
+                append_throughput(server, writers, args.events, batch)
+        catch_up(server, args.changes)
+    finally:
+        server.destroy()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Devices of a store shared through a server, and how they learn new key sets (R24).
+
+Each device keeps its key set, with its own X25519 private key, in its local key store
+(keyring or passphrase file). The `devices` table holds every device's public key and the
+current key set sealed to it. `ServerKeyStore` wraps the local key store: when the store has
+moved to a key this device does not hold (another device rotated), it opens its envelope,
+keeps the new key set locally and carries on. A revoked device gets no new envelope, so
+content sealed after the rotation that revoked it stays unreadable to it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+
+from sqlalchemy import Connection, Engine, select, update
+
+from core.crypto.envelope import new_device_key, open_with, public_of, seal_to
+from core.crypto.keys import KeySet, KeyStore
+from core.errors import IntegrityError, KeyUnavailableError
+from core.model.clock import to_iso
+from core.storage import schema as s
+from core.storage.engine import translated
+
+
+def new_device_id() -> str:
+    """A random device id, kept in the device's local `store.json`."""
+    return "dev_" + secrets.token_hex(8)
+
+
+def _aad(device_id: str) -> bytes:
+    return f"devices|{device_id}|envelope".encode()
+
+
+def _envelope(device_id: str, public_hex: str, keys: KeySet) -> bytes:
+    shareable = keys.with_device_key(None).to_bytes()
+    return seal_to(bytes.fromhex(public_hex), shareable, _aad(device_id))
+
+
+def register(conn: Connection, device_id: str, member: str, keys: KeySet, now: dt.datetime) -> None:
+    """Record this device (its public key and its own envelope), or refresh its envelope."""
+    if keys.device_key is None:
+        raise IntegrityError("a device of a shared store needs a device key")
+    public_hex = public_of(keys.device_key).hex()
+    values = {
+        "member": member,
+        "public_key": public_hex,
+        "envelope": _envelope(device_id, public_hex, keys),
+        "key_id": keys.active_id,
+    }
+    found = conn.execute(
+        select(s.devices.c.device_id).where(s.devices.c.device_id == device_id)
+    ).first()
+    if found:
+        conn.execute(update(s.devices).where(s.devices.c.device_id == device_id).values(**values))
+    else:
+        conn.execute(
+            s.devices.insert().values(device_id=device_id, registered_at=to_iso(now), **values)
+        )
+
+
+def publish(conn: Connection, keys: KeySet) -> int:
+    """Seal `keys` to every device that is not revoked; returns how many."""
+    rows = conn.execute(
+        select(s.devices.c.device_id, s.devices.c.public_key).where(
+            s.devices.c.revoked_at.is_(None)
+        )
+    ).all()
+    for row in rows:
+        device_id, public_hex = str(row.device_id), str(row.public_key)
+        conn.execute(
+            update(s.devices)
+            .where(s.devices.c.device_id == device_id)
+            .values(envelope=_envelope(device_id, public_hex, keys), key_id=keys.active_id)
+        )
+    return len(rows)
+
+
+def revoke_member(conn: Connection, member: str, now: dt.datetime) -> int:
+    """Revoke every device of `member`; returns how many."""
+    done = conn.execute(
+        update(s.devices)
+        .where(s.devices.c.member == member, s.devices.c.revoked_at.is_(None))
+        .values(revoked_at=to_iso(now))
+    )
+    return int(done.rowcount or 0)
+
+
+class ServerKeyStore:
+    """The local key store of one device of a shared store, kept current from the server.
+
+    Args:
+        local: where this device keeps its key set (keyring or passphrase file).
+        engine: the server's write engine.
+        device_id: this device's id.
+    """
+
+    def __init__(self, local: KeyStore, engine: Engine, device_id: str) -> None:
+        self.local = local
+        self.source = local.source
+        self._engine = engine
+        self.device_id = device_id
+
+    def load(self) -> KeySet:
+        """The local key set, first brought up to the store's active key if needed.
+
+        Raises:
+            KeyUnavailableError: this device was removed, or holds no key at all.
+        """
+        keys = self.local.load()
+        with translated("read the store's active key"), self._engine.connect() as conn:
+            active = conn.execute(
+                select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id")
+            ).scalar_one_or_none()
+            if not active or active in keys.keys:
+                return keys
+            row = conn.execute(
+                select(s.devices.c.envelope, s.devices.c.key_id, s.devices.c.revoked_at).where(
+                    s.devices.c.device_id == self.device_id
+                )
+            ).first()
+        if row is None or row.revoked_at is not None or keys.device_key is None:
+            raise KeyUnavailableError(
+                "this device was removed from the store (or never registered): ask a member "
+                "for a new invitation"
+            )
+        if row.key_id != active:
+            raise KeyUnavailableError(
+                "the store's key changed and this device's copy is not ready yet; try again"
+            )
+        fresh = KeySet.from_bytes(
+            open_with(keys.device_key, bytes(row.envelope), _aad(self.device_id))
+        )
+        merged = fresh.with_device_key(keys.device_key)
+        self.local.save(merged)
+        return merged
+
+    def save(self, keys: KeySet) -> None:
+        """Keep the key set on this device (rotation publishes it to the others)."""
+        self.local.save(keys)
+
+    def describe(self) -> str:
+        """The local key store, as a device of a shared store."""
+        return f"{self.local.describe()}, device {self.device_id}"
+
+
+def ensure_device_key(keys: KeySet) -> KeySet:
+    """The key set with a device key (a new one if it had none)."""
+    return keys if keys.device_key is not None else keys.with_device_key(new_device_key())

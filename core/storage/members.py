@@ -1,0 +1,55 @@
+"""Members of a team store (names and dates; keys never touch the database)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, select, update
+
+from core.model.clock import from_iso
+from core.model.records import MemberInfo
+from core.storage import schema as s
+from core.storage.store import WriteTx
+
+
+def invited(tx: WriteTx, name: str, by: str | None) -> None:
+    """Record an invitation (again, for a member who was removed: a fresh start)."""
+    found = tx.conn.execute(select(s.members.c.name).where(s.members.c.name == name)).first()
+    values = {"invited_at": tx.now_iso, "invited_by": by, "removed_at": None}
+    if found:
+        tx.conn.execute(update(s.members).where(s.members.c.name == name).values(**values))
+    else:
+        tx.conn.execute(s.members.insert().values(name=name, devices=0, **values))
+
+
+def joined(tx: WriteTx, name: str) -> None:
+    """A device of `name` joined with an invitation."""
+    tx.conn.execute(
+        update(s.members)
+        .where(s.members.c.name == name)
+        .values(joined_at=tx.now_iso, devices=s.members.c.devices + 1)
+    )
+
+
+def listed(conn: Connection) -> list[MemberInfo]:
+    """Every member, oldest invitation first."""
+    rows = conn.execute(select(s.members).order_by(s.members.c.invited_at)).mappings().all()
+    return [
+        MemberInfo(
+            name=r["name"],
+            invited_at=from_iso(r["invited_at"]),
+            invited_by=r["invited_by"],
+            joined_at=from_iso(r["joined_at"]) if r["joined_at"] else None,
+            devices=int(r["devices"]),
+            removed_at=from_iso(r["removed_at"]) if r["removed_at"] else None,
+        )
+        for r in rows
+    ]
+
+
+def removed(tx: WriteTx, name: str) -> bool:
+    """Mark `name` removed; False when no such member is listed."""
+    done = tx.conn.execute(
+        update(s.members)
+        .where(s.members.c.name == name, s.members.c.removed_at.is_(None))
+        .values(removed_at=tx.now_iso)
+    )
+    return bool(done.rowcount)

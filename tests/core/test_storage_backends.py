@@ -1,0 +1,88 @@
+"""The storage contract, run against every backend: SQLite file and a real PostgreSQL server.
+
+Each test opens the service through the `backend` fixture, so the same assertions hold for
+the embedded default and for a team store on PostgreSQL (R1-R3, R5, R19, R21, R30).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from core import IntegrityError, ManualClock, NewEvent
+from tests.conftest import START
+from tests.support.pg_fixtures import ServiceOpener
+
+SCOPE = {"user": "kim", "project": "atlas"}
+
+
+def _event(text_: str, session: str = "s1") -> NewEvent:
+    return NewEvent(session=session, actor="user", trust="user", scope=SCOPE, text=text_)
+
+
+def test_events_append_verify_and_stay_append_only(backend: ServiceOpener, tmp_path: Path) -> None:
+    svc = backend(tmp_path / "d", ManualClock(START))
+    try:
+        first = svc.append_event(_event("hello")).value
+        svc.append_events([_event(f"line {i}") for i in range(20)])
+        report = svc.verify()
+        assert report.ok and report.events_checked == 21
+        assert [e.text for e in svc.list_events(session="s1", limit=3)] == [
+            "hello",
+            "line 0",
+            "line 1",
+        ]
+        store = svc._store
+        for statement in (
+            "UPDATE events SET kind = 'x'",
+            "DELETE FROM events",
+            "DELETE FROM event_payloads",
+        ):
+            with pytest.raises(IntegrityError), store.write("tamper") as tx:
+                tx.conn.execute(text(statement))
+        assert svc.get_events([first.id])[0].text == "hello"
+    finally:
+        svc.close()
+
+
+def test_memory_lifecycle_search_inject_delete_purge(
+    backend: ServiceOpener, tmp_path: Path
+) -> None:
+    svc = backend(tmp_path / "d", ManualClock(START))
+    try:
+        kept = svc.remember(SCOPE, "Remember: the atlas staging database runs on port 5433").value
+        gone = svc.remember(SCOPE, "Remember: Kim's locker code is under the blue mug").value
+        assert kept.record is not None and gone.record is not None
+        hits = svc.search_memory(SCOPE, "which port does staging use")
+        assert hits and hits[0].memory_id == kept.record.id
+        block = svc.inject(SCOPE, "connect to the staging database", 400).value
+        assert "5433" in block.text
+        svc.delete(gone.record.id, reason="user asked", purge=True)
+        assert all(h.memory_id != gone.record.id for h in svc.search_memory(SCOPE, "locker mug"))
+        assert "blue mug" not in svc.inject(SCOPE, "where is the locker code", 400).value.text
+        assert all("blue mug" not in text_ for *_, text_ in svc.revisions(gone.record.id))
+        assert svc.verify().ok
+    finally:
+        svc.close()
+
+
+def test_reopen_keeps_everything_and_revision_is_monotonic(
+    backend: ServiceOpener, tmp_path: Path
+) -> None:
+    clock = ManualClock(START)
+    svc = backend(tmp_path / "d", clock)
+    svc.remember(SCOPE, "Remember: release notes go in CHANGES.md")
+    before = svc.revision()
+    svc.close()
+    again = backend(tmp_path / "d", clock)
+    try:
+        assert again.revision() == before
+        (memory,) = again.list_memories()
+        assert "CHANGES.md" in memory.content
+        again.append_event(_event("later"))
+        assert again.revision() == before + 1
+        assert [c.revision for c in again.changes_since(before - 1)] == [before, before + 1]
+    finally:
+        again.close()
