@@ -31,10 +31,16 @@ class Context:
         self.as_json = as_json
         self._service: MemoryService | None = None
 
-    def service(self, *, create: bool = False) -> MemoryService:
-        """Open the store once per invocation."""
+    def service(self, *, create: bool = False, check_embedder: bool = True) -> MemoryService:
+        """Open the store once per invocation.
+
+        A configured embedder that cannot load stops every command with one line, except
+        the `index` commands that show and repair it (`check_embedder=False`).
+        """
         if self._service is None:
             self._service = open_service(self.data_dir, create=create, prompt=_prompt_passphrase)
+        if check_embedder:
+            self._service.check_embedder()
         return self._service
 
     def close(self) -> None:

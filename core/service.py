@@ -20,17 +20,17 @@ from sqlalchemy import func, select, update
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
-from core.errors import InvalidInputError, MemoryCenterError, ResourceUnavailableError
+from core.errors import (
+    EmbedderUnavailableError,
+    InvalidInputError,
+    MemoryCenterError,
+)
 from core.governance import controls
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, Origin, PolicySettings
-from core.index.embedder import (
-    EMBEDDER_ENV,
-    HashingEmbedder,
-    make_default_embedder,
-    make_embedder,
-)
+from core.index.embedder import EMBEDDER_ENV
+from core.index.embedder import resolve as resolve_embedder
 from core.model import limits
 from core.model.clock import Clock, SystemClock
 from core.model.enums import ChangeKind
@@ -104,6 +104,7 @@ class MemoryService:
         self.policy = policy or MemoryPolicy(self._stored_policy_settings())
         self.extractor: Extractor = extractor or RuleExtractor()
         self._ledger = Ledger(self.policy, keys.fingerprint_key)
+        self.embedder_error: str | None = None
         self.catalog = Catalog(store, self._vector_layer(store))
         if self.catalog.vectors is not None:
             self.catalog.vectors.warm_up()
@@ -694,12 +695,30 @@ class MemoryService:
             name = stored if isinstance(stored, str) else None
         if name == "none":
             return None
+        # A configured embedder that cannot load is not replaced by another one: the store
+        # still opens (so the user can read the error and choose another embedder) with
+        # keyword-only retrieval, and `check_embedder` / `index_status` say so.
         try:
-            embedder = make_embedder(name) if name else make_default_embedder()
-        except ResourceUnavailableError:
-            embedder = HashingEmbedder()
+            resolved = resolve_embedder(name or None)
+        except EmbedderUnavailableError as exc:
+            self.embedder_error = str(exc)
+            return None
+        self.embedder_error = resolved.fallback_reason
         directory = store.path.parent / "index" if store.path else None
-        return VectorLayer(embedder, directory, lambda: store.codec)
+        return VectorLayer(resolved.embedder, directory, lambda: store.codec)
+
+    def check_embedder(self) -> None:
+        """Raise when the configured embedder is not the one in use (no silent fallback).
+
+        Raises:
+            EmbedderUnavailableError: the configured embedder could not be built, or its
+                model failed to load; the message says which one and why.
+        """
+        layer = self.catalog.vectors
+        if layer is None and self.embedder_error is not None:
+            raise EmbedderUnavailableError(self.embedder_error)
+        if layer is not None and layer.load_error is not None:
+            raise EmbedderUnavailableError(layer.load_error)
 
     def index_status(self) -> dict[str, object]:
         """Which indexes exist, their sizes and the embedder (for `index status`)."""
@@ -711,6 +730,11 @@ class MemoryService:
         }
         if self.catalog.vectors is not None:
             status["vector"] = self.catalog.vectors.status()
+        status["embedder_in_use"] = (
+            self.catalog.vectors.name if self.catalog.vectors is not None else "none (keyword only)"
+        )
+        layer_error = self.catalog.vectors.load_error if self.catalog.vectors else None
+        status["embedder_error"] = layer_error or self.embedder_error
         return status
 
     def rebuild_index(self) -> dict[str, object]:
@@ -727,12 +751,13 @@ class MemoryService:
 
     def set_embedder(self, name: str) -> Result[str]:
         """Choose the embedder (stored in the store); the vector index is rebuilt for it."""
-        embedder = make_embedder(identifier(name, "embedder"))
+        embedder = resolve_embedder(identifier(name, "embedder")).embedder
         with self._store.write("set embedder") as tx:
             settings.write(tx, "embedder", embedder.name)
             tx.touch(ChangeKind.INDEX)
         directory = self._store.path.parent / "index" if self._store.path else None
         self.catalog.vectors = VectorLayer(embedder, directory, lambda: self._store.codec)
+        self.embedder_error = None
         self.rebuild_index()
         return Result(embedder.name, changes_of(tx))
 
