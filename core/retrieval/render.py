@@ -7,11 +7,12 @@ block is phrased as background notes, never as instructions.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import lru_cache
 from pathlib import Path
 
 from core.governance.policy import CONFIRMED
-from core.governance.text import estimate_tokens
+from core.governance.text import STOPWORDS, estimate_tokens
 from core.model.records import MemoryRecord
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[2] / "resources" / "templates" / "memory_block.txt"
@@ -78,11 +79,39 @@ def overhead_tokens() -> int:
     return estimate_tokens(template().format(items=""))
 
 
-def gist(text: str, words: int = 6) -> str:
-    if any("\u4e00" <= ch <= "\u9fff" for ch in text[:20]):
-        return text[:12] + ("…" if len(text) > 12 else "")
+def gist(text: str, words: int = 8) -> str:
+    """What a memory is about, in a few words, for a digest reference.
+
+    The first words of a memory are often a date, a greeting or filler ("[7 May 2023] Oh
+    yeah, so I ..."), which tells the model nothing about whether to read it back. The
+    preview drops leading bracketed tags and stop words and keeps the first content words
+    (a leading "Name:" stays: who said it is part of what it is about).
+    """
+    body = _LEADING_TAGS.sub("", text).strip() or text
+    if _CJK_CHAR.search(body[:20]):
+        return body[:16] + ("…" if len(body) > 16 else "")
+    parts = body.split()
+    kept = [w for w in parts if _bare(w) not in STOPWORDS and _bare(w)]
+    chosen = kept[:words] if kept else parts[:words]
+    more = len(kept) > words if kept else len(parts) > words
+    return " ".join(chosen) + ("…" if more else "")
+
+
+def previews(text: str) -> tuple[str, ...]:
+    """Every preview form a digest may have used for this text (for scrubbing on delete)."""
     parts = text.split()
-    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
+    legacy = text[:12] + ("…" if len(text) > 12 else "")
+    if not _CJK_CHAR.search(text[:20]):
+        legacy = " ".join(parts[:6]) + ("…" if len(parts) > 6 else "")
+    return (gist(text), legacy)
+
+
+_LEADING_TAGS = re.compile(r"^(?:\s*[\[(][^\])]{0,40}[\])])+")
+_CJK_CHAR = re.compile("[\u4e00-\u9fff]")
+
+
+def _bare(word: str) -> str:
+    return word.strip(".,;:!?\"'()[]…").casefold()
 
 
 def _age(delta: dt.timedelta) -> str:

@@ -180,7 +180,8 @@ def _purge_snapshots(
         new_text = snap.text
         for content in sorted(contents, key=len, reverse=True):
             new_text = new_text.replace(content, marker)
-            new_text = new_text.replace(render.gist(content), marker)
+            for preview in render.previews(content):
+                new_text = new_text.replace(preview, marker)
         items = tuple(
             replace(i, content=marker) if i.memory_id == memory_id else i for i in snap.injected
         )
