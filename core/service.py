@@ -244,8 +244,12 @@ class MemoryService:
         kind: str | None = None,
         expires_in_days: float | None = None,
         by: str | None = None,
+        said_at: dt.datetime | str | None = None,
     ) -> Result[MemoryOutcome]:
-        """The user's explicit request to remember something (R7 row 1)."""
+        """The user's explicit request to remember something (R7 row 1).
+
+        `said_at`: when it was said (history being imported); the memory's own time.
+        """
         req = Scope.required(_plain(scope))
         with self._store.write("remember") as tx:
             out = writes.remember(
@@ -257,6 +261,7 @@ class MemoryService:
                 kind=kind,
                 expires_in_days=expires_in_days,
                 by=by,
+                said_at=said_at,
             )
         return self._committed(out, tx)
 
@@ -269,12 +274,21 @@ class MemoryService:
         evidence: Sequence[str] = (),
         session: str | None = None,
         by: str | None = None,
+        said_at: dt.datetime | str | None = None,
     ) -> Result[MemoryOutcome]:
         """An agent proposes a memory, citing evidence events; the policy decides (R6, R11)."""
         req = Scope.required(_plain(scope))
         with self._store.write("suggest") as tx:
             out = writes.suggest(
-                tx, self._ledger, req, text, kind=kind, evidence=evidence, session=session, by=by
+                tx,
+                self._ledger,
+                req,
+                text,
+                kind=kind,
+                evidence=evidence,
+                session=session,
+                by=by,
+                said_at=said_at,
             )
         return self._committed(out, tx)
 

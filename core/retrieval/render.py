@@ -56,9 +56,18 @@ def item_line(record: MemoryRecord, notes: tuple[str, ...], now: dt.datetime) ->
     age = _age(now - record.valid_from)
     scope = ",".join(f"{k}={v}" for k, v in record.scope.items())
     head = f"[{short_ref(record.id)} {record.kind.value} {scope} {source_label(record)} "
-    head += f"{record.confidence:.2f} {age}]"
+    head += f"{record.confidence:.2f} {age}"
+    when = said_at(record)
+    head += f" said {when:%Y-%m-%d}]" if when else "]"
     note = "".join(f" ({NOTE_TEXT[n]})" for n in notes if n in NOTE_TEXT)
     return f"- {head} {record.content}{note}"
+
+
+def said_at(record: MemoryRecord) -> dt.datetime | None:
+    """The memory's own time when it was given one (said or observed before it was stored)."""
+    if record.created_at - record.valid_from > dt.timedelta(hours=1):
+        return record.valid_from
+    return None
 
 
 def digest_line(records: list[MemoryRecord]) -> str:
