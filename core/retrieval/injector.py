@@ -30,10 +30,10 @@ from core.model.memory import (
 )
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.retrieval import render
+from core.retrieval import render, when
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
-from core.retrieval.ranking import Scored, fuse, rank
+from core.retrieval.ranking import Scored, fuse, in_span, rank
 from core.storage import event_log, snapshots
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, WriteTx, new_id
@@ -105,6 +105,9 @@ class Retriever:
         keyword = self.catalog.keywords.search(query, allowed=allowed)
         vector = self._vector_scores(query, allowed)
         relevance = fuse(keyword, vector, self.window, query=query)
+        span = when.resolve(query, now)
+        if span is not None:
+            relevance = in_span(relevance, vector, self.catalog.records, span)
         best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
         hits: dict[str, MemoryRecord] = {}
         for mid, _ in best:

@@ -43,6 +43,9 @@ VECTOR_WEIGHT = 0.6
 KEYWORD_ONLY_WEIGHT = 0.6  # no vector scores (no embedder, or the index degraded)
 KEYWORD_MIN_CONFIDENCE = 0.1
 LOOKUP_MIN_CONFIDENCE = 0.5
+# A memory said inside the span of time a request names (see `in_span`).
+TIME_WEIGHT = 0.3
+TIME_SLACK = dt.timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,28 @@ def fuse(
         for mid, cos in top:
             if cos > floor:
                 out[mid] = out.get(mid, 0.0) + VECTOR_WEIGHT * (cos - floor) / window
+    return out
+
+
+def in_span(
+    relevance: Mapping[str, float],
+    vector: Mapping[str, float],
+    records: Mapping[str, MemoryRecord],
+    span: tuple[dt.datetime, dt.datetime],
+) -> dict[str, float]:
+    """Nudge memories whose own time lies in the span the request names (#17).
+
+    "What did Mei paint on 13 October?" asks about what was said then: a hit said that day
+    gains `TIME_WEIGHT`, and so does a near vector neighbour said that day even if it was no
+    hit (its words differ from the question's). A day of slack either side absorbs time zones
+    and turns that report the previous evening.
+    """
+    start, end = span[0] - TIME_SLACK, span[1] + TIME_SLACK
+    out = dict(relevance)
+    for mid in set(relevance) | set(vector):
+        rec = records.get(mid)
+        if rec is not None and start <= rec.valid_from < end:
+            out[mid] = out.get(mid, 0.0) + TIME_WEIGHT
     return out
 
 
