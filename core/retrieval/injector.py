@@ -104,7 +104,8 @@ class Retriever:
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         keyword = self.catalog.keywords.search(query, allowed=allowed)
         vector = self._vector_scores(query, allowed)
-        relevance = fuse(keyword, vector, self.window, query=query)
+        ideal = self.catalog.keywords.ideal(query) if vector else None
+        relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal)
         span = when.resolve(query, now)
         if span is not None:
             relevance = in_span(relevance, vector, self.catalog.records, span)
