@@ -57,7 +57,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from core import MemoryService  # noqa: E402
+from core import MemoryFilter, MemoryService  # noqa: E402
 from core.governance.text import estimate_tokens  # noqa: E402
 from core.index.embedder import DEFAULT_EMBEDDER, EMBEDDER_ENV, make_embedder  # noqa: E402
 from core.model.clock import ManualClock  # noqa: E402
@@ -70,6 +70,7 @@ KS = (5, 10, 20)
 RRF_K = 60
 SEARCH_LIMIT = 20
 PASSPHRASE = "conversation-eval-passphrase"
+ACTIVE = MemoryFilter(statuses=("active",), limit=1_000_000)
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,7 @@ def evaluate_product(
     tally = Tally()
     search_ms: list[float] = []
     inject_ms: list[float] = []
-    active = {r.id for r in service.list_memories()}
+    active = {r.id for r in service.list_memories(ACTIVE)}
     for q in conv.questions:
         t0 = time.perf_counter()
         hits = service.search_memory(scope, q.question, limit=SEARCH_LIMIT)
@@ -290,7 +291,7 @@ def run_product(
         )
         try:
             owner, ingest_s = _ingest_once(service, conv, path, dated, where / "ingested.json")
-            active = service.count_memories()
+            active = service.count_memories(ACTIVE)
             conv_q = Conversation(conv.sample_id, conv.turns, conv.questions[:max_q])
             tally, search_ms, inject_ms = evaluate_product(service, conv_q, owner, budget)
         finally:
