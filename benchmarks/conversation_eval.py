@@ -171,7 +171,7 @@ def _session_time(text: str) -> dt.datetime:
 def memory_text(turn: Turn, dated: bool) -> str:
     text = f"{turn.speaker}: {turn.text}"
     if dated:
-        text = f"[{turn.said_at:%-d %B %Y}] {text}"
+        text = f"[{turn.said_at.day} {turn.said_at:%B %Y}] {text}"
     return text
 
 
