@@ -207,7 +207,7 @@ def ingest(
     else:
         extra = _accepts(service.remember, "said_at") and not dated
         for turn in conv.turns:
-            kwargs = {"said_at": turn.said_at, "speaker": turn.speaker} if extra else {}
+            kwargs = {"said_at": turn.said_at} if extra else {}
             outcome = service.remember(scope, memory_text(turn, dated), **kwargs).value
             if outcome.record is not None:
                 owner[outcome.record.id].add(turn.dia_id)
