@@ -195,7 +195,6 @@ def ingest(
             item = {"content": memory_text(turn, dated), "kind": "fact", "scope": scope}
             if not dated:
                 item["said_at"] = turn.said_at.isoformat()
-                item["speaker"] = turn.speaker
             doc["memories"].append(item)  # type: ignore[attr-defined]
         outcomes = service.import_memories(doc).value
         for turn, outcome in zip(conv.turns, outcomes, strict=True):
