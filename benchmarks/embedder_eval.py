@@ -210,6 +210,7 @@ def product_result(
             window,
             query=item.query or "",
             ideal=index.ideal(item.query or ""),
+            tail=False,  # as `search_memory` ranks; injection adds the neighbour tail
         )
         found = {int(mid) for mid, value in relevance.items() if value > 0}
         hits.append(len(found))

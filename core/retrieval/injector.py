@@ -91,8 +91,14 @@ class Retriever:
 
     # --- retrieval ----------------------------------------------------------------
 
-    def retrieve(self, request: Scope, query: str, session: str | None) -> Retrieval:
-        """Rank the active memories visible to `request` against `query` (R13, R14)."""
+    def retrieve(
+        self, request: Scope, query: str, session: str | None, *, fill: bool = False
+    ) -> Retrieval:
+        """Rank the active memories visible to `request` against `query` (R13, R14).
+
+        `fill` (injection): the nearest neighbours below the vector window are hits too, so
+        budget that would stay empty carries them; a search lists only the real hits.
+        """
         self.faults.check("memory_read")
         revision = self.catalog.sync()
         now = self._store.clock.now()
@@ -106,7 +112,7 @@ class Retriever:
         keyword = self.catalog.keywords.search(query, allowed=allowed)
         vector = self._vector_scores(query, allowed)
         ideal = self.catalog.keywords.ideal(query) if vector else None
-        relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal)
+        relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
         span = when.resolve(query, now)
         if span is not None:
             relevance = in_span(relevance, vector, self.catalog.records, span)
@@ -201,7 +207,7 @@ class Retriever:
     ) -> None:
         # A fresh thread per read: an abandoned slow read cannot block the next one.
         try:
-            future.set_result(self.retrieve(request, query, session))
+            future.set_result(self.retrieve(request, query, session, fill=True))
         except BaseException as exc:  # delivered to the waiting caller, if it still waits
             future.set_exception(exc)
         finally:

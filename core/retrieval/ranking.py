@@ -96,6 +96,7 @@ def fuse(
     *,
     query: str = "",
     ideal: float | None = None,
+    tail: bool = True,
 ) -> dict[str, float]:
     """Hybrid relevance in 0..1 from BM25 scores and cosine similarities.
 
@@ -103,9 +104,10 @@ def fuse(
     narrow band whatever the topic, so no absolute threshold separates relevant from
     unrelated; a memory counts as a strong vector hit when it is among the best `VECTOR_TOP`
     of the visible set and within `window` of the best cosine, scaled to 0..1 inside that
-    window. The best `VECTOR_TAIL_TOP` within `VECTOR_TAIL_WINDOWS` windows also get a small
-    rank-decaying share (`VECTOR_TAIL_WEIGHT`): on chat-like stores the evidence is often the
-    ninth or twentieth neighbour, and a hit the budget has room for must not be dropped.
+    window. With `tail` (injection) the best `VECTOR_TAIL_TOP` within `VECTOR_TAIL_WINDOWS`
+    windows also get a small rank-decaying share (`VECTOR_TAIL_WEIGHT`): on chat-like stores
+    the evidence is often the ninth or twentieth neighbour, and a memory the budget has room
+    for must not be dropped. A search lists only the real hits (no tail).
 
     Keyword part (weight `KEYWORD_WEIGHT`): BM25 normalised to the best keyword hit, times the
     keyword ranking's confidence, `1 - second best / best` (at least
@@ -133,7 +135,7 @@ def fuse(
     """
     out = _keyword_part(keyword, bool(vector), query, ideal)
     if vector:
-        for mid, part in _vector_part(vector, window).items():
+        for mid, part in _vector_part(vector, window, tail).items():
             out[mid] = out.get(mid, 0.0) + part
     return out
 
@@ -157,7 +159,7 @@ def _keyword_part(
     return {mid: weight * value / best_kw for mid, value in keyword.items() if value > 0}
 
 
-def _vector_part(vector: Mapping[str, float], window: float) -> dict[str, float]:
+def _vector_part(vector: Mapping[str, float], window: float, tail: bool) -> dict[str, float]:
     best = max(vector.values())
     floor = best - window
     out: dict[str, float] = {}
@@ -166,7 +168,7 @@ def _vector_part(vector: Mapping[str, float], window: float) -> dict[str, float]
         part = 0.0
         if rank < VECTOR_TOP and cos > floor:
             part = VECTOR_WEIGHT * (cos - floor) / window
-        if cos > best - VECTOR_TAIL_WINDOWS * window:
+        if tail and cos > best - VECTOR_TAIL_WINDOWS * window:
             part += VECTOR_TAIL_WEIGHT * (1.0 - rank / VECTOR_TAIL_TOP)
         if part > 0:
             out[mid] = part
