@@ -32,8 +32,12 @@ class Context:
         self._service: MemoryService | None = None
         self.database_url: str | None = None
 
-    def service(self, *, create: bool = False) -> MemoryService:
-        """Open the store once per invocation."""
+    def service(self, *, create: bool = False, check_embedder: bool = True) -> MemoryService:
+        """Open the store once per invocation.
+
+        A configured embedder that cannot load stops every command with one line, except
+        the `index` commands that show and repair it (`check_embedder=False`).
+        """
         if self._service is None:
             self._service = open_service(
                 self.data_dir,
@@ -41,6 +45,8 @@ class Context:
                 prompt=_prompt_passphrase,
                 database_url=self.database_url,
             )
+        if check_embedder:
+            self._service.check_embedder()
         return self._service
 
     def close(self) -> None:

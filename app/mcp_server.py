@@ -229,6 +229,7 @@ class Gateway:
         kind: str | None,
         evidence: str | None,
         scope: dict[str, str] | None,
+        said_at: str | None = None,
     ) -> dict[str, Any]:
         """Suggest a memory (never active on the agent's word alone; see docs/mcp.md)."""
 
@@ -242,6 +243,7 @@ class Gateway:
                 evidence=evidence_ids,
                 session=self.settings.session,
                 by=caller.label,
+                said_at=said_at,
             ).value
             record = outcome.record
             return {
@@ -252,7 +254,7 @@ class Gateway:
                 "evidence_event_ids": evidence_ids,
             }
 
-        args = {"content": content, "kind": kind, "scope": scope}
+        args = {"content": content, "kind": kind, "scope": scope, "said_at": said_at}
         return self._call(caller, "remember", args, run)
 
     def record_event(
@@ -546,8 +548,14 @@ def _add_write_tools(server: "MCPServer[Any]", gateway: Gateway) -> None:
             str | None, Field(description="Text supporting it (recorded as untrusted).")
         ] = None,
         scope: ScopeArg = None,
+        said_at: Annotated[
+            str | None,
+            Field(description="When it was said or observed (ISO-8601), if not now."),
+        ] = None,
     ) -> dict[str, Any]:
-        return guarded(lambda: gateway.remember(_caller(ctx), content, kind, evidence, scope))
+        return guarded(
+            lambda: gateway.remember(_caller(ctx), content, kind, evidence, scope, said_at)
+        )
 
     @server.tool(
         description="Append an event (a user message, your reply, a tool result) "

@@ -154,11 +154,17 @@ def dense_scores(embedder: Embedder, data: EvalSet) -> tuple[np.ndarray, Result]
     return cosines, result
 
 
-def bm25_scores(data: EvalSet) -> list[dict[int, float]]:
-    """BM25 scores of the project's keyword index (only memories sharing a term)."""
+def keyword_index(data: EvalSet) -> KeywordIndex:
+    """The project's keyword index over the corpus."""
     index = KeywordIndex()
     for i, item in enumerate(data.items):
         index.add(str(i), item.memory)
+    return index
+
+
+def bm25_scores(data: EvalSet) -> list[dict[int, float]]:
+    """BM25 scores of the project's keyword index (only memories sharing a term)."""
+    index = keyword_index(data)
     return [{int(d): s for d, s in index.search(q.query or "").items()} for q in data.queries]
 
 
@@ -193,6 +199,7 @@ def product_result(
 ) -> Result:
     """The product's `fuse` as `Retriever.retrieve` calls it; hits ranked, ties by cosine."""
     window = RELEVANCE_WINDOW.get(dense_name, 0.1)
+    index = keyword_index(data)
     rankings: list[Ranking] = []
     hits: list[int] = []
     target_hits = 0
@@ -202,6 +209,8 @@ def product_result(
             {str(i): float(c) for i, c in enumerate(row)},
             window,
             query=item.query or "",
+            ideal=index.ideal(item.query or ""),
+            tail=False,  # as `search_memory` ranks; injection adds the neighbour tail
         )
         found = {int(mid) for mid, value in relevance.items() if value > 0}
         hits.append(len(found))

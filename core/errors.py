@@ -103,6 +103,16 @@ class ResourceUnavailableError(MemoryCenterError):
     kind = "unavailable"
 
 
+class EmbedderUnavailableError(ResourceUnavailableError):
+    """The configured embedder cannot load (package missing, weights unreadable).
+
+    A configured embedder is never replaced by another one silently: keyword-only or hashing
+    retrieval is much weaker, and the user must be told which embedder is really in use.
+    """
+
+    kind = "embedder_unavailable"
+
+
 class KeyUnavailableError(ResourceUnavailableError):
     """No usable data key: keyring empty or unreachable, or no passphrase given."""
 

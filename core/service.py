@@ -24,22 +24,18 @@ from core.crypto.invitation import new_code as new_invitation_code
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
 from core.errors import (
     DamagedRowError,
+    EmbedderUnavailableError,
     InvalidInputError,
     InvalidStateError,
     MemoryCenterError,
     NotFoundError,
-    ResourceUnavailableError,
 )
 from core.governance import controls
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, Origin, PolicySettings
-from core.index.embedder import (
-    EMBEDDER_ENV,
-    HashingEmbedder,
-    make_default_embedder,
-    make_embedder,
-)
+from core.index.embedder import EMBEDDER_ENV
+from core.index.embedder import resolve as resolve_embedder
 from core.model import limits
 from core.model.capture import CaptureCursor
 from core.model.clock import Clock, SystemClock
@@ -126,6 +122,7 @@ class MemoryService:
         self.policy = policy or MemoryPolicy(self._stored_policy_settings())
         self.extractor: Extractor = extractor or RuleExtractor()
         self._ledger = Ledger(self.policy, keys.fingerprint_key)
+        self.embedder_error: str | None = None
         self.catalog = Catalog(store, self._vector_layer(store))
         if self._settings_damage is not None:
             self.catalog.damage.note([self._settings_damage])
@@ -274,8 +271,12 @@ class MemoryService:
         kind: str | None = None,
         expires_in_days: float | None = None,
         by: str | None = None,
+        said_at: dt.datetime | str | None = None,
     ) -> Result[MemoryOutcome]:
-        """The user's explicit request to remember something (R7 row 1)."""
+        """The user's explicit request to remember something (R7 row 1).
+
+        `said_at`: when it was said (history being imported); the memory's own time.
+        """
         req = Scope.required(_plain(scope))
         with self._store.write("remember") as tx:
             out = writes.remember(
@@ -287,6 +288,7 @@ class MemoryService:
                 kind=kind,
                 expires_in_days=expires_in_days,
                 by=by,
+                said_at=said_at,
             )
         return self._committed(out, tx)
 
@@ -299,12 +301,21 @@ class MemoryService:
         evidence: Sequence[str] = (),
         session: str | None = None,
         by: str | None = None,
+        said_at: dt.datetime | str | None = None,
     ) -> Result[MemoryOutcome]:
         """An agent proposes a memory, citing evidence events; the policy decides (R6, R11)."""
         req = Scope.required(_plain(scope))
         with self._store.write("suggest") as tx:
             out = writes.suggest(
-                tx, self._ledger, req, text, kind=kind, evidence=evidence, session=session, by=by
+                tx,
+                self._ledger,
+                req,
+                text,
+                kind=kind,
+                evidence=evidence,
+                session=session,
+                by=by,
+                said_at=said_at,
             )
         return self._committed(out, tx)
 
@@ -790,11 +801,29 @@ class MemoryService:
             name = stored if isinstance(stored, str) else None
         if name == "none":
             return None
+        # A configured embedder that cannot load is not replaced by another one: the store
+        # still opens (so the user can read the error and choose another embedder) with
+        # keyword-only retrieval, and `check_embedder` / `index_status` say so.
         try:
-            embedder = make_embedder(name) if name else make_default_embedder()
-        except ResourceUnavailableError:
-            embedder = HashingEmbedder()
-        return VectorLayer(embedder, store.index_dir, lambda: store.codec)
+            resolved = resolve_embedder(name or None)
+        except EmbedderUnavailableError as exc:
+            self.embedder_error = str(exc)
+            return None
+        self.embedder_error = resolved.fallback_reason
+        return VectorLayer(resolved.embedder, store.index_dir, lambda: store.codec)
+
+    def check_embedder(self) -> None:
+        """Raise when the configured embedder is not the one in use (no silent fallback).
+
+        Raises:
+            EmbedderUnavailableError: the configured embedder could not be built, or its
+                model failed to load; the message says which one and why.
+        """
+        layer = self.catalog.vectors
+        if layer is None and self.embedder_error is not None:
+            raise EmbedderUnavailableError(self.embedder_error)
+        if layer is not None and layer.load_error is not None:
+            raise EmbedderUnavailableError(layer.load_error)
 
     def index_status(self) -> dict[str, object]:
         """Which indexes exist, their sizes and the embedder (for `index status`)."""
@@ -806,6 +835,11 @@ class MemoryService:
         }
         if self.catalog.vectors is not None:
             status["vector"] = self.catalog.vectors.status()
+        status["embedder_in_use"] = (
+            self.catalog.vectors.name if self.catalog.vectors is not None else "none (keyword only)"
+        )
+        layer_error = self.catalog.vectors.load_error if self.catalog.vectors else None
+        status["embedder_error"] = layer_error or self.embedder_error
         return status
 
     def rebuild_index(self) -> dict[str, object]:
@@ -822,13 +856,14 @@ class MemoryService:
 
     def set_embedder(self, name: str) -> Result[str]:
         """Choose the embedder (stored in the store); the vector index is rebuilt for it."""
-        embedder = make_embedder(identifier(name, "embedder"))
+        embedder = resolve_embedder(identifier(name, "embedder")).embedder
         with self._store.write("set embedder") as tx:
             settings.write(tx, "embedder", embedder.name)
             tx.touch(ChangeKind.INDEX)
         self.catalog.vectors = VectorLayer(
             embedder, self._store.index_dir, lambda: self._store.codec
         )
+        self.embedder_error = None
         self.rebuild_index()
         return Result(embedder.name, changes_of(tx))
 

@@ -130,7 +130,7 @@ class Ledger:
             owner=cand.owner,
             source_trust=cand.source_trust,
             fingerprint=self.fingerprint(verdict.content),
-            valid_from=tx.now,
+            valid_from=cand.said_at or tx.now,
             expires_at=verdict.expires_at,
             supersedes=verdict.supersedes[0] if verdict.supersedes else None,
             sensitivity=Sensitivity.REDACTED if verdict.findings else Sensitivity.NONE,

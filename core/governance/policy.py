@@ -127,6 +127,7 @@ class Candidate:
     evidence_scopes: tuple[Scope, ...] = ()
     expires_at: dt.datetime | None = None
     confidence: float | None = None
+    said_at: dt.datetime | None = None  # when it was said or observed (becomes valid_from)
 
     @property
     def trust_untrusted(self) -> bool:

@@ -31,13 +31,14 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from core.errors import InvalidInputError, ResourceUnavailableError
+from core.errors import EmbedderUnavailableError, InvalidInputError, ResourceUnavailableError
 from core.governance.text import normalize, tokens
 
 log = logging.getLogger(__name__)
@@ -464,18 +465,46 @@ def make_embedder(name: str) -> Embedder:
 
 
 def make_default_embedder() -> Embedder:
-    """The configured (``MEMORY_CENTER_EMBEDDER``) or default embedder, else hashing.
+    """The configured (``MEMORY_CENTER_EMBEDDER``) or default embedder.
 
-    Falling back instead of failing keeps retrieval working on a machine without the model
-    package (R17); the fallback is logged because its quality is much lower.
+    Without configuration the default falls back to hashing when its package is missing
+    (R17: retrieval degrades instead of failing), and the fallback is logged; `resolve`
+    also says so, for `index status`.
 
     Raises:
-        InvalidInputError: the environment variable names no known embedder (a typo in
-            configuration should be seen, not silently replaced).
+        InvalidInputError: the environment variable names no known embedder.
+        EmbedderUnavailableError: the environment variable names an embedder that cannot
+            load (a configured embedder is never silently replaced).
     """
-    name = os.environ.get(EMBEDDER_ENV, DEFAULT_EMBEDDER)
+    return resolve(os.environ.get(EMBEDDER_ENV) or None).embedder
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The embedder in use, what was asked for, and why they differ (if they do)."""
+
+    embedder: Embedder
+    requested: str
+    configured: bool
+    fallback_reason: str | None = None
+
+
+def resolve(name: str | None) -> Resolved:
+    """Build the named embedder, or the default when `name` is None.
+
+    Raises:
+        InvalidInputError: unknown name.
+        EmbedderUnavailableError: a named (configured) embedder cannot be built.
+    """
+    if name is not None:
+        try:
+            return Resolved(make_embedder(name), name, True)
+        except ResourceUnavailableError as exc:
+            raise EmbedderUnavailableError(
+                f"the configured embedder {name!r} cannot load: {exc}"
+            ) from exc
     try:
-        return make_embedder(name)
+        return Resolved(make_embedder(DEFAULT_EMBEDDER), DEFAULT_EMBEDDER, False)
     except ResourceUnavailableError as exc:
-        log.warning("embedder %r unavailable, falling back to hashing: %s", name, exc)
-        return HashingEmbedder()
+        log.warning("default embedder unavailable, using hashing: %s", exc)
+        return Resolved(HashingEmbedder(), DEFAULT_EMBEDDER, False, str(exc))

@@ -129,6 +129,7 @@ class SearchHit:
     source_trust: str
     created_at: dt.datetime
     notes: tuple[str, ...] = ()
+    said_at: dt.datetime | None = None  # the memory's own time, when it differs from created
 
 
 @dataclass(frozen=True)

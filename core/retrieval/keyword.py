@@ -80,6 +80,19 @@ class KeywordIndex:
                 scores[doc_id] = total
         return scores
 
+    def ideal(self, query: str) -> float:
+        """The BM25 score of a document matching every query term once at average length.
+
+        Terms the corpus does not know count with the highest possible idf: they are what the
+        request says that no memory does. `best score / ideal` is then how much of the
+        request the best keyword hit covers (see `ranking.fuse`).
+        """
+        n = len(self._docs)
+        if n == 0:
+            return 0.0
+        unknown = math.log(1 + (n + 0.5) / 0.5)
+        return sum(self._idf(t, n) if t in self._postings else unknown for t in set(tokens(query)))
+
     def _idf(self, term: str, n: int) -> float:
         df = len(self._postings[term])
         return math.log(1 + (n - df + 0.5) / (df + 0.5))

@@ -40,9 +40,18 @@ VECTOR_TOP = 8
 # benchmarks/embedder_eval.py on paraphrase and lexical queries (docs/retrieval.md).
 KEYWORD_WEIGHT = 0.4
 VECTOR_WEIGHT = 0.6
+# A small, rank-decaying share for the nearest neighbours beyond the window, so a relevant
+# memory worded differently (a broader-scope note, a chat turn) is still a hit and fills
+# budget that would otherwise stay empty; it never outranks a windowed or keyword hit by much.
+VECTOR_TAIL_WEIGHT = 0.1
+VECTOR_TAIL_TOP = 30
+VECTOR_TAIL_WINDOWS = 3.0
 KEYWORD_ONLY_WEIGHT = 0.6  # no vector scores (no embedder, or the index degraded)
 KEYWORD_MIN_CONFIDENCE = 0.1
 LOOKUP_MIN_CONFIDENCE = 0.5
+# A memory said inside the span of time a request names (see `in_span`).
+TIME_WEIGHT = 0.3
+TIME_SLACK = dt.timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -86,13 +95,19 @@ def fuse(
     window: float,
     *,
     query: str = "",
+    ideal: float | None = None,
+    tail: bool = True,
 ) -> dict[str, float]:
     """Hybrid relevance in 0..1 from BM25 scores and cosine similarities.
 
     Vector part (weight `VECTOR_WEIGHT`): cosines of dense embedders are compressed into a
     narrow band whatever the topic, so no absolute threshold separates relevant from
-    unrelated; a memory counts as a vector hit when it is among the best `VECTOR_TOP` of the
-    visible set and within `window` of the best cosine, scaled to 0..1 inside that window.
+    unrelated; a memory counts as a strong vector hit when it is among the best `VECTOR_TOP`
+    of the visible set and within `window` of the best cosine, scaled to 0..1 inside that
+    window. With `tail` (injection) the best `VECTOR_TAIL_TOP` within `VECTOR_TAIL_WINDOWS`
+    windows also get a small rank-decaying share (`VECTOR_TAIL_WEIGHT`): on chat-like stores
+    the evidence is often the ninth or twentieth neighbour, and a memory the budget has room
+    for must not be dropped. A search lists only the real hits (no tail).
 
     Keyword part (weight `KEYWORD_WEIGHT`): BM25 normalised to the best keyword hit, times the
     keyword ranking's confidence, `1 - second best / best` (at least
@@ -106,31 +121,79 @@ def fuse(
     benchmarks/retrieval_set.jsonl (docs/retrieval.md): the previous rule (keyword 0.6,
     ungated) lost 0.12 MRR to the embedder on paraphrases.
 
+    With `ideal` (`KeywordIndex.ideal(query)`, the score of a document matching the whole
+    request) the confidence is instead the coverage `best / ideal`: how much of the request,
+    weighted by idf, the best keyword hit matches. A paraphrase that shares one generic word
+    covers little; a look-up of a distinctive token, or a question that names the people and
+    things of one chat turn, covers much, even when several turns match about as well (where
+    the margin would wrongly call the keywords undecided). Measured on the conversation
+    benchmark and the retrieval set (docs/retrieval.md).
+
     Without vector scores (no embedder, or a degraded index) the keyword part is the whole
     signal: `KEYWORD_ONLY_WEIGHT` x normalised BM25, ungated, as before. Either kind of hit
     makes a memory a hit; a memory with neither is not one.
     """
-    out: dict[str, float] = {}
-    best_kw = max(keyword.values(), default=0.0)
-    if best_kw > 0:
-        if vector:
-            ranked = sorted(keyword.values(), reverse=True)
-            second = ranked[1] if len(ranked) > 1 else 0.0
-            floor = LOOKUP_MIN_CONFIDENCE if is_lookup(query) else KEYWORD_MIN_CONFIDENCE
-            confidence = max(floor, 1.0 - second / best_kw)
-            weight = KEYWORD_WEIGHT * confidence
-        else:
-            weight = KEYWORD_ONLY_WEIGHT
-        for mid, value in keyword.items():
-            if value > 0:
-                out[mid] = weight * value / best_kw
+    out = _keyword_part(keyword, bool(vector), query, ideal)
     if vector:
-        best = max(vector.values())
-        floor = best - window
-        top = sorted(vector.items(), key=lambda kv: -kv[1])[:VECTOR_TOP]
-        for mid, cos in top:
-            if cos > floor:
-                out[mid] = out.get(mid, 0.0) + VECTOR_WEIGHT * (cos - floor) / window
+        for mid, part in _vector_part(vector, window, tail).items():
+            out[mid] = out.get(mid, 0.0) + part
+    return out
+
+
+def _keyword_part(
+    keyword: Mapping[str, float], with_vectors: bool, query: str, ideal: float | None
+) -> dict[str, float]:
+    best_kw = max(keyword.values(), default=0.0)
+    if best_kw <= 0:
+        return {}
+    if with_vectors:
+        ranked = sorted(keyword.values(), reverse=True)
+        second = ranked[1] if len(ranked) > 1 else 0.0
+        floor = LOOKUP_MIN_CONFIDENCE if is_lookup(query) else KEYWORD_MIN_CONFIDENCE
+        confidence = max(floor, 1.0 - second / best_kw)
+        if ideal:
+            confidence = min(1.0, best_kw / ideal)
+        weight = KEYWORD_WEIGHT * confidence
+    else:
+        weight = KEYWORD_ONLY_WEIGHT
+    return {mid: weight * value / best_kw for mid, value in keyword.items() if value > 0}
+
+
+def _vector_part(vector: Mapping[str, float], window: float, tail: bool) -> dict[str, float]:
+    best = max(vector.values())
+    floor = best - window
+    out: dict[str, float] = {}
+    top = sorted(vector.items(), key=lambda kv: -kv[1])[:VECTOR_TAIL_TOP]
+    for rank, (mid, cos) in enumerate(top):
+        part = 0.0
+        if rank < VECTOR_TOP and cos > floor:
+            part = VECTOR_WEIGHT * (cos - floor) / window
+        if tail and cos > best - VECTOR_TAIL_WINDOWS * window:
+            part += VECTOR_TAIL_WEIGHT * (1.0 - rank / VECTOR_TAIL_TOP)
+        if part > 0:
+            out[mid] = part
+    return out
+
+
+def in_span(
+    relevance: Mapping[str, float],
+    vector: Mapping[str, float],
+    records: Mapping[str, MemoryRecord],
+    span: tuple[dt.datetime, dt.datetime],
+) -> dict[str, float]:
+    """Nudge memories whose own time lies in the span the request names (#17).
+
+    "What did Mei paint on 13 October?" asks about what was said then: a hit said that day
+    gains `TIME_WEIGHT`, and so does a near vector neighbour said that day even if it was no
+    hit (its words differ from the question's). A day of slack either side absorbs time zones
+    and turns that report the previous evening.
+    """
+    start, end = span[0] - TIME_SLACK, span[1] + TIME_SLACK
+    out = dict(relevance)
+    for mid in set(relevance) | set(vector):
+        rec = records.get(mid)
+        if rec is not None and start <= rec.valid_from < end:
+            out[mid] = out.get(mid, 0.0) + TIME_WEIGHT
     return out
 
 

@@ -7,11 +7,12 @@ block is phrased as background notes, never as instructions.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import lru_cache
 
 from core.errors import ResourceUnavailableError
 from core.governance.policy import CONFIRMED
-from core.governance.text import estimate_tokens
+from core.governance.text import STOPWORDS, estimate_tokens
 from core.model.records import MemoryRecord
 from core.resources import read_resource
 
@@ -56,15 +57,31 @@ def item_line(record: MemoryRecord, notes: tuple[str, ...], now: dt.datetime) ->
     age = _age(now - record.valid_from)
     scope = ",".join(f"{k}={v}" for k, v in record.scope.items())
     head = f"[{short_ref(record.id)} {record.kind.value} {scope} {source_label(record)} "
-    head += f"{record.confidence:.2f} {age}]"
+    head += f"{record.confidence:.2f} {age}"
+    when = said_at(record)
+    head += f" said {when:%Y-%m-%d}]" if when else "]"
     note = "".join(f" ({NOTE_TEXT[n]})" for n in notes if n in NOTE_TEXT)
     return f"- {head} {record.content}{note}"
 
 
+def said_at(record: MemoryRecord) -> dt.datetime | None:
+    """The memory's own time when it was given one (said or observed before it was stored)."""
+    if record.created_at - record.valid_from > dt.timedelta(hours=1):
+        return record.valid_from
+    return None
+
+
+DIGEST_HEAD = "- More notes (read back with search_memory): "
+
+
+def digest_entry(record: MemoryRecord) -> str:
+    """One memory's part of a digest line: its reference and what it is about."""
+    return f"{short_ref(record.id)} {gist(record.content)}"
+
+
 def digest_line(records: list[MemoryRecord]) -> str:
     """A compact line standing in for several memories, with read-back references."""
-    parts = [f"{short_ref(r.id)} {gist(r.content)}" for r in records]
-    return "- More notes (read back with search_memory): " + "; ".join(parts)
+    return DIGEST_HEAD + "; ".join(digest_entry(r) for r in records)
 
 
 def block(lines: list[str]) -> str:
@@ -79,11 +96,45 @@ def overhead_tokens() -> int:
     return estimate_tokens(template().format(items=""))
 
 
-def gist(text: str, words: int = 6) -> str:
-    if any("\u4e00" <= ch <= "\u9fff" for ch in text[:20]):
-        return text[:12] + ("…" if len(text) > 12 else "")
+def gist(text: str, words: int = 8) -> str:
+    """What a memory is about, in a few words, for a digest reference.
+
+    The first words of a memory are often a date, a greeting or filler ("[7 May 2023] Oh
+    yeah, so I ..."), which tells the model nothing about whether to read it back. The
+    preview drops leading bracketed tags and stop words and keeps the first content words
+    (a leading "Name:" stays: who said it is part of what it is about).
+    """
+    body = _LEADING_TAGS.sub("", text).strip() or text
+    if _CJK_CHAR.search(body[:20]):
+        return body[:16] + ("…" if len(body) > 16 else "")
+    parts = body.split()
+    kept: list[str] = []
+    for word in parts:  # stops at words + 1: a preview never reads a whole long memory
+        bare = _bare(word)
+        if bare and bare not in STOPWORDS:
+            kept.append(word)
+            if len(kept) > words:
+                break
+    chosen = kept[:words] if kept else parts[:words]
+    more = len(kept) > words if kept else len(parts) > words
+    return " ".join(chosen) + ("…" if more else "")
+
+
+def previews(text: str) -> tuple[str, ...]:
+    """Every preview form a digest may have used for this text (for scrubbing on delete)."""
     parts = text.split()
-    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
+    legacy = text[:12] + ("…" if len(text) > 12 else "")
+    if not _CJK_CHAR.search(text[:20]):
+        legacy = " ".join(parts[:6]) + ("…" if len(parts) > 6 else "")
+    return (gist(text), legacy)
+
+
+_LEADING_TAGS = re.compile(r"^(?:\s*[\[(][^\])]{0,40}[\])])+")
+_CJK_CHAR = re.compile("[\u4e00-\u9fff]")
+
+
+def _bare(word: str) -> str:
+    return word.strip(".,;:!?\"'()[]…").casefold()
 
 
 def _age(delta: dt.timedelta) -> str:

@@ -73,6 +73,7 @@ class VectorLayer:
         self._dirty = False
         self._loaded = False
         self._queries: dict[str, Any] = {}
+        self.load_error: str | None = None
 
     @property
     def path(self) -> Path | None:
@@ -119,7 +120,9 @@ class VectorLayer:
             try:
                 self.embedder.load()
             except MemoryCenterError as exc:
-                log.warning("embedder %s failed to load: %s", self.name, exc)
+                # Kept for `check_embedder` and `index status`: never a silent downgrade.
+                self.load_error = f"embedder {self.name} failed to load: {exc}"
+                log.error("%s", self.load_error)
 
         threading.Thread(target=load, name="mc-embedder-load", daemon=True).start()
 
@@ -170,7 +173,11 @@ class VectorLayer:
             cached = self._queries.get(query)
         if cached is not None:
             return cached
-        vector = self.embedder.embed([query], kind="query")[0]
+        try:
+            vector = self.embedder.embed([query], kind="query")[0]
+        except MemoryCenterError as exc:
+            self.load_error = f"embedder {self.name} failed: {exc}"
+            raise
         with self._lock:
             self._queries[query] = vector
             while len(self._queries) > QUERY_CACHE:

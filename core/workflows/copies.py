@@ -62,9 +62,11 @@ class Purge:
         return False
 
     def needles(self) -> list[str]:
-        """The texts to look for: each revision and its gist, casefolded, longest first."""
+        """The texts to look for: each revision and its previews, casefolded, longest first."""
         out = {c.casefold() for c in self.contents if c}
-        out |= {render.gist(c).rstrip(ELLIPSIS).casefold() for c in self.contents if c}
+        out |= {
+            p.rstrip(ELLIPSIS).casefold() for c in self.contents if c for p in render.previews(c)
+        }
         return sorted((n for n in out if n.strip()), key=len, reverse=True)
 
     def scrub(self, text: str) -> str:
@@ -73,7 +75,8 @@ class Purge:
         for content in sorted(self.contents, key=len, reverse=True):
             if content:
                 out = _replace_folded(out, content, self.marker)
-                out = _replace_folded(out, render.gist(content), self.marker)
+                for preview in render.previews(content):
+                    out = _replace_folded(out, preview, self.marker)
         return out if not self.carries(out) else self.marker
 
     def visible_in(self, scope_json: str) -> bool:

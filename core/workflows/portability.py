@@ -21,7 +21,7 @@ from core.model.enums import Actor, EventKind, EventSource, MemoryKind, TrustLev
 from core.model.memory import MemoryOutcome
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.model.validate import ValidEvent, enum_value, identifier, text
+from core.model.validate import ValidEvent, enum_value, identifier, said_at, text
 from core.storage import event_log
 from core.storage.store import WriteTx
 
@@ -45,6 +45,7 @@ def export_document(records: Sequence[MemoryRecord], now: dt.datetime) -> dict[s
                 "created_at": r.created_at.isoformat(),
                 "expires_at": r.expires_at.isoformat() if r.expires_at else None,
                 "source_trust": r.source_trust.value,
+                "said_at": r.valid_from.isoformat(),
             }
             for r in records
         ],
@@ -61,7 +62,8 @@ def import_document(
     """
     items = _validated(doc)
     outcomes = []
-    for content, kind, scope in items:
+    for i, (content, kind, scope) in enumerate(items):
+        when = said_at(doc["memories"][i].get("said_at"), tx.now, f"memories[{i}].said_at")
         (event,) = event_log.append(
             tx,
             [
@@ -88,6 +90,7 @@ def import_document(
             Origin.IMPORT,
             by,
             evidence_scopes=(scope,),
+            said_at=when,
         )
         outcomes.append(ledger.submit(tx, cand, session=session))
     return outcomes

