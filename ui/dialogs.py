@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -42,6 +43,21 @@ class _Dialog(QDialog):
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(460)
+        # Ctrl+Enter submits from anywhere in the dialog, also from a multi-line text field
+        # where Enter starts a new line.
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self).activated.connect(self._check)
+
+    def focus_target(self) -> QWidget | None:
+        """The input that gets the keyboard focus when the dialog opens."""
+        return None
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Put the focus on the input, never on OK: typing must not press a button."""
+        super().showEvent(event)
+        target = self.focus_target()
+        if target is not None:
+            target.setFocus()
 
     def _check(self) -> None:
         problem = self.problem_text()
@@ -67,6 +83,10 @@ class ReasonDialog(_Dialog):
         self.reason.setAccessibleName(self.tr("Reason"))
         self.form.addRow(self.tr("Reason"), self.reason)
 
+    def focus_target(self) -> QWidget | None:
+        """The reason field."""
+        return self.reason
+
     def problem_text(self) -> str:
         """A reason is needed when required."""
         return self.tr("Give a reason.") if self.required and not self.value() else ""
@@ -88,6 +108,13 @@ class EditDialog(_Dialog):
         self.text = QPlainTextEdit(record.content)
         self.text.setAccessibleName(self.tr("Memory text"))
         self.form.addRow(self.tr("Text"), self.text)
+        self.text.setTabChangesFocus(True)
+        self.intro.setText(self.intro.text() + "\n" + self.tr("Ctrl+Enter saves."))
+
+    def focus_target(self) -> QWidget | None:
+        """The text, with the cursor at its end."""
+        self.text.moveCursor(QTextCursor.MoveOperation.End)
+        return self.text
 
     def problem_text(self) -> str:
         """The text must not be empty."""
@@ -136,6 +163,10 @@ class ScopeDialog(_Dialog):
             self.form.addRow(self.tr("Key"), self.key)
             self.form.addRow(self.tr("Value"), self.value_edit)
 
+    def focus_target(self) -> QWidget | None:
+        """The scope field (whole scope) or the value of the extra key."""
+        return self.whole if self._allow_any else self.value_edit
+
     def set_extra(self, key: str, value: str) -> None:
         """Fill in the extra key=value (used by tests and keyboard users)."""
         self.key.setCurrentText(key)
@@ -176,6 +207,10 @@ class SessionDialog(_Dialog):
         self.session.setAccessibleName(self.tr("Session"))
         self.form.addRow(self.tr("Session"), self.session)
 
+    def focus_target(self) -> QWidget | None:
+        """The session chooser."""
+        return self.session
+
     def value(self) -> str:
         """The session chosen or typed."""
         return self.session.currentText().strip()
@@ -204,6 +239,10 @@ class DeleteDialog(_Dialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Delete"))
         self._preview = record.content[:120]
         self._describe()
+
+    def focus_target(self) -> QWidget | None:
+        """The reason field."""
+        return self.reason
 
     def _describe(self) -> None:
         lines = [
@@ -280,6 +319,10 @@ class SplitScopeDialog(_Dialog):
         self.preview.setAccessibleName(self.tr("Resulting scopes"))
         self.form.addRow(self.tr("Result"), self.preview)
         self._preview()
+
+    def focus_target(self) -> QWidget | None:
+        """The first member's extra key=value."""
+        return self.extras[0] if self.extras else None
 
     def set_extras(self, *assignments: str) -> None:
         """Fill in each member's key=value in order (used by tests and keyboard users)."""

@@ -27,6 +27,7 @@ from core import ChangeKind, MemoryRecord
 
 from ui.context import UiContext
 from ui.dialogs import EditDialog, ReasonDialog, ScopeDialog, SplitScopeDialog
+from ui.keys import letters_are_text
 from ui.models.review_model import Evidence, QueueData, ReviewQueueModel, load_evidence, load_queue
 from ui.operations import memory as ops
 from ui.ops import query
@@ -141,8 +142,13 @@ class ReviewView(RefreshingView):
         for key, slot in self._keys.items():
             sc = QShortcut(QKeySequence(key), self)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
+            sc.activated.connect(lambda slot=slot: self._shortcut(slot))
         self.list.installEventFilter(self)
+
+    def _shortcut(self, slot: Callable[[], None]) -> None:
+        """Run a queue shortcut unless the letter belongs to a text field or a dialog."""
+        if not letters_are_text(self) and self.active_dialog is None:
+            slot()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Keys typed in the list act on the queue (the list's own type-ahead is not wanted)."""
@@ -150,7 +156,7 @@ class ReviewView(RefreshingView):
             assert isinstance(event, QKeyEvent)
             slot = self._keys.get(Qt.Key(event.key()))
             if slot is not None and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-                slot()
+                self._shortcut(slot)
                 return True
         return super().eventFilter(watched, event)
 
