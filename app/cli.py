@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
+from app.cli_common import CommonOptionsGroup
 from app.compose import open_service
 from app.paths import DATA_DIR_ENV, default_data_dir
 from app.serialize import dumps, to_jsonable
@@ -90,7 +91,7 @@ def handles_errors(func: F) -> F:
 pass_ctx = click.make_pass_decorator(Context)
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=CommonOptionsGroup, invoke_without_command=True)
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
