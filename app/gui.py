@@ -100,6 +100,28 @@ def transcript_importers(scope: Mapping[str, str] | None = None) -> dict[str, Gu
     }
 
 
+def ask_and_open(data_dir: Path, *, create: bool, parent: object = None) -> MemoryService | None:
+    """Open the store with the keyring or $MEMORY_CENTER_PASSPHRASE, else ask in a dialog that
+    tries each passphrase and stays open on a wrong one. None when the user cancels."""
+    from app.compose import open_service
+    from app.paths import passphrase_from_env
+
+    from ui.passphrase_dialog import PassphraseDialog
+
+    try:
+        return open_service(data_dir, create=create)
+    except KeyUnavailableError:
+        if passphrase_from_env() is not None:
+            raise
+    new_store = not (data_dir / "keyfile.json").exists()
+
+    def opener(passphrase: str) -> MemoryService:
+        return open_service(data_dir, create=create, prompt=lambda _new: passphrase)
+
+    dialog = PassphraseDialog(new_store, parent, opener=opener)  # type: ignore[arg-type]
+    return dialog.opened if dialog.exec() else None
+
+
 def run_gui(data_dir: Path, argv: list[str] | None = None) -> int:
     """Open the store (asking for a passphrase if needed), seed a demo if empty, show the window.
 
@@ -108,13 +130,11 @@ def run_gui(data_dir: Path, argv: list[str] | None = None) -> int:
     """
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from app.compose import open_service
     from app.demo import seed_demo_if_empty
     from app.paths import passphrase_from_env
 
     from ui.i18n import install_translator
     from ui.main_window import MainWindow
-    from ui.passphrase_dialog import PassphraseDialog
     from ui.style import apply_style
 
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
@@ -124,19 +144,15 @@ def run_gui(data_dir: Path, argv: list[str] | None = None) -> int:
     install_translator(app)
     apply_style(app)
 
-    def ask(new_store: bool) -> str | None:
-        dialog = PassphraseDialog(new_store)
-        return dialog.passphrase() if dialog.exec() else None
-
     def unlock() -> MemoryService | None:
         """Reopen after File > Lock; None when the user cancels the passphrase dialog."""
-        try:
-            return open_service(data_dir, create=False, prompt=ask)
-        except KeyUnavailableError:
-            return None
+        return ask_and_open(data_dir, create=False, parent=app.activeWindow())
 
     try:
-        service: MemoryService = open_service(data_dir, prompt=ask)
+        opened = ask_and_open(data_dir, create=True)
+        if opened is None:
+            return 1
+        service: MemoryService = opened
         seed_demo_if_empty(service)
     except KeyUnavailableError as exc:
         QMessageBox.critical(None, "Memory Center is locked", exc.message)
