@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QPlainTextEdit,
     QVBoxLayout,
@@ -38,6 +39,8 @@ class _Dialog(QDialog):
         self.buttons.accepted.connect(self._check)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        # The dialog grows with its text (a longer explanation must never be clipped).
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         layout.addWidget(self.intro)
         layout.addLayout(self.form)
         layout.addWidget(self.problem)
@@ -260,17 +263,19 @@ class DeleteDialog(_Dialog):
         ]
         if self.purge.isChecked():
             lines += [
-                self.tr("• destroy the text of all %1 revision(s);").replace(
-                    "%1", str(self._revisions)
-                ),
+                self.tr("• destroy the text of all %n revision(s);", "", self._revisions),
                 self.tr(
-                    "• blank it out of the injected text of %1 recorded model call(s);"
-                ).replace("%1", str(self._injections)),
+                    "• blank it out of the injected text of %n recorded model call(s);",
+                    "",
+                    self._injections,
+                ),
                 self.tr("Only “existed, deleted at T” remains."),
             ]
         else:
             lines.append(self.tr("Its encrypted text stays in the history until purged."))
         self.intro.setText("\n".join(lines))
+        if self.isVisible():
+            self.adjustSize()
 
     def problem_text(self) -> str:
         """A reason is required for the tombstone."""

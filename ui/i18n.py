@@ -1,4 +1,9 @@
-"""The interface language: English or Simplified Chinese, following the system by default."""
+"""The interface language: English or Simplified Chinese, following the system by default.
+
+English has a translation file too: it holds the plural forms ("1 memory", "2 memories").
+Switching the language at run time replaces the installed translator; widgets then receive a
+LanguageChange event and the main window rebuilds its views with the new texts.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from ui.presentation import RESOURCES
 LANGUAGE_KEY = "ui/language"
 LANGUAGES = (("system", "System default"), ("en", "English"), ("zh_CN", "简体中文"))
 I18N = RESOURCES / "i18n"
+_installed: dict[int, QTranslator] = {}
 
 
 def chosen_language() -> str:
@@ -20,12 +26,16 @@ def chosen_language() -> str:
 
 
 def install_translator(app: QCoreApplication, language: str | None = None) -> QTranslator | None:
-    """Load and install the compiled translation for `language`; None for English."""
+    """Load and install the compiled translation for `language` (replacing the one installed
+    before); None when no file could be loaded."""
     lang = language or chosen_language()
-    if lang.startswith("en"):
-        return None
+    old = _installed.pop(id(app), None)
+    if old is not None:
+        app.removeTranslator(old)
     translator = QTranslator(app)
-    if translator.load(str(I18N / f"memory_center_{lang}.qm")):
+    name = "en" if lang.startswith("en") else lang
+    if translator.load(str(I18N / f"memory_center_{name}.qm")):
         app.installTranslator(translator)
+        _installed[id(app)] = translator
         return translator
     return None

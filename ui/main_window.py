@@ -34,6 +34,7 @@ from core import ChangeKind, Changes, MemoryService, StoreStatus
 from ui.changes import ChangeBus, touches_any
 from ui.context import Importer, UiContext, Unlock, utc_now
 from ui.errors import show_error
+from ui.models.review_model import QueueData, load_queue
 from ui.ops import query
 from ui.presentation import icon
 from ui.tasks import TaskRunner
@@ -47,6 +48,8 @@ from ui.views.timeline_view import TimelineView
 POLL_MS = 1000
 MESSAGE_MS = 8000
 TIMELINE, REVIEW, SESSIONS, SETTINGS = range(4)
+DETAIL_MIN = 300
+DETAIL_DEFAULT = 400
 
 
 class MainWindow(QMainWindow):
@@ -129,6 +132,8 @@ class MainWindow(QMainWindow):
         self.timeline_split.addWidget(self.detail)
         self.timeline_split.setStretchFactor(0, 3)
         self.timeline_split.setStretchFactor(1, 2)
+        # The detail panel can be made narrower but never dragged out of existence.
+        self.timeline_split.setCollapsible(1, False)
         self.stack = QStackedWidget()
         for page in (self.timeline_split, self.review, self.sessions, self.settings):
             self.stack.addWidget(page)
@@ -256,13 +261,13 @@ class MainWindow(QMainWindow):
         self.lock_action.setToolTip(tip)
 
     def _connect(self) -> None:
-        self.timeline.memory_selected.connect(self.detail.show_memory)
+        self.timeline.memory_selected.connect(self.show_detail)
+        self.timeline.filter_applied.connect(self._filter_applied)
         self.detail.memory_linked.connect(self.open_memory)
         self.detail.session_linked.connect(self.open_session)
         self.sessions.memory_linked.connect(self.open_memory)
         for view in (self.detail, self.review, self.sessions, self.settings):
             view.notified.connect(self.notify)
-        self.review.count_changed.connect(self._set_badge)
         self.bus.changes_applied.connect(self._on_changes)
 
     # --- navigation -------------------------------------------------------------------
@@ -271,7 +276,21 @@ class MainWindow(QMainWindow):
         """Show a memory in the timeline's detail panel."""
         self.nav.setCurrentRow(TIMELINE)
         self.timeline.select_memory(memory_id)
+        self.show_detail(memory_id)
+
+    def show_detail(self, memory_id: str) -> None:
+        """Show a memory in the detail panel, giving the panel room if it had none."""
         self.detail.show_memory(memory_id)
+        sizes = self.timeline_split.sizes()
+        if len(sizes) == 2 and sizes[1] < DETAIL_MIN:
+            total = sum(sizes) or self.timeline_split.width()
+            self.timeline_split.setSizes([max(total - DETAIL_DEFAULT, 1), DETAIL_DEFAULT])
+
+    def _filter_applied(self, by_user: bool) -> None:
+        """A filter the user chose hides the detail of a memory it excludes."""
+        record = self.detail.data.record if self.detail.data is not None else None
+        if by_user and record is not None and not self.timeline.admits(record):
+            self.detail.show_empty()
 
     def open_session(self, session: str, event_id: str = "") -> None:
         """Jump to a session (and one of its events) in the Sessions view."""
@@ -300,18 +319,25 @@ class MainWindow(QMainWindow):
         self.undo_button.hide()
         self.undo_action.setEnabled(self._undo is not None and False)
 
-    def _set_badge(self, count: int) -> None:
+    def _set_badge(self, data: QueueData) -> None:
+        """The store's count of items waiting for a decision, with the kinds in a tooltip."""
         base = self._nav_titles[REVIEW]
-        self.nav.item(REVIEW).setText(f"{base}   {count}" if count else base)
-        self.nav.item(REVIEW).setData(Qt.ItemDataRole.AccessibleTextRole, f"{base}: {count}")
+        count = data.count
+        item = self.nav.item(REVIEW)
+        item.setText(f"{base}   {count}" if count else base)
+        kinds = [
+            self.tr("%n suggestion(s)", "", len(data.candidates)),
+            self.tr("%n conflict(s)", "", len(data.conflicts)),
+            self.tr("%n quarantined", "", len(data.quarantined)),
+        ]
+        detail = self.tr("Waiting for you: %1").replace("%1", ", ".join(kinds))
+        item.setToolTip(detail)
+        item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{base}: {count}. {detail}")
 
     def _update_badge(self) -> None:
-        def count(st: StoreStatus) -> int:
-            return int(
-                st.memory_counts.get("candidate", 0) + st.memory_counts.get("quarantined", 0)
-            )
-
-        query(self.ctx, lambda s: count(s.status())).on_success(self._set_badge).run(self)
+        # Counted from the store the way the queue groups it (conflict sets once, not per
+        # member), never from what a view happens to have loaded.
+        query(self.ctx, load_queue).on_success(self._set_badge).run(self)
 
     # --- following the store -------------------------------------------------------------
 
@@ -430,18 +456,20 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1280, 800)
-        sizes = settings.value("main_window/detail_split")
-        if sizes:
-            self.timeline_split.setSizes([int(x) for x in sizes])
-        else:
-            self.timeline_split.setSizes([960, 400])
+        sizes = [int(x) for x in settings.value("main_window/detail_split") or []]
+        # Never restore a collapsed (or nearly collapsed) detail panel.
+        if len(sizes) != 2 or sizes[1] < DETAIL_MIN:
+            sizes = [960, DETAIL_DEFAULT]
+        self.timeline_split.setSizes(sizes)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Remember geometry and splitter sizes; let running work finish."""
         settings = QSettings()
         settings.setValue("main_window/geometry", self.saveGeometry())
-        if not self.locked:
-            settings.setValue("main_window/detail_split", self.timeline_split.sizes())
+        sizes = self.timeline_split.sizes()
+        # The panel is hidden (width 0) while nothing is selected: keep the last real width.
+        if not self.locked and self.detail.isVisible() and sizes[1] >= DETAIL_MIN:
+            settings.setValue("main_window/detail_split", sizes)
         self.poll.stop()
         if not self.locked:
             self.tasks.shutdown()

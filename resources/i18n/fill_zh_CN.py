@@ -362,7 +362,8 @@ def fill() -> int:
             missing += 1
             continue
         translation.attrib.pop("type", None)
-        if message.get("numerus") == "yes":
+        if message.get("numerus") == "yes" or "%n" in source:
+            message.set("numerus", "yes")
             translation.text = None
             for child in list(translation):
                 translation.remove(child)

@@ -21,7 +21,7 @@ def test_window_shows_views_and_status(qtbot: QtBot, window: MainWindow) -> None
         "Settings",
     ]
     qtbot.waitUntil(lambda: "key: passphrase" in window.status_label.text(), timeout=TIMEOUT)
-    qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("4"), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("6"), timeout=TIMEOUT)
     for row in range(4):
         window.nav.setCurrentRow(row)
         assert window.stack.currentIndex() == row

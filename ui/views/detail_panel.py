@@ -84,6 +84,7 @@ class DetailPanel(RefreshingView):
         self.data: DetailData | None = None
         self.memory_id: str | None = None
         self.active_dialog: QWidget | None = None
+        self._shown_id: str | None = None
         self._build()
         self.show_empty()
 
@@ -182,6 +183,7 @@ class DetailPanel(RefreshingView):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         self._inner = inner
+        self.scroll = scroll
 
     def _field_titles(self) -> list[tuple[str, str]]:
         return [
@@ -200,7 +202,9 @@ class DetailPanel(RefreshingView):
     # --- loading --------------------------------------------------------------------------
 
     def show_memory(self, memory_id: str) -> None:
-        """Load and show one memory."""
+        """Load and show one memory, from its headline (another memory starts at the top)."""
+        if memory_id != self.memory_id:
+            self.scroll.verticalScrollBar().setValue(0)
         self.memory_id = memory_id
         self.show()
         self.refresh_now()
@@ -240,6 +244,9 @@ class DetailPanel(RefreshingView):
         )
         self.status_icon.setPixmap(pix)
         self.content.setText(r.content or self.tr("(content purged)"))
+        if self._shown_id != r.id:
+            self._shown_id = r.id
+            self.scroll.verticalScrollBar().setValue(0)
         self._fill_fields(r, data)
         self.sources.setText(sources_html(data.chain.source_events))
         self.usage.setText(usage_html(data.chain.injections))
@@ -386,8 +393,10 @@ class DetailPanel(RefreshingView):
                 ops.quarantine_memory(self.ctx, r.id, dialog.value())
                 .on_success(
                     lambda rep: self.notified.emit(
-                        self.tr("Quarantined; %1 session(s) had used it.").replace(
-                            "%1", str(len(rep.affected_sessions))
+                        self.tr(
+                            "Quarantined; %n session(s) had used it.",
+                            "",
+                            len(rep.affected_sessions),
                         ),
                         None,
                     )

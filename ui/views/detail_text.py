@@ -40,9 +40,8 @@ def usage_html(injections: Sequence[tuple[str, str | None, dt.datetime | str]]) 
     if not injections:
         return QCoreApplication.translate("Detail", "Never injected into a model call.")
     last = injections[-1][2]
-    head = QCoreApplication.translate("Detail", "Injected %1 time(s); last used %2.").replace(
-        "%1", str(len(injections))
-    )
+    times = len(injections)
+    head = QCoreApplication.translate("Detail", "Injected %n time(s); last used %2.", "", times)
     head = head.replace("%2", _when(last))
     rows = []
     for snapshot_id, session, ts in reversed(injections[-20:]):

@@ -586,9 +586,9 @@ class SettingsView(RefreshingView):
         def done(count: int) -> None:
             self._set_backup_busy(False)
             self.notified.emit(
-                self.tr("%1 memories exported to %2 (not encrypted).")
-                .replace("%1", str(count))
-                .replace("%2", str(path)),
+                self.tr("%n memories exported to %2 (not encrypted).", "", count).replace(
+                    "%2", str(path)
+                ),
                 None,
             )
 

@@ -37,6 +37,7 @@ from ui.models.timeline_source import (
     ScanCache,
     TimelineFilter,
     TimelineStream,
+    local_matcher,
     open_source,
     ranked_possible,
 )
@@ -69,6 +70,7 @@ class TimelineView(RefreshingView):
     memory_selected = Signal(str)
     event_selected = Signal(object)
     filtered = Signal(int)
+    filter_applied = Signal(bool)
     watched = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES, ChangeKind.EVENTS})
 
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
@@ -77,6 +79,8 @@ class TimelineView(RefreshingView):
         self._scan_cache = ScanCache()
         self._selected_id: str | None = None
         self._filter_generation = 0
+        self._by_refresh = False
+        self._filter_by_user = False
         self.model = TimelineModel(ctx.tasks, ctx.now)
         self._filter_rows: list[QHBoxLayout] = self._build_filters()
         self.table = self._build_table()
@@ -253,11 +257,18 @@ class TimelineView(RefreshingView):
 
     def refresh(self) -> None:
         """Re-run the filter against the store (a new revision invalidates the scan cache)."""
+        self._by_refresh = True
         self.apply_filter()
+
+    def admits(self, record: MemoryRecord) -> bool:
+        """True when the filter the widgets describe admits `record`."""
+        return local_matcher(self.current_filter(), self.ctx.now())(record)
 
     def apply_filter(self) -> None:
         """Ask the store for what the filter admits (off the UI thread); show the first page."""
         self._search_timer.stop()
+        by_user, self._by_refresh = not self._by_refresh, False
+        self._filter_by_user = by_user
         self._filter_generation += 1
         generation = self._filter_generation
         flt = self.current_filter()
@@ -279,6 +290,7 @@ class TimelineView(RefreshingView):
         else:
             self.count_label.setText(self.tr("%n memories", "", count))
         self.filtered.emit(count)
+        self.filter_applied.emit(self._filter_by_user)
         self._warm_timer.start()
 
     def _warm(self) -> None:
