@@ -24,6 +24,7 @@ LIGHT = {
     "accent_soft": "#dbe8fd",
     "accent_fg": "#0b57d0",
     "danger": "#c5221f",
+    "disabled": "#a9afb7",
     "warn_bg": "#fff4e0",
     "warn_fg": "#5c3b00",
     "warn_border": "#f3c77a",
@@ -42,6 +43,7 @@ DARK = {
     "accent_soft": "#22395e",
     "accent_fg": "#a8c7fa",
     "danger": "#f28b82",
+    "disabled": "#62676e",
     "warn_bg": "#3d2e10",
     "warn_fg": "#fbd38d",
     "warn_border": "#7a5a1c",
@@ -91,6 +93,9 @@ def apply_style(app: QApplication, dark: bool | None = None) -> None:
         (role.ToolTipText, "fg"),
     ):
         palette.setColor(r, QColor(colours[key]))
+    # Disabled text must look disabled (the loop above set every colour group alike).
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, r, QColor(colours["disabled"]))
     palette.setColor(QPalette.ColorRole.Link, QColor(colours["accent"]))
     palette.setColor(QPalette.ColorRole.LinkVisited, QColor(colours["accent"]))
     app.setPalette(palette)
