@@ -62,7 +62,7 @@ def test_a_new_memory_starts_at_the_top(qtbot: QtBot, window: MainWindow) -> Non
     window.resize(1280, 600)
     first = _click_row(qtbot, window, "pnpm for every")
     _shown(qtbot, window, first)
-    bar = window.detail.scroll.verticalScrollBar()
+    bar = window.detail.scroll_area.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=TIMEOUT)
     bar.setValue(bar.maximum())
     second = _click_row(qtbot, window, "Payly")

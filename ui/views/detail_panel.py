@@ -183,7 +183,7 @@ class DetailPanel(RefreshingView):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         self._inner = inner
-        self.scroll = scroll
+        self.scroll_area = scroll
 
     def _field_titles(self) -> list[tuple[str, str]]:
         return [
@@ -204,7 +204,7 @@ class DetailPanel(RefreshingView):
     def show_memory(self, memory_id: str) -> None:
         """Load and show one memory, from its headline (another memory starts at the top)."""
         if memory_id != self.memory_id:
-            self.scroll.verticalScrollBar().setValue(0)
+            self.scroll_area.verticalScrollBar().setValue(0)
         self.memory_id = memory_id
         self.show()
         self.refresh_now()
@@ -246,7 +246,7 @@ class DetailPanel(RefreshingView):
         self.content.setText(r.content or self.tr("(content purged)"))
         if self._shown_id != r.id:
             self._shown_id = r.id
-            self.scroll.verticalScrollBar().setValue(0)
+            self.scroll_area.verticalScrollBar().setValue(0)
         self._fill_fields(r, data)
         self.sources.setText(sources_html(data.chain.source_events))
         self.usage.setText(usage_html(data.chain.injections))
