@@ -14,6 +14,9 @@ from core import Replay
 
 from ui.presentation import local_time
 
+# The wording of core.workflows.replay's conflict detail.
+CONTRADICTS, SAME_CALL = "contradicts ", " in the same call"
+
 
 def mark_text(mark: str) -> str:
     """A replay mark in plain words."""
@@ -48,6 +51,14 @@ def _item_html(memory_id: str, content: str, marks: tuple[str, ...], others: lis
         mark_html += " ⚠ " + QCoreApplication.translate("Snapshot", "see %1").replace("%1", links)
     style = ' style="background-color:#fff4e0"' if others else ""
     return f'<li{style}><a href="memory:{memory_id}">{text}</a>{mark_html}</li>'
+
+
+def _partners(details: tuple[str, ...]) -> list[str]:
+    """The other memories of the call an item contradicts (from the core's replay details)."""
+    for line in details:
+        if line.startswith(CONTRADICTS) and line.endswith(SAME_CALL):
+            return line[len(CONTRADICTS) : -len(SAME_CALL)].split(", ")
+    return []
 
 
 def replay_html(rep: Replay) -> str:
