@@ -21,7 +21,7 @@ from sqlalchemy import func, select, update
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore, keyring_backend_name
 from core.errors import InvalidInputError, MemoryCenterError, ResourceUnavailableError
-from core.governance import controls
+from core.governance import controls, undo
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, Origin, PolicySettings
@@ -320,9 +320,7 @@ class MemoryService:
 
     def approve(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Confirm a suggested (or checked quarantined) memory: it becomes active."""
-        return self._act(
-            memory_id, "approve", by, lambda tx, r, who, st: controls.approve(tx, r, who, st)
-        )
+        return self._act(memory_id, "approve", by, undo.undoable(controls.approve))
 
     def reject(
         self, memory_id: str, *, reason: str | None = None, by: str | None = None
@@ -330,7 +328,10 @@ class MemoryService:
         """Reject a suggested memory; it stays in the ledger so it is not suggested again."""
         why = valid_text(reason, "reason", limits.MAX_REASON) if reason is not None else None
         return self._act(
-            memory_id, "reject", by, lambda tx, r, who, st: controls.reject(tx, r, who, why, st)
+            memory_id,
+            "reject",
+            by,
+            undo.undoable(lambda tx, r, who, st: controls.reject(tx, r, who, why, st)),
         )
 
     def edit(self, memory_id: str, new_text: str, *, by: str | None = None) -> Result[MemoryRecord]:
@@ -402,7 +403,10 @@ class MemoryService:
         """Incident action: stop a memory's injection everywhere; list the affected sessions."""
         why = valid_text(reason, "reason", limits.MAX_REASON)
         result = self._act(
-            memory_id, "quarantine", by, lambda tx, r, who, st: controls.quarantine(tx, r, why, who)
+            memory_id,
+            "quarantine",
+            by,
+            undo.undoable(lambda tx, r, who, st: controls.quarantine(tx, r, why, who)),
         )
         with self._store.read("affected sessions") as conn:
             uses = snapshots.using_memory(conn, result.value.id)
@@ -412,6 +416,16 @@ class MemoryService:
             tuple(sid for sid, _, _ in uses),
         )
         return Result(report, result.changes)
+
+    def undo(self, memory_id: str, action: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Undo the latest decision of a memory, which must be `action` (approve, reject or
+        quarantine), as a compensating decision; the history keeps both (R5)."""
+        name = identifier(action, "action")
+
+        def revert(tx: WriteTx, record: MemoryRecord, who: str, _status: str) -> None:
+            undo.undo(tx, record, name, who)
+
+        return self._act(memory_id, f"undo {name}", by, revert)
 
     def resolve_conflict(
         self, keep_id: str, *, reason: str | None = None, by: str | None = None

@@ -83,6 +83,12 @@ def quarantine_memory(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp
     return mutate(ctx, lambda s: s.quarantine(memory_id, reason))
 
 
+def undo_decision(ctx: UiContext, memory_id: str, action: str) -> MutatingOp[MemoryRecord]:
+    """Undo the latest approve, reject or quarantine of a memory (a compensating decision
+    in the core; the history keeps both)."""
+    return mutate(ctx, lambda s: s.undo(memory_id, action))
+
+
 def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
     """Keep one member of a conflict set (confirming it if it was only suggested); the
     others become superseded by it."""

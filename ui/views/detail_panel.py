@@ -398,12 +398,17 @@ class DetailPanel(RefreshingView):
                             "",
                             len(rep.affected_sessions),
                         ),
-                        None,
+                        lambda: self._undo_quarantine(r.id),
                     )
                 )
                 .run(self)
             ),
         )
+
+    def _undo_quarantine(self, mid: str) -> None:
+        ops.undo_decision(self.ctx, mid, "quarantine").on_success(
+            lambda _r: self.notified.emit(self.tr("Quarantine undone."), None)
+        ).run(self)
 
     def ask_delete(self) -> None:
         """Confirm, then tombstone (and optionally purge) the memory."""
