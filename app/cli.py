@@ -285,12 +285,13 @@ def key_rotate(ctx: Context) -> None:
 
 
 @cli.command()
+@click.option("--demo", is_flag=True, help="Open the demo store (sample data, apart from yours).")
 @pass_ctx
-def gui(ctx: Context) -> None:
+def gui(ctx: Context, demo: bool) -> None:
     """Open the desktop memory center."""
     from app.gui import run_gui
 
-    sys.exit(run_gui(ctx.data_dir))
+    sys.exit(run_gui(ctx.data_dir, demo=demo))
 
 
 def main() -> None:

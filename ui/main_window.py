@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -52,6 +52,15 @@ DETAIL_MIN = 300
 DETAIL_DEFAULT = 400
 
 
+def key_words(source: str) -> str:
+    """Where the store's key is held, in plain words."""
+    words = {
+        "keyring": QCoreApplication.translate("MainWindow", "key in the system keyring"),
+        "passphrase": QCoreApplication.translate("MainWindow", "key protected by a passphrase"),
+    }
+    return words.get(source, QCoreApplication.translate("MainWindow", "key loaded"))
+
+
 class MainWindow(QMainWindow):
     """Top-level window over one `MemoryService`."""
 
@@ -63,8 +72,12 @@ class MainWindow(QMainWindow):
         now: Callable[[], object] | None = None,
         importers: Mapping[str, Importer] | None = None,
         unlock: Unlock | None = None,
+        demo: bool = False,
+        leave_demo: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(parent)
+        self.demo = demo
+        self._leave_demo = leave_demo
         self.service = service
         self.locked = False
         self._now = now or utc_now
@@ -73,7 +86,11 @@ class MainWindow(QMainWindow):
         self._key_source = ""
         self.active_import: TranscriptImport | None = None
         self.active_dialog: QWidget | None = None
-        self.setWindowTitle(self.tr("Memory Center"))
+        self.setWindowTitle(
+            self.tr("Memory Center — DEMO store (sample data, not yours)")
+            if demo
+            else self.tr("Memory Center")
+        )
         self.setAccessibleName(self.tr("Memory Center main window"))
         self._undo: Callable[[], None] | None = None
         self.pages = QStackedWidget()
@@ -197,6 +214,10 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.message)
         self.statusBar().addWidget(self.undo_button)
         self.statusBar().addPermanentWidget(self.status_label)
+        self.demo_label = QLabel(self.tr("DEMO store: sample memories of made-up people"))
+        self.demo_label.setObjectName("DemoBadge")
+        self.demo_label.setVisible(self.demo)
+        self.statusBar().addPermanentWidget(self.demo_label)
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
         self._message_timer.setInterval(MESSAGE_MS)
@@ -218,6 +239,11 @@ class MainWindow(QMainWindow):
         quit_action.triggered.connect(self.close)
         menu.addAction(refresh)
         menu.addAction(self.import_action)
+        self.leave_demo_action = QAction(self.tr("Leave the demo: use my own store"), self)
+        self.leave_demo_action.setVisible(self._leave_demo is not None)
+        if self._leave_demo is not None:
+            self.leave_demo_action.triggered.connect(self._leave_demo)
+        menu.addAction(self.leave_demo_action)
         menu.addSeparator()
         menu.addAction(self.lock_action)
         menu.addSeparator()
@@ -363,11 +389,9 @@ class MainWindow(QMainWindow):
             if hasattr(self, "lock_action"):
                 self._update_actions()
         self.status_label.setText(
-            self.tr("revision %1  ·  %2 events  ·  key: %3")
-            .replace("%1", str(st.revision))
-            .replace("%2", str(st.event_count))
-            .replace("%3", st.key.source)
+            self.tr("%n events recorded", "", st.event_count) + "  ·  " + key_words(st.key.source)
         )
+        self.status_label.setToolTip(st.path)
         if self.bus.revision < 0:
             self.bus.revision = st.revision
             return

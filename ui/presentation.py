@@ -9,11 +9,13 @@ from __future__ import annotations
 import datetime as dt
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QIcon
 
-from core import Scope
+if TYPE_CHECKING:  # only for a type hint: showing a window must not wait for the engine
+    from core import Scope
 
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 ICONS = RESOURCES / "icons"

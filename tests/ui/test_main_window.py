@@ -20,7 +20,10 @@ def test_window_shows_views_and_status(qtbot: QtBot, window: MainWindow) -> None
         "Sessions",
         "Settings",
     ]
-    qtbot.waitUntil(lambda: "key: passphrase" in window.status_label.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: "key protected by a passphrase" in window.status_label.text(), timeout=TIMEOUT
+    )
+    assert "revision" not in window.status_label.text()
     qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("6"), timeout=TIMEOUT)
     for row in range(4):
         window.nav.setCurrentRow(row)
