@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from ui.i18n import install_translator
 from ui.style import apply_style
+from ui.window_fit import fit_to_screen
 
 Opened = tuple[Any, Any]
 """(the opened MemoryService, the MainWindow class) from the worker."""
@@ -70,11 +71,7 @@ class StartWindow(QMainWindow):
         self.pages.addWidget(self._progress_page())
         self.pages.addWidget(self._choice_page())
         self.setCentralWidget(self.pages)
-        geometry = QSettings().value("main_window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1280, 800)
+        fit_to_screen(self, QSettings().value("main_window/geometry"))
         self.closed_by_user = False
         self._handing_over = False
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -44,6 +45,7 @@ from ui.views.review_view import ReviewView
 from ui.views.sessions_view import SessionsView
 from ui.views.settings_view import SettingsView
 from ui.views.timeline_view import TimelineView
+from ui.window_fit import fit_to_screen
 
 POLL_MS = 1000
 MESSAGE_MS = 8000
@@ -205,6 +207,9 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         self.message = QLabel()
         self.message.setAccessibleName(self.tr("Last action"))
+        # A long message must never widen the window past the screen.
+        self.message.setMinimumWidth(1)
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.undo_button = QPushButton(icon("undo"), self.tr("Undo"))
         self.undo_button.setAccessibleName(self.tr("Undo last action"))
         self.undo_button.hide()
@@ -214,7 +219,10 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.message)
         self.statusBar().addWidget(self.undo_button)
         self.statusBar().addPermanentWidget(self.status_label)
-        self.demo_label = QLabel(self.tr("DEMO store: sample memories of made-up people"))
+        self.demo_label = QLabel(self.tr("DEMO store"))
+        self.demo_label.setToolTip(
+            self.tr("Sample memories of made-up people, kept apart from your own store.")
+        )
         self.demo_label.setObjectName("DemoBadge")
         self.demo_label.setVisible(self.demo)
         self.statusBar().addPermanentWidget(self.demo_label)
@@ -475,11 +483,7 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         settings = QSettings()
-        geometry = settings.value("main_window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1280, 800)
+        fit_to_screen(self, settings.value("main_window/geometry"))
         sizes = [int(x) for x in settings.value("main_window/detail_split") or []]
         # Never restore a collapsed (or nearly collapsed) detail panel.
         if len(sizes) != 2 or sizes[1] < DETAIL_MIN:

@@ -31,7 +31,7 @@ def test_detail_shows_lineage_sources_and_usage(
     assert "user=alice" in panel.field_labels["scope"].text()
     assert "web-shop-setup" in panel.sources.text()
     assert "Injected 2 times" in panel.usage.text()
-    assert "remember" in panel.history.text()
+    assert "Remembered" in panel.history.text() and "mp-" not in panel.history.text()
     assert "#1" in panel.revision_list.text()
 
 

@@ -288,7 +288,10 @@ class DetailPanel(RefreshingView):
         conflict = self.tr("in conflict with: ") + "; ".join(members) if members else "—"
         f["conflict"].setText(conflict if r.conflict_set else "—")
         f["owner"].setText(html.escape(r.owner))
-        f["id"].setText(f"<code>{r.id}</code><br>rev {r.revision}")
+        f["id"].setText(
+            f"<code>{r.id}</code><br>"
+            + html.escape(self.tr("wording version %1").replace("%1", str(r.revision)))
+        )
 
     def _update_actions(self, status: str) -> None:
         live = status in ("active", "disabled", "candidate", "quarantined", "expired")

@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication
 from core import Decision, Event, Scope
 
 from ui.presentation import local_time, status_text, trust_text
+from ui.reasons import action_text, reason_text
 
 Revision = tuple[int, dt.datetime, str, Scope, str]
 
@@ -69,12 +70,22 @@ def history_html(decisions: Sequence[Decision]) -> str:
         return "—"
     rows = []
     for d in decisions:
-        before = status_text(d.from_status.value) if d.from_status else "∅"
+        after = status_text(d.to_status.value)
+        if d.from_status is None:
+            change = QCoreApplication.translate("Detail", "new, %1").replace("%1", after)
+        elif d.from_status != d.to_status:
+            change = (
+                QCoreApplication.translate("Detail", "%1, now %2")
+                .replace("%1", status_text(d.from_status.value))
+                .replace("%2", after)
+            )
+        else:
+            change = after
+        by = QCoreApplication.translate("Detail", "by %1").replace("%1", d.actor)
         rows.append(
-            f"<li><b>{html.escape(d.action)}</b> {html.escape(before)} → "
-            f"{html.escape(status_text(d.to_status.value))} · {local_time(d.ts)} · "
-            f"{html.escape(d.actor)}<br><i>{html.escape(d.reason)}</i> "
-            f"<small>({html.escape(d.policy_version)})</small></li>"
+            f"<li><b>{html.escape(action_text(d.action))}</b> ({html.escape(change)}) · "
+            f"{local_time(d.ts)} · {html.escape(by)}<br>"
+            f"<i>{html.escape(reason_text(d.reason))}</i></li>"
         )
     return f"<ul>{''.join(rows)}</ul>"
 

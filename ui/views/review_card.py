@@ -11,6 +11,7 @@ from core import MemoryRecord
 
 from ui.models.review_model import Evidence
 from ui.presentation import confidence_text, kind_text, local_time, trust_text
+from ui.reasons import reason_text
 from ui.views.highlight import highlight
 
 
@@ -100,7 +101,7 @@ class ReviewCard(QFrame):
 
     def show_evidence(self, r: MemoryRecord, ev: Evidence) -> None:
         """Show the policy's reasons and each source event with the memory's words marked."""
-        self.reasons.setText(ev.reasons or "—")
+        self.reasons.setText(reason_text(ev.reasons) if ev.reasons else "—")
         rows = []
         for e in ev.events:
             body = (

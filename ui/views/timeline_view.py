@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QDate, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QDate, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -14,6 +15,8 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -55,6 +58,22 @@ from ui.presentation import (
 from ui.views.base import RefreshingView
 
 SEARCH_DELAY_MS = 250
+NARROW = 900  # table width below which confidence and source columns hide
+VERY_NARROW = 640  # ... and the kind column too
+
+
+class MiddleElideDelegate(QStyledItemDelegate):
+    """Elides in the middle: scopes keep their first and last key visible
+    (`org=acme … project=checkout`); the whole scope is in the tooltip."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        """Middle elision for this column only."""
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
 WARM_DELAY_MS = 800
 
 
@@ -167,22 +186,29 @@ class TimelineView(RefreshingView):
         self.show_events.toggled.connect(self.apply_filter)
         self.count_label = QLabel()
         self.count_label.setObjectName("Muted")
-        for w in (self.search, self.scope_filter, self.status_filter, self.kind_filter):
-            w.setMinimumWidth(90)
-        self.trust_filter.setMinimumWidth(90)
+        for line in (self.search, self.scope_filter):
+            line.setMinimumWidth(90)
+        for box in (self.status_filter, self.kind_filter, self.trust_filter):
+            # Never narrower than its "All …" choice (no "Any sour"); the list shows all.
+            box.setMinimumContentsLength(len(box.itemText(0)) + 1)
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
         row1 = QHBoxLayout()
         row1.addWidget(self.search, 3)
         row1.addWidget(self.scope_filter, 2)
+        row1.addWidget(self.show_events)
+        row1.addWidget(self.ranked)
         row2 = QHBoxLayout()
-        for w in (self.status_filter, self.kind_filter, self.trust_filter):
-            row2.addWidget(w, 1)
-        row2.addWidget(self.use_dates)
-        row2.addWidget(self.date_from)
-        row2.addWidget(QLabel("–"))
-        row2.addWidget(self.date_to)
+        for combo in (self.status_filter, self.kind_filter, self.trust_filter):
+            row2.addWidget(combo, 1)
+        # The dates share the third row, so the three filters keep readable widths even
+        # next to the detail panel at 1280x800.
         row3 = QHBoxLayout()
-        row3.addWidget(self.show_events)
-        row3.addWidget(self.ranked)
+        row3.addWidget(self.use_dates)
+        row3.addWidget(self.date_from)
+        row3.addWidget(QLabel("–"))
+        row3.addWidget(self.date_to)
         row3.addStretch(1)
         row3.addWidget(self.count_label)
         return [row1, row2, row3]
@@ -205,6 +231,7 @@ class TimelineView(RefreshingView):
         # computed from the font rather than from whichever rows happen to be loaded.
         for col, width in self._column_widths(table).items():
             table.setColumnWidth(col, width)
+        table.setItemDelegateForColumn(COL_SCOPE, MiddleElideDelegate(table))
         self.model.rowsInserted.connect(self._span_days)
         self.model.modelReset.connect(table.clearSpans)
         table.selectionModel().currentRowChanged.connect(self._row_changed)
@@ -232,6 +259,14 @@ class TimelineView(RefreshingView):
             COL_SOURCE: titled(COL_SOURCE, widest([trust_text(t) for t in TRUSTS], icon_w)),
             COL_TIME: titled(COL_TIME, widest(["00:00"])),
         }
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Narrow: drop the columns the detail panel also shows, so content stays readable."""
+        super().resizeEvent(event)
+        width = self.table.viewport().width()
+        self.table.setColumnHidden(COL_CONF, width < NARROW)
+        self.table.setColumnHidden(COL_SOURCE, width < NARROW)
+        self.table.setColumnHidden(COL_KIND, width < VERY_NARROW)
 
     # --- behaviour ----------------------------------------------------------------
 
