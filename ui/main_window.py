@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -88,6 +88,7 @@ class MainWindow(QMainWindow):
         self._key_source = ""
         self.active_import: TranscriptImport | None = None
         self.active_dialog: QWidget | None = None
+        self._retranslating = False
         self.setWindowTitle(
             self.tr("Memory Center — DEMO store (sample data, not yours)")
             if demo
@@ -120,6 +121,15 @@ class MainWindow(QMainWindow):
             self._now,  # type: ignore[arg-type]
             self._importers,
         )
+        self._build_views()
+        self.bus.changes_applied.connect(self._on_changes)
+        self.poll.start()
+        self.refresh_if_changed()
+        self._update_badge()
+
+    # --- building ---------------------------------------------------------------------
+
+    def _build_views(self) -> None:
         self.timeline = TimelineView(self.ctx)
         self.detail = DetailPanel(self.ctx)
         self.review = ReviewView(self.ctx)
@@ -128,11 +138,39 @@ class MainWindow(QMainWindow):
         self._build_layout()
         self._connect()
         self.pages.setCurrentWidget(self.content)
-        self.poll.start()
-        self.refresh_if_changed()
-        self._update_badge()
 
-    # --- building ---------------------------------------------------------------------
+    def changeEvent(self, event: QEvent) -> None:
+        """A new language: rebuild the views with its texts (once, after the events settle)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and not self._retranslating:
+            self._retranslating = True
+            QTimer.singleShot(0, self.retranslate)
+
+    def retranslate(self) -> None:
+        """Show every text in the language now installed, keeping the page and the store."""
+        self._retranslating = False
+        if self.locked:
+            return
+        row = self.nav.currentRow()
+        sizes = self.timeline_split.sizes()
+        old = self.content
+        self._build_views()
+        self.pages.removeWidget(old)
+        old.deleteLater()
+        self.nav.setCurrentRow(row)
+        self.timeline_split.setSizes(sizes)
+        self.menuBar().clear()
+        self._build_menu()
+        self.setWindowTitle(
+            self.tr("Memory Center — DEMO store (sample data, not yours)")
+            if self.demo
+            else self.tr("Memory Center")
+        )
+        self.undo_button.setText(self.tr("Undo"))
+        self.demo_label.setText(self.tr("DEMO store"))
+        self._key_source = ""  # the next poll writes the status bar in the new language
+        self._update_badge()
+        self.notify(self.tr("The language was changed."), None)
 
     def _build_layout(self) -> None:
         self.nav = QListWidget()

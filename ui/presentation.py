@@ -160,13 +160,11 @@ def relative_expiry(expires_at: dt.datetime | None, now: dt.datetime) -> str:
     delta = expires_at - now
     if delta.total_seconds() <= 0:
         return QCoreApplication.translate("Time", "expired") + f" ({local_time(expires_at)})"
-    hours = delta.total_seconds() / 3600
+    hours = round(delta.total_seconds() / 3600)
+    days = round(delta.total_seconds() / 86400)
+    # (Plain names as the count: the translation scanner misses calls in that argument.)
     if hours < 48:
-        return (
-            QCoreApplication.translate("Time", "in %n hour(s)", "", round(hours))
-            + f" ({local_time(expires_at)})"
-        )
-    return (
-        QCoreApplication.translate("Time", "in %n day(s)", "", round(hours / 24))
-        + f" ({local_time(expires_at)})"
-    )
+        text = QCoreApplication.translate("Time", "in %n hour(s)", "", hours)
+    else:
+        text = QCoreApplication.translate("Time", "in %n day(s)", "", days)
+    return f"{text} ({local_time(expires_at)})"

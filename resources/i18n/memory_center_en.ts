@@ -60,6 +60,13 @@
         <numerusform>%n quarantined</numerusform>
       </translation>
     </message>
+    <message numerus="yes">
+      <source>%n events recorded</source>
+      <translation>
+        <numerusform>%n events recorded</numerusform>
+        <numerusform>%n events recorded</numerusform>
+      </translation>
+    </message>
   </context>
   <context>
     <name>SettingsView</name>
@@ -68,6 +75,23 @@
       <translation>
         <numerusform>%n memory exported to %2 (not encrypted).</numerusform>
         <numerusform>%n memories exported to %2 (not encrypted).</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>Snapshot</name>
+    <message numerus="yes">
+      <source>Injected (%n)</source>
+      <translation>
+        <numerusform>Injected (%n)</numerusform>
+        <numerusform>Injected (%n)</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>Dropped, and why (%n)</source>
+      <translation>
+        <numerusform>Dropped, and why (%n)</numerusform>
+        <numerusform>Dropped, and why (%n)</numerusform>
       </translation>
     </message>
   </context>

@@ -9,7 +9,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -35,7 +35,7 @@ from core.model import MemoryOutcome
 
 from ui.context import UiContext
 from ui.errors import show_error
-from ui.i18n import LANGUAGE_KEY, LANGUAGES
+from ui.i18n import LANGUAGE_KEY, LANGUAGES, install_translator
 from ui.operations.keys import rotate_key
 from ui.operations.portability import EXPORT_FILE_NAME, export_to_file, import_document
 from ui.operations.settings import (
@@ -109,7 +109,7 @@ class SettingsView(RefreshingView):
         self.language = QComboBox()
         self.language.setAccessibleName(self.tr("Language"))
         for code, name in LANGUAGES:
-            self.language.addItem(name, code)
+            self.language.addItem(self.tr("System default") if code == "system" else name, code)
         current = str(QSettings().value(LANGUAGE_KEY, "system"))
         self.language.setCurrentIndex(max(0, self.language.findData(current)))
         self.language.currentIndexChanged.connect(self._language_chosen)
@@ -676,7 +676,8 @@ class SettingsView(RefreshingView):
         )
 
     def _language_chosen(self, index: int) -> None:
+        """Store the choice and switch now: the window rebuilds its texts."""
         QSettings().setValue(LANGUAGE_KEY, self.language.itemData(index))
-        self.notified.emit(
-            self.tr("The language changes the next time Memory Center starts."), None
-        )
+        app = QCoreApplication.instance()
+        if app is not None:
+            install_translator(app)

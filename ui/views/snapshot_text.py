@@ -92,6 +92,7 @@ def replay_html(rep: Replay) -> str:
         f'<li><a href="memory:{d.memory_id}">{d.memory_id}</a>: {html.escape(d.reason)}</li>'
         for d in snap.dropped
     ]
+    injected, dropped_count = len(rep.items), len(dropped)
     body = head
     if conflicting:
         body += (
@@ -101,15 +102,11 @@ def replay_html(rep: Replay) -> str:
             )
             + "</b></p>"
         )
-    body += (
-        "<h4>"
-        + QCoreApplication.translate("Snapshot", "Injected (%n)", "", len(rep.items))
-        + "</h4>"
-    )
+    body += "<h4>" + QCoreApplication.translate("Snapshot", "Injected (%n)", "", injected) + "</h4>"
     body += f"<ul>{''.join(items)}</ul>" if items else "<p>—</p>"
     body += (
         "<h4>"
-        + QCoreApplication.translate("Snapshot", "Dropped, and why (%n)", "", len(dropped))
+        + QCoreApplication.translate("Snapshot", "Dropped, and why (%n)", "", dropped_count)
         + "</h4>"
     )
     body += f"<ul>{''.join(dropped)}</ul>" if dropped else "<p>—</p>"
