@@ -337,6 +337,7 @@ class MainWindow(QMainWindow):
         self.timeline.filter_applied.connect(self._filter_applied)
         self.detail.memory_linked.connect(self.open_memory)
         self.detail.session_linked.connect(self.open_session)
+        self.detail.replay_linked.connect(self.open_replay)
         self.sessions.memory_linked.connect(self.open_memory)
         for view in (self.detail, self.review, self.sessions, self.settings):
             view.notified.connect(self.notify)
@@ -363,6 +364,11 @@ class MainWindow(QMainWindow):
         record = self.detail.data.record if self.detail.data is not None else None
         if by_user and record is not None and not self.timeline.admits(record):
             self.detail.show_empty()
+
+    def open_replay(self, session: str, snapshot_id: str) -> None:
+        """Open the replay of one model call in the Sessions view."""
+        self.nav.setCurrentRow(SESSIONS)
+        self.sessions.show_snapshot(session, snapshot_id)
 
     def open_session(self, session: str, event_id: str = "") -> None:
         """Jump to a session (and one of its events) in the Sessions view."""

@@ -511,6 +511,14 @@ ZH.update(
         "Something unexpected went wrong.": "发生了意外错误。",
         "Error message": "错误消息",
         "Memory Center": "记忆中心",
+        "agent %1": "智能体 %1",
+        "an MCP client": "MCP 客户端",
+        "Claude Code": "Claude Code",
+        "ChatGPT import": "ChatGPT 导入",
+        "an agent (SDK or tool)": "智能体（SDK 或工具）",
+        "with %1": "同批还有 %1",
+        "alone": "单独注入",
+        "open the replay": "打开回放",
     }
 )
 

@@ -87,37 +87,37 @@
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="42" />
+        <location filename="../../ui/views/usage_trace.py" line="68" />
         <source>Never injected into a model call.</source>
         <translation>从未被注入到模型调用中。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/detail_text.py" line="45" />
+        <location filename="../../ui/views/usage_trace.py" line="70" />
         <source>Injected %n time(s); last used %2.</source>
         <translation><numerusform>已注入 %n 次；最近一次使用于 %2。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="52" />
+        <location filename="../../ui/views/usage_trace.py" line="80" />
         <source>no session</source>
         <translation>无会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="75" />
+        <location filename="../../ui/views/detail_text.py" line="47" />
         <source>new, %1</source>
         <translation>新建，%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="78" />
+        <location filename="../../ui/views/detail_text.py" line="50" />
         <source>%1, now %2</source>
         <translation>%1，现在%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="84" />
+        <location filename="../../ui/views/detail_text.py" line="56" />
         <source>by %1</source>
         <translation>操作人 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="100" />
+        <location filename="../../ui/views/detail_text.py" line="72" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
@@ -125,203 +125,203 @@
 <context>
     <name>DetailPanel</name>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="96" />
+        <location filename="../../ui/views/detail_panel.py" line="99" />
         <source>Memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="103" />
+        <location filename="../../ui/views/detail_panel.py" line="106" />
         <source>Memory content</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="114" />
-        <location filename="../../ui/views/detail_panel.py" line="299" />
+        <location filename="../../ui/views/detail_panel.py" line="117" />
+        <location filename="../../ui/views/detail_panel.py" line="302" />
         <source>Disable</source>
         <translation>停用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="113" />
+        <location filename="../../ui/views/detail_panel.py" line="116" />
         <source>Narrow scope…</source>
         <translation>缩小范围…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="115" />
+        <location filename="../../ui/views/detail_panel.py" line="118" />
         <source>Exclude…</source>
         <translation>排除…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="116" />
+        <location filename="../../ui/views/detail_panel.py" line="119" />
         <source>Keep this memory out of one session's injections</source>
         <translation>不在某个会话中注入这条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="117" />
+        <location filename="../../ui/views/detail_panel.py" line="120" />
         <source>Quarantine…</source>
         <translation>隔离…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="118" />
+        <location filename="../../ui/views/detail_panel.py" line="121" />
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="157" />
+        <location filename="../../ui/views/detail_panel.py" line="160" />
         <source>Source events</source>
         <translation>来源事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="158" />
+        <location filename="../../ui/views/detail_panel.py" line="161" />
         <source>Usage trace</source>
         <translation>使用记录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="159" />
+        <location filename="../../ui/views/detail_panel.py" line="162" />
         <source>History of decisions</source>
         <translation>决策历史</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="160" />
+        <location filename="../../ui/views/detail_panel.py" line="163" />
         <source>Revisions</source>
         <translation>修订版本</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="190" />
+        <location filename="../../ui/views/detail_panel.py" line="193" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="191" />
+        <location filename="../../ui/views/detail_panel.py" line="194" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="192" />
+        <location filename="../../ui/views/detail_panel.py" line="195" />
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="193" />
+        <location filename="../../ui/views/detail_panel.py" line="196" />
         <source>Source trust</source>
         <translation>来源可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="194" />
+        <location filename="../../ui/views/detail_panel.py" line="197" />
         <source>Valid</source>
         <translation>有效期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="195" />
+        <location filename="../../ui/views/detail_panel.py" line="198" />
         <source>Sensitivity</source>
         <translation>敏感度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="196" />
+        <location filename="../../ui/views/detail_panel.py" line="199" />
         <source>Supersedes</source>
         <translation>取代关系</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="197" />
+        <location filename="../../ui/views/detail_panel.py" line="200" />
         <source>Conflict set</source>
         <translation>冲突组</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="198" />
+        <location filename="../../ui/views/detail_panel.py" line="201" />
         <source>Owner</source>
         <translation>所有者</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="199" />
+        <location filename="../../ui/views/detail_panel.py" line="202" />
         <source>Id</source>
         <translation>编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="221" />
+        <location filename="../../ui/views/detail_panel.py" line="224" />
         <source>Select a memory to see where it came from and how it is used.</source>
         <translation>选择一条记忆，查看它的来源和使用情况。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="246" />
+        <location filename="../../ui/views/detail_panel.py" line="249" />
         <source>(content purged)</source>
         <translation>（内容已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="266" />
+        <location filename="../../ui/views/detail_panel.py" line="269" />
         <source>from %1, expires %2</source>
         <translation>自 %1 起，到期：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="275" />
+        <location filename="../../ui/views/detail_panel.py" line="278" />
         <source>supersedes</source>
         <translation>取代</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="279" />
+        <location filename="../../ui/views/detail_panel.py" line="282" />
         <source>superseded by</source>
         <translation>被取代于</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="288" />
+        <location filename="../../ui/views/detail_panel.py" line="291" />
         <source>in conflict with: </source>
         <translation>与之冲突：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="293" />
+        <location filename="../../ui/views/detail_panel.py" line="296" />
         <source>wording version %1</source>
         <translation>措辞版本 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="299" />
+        <location filename="../../ui/views/detail_panel.py" line="302" />
         <source>Enable</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="333" />
+        <location filename="../../ui/views/detail_panel.py" line="339" />
         <source>Memory disabled.</source>
         <translation>记忆已停用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="340" />
+        <location filename="../../ui/views/detail_panel.py" line="346" />
         <source>Memory enabled.</source>
         <translation>记忆已启用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="355" />
+        <location filename="../../ui/views/detail_panel.py" line="361" />
         <source>Scope narrowed.</source>
         <translation>范围已缩小。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="371" />
+        <location filename="../../ui/views/detail_panel.py" line="377" />
         <source>Excluded from the session.</source>
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="378" />
+        <location filename="../../ui/views/detail_panel.py" line="384" />
         <source>Included in the session again.</source>
         <translation>已重新纳入该会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="389" />
+        <location filename="../../ui/views/detail_panel.py" line="395" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="390" />
+        <location filename="../../ui/views/detail_panel.py" line="396" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/detail_panel.py" line="400" />
+        <location filename="../../ui/views/detail_panel.py" line="406" />
         <source>Quarantined; %n session(s) had used it.</source>
         <translation><numerusform>已隔离；曾有 %n 个会话使用过它。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="413" />
+        <location filename="../../ui/views/detail_panel.py" line="419" />
         <source>Quarantine undone.</source>
         <translation>已撤销隔离。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="426" />
+        <location filename="../../ui/views/detail_panel.py" line="432" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
     </message>
@@ -798,32 +798,32 @@
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="401" />
+        <location filename="../../ui/main_window.py" line="407" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="402" />
+        <location filename="../../ui/main_window.py" line="408" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="403" />
+        <location filename="../../ui/main_window.py" line="409" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="405" />
+        <location filename="../../ui/main_window.py" line="411" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="438" />
+        <location filename="../../ui/main_window.py" line="444" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="495" />
+        <location filename="../../ui/main_window.py" line="501" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -1585,47 +1585,47 @@
 <context>
     <name>SessionsView</name>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="72" />
+        <location filename="../../ui/views/sessions_view.py" line="73" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="74" />
+        <location filename="../../ui/views/sessions_view.py" line="75" />
         <source>Events of the session</source>
         <translation>会话事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="89" />
+        <location filename="../../ui/views/sessions_view.py" line="90" />
         <source>Memory opt-out: inject nothing into this session and extract nothing from it</source>
         <translation>关闭记忆：不向此会话注入任何记忆，也不从中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="91" />
+        <location filename="../../ui/views/sessions_view.py" line="92" />
         <source>Memory opt-out</source>
         <translation>关闭记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="94" />
+        <location filename="../../ui/views/sessions_view.py" line="95" />
         <source>Model calls of the session</source>
         <translation>会话的模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="123" />
+        <location filename="../../ui/views/sessions_view.py" line="124" />
         <source>Model call</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="225" />
+        <location filename="../../ui/views/sessions_view.py" line="241" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="244" />
+        <location filename="../../ui/views/sessions_view.py" line="260" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="246" />
+        <location filename="../../ui/views/sessions_view.py" line="262" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -2137,12 +2137,12 @@
         <translation>模型收到了相互矛盾的记忆。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="107" />
+        <location filename="../../ui/views/snapshot_text.py" line="105" />
         <source>Injected (%n)</source>
         <translation><numerusform>已注入（%n）</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="113" />
+        <location filename="../../ui/views/snapshot_text.py" line="109" />
         <source>Dropped, and why (%n)</source>
         <translation><numerusform>未注入及原因（%n）</numerusform></translation>
     </message>
@@ -2582,6 +2582,49 @@ Current scope: %3</source>
         <location filename="../../ui/presentation.py" line="70" />
         <source>untrusted</source>
         <translation>不可信</translation>
+    </message>
+</context>
+<context>
+    <name>Usage</name>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="41" />
+        <source>agent %1</source>
+        <translation>智能体 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="44" />
+        <source>an MCP client</source>
+        <translation>MCP 客户端</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="46" />
+        <source>Claude Code</source>
+        <translation>Claude Code</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="48" />
+        <source>ChatGPT import</source>
+        <translation>ChatGPT 导入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="49" />
+        <source>an agent (SDK or tool)</source>
+        <translation>智能体（SDK 或工具）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="84" />
+        <source>with %1</source>
+        <translation>同批还有 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="92" />
+        <source>alone</source>
+        <translation>单独注入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="94" />
+        <source>open the replay</source>
+        <translation>打开回放</translation>
     </message>
 </context>
 <context>

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core import AdoptionChain, MemoryFilter, MemoryRecord, MemoryService, Scope
+
+from ui.views.usage_trace import Use, load_uses
 
 Revision = tuple[int, dt.datetime, str, Scope, str]
 
@@ -19,6 +21,7 @@ class DetailData:
     revisions: list[Revision]
     conflict_members: list[MemoryRecord]
     sessions: list[str]
+    uses: list[Use] = field(default_factory=list)
 
 
 def load_detail(service: MemoryService, memory_id: str) -> DetailData:
@@ -35,4 +38,5 @@ def load_detail(service: MemoryService, memory_id: str) -> DetailData:
     sessions = [
         s.id for s in service.list_sessions(limit=200) if not s.id.startswith("memory-center:")
     ]
-    return DetailData(record, chain, revisions, members, sessions)
+    uses = load_uses(service, record.id, chain.injections)
+    return DetailData(record, chain, revisions, members, sessions, uses)

@@ -38,7 +38,8 @@ from ui.presentation import (
 )
 from ui.views.base import RefreshingView
 from ui.views.detail_data import DetailData, load_detail
-from ui.views.detail_text import history_html, revisions_html, sources_html, usage_html
+from ui.views.detail_text import history_html, revisions_html, sources_html
+from ui.views.usage_trace import uses_html
 
 Undo = Callable[[], None] | None
 
@@ -70,11 +71,13 @@ class DetailPanel(RefreshingView):
     Signals:
         memory_linked: (str) the user followed a supersedes/conflict link.
         session_linked: (str, str) session and event id of a source event the user clicked.
+        replay_linked: (str, str) session and snapshot id of a model call to replay.
         notified: (str, object) a message for the status bar and an undo callable or None.
     """
 
     memory_linked = Signal(str)
     session_linked = Signal(str, str)
+    replay_linked = Signal(str, str)
     notified = Signal(str, object)
     watched = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES, ChangeKind.SNAPSHOTS})
 
@@ -249,7 +252,7 @@ class DetailPanel(RefreshingView):
             self.scroll_area.verticalScrollBar().setValue(0)
         self._fill_fields(r, data)
         self.sources.setText(sources_html(data.chain.source_events))
-        self.usage.setText(usage_html(data.chain.injections))
+        self.usage.setText(uses_html(data.uses, len(data.chain.injections)))
         self.history.setText(history_html(data.chain.decisions))
         self.revision_list.setText(revisions_html(data.revisions))
         self._update_actions(status)
@@ -311,6 +314,9 @@ class DetailPanel(RefreshingView):
         elif kind == "session":
             session, _, event_id = rest.partition("#")
             self.session_linked.emit(session, event_id)
+        elif kind == "replay":
+            session, _, snapshot_id = rest.partition("#")
+            self.replay_linked.emit(session, snapshot_id)
 
     # --- actions -------------------------------------------------------------------------
 

@@ -36,34 +36,6 @@ def sources_html(events: Sequence[Event]) -> str:
     return "".join(rows)
 
 
-def usage_html(injections: Sequence[tuple[str, str | None, dt.datetime | str]]) -> str:
-    """Which model calls injected the memory, and when it was last used."""
-    if not injections:
-        return QCoreApplication.translate("Detail", "Never injected into a model call.")
-    last = injections[-1][2]
-    times = len(injections)
-    head = QCoreApplication.translate("Detail", "Injected %n time(s); last used %2.", "", times)
-    head = head.replace("%2", _when(last))
-    rows = []
-    for snapshot_id, session, ts in reversed(injections[-20:]):
-        where = (
-            f'<a href="session:{html.escape(session)}#">{html.escape(session)}</a>'
-            if session
-            else QCoreApplication.translate("Detail", "no session")
-        )
-        rows.append(f"<li>{_when(ts)} · {where} · <code>{html.escape(snapshot_id)}</code></li>")
-    return f"<p>{html.escape(head)}</p><ul>{''.join(rows)}</ul>"
-
-
-def _when(ts: dt.datetime | str) -> str:
-    if isinstance(ts, dt.datetime):
-        return local_time(ts)
-    try:
-        return local_time(dt.datetime.fromisoformat(ts))
-    except ValueError:
-        return html.escape(ts)
-
-
 def history_html(decisions: Sequence[Decision]) -> str:
     """Every decision, oldest first: when, what, who, why, which policy."""
     if not decisions:

@@ -69,6 +69,7 @@ class SessionsView(RefreshingView):
         self.current: SessionInfo | None = None
         self._wanted_session: str | None = None
         self._wanted_event: str | None = None
+        self._wanted_snapshot: str | None = None
         self.session_table = self._table(self.sessions, self.tr("Sessions"))
         self.session_table.selectionModel().currentRowChanged.connect(self._session_changed)
         self.event_table = self._table(self.events, self.tr("Events of the session"))
@@ -212,14 +213,29 @@ class SessionsView(RefreshingView):
         index = self.event_table.currentIndex()
         return self.events.event_at(index.row()) if index.isValid() else None
 
+    def show_snapshot(self, session: str, snapshot_id: str) -> None:
+        """Open a session with one of its model calls replayed (from a usage trace)."""
+        self._wanted_snapshot = snapshot_id
+        if self.current is not None and self.current.id == session and not self.dirty:
+            found = self.snapshot_box.findData(snapshot_id)
+            if found >= 0:
+                self._wanted_snapshot = None
+                self.snapshot_box.setCurrentIndex(found)
+                return
+        self.show_session(session)
+
     def _snapshots(self, choices: list[tuple[str, str]]) -> None:
         self.snapshot_box.blockSignals(True)
         self.snapshot_box.clear()
         for sid, label in choices:
             self.snapshot_box.addItem(label, sid)
+        wanted = self.snapshot_box.findData(self._wanted_snapshot) if self._wanted_snapshot else -1
+        self._wanted_snapshot = None
+        index = max(wanted, 0)
+        self.snapshot_box.setCurrentIndex(index)
         self.snapshot_box.blockSignals(False)
         if choices:
-            self._snapshot_chosen(0)
+            self._snapshot_chosen(index)
         else:
             self.snapshot_text.setText(
                 self.tr("No model call of this session recorded a snapshot.")
