@@ -519,6 +519,9 @@ ZH.update(
         "with %1": "同批还有 %1",
         "alone": "单独注入",
         "open the replay": "打开回放",
+        "nothing sensitive found": "未发现敏感内容",
+        "sensitive parts removed": "敏感部分已移除",
+        "sensitive": "敏感",
     }
 )
 

@@ -136,7 +136,7 @@
     </message>
     <message>
         <location filename="../../ui/views/detail_panel.py" line="117" />
-        <location filename="../../ui/views/detail_panel.py" line="302" />
+        <location filename="../../ui/views/detail_panel.py" line="307" />
         <source>Disable</source>
         <translation>停用</translation>
     </message>
@@ -251,77 +251,92 @@
         <translation>自 %1 起，到期：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="278" />
+        <location filename="../../ui/views/detail_panel.py" line="275" />
+        <source>nothing sensitive found</source>
+        <translation>未发现敏感内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="276" />
+        <source>sensitive parts removed</source>
+        <translation>敏感部分已移除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="277" />
+        <source>sensitive</source>
+        <translation>敏感</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="283" />
         <source>supersedes</source>
         <translation>取代</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="282" />
+        <location filename="../../ui/views/detail_panel.py" line="287" />
         <source>superseded by</source>
         <translation>被取代于</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="291" />
+        <location filename="../../ui/views/detail_panel.py" line="296" />
         <source>in conflict with: </source>
         <translation>与之冲突：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="296" />
+        <location filename="../../ui/views/detail_panel.py" line="301" />
         <source>wording version %1</source>
         <translation>措辞版本 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="302" />
+        <location filename="../../ui/views/detail_panel.py" line="307" />
         <source>Enable</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="339" />
+        <location filename="../../ui/views/detail_panel.py" line="344" />
         <source>Memory disabled.</source>
         <translation>记忆已停用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="346" />
+        <location filename="../../ui/views/detail_panel.py" line="351" />
         <source>Memory enabled.</source>
         <translation>记忆已启用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="361" />
+        <location filename="../../ui/views/detail_panel.py" line="366" />
         <source>Scope narrowed.</source>
         <translation>范围已缩小。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="377" />
+        <location filename="../../ui/views/detail_panel.py" line="382" />
         <source>Excluded from the session.</source>
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="384" />
+        <location filename="../../ui/views/detail_panel.py" line="389" />
         <source>Included in the session again.</source>
         <translation>已重新纳入该会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="395" />
+        <location filename="../../ui/views/detail_panel.py" line="400" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="396" />
+        <location filename="../../ui/views/detail_panel.py" line="401" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/detail_panel.py" line="406" />
+        <location filename="../../ui/views/detail_panel.py" line="411" />
         <source>Quarantined; %n session(s) had used it.</source>
         <translation><numerusform>已隔离；曾有 %n 个会话使用过它。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="419" />
+        <location filename="../../ui/views/detail_panel.py" line="424" />
         <source>Quarantine undone.</source>
         <translation>已撤销隔离。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="432" />
+        <location filename="../../ui/views/detail_panel.py" line="437" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
     </message>

@@ -271,7 +271,12 @@ class DetailPanel(RefreshingView):
                 .replace("%2", relative_expiry(r.expires_at, now))
             )
         )
-        f["sensitivity"].setText(html.escape(r.sensitivity.value))
+        sensitivity = {
+            "none": self.tr("nothing sensitive found"),
+            "redacted": self.tr("sensitive parts removed"),
+            "sensitive": self.tr("sensitive"),
+        }.get(r.sensitivity.value, r.sensitivity.value)
+        f["sensitivity"].setText(html.escape(sensitivity))
         lineage = []
         if r.supersedes:
             lineage.append(
