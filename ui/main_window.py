@@ -247,7 +247,7 @@ class MainWindow(QMainWindow):
         self.message.setAccessibleName(self.tr("Last action"))
         # A long message must never widen the window past the screen.
         self.message.setMinimumWidth(1)
-        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.message.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.undo_button = QPushButton(icon("undo"), self.tr("Undo"))
         self.undo_button.setAccessibleName(self.tr("Undo last action"))
         self.undo_button.hide()
@@ -299,7 +299,7 @@ class MainWindow(QMainWindow):
         for i in range(self.nav.count()):
             action = QAction(self.nav.item(i).text(), self)
             action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
-            action.triggered.connect(lambda _c=False, row=i: self.nav.setCurrentRow(row))
+            action.triggered.connect(lambda _c=False, row=i: self.go_to(row))
             view.addAction(action)
             self.view_actions.append(action)
         self.service_actions = [refresh, self.import_action, *self.view_actions]
@@ -364,6 +364,12 @@ class MainWindow(QMainWindow):
         record = self.detail.data.record if self.detail.data is not None else None
         if by_user and record is not None and not self.timeline.admits(record):
             self.detail.show_empty()
+
+    def go_to(self, row: int) -> None:
+        """Show a page and put the keyboard focus in it (Ctrl+2 then A/E/S/R just works)."""
+        self.nav.setCurrentRow(row)
+        target = {TIMELINE: self.timeline.table, REVIEW: self.review.list}.get(row)
+        (target or self.stack.currentWidget()).setFocus()
 
     def open_replay(self, session: str, snapshot_id: str) -> None:
         """Open the replay of one model call in the Sessions view."""
