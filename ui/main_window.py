@@ -369,7 +369,9 @@ class MainWindow(QMainWindow):
         """Show a page and put the keyboard focus in it (Ctrl+2 then A/E/S/R just works)."""
         self.nav.setCurrentRow(row)
         target = {TIMELINE: self.timeline.table, REVIEW: self.review.list}.get(row)
-        (target or self.stack.currentWidget()).setFocus()
+        page = target or self.stack.currentWidget()
+        if page is not None:
+            page.setFocus()
 
     def open_replay(self, session: str, snapshot_id: str) -> None:
         """Open the replay of one model call in the Sessions view."""

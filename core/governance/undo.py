@@ -21,7 +21,6 @@ from sqlalchemy import delete, select, update
 
 from core.errors import InvalidStateError
 from core.governance.policy import VERSION
-from core.model.enums import MemoryStatus
 from core.model.records import Decision, MemoryRecord
 from core.storage import memories
 from core.storage import schema as s

@@ -20,9 +20,7 @@ def _choose(qtbot: QtBot, window: MainWindow, code: str) -> None:
         qtbot.keyClick(box, key)
 
 
-def test_switching_to_chinese_and_back_needs_no_restart(
-    qtbot: QtBot, window: MainWindow
-) -> None:
+def test_switching_to_chinese_and_back_needs_no_restart(qtbot: QtBot, window: MainWindow) -> None:
     window.nav.setCurrentRow(SETTINGS)
     qtbot.waitUntil(lambda: bool(window.settings.values["active"].text()), timeout=TIMEOUT)
     _choose(qtbot, window, "zh_CN")
