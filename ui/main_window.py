@@ -144,13 +144,16 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange and not self._retranslating:
             self._retranslating = True
-            QTimer.singleShot(0, self.retranslate)
+            # Bound to this window: no call if it is gone by then.
+            QTimer.singleShot(0, self, self.retranslate)
 
     def retranslate(self) -> None:
         """Show every text in the language now installed, keeping the page and the store."""
         self._retranslating = False
-        if self.locked:
+        if self.locked or not self.isVisible():
             return
+        if self.nav.item(TIMELINE).text() == self.tr("Timeline"):
+            return  # the same language again: nothing to redo
         row = self.nav.currentRow()
         sizes = self.timeline_split.sizes()
         old = self.content
