@@ -40,6 +40,7 @@ from ui.ops import query
 from ui.presentation import icon
 from ui.tasks import TaskRunner
 from ui.transcript_import import ImportDialog, TranscriptImport
+from ui.views.agents_view import AgentsView
 from ui.views.detail_panel import DetailPanel
 from ui.views.review_view import ReviewView
 from ui.views.sessions_view import SessionsView
@@ -49,7 +50,7 @@ from ui.window_fit import fit_to_screen
 
 POLL_MS = 1000
 MESSAGE_MS = 8000
-TIMELINE, REVIEW, SESSIONS, SETTINGS = range(4)
+TIMELINE, REVIEW, SESSIONS, SETTINGS, AGENTS = range(5)
 DETAIL_MIN = 300
 DETAIL_DEFAULT = 400
 
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         self.review = ReviewView(self.ctx)
         self.sessions = SessionsView(self.ctx)
         self.settings = SettingsView(self.ctx)
+        self.agents = AgentsView(self.ctx)
         self._build_layout()
         self._connect()
         self.pages.setCurrentWidget(self.content)
@@ -184,6 +186,7 @@ class MainWindow(QMainWindow):
             ("nav-review", self.tr("Review queue")),
             ("nav-sessions", self.tr("Sessions")),
             ("nav-settings", self.tr("Settings")),
+            ("nav-sessions", self.tr("Agents")),
         ):
             QListWidgetItem(icon(name), title, self.nav)
         self._nav_titles = [self.nav.item(i).text() for i in range(self.nav.count())]
@@ -195,7 +198,13 @@ class MainWindow(QMainWindow):
         # The detail panel can be made narrower but never dragged out of existence.
         self.timeline_split.setCollapsible(1, False)
         self.stack = QStackedWidget()
-        for page in (self.timeline_split, self.review, self.sessions, self.settings):
+        for page in (
+            self.timeline_split,
+            self.review,
+            self.sessions,
+            self.settings,
+            self.agents,
+        ):
             self.stack.addWidget(page)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         side = QWidget()
@@ -342,7 +351,7 @@ class MainWindow(QMainWindow):
         self.detail.session_linked.connect(self.open_session)
         self.detail.replay_linked.connect(self.open_replay)
         self.sessions.memory_linked.connect(self.open_memory)
-        for view in (self.detail, self.review, self.sessions, self.settings):
+        for view in (self.detail, self.review, self.sessions, self.settings, self.agents):
             view.notified.connect(self.notify)
         self.bus.changes_applied.connect(self._on_changes)
 
@@ -472,7 +481,14 @@ class MainWindow(QMainWindow):
 
     def refresh_all(self) -> None:
         """Reload every view (visible now, the others when shown)."""
-        for view in (self.timeline, self.review, self.sessions, self.settings, self.detail):
+        for view in (
+            self.timeline,
+            self.review,
+            self.sessions,
+            self.settings,
+            self.detail,
+            self.agents,
+        ):
             view.dirty = True
             if view.isVisible():
                 view.refresh_now()

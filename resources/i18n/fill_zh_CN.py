@@ -522,6 +522,22 @@ ZH.update(
         "nothing sensitive found": "未发现敏感内容",
         "sensitive parts removed": "敏感部分已移除",
         "sensitive": "敏感",
+        "Agents": "智能体",
+        "Each client that used your memory: what it wrote (events) and what it read (model calls and the memories they were given).": "使用过您记忆的每个客户端：它写入了什么（事件），读取了什么（模型调用及其收到的记忆）。",
+        "Agent": "智能体",
+        "Sessions": "会话",
+        "Events written": "写入的事件",
+        "Model calls": "模型调用",
+        "Memories read": "读取的记忆",
+        "Last active": "最近活动",
+        "Memory": "记忆",
+        "paused": "已暂停",
+        "on": "开启",
+        "Pause memory for this agent": "暂停此智能体的记忆",
+        "Resume memory for this agent": "恢复此智能体的记忆",
+        "Turns memory off for every session of this agent so far: nothing is injected into them or extracted from them. New sessions start with memory on.": "关闭此智能体目前所有会话的记忆：不再向这些会话注入记忆，也不再从中提取。新会话开始时记忆为开启状态。",
+        "Memory paused for %1.": "已暂停 %1 的记忆。",
+        "Memory resumed for %1.": "已恢复 %1 的记忆。",
     }
 )
 

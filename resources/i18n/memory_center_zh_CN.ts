@@ -1,6 +1,91 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AgentsView</name>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="110" />
+        <location filename="../../ui/views/agents_view.py" line="120" />
+        <source>Agents</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="114" />
+        <source>Each client that used your memory: what it wrote (events) and what it read (model calls and the memories they were given).</source>
+        <translation>使用过您记忆的每个客户端：它写入了什么（事件），读取了什么（模型调用及其收到的记忆）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="123" />
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="124" />
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="125" />
+        <source>Events written</source>
+        <translation>写入的事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="126" />
+        <source>Model calls</source>
+        <translation>模型调用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="127" />
+        <source>Memories read</source>
+        <translation>读取的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="128" />
+        <source>Last active</source>
+        <translation>最近活动</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="129" />
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="139" />
+        <location filename="../../ui/views/agents_view.py" line="198" />
+        <source>Pause memory for this agent</source>
+        <translation>暂停此智能体的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="142" />
+        <source>Turns memory off for every session of this agent so far: nothing is injected into them or extracted from them. New sessions start with memory on.</source>
+        <translation>关闭此智能体目前所有会话的记忆：不再向这些会话注入记忆，也不再从中提取。新会话开始时记忆为开启状态。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="167" />
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="167" />
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="196" />
+        <source>Resume memory for this agent</source>
+        <translation>恢复此智能体的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="208" />
+        <source>Memory paused for %1.</source>
+        <translation>已暂停 %1 的记忆。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="208" />
+        <source>Memory resumed for %1.</source>
+        <translation>已恢复 %1 的记忆。</translation>
+    </message>
+</context>
+<context>
     <name>DeleteDialog</name>
     <message>
         <location filename="../../ui/dialogs.py" line="232" />
@@ -87,17 +172,17 @@
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="68" />
+        <location filename="../../ui/views/usage_trace.py" line="72" />
         <source>Never injected into a model call.</source>
         <translation>从未被注入到模型调用中。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/usage_trace.py" line="70" />
+        <location filename="../../ui/views/usage_trace.py" line="74" />
         <source>Injected %n time(s); last used %2.</source>
         <translation><numerusform>已注入 %n 次；最近一次使用于 %2。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="80" />
+        <location filename="../../ui/views/usage_trace.py" line="84" />
         <source>no session</source>
         <translation>无会话</translation>
     </message>
@@ -628,217 +713,223 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="95" />
-        <location filename="../../ui/main_window.py" line="167" />
-        <location filename="../../ui/main_window.py" line="203" />
+        <location filename="../../ui/main_window.py" line="96" />
+        <location filename="../../ui/main_window.py" line="172" />
+        <location filename="../../ui/main_window.py" line="215" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="97" />
+        <location filename="../../ui/main_window.py" line="98" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="178" />
+        <location filename="../../ui/main_window.py" line="183" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="180" />
+        <location filename="../../ui/main_window.py" line="157" />
+        <location filename="../../ui/main_window.py" line="185" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="181" />
+        <location filename="../../ui/main_window.py" line="186" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="182" />
+        <location filename="../../ui/main_window.py" line="187" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="183" />
+        <location filename="../../ui/main_window.py" line="188" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="221" />
+        <location filename="../../ui/main_window.py" line="233" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="222" />
+        <location filename="../../ui/main_window.py" line="234" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="227" />
+        <location filename="../../ui/main_window.py" line="239" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="233" />
+        <location filename="../../ui/main_window.py" line="245" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="247" />
+        <location filename="../../ui/main_window.py" line="259" />
         <source>Last action</source>
         <translation>最近操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="169" />
-        <location filename="../../ui/main_window.py" line="251" />
+        <location filename="../../ui/main_window.py" line="174" />
+        <location filename="../../ui/main_window.py" line="263" />
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="60" />
+        <location filename="../../ui/main_window.py" line="61" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="61" />
+        <location filename="../../ui/main_window.py" line="62" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="63" />
+        <location filename="../../ui/main_window.py" line="64" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="93" />
-        <location filename="../../ui/main_window.py" line="165" />
+        <location filename="../../ui/main_window.py" line="94" />
+        <location filename="../../ui/main_window.py" line="170" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="170" />
-        <location filename="../../ui/main_window.py" line="260" />
+        <location filename="../../ui/main_window.py" line="175" />
+        <location filename="../../ui/main_window.py" line="272" />
         <source>DEMO store</source>
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="173" />
+        <location filename="../../ui/main_window.py" line="178" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="252" />
+        <location filename="../../ui/main_window.py" line="189" />
+        <source>Agents</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="264" />
         <source>Undo last action</source>
         <translation>撤销上一步操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="256" />
+        <location filename="../../ui/main_window.py" line="268" />
         <source>Store status</source>
         <translation>存储状态</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="262" />
+        <location filename="../../ui/main_window.py" line="274" />
         <source>Sample memories of made-up people, kept apart from your own store.</source>
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="273" />
+        <location filename="../../ui/main_window.py" line="285" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="275" />
+        <location filename="../../ui/main_window.py" line="287" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="278" />
+        <location filename="../../ui/main_window.py" line="290" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="280" />
+        <location filename="../../ui/main_window.py" line="292" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="283" />
+        <location filename="../../ui/main_window.py" line="295" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="288" />
+        <location filename="../../ui/main_window.py" line="300" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="297" />
+        <location filename="../../ui/main_window.py" line="309" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="306" />
+        <location filename="../../ui/main_window.py" line="318" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="310" />
+        <location filename="../../ui/main_window.py" line="322" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="321" />
+        <location filename="../../ui/main_window.py" line="333" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="326" />
+        <location filename="../../ui/main_window.py" line="338" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="329" />
+        <location filename="../../ui/main_window.py" line="341" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="330" />
+        <location filename="../../ui/main_window.py" line="342" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="332" />
+        <location filename="../../ui/main_window.py" line="344" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="407" />
+        <location filename="../../ui/main_window.py" line="427" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="408" />
+        <location filename="../../ui/main_window.py" line="428" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="409" />
+        <location filename="../../ui/main_window.py" line="429" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="411" />
+        <location filename="../../ui/main_window.py" line="431" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="444" />
+        <location filename="../../ui/main_window.py" line="464" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="501" />
+        <location filename="../../ui/main_window.py" line="528" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -2607,37 +2698,37 @@ Current scope: %3</source>
         <translation>智能体 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="44" />
+        <location filename="../../ui/views/usage_trace.py" line="48" />
         <source>an MCP client</source>
         <translation>MCP 客户端</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="46" />
+        <location filename="../../ui/views/usage_trace.py" line="50" />
         <source>Claude Code</source>
         <translation>Claude Code</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="48" />
+        <location filename="../../ui/views/usage_trace.py" line="52" />
         <source>ChatGPT import</source>
         <translation>ChatGPT 导入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="49" />
+        <location filename="../../ui/views/usage_trace.py" line="53" />
         <source>an agent (SDK or tool)</source>
         <translation>智能体（SDK 或工具）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="84" />
+        <location filename="../../ui/views/usage_trace.py" line="88" />
         <source>with %1</source>
         <translation>同批还有 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="92" />
+        <location filename="../../ui/views/usage_trace.py" line="96" />
         <source>alone</source>
         <translation>单独注入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="94" />
+        <location filename="../../ui/views/usage_trace.py" line="98" />
         <source>open the replay</source>
         <translation>打开回放</translation>
     </message>

@@ -39,7 +39,11 @@ def who_used(snap: Snapshot) -> str:
     agent = snap.scope.get("agent")
     if agent:
         return QCoreApplication.translate("Usage", "agent %1").replace("%1", agent)
-    session = snap.session_id or ""
+    return client_of(snap.session_id or "")
+
+
+def client_of(session: str) -> str:
+    """The kind of client a session belongs to, from the names each client gives sessions."""
     if session.startswith("mcp-"):
         return QCoreApplication.translate("Usage", "an MCP client")
     if session.startswith("claude-code:"):
