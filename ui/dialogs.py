@@ -227,18 +227,34 @@ class DeleteDialog(_Dialog):
     """Confirm a deletion, saying exactly what will be irreversibly removed (R19)."""
 
     def __init__(
-        self, record: MemoryRecord, revisions: int, injections: int, parent: QWidget | None
+        self,
+        record: MemoryRecord,
+        revisions: int,
+        injections: int,
+        parent: QWidget | None,
+        *,
+        sources: Sequence[str] = (),
     ) -> None:
         super().__init__(self.tr("Delete memory"), "", parent)
         self._revisions = revisions
         self._injections = injections
+        self._sources = [s for s in sources if s]
+        self.purge_events = QCheckBox(
+            self.tr("Also purge the %n source event(s) it came from", "", len(self._sources))
+        )
+        self.purge_events.setAccessibleName(self.tr("Purge source events"))
+        self.purge_events.setEnabled(False)
+        self.purge_events.setVisible(bool(self._sources))
+        self.purge_events.toggled.connect(self._describe)
         self.reason = QLineEdit()
         self.reason.setAccessibleName(self.tr("Reason"))
         self.purge = QCheckBox(self.tr("Also purge the content (compliance purge)"))
         self.purge.setAccessibleName(self.tr("Purge"))
         self.purge.toggled.connect(self._describe)
+        self.purge.toggled.connect(self.purge_events.setEnabled)
         self.form.addRow(self.tr("Reason"), self.reason)
         self.form.addRow("", self.purge)
+        self.form.addRow("", self.purge_events)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Delete"))
         self._preview = record.content[:120]
         self._describe()
@@ -273,9 +289,24 @@ class DeleteDialog(_Dialog):
             ]
         else:
             lines.append(self.tr("Its encrypted text stays in the history until purged."))
+        lines += self._source_preview()
         self.intro.setText("\n".join(lines))
         if self.isVisible():
             self.adjustSize()
+
+    def _source_preview(self) -> list[str]:
+        """Before and after for the source events: what stays readable in the log."""
+        if not self._sources:
+            return []
+        first = self._sources[0][:100]
+        gone = self.purge.isChecked() and self.purge_events.isChecked()
+        return [
+            "",
+            self.tr("Source event now: “%1”").replace("%1", first),
+            self.tr("After: [redacted] (the event stays in the log, its text is destroyed)")
+            if gone
+            else self.tr("After: unchanged (the source events keep their text)"),
+        ]
 
     def problem_text(self) -> str:
         """A reason is required for the tombstone."""

@@ -538,6 +538,11 @@ ZH.update(
         "Turns memory off for every session of this agent so far: nothing is injected into them or extracted from them. New sessions start with memory on.": "关闭此智能体目前所有会话的记忆：不再向这些会话注入记忆，也不再从中提取。新会话开始时记忆为开启状态。",
         "Memory paused for %1.": "已暂停 %1 的记忆。",
         "Memory resumed for %1.": "已恢复 %1 的记忆。",
+        "Also purge the %n source event(s) it came from": "同时清除它来源的 %n 个事件",
+        "Purge source events": "清除来源事件",
+        "Source event now: “%1”": "来源事件现在：“%1”",
+        "After: [redacted] (the event stays in the log, its text is destroyed)": "之后：[已脱敏]（事件仍在日志中，其文本被销毁）",
+        "After: unchanged (the source events keep their text)": "之后：不变（来源事件保留其文本）",
     }
 )
 

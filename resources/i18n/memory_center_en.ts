@@ -3,6 +3,13 @@
   <context>
     <name>DeleteDialog</name>
     <message numerus="yes">
+      <source>Also purge the %n source event(s) it came from</source>
+      <translation>
+        <numerusform>Also purge the %n source event it came from</numerusform>
+        <numerusform>Also purge the %n source events it came from</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
       <source>• destroy the text of all %n revision(s);</source>
       <translation>
         <numerusform>• destroy the text of all %n revision;</numerusform>

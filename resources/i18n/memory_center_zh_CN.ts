@@ -88,73 +88,98 @@
 <context>
     <name>DeleteDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="232" />
+        <location filename="../../ui/dialogs.py" line="238" />
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../../ui/dialogs.py" line="243" />
+        <source>Also purge the %n source event(s) it came from</source>
+        <translation><numerusform>同时清除它来源的 %n 个事件</numerusform></translation>
+    </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="236" />
-        <location filename="../../ui/dialogs.py" line="240" />
+        <location filename="../../ui/dialogs.py" line="245" />
+        <source>Purge source events</source>
+        <translation>清除来源事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="250" />
+        <location filename="../../ui/dialogs.py" line="255" />
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="237" />
+        <location filename="../../ui/dialogs.py" line="251" />
         <source>Also purge the content (compliance purge)</source>
         <translation>同时彻底清除内容（合规清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="238" />
+        <location filename="../../ui/dialogs.py" line="252" />
         <source>Purge</source>
         <translation>清除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="242" />
+        <location filename="../../ui/dialogs.py" line="258" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="252" />
+        <location filename="../../ui/dialogs.py" line="268" />
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="254" />
+        <location filename="../../ui/dialogs.py" line="270" />
         <source>This cannot be undone. Deleting will irreversibly:</source>
         <translation>此操作无法撤销。删除将不可逆地：</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="256" />
+        <location filename="../../ui/dialogs.py" line="272" />
         <source>• remove it from the search index, keyword index and injection caches, so no agent can receive it again;</source>
         <translation>• 从检索索引、关键词索引和注入缓存中移除，任何智能体都不会再收到它；</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="260" />
+        <location filename="../../ui/dialogs.py" line="276" />
         <source>• mark it deleted and keep a tombstone (id, scope, time, who, why, source event ids).</source>
         <translation>• 标记为已删除，并保留墓碑记录（编号、范围、时间、操作人、原因、来源事件）。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="266" />
+        <location filename="../../ui/dialogs.py" line="282" />
         <source>• destroy the text of all %n revision(s);</source>
         <translation><numerusform>• 销毁全部 %n 个版本的文本；</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="268" />
+        <location filename="../../ui/dialogs.py" line="284" />
         <source>• blank it out of the injected text of %n recorded model call(s);</source>
         <translation><numerusform>• 从 %n 次已记录模型调用的注入文本中抹去；</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="272" />
+        <location filename="../../ui/dialogs.py" line="288" />
         <source>Only “existed, deleted at T” remains.</source>
         <translation>只保留“曾存在，于某时删除”。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="275" />
+        <location filename="../../ui/dialogs.py" line="291" />
         <source>Its encrypted text stays in the history until purged.</source>
         <translation>在清除之前，其加密文本仍保留在历史中。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="282" />
+        <location filename="../../ui/dialogs.py" line="305" />
+        <source>Source event now: “%1”</source>
+        <translation>来源事件现在：“%1”</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="306" />
+        <source>After: [redacted] (the event stays in the log, its text is destroyed)</source>
+        <translation>之后：[已脱敏]（事件仍在日志中，其文本被销毁）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="308" />
+        <source>After: unchanged (the source events keep their text)</source>
+        <translation>之后：不变（来源事件保留其文本）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="313" />
         <source>Give a reason; it is kept in the tombstone.</source>
         <translation>请填写原因；它会保存在墓碑记录中。</translation>
     </message>
@@ -421,7 +446,7 @@
         <translation>已撤销隔离。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="437" />
+        <location filename="../../ui/views/detail_panel.py" line="446" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
     </message>
@@ -2261,69 +2286,69 @@
 <context>
     <name>SplitScopeDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="295" />
+        <location filename="../../ui/dialogs.py" line="326" />
         <source>Split by scope</source>
         <translation>按范围拆分</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="297" />
+        <location filename="../../ui/dialogs.py" line="328" />
         <source>Both memories are kept, each narrowed to where it is true. Add one key=value to each scope, for example environment=eu and environment=us.</source>
         <translation>两条记忆都会保留，并各自收窄到其成立的场合。请为每个范围添加一个 key=value，例如 environment=eu 和 environment=us。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="308" />
+        <location filename="../../ui/dialogs.py" line="339" />
         <source>%1. “%2”
 Current scope: %3</source>
         <translation>%1. “%2”
 当前范围：%3</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="315" />
+        <location filename="../../ui/dialogs.py" line="346" />
         <source>key=value, e.g. environment=eu</source>
         <translation>key=value，例如 environment=eu</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="316" />
+        <location filename="../../ui/dialogs.py" line="347" />
         <source>Extra scope for memory %1</source>
         <translation>记忆 %1 的附加范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="319" />
+        <location filename="../../ui/dialogs.py" line="350" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="324" />
+        <location filename="../../ui/dialogs.py" line="355" />
         <source>Resulting scopes</source>
         <translation>结果范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="325" />
+        <location filename="../../ui/dialogs.py" line="356" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="341" />
+        <location filename="../../ui/dialogs.py" line="372" />
         <source>give one key=value</source>
         <translation>请填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="343" />
+        <location filename="../../ui/dialogs.py" line="374" />
         <source>give exactly one key=value</source>
         <translation>只能填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="354" />
+        <location filename="../../ui/dialogs.py" line="385" />
         <source>the scope already has %1; add a key it does not have</source>
         <translation>范围中已有 %1；请添加一个尚未包含的键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="386" />
+        <location filename="../../ui/dialogs.py" line="417" />
         <source>Memory %1: %2</source>
         <translation>记忆 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="389" />
+        <location filename="../../ui/dialogs.py" line="420" />
         <source>The new scopes are the same; give each memory a different place.</source>
         <translation>新范围相同；请为每条记忆指定不同的场合。</translation>
     </message>

@@ -121,12 +121,19 @@ def keep_conflicting(
 
 
 def delete_memory(
-    ctx: UiContext, memory_id: str, reason: str, *, purge: bool
+    ctx: UiContext, memory_id: str, reason: str, *, purge: bool, purge_events: bool = False
 ) -> MutatingOp[Tombstone]:
-    """Tombstone a memory (and with `purge`, destroy its content everywhere)."""
+    """Tombstone a memory (and with `purge`, destroy its content everywhere; with
+    `purge_events`, also the text of the source events it came from)."""
     return mutate(
         ctx,
-        lambda s: s.delete(memory_id, reason=reason, purge=purge, requested_by="memory-center"),
+        lambda s: s.delete(
+            memory_id,
+            reason=reason,
+            purge=purge,
+            purge_events=purge_events,
+            requested_by="memory-center",
+        ),
     )
 
 

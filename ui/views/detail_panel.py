@@ -429,11 +429,20 @@ class DetailPanel(RefreshingView):
         r, data = self._record(), self.data
         if r is None or data is None:
             return
-        dialog = DeleteDialog(r, len(data.revisions), len(data.chain.injections), self)
+        sources = [e.text for e in data.chain.source_events if not e.redacted]
+        dialog = DeleteDialog(
+            r, len(data.revisions), len(data.chain.injections), self, sources=sources
+        )
         self._open(
             dialog,
             lambda: (
-                ops.delete_memory(self.ctx, r.id, dialog.value(), purge=dialog.purge.isChecked())
+                ops.delete_memory(
+                    self.ctx,
+                    r.id,
+                    dialog.value(),
+                    purge=dialog.purge.isChecked(),
+                    purge_events=dialog.purge.isChecked() and dialog.purge_events.isChecked(),
+                )
                 .on_success(lambda _t: self.notified.emit(self.tr("Memory deleted."), None))
                 .run(self)
             ),
