@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -28,6 +29,7 @@ from ui.ops import query
 from ui.presentation import local_time
 from ui.views.base import RefreshingView
 from ui.views.snapshot_text import replay_html
+from ui.views.timeline_view import MiddleElideDelegate
 
 
 def snapshot_choices(service: MemoryService, session: str) -> list[tuple[str, str]]:
@@ -84,6 +86,11 @@ class SessionsView(RefreshingView):
         for col in range(1, self.sessions.columnCount()):
             sessions_header.setSectionResizeMode(col, fit)
         sessions_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # Narrow windows: long session names keep both ends; the events' session column
+        # repeats the session shown above it, so it gives its room to the text.
+        self.session_table.setItemDelegateForColumn(0, MiddleElideDelegate(self.session_table))
+        self.event_table.setColumnHidden(1, True)
+        self._fixed_widths()
         self.title = QLabel()
         self.title.setObjectName("ViewTitle")
         self.opt_out = QCheckBox(
@@ -104,6 +111,32 @@ class SessionsView(RefreshingView):
             lambda href: self.memory_linked.emit(href.partition(":")[2])
         )
         self._layout()
+
+    def _fixed_widths(self) -> None:
+        """Short columns as wide as their longest value (measured with the table's font), so
+        they never read "20…" whatever has been loaded."""
+        for table, samples in (
+            (
+                self.event_table,
+                {0: "2026-12-01 03:38", 2: "assistant", 3: "untrusted", 4: "message"},
+            ),
+            (self.session_table, {1: "99999", 2: "2026-12-01 03:38", 3: "opted out"}),
+        ):
+            table.ensurePolished()
+            metrics = table.fontMetrics()
+            header = table.horizontalHeader()
+            for col, sample in samples.items():
+                title = str(table.model().headerData(col, Qt.Orientation.Horizontal))
+                width = max(metrics.horizontalAdvance(sample), metrics.horizontalAdvance(title))
+                header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+                icon_room = 26 if table is self.session_table and col == 3 else 0
+                table.setColumnWidth(col, width + 36 + icon_room)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Narrow: drop the last-activity and actor columns before anything gets cut."""
+        super().resizeEvent(event)
+        self.session_table.setColumnHidden(2, self.session_table.viewport().width() < 500)
+        self.event_table.setColumnHidden(2, self.event_table.viewport().width() < 700)
 
     def _table(self, model, name: str) -> QTableView:  # type: ignore[no-untyped-def]
         table = QTableView()
@@ -143,7 +176,7 @@ class SessionsView(RefreshingView):
         split = QSplitter()
         split.addWidget(self.session_table)
         split.addWidget(right)
-        split.setSizes([470, 730])
+        split.setSizes([450, 700])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addWidget(split)
