@@ -72,6 +72,8 @@ class SessionsView(RefreshingView):
         self._wanted_session: str | None = None
         self._wanted_event: str | None = None
         self._wanted_snapshot: str | None = None
+        self._list_generation = 0
+        self._opt_out_writes = 0
         self.session_table = self._table(self.sessions, self.tr("Sessions"))
         self.session_table.selectionModel().currentRowChanged.connect(self._session_changed)
         self.event_table = self._table(self.events, self.tr("Events of the session"))
@@ -185,9 +187,15 @@ class SessionsView(RefreshingView):
 
     def refresh(self) -> None:
         """Reload the session list (and the open session)."""
-        query(self.ctx, lambda s: s.list_sessions()).on_success(self._sessions_loaded).run(self)
+        self._list_generation += 1
+        generation = self._list_generation
+        query(self.ctx, lambda s: s.list_sessions()).on_success(
+            lambda sessions: self._sessions_loaded(sessions, generation)
+        ).run(self)
 
-    def _sessions_loaded(self, sessions: list[SessionInfo]) -> None:
+    def _sessions_loaded(self, sessions: list[SessionInfo], generation: int = 0) -> None:
+        if generation and generation != self._list_generation:
+            return  # a newer list is on its way: an older one must not undo a newer state
         keep = self._wanted_session or (self.current.id if self.current else None)
         self.sessions.set_sessions(sessions)
         row = self.sessions.row_of(keep) if keep else -1
@@ -215,7 +223,8 @@ class SessionsView(RefreshingView):
         changed = self.current is None or self.current.id != info.id
         self.current = info
         self.title.setText(info.id)
-        self.opt_out.setChecked(info.opted_out)
+        if not self._opt_out_writes:  # the user's click stands until its write is done
+            self.opt_out.setChecked(info.opted_out)
         if changed or self._wanted_session == info.id:
             name = info.id
             self.events.load(
@@ -288,14 +297,24 @@ class SessionsView(RefreshingView):
         info = self.current
         if info is None:
             return
-        set_session_opt_out(self.ctx, info.id, checked).on_success(
-            lambda s: self.notified.emit(
+        self._opt_out_writes += 1
+
+        def done(s: SessionInfo) -> None:
+            self._opt_out_writes -= 1
+            self.notified.emit(
                 self.tr("Memory is off for %1.").replace("%1", s.id)
                 if s.opted_out
                 else self.tr("Memory is on for %1.").replace("%1", s.id),
                 None,
             )
-        ).on_failure(lambda exc: self._opt_out_failed(info, exc)).run(self)
+
+        def failed(exc: BaseException) -> None:
+            self._opt_out_writes -= 1
+            self._opt_out_failed(info, exc)
+
+        set_session_opt_out(self.ctx, info.id, checked).on_success(done).on_failure(failed).run(
+            self
+        )
 
     def _opt_out_failed(self, info: SessionInfo, exc: BaseException) -> None:
         from ui.errors import show_error
