@@ -92,6 +92,34 @@ def bold_font() -> QFont:
     return font
 
 
+def actor_text(actor: str) -> str:
+    """Who wrote an event, in plain translated words."""
+    words = {
+        "user": QCoreApplication.translate("Actor", "you"),
+        "assistant": QCoreApplication.translate("Actor", "assistant"),
+        "tool": QCoreApplication.translate("Actor", "tool"),
+        "system": QCoreApplication.translate("Actor", "system"),
+    }
+    return words.get(actor, actor)
+
+
+def source_text(source: str) -> str:
+    """Where an event's content came from, in plain translated words."""
+    words = {
+        "chat": QCoreApplication.translate("Source", "chat"),
+        "web_page": QCoreApplication.translate("Source", "web page"),
+        "search_result": QCoreApplication.translate("Source", "search result"),
+        "email": QCoreApplication.translate("Source", "e-mail"),
+        "issue": QCoreApplication.translate("Source", "issue"),
+        "document": QCoreApplication.translate("Source", "document"),
+        "terminal": QCoreApplication.translate("Source", "terminal"),
+        "ci": QCoreApplication.translate("Source", "CI"),
+        "file": QCoreApplication.translate("Source", "file"),
+        "import": QCoreApplication.translate("Source", "import"),
+    }
+    return words.get(source, source.replace("_", " "))
+
+
 def embedder_title(name: str) -> str:
     """The name of an embedder as the Settings page shows it."""
     words = {

@@ -1,6 +1,29 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Actor</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="98" />
+        <source>you</source>
+        <translation>您</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="99" />
+        <source>assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="100" />
+        <source>tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="101" />
+        <source>system</source>
+        <translation>系统</translation>
+    </message>
+</context>
+<context>
     <name>AgentsView</name>
     <message>
         <location filename="../../ui/views/agents_view.py" line="110" />
@@ -487,32 +510,32 @@
 <context>
     <name>Embedder</name>
     <message>
-        <location filename="../../ui/presentation.py" line="98" />
+        <location filename="../../ui/presentation.py" line="126" />
         <source>Word hashing (no model, fastest)</source>
         <translation>词哈希（无模型，最快）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="99" />
+        <location filename="../../ui/presentation.py" line="127" />
         <source>Multilingual e5 (recommended)</source>
         <translation>多语言 e5（推荐）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="100" />
+        <location filename="../../ui/presentation.py" line="128" />
         <source>English MiniLM</source>
         <translation>英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="101" />
+        <location filename="../../ui/presentation.py" line="129" />
         <source>WordLlama (English, light)</source>
         <translation>WordLlama（英文，轻量）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="102" />
+        <location filename="../../ui/presentation.py" line="130" />
         <source>Multilingual e5 + English MiniLM</source>
         <translation>多语言 e5 + 英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="117" />
+        <location filename="../../ui/presentation.py" line="145" />
         <source>It needs the Python packages: %1.</source>
         <translation>需要安装 Python 包：%1。</translation>
     </message>
@@ -1329,77 +1352,77 @@
 <context>
     <name>Review</name>
     <message>
-        <location filename="../../ui/views/review_card.py" line="20" />
+        <location filename="../../ui/views/review_card.py" line="27" />
         <source>Quarantined: this came from a low-trust source (a web page, e-mail, issue or tool output) or was stopped in an incident. Such text can try to instruct the agent. Approve only if you checked the source and agree with it.</source>
         <translation>已隔离：它来自低可信来源（网页、邮件、工单或工具输出），或在事件处置中被拦下。这类文本可能试图向智能体下指令。只有在你核实过来源并认可时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="37" />
+        <location filename="../../ui/views/review_card.py" line="44" />
         <source>Warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="42" />
+        <location filename="../../ui/views/review_card.py" line="49" />
         <source>Suggested memory</source>
         <translation>建议的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="48" />
+        <location filename="../../ui/views/review_card.py" line="55" />
         <source>Policy reasons</source>
         <translation>策略理由</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="52" />
+        <location filename="../../ui/views/review_card.py" line="59" />
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="57" />
+        <location filename="../../ui/views/review_card.py" line="64" />
         <source>Why it is here</source>
         <translation>为什么在这里</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="62" />
+        <location filename="../../ui/views/review_card.py" line="69" />
         <source>Evidence (the memory's words are highlighted)</source>
         <translation>证据（记忆中的词已高亮）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="78" />
+        <location filename="../../ui/views/review_card.py" line="85" />
         <source>proposed scope</source>
         <translation>建议范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="80" />
+        <location filename="../../ui/views/review_card.py" line="87" />
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="83" />
+        <location filename="../../ui/views/review_card.py" line="90" />
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="91" />
+        <location filename="../../ui/views/review_card.py" line="98" />
         <source>redacted: sensitive parts were removed</source>
         <translation>已脱敏：敏感部分已移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="96" />
+        <location filename="../../ui/views/review_card.py" line="103" />
         <source>waits until</source>
         <translation>等待至</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="99" />
+        <location filename="../../ui/views/review_card.py" line="106" />
         <source>Loading…</source>
         <translation>加载中…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="108" />
+        <location filename="../../ui/views/review_card.py" line="115" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="118" />
+        <location filename="../../ui/views/review_card.py" line="126" />
         <source>No source events.</source>
         <translation>没有来源事件。</translation>
     </message>
@@ -1716,47 +1739,47 @@
 <context>
     <name>SessionsView</name>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="73" />
+        <location filename="../../ui/views/sessions_view.py" line="77" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="75" />
+        <location filename="../../ui/views/sessions_view.py" line="79" />
         <source>Events of the session</source>
         <translation>会话事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="90" />
+        <location filename="../../ui/views/sessions_view.py" line="99" />
         <source>Memory opt-out: inject nothing into this session and extract nothing from it</source>
         <translation>关闭记忆：不向此会话注入任何记忆，也不从中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="92" />
+        <location filename="../../ui/views/sessions_view.py" line="101" />
         <source>Memory opt-out</source>
         <translation>关闭记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="95" />
+        <location filename="../../ui/views/sessions_view.py" line="104" />
         <source>Model calls of the session</source>
         <translation>会话的模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="124" />
+        <location filename="../../ui/views/sessions_view.py" line="159" />
         <source>Model call</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="241" />
+        <location filename="../../ui/views/sessions_view.py" line="283" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="260" />
+        <location filename="../../ui/views/sessions_view.py" line="305" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="262" />
+        <location filename="../../ui/views/sessions_view.py" line="307" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -2284,6 +2307,59 @@
     </message>
 </context>
 <context>
+    <name>Source</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="109" />
+        <source>chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="110" />
+        <source>web page</source>
+        <translation>网页</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="111" />
+        <source>search result</source>
+        <translation>搜索结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="112" />
+        <source>e-mail</source>
+        <translation>邮件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="113" />
+        <source>issue</source>
+        <translation>工单</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="114" />
+        <source>document</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="115" />
+        <source>terminal</source>
+        <translation>终端</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="116" />
+        <source>CI</source>
+        <translation>持续集成</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="117" />
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="118" />
+        <source>import</source>
+        <translation>导入</translation>
+    </message>
+</context>
+<context>
     <name>SplitScopeDialog</name>
     <message>
         <location filename="../../ui/dialogs.py" line="326" />
@@ -2463,32 +2539,32 @@ Current scope: %3</source>
 <context>
     <name>Time</name>
     <message>
-        <location filename="../../ui/presentation.py" line="140" />
+        <location filename="../../ui/presentation.py" line="168" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="142" />
+        <location filename="../../ui/presentation.py" line="170" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="159" />
+        <location filename="../../ui/presentation.py" line="187" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="162" />
+        <location filename="../../ui/presentation.py" line="190" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="167" />
+        <location filename="../../ui/presentation.py" line="195" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="169" />
+        <location filename="../../ui/presentation.py" line="197" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>

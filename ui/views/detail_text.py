@@ -10,7 +10,7 @@ from PySide6.QtCore import QCoreApplication
 
 from core import Decision, Event, Scope
 
-from ui.presentation import local_time, status_text, trust_text
+from ui.presentation import actor_text, local_time, status_text, trust_text
 from ui.reasons import action_text, reason_text
 
 Revision = tuple[int, dt.datetime, str, Scope, str]
@@ -30,7 +30,7 @@ def sources_html(events: Sequence[Event]) -> str:
         name = html.escape(e.session_id)
         rows.append(
             f'<p><a href="session:{name}#{e.id}">{name}</a>'
-            f" · {local_time(e.ts)} · {html.escape(e.actor.value)} · "
+            f" · {local_time(e.ts)} · {html.escape(actor_text(e.actor.value))} · "
             f"{html.escape(trust_text(e.trust.value))}<br>{text}</p>"
         )
     return "".join(rows)
