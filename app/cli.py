@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
+from app.cli_common import CommonOptionsGroup
 from app.compose import open_service
 from app.paths import DATA_DIR_ENV, default_data_dir
 from app.serialize import dumps, to_jsonable
@@ -102,7 +103,7 @@ def handles_errors(func: F) -> F:
 pass_ctx = click.make_pass_decorator(Context)
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=CommonOptionsGroup, invoke_without_command=True)
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -304,12 +305,13 @@ def key_rotate(ctx: Context) -> None:
 
 
 @cli.command()
+@click.option("--demo", is_flag=True, help="Open the demo store (sample data, apart from yours).")
 @pass_ctx
-def gui(ctx: Context) -> None:
+def gui(ctx: Context, demo: bool) -> None:
     """Open the desktop memory center."""
     from app.gui import run_gui
 
-    sys.exit(run_gui(ctx.data_dir))
+    sys.exit(run_gui(ctx.data_dir, demo=demo))
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ secret, a memory that expires soon, and injections so that usage traces exist.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from core import MemoryService, NewEvent
 
@@ -242,6 +243,24 @@ def _injections(service: MemoryService) -> None:
         {**ACME, "user": "carol"}, "Deploy checkout to staging", 400, session="checkout-carol"
     )
     service.inject(WANG_LEI, "安排周五晚上的家庭聚餐菜单", 400, session="家庭聚餐")
+
+
+DEMO_PASSPHRASE = "memory center demo store"
+"""The demo store's key is protected by this public passphrase: it holds only sample data."""
+
+
+def demo_data_dir(data_dir: Path) -> Path:
+    """The demo store lives next to the user's store, never in it (`<store>-demo`)."""
+    return data_dir.parent / f"{data_dir.name}-demo"
+
+
+def open_demo(data_dir: Path) -> MemoryService:
+    """Open (creating and filling on first use) the demo store that belongs to `data_dir`."""
+    service = MemoryService.open(
+        demo_data_dir(data_dir), passphrase=DEMO_PASSPHRASE, prefer_keyring=False
+    )
+    seed_demo_if_empty(service)
+    return service
 
 
 def seed_demo_if_empty(service: MemoryService) -> bool:

@@ -15,13 +15,12 @@ The window gets two things from here that the ui layer may not import itself (ui
 from __future__ import annotations
 
 import getpass
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from app.importers import chatgpt, claude_code
 from app.importers.base import ImportReport, Problem, SourceSession, write_sessions
-from core import KeyUnavailableError, MemoryCenterError, MemoryService, Scope
+from core import KeyUnavailableError, MemoryService, Scope
 
 Parser = Callable[[Path], tuple[list[SourceSession], list[Problem]]]
 GuiImporter = Callable[[MemoryService, Path, Callable[[int, int], None], Callable[[], bool]], str]
@@ -100,58 +99,44 @@ def transcript_importers(scope: Mapping[str, str] | None = None) -> dict[str, Gu
     }
 
 
-def run_gui(data_dir: Path, argv: list[str] | None = None) -> int:
-    """Open the store (asking for a passphrase if needed), seed a demo if empty, show the window.
+def ask_and_open(data_dir: Path, *, create: bool, parent: object = None) -> MemoryService | None:
+    """Open the store with the keyring or $MEMORY_CENTER_PASSPHRASE, else ask in a dialog that
+    tries each passphrase and stays open on a wrong one. None when the user cancels."""
+    from app.compose import open_service
+    from app.paths import passphrase_from_env
+
+    try:
+        return open_service(data_dir, create=create)
+    except KeyUnavailableError:
+        if passphrase_from_env() is not None:
+            raise
+    return passphrase_and_open(data_dir, create=create, parent=parent)
+
+
+def passphrase_and_open(
+    data_dir: Path, *, create: bool, parent: object = None
+) -> MemoryService | None:
+    """Ask for the passphrase until it opens the store (a wrong one is said to be wrong and
+    the dialog stays open); None when the user cancels."""
+    from app.compose import open_service
+
+    from ui.passphrase_dialog import PassphraseDialog
+
+    new_store = not (data_dir / "keyfile.json").exists()
+
+    def opener(passphrase: str) -> MemoryService:
+        return open_service(data_dir, create=create, prompt=lambda _new: passphrase)
+
+    dialog = PassphraseDialog(new_store, parent, opener=opener)  # type: ignore[arg-type]
+    return dialog.opened if dialog.exec() else None
+
+
+def run_gui(data_dir: Path, argv: list[str] | None = None, *, demo: bool = False) -> int:
+    """Show the window at once, then open the store (or the demo store) behind it.
 
     Returns:
         The process exit code.
     """
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from app.gui_start import start_gui
 
-    from app.compose import open_service
-    from app.demo import seed_demo_if_empty
-    from app.paths import passphrase_from_env
-
-    from ui.i18n import install_translator
-    from ui.main_window import MainWindow
-    from ui.passphrase_dialog import PassphraseDialog
-    from ui.style import apply_style
-
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
-    assert isinstance(app, QApplication)
-    app.setOrganizationName("Memory Center")
-    app.setApplicationName("Memory Center")
-    app.setDesktopFileName("memory-center")  # Wayland app id: packaging/memory-center.desktop
-    install_translator(app)
-    apply_style(app)
-
-    def ask(new_store: bool) -> str | None:
-        dialog = PassphraseDialog(new_store)
-        return dialog.passphrase() if dialog.exec() else None
-
-    def unlock() -> MemoryService | None:
-        """Reopen after File > Lock; None when the user cancels the passphrase dialog."""
-        try:
-            return open_service(data_dir, create=False, prompt=ask)
-        except KeyUnavailableError:
-            return None
-
-    try:
-        service: MemoryService = open_service(data_dir, prompt=ask)
-        seed_demo_if_empty(service)
-    except KeyUnavailableError as exc:
-        QMessageBox.critical(None, "Memory Center is locked", exc.message)
-        return 1
-    except MemoryCenterError as exc:
-        QMessageBox.critical(None, "Memory Center cannot open the store", exc.message)
-        return 1
-    # With the passphrase in the environment, unlocking would not ask for it: no Lock then.
-    can_unlock = passphrase_from_env() is None
-    window = MainWindow(
-        service, importers=transcript_importers(), unlock=unlock if can_unlock else None
-    )
-    window.show()
-    code = app.exec()
-    if not window.locked:
-        window.service.close()
-    return int(code)
+    return start_gui(data_dir, demo=demo, argv=argv)

@@ -30,11 +30,11 @@ from core.errors import (
     MemoryCenterError,
     NotFoundError,
 )
-from core.governance import controls
+from core.governance import controls, undo
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, Origin, PolicySettings
-from core.index.embedder import EMBEDDER_ENV
+from core.index.embedder import EMBEDDER_ENV, EMBEDDER_NAMES, make_embedder
 from core.index.embedder import resolve as resolve_embedder
 from core.model import limits
 from core.model.capture import CaptureCursor
@@ -397,9 +397,7 @@ class MemoryService:
 
     def approve(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Confirm a suggested (or checked quarantined) memory: it becomes active."""
-        return self._act(
-            memory_id, "approve", by, lambda tx, r, who, st: controls.approve(tx, r, who, st)
-        )
+        return self._act(memory_id, "approve", by, undo.undoable(controls.approve))
 
     def reject(
         self, memory_id: str, *, reason: str | None = None, by: str | None = None
@@ -407,7 +405,10 @@ class MemoryService:
         """Reject a suggested memory; it stays in the ledger so it is not suggested again."""
         why = valid_text(reason, "reason", limits.MAX_REASON) if reason is not None else None
         return self._act(
-            memory_id, "reject", by, lambda tx, r, who, st: controls.reject(tx, r, who, why, st)
+            memory_id,
+            "reject",
+            by,
+            undo.undoable(lambda tx, r, who, st: controls.reject(tx, r, who, why, st)),
         )
 
     def edit(self, memory_id: str, new_text: str, *, by: str | None = None) -> Result[MemoryRecord]:
@@ -479,7 +480,10 @@ class MemoryService:
         """Incident action: stop a memory's injection everywhere; list the affected sessions."""
         why = valid_text(reason, "reason", limits.MAX_REASON)
         result = self._act(
-            memory_id, "quarantine", by, lambda tx, r, who, st: controls.quarantine(tx, r, why, who)
+            memory_id,
+            "quarantine",
+            by,
+            undo.undoable(lambda tx, r, who, st: controls.quarantine(tx, r, why, who)),
         )
         with self._store.read("affected sessions") as conn:
             uses = snapshots.using_memory(conn, result.value.id)
@@ -489,6 +493,16 @@ class MemoryService:
             tuple(sid for sid, _, _ in uses),
         )
         return Result(report, result.changes)
+
+    def undo(self, memory_id: str, action: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Undo the latest decision of a memory, which must be `action` (approve, reject or
+        quarantine), as a compensating decision; the history keeps both (R5)."""
+        name = identifier(action, "action")
+
+        def revert(tx: WriteTx, record: MemoryRecord, who: str, _status: str) -> None:
+            undo.undo(tx, record, name, who)
+
+        return self._act(memory_id, f"undo {name}", by, revert)
 
     def resolve_conflict(
         self, keep_id: str, *, reason: str | None = None, by: str | None = None
@@ -853,6 +867,18 @@ class MemoryService:
         if layer is not None:
             layer.save()
         return self.index_status()
+
+    def embedder_choices(self) -> dict[str, str]:
+        """Every known embedder by name: "" when it can be used here, else why not (a
+        package it needs is not installed). Weights are not loaded."""
+        out: dict[str, str] = {}
+        for name in EMBEDDER_NAMES:
+            try:
+                make_embedder(name)
+                out[name] = ""
+            except MemoryCenterError as exc:
+                out[name] = exc.message
+        return out
 
     def set_embedder(self, name: str) -> Result[str]:
         """Choose the embedder (stored in the store); the vector index is rebuilt for it."""

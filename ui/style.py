@@ -8,8 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from core import read_resource, resource_path
-
+from ui.assets import asset_root
 from ui.presentation import icon
 
 LIGHT = {
@@ -26,6 +25,7 @@ LIGHT = {
     "accent_soft": "#dbe8fd",
     "accent_fg": "#0b57d0",
     "danger": "#c5221f",
+    "disabled": "#a9afb7",
     "warn_bg": "#fff4e0",
     "warn_fg": "#5c3b00",
     "warn_border": "#f3c77a",
@@ -44,6 +44,7 @@ DARK = {
     "accent_soft": "#22395e",
     "accent_fg": "#a8c7fa",
     "danger": "#f28b82",
+    "disabled": "#62676e",
     "warn_bg": "#3d2e10",
     "warn_fg": "#fbd38d",
     "warn_border": "#7a5a1c",
@@ -62,8 +63,8 @@ def is_dark() -> bool:
 
 def stylesheet(dark: bool) -> str:
     """The application stylesheet for the light or dark palette."""
-    template = Template(read_resource("style", "app.qss"))
-    icons = resource_path("icons").as_posix()
+    template = Template((asset_root() / "style" / "app.qss").read_text(encoding="utf-8"))
+    icons = (asset_root() / "icons").as_posix()
     return template.safe_substitute({**(DARK if dark else LIGHT), "icons": icons})
 
 
@@ -93,6 +94,9 @@ def apply_style(app: QApplication, dark: bool | None = None) -> None:
         (role.ToolTipText, "fg"),
     ):
         palette.setColor(r, QColor(colours[key]))
+    # Disabled text must look disabled (the loop above set every colour group alike).
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, r, QColor(colours["disabled"]))
     palette.setColor(QPalette.ColorRole.Link, QColor(colours["accent"]))
     palette.setColor(QPalette.ColorRole.LinkVisited, QColor(colours["accent"]))
     app.setPalette(palette)

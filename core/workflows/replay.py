@@ -9,7 +9,7 @@ from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
 from core.errors import NotFoundError
-from core.governance.policy import STALE
+from core.governance.policy import CONFLICT, STALE
 from core.model.enums import EventKind, MemoryStatus
 from core.model.memory import (
     AdoptionChain,
@@ -51,16 +51,40 @@ def replay(conn: Connection, codec: Codec, snapshot_id: str, now: dt.datetime) -
     """What the model was given then, each memory marked with what happened since."""
     snap = snapshots.get(conn, codec, snapshot_id)
     current = {r.id: r for r in memories.load(conn, codec, [i.memory_id for i in snap.injected])}
+    partners = _conflict_partners(snap, current)
     items = []
     for item in snap.injected:
         purged = item.memory_id in snap.purged_memory_ids
         marks = marks_for(item, current.get(item.memory_id), now, purged)
-        items.append(
-            ReplayItem(
-                item.memory_id, item.content, marks, _details(current.get(item.memory_id), marks)
-            )
-        )
+        details = _details(current.get(item.memory_id), marks)
+        others = partners.get(item.memory_id, ())
+        if others:
+            marks = (*marks, "conflict")
+            details = (*details, f"contradicts {', '.join(others)} in the same call")
+        items.append(ReplayItem(item.memory_id, item.content, marks, details))
     return Replay(snap, snap.text, tuple(items))
+
+
+def _conflict_partners(snap: Snapshot, current: dict[str, MemoryRecord]) -> dict[str, list[str]]:
+    """Memories of one call that contradict each other: injected with the conflict note, or
+    members of the same conflict set (R9). A set the user settled by keeping every member
+    ("keep both", no conflict flag left on either) is no contradiction."""
+    by_set: dict[str, list[str]] = {}
+    for item in snap.injected:
+        rec = current.get(item.memory_id)
+        if rec is not None and rec.conflict_set:
+            by_set.setdefault(rec.conflict_set, []).append(item.memory_id)
+    out: dict[str, list[str]] = {}
+    for members in by_set.values():
+        settled = all(
+            CONFLICT not in current[m].flags and current[m].status == MemoryStatus.ACTIVE
+            for m in members
+        )
+        noted = any("conflict" in i.notes for i in snap.injected if i.memory_id in members)
+        if len(members) > 1 and (noted or not settled):
+            for m in members:
+                out[m] = [o for o in members if o != m]
+    return out
 
 
 def _details(record: MemoryRecord | None, marks: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,75 +1,208 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Actor</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="98" />
+        <source>you</source>
+        <translation>您</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="99" />
+        <source>assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="100" />
+        <source>tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="101" />
+        <source>system</source>
+        <translation>系统</translation>
+    </message>
+</context>
+<context>
+    <name>AgentsView</name>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="110" />
+        <location filename="../../ui/views/agents_view.py" line="120" />
+        <source>Agents</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="114" />
+        <source>Each client that used your memory: what it wrote (events) and what it read (model calls and the memories they were given).</source>
+        <translation>使用过您记忆的每个客户端：它写入了什么（事件），读取了什么（模型调用及其收到的记忆）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="123" />
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="124" />
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="125" />
+        <source>Events written</source>
+        <translation>写入的事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="126" />
+        <source>Model calls</source>
+        <translation>模型调用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="127" />
+        <source>Memories read</source>
+        <translation>读取的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="128" />
+        <source>Last active</source>
+        <translation>最近活动</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="129" />
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="139" />
+        <location filename="../../ui/views/agents_view.py" line="198" />
+        <source>Pause memory for this agent</source>
+        <translation>暂停此智能体的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="142" />
+        <source>Turns memory off for every session of this agent so far: nothing is injected into them or extracted from them. New sessions start with memory on.</source>
+        <translation>关闭此智能体目前所有会话的记忆：不再向这些会话注入记忆，也不再从中提取。新会话开始时记忆为开启状态。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="167" />
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="167" />
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="196" />
+        <source>Resume memory for this agent</source>
+        <translation>恢复此智能体的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="208" />
+        <source>Memory paused for %1.</source>
+        <translation>已暂停 %1 的记忆。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/agents_view.py" line="208" />
+        <source>Memory resumed for %1.</source>
+        <translation>已恢复 %1 的记忆。</translation>
+    </message>
+</context>
+<context>
     <name>DeleteDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="194" />
+        <location filename="../../ui/dialogs.py" line="238" />
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../../ui/dialogs.py" line="243" />
+        <source>Also purge the %n source event(s) it came from</source>
+        <translation><numerusform>同时清除它来源的 %n 个事件</numerusform></translation>
+    </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="198" />
-        <location filename="../../ui/dialogs.py" line="202" />
+        <location filename="../../ui/dialogs.py" line="245" />
+        <source>Purge source events</source>
+        <translation>清除来源事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="250" />
+        <location filename="../../ui/dialogs.py" line="255" />
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="199" />
+        <location filename="../../ui/dialogs.py" line="251" />
         <source>Also purge the content (compliance purge)</source>
         <translation>同时彻底清除内容（合规清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="200" />
+        <location filename="../../ui/dialogs.py" line="252" />
         <source>Purge</source>
         <translation>清除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="204" />
+        <location filename="../../ui/dialogs.py" line="258" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="210" />
+        <location filename="../../ui/dialogs.py" line="268" />
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="212" />
+        <location filename="../../ui/dialogs.py" line="270" />
         <source>This cannot be undone. Deleting will irreversibly:</source>
         <translation>此操作无法撤销。删除将不可逆地：</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="214" />
+        <location filename="../../ui/dialogs.py" line="272" />
         <source>• remove it from the search index, keyword index and injection caches, so no agent can receive it again;</source>
         <translation>• 从检索索引、关键词索引和注入缓存中移除，任何智能体都不会再收到它；</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="218" />
+        <location filename="../../ui/dialogs.py" line="276" />
         <source>• mark it deleted and keep a tombstone (id, scope, time, who, why, source event ids).</source>
         <translation>• 标记为已删除，并保留墓碑记录（编号、范围、时间、操作人、原因、来源事件）。</translation>
     </message>
-    <message>
-        <location filename="../../ui/dialogs.py" line="224" />
-        <source>• destroy the text of all %1 revision(s);</source>
-        <translation>• 销毁全部 %1 个修订版本的文本；</translation>
+    <message numerus="yes">
+        <location filename="../../ui/dialogs.py" line="282" />
+        <source>• destroy the text of all %n revision(s);</source>
+        <translation><numerusform>• 销毁全部 %n 个版本的文本；</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/dialogs.py" line="284" />
+        <source>• blank it out of the injected text of %n recorded model call(s);</source>
+        <translation><numerusform>• 从 %n 次已记录模型调用的注入文本中抹去；</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="228" />
-        <source>• blank it out of the injected text of %1 recorded model call(s);</source>
-        <translation>• 从 %1 次已记录模型调用的注入文本中抹去；</translation>
-    </message>
-    <message>
-        <location filename="../../ui/dialogs.py" line="230" />
+        <location filename="../../ui/dialogs.py" line="288" />
         <source>Only “existed, deleted at T” remains.</source>
         <translation>只保留“曾存在，于某时删除”。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="233" />
+        <location filename="../../ui/dialogs.py" line="291" />
         <source>Its encrypted text stays in the history until purged.</source>
         <translation>在清除之前，其加密文本仍保留在历史中。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="238" />
+        <location filename="../../ui/dialogs.py" line="305" />
+        <source>Source event now: “%1”</source>
+        <translation>来源事件现在：“%1”</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="306" />
+        <source>After: [redacted] (the event stays in the log, its text is destroyed)</source>
+        <translation>之后：[已脱敏]（事件仍在日志中，其文本被销毁）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="308" />
+        <source>After: unchanged (the source events keep their text)</source>
+        <translation>之后：不变（来源事件保留其文本）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="313" />
         <source>Give a reason; it is kept in the tombstone.</source>
         <translation>请填写原因；它会保存在墓碑记录中。</translation>
     </message>
@@ -77,32 +210,47 @@
 <context>
     <name>Detail</name>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="21" />
+        <location filename="../../ui/views/detail_text.py" line="22" />
         <source>No source events.</source>
         <translation>没有来源事件。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="27" />
+        <location filename="../../ui/views/detail_text.py" line="28" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="41" />
+        <location filename="../../ui/views/usage_trace.py" line="72" />
         <source>Never injected into a model call.</source>
         <translation>从未被注入到模型调用中。</translation>
     </message>
-    <message>
-        <location filename="../../ui/views/detail_text.py" line="43" />
-        <source>Injected %1 time(s); last used %2.</source>
-        <translation>已注入 %1 次；最近一次使用于 %2。</translation>
+    <message numerus="yes">
+        <location filename="../../ui/views/usage_trace.py" line="74" />
+        <source>Injected %n time(s); last used %2.</source>
+        <translation><numerusform>已注入 %n 次；最近一次使用于 %2。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="52" />
+        <location filename="../../ui/views/usage_trace.py" line="84" />
         <source>no session</source>
         <translation>无会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_text.py" line="90" />
+        <location filename="../../ui/views/detail_text.py" line="47" />
+        <source>new, %1</source>
+        <translation>新建，%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="50" />
+        <source>%1, now %2</source>
+        <translation>%1，现在%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="56" />
+        <source>by %1</source>
+        <translation>操作人 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_text.py" line="72" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
@@ -110,201 +258,218 @@
 <context>
     <name>DetailPanel</name>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="95" />
+        <location filename="../../ui/views/detail_panel.py" line="99" />
         <source>Memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="102" />
+        <location filename="../../ui/views/detail_panel.py" line="106" />
         <source>Memory content</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <source>Downgrade scope…</source>
-        <translation>缩小范围…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/detail_panel.py" line="113" />
-        <location filename="../../ui/views/detail_panel.py" line="289" />
+        <location filename="../../ui/views/detail_panel.py" line="117" />
+        <location filename="../../ui/views/detail_panel.py" line="307" />
         <source>Disable</source>
         <translation>停用</translation>
     </message>
     <message>
-        <source>Exclude from session…</source>
-        <translation>在会话中排除…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/detail_panel.py" line="112" />
+        <location filename="../../ui/views/detail_panel.py" line="116" />
         <source>Narrow scope…</source>
         <translation>缩小范围…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="114" />
+        <location filename="../../ui/views/detail_panel.py" line="118" />
         <source>Exclude…</source>
         <translation>排除…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="115" />
+        <location filename="../../ui/views/detail_panel.py" line="119" />
         <source>Keep this memory out of one session's injections</source>
         <translation>不在某个会话中注入这条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="116" />
+        <location filename="../../ui/views/detail_panel.py" line="120" />
         <source>Quarantine…</source>
         <translation>隔离…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="117" />
+        <location filename="../../ui/views/detail_panel.py" line="121" />
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="156" />
+        <location filename="../../ui/views/detail_panel.py" line="160" />
         <source>Source events</source>
         <translation>来源事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="157" />
+        <location filename="../../ui/views/detail_panel.py" line="161" />
         <source>Usage trace</source>
         <translation>使用记录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="158" />
+        <location filename="../../ui/views/detail_panel.py" line="162" />
         <source>History of decisions</source>
         <translation>决策历史</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="159" />
+        <location filename="../../ui/views/detail_panel.py" line="163" />
         <source>Revisions</source>
         <translation>修订版本</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="188" />
+        <location filename="../../ui/views/detail_panel.py" line="193" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="189" />
+        <location filename="../../ui/views/detail_panel.py" line="194" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="190" />
+        <location filename="../../ui/views/detail_panel.py" line="195" />
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="191" />
+        <location filename="../../ui/views/detail_panel.py" line="196" />
         <source>Source trust</source>
         <translation>来源可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="192" />
+        <location filename="../../ui/views/detail_panel.py" line="197" />
         <source>Valid</source>
         <translation>有效期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="193" />
+        <location filename="../../ui/views/detail_panel.py" line="198" />
         <source>Sensitivity</source>
         <translation>敏感度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="194" />
+        <location filename="../../ui/views/detail_panel.py" line="199" />
         <source>Supersedes</source>
         <translation>取代关系</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="195" />
+        <location filename="../../ui/views/detail_panel.py" line="200" />
         <source>Conflict set</source>
         <translation>冲突组</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="196" />
+        <location filename="../../ui/views/detail_panel.py" line="201" />
         <source>Owner</source>
         <translation>所有者</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="197" />
+        <location filename="../../ui/views/detail_panel.py" line="202" />
         <source>Id</source>
         <translation>编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="217" />
+        <location filename="../../ui/views/detail_panel.py" line="224" />
         <source>Select a memory to see where it came from and how it is used.</source>
         <translation>选择一条记忆，查看它的来源和使用情况。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="242" />
+        <location filename="../../ui/views/detail_panel.py" line="249" />
         <source>(content purged)</source>
         <translation>（内容已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="259" />
+        <location filename="../../ui/views/detail_panel.py" line="269" />
         <source>from %1, expires %2</source>
         <translation>自 %1 起，到期：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="268" />
+        <location filename="../../ui/views/detail_panel.py" line="275" />
+        <source>nothing sensitive found</source>
+        <translation>未发现敏感内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="276" />
+        <source>sensitive parts removed</source>
+        <translation>敏感部分已移除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="277" />
+        <source>sensitive</source>
+        <translation>敏感</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="283" />
         <source>supersedes</source>
         <translation>取代</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="272" />
+        <location filename="../../ui/views/detail_panel.py" line="287" />
         <source>superseded by</source>
         <translation>被取代于</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="281" />
+        <location filename="../../ui/views/detail_panel.py" line="296" />
         <source>in conflict with: </source>
         <translation>与之冲突：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="289" />
+        <location filename="../../ui/views/detail_panel.py" line="301" />
+        <source>wording version %1</source>
+        <translation>措辞版本 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="307" />
         <source>Enable</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="323" />
+        <location filename="../../ui/views/detail_panel.py" line="344" />
         <source>Memory disabled.</source>
         <translation>记忆已停用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="330" />
+        <location filename="../../ui/views/detail_panel.py" line="351" />
         <source>Memory enabled.</source>
         <translation>记忆已启用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="345" />
+        <location filename="../../ui/views/detail_panel.py" line="366" />
         <source>Scope narrowed.</source>
         <translation>范围已缩小。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="361" />
+        <location filename="../../ui/views/detail_panel.py" line="382" />
         <source>Excluded from the session.</source>
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="368" />
+        <location filename="../../ui/views/detail_panel.py" line="389" />
         <source>Included in the session again.</source>
         <translation>已重新纳入该会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="379" />
+        <location filename="../../ui/views/detail_panel.py" line="400" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="380" />
+        <location filename="../../ui/views/detail_panel.py" line="401" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
-    <message>
-        <location filename="../../ui/views/detail_panel.py" line="389" />
-        <source>Quarantined; %1 session(s) had used it.</source>
-        <translation>已隔离；曾有 %1 个会话使用过它。</translation>
+    <message numerus="yes">
+        <location filename="../../ui/views/detail_panel.py" line="411" />
+        <source>Quarantined; %n session(s) had used it.</source>
+        <translation><numerusform>已隔离；曾有 %n 个会话使用过它。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="409" />
+        <location filename="../../ui/views/detail_panel.py" line="424" />
+        <source>Quarantine undone.</source>
+        <translation>已撤销隔离。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="446" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
     </message>
@@ -312,29 +477,145 @@
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="84" />
+        <location filename="../../ui/dialogs.py" line="107" />
         <source>Edit memory</source>
         <translation>编辑记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="85" />
+        <location filename="../../ui/dialogs.py" line="108" />
         <source>Change the wording. The old wording stays in the history.</source>
         <translation>修改措辞。旧的措辞会保留在历史中。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="89" />
+        <location filename="../../ui/dialogs.py" line="112" />
         <source>Memory text</source>
         <translation>记忆文本</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="90" />
+        <location filename="../../ui/dialogs.py" line="113" />
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="94" />
+        <location filename="../../ui/dialogs.py" line="115" />
+        <source>Ctrl+Enter saves.</source>
+        <translation>按 Ctrl+Enter 保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="124" />
         <source>The text is empty.</source>
         <translation>文本为空。</translation>
+    </message>
+</context>
+<context>
+    <name>Embedder</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="126" />
+        <source>Word hashing (no model, fastest)</source>
+        <translation>词哈希（无模型，最快）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="127" />
+        <source>Multilingual e5 (recommended)</source>
+        <translation>多语言 e5（推荐）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="128" />
+        <source>English MiniLM</source>
+        <translation>英文 MiniLM</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="129" />
+        <source>WordLlama (English, light)</source>
+        <translation>WordLlama（英文，轻量）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="130" />
+        <source>Multilingual e5 + English MiniLM</source>
+        <translation>多语言 e5 + 英文 MiniLM</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="145" />
+        <source>It needs the Python packages: %1.</source>
+        <translation>需要安装 Python 包：%1。</translation>
+    </message>
+</context>
+<context>
+    <name>Error</name>
+    <message>
+        <location filename="../../ui/errors.py" line="18" />
+        <source>Some of what was entered is not valid.</source>
+        <translation>输入的内容有误。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="21" />
+        <source>A scope is needed (who or what it applies to).</source>
+        <translation>需要范围（适用于谁或什么）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="24" />
+        <source>It was not found; it may have been deleted.</source>
+        <translation>没有找到；它可能已被删除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="27" />
+        <source>This cannot be done to it in its current state.</source>
+        <translation>在当前状态下不能进行此操作。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="30" />
+        <source>Someone else changed it at the same time; try again.</source>
+        <translation>它同时被别处修改了；请重试。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="33" />
+        <source>The memory policy does not allow this.</source>
+        <translation>记忆策略不允许这样做。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="36" />
+        <source>Something needed is not available.</source>
+        <translation>所需的资源不可用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="37" />
+        <source>The store's key is not available.</source>
+        <translation>记忆库的密钥不可用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="38" />
+        <source>That passphrase is wrong.</source>
+        <translation>口令不正确。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="39" />
+        <source>This store was made by a newer Memory Center.</source>
+        <translation>此记忆库由更新版本的记忆中心创建。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="42" />
+        <source>The store failed an integrity check.</source>
+        <translation>记忆库未通过完整性检查。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="44" />
+        <source>Memory Center could not do this.</source>
+        <translation>记忆中心无法完成此操作。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="49" />
+        <source>Memory Center</source>
+        <translation>记忆中心</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="53" />
+        <source>Something unexpected went wrong.</source>
+        <translation>发生了意外错误。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="57" />
+        <source>Error message</source>
+        <translation>错误消息</translation>
     </message>
 </context>
 <context>
@@ -452,27 +733,27 @@
 <context>
     <name>Kind</name>
     <message>
-        <location filename="../../ui/presentation.py" line="53" />
+        <location filename="../../ui/presentation.py" line="55" />
         <source>preference</source>
         <translation>偏好</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="54" />
+        <location filename="../../ui/presentation.py" line="56" />
         <source>fact</source>
         <translation>事实</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="55" />
+        <location filename="../../ui/presentation.py" line="57" />
         <source>convention</source>
         <translation>约定</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="56" />
+        <location filename="../../ui/presentation.py" line="58" />
         <source>decision</source>
         <translation>决定</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="57" />
+        <location filename="../../ui/presentation.py" line="59" />
         <source>skill suggestion</source>
         <translation>技能建议</translation>
     </message>
@@ -480,167 +761,590 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="73" />
-        <location filename="../../ui/main_window.py" line="141" />
+        <location filename="../../ui/main_window.py" line="96" />
+        <location filename="../../ui/main_window.py" line="172" />
+        <location filename="../../ui/main_window.py" line="215" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="74" />
+        <location filename="../../ui/main_window.py" line="98" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="118" />
+        <location filename="../../ui/main_window.py" line="183" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="120" />
+        <location filename="../../ui/main_window.py" line="157" />
+        <location filename="../../ui/main_window.py" line="185" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="121" />
+        <location filename="../../ui/main_window.py" line="186" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="122" />
+        <location filename="../../ui/main_window.py" line="187" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="123" />
+        <location filename="../../ui/main_window.py" line="188" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="159" />
+        <location filename="../../ui/main_window.py" line="233" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="160" />
+        <location filename="../../ui/main_window.py" line="234" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="165" />
+        <location filename="../../ui/main_window.py" line="239" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="171" />
+        <location filename="../../ui/main_window.py" line="245" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="185" />
+        <location filename="../../ui/main_window.py" line="259" />
         <source>Last action</source>
         <translation>最近操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="186" />
+        <location filename="../../ui/main_window.py" line="174" />
+        <location filename="../../ui/main_window.py" line="263" />
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="187" />
+        <location filename="../../ui/main_window.py" line="61" />
+        <source>key in the system keyring</source>
+        <translation>密钥保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="62" />
+        <source>key protected by a passphrase</source>
+        <translation>密钥由口令保护</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="64" />
+        <source>key loaded</source>
+        <translation>密钥已载入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="94" />
+        <location filename="../../ui/main_window.py" line="170" />
+        <source>Memory Center — DEMO store (sample data, not yours)</source>
+        <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="175" />
+        <location filename="../../ui/main_window.py" line="272" />
+        <source>DEMO store</source>
+        <translation>演示库</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="178" />
+        <source>The language was changed.</source>
+        <translation>界面语言已切换。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="189" />
+        <source>Agents</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="264" />
         <source>Undo last action</source>
         <translation>撤销上一步操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="191" />
+        <location filename="../../ui/main_window.py" line="268" />
         <source>Store status</source>
         <translation>存储状态</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="201" />
+        <location filename="../../ui/main_window.py" line="274" />
+        <source>Sample memories of made-up people, kept apart from your own store.</source>
+        <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="285" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="203" />
+        <location filename="../../ui/main_window.py" line="287" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="206" />
+        <location filename="../../ui/main_window.py" line="290" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="208" />
+        <location filename="../../ui/main_window.py" line="292" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="211" />
+        <location filename="../../ui/main_window.py" line="295" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="220" />
+        <location filename="../../ui/main_window.py" line="300" />
+        <source>Leave the demo: use my own store</source>
+        <translation>离开演示：使用我自己的记忆库</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="309" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="229" />
+        <location filename="../../ui/main_window.py" line="318" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="233" />
+        <location filename="../../ui/main_window.py" line="322" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="244" />
+        <location filename="../../ui/main_window.py" line="333" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="249" />
+        <location filename="../../ui/main_window.py" line="338" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="252" />
+        <location filename="../../ui/main_window.py" line="341" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="253" />
+        <location filename="../../ui/main_window.py" line="342" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="255" />
+        <location filename="../../ui/main_window.py" line="344" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="340" />
-        <source>revision %1  ·  %2 events  ·  key: %3</source>
-        <translation>修订 %1  ·  %2 个事件  ·  密钥：%3</translation>
+    <message numerus="yes">
+        <location filename="../../ui/main_window.py" line="427" />
+        <source>%n suggestion(s)</source>
+        <translation><numerusform>%n 条建议</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/main_window.py" line="428" />
+        <source>%n conflict(s)</source>
+        <translation><numerusform>%n 组冲突</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/main_window.py" line="429" />
+        <source>%n quarantined</source>
+        <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="399" />
+        <location filename="../../ui/main_window.py" line="431" />
+        <source>Waiting for you: %1</source>
+        <translation>等待您处理：%1</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/main_window.py" line="464" />
+        <source>%n events recorded</source>
+        <translation><numerusform>已记录 %n 个事件</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="528" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
 </context>
 <context>
+    <name>PassphraseDialog</name>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="43" />
+        <source>Unlock Memory Center</source>
+        <translation>解锁记忆中心</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="43" />
+        <source>Protect your memories</source>
+        <translation>保护您的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="45" />
+        <location filename="../../ui/passphrase_dialog.py" line="60" />
+        <location filename="../../ui/passphrase_dialog.py" line="70" />
+        <source>Passphrase</source>
+        <translation>口令</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="51" />
+        <source>No OS keyring is available. Choose a passphrase (at least 8 characters) that protects the key of your memory store.</source>
+        <translation>没有可用的系统钥匙串。请设置一个口令（至少 8 个字符）来保护记忆库的密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="55" />
+        <source>Enter the passphrase of your memory store.</source>
+        <translation>请输入记忆库的口令。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="63" />
+        <source>Repeat passphrase</source>
+        <translation>再次输入口令</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="68" />
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="72" />
+        <source>Repeat</source>
+        <translation>再次输入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="76" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="78" />
+        <source>Unlock</source>
+        <translation>解锁</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="78" />
+        <source>OK</source>
+        <translation>确定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="106" />
+        <source>Use at least %1 characters.</source>
+        <translation>请至少使用 %1 个字符。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="108" />
+        <source>The two passphrases differ.</source>
+        <translation>两次输入的口令不一致。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="110" />
+        <source>Enter the passphrase.</source>
+        <translation>请输入口令。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="115" />
+        <source>That passphrase is wrong. Try again.</source>
+        <translation>口令不正确，请重试。</translation>
+    </message>
+</context>
+<context>
+    <name>Reason</name>
+    <message>
+        <location filename="../../ui/reasons.py" line="19" />
+        <source>you asked to remember it</source>
+        <translation>您要求记住它</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="22" />
+        <source>you said it; waiting for your review</source>
+        <translation>这是您说的；等待您审核</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="25" />
+        <source>you said it</source>
+        <translation>这是您说的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="26" />
+        <source>a fact a tool checked, with evidence</source>
+        <translation>经工具核实的事实，有证据</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="29" />
+        <source>the assistant guessed it; not confirmed</source>
+        <translation>助手推测的；尚未确认</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="32" />
+        <source>from a source that is not trusted (web page, e-mail, issue)</source>
+        <translation>来自不受信任的来源（网页、邮件、工单）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="35" />
+        <source>from a source that is not trusted</source>
+        <translation>来自不受信任的来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="38" />
+        <source>reads like an instruction to the assistant, from a source that is not trusted</source>
+        <translation>看起来像是给助手的指令，且来自不受信任的来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="42" />
+        <source>a temporary situation, not a lasting fact</source>
+        <translation>暂时的情况，不是长期事实</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="45" />
+        <source>would apply more widely than where it was said: needs your confirmation</source>
+        <translation>适用范围比说出它的场合更广：需要您确认</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="48" />
+        <source>picked up before the conversation was shortened: suggestions only</source>
+        <translation>在对话被压缩前提取：仅作为建议</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="51" />
+        <source>a reusable procedure: suggested as a skill, not stored as a fact</source>
+        <translation>可复用的步骤：作为技能建议，不作为事实保存</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="54" />
+        <source>approved by you</source>
+        <translation>由您批准</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="55" />
+        <source>rejected by you</source>
+        <translation>由您拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="56" />
+        <source>disabled by you</source>
+        <translation>由您停用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="57" />
+        <source>enabled again by you</source>
+        <translation>由您重新启用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="58" />
+        <source>disabled in the memory center</source>
+        <translation>在记忆中心中停用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="61" />
+        <source>conflict settled by you</source>
+        <translation>冲突由您解决</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="64" />
+        <source>kept in the review queue</source>
+        <translation>在审核队列中保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="67" />
+        <source>both kept by you</source>
+        <translation>您保留了两者</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="68" />
+        <source>purged: the text was destroyed</source>
+        <translation>已彻底清除：文本已销毁</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="78" />
+        <source>wording changed (version %1)</source>
+        <translation>措辞已修改（版本 %1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="82" />
+        <source>scope changed from %1 to %2</source>
+        <translation>范围从 %1 改为 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="86" />
+        <source>kept out of session %1</source>
+        <translation>不注入会话 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="90" />
+        <source>allowed again in session %1</source>
+        <translation>重新允许注入会话 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="94" />
+        <source>undone by you (%1 of %2)</source>
+        <translation>由您撤销（%2 的 %1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="98" />
+        <source>you already rejected the same memory (%1)</source>
+        <translation>您已拒绝过相同的记忆（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="102" />
+        <source>matches a memory you deleted (%1)</source>
+        <translation>与您删除的记忆相同（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="106" />
+        <source>stopped being valid at %1</source>
+        <translation>于 %1 失效</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="137" />
+        <source>Remembered</source>
+        <translation>已记住</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="138" />
+        <source>Suggested</source>
+        <translation>已建议</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="139" />
+        <source>Picked up from a conversation</source>
+        <translation>从对话中提取</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="140" />
+        <source>Imported</source>
+        <translation>已导入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="141" />
+        <source>Approved</source>
+        <translation>已批准</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="142" />
+        <source>Rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="143" />
+        <source>Wording changed</source>
+        <translation>措辞已修改</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="144" />
+        <source>Scope narrowed</source>
+        <translation>范围已缩小</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="145" />
+        <source>Scope widened</source>
+        <translation>范围已扩大</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="146" />
+        <source>Disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="147" />
+        <source>Enabled again</source>
+        <translation>已重新启用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="148" />
+        <source>Kept out of a session</source>
+        <translation>已排除出某个会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="149" />
+        <source>Allowed in a session again</source>
+        <translation>已重新允许注入会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="150" />
+        <source>Quarantined</source>
+        <translation>已隔离</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="151" />
+        <source>Conflict settled</source>
+        <translation>冲突已解决</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="152" />
+        <source>Conflict settled: all kept</source>
+        <translation>冲突已解决：全部保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="153" />
+        <source>Deleted</source>
+        <translation>已删除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="154" />
+        <source>Purged</source>
+        <translation>已彻底清除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="155" />
+        <source>Replaced</source>
+        <translation>已被取代</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="156" />
+        <source>Merged with more evidence</source>
+        <translation>已合并更多证据</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="157" />
+        <source>Expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="158" />
+        <source>Observation recorded</source>
+        <translation>已记录观察</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="159" />
+        <source>Approval undone</source>
+        <translation>已撤销批准</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="160" />
+        <source>Rejection undone</source>
+        <translation>已撤销拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="161" />
+        <source>Quarantine undone</source>
+        <translation>已撤销隔离</translation>
+    </message>
+</context>
+<context>
     <name>ReasonDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="67" />
-        <location filename="../../ui/dialogs.py" line="68" />
+        <location filename="../../ui/dialogs.py" line="86" />
+        <location filename="../../ui/dialogs.py" line="87" />
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="72" />
+        <location filename="../../ui/dialogs.py" line="95" />
         <source>Give a reason.</source>
         <translation>请填写原因。</translation>
     </message>
@@ -648,77 +1352,77 @@
 <context>
     <name>Review</name>
     <message>
-        <location filename="../../ui/views/review_card.py" line="19" />
+        <location filename="../../ui/views/review_card.py" line="27" />
         <source>Quarantined: this came from a low-trust source (a web page, e-mail, issue or tool output) or was stopped in an incident. Such text can try to instruct the agent. Approve only if you checked the source and agree with it.</source>
         <translation>已隔离：它来自低可信来源（网页、邮件、工单或工具输出），或在事件处置中被拦下。这类文本可能试图向智能体下指令。只有在你核实过来源并认可时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="36" />
+        <location filename="../../ui/views/review_card.py" line="44" />
         <source>Warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="41" />
+        <location filename="../../ui/views/review_card.py" line="49" />
         <source>Suggested memory</source>
         <translation>建议的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="47" />
+        <location filename="../../ui/views/review_card.py" line="55" />
         <source>Policy reasons</source>
         <translation>策略理由</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="51" />
+        <location filename="../../ui/views/review_card.py" line="59" />
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="56" />
+        <location filename="../../ui/views/review_card.py" line="64" />
         <source>Why it is here</source>
         <translation>为什么在这里</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="61" />
+        <location filename="../../ui/views/review_card.py" line="69" />
         <source>Evidence (the memory's words are highlighted)</source>
         <translation>证据（记忆中的词已高亮）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="77" />
+        <location filename="../../ui/views/review_card.py" line="85" />
         <source>proposed scope</source>
         <translation>建议范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="79" />
+        <location filename="../../ui/views/review_card.py" line="87" />
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="82" />
+        <location filename="../../ui/views/review_card.py" line="90" />
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="90" />
+        <location filename="../../ui/views/review_card.py" line="98" />
         <source>redacted: sensitive parts were removed</source>
         <translation>已脱敏：敏感部分已移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="95" />
+        <location filename="../../ui/views/review_card.py" line="103" />
         <source>waits until</source>
         <translation>等待至</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="98" />
+        <location filename="../../ui/views/review_card.py" line="106" />
         <source>Loading…</source>
         <translation>加载中…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="107" />
+        <location filename="../../ui/views/review_card.py" line="115" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="117" />
+        <location filename="../../ui/views/review_card.py" line="126" />
         <source>No source events.</source>
         <translation>没有来源事件。</translation>
     </message>
@@ -741,127 +1445,173 @@
 <context>
     <name>ReviewView</name>
     <message>
-        <location filename="../../ui/views/review_view.py" line="59" />
+        <location filename="../../ui/views/review_view.py" line="61" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="70" />
+        <location filename="../../ui/views/review_view.py" line="72" />
         <source>Keep both</source>
         <translation>两者都保留</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="72" />
+        <location filename="../../ui/views/review_view.py" line="74" />
         <source>Both are true: keep every memory of the set as it is</source>
         <translation>两者都成立：按原样保留这组中的每条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="75" />
+        <location filename="../../ui/views/review_view.py" line="77" />
         <source>Split by scope…</source>
         <translation>按范围拆分…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="77" />
+        <location filename="../../ui/views/review_view.py" line="79" />
         <source>Both are true in different places: narrow each to its own scope</source>
         <translation>在不同场合各自成立：把每条记忆收窄到各自的范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="81" />
+        <location filename="../../ui/views/review_view.py" line="83" />
         <source>Or keep them all:</source>
         <translation>或全部保留：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="87" />
+        <location filename="../../ui/views/review_view.py" line="89" />
         <source>These memories contradict each other.</source>
         <translation>这些记忆相互矛盾。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="93" />
+        <location filename="../../ui/views/review_view.py" line="95" />
         <source>Nothing to review. New suggestions from your agents appear here.</source>
         <translation>没有待审内容。智能体的新建议会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="103" />
+        <location filename="../../ui/views/review_view.py" line="105" />
+        <location filename="../../ui/views/review_view.py" line="220" />
         <source>Approve  (A)</source>
         <translation>批准  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="105" />
+        <location filename="../../ui/views/review_view.py" line="107" />
         <source>Edit, then approve  (E)</source>
         <translation>编辑后批准  (E)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="106" />
+        <location filename="../../ui/views/review_view.py" line="108" />
         <source>Change scope, then approve  (S)</source>
         <translation>修改范围后批准  (S)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="107" />
+        <location filename="../../ui/views/review_view.py" line="109" />
         <source>Reject…  (R)</source>
         <translation>拒绝…  (R)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="233" />
+        <location filename="../../ui/views/review_view.py" line="220" />
+        <source>Approve…  (A)</source>
+        <translation>批准…  (A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="252" />
         <source>Words that differ from the other memory are marked.</source>
         <translation>与另一条记忆不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="241" />
+        <location filename="../../ui/views/review_view.py" line="260" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="243" />
+        <location filename="../../ui/views/review_view.py" line="262" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="246" />
+        <location filename="../../ui/views/review_view.py" line="265" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="268" />
+        <location filename="../../ui/views/review_view.py" line="289" />
+        <source>Approval undone: the memory is back in the queue.</source>
+        <translation>已撤销批准：该记忆回到审核队列。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="290" />
+        <source>Rejection undone: the memory is back in the queue.</source>
+        <translation>已撤销拒绝：该记忆回到审核队列。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="293" />
+        <source>Undone.</source>
+        <translation>已撤销。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="308" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="281" />
+        <location filename="../../ui/views/review_view.py" line="314" />
+        <source>Approve a quarantined memory?</source>
+        <translation>批准一条已隔离的记忆？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="316" />
+        <source>It came from a low-trust source (a web page, an e-mail, an issue) and may carry instructions meant for your agents. Approve it only if you checked that it is true and harmless.</source>
+        <translation>它来自低可信来源（网页、邮件、工单），可能夹带针对智能体的指令。只有在您确认它真实且无害时才批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="323" />
+        <source>Approve anyway</source>
+        <translation>仍然批准</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="324" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="326" />
+        <source>Confirm approval of a quarantined memory</source>
+        <translation>确认批准已隔离的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="340" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="296" />
+        <location filename="../../ui/views/review_view.py" line="357" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="307" />
+        <location filename="../../ui/views/review_view.py" line="369" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="308" />
+        <location filename="../../ui/views/review_view.py" line="370" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="316" />
+        <location filename="../../ui/views/review_view.py" line="378" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="324" />
+        <location filename="../../ui/views/review_view.py" line="386" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="333" />
+        <location filename="../../ui/views/review_view.py" line="395" />
         <source>Conflict resolved: both kept.</source>
         <translation>冲突已解决：两者都保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="346" />
+        <location filename="../../ui/views/review_view.py" line="408" />
         <source>Conflict resolved: split by scope.</source>
         <translation>冲突已解决：已按范围拆分。</translation>
     </message>
@@ -869,62 +1619,62 @@
 <context>
     <name>ScopeDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="111" />
+        <location filename="../../ui/dialogs.py" line="141" />
         <source>Change scope</source>
         <translation>修改范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="111" />
+        <location filename="../../ui/dialogs.py" line="141" />
         <source>Downgrade scope</source>
         <translation>缩小范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="112" />
+        <location filename="../../ui/dialogs.py" line="142" />
         <source>Current scope: %1</source>
         <translation>当前范围：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="115" />
+        <location filename="../../ui/dialogs.py" line="145" />
         <source>Give the whole scope as key=value words.</source>
         <translation>以 key=value 的形式填写完整范围。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="117" />
+        <location filename="../../ui/dialogs.py" line="147" />
         <source>Add one key=value to narrow where this memory applies.</source>
         <translation>添加一个 key=value，缩小这条记忆的适用范围。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="125" />
+        <location filename="../../ui/dialogs.py" line="155" />
         <source>Scope key</source>
         <translation>范围键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="130" />
+        <location filename="../../ui/dialogs.py" line="160" />
         <source>Scope value</source>
         <translation>范围值</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="132" />
+        <location filename="../../ui/dialogs.py" line="162" />
         <source>Whole scope</source>
         <translation>完整范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="134" />
+        <location filename="../../ui/dialogs.py" line="164" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="136" />
+        <location filename="../../ui/dialogs.py" line="166" />
         <source>Key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="137" />
+        <location filename="../../ui/dialogs.py" line="167" />
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="156" />
+        <location filename="../../ui/dialogs.py" line="190" />
         <source>Give a value for the new key.</source>
         <translation>请为新键填写值。</translation>
     </message>
@@ -932,23 +1682,23 @@
 <context>
     <name>SessionDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="169" />
+        <location filename="../../ui/dialogs.py" line="203" />
         <source>Exclude from a session</source>
         <translation>在会话中排除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="170" />
+        <location filename="../../ui/dialogs.py" line="204" />
         <source>The memory stays active elsewhere but is never injected into this session.</source>
         <translation>记忆在其他地方仍然有效，但不会注入到这个会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="176" />
-        <location filename="../../ui/dialogs.py" line="177" />
+        <location filename="../../ui/dialogs.py" line="210" />
+        <location filename="../../ui/dialogs.py" line="211" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="185" />
+        <location filename="../../ui/dialogs.py" line="223" />
         <source>Choose a session.</source>
         <translation>请选择会话。</translation>
     </message>
@@ -989,47 +1739,47 @@
 <context>
     <name>SessionsView</name>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="72" />
+        <location filename="../../ui/views/sessions_view.py" line="77" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="74" />
+        <location filename="../../ui/views/sessions_view.py" line="79" />
         <source>Events of the session</source>
         <translation>会话事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="89" />
+        <location filename="../../ui/views/sessions_view.py" line="99" />
         <source>Memory opt-out: inject nothing into this session and extract nothing from it</source>
         <translation>关闭记忆：不向此会话注入任何记忆，也不从中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="91" />
+        <location filename="../../ui/views/sessions_view.py" line="101" />
         <source>Memory opt-out</source>
         <translation>关闭记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="94" />
+        <location filename="../../ui/views/sessions_view.py" line="104" />
         <source>Model calls of the session</source>
         <translation>会话的模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="123" />
+        <location filename="../../ui/views/sessions_view.py" line="159" />
         <source>Model call</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="225" />
+        <location filename="../../ui/views/sessions_view.py" line="283" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="244" />
+        <location filename="../../ui/views/sessions_view.py" line="305" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="246" />
+        <location filename="../../ui/views/sessions_view.py" line="307" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -1037,544 +1787,751 @@
 <context>
     <name>SettingsView</name>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="74" />
+        <location filename="../../ui/views/settings_view.py" line="75" />
         <source>Store</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="78" />
+        <location filename="../../ui/views/settings_view.py" line="79" />
         <source>Data directory</source>
         <translation>数据目录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="79" />
+        <location filename="../../ui/views/settings_view.py" line="80" />
         <source>Revision</source>
         <translation>修订</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="80" />
+        <location filename="../../ui/views/settings_view.py" line="81" />
         <source>Schema version</source>
         <translation>结构版本</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="81" />
+        <location filename="../../ui/views/settings_view.py" line="82" />
         <source>Contents</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="85" />
+        <location filename="../../ui/views/settings_view.py" line="86" />
         <source>Encryption key</source>
         <translation>加密密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="89" />
+        <location filename="../../ui/views/settings_view.py" line="90" />
         <source>Key held in</source>
         <translation>密钥保存在</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="90" />
+        <location filename="../../ui/views/settings_view.py" line="91" />
         <source>Active key id</source>
         <translation>当前密钥编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="91" />
+        <location filename="../../ui/views/settings_view.py" line="92" />
         <source>Key ids</source>
         <translation>密钥编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="95" />
+        <location filename="../../ui/views/settings_view.py" line="96" />
         <source>Rotate key…</source>
         <translation>轮换密钥…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="98" />
+        <location filename="../../ui/views/settings_view.py" line="99" />
         <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
         <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="104" />
+        <location filename="../../ui/views/settings_view.py" line="106" />
         <source>Preferences</source>
         <translation>偏好设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="108" />
-        <location filename="../../ui/views/settings_view.py" line="114" />
+        <location filename="../../ui/views/settings_view.py" line="110" />
+        <location filename="../../ui/views/settings_view.py" line="116" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="138" />
+        <location filename="../../ui/views/settings_view.py" line="112" />
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="140" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="146" />
+        <location filename="../../ui/views/settings_view.py" line="148" />
         <source>Memory policy</source>
         <translation>记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="151" />
-        <location filename="../../ui/views/settings_view.py" line="158" />
+        <location filename="../../ui/views/settings_view.py" line="153" />
+        <location filename="../../ui/views/settings_view.py" line="160" />
         <source>Inferred memories expire after</source>
         <translation>推断的记忆过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="152" />
+        <location filename="../../ui/views/settings_view.py" line="154" />
         <source>Memories the assistant inferred (not stated by you) expire after this.</source>
         <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="155" />
-        <location filename="../../ui/views/settings_view.py" line="159" />
+        <location filename="../../ui/views/settings_view.py" line="157" />
+        <location filename="../../ui/views/settings_view.py" line="161" />
         <source>Unreviewed suggestions expire after</source>
         <translation>未审核建议过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="156" />
+        <location filename="../../ui/views/settings_view.py" line="158" />
         <source>Suggestions still waiting in the review queue expire after this.</source>
         <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="161" />
+        <location filename="../../ui/views/settings_view.py" line="163" />
         <source>Review what the user states before it becomes memory</source>
         <translation>用户陈述的内容须经审核才成为记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="164" />
+        <location filename="../../ui/views/settings_view.py" line="166" />
         <source>Quarantine untrusted sources (web, e-mail, issues)</source>
         <translation>隔离不可信来源（网页、邮件、工单）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="169" />
+        <location filename="../../ui/views/settings_view.py" line="171" />
         <source>Always ask before new memories of these scopes:</source>
         <translation>以下范围的新记忆总是先征求确认：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="179" />
+        <location filename="../../ui/views/settings_view.py" line="181" />
         <source>Always ask: %1</source>
         <translation>总是确认：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="185" />
-        <location filename="../../ui/views/settings_view.py" line="195" />
+        <location filename="../../ui/views/settings_view.py" line="187" />
+        <location filename="../../ui/views/settings_view.py" line="197" />
         <source>Personal data</source>
         <translation>个人数据</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="186" />
+        <location filename="../../ui/views/settings_view.py" line="188" />
         <source>Reject the memory</source>
         <translation>拒绝该记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="187" />
+        <location filename="../../ui/views/settings_view.py" line="189" />
         <source>Keep it redacted, for confirmation</source>
         <translation>脱敏后保留，待确认</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="190" />
+        <location filename="../../ui/views/settings_view.py" line="192" />
         <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
         <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="196" />
+        <location filename="../../ui/views/settings_view.py" line="198" />
         <source>Apply</source>
         <translation>应用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="197" />
+        <location filename="../../ui/views/settings_view.py" line="199" />
         <source>Apply memory policy</source>
         <translation>应用记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="200" />
+        <location filename="../../ui/views/settings_view.py" line="202" />
         <source>Revert</source>
         <translation>还原</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="201" />
+        <location filename="../../ui/views/settings_view.py" line="203" />
         <source>Revert memory policy</source>
         <translation>还原记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="213" />
+        <location filename="../../ui/views/settings_view.py" line="215" />
         <source>global (user-wide)</source>
         <translation>全局（整个用户）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="214" />
+        <location filename="../../ui/views/settings_view.py" line="216" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="215" />
+        <location filename="../../ui/views/settings_view.py" line="217" />
         <source>organisation</source>
         <translation>组织</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="216" />
+        <location filename="../../ui/views/settings_view.py" line="218" />
         <source>environment</source>
         <translation>环境</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="217" />
+        <location filename="../../ui/views/settings_view.py" line="219" />
         <source>agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="218" />
+        <location filename="../../ui/views/settings_view.py" line="220" />
         <source>project</source>
         <translation>项目</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="219" />
+        <location filename="../../ui/views/settings_view.py" line="221" />
         <source>repository</source>
         <translation>代码仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="220" />
+        <location filename="../../ui/views/settings_view.py" line="222" />
         <source>session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="228" />
+        <location filename="../../ui/views/settings_view.py" line="230" />
         <source> days</source>
         <translation> 天</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="235" />
+        <location filename="../../ui/views/settings_view.py" line="237" />
         <source>Search index</source>
         <translation>检索索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="239" />
+        <location filename="../../ui/views/settings_view.py" line="241" />
         <source>Embedder</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="240" />
+        <location filename="../../ui/views/settings_view.py" line="242" />
         <source>Vectors</source>
         <translation>向量</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="241" />
+        <location filename="../../ui/views/settings_view.py" line="243" />
         <source>Keyword documents</source>
         <translation>关键词文档</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="246" />
+        <location filename="../../ui/views/settings_view.py" line="248" />
         <source>Embedder to use</source>
         <translation>要使用的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="249" />
+        <location filename="../../ui/views/settings_view.py" line="251" />
         <source>Use and rebuild</source>
         <translation>使用并重建</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="252" />
+        <location filename="../../ui/views/settings_view.py" line="254" />
         <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
         <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="261" />
+        <location filename="../../ui/views/settings_view.py" line="263" />
         <source>Use embedder</source>
         <translation>使用嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="262" />
+        <location filename="../../ui/views/settings_view.py" line="264" />
         <source>Rebuild indexes</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="264" />
+        <location filename="../../ui/views/settings_view.py" line="266" />
         <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
         <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="272" />
+        <location filename="../../ui/views/settings_view.py" line="274" />
         <source>Rebuilding the index</source>
         <translation>正在重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="283" />
+        <location filename="../../ui/views/settings_view.py" line="285" />
         <source>Backup and transfer</source>
         <translation>备份与迁移</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="287" />
+        <location filename="../../ui/views/settings_view.py" line="289" />
         <source>Export the active and suggested memories to a JSON file, or import such a file; imported memories arrive as suggestions in the review queue.</source>
         <translation>将已生效和待审核的记忆导出为 JSON 文件，或导入此类文件；导入的记忆会作为建议进入审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="293" />
+        <location filename="../../ui/views/settings_view.py" line="295" />
         <source>Export memories…</source>
         <translation>导出记忆…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="295" />
+        <location filename="../../ui/views/settings_view.py" line="297" />
         <source>Write the memories' text to a JSON file. The file is not encrypted.</source>
         <translation>将记忆的文本写入 JSON 文件。该文件不加密。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="298" />
+        <location filename="../../ui/views/settings_view.py" line="300" />
         <source>Import memories…</source>
         <translation>导入记忆…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="300" />
+        <location filename="../../ui/views/settings_view.py" line="302" />
         <source>Read an export file; every memory becomes a suggestion the policy decides.</source>
         <translation>读取导出文件；每条记忆都会成为一条由记忆策略决定的建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="343" />
+        <location filename="../../ui/views/settings_view.py" line="346" />
+        <source>unknown embedder</source>
+        <translation>未知的嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="349" />
+        <source>Not installed on this computer.</source>
+        <translation>此电脑上未安装。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="362" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="350" />
+        <location filename="../../ui/views/settings_view.py" line="369" />
         <source>the operating system keyring</source>
         <translation>操作系统钥匙串</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="351" />
+        <location filename="../../ui/views/settings_view.py" line="370" />
         <source>a passphrase-protected key file</source>
         <translation>受口令保护的密钥文件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="425" />
+        <location filename="../../ui/views/settings_view.py" line="444" />
         <source>Memory policy saved.</source>
         <translation>记忆策略已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="454" />
+        <location filename="../../ui/views/settings_view.py" line="473" />
         <source>none (keyword search only)</source>
         <translation>无（仅关键词检索）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="476" />
+        <location filename="../../ui/views/settings_view.py" line="495" />
         <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
         <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="484" />
+        <location filename="../../ui/views/settings_view.py" line="503" />
         <source>Now searching with %1; the vector index was rebuilt.</source>
         <translation>现在使用 %1 检索；向量索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="493" />
+        <location filename="../../ui/views/settings_view.py" line="514" />
         <source>Rebuilding the indexes…</source>
         <translation>正在重建索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="498" />
+        <location filename="../../ui/views/settings_view.py" line="519" />
         <source>Indexes rebuilt.</source>
         <translation>索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="516" />
+        <location filename="../../ui/views/settings_view.py" line="534" />
+        <source>Rotate the encryption key</source>
+        <translation>轮换加密密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="536" />
+        <source>Re-encrypt every event, memory and snapshot under a new key? The old key is kept until everything is re-encrypted. On a large store this takes a while; you can stop and continue later.</source>
+        <translation>要用新密钥重新加密所有事件、记忆和快照吗？在全部重新加密之前会保留旧密钥。记忆库较大时需要一些时间；可以中途停止，稍后继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="543" />
+        <source>Rotate key</source>
+        <translation>轮换密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="544" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="546" />
+        <source>Confirm key rotation</source>
+        <translation>确认轮换密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings_view.py" line="558" />
         <source>Key rotated: %1 rows re-encrypted under %2.</source>
         <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="535" />
-        <location filename="../../ui/views/settings_view.py" line="564" />
+        <location filename="../../ui/views/settings_view.py" line="577" />
+        <location filename="../../ui/views/settings_view.py" line="606" />
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="537" />
-        <location filename="../../ui/views/settings_view.py" line="547" />
+        <location filename="../../ui/views/settings_view.py" line="579" />
+        <location filename="../../ui/views/settings_view.py" line="589" />
         <source>JSON files (*.json);;All files (*)</source>
         <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="545" />
+        <location filename="../../ui/views/settings_view.py" line="587" />
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="566" />
+        <location filename="../../ui/views/settings_view.py" line="608" />
         <source>The export file is NOT encrypted: it holds the full text of your active and suggested memories in plain, readable JSON. Anyone who can read the file can read them. Keep it somewhere safe and delete it when you no longer need it.</source>
         <translation>导出文件【不加密】：它以明文、可直接阅读的 JSON 保存您已生效和待审核记忆的完整文本。任何能读取该文件的人都能看到这些记忆。请妥善保管，不再需要时请删除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="573" />
+        <location filename="../../ui/views/settings_view.py" line="615" />
         <source>Export to %1?</source>
         <translation>导出到 %1？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="574" />
+        <location filename="../../ui/views/settings_view.py" line="616" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="576" />
+        <location filename="../../ui/views/settings_view.py" line="618" />
         <source>Confirm export</source>
         <translation>确认导出</translation>
     </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="588" />
-        <source>%1 memories exported to %2 (not encrypted).</source>
-        <translation>已将 %1 条记忆导出到 %2（未加密）。</translation>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings_view.py" line="630" />
+        <source>%n memories exported to %2 (not encrypted).</source>
+        <translation><numerusform>已导出 %n 条记忆到 %2（未加密）。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="609" />
+        <location filename="../../ui/views/settings_view.py" line="651" />
         <source>cannot be read as a JSON export file (%1)</source>
         <translation>无法作为 JSON 导出文件读取（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="629" />
+        <location filename="../../ui/views/settings_view.py" line="671" />
         <source>%1 imported: %2 suggested, %3 merged, %4 rejected</source>
         <translation>已导入 %1 条：%2 条建议，%3 条合并，%4 条拒绝</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="639" />
-        <source>The language changes the next time Memory Center starts.</source>
-        <translation>语言将在下次启动记忆中心时生效。</translation>
     </message>
 </context>
 <context>
     <name>Snapshot</name>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="19" />
-        <source>store revision</source>
-        <translation>存储修订</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/snapshot_text.py" line="21" />
-        <source>tokens</source>
-        <translation>词元</translation>
-    </message>
-    <message>
         <location filename="../../ui/views/snapshot_text.py" line="24" />
+        <source>deleted since</source>
+        <translation>之后被删除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="25" />
+        <source>replaced since</source>
+        <translation>之后被取代</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="26" />
+        <source>disabled since</source>
+        <translation>之后被停用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="27" />
+        <source>quarantined since</source>
+        <translation>之后被隔离</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="28" />
+        <source>expired since</source>
+        <translation>之后已过期</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="29" />
+        <source>purged since</source>
+        <translation>之后被彻底清除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="30" />
+        <source>edited since</source>
+        <translation>之后被修改</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="31" />
+        <source>scope changed since</source>
+        <translation>之后范围有变</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="32" />
+        <source>may be out of date</source>
+        <translation>可能已过时</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="33" />
+        <source>contradicts another memory here</source>
+        <translation>与此处另一条记忆矛盾</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="51" />
+        <source>see %1</source>
+        <translation>见 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="69" />
+        <source>%1 of %2 tokens used</source>
+        <translation>使用了 %2 个词元中的 %1 个</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="73" />
         <source>degraded: memory was unavailable</source>
         <translation>已降级：记忆暂不可用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="37" />
+        <location filename="../../ui/views/snapshot_text.py" line="100" />
+        <source>The model was given memories that contradict each other.</source>
+        <translation>模型收到了相互矛盾的记忆。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/snapshot_text.py" line="105" />
+        <source>Injected (%n)</source>
+        <translation><numerusform>已注入（%n）</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/snapshot_text.py" line="109" />
+        <source>Dropped, and why (%n)</source>
+        <translation><numerusform>未注入及原因（%n）</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="42" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
+</context>
+<context>
+    <name>Source</name>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="47" />
-        <source>Injected</source>
-        <translation>已注入</translation>
+        <location filename="../../ui/presentation.py" line="109" />
+        <source>chat</source>
+        <translation>聊天</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="53" />
-        <source>Dropped, and why</source>
-        <translation>未注入及原因</translation>
+        <location filename="../../ui/presentation.py" line="110" />
+        <source>web page</source>
+        <translation>网页</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="111" />
+        <source>search result</source>
+        <translation>搜索结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="112" />
+        <source>e-mail</source>
+        <translation>邮件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="113" />
+        <source>issue</source>
+        <translation>工单</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="114" />
+        <source>document</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="115" />
+        <source>terminal</source>
+        <translation>终端</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="116" />
+        <source>CI</source>
+        <translation>持续集成</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="117" />
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="118" />
+        <source>import</source>
+        <translation>导入</translation>
     </message>
 </context>
 <context>
     <name>SplitScopeDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="251" />
+        <location filename="../../ui/dialogs.py" line="326" />
         <source>Split by scope</source>
         <translation>按范围拆分</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="253" />
+        <location filename="../../ui/dialogs.py" line="328" />
         <source>Both memories are kept, each narrowed to where it is true. Add one key=value to each scope, for example environment=eu and environment=us.</source>
         <translation>两条记忆都会保留，并各自收窄到其成立的场合。请为每个范围添加一个 key=value，例如 environment=eu 和 environment=us。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="264" />
+        <location filename="../../ui/dialogs.py" line="339" />
         <source>%1. “%2”
 Current scope: %3</source>
         <translation>%1. “%2”
 当前范围：%3</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="271" />
+        <location filename="../../ui/dialogs.py" line="346" />
         <source>key=value, e.g. environment=eu</source>
         <translation>key=value，例如 environment=eu</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="272" />
+        <location filename="../../ui/dialogs.py" line="347" />
         <source>Extra scope for memory %1</source>
         <translation>记忆 %1 的附加范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="275" />
+        <location filename="../../ui/dialogs.py" line="350" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="280" />
+        <location filename="../../ui/dialogs.py" line="355" />
         <source>Resulting scopes</source>
         <translation>结果范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="281" />
+        <location filename="../../ui/dialogs.py" line="356" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="293" />
+        <location filename="../../ui/dialogs.py" line="372" />
         <source>give one key=value</source>
         <translation>请填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="295" />
+        <location filename="../../ui/dialogs.py" line="374" />
         <source>give exactly one key=value</source>
         <translation>只能填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="306" />
+        <location filename="../../ui/dialogs.py" line="385" />
         <source>the scope already has %1; add a key it does not have</source>
         <translation>范围中已有 %1；请添加一个尚未包含的键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="338" />
+        <location filename="../../ui/dialogs.py" line="417" />
         <source>Memory %1: %2</source>
         <translation>记忆 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="341" />
+        <location filename="../../ui/dialogs.py" line="420" />
         <source>The new scopes are the same; give each memory a different place.</source>
         <translation>新范围相同；请为每条记忆指定不同的场合。</translation>
     </message>
 </context>
 <context>
+    <name>StartWindow</name>
+    <message>
+        <location filename="../../app/gui_start.py" line="68" />
+        <location filename="../../app/gui_start.py" line="81" />
+        <source>Memory Center</source>
+        <translation>记忆中心</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="69" />
+        <source>Memory Center is starting</source>
+        <translation>记忆中心正在启动</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="84" />
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="86" />
+        <source>Start-up progress</source>
+        <translation>启动进度</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="102" />
+        <source>Welcome to Memory Center</source>
+        <translation>欢迎使用记忆中心</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="107" />
+        <source>Memory Center keeps what your AI agents remember about you, encrypted on this computer, and lets you see, correct and control it.</source>
+        <translation>记忆中心在这台电脑上加密保存 AI 智能体记住的关于您的内容，让您可以查看、更正和掌控。</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="113" />
+        <source>Explore a demo store</source>
+        <translation>浏览演示库</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="116" />
+        <source>Sample memories of made-up people, in a separate store. Your agents never see it, and your own store stays empty.</source>
+        <translation>虚构人物的示例记忆，保存在单独的记忆库中。您的智能体永远看不到它，您自己的记忆库保持为空。</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="120" />
+        <source>Start with an empty store</source>
+        <translation>从空记忆库开始</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="123" />
+        <source>Your own store: it fills as your agents and you add memories.</source>
+        <translation>您自己的记忆库：随着您和智能体添加记忆而充实。</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="132" />
+        <source>Look around with sample memories first (a separate demo store).</source>
+        <translation>先用示例记忆四处看看（单独的演示库）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="134" />
+        <source>Your own memory store, empty for now.</source>
+        <translation>您自己的记忆库，目前为空。</translation>
+    </message>
+</context>
+<context>
     <name>Status</name>
     <message>
-        <location filename="../../ui/presentation.py" line="38" />
+        <location filename="../../ui/presentation.py" line="40" />
         <source>suggested</source>
         <translation>待审</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="39" />
+        <location filename="../../ui/presentation.py" line="41" />
         <source>active</source>
         <translation>生效</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="40" />
+        <location filename="../../ui/presentation.py" line="42" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="41" />
+        <location filename="../../ui/presentation.py" line="43" />
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="42" />
+        <location filename="../../ui/presentation.py" line="44" />
         <source>superseded</source>
         <translation>已被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="43" />
+        <location filename="../../ui/presentation.py" line="45" />
         <source>quarantined</source>
         <translation>已隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="44" />
+        <location filename="../../ui/presentation.py" line="46" />
         <source>rejected</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="45" />
+        <location filename="../../ui/presentation.py" line="47" />
         <source>deleted</source>
         <translation>已删除</translation>
     </message>
@@ -1582,30 +2539,32 @@ Current scope: %3</source>
 <context>
     <name>Time</name>
     <message>
-        <location filename="../../ui/presentation.py" line="111" />
+        <location filename="../../ui/presentation.py" line="168" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="113" />
+        <location filename="../../ui/presentation.py" line="170" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="130" />
+        <location filename="../../ui/presentation.py" line="187" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="133" />
+        <location filename="../../ui/presentation.py" line="190" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
+        <location filename="../../ui/presentation.py" line="195" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
+        <location filename="../../ui/presentation.py" line="197" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -1638,10 +2597,6 @@ Current scope: %3</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <source>Confidence</source>
-        <translation>置信度</translation>
-    </message>
-    <message>
         <location filename="../../ui/models/timeline_model.py" line="53" />
         <source>Source</source>
         <translation>来源</translation>
@@ -1652,12 +2607,12 @@ Current scope: %3</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="228" />
+        <location filename="../../ui/models/timeline_model.py" line="230" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="247" />
+        <location filename="../../ui/models/timeline_model.py" line="249" />
         <source>event</source>
         <translation>事件</translation>
     </message>
@@ -1665,107 +2620,107 @@ Current scope: %3</source>
 <context>
     <name>TimelineView</name>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="120" />
+        <location filename="../../ui/views/timeline_view.py" line="143" />
         <source>Search memories…</source>
         <translation>搜索记忆…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="121" />
+        <location filename="../../ui/views/timeline_view.py" line="144" />
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="127" />
+        <location filename="../../ui/views/timeline_view.py" line="150" />
         <source>Status filter</source>
         <translation>状态筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="127" />
+        <location filename="../../ui/views/timeline_view.py" line="150" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="130" />
+        <location filename="../../ui/views/timeline_view.py" line="153" />
         <source>Kind filter</source>
         <translation>类型筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="130" />
+        <location filename="../../ui/views/timeline_view.py" line="153" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="133" />
+        <location filename="../../ui/views/timeline_view.py" line="156" />
         <source>Source trust filter</source>
         <translation>来源筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="133" />
+        <location filename="../../ui/views/timeline_view.py" line="156" />
         <source>Any source</source>
         <translation>任何来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="136" />
+        <location filename="../../ui/views/timeline_view.py" line="159" />
         <source>Scope, e.g. project=web-shop</source>
         <translation>范围，例如 project=web-shop</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="137" />
+        <location filename="../../ui/views/timeline_view.py" line="160" />
         <source>Scope filter</source>
         <translation>范围筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="140" />
+        <location filename="../../ui/views/timeline_view.py" line="163" />
         <source>Rank by relevance</source>
         <translation>按相关度排序</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="141" />
+        <location filename="../../ui/views/timeline_view.py" line="164" />
         <source>Rank search results by relevance in the scope</source>
         <translation>在该范围内按相关度排序搜索结果</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="144" />
+        <location filename="../../ui/views/timeline_view.py" line="167" />
         <source>With search text and a key=value scope, show the memories an agent in that scope would find, best match first.</source>
         <translation>输入搜索词和 key=value 范围后，显示该范围内的智能体会找到的记忆，最相关的在前。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="150" />
+        <location filename="../../ui/views/timeline_view.py" line="173" />
         <source>Between</source>
         <translation>日期范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="158" />
+        <location filename="../../ui/views/timeline_view.py" line="181" />
         <source>From date</source>
         <translation>开始日期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="159" />
+        <location filename="../../ui/views/timeline_view.py" line="182" />
         <source>To date</source>
         <translation>结束日期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="161" />
+        <location filename="../../ui/views/timeline_view.py" line="184" />
         <source>Show events</source>
         <translation>显示事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="162" />
+        <location filename="../../ui/views/timeline_view.py" line="185" />
         <source>Show events in the timeline</source>
         <translation>在时间线中显示事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="189" />
+        <location filename="../../ui/views/timeline_view.py" line="219" />
         <source>Timeline of memories</source>
         <translation>记忆时间线</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="278" />
+        <location filename="../../ui/views/timeline_view.py" line="324" />
         <source>%n ranked results</source>
         <translation><numerusform>%n 条排序结果</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="280" />
+        <location filename="../../ui/views/timeline_view.py" line="326" />
         <source>%n memories</source>
         <translation><numerusform>%n 条记忆</numerusform></translation>
     </message>
@@ -1816,28 +2771,90 @@ Current scope: %3</source>
 <context>
     <name>Trust</name>
     <message>
-        <location filename="../../ui/presentation.py" line="65" />
+        <location filename="../../ui/presentation.py" line="67" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="66" />
+        <location filename="../../ui/presentation.py" line="68" />
         <source>tool-verified</source>
         <translation>工具验证</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="67" />
+        <location filename="../../ui/presentation.py" line="69" />
         <source>inferred</source>
         <translation>推断</translation>
     </message>
     <message>
-        <source>assistant (inferred)</source>
-        <translation>助手（推断）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/presentation.py" line="68" />
+        <location filename="../../ui/presentation.py" line="70" />
         <source>untrusted</source>
         <translation>不可信</translation>
+    </message>
+</context>
+<context>
+    <name>Usage</name>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="41" />
+        <source>agent %1</source>
+        <translation>智能体 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="48" />
+        <source>an MCP client</source>
+        <translation>MCP 客户端</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="50" />
+        <source>Claude Code</source>
+        <translation>Claude Code</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="52" />
+        <source>ChatGPT import</source>
+        <translation>ChatGPT 导入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="53" />
+        <source>an agent (SDK or tool)</source>
+        <translation>智能体（SDK 或工具）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="88" />
+        <source>with %1</source>
+        <translation>同批还有 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="96" />
+        <source>alone</source>
+        <translation>单独注入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/usage_trace.py" line="98" />
+        <source>open the replay</source>
+        <translation>打开回放</translation>
+    </message>
+</context>
+<context>
+    <name>self.window</name>
+    <message>
+        <location filename="../../app/gui_start.py" line="230" />
+        <source>Opening the demo store…</source>
+        <translation>正在打开演示库…</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="232" />
+        <source>Opening your memory store…</source>
+        <translation>正在打开您的记忆库…</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="264" />
+        <source>Loading your memories…</source>
+        <translation>正在载入您的记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui_start.py" line="315" />
+        <source>Memory Center cannot open the store</source>
+        <translation>记忆中心无法打开记忆库</translation>
     </message>
 </context>
 </TS>

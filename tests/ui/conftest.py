@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 from app.demo import seed_demo_if_empty
 from core import ManualClock, MemoryRecord, MemoryService
 
+from ui.i18n import install_translator
 from ui.main_window import MainWindow
 
 TIMEOUT = 5000
@@ -25,6 +26,12 @@ def _isolated_qsettings(tmp_path: Path) -> Iterator[None]:
     QCoreApplication.setOrganizationName("MemoryCenterTests")
     QCoreApplication.setApplicationName("ui-tests")
     yield
+
+
+@pytest.fixture(autouse=True)
+def _english(qapp: QCoreApplication) -> None:
+    """The English catalogue (its plural forms), as the application installs it."""
+    install_translator(qapp, "en")
 
 
 @pytest.fixture

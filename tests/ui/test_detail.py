@@ -30,8 +30,8 @@ def test_detail_shows_lineage_sources_and_usage(
     assert "pnpm" in panel.content.text()
     assert "user=alice" in panel.field_labels["scope"].text()
     assert "web-shop-setup" in panel.sources.text()
-    assert "Injected 2 time(s)" in panel.usage.text()
-    assert "remember" in panel.history.text()
+    assert "Injected 2 times" in panel.usage.text()
+    assert "Remembered" in panel.history.text() and "mp-" not in panel.history.text()
     assert "#1" in panel.revision_list.text()
 
 
@@ -134,7 +134,7 @@ def test_purge_destroys_the_content(qtbot: QtBot, window: MainWindow, demo: Memo
     dialog = panel.active_dialog
     dialog.purge.setChecked(True)  # type: ignore[union-attr]
     text = dialog.intro.text()  # type: ignore[union-attr]
-    assert "1 revision(s)" in text and "2 recorded model call(s)" in text
+    assert "all 1 revision;" in text and "2 recorded model calls;" in text
     dialog.reason.setText("GDPR request")  # type: ignore[union-attr]
     dialog._check()  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: demo.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT)

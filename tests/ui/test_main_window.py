@@ -13,16 +13,20 @@ from ui.models.event_table import EventTableModel
 
 
 def test_window_shows_views_and_status(qtbot: QtBot, window: MainWindow) -> None:
-    """R25: four views in the navigation; the review badge counts waiting items."""
-    assert [window.nav.item(i).text().split()[0] for i in range(4)] == [
+    """R25: five views in the navigation; the review badge counts waiting items."""
+    assert [window.nav.item(i).text().split()[0] for i in range(5)] == [
         "Timeline",
         "Review",
         "Sessions",
         "Settings",
+        "Agents",
     ]
-    qtbot.waitUntil(lambda: "key: passphrase" in window.status_label.text(), timeout=TIMEOUT)
-    qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("4"), timeout=TIMEOUT)
-    for row in range(4):
+    qtbot.waitUntil(
+        lambda: "key protected by a passphrase" in window.status_label.text(), timeout=TIMEOUT
+    )
+    assert "revision" not in window.status_label.text()
+    qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("6"), timeout=TIMEOUT)
+    for row in range(5):
         window.nav.setCurrentRow(row)
         assert window.stack.currentIndex() == row
 

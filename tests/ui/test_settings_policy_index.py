@@ -9,6 +9,7 @@ from core import MemoryService
 from tests.ui.conftest import TIMEOUT
 
 from ui.main_window import MainWindow
+from ui.presentation import embedder_title
 from ui.views.settings_view import SettingsView
 
 
@@ -110,7 +111,9 @@ def test_index_status_and_rebuild(qtbot: QtBot, window: MainWindow, demo: Memory
     assert view.values["keywords"].text() == str(status["keyword_documents"])
     vector = status["vector"]
     assert isinstance(vector, dict)
-    assert view.values["embedder"].text() == str(vector["embedder"]).partition("@")[0]
+    assert view.values["embedder"].text() == embedder_title(
+        str(vector["embedder"]).partition("@")[0]
+    )
     assert view.values["vectors"].text() == str(vector["vectors"])
     view.rebuild_button.click()
     assert view.index_working and view.index_busy.isVisible()
@@ -127,11 +130,15 @@ def test_use_embedder_switches_and_rebuilds(
     view.embedder.setCurrentIndex(view.embedder.findData("hashing"))
     view.use_embedder_button.click()
     assert view.index_working
-    qtbot.waitUntil(lambda: "Now searching with hashing" in window.message.text(), timeout=20_000)
+    qtbot.waitUntil(
+        lambda: "Now searching with Word hashing" in window.message.text(), timeout=20_000
+    )
     vector = demo.index_status()["vector"]
     assert isinstance(vector, dict) and str(vector["embedder"]).startswith("hashing@")
     assert vector["vectors"] == demo.index_status()["active_memories"]
-    qtbot.waitUntil(lambda: view.values["embedder"].text() == "hashing", timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: view.values["embedder"].text() == embedder_title("hashing"), timeout=TIMEOUT
+    )
     assert not view.index_working
 
 

@@ -161,6 +161,8 @@ class TimelineModel(RowTableModel[Row]):
                 return icon("redacted")
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_CONTENT:
             return r.content[:2000]
+        if role == Qt.ItemDataRole.ToolTipRole and column == COL_SCOPE:
+            return str(r.scope)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == COL_CONF:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

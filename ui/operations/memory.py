@@ -83,6 +83,12 @@ def quarantine_memory(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp
     return mutate(ctx, lambda s: s.quarantine(memory_id, reason))
 
 
+def undo_decision(ctx: UiContext, memory_id: str, action: str) -> MutatingOp[MemoryRecord]:
+    """Undo the latest approve, reject or quarantine of a memory (a compensating decision
+    in the core; the history keeps both)."""
+    return mutate(ctx, lambda s: s.undo(memory_id, action))
+
+
 def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
     """Keep one member of a conflict set (confirming it if it was only suggested); the
     others become superseded by it."""
@@ -115,12 +121,19 @@ def keep_conflicting(
 
 
 def delete_memory(
-    ctx: UiContext, memory_id: str, reason: str, *, purge: bool
+    ctx: UiContext, memory_id: str, reason: str, *, purge: bool, purge_events: bool = False
 ) -> MutatingOp[Tombstone]:
-    """Tombstone a memory (and with `purge`, destroy its content everywhere)."""
+    """Tombstone a memory (and with `purge`, destroy its content everywhere; with
+    `purge_events`, also the text of the source events it came from)."""
     return mutate(
         ctx,
-        lambda s: s.delete(memory_id, reason=reason, purge=purge, requested_by="memory-center"),
+        lambda s: s.delete(
+            memory_id,
+            reason=reason,
+            purge=purge,
+            purge_events=purge_events,
+            requested_by="memory-center",
+        ),
     )
 
 

@@ -22,13 +22,16 @@ class SettingsSnapshot:
     status: StoreStatus
     policy: PolicySettings
     index: dict[str, Any]
+    embedders: dict[str, str]
 
 
 def read_settings(ctx: UiContext) -> QueryOp[SettingsSnapshot]:
     """The store status, the policy settings in force and the index status."""
 
     def work(s: MemoryService) -> SettingsSnapshot:
-        return SettingsSnapshot(s.status(), s.policy_settings(), dict(s.index_status()))
+        return SettingsSnapshot(
+            s.status(), s.policy_settings(), dict(s.index_status()), s.embedder_choices()
+        )
 
     return query(ctx, work)
 

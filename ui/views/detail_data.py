@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core import (
     AdoptionChain,
@@ -13,6 +13,8 @@ from core import (
     Scope,
     is_internal_session,
 )
+
+from ui.views.usage_trace import Use, load_uses
 
 Revision = tuple[int, dt.datetime, str, Scope, str]
 
@@ -26,6 +28,7 @@ class DetailData:
     revisions: list[Revision]
     conflict_members: list[MemoryRecord]
     sessions: list[str]
+    uses: list[Use] = field(default_factory=list)
 
 
 def load_detail(service: MemoryService, memory_id: str) -> DetailData:
@@ -40,4 +43,5 @@ def load_detail(service: MemoryService, memory_id: str) -> DetailData:
         )
         members = [m for m in candidates if m.conflict_set == record.conflict_set]
     sessions = [s.id for s in service.list_sessions(limit=200) if not is_internal_session(s.id)]
-    return DetailData(record, chain, revisions, members, sessions)
+    uses = load_uses(service, record.id, chain.injections)
+    return DetailData(record, chain, revisions, members, sessions, uses)

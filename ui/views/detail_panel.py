@@ -38,7 +38,8 @@ from ui.presentation import (
 )
 from ui.views.base import RefreshingView
 from ui.views.detail_data import DetailData, load_detail
-from ui.views.detail_text import history_html, revisions_html, sources_html, usage_html
+from ui.views.detail_text import history_html, revisions_html, sources_html
+from ui.views.usage_trace import uses_html
 
 Undo = Callable[[], None] | None
 
@@ -70,11 +71,13 @@ class DetailPanel(RefreshingView):
     Signals:
         memory_linked: (str) the user followed a supersedes/conflict link.
         session_linked: (str, str) session and event id of a source event the user clicked.
+        replay_linked: (str, str) session and snapshot id of a model call to replay.
         notified: (str, object) a message for the status bar and an undo callable or None.
     """
 
     memory_linked = Signal(str)
     session_linked = Signal(str, str)
+    replay_linked = Signal(str, str)
     notified = Signal(str, object)
     watched = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES, ChangeKind.SNAPSHOTS})
 
@@ -84,6 +87,7 @@ class DetailPanel(RefreshingView):
         self.data: DetailData | None = None
         self.memory_id: str | None = None
         self.active_dialog: QWidget | None = None
+        self._shown_id: str | None = None
         self._build()
         self.show_empty()
 
@@ -182,6 +186,7 @@ class DetailPanel(RefreshingView):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         self._inner = inner
+        self.scroll_area = scroll
 
     def _field_titles(self) -> list[tuple[str, str]]:
         return [
@@ -200,7 +205,9 @@ class DetailPanel(RefreshingView):
     # --- loading --------------------------------------------------------------------------
 
     def show_memory(self, memory_id: str) -> None:
-        """Load and show one memory."""
+        """Load and show one memory, from its headline (another memory starts at the top)."""
+        if memory_id != self.memory_id:
+            self.scroll_area.verticalScrollBar().setValue(0)
         self.memory_id = memory_id
         self.show()
         self.refresh_now()
@@ -240,9 +247,12 @@ class DetailPanel(RefreshingView):
         )
         self.status_icon.setPixmap(pix)
         self.content.setText(r.content or self.tr("(content purged)"))
+        if self._shown_id != r.id:
+            self._shown_id = r.id
+            self.scroll_area.verticalScrollBar().setValue(0)
         self._fill_fields(r, data)
         self.sources.setText(sources_html(data.chain.source_events))
-        self.usage.setText(usage_html(data.chain.injections))
+        self.usage.setText(uses_html(data.uses, len(data.chain.injections)))
         self.history.setText(history_html(data.chain.decisions))
         self.revision_list.setText(revisions_html(data.revisions))
         self._update_actions(status)
@@ -261,7 +271,12 @@ class DetailPanel(RefreshingView):
                 .replace("%2", relative_expiry(r.expires_at, now))
             )
         )
-        f["sensitivity"].setText(html.escape(r.sensitivity.value))
+        sensitivity = {
+            "none": self.tr("nothing sensitive found"),
+            "redacted": self.tr("sensitive parts removed"),
+            "sensitive": self.tr("sensitive"),
+        }.get(r.sensitivity.value, r.sensitivity.value)
+        f["sensitivity"].setText(html.escape(sensitivity))
         lineage = []
         if r.supersedes:
             lineage.append(
@@ -281,7 +296,10 @@ class DetailPanel(RefreshingView):
         conflict = self.tr("in conflict with: ") + "; ".join(members) if members else "—"
         f["conflict"].setText(conflict if r.conflict_set else "—")
         f["owner"].setText(html.escape(r.owner))
-        f["id"].setText(f"<code>{r.id}</code><br>rev {r.revision}")
+        f["id"].setText(
+            f"<code>{r.id}</code><br>"
+            + html.escape(self.tr("wording version %1").replace("%1", str(r.revision)))
+        )
 
     def _update_actions(self, status: str) -> None:
         live = status in ("active", "disabled", "candidate", "quarantined", "expired")
@@ -301,6 +319,9 @@ class DetailPanel(RefreshingView):
         elif kind == "session":
             session, _, event_id = rest.partition("#")
             self.session_linked.emit(session, event_id)
+        elif kind == "replay":
+            session, _, snapshot_id = rest.partition("#")
+            self.replay_linked.emit(session, snapshot_id)
 
     # --- actions -------------------------------------------------------------------------
 
@@ -386,26 +407,42 @@ class DetailPanel(RefreshingView):
                 ops.quarantine_memory(self.ctx, r.id, dialog.value())
                 .on_success(
                     lambda rep: self.notified.emit(
-                        self.tr("Quarantined; %1 session(s) had used it.").replace(
-                            "%1", str(len(rep.affected_sessions))
+                        self.tr(
+                            "Quarantined; %n session(s) had used it.",
+                            "",
+                            len(rep.affected_sessions),
                         ),
-                        None,
+                        lambda: self._undo_quarantine(r.id),
                     )
                 )
                 .run(self)
             ),
         )
 
+    def _undo_quarantine(self, mid: str) -> None:
+        ops.undo_decision(self.ctx, mid, "quarantine").on_success(
+            lambda _r: self.notified.emit(self.tr("Quarantine undone."), None)
+        ).run(self)
+
     def ask_delete(self) -> None:
         """Confirm, then tombstone (and optionally purge) the memory."""
         r, data = self._record(), self.data
         if r is None or data is None:
             return
-        dialog = DeleteDialog(r, len(data.revisions), len(data.chain.injections), self)
+        sources = [e.text for e in data.chain.source_events if not e.redacted]
+        dialog = DeleteDialog(
+            r, len(data.revisions), len(data.chain.injections), self, sources=sources
+        )
         self._open(
             dialog,
             lambda: (
-                ops.delete_memory(self.ctx, r.id, dialog.value(), purge=dialog.purge.isChecked())
+                ops.delete_memory(
+                    self.ctx,
+                    r.id,
+                    dialog.value(),
+                    purge=dialog.purge.isChecked(),
+                    purge_events=dialog.purge.isChecked() and dialog.purge_events.isChecked(),
+                )
                 .on_success(lambda _t: self.notified.emit(self.tr("Memory deleted."), None))
                 .run(self)
             ),

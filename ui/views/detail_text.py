@@ -10,7 +10,8 @@ from PySide6.QtCore import QCoreApplication
 
 from core import Decision, Event, Scope
 
-from ui.presentation import local_time, status_text, trust_text
+from ui.presentation import actor_text, local_time, status_text, trust_text
+from ui.reasons import action_text, reason_text
 
 Revision = tuple[int, dt.datetime, str, Scope, str]
 
@@ -29,39 +30,10 @@ def sources_html(events: Sequence[Event]) -> str:
         name = html.escape(e.session_id)
         rows.append(
             f'<p><a href="session:{name}#{e.id}">{name}</a>'
-            f" · {local_time(e.ts)} · {html.escape(e.actor.value)} · "
+            f" · {local_time(e.ts)} · {html.escape(actor_text(e.actor.value))} · "
             f"{html.escape(trust_text(e.trust.value))}<br>{text}</p>"
         )
     return "".join(rows)
-
-
-def usage_html(injections: Sequence[tuple[str, str | None, dt.datetime | str]]) -> str:
-    """Which model calls injected the memory, and when it was last used."""
-    if not injections:
-        return QCoreApplication.translate("Detail", "Never injected into a model call.")
-    last = injections[-1][2]
-    head = QCoreApplication.translate("Detail", "Injected %1 time(s); last used %2.").replace(
-        "%1", str(len(injections))
-    )
-    head = head.replace("%2", _when(last))
-    rows = []
-    for snapshot_id, session, ts in reversed(injections[-20:]):
-        where = (
-            f'<a href="session:{html.escape(session)}#">{html.escape(session)}</a>'
-            if session
-            else QCoreApplication.translate("Detail", "no session")
-        )
-        rows.append(f"<li>{_when(ts)} · {where} · <code>{html.escape(snapshot_id)}</code></li>")
-    return f"<p>{html.escape(head)}</p><ul>{''.join(rows)}</ul>"
-
-
-def _when(ts: dt.datetime | str) -> str:
-    if isinstance(ts, dt.datetime):
-        return local_time(ts)
-    try:
-        return local_time(dt.datetime.fromisoformat(ts))
-    except ValueError:
-        return html.escape(ts)
 
 
 def history_html(decisions: Sequence[Decision]) -> str:
@@ -70,12 +42,22 @@ def history_html(decisions: Sequence[Decision]) -> str:
         return "—"
     rows = []
     for d in decisions:
-        before = status_text(d.from_status.value) if d.from_status else "∅"
+        after = status_text(d.to_status.value)
+        if d.from_status is None:
+            change = QCoreApplication.translate("Detail", "new, %1").replace("%1", after)
+        elif d.from_status != d.to_status:
+            change = (
+                QCoreApplication.translate("Detail", "%1, now %2")
+                .replace("%1", status_text(d.from_status.value))
+                .replace("%2", after)
+            )
+        else:
+            change = after
+        by = QCoreApplication.translate("Detail", "by %1").replace("%1", d.actor)
         rows.append(
-            f"<li><b>{html.escape(d.action)}</b> {html.escape(before)} → "
-            f"{html.escape(status_text(d.to_status.value))} · {local_time(d.ts)} · "
-            f"{html.escape(d.actor)}<br><i>{html.escape(d.reason)}</i> "
-            f"<small>({html.escape(d.policy_version)})</small></li>"
+            f"<li><b>{html.escape(action_text(d.action))}</b> ({html.escape(change)}) · "
+            f"{local_time(d.ts)} · {html.escape(by)}<br>"
+            f"<i>{html.escape(reason_text(d.reason))}</i></li>"
         )
     return f"<ul>{''.join(rows)}</ul>"
 

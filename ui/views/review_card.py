@@ -10,7 +10,15 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 from core import MemoryFlag, MemoryRecord, Sensitivity
 
 from ui.models.review_model import Evidence
-from ui.presentation import confidence_text, kind_text, local_time, trust_text
+from ui.presentation import (
+    actor_text,
+    confidence_text,
+    kind_text,
+    local_time,
+    source_text,
+    trust_text,
+)
+from ui.reasons import reason_text
 from ui.views.highlight import highlight
 
 
@@ -100,7 +108,7 @@ class ReviewCard(QFrame):
 
     def show_evidence(self, r: MemoryRecord, ev: Evidence) -> None:
         """Show the policy's reasons and each source event with the memory's words marked."""
-        self.reasons.setText(ev.reasons or "—")
+        self.reasons.setText(reason_text(ev.reasons) if ev.reasons else "—")
         rows = []
         for e in ev.events:
             body = (
@@ -109,8 +117,9 @@ class ReviewCard(QFrame):
                 else highlight(e.text[:1200], r.content)
             )
             rows.append(
-                f"<p><b>{html.escape(e.actor.value)}</b> · {html.escape(trust_text(e.trust.value))}"
-                f"{' · ' + html.escape(e.source.value) if e.source else ''} · "
+                f"<p><b>{html.escape(actor_text(e.actor.value))}</b> · "
+                f"{html.escape(trust_text(e.trust.value))}"
+                f"{' · ' + html.escape(source_text(e.source.value)) if e.source else ''} · "
                 f"{html.escape(e.session_id)} · {local_time(e.ts)}<br>{body}</p>"
             )
         self.evidence.setText(

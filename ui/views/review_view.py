@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListView,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -27,6 +28,7 @@ from core import ChangeKind, MemoryRecord
 
 from ui.context import UiContext
 from ui.dialogs import EditDialog, ReasonDialog, ScopeDialog, SplitScopeDialog
+from ui.keys import letters_are_text
 from ui.models.review_model import Evidence, QueueData, ReviewQueueModel, load_evidence, load_queue
 from ui.operations import memory as ops
 from ui.ops import query
@@ -141,8 +143,13 @@ class ReviewView(RefreshingView):
         for key, slot in self._keys.items():
             sc = QShortcut(QKeySequence(key), self)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
+            sc.activated.connect(lambda slot=slot: self._shortcut(slot))
         self.list.installEventFilter(self)
+
+    def _shortcut(self, slot: Callable[[], None]) -> None:
+        """Run a queue shortcut unless the letter belongs to a text field or a dialog."""
+        if not letters_are_text(self) and self.active_dialog is None:
+            slot()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Keys typed in the list act on the queue (the list's own type-ahead is not wanted)."""
@@ -150,7 +157,7 @@ class ReviewView(RefreshingView):
             assert isinstance(event, QKeyEvent)
             slot = self._keys.get(Qt.Key(event.key()))
             if slot is not None and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-                slot()
+                self._shortcut(slot)
                 return True
         return super().eventFilter(watched, event)
 
@@ -197,9 +204,21 @@ class ReviewView(RefreshingView):
         self.action_bar.setVisible(True)
         self.action_bar.setEnabled(True)
         self.card.show_record(record)
+        self._style_approve(quarantined=record.status.value == "quarantined")
         query(self.ctx, lambda s: load_evidence(s, record)).on_success(
             lambda ev: self._evidence(record, ev)
         ).run(self)
+
+    def _style_approve(self, *, quarantined: bool) -> None:
+        """For a quarantined item, Approve is an ordinary button (Reject is the likely choice)."""
+        name = "" if quarantined else "Primary"
+        if self.approve_button.objectName() != name:
+            self.approve_button.setObjectName(name)
+            self.approve_button.style().unpolish(self.approve_button)
+            self.approve_button.style().polish(self.approve_button)
+        self.approve_button.setText(
+            self.tr("Approve…  (A)") if quarantined else self.tr("Approve  (A)")
+        )
 
     def _evidence(self, record: MemoryRecord, ev: Evidence) -> None:
         current = self.current_record()
@@ -257,16 +276,55 @@ class ReviewView(RefreshingView):
         entry = self.model.entry(self._row)
         return entry.record if entry is not None else None
 
-    def _done(self, message: str) -> None:
-        self.notified.emit(message, None)
+    def _done(self, message: str, undo: tuple[str, str] | None = None) -> None:
+        """Say what happened; with `undo` = (memory id, action), offer to undo it."""
+        if undo is None:
+            self.notified.emit(message, None)
+            return
+        mid, action = undo
+        self.notified.emit(message, lambda: self._undo(mid, action))
+
+    def _undo(self, mid: str, action: str) -> None:
+        words = {
+            "approve": self.tr("Approval undone: the memory is back in the queue."),
+            "reject": self.tr("Rejection undone: the memory is back in the queue."),
+        }
+        ops.undo_decision(self.ctx, mid, action).on_success(
+            lambda _r: self._done(words.get(action, self.tr("Undone.")))
+        ).run(self)
 
     def approve_current(self) -> None:
-        """Approve the current memory as it is."""
+        """Approve the current memory as it is; a quarantined one only after a confirmation."""
         r = self.current_record()
-        if r is not None:
-            ops.approve_candidate(self.ctx, r.id).on_success(
-                lambda _r: self._done(self.tr("Approved."))
-            ).run(self)
+        if r is None:
+            return
+        if r.status.value == "quarantined":
+            self._confirm_quarantined(r)
+            return
+        self._approve(r)
+
+    def _approve(self, r: MemoryRecord) -> None:
+        ops.approve_candidate(self.ctx, r.id).on_success(
+            lambda _r: self._done(self.tr("Approved."), (r.id, "approve"))
+        ).run(self)
+
+    def _confirm_quarantined(self, r: MemoryRecord) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Approve a quarantined memory?"),
+            self.tr(
+                "It came from a low-trust source (a web page, an e-mail, an issue) and may "
+                "carry instructions meant for your agents. Approve it only if you checked "
+                "that it is true and harmless."
+            ),
+            QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.button(QMessageBox.StandardButton.Ok).setText(self.tr("Approve anyway"))
+        box.button(QMessageBox.StandardButton.Cancel).setText(self.tr("Cancel"))
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAccessibleName(self.tr("Confirm approval of a quarantined memory"))
+        self._open(box, lambda: self._approve(r))
 
     def edit_current(self) -> None:
         """Edit the wording, then approve."""
@@ -278,7 +336,9 @@ class ReviewView(RefreshingView):
             dialog,
             lambda: (
                 ops.edit_and_approve(self.ctx, r.id, dialog.value())
-                .on_success(lambda _r: self._done(self.tr("Edited and approved.")))
+                .on_success(
+                    lambda _r: self._done(self.tr("Edited and approved."), (r.id, "approve"))
+                )
                 .run(self)
             ),
         )
@@ -293,7 +353,9 @@ class ReviewView(RefreshingView):
             dialog,
             lambda: (
                 ops.rescope_and_approve(self.ctx, r, dialog.scope())
-                .on_success(lambda _r: self._done(self.tr("Scope changed and approved.")))
+                .on_success(
+                    lambda _r: self._done(self.tr("Scope changed and approved."), (r.id, "approve"))
+                )
                 .run(self)
             ),
         )
@@ -313,7 +375,7 @@ class ReviewView(RefreshingView):
             dialog,
             lambda: (
                 ops.reject_candidate(self.ctx, r.id, dialog.value())
-                .on_success(lambda _r: self._done(self.tr("Rejected.")))
+                .on_success(lambda _r: self._done(self.tr("Rejected."), (r.id, "reject")))
                 .run(self)
             ),
         )

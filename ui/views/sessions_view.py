@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -28,6 +29,7 @@ from ui.ops import query
 from ui.presentation import local_time
 from ui.views.base import RefreshingView
 from ui.views.snapshot_text import replay_html
+from ui.views.timeline_view import MiddleElideDelegate
 
 
 def snapshot_choices(service: MemoryService, session: str) -> list[tuple[str, str]]:
@@ -69,6 +71,9 @@ class SessionsView(RefreshingView):
         self.current: SessionInfo | None = None
         self._wanted_session: str | None = None
         self._wanted_event: str | None = None
+        self._wanted_snapshot: str | None = None
+        self._list_generation = 0
+        self._opt_out_writes = 0
         self.session_table = self._table(self.sessions, self.tr("Sessions"))
         self.session_table.selectionModel().currentRowChanged.connect(self._session_changed)
         self.event_table = self._table(self.events, self.tr("Events of the session"))
@@ -83,6 +88,11 @@ class SessionsView(RefreshingView):
         for col in range(1, self.sessions.columnCount()):
             sessions_header.setSectionResizeMode(col, fit)
         sessions_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # Narrow windows: long session names keep both ends; the events' session column
+        # repeats the session shown above it, so it gives its room to the text.
+        self.session_table.setItemDelegateForColumn(0, MiddleElideDelegate(self.session_table))
+        self.event_table.setColumnHidden(1, True)
+        self._fixed_widths()
         self.title = QLabel()
         self.title.setObjectName("ViewTitle")
         self.opt_out = QCheckBox(
@@ -103,6 +113,32 @@ class SessionsView(RefreshingView):
             lambda href: self.memory_linked.emit(href.partition(":")[2])
         )
         self._layout()
+
+    def _fixed_widths(self) -> None:
+        """Short columns as wide as their longest value (measured with the table's font), so
+        they never read "20…" whatever has been loaded."""
+        for table, samples in (
+            (
+                self.event_table,
+                {0: "2026-12-01 03:38", 2: "assistant", 3: "untrusted", 4: "message"},
+            ),
+            (self.session_table, {1: "99999", 2: "2026-12-01 03:38", 3: "opted out"}),
+        ):
+            table.ensurePolished()
+            metrics = table.fontMetrics()
+            header = table.horizontalHeader()
+            for col, sample in samples.items():
+                title = str(table.model().headerData(col, Qt.Orientation.Horizontal))
+                width = max(metrics.horizontalAdvance(sample), metrics.horizontalAdvance(title))
+                header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+                icon_room = 26 if table is self.session_table and col == 3 else 0
+                table.setColumnWidth(col, width + 36 + icon_room)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Narrow: drop the last-activity and actor columns before anything gets cut."""
+        super().resizeEvent(event)
+        self.session_table.setColumnHidden(2, self.session_table.viewport().width() < 500)
+        self.event_table.setColumnHidden(2, self.event_table.viewport().width() < 700)
 
     def _table(self, model, name: str) -> QTableView:  # type: ignore[no-untyped-def]
         table = QTableView()
@@ -142,7 +178,7 @@ class SessionsView(RefreshingView):
         split = QSplitter()
         split.addWidget(self.session_table)
         split.addWidget(right)
-        split.setSizes([470, 730])
+        split.setSizes([450, 700])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addWidget(split)
@@ -151,9 +187,15 @@ class SessionsView(RefreshingView):
 
     def refresh(self) -> None:
         """Reload the session list (and the open session)."""
-        query(self.ctx, lambda s: s.list_sessions()).on_success(self._sessions_loaded).run(self)
+        self._list_generation += 1
+        generation = self._list_generation
+        query(self.ctx, lambda s: s.list_sessions()).on_success(
+            lambda sessions: self._sessions_loaded(sessions, generation)
+        ).run(self)
 
-    def _sessions_loaded(self, sessions: list[SessionInfo]) -> None:
+    def _sessions_loaded(self, sessions: list[SessionInfo], generation: int = 0) -> None:
+        if generation and generation != self._list_generation:
+            return  # a newer list is on its way: an older one must not undo a newer state
         keep = self._wanted_session or (self.current.id if self.current else None)
         self.sessions.set_sessions(sessions)
         row = self.sessions.row_of(keep) if keep else -1
@@ -181,7 +223,8 @@ class SessionsView(RefreshingView):
         changed = self.current is None or self.current.id != info.id
         self.current = info
         self.title.setText(info.id)
-        self.opt_out.setChecked(info.opted_out)
+        if not self._opt_out_writes:  # the user's click stands until its write is done
+            self.opt_out.setChecked(info.opted_out)
         if changed or self._wanted_session == info.id:
             name = info.id
             self.events.load(
@@ -212,14 +255,29 @@ class SessionsView(RefreshingView):
         index = self.event_table.currentIndex()
         return self.events.event_at(index.row()) if index.isValid() else None
 
+    def show_snapshot(self, session: str, snapshot_id: str) -> None:
+        """Open a session with one of its model calls replayed (from a usage trace)."""
+        self._wanted_snapshot = snapshot_id
+        if self.current is not None and self.current.id == session and not self.dirty:
+            found = self.snapshot_box.findData(snapshot_id)
+            if found >= 0:
+                self._wanted_snapshot = None
+                self.snapshot_box.setCurrentIndex(found)
+                return
+        self.show_session(session)
+
     def _snapshots(self, choices: list[tuple[str, str]]) -> None:
         self.snapshot_box.blockSignals(True)
         self.snapshot_box.clear()
         for sid, label in choices:
             self.snapshot_box.addItem(label, sid)
+        wanted = self.snapshot_box.findData(self._wanted_snapshot) if self._wanted_snapshot else -1
+        self._wanted_snapshot = None
+        index = max(wanted, 0)
+        self.snapshot_box.setCurrentIndex(index)
         self.snapshot_box.blockSignals(False)
         if choices:
-            self._snapshot_chosen(0)
+            self._snapshot_chosen(index)
         else:
             self.snapshot_text.setText(
                 self.tr("No model call of this session recorded a snapshot.")
@@ -239,14 +297,24 @@ class SessionsView(RefreshingView):
         info = self.current
         if info is None:
             return
-        set_session_opt_out(self.ctx, info.id, checked).on_success(
-            lambda s: self.notified.emit(
+        self._opt_out_writes += 1
+
+        def done(s: SessionInfo) -> None:
+            self._opt_out_writes -= 1
+            self.notified.emit(
                 self.tr("Memory is off for %1.").replace("%1", s.id)
                 if s.opted_out
                 else self.tr("Memory is on for %1.").replace("%1", s.id),
                 None,
             )
-        ).on_failure(lambda exc: self._opt_out_failed(info, exc)).run(self)
+
+        def failed(exc: BaseException) -> None:
+            self._opt_out_writes -= 1
+            self._opt_out_failed(info, exc)
+
+        set_session_opt_out(self.ctx, info.id, checked).on_success(done).on_failure(failed).run(
+            self
+        )
 
     def _opt_out_failed(self, info: SessionInfo, exc: BaseException) -> None:
         from ui.errors import show_error

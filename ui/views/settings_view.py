@@ -9,7 +9,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -41,7 +42,7 @@ from core.model import MemoryOutcome
 
 from ui.context import UiContext
 from ui.errors import show_error
-from ui.i18n import LANGUAGE_KEY, LANGUAGES
+from ui.i18n import LANGUAGE_KEY, LANGUAGES, install_translator
 from ui.operations.keys import rotate_key
 from ui.operations.portability import EXPORT_FILE_NAME, export_to_file, import_document
 from ui.operations.settings import (
@@ -52,7 +53,7 @@ from ui.operations.settings import (
     update_policy,
     use_embedder,
 )
-from ui.presentation import status_text
+from ui.presentation import embedder_title, installing_hint, status_text
 from ui.views.base import RefreshingView
 
 
@@ -107,6 +108,7 @@ class SettingsView(RefreshingView):
             )
         )
         self.rotate_button.clicked.connect(self.rotate)
+        self.rotate_confirmation: QMessageBox | None = None
         key_form.addRow("", self._left(self.rotate_button))
         prefs = QGroupBox(self.tr("Preferences"))
         pref_form = QFormLayout(prefs)
@@ -114,7 +116,7 @@ class SettingsView(RefreshingView):
         self.language = QComboBox()
         self.language.setAccessibleName(self.tr("Language"))
         for code, name in LANGUAGES:
-            self.language.addItem(name, code)
+            self.language.addItem(self.tr("System default") if code == "system" else name, code)
         current = str(QSettings().value(LANGUAGE_KEY, "system"))
         self.language.setCurrentIndex(max(0, self.language.findData(current)))
         self.language.currentIndexChanged.connect(self._language_chosen)
@@ -252,7 +254,7 @@ class SettingsView(RefreshingView):
         self.embedder = QComboBox()
         self.embedder.setAccessibleName(self.tr("Embedder to use"))
         for name in EMBEDDERS:
-            self.embedder.addItem(name, name)
+            self.embedder.addItem(embedder_title(name), name)
         self.use_embedder_button = QPushButton(self.tr("Use and rebuild"))
         self.use_embedder_button.setToolTip(
             self.tr(
@@ -339,6 +341,22 @@ class SettingsView(RefreshingView):
         self._show(snap.status)
         self._show_policy(snap.policy)
         self._show_index(snap.index)
+        self._show_embedders(snap.embedders)
+
+    def _show_embedders(self, choices: dict[str, str]) -> None:
+        """Embedders that are not installed stay listed, greyed out, saying what is missing."""
+        model = self.embedder.model()
+        assert isinstance(model, QStandardItemModel)
+        for row in range(self.embedder.count()):
+            name = str(self.embedder.itemData(row))
+            item = model.item(row)
+            problem = choices.get(name, self.tr("unknown embedder"))
+            item.setEnabled(not problem)
+            item.setToolTip(
+                self.tr("Not installed on this computer.") + " " + installing_hint(name)
+                if problem
+                else ""
+            )
 
     def _show(self, st: StoreStatus) -> None:
         v = self.values
@@ -451,7 +469,7 @@ class SettingsView(RefreshingView):
         if isinstance(vector, dict):
             full = str(vector.get("embedder", ""))
             name, _, version = full.partition("@")
-            v["embedder"].setText(name)
+            v["embedder"].setText(embedder_title(name))
             v["embedder"].setToolTip(version)
             v["vectors"].setText(str(vector.get("vectors", 0)))
             if not self.index_working:
@@ -482,14 +500,16 @@ class SettingsView(RefreshingView):
         name = str(self.embedder.currentData())
         self._set_index_busy(
             self.tr("Loading %1 and rebuilding the vector index… this can take a while.").replace(
-                "%1", name
+                "%1", embedder_title(name)
             )
         )
 
         def done(used: str) -> None:
             self._set_index_busy("")
             self.notified.emit(
-                self.tr("Now searching with %1; the vector index was rebuilt.").replace("%1", used),
+                self.tr("Now searching with %1; the vector index was rebuilt.").replace(
+                    "%1", embedder_title(used)
+                ),
                 None,
             )
             self.refresh_now()
@@ -515,7 +535,28 @@ class SettingsView(RefreshingView):
     # --- key ------------------------------------------------------------------------------
 
     def rotate(self) -> None:
-        """Rotate the key with a progress dialog; Stop pauses it (run again to finish)."""
+        """Ask first; then rotate the key with a progress dialog (Stop pauses it)."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Rotate the encryption key"),
+            self.tr(
+                "Re-encrypt every event, memory and snapshot under a new key? The old key is "
+                "kept until everything is re-encrypted. On a large store this takes a while; "
+                "you can stop and continue later."
+            ),
+            QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.button(QMessageBox.StandardButton.Ok).setText(self.tr("Rotate key"))
+        box.button(QMessageBox.StandardButton.Cancel).setText(self.tr("Cancel"))
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAccessibleName(self.tr("Confirm key rotation"))
+        box.accepted.connect(self._rotate_now)
+        box.finished.connect(lambda _result: setattr(self, "rotate_confirmation", None))
+        self.rotate_confirmation = box
+        box.open()
+
+    def _rotate_now(self) -> None:
         self.rotate_button.setEnabled(False)
 
         def done(report: RotationReport) -> None:
@@ -593,9 +634,9 @@ class SettingsView(RefreshingView):
         def done(count: int) -> None:
             self._set_backup_busy(False)
             self.notified.emit(
-                self.tr("%1 memories exported to %2 (not encrypted).")
-                .replace("%1", str(count))
-                .replace("%2", str(path)),
+                self.tr("%n memories exported to %2 (not encrypted).", "", count).replace(
+                    "%2", str(path)
+                ),
                 None,
             )
 
@@ -644,7 +685,8 @@ class SettingsView(RefreshingView):
         )
 
     def _language_chosen(self, index: int) -> None:
+        """Store the choice and switch now: the window rebuilds its texts."""
         QSettings().setValue(LANGUAGE_KEY, self.language.itemData(index))
-        self.notified.emit(
-            self.tr("The language changes the next time Memory Center starts."), None
-        )
+        app = QCoreApplication.instance()
+        if app is not None:
+            install_translator(app)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QDate, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QDate, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -14,6 +15,8 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -37,6 +40,7 @@ from ui.models.timeline_source import (
     ScanCache,
     TimelineFilter,
     TimelineStream,
+    local_matcher,
     open_source,
     ranked_possible,
 )
@@ -54,6 +58,22 @@ from ui.presentation import (
 from ui.views.base import RefreshingView
 
 SEARCH_DELAY_MS = 250
+NARROW = 900  # table width below which confidence and source columns hide
+VERY_NARROW = 640  # ... and the kind column too
+
+
+class MiddleElideDelegate(QStyledItemDelegate):
+    """Elides in the middle: scopes keep their first and last key visible
+    (`org=acme … project=checkout`); the whole scope is in the tooltip."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        """Middle elision for this column only."""
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
 WARM_DELAY_MS = 800
 
 
@@ -69,6 +89,7 @@ class TimelineView(RefreshingView):
     memory_selected = Signal(str)
     event_selected = Signal(object)
     filtered = Signal(int)
+    filter_applied = Signal(bool)
     watched = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES, ChangeKind.EVENTS})
 
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
@@ -77,6 +98,8 @@ class TimelineView(RefreshingView):
         self._scan_cache = ScanCache()
         self._selected_id: str | None = None
         self._filter_generation = 0
+        self._by_refresh = False
+        self._filter_by_user = False
         self.model = TimelineModel(ctx.tasks, ctx.now)
         self._filter_rows: list[QHBoxLayout] = self._build_filters()
         self.table = self._build_table()
@@ -163,22 +186,29 @@ class TimelineView(RefreshingView):
         self.show_events.toggled.connect(self.apply_filter)
         self.count_label = QLabel()
         self.count_label.setObjectName("Muted")
-        for w in (self.search, self.scope_filter, self.status_filter, self.kind_filter):
-            w.setMinimumWidth(90)
-        self.trust_filter.setMinimumWidth(90)
+        for line in (self.search, self.scope_filter):
+            line.setMinimumWidth(90)
+        for box in (self.status_filter, self.kind_filter, self.trust_filter):
+            # Never narrower than its "All …" choice (no "Any sour"); the list shows all.
+            box.setMinimumContentsLength(len(box.itemText(0)) + 1)
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
         row1 = QHBoxLayout()
         row1.addWidget(self.search, 3)
         row1.addWidget(self.scope_filter, 2)
+        row1.addWidget(self.show_events)
+        row1.addWidget(self.ranked)
         row2 = QHBoxLayout()
-        for w in (self.status_filter, self.kind_filter, self.trust_filter):
-            row2.addWidget(w, 1)
-        row2.addWidget(self.use_dates)
-        row2.addWidget(self.date_from)
-        row2.addWidget(QLabel("–"))
-        row2.addWidget(self.date_to)
+        for combo in (self.status_filter, self.kind_filter, self.trust_filter):
+            row2.addWidget(combo, 1)
+        # The dates share the third row, so the three filters keep readable widths even
+        # next to the detail panel at 1280x800.
         row3 = QHBoxLayout()
-        row3.addWidget(self.show_events)
-        row3.addWidget(self.ranked)
+        row3.addWidget(self.use_dates)
+        row3.addWidget(self.date_from)
+        row3.addWidget(QLabel("–"))
+        row3.addWidget(self.date_to)
         row3.addStretch(1)
         row3.addWidget(self.count_label)
         return [row1, row2, row3]
@@ -201,6 +231,7 @@ class TimelineView(RefreshingView):
         # computed from the font rather than from whichever rows happen to be loaded.
         for col, width in self._column_widths(table).items():
             table.setColumnWidth(col, width)
+        table.setItemDelegateForColumn(COL_SCOPE, MiddleElideDelegate(table))
         self.model.rowsInserted.connect(self._span_days)
         self.model.modelReset.connect(table.clearSpans)
         table.selectionModel().currentRowChanged.connect(self._row_changed)
@@ -229,6 +260,14 @@ class TimelineView(RefreshingView):
             COL_TIME: titled(COL_TIME, widest(["00:00"])),
         }
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Narrow: drop the columns the detail panel also shows, so content stays readable."""
+        super().resizeEvent(event)
+        width = self.table.viewport().width()
+        self.table.setColumnHidden(COL_CONF, width < NARROW)
+        self.table.setColumnHidden(COL_SOURCE, width < NARROW)
+        self.table.setColumnHidden(COL_KIND, width < VERY_NARROW)
+
     # --- behaviour ----------------------------------------------------------------
 
     def current_filter(self) -> TimelineFilter:
@@ -253,11 +292,18 @@ class TimelineView(RefreshingView):
 
     def refresh(self) -> None:
         """Re-run the filter against the store (a new revision invalidates the scan cache)."""
+        self._by_refresh = True
         self.apply_filter()
+
+    def admits(self, record: MemoryRecord) -> bool:
+        """True when the filter the widgets describe admits `record`."""
+        return local_matcher(self.current_filter(), self.ctx.now())(record)
 
     def apply_filter(self) -> None:
         """Ask the store for what the filter admits (off the UI thread); show the first page."""
         self._search_timer.stop()
+        by_user, self._by_refresh = not self._by_refresh, False
+        self._filter_by_user = by_user
         self._filter_generation += 1
         generation = self._filter_generation
         flt = self.current_filter()
@@ -279,6 +325,7 @@ class TimelineView(RefreshingView):
         else:
             self.count_label.setText(self.tr("%n memories", "", count))
         self.filtered.emit(count)
+        self.filter_applied.emit(self._filter_by_user)
         self._warm_timer.start()
 
     def _warm(self) -> None:

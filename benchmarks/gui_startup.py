@@ -1,0 +1,130 @@
+"""Start-up time of the desktop memory center: process start to first paint, and to a
+usable window (the main window painted with its timeline filled).
+
+Each run starts a fresh Python process (as a user's double click would) under the Qt
+platform given by QT_QPA_PLATFORM (offscreen by default), with the store passphrase in the
+environment, and reads two times from it:
+
+* first paint: the first time any window of the application paints;
+* ready: the memory center's main window has painted and its timeline shows memories.
+
+Usage (repository root):
+    .venv/bin/python benchmarks/gui_startup.py [--runs 5] [--root DIR] [--entry cli|launch]
+
+--root points at another checkout (to compare with an older version); --entry chooses
+`app.cli:main` (the default) or the light launcher `app.launch:main` when it exists.
+Each run uses an existing store (created and filled with the demo once, beforehand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROBE = r"""
+import sys, time
+t0 = float(sys.argv[1]); entry = sys.argv[2]; args = sys.argv[3:]
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication
+app = QApplication([sys.argv[0]])
+seen = {}
+def mark(name):
+    if name not in seen:
+        seen[name] = time.time() - t0
+        print(f"{name} {seen[name]:.3f}", flush=True)
+class Probe(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and obj.isWidgetType() and obj.isWindow():
+            mark("first-paint")
+        return False
+probe = Probe()
+app.installEventFilter(probe)
+def poll():
+    for w in app.topLevelWidgets():
+        model = getattr(getattr(w, "timeline", None), "model", None)
+        if type(w).__name__ == "MainWindow" and w.isVisible() and model is not None:
+            if getattr(model, "item_count", 0) > 0:
+                mark("ready")
+                QTimer.singleShot(200, app.quit)
+                return
+    QTimer.singleShot(20, poll)
+QTimer.singleShot(0, poll)
+sys.argv = ["memory-center", *args]
+if entry == "launch":
+    from app.launch import main
+else:
+    from app.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+"""
+
+
+def run_once(root: Path, entry: str, env: dict[str, str], args: list[str]) -> dict[str, float]:
+    t0 = time.time()
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(t0), entry, *args],
+        cwd=root,
+        env={**env, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    times = {}
+    for line in out.stdout.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ("first-paint", "ready"):
+            times[name] = float(value)
+    if "ready" not in times:
+        raise SystemExit(f"the window never became ready:\n{out.stdout}\n{out.stderr[-2000:]}")
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
+    parser.add_argument("--entry", choices=("cli", "launch"), default="cli")
+    parser.add_argument("--extra", nargs="*", default=[], help="Arguments after `gui`.")
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            **os.environ,
+            "MEMORY_CENTER_DATA_DIR": str(Path(tmp) / "store"),
+            "MEMORY_CENTER_PASSPHRASE": "startup benchmark passphrase",
+            "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+            "XDG_CONFIG_HOME": str(Path(tmp) / "config"),
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        }
+        seed = (
+            "from app.compose import open_service; from app.demo import seed_demo_if_empty; "
+            "from app.paths import default_data_dir; s = open_service(default_data_dir()); "
+            "seed_demo_if_empty(s); s.close()"
+        )
+        subprocess.run(
+            [sys.executable, "-c", seed],
+            cwd=opts.root,
+            env={**env, "PYTHONPATH": str(opts.root)},
+            check=True,
+        )
+        runs = [
+            run_once(opts.root, opts.entry, env, ["gui", *opts.extra]) for _ in range(opts.runs)
+        ]
+    for name in ("first-paint", "ready"):
+        values = [r[name] for r in runs]
+        print(
+            f"{name:<12} median {statistics.median(values):.2f} s  "
+            f"(min {min(values):.2f}, max {max(values):.2f}, {len(values)} runs)"
+        )
+
+
+if __name__ == "__main__":
+    main()

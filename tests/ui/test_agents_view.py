@@ -1,0 +1,49 @@
+"""Agents: per client what it wrote and read, with a pause per agent (#14 usage trace)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from core import MemoryService, NewEvent
+from tests.ui.conftest import TIMEOUT
+
+from ui.main_window import AGENTS, MainWindow
+
+MCP_SESSION = "mcp-20261201-090000-4242"
+
+
+def _row_of(window: MainWindow, name: str) -> int:
+    view = window.agents
+    return next(i for i, a in enumerate(view.agents) if a.name == name)
+
+
+def test_agents_list_writes_and_reads_and_pause_one_agent(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """An MCP client's session appears as its own agent with what it read; Pause turns memory
+    off for its sessions only, Resume turns it on again."""
+    scope = {"user": "alice", "project": "web-shop"}
+    demo.append_event(
+        NewEvent(MCP_SESSION, "user", "user", scope, "Which package manager for web-shop?")
+    )
+    demo.inject(scope, "Set up the web-shop build", 400, session=MCP_SESSION)
+    qtbot.keyClick(window.nav, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    assert window.stack.currentIndex() == AGENTS
+    view = window.agents
+    qtbot.waitUntil(lambda: any(a.name == "an MCP client" for a in view.agents), timeout=TIMEOUT)
+    mcp = view.agents[_row_of(window, "an MCP client")]
+    assert mcp.sessions == [MCP_SESSION] and mcp.events == 1 and mcp.calls == 1
+    assert mcp.memories_read  # it was given memories
+    others = [a for a in view.agents if a.name != "an MCP client"]
+    assert others and all(MCP_SESSION not in a.sessions for a in others)
+    row = _row_of(window, "an MCP client")
+    rect = view.table.visualItemRect(view.table.item(row, 0))
+    qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert view.pause_button.isEnabled()
+    qtbot.mouseClick(view.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: demo.get_session(MCP_SESSION).opted_out, timeout=TIMEOUT)
+    assert not demo.get_session("web-shop-ci").opted_out
+    qtbot.waitUntil(lambda: view.pause_button.text().startswith("Resume"), timeout=TIMEOUT)
+    qtbot.mouseClick(view.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not demo.get_session(MCP_SESSION).opted_out, timeout=TIMEOUT)

@@ -1,0 +1,69 @@
+"""Rotate key asks first; embedders that are not installed cannot be chosen (#14 defect 10)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from core import MemoryService
+from tests.ui.conftest import TIMEOUT
+
+from ui.main_window import SETTINGS, MainWindow
+from ui.views.settings_view import SettingsView
+
+
+def _settings(qtbot: QtBot, window: MainWindow) -> SettingsView:
+    window.nav.setCurrentRow(SETTINGS)
+    view = window.settings
+    qtbot.waitUntil(lambda: bool(view.values["active"].text()), timeout=TIMEOUT)
+    return view
+
+
+def test_rotate_key_asks_and_cancel_changes_nothing(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """Clicking Rotate key… opens a question with Cancel as default; Escape keeps the key."""
+    view = _settings(qtbot, window)
+    old = demo.key_info().active_key_id
+    qtbot.mouseClick(view.rotate_button, Qt.MouseButton.LeftButton)
+    box = view.rotate_confirmation
+    assert isinstance(box, QMessageBox)
+    qtbot.waitExposed(box)
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    qtbot.keyClick(box, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: view.rotate_confirmation is None, timeout=TIMEOUT)
+    qtbot.wait(300)
+    assert demo.key_info().active_key_id == old
+    assert view.rotate_button.isEnabled()
+
+
+def test_missing_embedders_are_greyed_out_with_what_they_need(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """An embedder whose package is missing is listed but disabled, and says what to install;
+    installed ones stay selectable; the list shows plain names."""
+    view = _settings(qtbot, window)
+    choices = demo.embedder_choices()
+    missing = [n for n, why in choices.items() if why]
+    usable = [n for n, why in choices.items() if not why]
+    assert "hashing" in usable
+    model = view.embedder.model()
+    qtbot.waitUntil(
+        lambda: all(
+            not model.item(view.embedder.findData(n)).isEnabled()
+            for n in missing  # type: ignore[attr-defined]
+        ),
+        timeout=TIMEOUT,
+    )
+    for name in missing:
+        item = model.item(view.embedder.findData(name))  # type: ignore[attr-defined]
+        assert "Not installed" in item.toolTip() and "Python packages" in item.toolTip()
+    for name in usable:
+        assert model.item(view.embedder.findData(name)).isEnabled()  # type: ignore[attr-defined]
+    assert view.embedder.itemText(view.embedder.findData("hashing")).startswith("Word hashing")
+    # Keyboard: going through the list never lands on a missing embedder.
+    view.embedder.setFocus()
+    for _ in range(view.embedder.count()):
+        qtbot.keyClick(view.embedder, Qt.Key.Key_Down)
+        assert view.embedder.currentData() not in missing
