@@ -91,7 +91,8 @@ class ServerKeyStore:
 
     Args:
         local: where this device keeps its key set (keyring or passphrase file).
-        engine: the server's write engine.
+        engine: the server's read engine (never the write engine: a reload may run inside
+            a write transaction, which holds the store's write lock).
         device_id: this device's id.
     """
 

@@ -203,7 +203,9 @@ def _open_server_store(
             device_id = str(config.get("device_id") or devices.new_device_id())
             member = str(config.get("member") or "owner")
             local = _key_store(source, store_id, data_dir, passphrase)
-            key_store = devices.ServerKeyStore(local, write, device_id)
+            # The read engine: a key reload can happen inside a write transaction (following
+            # another device's rotation), and the write engine's BEGIN takes the write lock.
+            key_store = devices.ServerKeyStore(local, read, device_id)
             try:
                 keys = _load_or_create_keys(key_store, write, store_id, created)
             except KeyUnavailableError as exc:
@@ -285,7 +287,7 @@ def join_server_store(
 def _check_invitation_is_current(invitation: Invitation) -> None:
     write, read = postgres_engines(invitation.database_url)
     try:
-        with translated("read the store's active key"), write.connect() as conn:
+        with translated("read the store's active key"), read.connect() as conn:
             active = conn.execute(
                 select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id")
             ).scalar_one_or_none()
