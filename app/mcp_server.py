@@ -38,6 +38,7 @@ from core import (
     Scope,
     TrustLevel,
 )
+from core.model.jsonsafe import check_tree, has_lone_surrogate
 from core.model.memory import MemoryFilter
 from core.sdk import TRUST_CEILING, narrow_scope, trust_for
 
@@ -107,6 +108,9 @@ def load_config(path: Path) -> dict[str, Any]:
         doc = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise InvalidInputError("config", f"{path} is not valid: {exc}") from None
+    except RecursionError:
+        raise InvalidInputError("config", f"{path} is nested too deeply") from None
+    check_tree(doc, "config")
     if not isinstance(doc, dict):
         raise InvalidInputError("config", f"{path} must hold a table/object")
     unknown = set(doc) - {"scope", "session", "budget_tokens", "user_trust", "data_dir"}
@@ -419,9 +423,23 @@ class Gateway:
 
 
 def _short(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > 200:
-        return value[:200] + "…"
-    return value
+    """An argument as the audit keeps it: clipped, valid text, one level of a mapping."""
+    if isinstance(value, str):
+        if has_lone_surrogate(value):
+            # A refused argument leaves a readable trace, not the bad code points.
+            value = value.encode("utf-8", "replace").decode("utf-8")
+        return value[:200] + "…" if len(value) > 200 else value
+    if isinstance(value, dict):
+        return {_short(str(k)): _flat(v) for k, v in list(value.items())[:20]}
+    return _flat(value)
+
+
+def _flat(value: Any) -> Any:
+    if isinstance(value, str):
+        return _short(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return f"<{type(value).__name__}>"
 
 
 def _hit(hit: Any) -> dict[str, Any]:

@@ -62,7 +62,7 @@ from core.model.records import (
     VerifyReport,
 )
 from core.model.scope import Scope
-from core.model.validate import identifier, new_event
+from core.model.validate import identifier, memory_filter, new_event
 from core.model.validate import text as valid_text
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
@@ -492,6 +492,7 @@ class MemoryService:
     def list_memories(self, flt: MemoryFilter | None = None) -> list[MemoryRecord]:
         """Records in every status and scope unless filtered, newest first."""
         chosen = self._at_now(flt or MemoryFilter(limit=1_000_000))
+        memory_filter(chosen)
         with self._store.read("list memories") as conn:
             return memories.query(conn, self._store.codec, chosen)
 
