@@ -71,7 +71,7 @@ from core.retrieval.vectors import VectorLayer
 from core.storage import event_log, memories, settings, snapshots
 from core.storage import schema as s
 from core.storage.migrations import current_version
-from core.storage.opener import open_store
+from core.storage.opener import discard_new_store, open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import deletion, portability, replay, writes
@@ -128,7 +128,16 @@ class MemoryService:
             create=create,
             prefer_keyring=prefer_keyring,
         )
-        return cls(opened.store, opened.key_store, opened.keys)
+        try:
+            return cls(opened.store, opened.key_store, opened.keys)
+        except BaseException:
+            # e.g. a misconfigured embedder: a store this call created is not left behind.
+            opened.store.dispose()
+            if opened.created:
+                discard_new_store(
+                    data_dir, remove_lock=opened.lock_created, remove_dir=opened.dir_created
+                )
+            raise
 
     def close(self) -> None:
         """Save the vector index and release connections. The service is unusable afterwards."""

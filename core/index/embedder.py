@@ -473,7 +473,7 @@ def make_default_embedder() -> Embedder:
         InvalidInputError: the environment variable names no known embedder (a typo in
             configuration should be seen, not silently replaced).
     """
-    name = os.environ.get(EMBEDDER_ENV, DEFAULT_EMBEDDER)
+    name = os.environ.get(EMBEDDER_ENV) or DEFAULT_EMBEDDER  # empty means unset
     try:
         return make_embedder(name)
     except ResourceUnavailableError as exc:
