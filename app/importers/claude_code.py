@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -62,9 +63,11 @@ def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[P
         try:
             entry = _entry(raw)
             events = list(_events(entry, tools)) if entry is not None else []
-        except ValueError as exc:
-            problems.append(Problem(str(file), f"line {number}", str(exc)))
+        except (ValueError, TypeError, RecursionError) as exc:
+            # One bad line is reported and skipped; the rest of its session still imports.
+            problems.append(Problem(str(file), f"line {number}", _reason(exc)))
             continue
+        events = [replace(e, where=f"line {number}") for e in events]
         if not events or entry is None:
             continue
         sid = str(entry.get("sessionId") or file.stem)
@@ -73,6 +76,14 @@ def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[P
         if isinstance(cwd, str) and cwd and "project" not in sess.scope_extra:
             sess.scope_extra["project"] = PurePath(cwd).name or cwd
         sess.events.extend(events)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    if isinstance(exc, ValueError):
+        return str(exc)
+    return f"malformed line ({type(exc).__name__}: {exc})"
 
 
 def _entry(raw: str) -> dict[str, Any] | None:
