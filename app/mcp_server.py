@@ -38,8 +38,12 @@ from core import (
     Scope,
     TrustLevel,
 )
+from core.model import limits
+from core.model.enums import MemoryKind
 from core.model.jsonsafe import check_tree, has_lone_surrogate
 from core.model.memory import MemoryFilter
+from core.model.validate import enum_value
+from core.model.validate import text as valid_text
 from core.sdk import TRUST_CEILING, narrow_scope, trust_for
 
 if TYPE_CHECKING:
@@ -238,6 +242,11 @@ class Gateway:
 
         def run() -> dict[str, Any]:
             req = self._scope(scope)
+            # Checked before the evidence is written: a refused suggestion leaves no trace
+            # but its audit event.
+            valid_text(content, "content", limits.MAX_MEMORY_TEXT)
+            if kind is not None:
+                enum_value(MemoryKind, kind, "kind")
             evidence_ids = [self._evidence(req, evidence, caller)] if evidence is not None else []
             outcome = self.service.suggest(
                 req,
