@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from app.cli import cli
 from core import MemoryService
-from tests.fuzz.conftest import examples
+from tests.fuzz.conftest import examples, tallied
 from tests.fuzz.strategies import hostile_text, json_bytes, json_values, near
 from tests.support.memory_keyring import MemoryKeyring
 
@@ -151,6 +151,7 @@ def commands(store: Store) -> st.SearchStrategy[list[str]]:
 def test_fuzz_cli_arguments(store: Store) -> None:
     @examples(300)
     @given(data=st.data())
+    @tallied("cli-arguments")
     def run(data: Any) -> None:
         args = data.draw(commands(store))
         if data.draw(st.booleans()):
@@ -178,6 +179,7 @@ def stdin_payloads() -> st.SearchStrategy[bytes]:
 def test_fuzz_cli_stdin_json(store: Store) -> None:
     @examples(300)
     @given(payload=stdin_payloads(), as_json=st.booleans())
+    @tallied("cli-stdin")
     def run(payload: bytes, as_json: bool) -> None:
         prefix = ["--json"] if as_json else []
         check(store, [*prefix, *ADD, "--scope", "user=alice"], payload)

@@ -23,7 +23,7 @@ from core import InvalidInputError, KeyUnavailableError, MemoryService, Scope
 from core.crypto.keys import KeySet, PassphraseKeyStore, _derive
 from core.model.jsonsafe import has_lone_surrogate, parse_json
 from tests.conftest import PASSPHRASE
-from tests.fuzz.conftest import examples
+from tests.fuzz.conftest import examples, tallied
 from tests.fuzz.strategies import deep_json, encode, hostile_text, json_values, near
 
 COUNTER = itertools.count()
@@ -120,6 +120,7 @@ def test_fuzz_chatgpt_import(service: MemoryService, workdir: Path) -> None:
         depth=deep_json,
         ascii_only=st.booleans(),
     )
+    @tallied("chatgpt")
     def run(convs: list[Any], deep: bool, depth: str, ascii_only: bool) -> None:
         body = encode(convs, ascii_only)
         if deep:  # one conversation nested beyond any reader's stack
@@ -178,6 +179,7 @@ def transcript_lines(draw: st.DrawFn) -> bytes:
 def test_fuzz_claude_code_import(service: MemoryService, workdir: Path) -> None:
     @examples(300)
     @given(lines=st.lists(transcript_lines(), min_size=1, max_size=5))
+    @tallied("claude-code")
     def run(lines: list[bytes]) -> None:
         path = workdir / f"session-{next(COUNTER)}.jsonl"
         path.write_bytes(b"\n".join(lines) + b"\n")
@@ -219,6 +221,7 @@ def export_documents(draw: st.DrawFn) -> bytes:
 def test_fuzz_memory_import(service: MemoryService) -> None:
     @examples(300)
     @given(raw=export_documents())
+    @tallied("memory-import")
     def run(raw: bytes) -> None:
         before = service.revision()
         try:  # what `memory-center memory import PATH` does with the file's bytes
@@ -278,6 +281,7 @@ def test_fuzz_key_file(workdir: Path) -> None:
             st.none(), deep_json, st.binary(max_size=40).map(lambda b: b.decode("latin-1"))
         ),
     )
+    @tallied("key-file")
     def run(changes: dict[str, Any], raw: str | None) -> None:
         doc = {**base, **changes}
         n, r, p = doc.get("n"), doc.get("r"), doc.get("p")

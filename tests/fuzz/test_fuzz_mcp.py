@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from app.mcp_server import Caller, Gateway, ServerSettings, ToolFailure
 from core import MemoryService, Scope
 from tests.conftest import PASSPHRASE
-from tests.fuzz.conftest import examples
+from tests.fuzz.conftest import examples, tallied
 from tests.fuzz.strategies import hostile_text, json_values, near
 
 REPO = Path(__file__).resolve().parents[2]
@@ -86,6 +86,7 @@ def test_fuzz_mcp_tool_arguments(gateway: tuple[Gateway, MemoryService]) -> None
 
     @examples(300)
     @given(call=calls(ids))
+    @tallied("mcp-tools")
     def run(call: tuple[str, tuple[Any, ...]]) -> None:
         tool, args = call
         before = svc.revision()
