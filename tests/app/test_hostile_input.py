@@ -110,9 +110,8 @@ def test_undecodable_argument_with_json_gives_a_json_error(run: Any) -> None:
 
 
 def test_undecodable_passphrase_is_named(run: Any) -> None:
-    _one_error(
-        run("status", MEMORY_CENTER_PASSPHRASE=f"long enough {BAD}"), "passphrase", "not valid UTF-8"
-    )
+    result = run("status", MEMORY_CENTER_PASSPHRASE=f"long enough {BAD}")
+    _one_error(result, "passphrase", "not valid UTF-8")
 
 
 # --- JSON on stdin -------------------------------------------------------------------------
