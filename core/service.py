@@ -531,6 +531,7 @@ class MemoryService:
     def count_memories(self, flt: MemoryFilter | None = None) -> int:
         """How many memories match a filter's metadata (status, kind, trust, scope, dates)."""
         chosen = self._at_now(flt or MemoryFilter())
+        memory_filter(chosen)
         with self._store.read("count memories") as conn:
             return memories.count(conn, chosen)
 
