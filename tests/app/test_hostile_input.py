@@ -330,3 +330,35 @@ def test_real_process_refuses_undecodable_bytes(run: Any, store_dir: Path) -> No
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
         assert err.startswith("error: ")
     assert _revision(store_dir) == before
+
+
+# --- deep nesting hidden inside other inputs ---------------------------------------------------
+
+
+def test_a_jwt_like_token_with_a_deeply_nested_header_is_just_text(service: MemoryService) -> None:
+    import base64
+
+    header = base64.urlsafe_b64encode(('{"a":' + "[" * 1400 + "]" * 1400 + "}").encode())
+    token = f"{header.decode().rstrip('=')}.eyJzdWIiOiIxIn0.c2lnbmF0dXJlMTIzNDU2"
+    out = service.remember({"user": "u"}, f"My build token label is {token}").value
+    assert out.record is not None  # the sensitivity scan did not crash on the header
+
+
+def test_an_mcp_config_nested_too_deeply_is_refused(tmp_path: Path) -> None:
+    from app.mcp_server import load_config
+
+    for name, text in (("c.json", '{"scope": ' + DEEP + "}"), ("c.toml", "a = " + DEEP)):
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(InvalidInputError, match="nested"):
+            load_config(path)
+
+
+def test_an_llm_reply_nested_too_deeply_is_an_unusable_answer() -> None:
+    from core import ResourceUnavailableError
+    from core.governance.llm_extractor import _memories_of, _message_content
+
+    with pytest.raises(ResourceUnavailableError, match="not JSON"):
+        _message_content(DEEP.encode(), "http://llm")
+    with pytest.raises(ResourceUnavailableError, match="nested too deeply"):
+        _memories_of(DEEP, "http://llm")
