@@ -11,6 +11,7 @@ from core.model.enums import (
     Sensitivity,
     TrustLevel,
 )
+from core.model.jsonsafe import parse_json
 from core.model.memory import (
     AdoptionChain,
     DroppedHit,
@@ -87,4 +88,5 @@ __all__ = [
     "TrustLevel",
     "VerifyFailure",
     "VerifyReport",
+    "parse_json",
 ]
