@@ -53,8 +53,9 @@ def parse(path: Path) -> tuple[list[SourceSession], list[Problem]]:
 def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[Problem]) -> None:
     tools: dict[str, str] = {}
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        # Bytes split on newlines only: one undecodable line is reported, not the whole file.
+        lines = file.read_bytes().split(b"\n")
+    except OSError as exc:
         problems.append(Problem(str(file), "file", f"cannot read: {exc}"))
         return
     for number, raw in enumerate(lines, start=1):
@@ -86,10 +87,14 @@ def _reason(exc: Exception) -> str:
     return f"malformed line ({type(exc).__name__}: {exc})"
 
 
-def _entry(raw: str) -> dict[str, Any] | None:
+def _entry(raw: bytes) -> dict[str, Any] | None:
     """The line's object if it is a conversation line; None for other line types."""
     try:
-        entry = json.loads(raw)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not valid UTF-8 (byte {exc.start}: {exc.reason})") from None
+    try:
+        entry = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg})") from None
     if not isinstance(entry, dict):

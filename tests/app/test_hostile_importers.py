@@ -218,3 +218,23 @@ def test_live_remember_requests_are_still_active(service: MemoryService) -> None
     )
     (outcome,) = service.extract("live").value
     assert outcome.record is not None and outcome.record.status.value == "active"
+
+
+def test_claude_code_undecodable_line_is_reported_and_the_file_kept(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    path = tmp_path / "s.jsonl"
+    good = [_line("s", "u1", "hello").encode(), _line("s", "u3", "bye").encode()]
+    path.write_bytes(
+        good[0]
+        + b"\n"
+        + _line("s", "u2", "cafX").encode().replace(b"X", b"\xe9")
+        + b"\n"
+        + good[1]
+        + b"\n"
+    )
+    report = _import(service, claude_code, path)
+    assert _counts(service) == {"claude-code:s": 2}
+    assert [(p.where, p.message.split(" (")[0]) for p in report.problems] == [
+        ("line 2", "not valid UTF-8")
+    ]
