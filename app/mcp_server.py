@@ -42,7 +42,7 @@ from core.model import limits
 from core.model.enums import MemoryKind
 from core.model.jsonsafe import check_tree, has_lone_surrogate
 from core.model.memory import MemoryFilter
-from core.model.validate import enum_value
+from core.model.validate import enum_value, identifier
 from core.model.validate import text as valid_text
 from core.sdk import TRUST_CEILING, narrow_scope, trust_for
 
@@ -141,8 +141,13 @@ def settings_from(
     user_trust = str(doc.get("user_trust", "user"))
     if user_trust not in ("user", "assistant"):
         raise InvalidInputError("config.user_trust", "must be 'user' or 'assistant'")
+    if not isinstance(doc.get("data_dir", ""), str):
+        raise InvalidInputError("config.data_dir", "must be a path string")
     where = Path(doc["data_dir"]).expanduser() if "data_dir" in doc else data_dir
-    return ServerSettings(where, scope, str(name), int(budget), user_trust)
+    session_name = identifier(str(name), "session")  # refused at start, not on every call
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= 100_000:
+        raise InvalidInputError("config.budget_tokens", "must be a whole number 1..100000")
+    return ServerSettings(where, scope, session_name, budget, user_trust)
 
 
 def default_session() -> str:

@@ -362,3 +362,24 @@ def test_an_llm_reply_nested_too_deeply_is_an_unusable_answer() -> None:
         _message_content(DEEP.encode(), "http://llm")
     with pytest.raises(ResourceUnavailableError, match="nested too deeply"):
         _memories_of(DEEP, "http://llm")
+
+
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        ('{"scope": {"user": "a"}, "budget_tokens": "many"}', "budget_tokens"),
+        ('{"scope": {"user": "a"}, "budget_tokens": [1]}', "budget_tokens"),
+        ('{"scope": {"user": "a"}, "data_dir": 7}', "data_dir"),
+        ('{"scope": {"user": "a"}, "session": "s\\u0000"}', "session"),
+        ('{"scope": {"user": "a"}, "session": "s\\udc00"}', "config"),
+    ],
+)
+def test_mcp_config_values_of_the_wrong_kind_are_named(
+    tmp_path: Path, config: str, named: str
+) -> None:
+    from app.mcp_server import settings_from
+
+    path = tmp_path / "mcp.json"
+    path.write_text(config)
+    with pytest.raises(InvalidInputError, match=named):
+        settings_from(data_dir=tmp_path, scopes=(), session=None, config=path, budget_tokens=None)
