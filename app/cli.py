@@ -20,6 +20,7 @@ from app.compose import open_service
 from app.paths import DATA_DIR_ENV, default_data_dir
 from app.serialize import dumps, to_jsonable
 from core import MemoryCenterError, MemoryService, NewEvent, Scope
+from core.model.jsonsafe import has_lone_surrogate, parse_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -103,7 +104,39 @@ def handles_errors(func: F) -> F:
 pass_ctx = click.make_pass_decorator(Context)
 
 
-@click.group(cls=CommonOptionsGroup, invoke_without_command=True)
+class BadArgument(click.ClickException):
+    """An argument that is not text (undecodable bytes): bad data, exit 1, one line."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, as_json: bool) -> None:
+        super().__init__(message)
+        self.as_json = as_json
+
+    def show(self, file: Any = None) -> None:
+        if self.as_json:
+            error = {"kind": "invalid_input", "message": self.message}
+            click.echo(json.dumps({"error": error}))
+        click.echo(f"error: {self.message}", err=True)
+
+
+class CheckedGroup(CommonOptionsGroup):
+    """The root group: refuses arguments that are not valid UTF-8 before any verb runs.
+
+    The OS hands Python undecodable argument bytes as lone surrogates; they would travel
+    into the store (or crash the encoder) far from the command line.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for index, arg in enumerate(args):
+            if has_lone_surrogate(arg):
+                before = args[index - 1] if index else ""
+                what = f"the value of {before}" if before.startswith("-") else f"argument {arg!r}"
+                raise BadArgument(f"{what} is not valid UTF-8 text", "--json" in args[:index])
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=CheckedGroup, invoke_without_command=True)
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -245,11 +278,9 @@ def event_add(
 def _read_stdin_payload() -> tuple[str, dict[str, Any] | None]:
     from core import InvalidInputError
 
-    raw = sys.stdin.read()
-    try:
-        doc = json.loads(raw)
-    except ValueError as exc:
-        raise InvalidInputError("stdin", f"not valid JSON: {exc}") from None
+    # Bytes, not text: undecodable input is refused by name instead of smuggled in.
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    doc = parse_json(stream.read(), "stdin")
     if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
         raise InvalidInputError("stdin", 'expected a JSON object with a "text" string')
     data = doc.get("data")

@@ -11,7 +11,10 @@ import click
 
 from app.cli import Context, F, cli, handles_errors, pass_ctx
 from app.serialize import to_jsonable
-from core import MemoryFilter, MemoryRecord, Scope
+from core import MemoryFilter, MemoryKind, MemoryRecord, MemoryStatus, Scope
+from core.crypto.keys import atomic_write
+from core.errors import InvalidInputError
+from core.model.jsonsafe import parse_json
 
 
 def scopes_option(required: bool = True) -> Callable[[F], F]:
@@ -157,8 +160,20 @@ def memory() -> None:
 
 
 @memory.command("list")
-@click.option("--status", "statuses", multiple=True, help="Filter by status (repeatable).")
-@click.option("--kind", "kinds", multiple=True, help="Filter by kind (repeatable).")
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    type=click.Choice([m.value for m in MemoryStatus], case_sensitive=False),
+    help="Filter by status (repeatable).",
+)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice([m.value for m in MemoryKind], case_sensitive=False),
+    help="Filter by kind (repeatable).",
+)
 @click.option(
     "--visible-to",
     "visible",
@@ -329,8 +344,7 @@ def memory_export_case(ctx: Context, memory_id: str, output: str | None) -> None
     case = ctx.service().export_regression(memory_id)
     text = json.dumps(case, ensure_ascii=False, indent=2)
     if output:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
+        write_file(Path(output), text + "\n", "--output")
         click.echo(f"wrote {output}", err=ctx.as_json)
     if ctx.as_json or not output:
         click.echo(text)
@@ -584,8 +598,7 @@ def memory_export(ctx: Context, path: Path, everything: bool) -> None:
     svc = ctx.service()
     flt = MemoryFilter(limit=1_000_000) if everything else None
     doc = svc.export_memories(flt)
-    path.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    path.chmod(0o600)
+    write_file(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n", "path")
     summary = {"path": str(path), "memories": len(doc["memories"])}
     ctx.emit(summary, f"wrote {len(doc['memories'])} memories to {path} (not encrypted)")
 
@@ -597,15 +610,22 @@ def memory_export(ctx: Context, path: Path, everything: bool) -> None:
 @handles_errors
 def memory_import(ctx: Context, path: Path, by: str | None) -> None:
     """Import an export file: each memory becomes a suggestion that the policy decides."""
-    from core import InvalidInputError
-
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InvalidInputError("path", f"{path} is not a readable JSON file: {exc}") from None
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInputError("path", f"cannot read {path}: {exc.strerror}") from None
+    document = parse_json(raw, str(path))
     outcomes = ctx.service().import_memories(document, by=by).value
     counts: dict[str, int] = {}
     for out in outcomes:
         counts[out.outcome] = counts.get(out.outcome, 0) + 1
     human = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to import"
     ctx.emit(outcomes, f"imported {len(outcomes)} memories: {human}")
+
+
+def write_file(path: Path, text: str, field: str) -> None:
+    """Write a whole file owner-only, or nothing: a failure names the path and the reason."""
+    try:
+        atomic_write(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise InvalidInputError(field, f"cannot write {path}: {exc.strerror}") from None

@@ -38,7 +38,12 @@ from core import (
     Scope,
     TrustLevel,
 )
+from core.model import limits
+from core.model.enums import MemoryKind
+from core.model.jsonsafe import check_tree, has_lone_surrogate
 from core.model.memory import MemoryFilter
+from core.model.validate import enum_value, identifier
+from core.model.validate import text as valid_text
 from core.sdk import TRUST_CEILING, narrow_scope, trust_for
 
 if TYPE_CHECKING:
@@ -107,6 +112,9 @@ def load_config(path: Path) -> dict[str, Any]:
         doc = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise InvalidInputError("config", f"{path} is not valid: {exc}") from None
+    except RecursionError:
+        raise InvalidInputError("config", f"{path} is nested too deeply") from None
+    check_tree(doc, "config")
     if not isinstance(doc, dict):
         raise InvalidInputError("config", f"{path} must hold a table/object")
     unknown = set(doc) - {"scope", "session", "budget_tokens", "user_trust", "data_dir"}
@@ -133,8 +141,13 @@ def settings_from(
     user_trust = str(doc.get("user_trust", "user"))
     if user_trust not in ("user", "assistant"):
         raise InvalidInputError("config.user_trust", "must be 'user' or 'assistant'")
+    if not isinstance(doc.get("data_dir", ""), str):
+        raise InvalidInputError("config.data_dir", "must be a path string")
     where = Path(doc["data_dir"]).expanduser() if "data_dir" in doc else data_dir
-    return ServerSettings(where, scope, str(name), int(budget), user_trust)
+    session_name = identifier(str(name), "session")  # refused at start, not on every call
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= 100_000:
+        raise InvalidInputError("config.budget_tokens", "must be a whole number 1..100000")
+    return ServerSettings(where, scope, session_name, budget, user_trust)
 
 
 def default_session() -> str:
@@ -235,6 +248,11 @@ class Gateway:
 
         def run() -> dict[str, Any]:
             req = self._scope(scope)
+            # Checked before the evidence is written: a refused suggestion leaves no trace
+            # but its audit event.
+            valid_text(content, "content", limits.MAX_MEMORY_TEXT)
+            if kind is not None:
+                enum_value(MemoryKind, kind, "kind")
             evidence_ids = [self._evidence(req, evidence, caller)] if evidence is not None else []
             outcome = self.service.suggest(
                 req,
@@ -421,9 +439,23 @@ class Gateway:
 
 
 def _short(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > 200:
-        return value[:200] + "…"
-    return value
+    """An argument as the audit keeps it: clipped, valid text, one level of a mapping."""
+    if isinstance(value, str):
+        if has_lone_surrogate(value):
+            # A refused argument leaves a readable trace, not the bad code points.
+            value = value.encode("utf-8", "replace").decode("utf-8")
+        return value[:200] + "…" if len(value) > 200 else value
+    if isinstance(value, dict):
+        return {_short(str(k)): _flat(v) for k, v in list(value.items())[:20]}
+    return _flat(value)
+
+
+def _flat(value: Any) -> Any:
+    if isinstance(value, str):
+        return _short(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return f"<{type(value).__name__}>"
 
 
 def _hit(hit: Any) -> dict[str, Any]:

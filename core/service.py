@@ -69,7 +69,7 @@ from core.model.records import (
     VerifyReport,
 )
 from core.model.scope import Scope
-from core.model.validate import identifier, new_event
+from core.model.validate import identifier, memory_filter, new_event
 from core.model.validate import text as valid_text
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
@@ -88,7 +88,7 @@ from core.storage import (
 from core.storage import schema as s
 from core.storage.damage import Damage, guarded, split
 from core.storage.migrations import current_version
-from core.storage.opener import join_server_store, open_store
+from core.storage.opener import discard_new_store, join_server_store, open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import deletion, integrity, portability, replay, writes
@@ -151,7 +151,16 @@ class MemoryService:
             prefer_keyring=prefer_keyring,
             database_url=database_url,
         )
-        return cls(opened.store, opened.key_store, opened.keys)
+        try:
+            return cls(opened.store, opened.key_store, opened.keys)
+        except BaseException:
+            # e.g. a misconfigured embedder: a store this call created is not left behind.
+            opened.store.dispose()
+            if opened.created:
+                discard_new_store(
+                    data_dir, remove_lock=opened.lock_created, remove_dir=opened.dir_created
+                )
+            raise
 
     def close(self) -> None:
         """Save the vector index and release connections. The service is unusable afterwards."""
@@ -595,6 +604,7 @@ class MemoryService:
         Damaged records are left out and reported once (security event, `status`).
         """
         chosen = self._at_now(flt or MemoryFilter(limit=1_000_000))
+        memory_filter(chosen)
         with self._store.read("list memories") as conn:
             found = memories.query(conn, self._store.codec, chosen)
         self._report_damage(found.damaged)
@@ -640,6 +650,7 @@ class MemoryService:
     def count_memories(self, flt: MemoryFilter | None = None) -> int:
         """How many memories match a filter's metadata (status, kind, trust, scope, dates)."""
         chosen = self._at_now(flt or MemoryFilter())
+        memory_filter(chosen)
         with self._store.read("count memories") as conn:
             return memories.count(conn, chosen)
 

@@ -25,7 +25,7 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
     tools: dict[str, str] = dict(state.get("tools", {}))
     for offset, raw in lines:
         try:
-            entry = importer._entry(raw)
+            entry = importer._entry(raw.encode("utf-8", errors="surrogateescape"))
             events = list(importer._events(entry, tools)) if entry is not None else []
         except ValueError as exc:
             chunk.problems.append(Problem(str(path), f"byte {offset}", str(exc)))

@@ -183,7 +183,9 @@ def read_lines(path: Path, offset: int) -> tuple[list[tuple[int, str]], int]:
     lines = []
     start = 0
     for raw in data[: end + 1].split(b"\n")[:-1]:
-        text = raw.decode("utf-8", errors="replace")
+        # surrogateescape keeps undecodable bytes recoverable, so the parsers can report the
+        # line as invalid UTF-8 (as `import` does) instead of recording replacement marks.
+        text = raw.decode("utf-8", errors="surrogateescape")
         if text.strip():
             lines.append((offset + start, text))
         start += len(raw) + 1

@@ -17,6 +17,8 @@ from typing import Any
 
 from core import MemoryCenterError, MemoryService, NewEvent, Scope
 from core.model import limits
+from core.model.jsonsafe import has_lone_surrogate
+from core.model.validate import new_event as check_event
 
 PAGE = 10_000
 
@@ -33,6 +35,7 @@ class SourceEvent:
     source: str | None = None
     ts: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    where: str = ""
 
 
 @dataclass
@@ -54,7 +57,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.where}: {self.message}"
+        return printable(f"{self.file}:{self.where}: {self.message}")
 
 
 @dataclass
@@ -67,6 +70,11 @@ class ImportReport:
     events_already_present: int = 0
     suggestions: Counter[str] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
+
+
+def printable(text: str) -> str:
+    """`text` as valid UTF-8: a file name with undecodable bytes still prints and serialises."""
+    return text.encode("utf-8", "replace").decode("utf-8") if has_lone_surrogate(text) else text
 
 
 def iso_from_epoch(value: object) -> str | None:
@@ -117,7 +125,8 @@ def write_sessions(
         try:
             _write_one(service, sess, scope, report, importer, extract)
         except MemoryCenterError as exc:
-            report.problems.append(Problem(sess.origin or sess.session, "session", exc.message))
+            where = f"session {printable(sess.session)}"
+            report.problems.append(Problem(sess.origin or sess.session, where, exc.message))
         if progress is not None:
             progress(sess)
     return report
@@ -137,7 +146,9 @@ def _write_one(
     if not fresh:
         return
     where = Scope.of({**dict(sess.scope_extra), **dict(scope.items_)})
-    items = [_new_event(sess.session, where, e, importer) for e in fresh]
+    items = _checked(sess, [_new_event(sess, where, e, importer) for e in fresh], fresh, report)
+    if not items:
+        return
     service.append_events(items)
     report.sessions_written += 1
     report.events_written += len(items)
@@ -147,11 +158,32 @@ def _write_one(
         report.suggestions[outcome.outcome] += 1
 
 
-def _new_event(session: str, scope: Scope, ev: SourceEvent, importer: str) -> NewEvent:
+def _checked(
+    sess: SourceSession, items: list[NewEvent], sources: list[SourceEvent], report: ImportReport
+) -> list[NewEvent]:
+    """The events that pass validation; each one that does not (a NUL, invalid Unicode,
+    oversized data ...) is reported with its location and left out, the session kept."""
+    kept = []
+    for item, source in zip(items, sources, strict=True):
+        try:
+            check_event(item)
+        except MemoryCenterError as exc:
+            where = source.where or f"event {source.source_id}"
+            report.problems.append(
+                Problem(sess.origin or sess.session, where, f"{exc.message}; event skipped")
+            )
+            continue
+        kept.append(item)
+    return kept
+
+
+def _new_event(sess: SourceSession, scope: Scope, ev: SourceEvent, importer: str) -> NewEvent:
     data: dict[str, Any] = {"source_id": ev.source_id, "source_ts": ev.ts, "importer": importer}
+    if sess.origin:
+        data["source_file"] = printable(sess.origin)
     data.update(ev.extra)
     return NewEvent(
-        session=session,
+        session=sess.session,
         actor=ev.actor,
         trust=ev.trust,
         scope=scope,

@@ -21,6 +21,8 @@ custom-instruction context (`user_editable_context`) are not imported.
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,27 +39,92 @@ def parse(path: Path) -> tuple[list[SourceSession], list[Problem]]:
     file = path / "conversations.json" if path.is_dir() else path
     problems: list[Problem] = []
     try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
+        text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return [], [Problem(str(file), "file", f"cannot read: {exc}")]
+    try:
+        doc: list[Any] = _conversations(text)
     except json.JSONDecodeError as exc:
         return [], [Problem(str(file), f"line {exc.lineno}", f"not valid JSON ({exc.msg})")]
-    if not isinstance(doc, list):
-        return [], [Problem(str(file), "file", "expected a JSON list of conversations")]
+    except ValueError as exc:
+        return [], [Problem(str(file), "file", str(exc))]
     sessions = []
     for index, conv in enumerate(doc):
         where = f"conversation {index}"
         try:
             sess = _conversation(conv, str(file), where, problems)
-        except ValueError as exc:
-            problems.append(Problem(str(file), where, str(exc)))
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            # A malformed conversation is reported and skipped; the others still import.
+            problems.append(Problem(str(file), where, _reason(exc)))
             continue
         if sess.events:
             sessions.append(sess)
     return sessions, problems
 
 
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError):
+        return str(exc)
+    return f"malformed conversation ({type(exc).__name__}: {exc})"
+
+
+def _conversations(text: str) -> list[Any]:
+    """The export's list; a conversation nested too deeply for the JSON reader becomes a
+    `_TooDeep` marker in its place, so only that one is lost."""
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        doc = [_element(part) for part in split_top_level(text)]
+    if not isinstance(doc, list):
+        raise ValueError("expected a JSON list of conversations")
+    return doc
+
+
+class _TooDeep(dict[str, Any]):
+    """Stands for a conversation that could not be read: nested too deeply."""
+
+
+def _element(part: str) -> Any:
+    try:
+        return json.loads(part)
+    except RecursionError:
+        return _TooDeep()
+
+
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def split_top_level(text: str) -> list[str]:
+    """The texts of the containers directly inside a top-level JSON array, found without
+    recursion (strings are skipped whole, so brackets inside them do not count).
+
+    Raises:
+        ValueError: the text is not an array of containers.
+    """
+    parts: list[str] = []
+    depth, start = 0, -1
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth == 2:
+                start = match.start()
+        else:
+            depth -= 1
+            if depth == 1:
+                parts.append(text[start : match.end()])
+            elif depth < 0:
+                raise ValueError("unbalanced brackets")
+    if depth != 0 or not text.lstrip().startswith("["):
+        raise ValueError("expected a JSON list of conversations")
+    return parts
+
+
 def _conversation(conv: object, file: str, where: str, problems: list[Problem]) -> SourceSession:
+    if isinstance(conv, _TooDeep):
+        raise ValueError("nested too deeply to read")
     if not isinstance(conv, dict):
         raise ValueError("not a JSON object")
     cid = conv.get("id") or conv.get("conversation_id")
@@ -69,13 +136,14 @@ def _conversation(conv: object, file: str, where: str, problems: list[Problem]) 
     sess = SourceSession(SESSION_PREFIX + cid, origin=file)
     title = conv.get("title") if isinstance(conv.get("title"), str) else None
     for node_id in branch(mapping, conv.get("current_node")):
+        at = f"{where} ({cid}) node {node_id}"
         try:
             event = _event(mapping[node_id], title)
         except ValueError as exc:
-            problems.append(Problem(file, f"{where} ({cid}) node {node_id}", str(exc)))
+            problems.append(Problem(file, at, str(exc)))
             continue
         if event is not None:
-            sess.events.append(event)
+            sess.events.append(replace(event, where=at))
     return sess
 
 
@@ -83,25 +151,41 @@ def branch(mapping: dict[str, Any], current: object) -> list[str]:
     """Node ids from the root to `current` (or along the newest children), in order."""
     if isinstance(current, str) and current in mapping:
         path: list[str] = []
+        seen: set[str] = set()
         node: str | None = current
-        while node is not None and node in mapping and node not in path:
+        while node is not None and node not in seen:
             path.append(node)
-            parent = mapping[node].get("parent") if isinstance(mapping[node], dict) else None
-            node = parent if isinstance(parent, str) else None
+            seen.add(node)
+            node = _link(mapping, mapping[node], "parent")
         return path[::-1]
     return _newest_path(mapping)
 
 
+def _link(mapping: dict[str, Any], entry: object, key: str) -> str | None:
+    """The node id `entry[key]` names (for children: the newest), if it is in the mapping.
+    Ids of the wrong type (lists, numbers, objects) count as absent."""
+    value = entry.get(key) if isinstance(entry, dict) else None
+    if key == "children":
+        known = (
+            [c for c in value if isinstance(c, str) and c in mapping]
+            if isinstance(value, list)
+            else []
+        )
+        return known[-1] if known else None
+    return value if isinstance(value, str) and value in mapping else None
+
+
 def _newest_path(mapping: dict[str, Any]) -> list[str]:
     roots = [
-        k for k, n in mapping.items() if isinstance(n, dict) and n.get("parent") not in mapping
+        k for k, n in mapping.items() if isinstance(n, dict) and not _link(mapping, n, "parent")
     ]
     path: list[str] = []
+    seen: set[str] = set()
     node = roots[0] if roots else None
-    while node is not None and node not in path:
+    while node is not None and node not in seen:
         path.append(node)
-        children = [c for c in mapping[node].get("children") or [] if c in mapping]
-        node = children[-1] if children else None
+        seen.add(node)
+        node = _link(mapping, mapping[node], "children")
     return path
 
 
@@ -119,7 +203,7 @@ def _event(node: object, title: str | None) -> SourceEvent | None:
     meta = msg.get("metadata")
     hidden = isinstance(meta, dict) and meta.get("is_visually_hidden_from_conversation")
     role = msg["author"].get("role")
-    ctype = content.get("content_type")
+    ctype = content.get("content_type") if isinstance(content.get("content_type"), str) else None
     if role == "system" or ctype in SKIPPED_CONTENT or hidden:
         return None
     text, cut = clip(_text(content))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -52,8 +53,9 @@ def parse(path: Path) -> tuple[list[SourceSession], list[Problem]]:
 def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[Problem]) -> None:
     tools: dict[str, str] = {}
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        # Bytes split on newlines only: one undecodable line is reported, not the whole file.
+        lines = file.read_bytes().split(b"\n")
+    except OSError as exc:
         problems.append(Problem(str(file), "file", f"cannot read: {exc}"))
         return
     for number, raw in enumerate(lines, start=1):
@@ -62,9 +64,11 @@ def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[P
         try:
             entry = _entry(raw)
             events = list(_events(entry, tools)) if entry is not None else []
-        except ValueError as exc:
-            problems.append(Problem(str(file), f"line {number}", str(exc)))
+        except (ValueError, TypeError, RecursionError) as exc:
+            # One bad line is reported and skipped; the rest of its session still imports.
+            problems.append(Problem(str(file), f"line {number}", _reason(exc)))
             continue
+        events = [replace(e, where=f"line {number}") for e in events]
         if not events or entry is None:
             continue
         sid = str(entry.get("sessionId") or file.stem)
@@ -75,10 +79,22 @@ def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[P
         sess.events.extend(events)
 
 
-def _entry(raw: str) -> dict[str, Any] | None:
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    if isinstance(exc, ValueError):
+        return str(exc)
+    return f"malformed line ({type(exc).__name__}: {exc})"
+
+
+def _entry(raw: bytes) -> dict[str, Any] | None:
     """The line's object if it is a conversation line; None for other line types."""
     try:
-        entry = json.loads(raw)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not valid UTF-8 (byte {exc.start}: {exc.reason})") from None
+    try:
+        entry = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg})") from None
     if not isinstance(entry, dict):

@@ -22,6 +22,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
+from core.crypto.keyfile import parse_key_file
 from core.errors import IntegrityError, KeyUnavailableError, WrongPassphraseError
 
 KEYRING_SERVICE = "memory-center"
@@ -92,6 +93,8 @@ class KeySet:
         """
         try:
             doc = json.loads(raw)
+            if not isinstance(doc, dict) or not isinstance(doc.get("keys"), dict):
+                raise ValueError("not a key set object")
             keys = {k: base64.b64decode(v) for k, v in doc["keys"].items()}
             device = base64.b64decode(doc["device"]) if doc.get("device") else None
             ks = cls(
@@ -101,7 +104,7 @@ class KeySet:
                 doc.get("pending"),
                 device,
             )
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
             raise IntegrityError(f"the stored key set is unreadable: {exc}") from None
         if ks.active_id not in ks.keys or any(len(v) != 32 for v in ks.keys.values()):
             raise IntegrityError("the stored key set is inconsistent")
@@ -193,17 +196,16 @@ class PassphraseKeyStore:
     def load(self) -> KeySet:
         """Unlock the key file with the passphrase."""
         try:
-            doc = json.loads(self._path.read_text(encoding="utf-8"))
+            raw_file = self._path.read_bytes()
         except FileNotFoundError:
             raise KeyUnavailableError(f"key file missing: {self._path}") from None
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
             raise KeyUnavailableError(f"key file unreadable: {self._path}: {exc}") from None
+        sealed = parse_key_file(raw_file, self._path)
+        passphrase = _passphrase_bytes(self._passphrase)
         try:
-            salt = base64.b64decode(doc["salt"])
-            kek = _derive(self._passphrase, salt, doc["n"], doc["r"], doc["p"])
-            raw = AESGCM(kek).decrypt(
-                base64.b64decode(doc["nonce"]), base64.b64decode(doc["ciphertext"]), b"keyset"
-            )
+            kek = _derive_bytes(passphrase, sealed.salt, sealed.n, sealed.r, sealed.p)
+            raw = AESGCM(kek).decrypt(sealed.nonce, sealed.ciphertext, b"keyset")
         except InvalidTag:
             raise WrongPassphraseError(
                 "wrong passphrase: the key file could not be unlocked"
@@ -291,7 +293,22 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def _derive(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:
-    return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase.encode("utf-8"))
+    return _derive_bytes(_passphrase_bytes(passphrase), salt, n, r, p)
+
+
+def _derive_bytes(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
+
+
+def _passphrase_bytes(passphrase: str) -> bytes:
+    from core.errors import InvalidInputError
+
+    try:
+        return passphrase.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(
+            "passphrase", "is not valid UTF-8 text (it holds undecodable bytes)"
+        ) from None
 
 
 def _b64(raw: bytes) -> str:

@@ -338,7 +338,7 @@ def _message_content(raw: bytes, where: str) -> str:
     """The first choice's message content of a chat-completion response."""
     try:
         reply = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise _garbage(where, f"the response is not JSON ({exc})") from exc
     if not isinstance(reply, dict):
         raise _garbage(where, "the response is not a JSON object")
@@ -360,6 +360,8 @@ def _memories_of(content: str, where: str) -> list[object]:
         answer = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _garbage(where, f"the model's answer is not JSON ({exc.msg})") from exc
+    except RecursionError:
+        raise _garbage(where, "the model's answer is nested too deeply") from None
     if not isinstance(answer, dict) or not isinstance(answer.get("memories"), list):
         raise _garbage(where, 'the model\'s answer has no "memories" list')
     items: list[object] = answer["memories"]

@@ -28,6 +28,16 @@ CONFLICT = MemoryFlag.CONFLICT
 STALE = MemoryFlag.STALE
 REDACTED = MemoryFlag.REDACTED
 NEEDS_CONFIRMATION = MemoryFlag.NEEDS_CONFIRMATION
+IMPORTED = MemoryFlag.IMPORTED
+
+
+def _imported(cand: Candidate, status: MemoryStatus, reason: str) -> tuple[MemoryStatus, str]:
+    """Imported text was said earlier, elsewhere: never the user asking now (a crafted file
+    must not plant active memories), so it waits for review with its origin named."""
+    where = f" ({cand.provenance})" if cand.provenance else ""
+    if status != MemoryStatus.ACTIVE:
+        return status, f"{reason}; imported{where}"
+    return MemoryStatus.CANDIDATE, f"imported{where}: not said to you now; suggested for review"
 
 
 def _check_setting(key: str, value: object, default: object) -> object:
@@ -128,6 +138,8 @@ class Candidate:
     expires_at: dt.datetime | None = None
     confidence: float | None = None
     said_at: dt.datetime | None = None  # when it was said or observed (becomes valid_from)
+    # Where imported content came from (importer, file, session), shown in the decision.
+    provenance: str = ""
 
     @property
     def trust_untrusted(self) -> bool:
@@ -285,6 +297,9 @@ class MemoryPolicy:
                 MemoryStatus.CANDIDATE,
                 "extracted before compaction: candidates only (R12)",
             )
+        if cand.origin == Origin.IMPORT:
+            status, reason = _imported(cand, status, reason)
+            flags.add(IMPORTED)
         expires = cand.expires_at
         if status == MemoryStatus.CANDIDATE and ttl is not None and expires is None:
             expires = now + dt.timedelta(days=ttl)

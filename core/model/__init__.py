@@ -14,6 +14,7 @@ from core.model.enums import (
     Sensitivity,
     TrustLevel,
 )
+from core.model.jsonsafe import parse_json
 from core.model.memory import (
     AdoptionChain,
     DroppedHit,
@@ -107,4 +108,5 @@ __all__ = [
     "VerifyReport",
     "internal_session",
     "is_internal_session",
+    "parse_json",
 ]

@@ -102,6 +102,7 @@ class MemoryFlag(enum.StrEnum):
     NEEDS_CONFIRMATION = "needs_confirmation"
     POLICY_TTL = "policy_ttl"  # the expiry came from the policy, not from the user
     EXPIRED = "expired"  # the expiry was noticed and recorded in the history
+    IMPORTED = "imported"  # said earlier, elsewhere (a transcript import): waits for review
 
 
 class OutcomeKind(enum.StrEnum):

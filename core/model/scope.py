@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from core.errors import InvalidInputError, ScopeRequiredError
+from core.model.jsonsafe import check_string
 
 SCOPE_KEYS = ("user", "org", "project", "repo", "agent", "session", "environment", "visibility")
 MAX_SCOPE_VALUE = 200
@@ -114,6 +115,7 @@ def _check_key(key: object, field: str) -> str:
 def _check_value(key: str, value: object, field: str) -> str:
     if not isinstance(value, str):
         raise InvalidInputError(f"{field}.{key}", "must be a string")
+    check_string(value, f"{field}.{key}")
     text = unicodedata.normalize("NFC", value).strip()
     if not text:
         raise InvalidInputError(f"{field}.{key}", "must not be empty")

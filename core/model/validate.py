@@ -12,7 +12,9 @@ from typing import Any, TypeVar
 
 from core.errors import InvalidInputError
 from core.model import limits
-from core.model.enums import Actor, EventKind, EventSource, TrustLevel
+from core.model.enums import Actor, EventKind, EventSource, MemoryKind, MemoryStatus, TrustLevel
+from core.model.jsonsafe import check_string, check_tree
+from core.model.memory import MemoryFilter
 from core.model.records import NewEvent
 from core.model.scope import Scope
 
@@ -56,6 +58,7 @@ def text(value: object, field: str, max_len: int) -> str:
     """A non-blank string of at most `max_len` characters (NFC-normalised, ends stripped)."""
     if not isinstance(value, str):
         raise InvalidInputError(field, "must be a string")
+    check_string(value, field)
     cleaned = unicodedata.normalize("NFC", value).strip()
     if not cleaned:
         raise InvalidInputError(field, "must not be empty or blank")
@@ -103,6 +106,8 @@ def json_data(value: Mapping[str, Any] | None, field: str) -> dict[str, Any]:
         return {}
     if not isinstance(value, Mapping):
         raise InvalidInputError(field, "must be a JSON object")
+    # Depth and Unicode first: json.dumps recurses and would fail with a traceback.
+    check_tree(dict(value), field)
     try:
         encoded = json.dumps(dict(value), ensure_ascii=False)
     except (TypeError, ValueError) as exc:
@@ -146,3 +151,28 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
         refs=refs,
         by=None if item.by is None else identifier(item.by, f"{field}.by"),
     )
+
+
+EFFECTIVE_STATUSES = (*(m.value for m in MemoryStatus), "expired")
+
+
+def memory_filter(flt: MemoryFilter) -> None:
+    """Refuse filter values outside their vocabulary: a typo must not read as "no memories".
+
+    Raises:
+        InvalidInputError: naming the filter field and the allowed values.
+    """
+    vocabularies: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+        ("statuses", flt.statuses, tuple(m.value for m in MemoryStatus)),
+        ("kinds", flt.kinds, tuple(m.value for m in MemoryKind)),
+        ("source_trust", flt.source_trust, tuple(m.value for m in TrustLevel)),
+        ("effective_statuses", flt.effective_statuses, EFFECTIVE_STATUSES),
+    )
+    for name, given, allowed in vocabularies:
+        unknown = [v for v in given if v not in allowed]
+        if unknown:
+            raise InvalidInputError(
+                f"filter.{name}", f"unknown value {unknown[0]!r}; allowed: {', '.join(allowed)}"
+            )
+    if flt.text is not None:
+        check_string(flt.text, "filter.text")

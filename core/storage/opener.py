@@ -15,7 +15,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import Engine, inspect, select
@@ -63,6 +63,8 @@ class Opened:
     keys: KeySet
     created: bool
     backup: Path | None
+    dir_created: bool = False
+    lock_created: bool = False
 
 
 def key_check_aad(store_id: str) -> Aad:
@@ -113,7 +115,21 @@ def open_store(
     db_path = data_dir / DB_FILE_NAME
     if not db_path.exists() and not create:
         raise ResourceUnavailableError(f"no store at {data_dir} (run `memory-center init` first)")
+    dir_created = not data_dir.exists()
+    lock_created = not (data_dir / LOCK_FILE_NAME).exists()
     _ensure_dir(data_dir)
+    try:
+        opened = _open_locked(data_dir, db_path, clock, passphrase, prefer_keyring)
+    except BaseException:
+        if lock_created:
+            discard_new_store(data_dir, remove_lock=True, remove_dir=dir_created)
+        raise
+    return replace(opened, dir_created=dir_created, lock_created=lock_created)
+
+
+def _open_locked(
+    data_dir: Path, db_path: Path, clock: Clock, passphrase: str | None, prefer_keyring: bool
+) -> Opened:
     # Creation and migration run under an exclusive lock on the directory, so several
     # processes opening a new store at once create it exactly once.
     with _directory_lock(data_dir):
@@ -461,3 +477,16 @@ def _remove_new_store(data_dir: Path) -> None:
     """Undo a store creation that failed half-way, so a retry starts clean."""
     for name in (DB_FILE_NAME, DB_FILE_NAME + "-wal", DB_FILE_NAME + "-shm", KEY_FILE_NAME):
         (data_dir / name).unlink(missing_ok=True)
+
+
+def discard_new_store(data_dir: Path, *, remove_lock: bool, remove_dir: bool) -> None:
+    """Undo the creation of a store that was never usable (a failed `init`): its files, and
+    the lock file and directory when this creation made them. A directory that holds
+    anything else is left alone."""
+    _remove_new_store(data_dir)
+    if remove_lock:
+        (data_dir / LOCK_FILE_NAME).unlink(missing_ok=True)
+    if not remove_dir:
+        return
+    with contextlib.suppress(OSError):
+        data_dir.rmdir()

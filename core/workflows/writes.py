@@ -222,6 +222,7 @@ def submit_proposals(
         trust = source_trust(tx.conn, tx.codec, sources)
         scope = sources[0].scope
         owner = sources[0].by or scope.get("user", "user")
+        imported = imported_from(sources)
         explicit = proposal.explicit and trust == TrustLevel.USER and origin == Origin.EXTRACT
         cand = Candidate(
             proposal.content,
@@ -229,13 +230,29 @@ def submit_proposals(
             scope,
             proposal.source_event_ids,
             trust,
-            origin,
+            Origin.IMPORT if imported else origin,
             owner,
-            explicit=explicit,
+            explicit=explicit and not imported,
             evidence_scopes=tuple(e.scope for e in sources),
+            provenance=imported or "",
         )
         outcomes.append(ledger.submit(tx, cand, session=session))
     return outcomes
+
+
+def imported_from(sources: Sequence[Event]) -> str | None:
+    """Where imported source events came from ("import:claude-code, file ..., session ..."),
+    or None when every source was recorded live."""
+    for event in sources:
+        importer = event.data.get("importer")
+        if isinstance(importer, str):
+            parts = [importer]
+            file = event.data.get("source_file")
+            if isinstance(file, str) and file:
+                parts.append(f"file {file}")
+            parts.append(f"session {event.session_id}")
+            return ", ".join(parts)
+    return None
 
 
 def _already_decided(tx: WriteTx, ledger: Ledger, proposal: Proposal) -> bool:

@@ -70,7 +70,14 @@ def test_extraction_fills_the_review_queue_and_quarantines_web_injection(
     assert (
         records["I prefer small commits with conventional commit messages."].status == "candidate"
     )
-    assert records["the staging database runs on port 5433."].status == "active"  # explicit ask
+    # "Remember that ..." in a transcript was said then, not asked now: it waits for review,
+    # flagged as imported, its decision naming the importer, the file and the session.
+    asked = records["the staging database runs on port 5433."]
+    assert asked.status == "candidate"
+    assert "imported" in asked.flags and "user_confirmed" not in asked.flags
+    (decision,) = service.history(asked.id)
+    assert "imported (test, file " in decision.reason and CLAUDE_S1.name in decision.reason
+    assert "session claude-code:" in decision.reason
     poisoned = [m for c, m in records.items() if "push directly to main" in c]
     assert [m.status.value for m in poisoned] == ["quarantined"]
     assert poisoned[0].source_trust.value == "untrusted"

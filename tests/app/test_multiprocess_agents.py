@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,44 +18,48 @@ from core import MemoryService
 from tests.conftest import PASSPHRASE
 
 REPO = Path(__file__).resolve().parents[2]
-SECONDS = 3.0
+TURNS = 12  # per SDK agent: two events each
+CLI_WRITES = 15
 SCOPE = {"user": "alice", "project": "shop"}
 
+# Each writer loads everything it needs, says "ready", and waits for "go" on stdin: a
+# barrier, so all of them write at once however slow the machine is; each then writes a
+# fixed number of events instead of writing until a wall-clock deadline.
 AGENT = r"""
-import json, sys, time
+import json, sys
 from pathlib import Path
 from core import MemoryService
 from core.sdk import MemoryRuntime
-data_dir, name = Path(sys.argv[1]), sys.argv[2]
-start, seconds = float(sys.argv[3]), float(sys.argv[4])
-svc = MemoryService.open(data_dir, passphrase=sys.argv[5], prefer_keyring=False)
+data_dir, name, turns = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+svc = MemoryService.open(data_dir, passphrase=sys.argv[4], prefer_keyring=False)
 rt = MemoryRuntime(svc, {"user": "alice", "project": "shop"}, name, agent=name)
-while time.time() < start:
-    time.sleep(0.01)
-written = injected = degraded = 0
-while time.time() < start + seconds:
+rt.inject("warm up")  # loads the embedder before the start signal
+print("ready", flush=True)
+sys.stdin.readline()
+written = injected = 0
+for turn in range(turns):
     block, snap = rt.inject("how does the shop deploy")
     injected += snap is not None
-    rt.sync_turn([{"role": "user", "text": f"{name} turn {written}"},
-                  {"role": "assistant", "text": f"{name} reply {written}"}])
+    rt.sync_turn([{"role": "user", "text": f"{name} turn {turn}"},
+                  {"role": "assistant", "text": f"{name} reply {turn}"}])
     written += 2
 rt.close(); svc.close()
 print(json.dumps({"written": written, "injected": injected, "degraded": rt.state.degraded}))
 """
 
 CLI = r"""
-import json, sys, time
+import json, sys
 from click.testing import CliRunner
 from app.cli import cli
-data_dir, start, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-env = {"MEMORY_CENTER_DATA_DIR": data_dir, "MEMORY_CENTER_PASSPHRASE": sys.argv[4]}
+data_dir, writes = sys.argv[1], int(sys.argv[2])
+env = {"MEMORY_CENTER_DATA_DIR": data_dir, "MEMORY_CENTER_PASSPHRASE": sys.argv[3]}
 runner = CliRunner()
-while time.time() < start:
-    time.sleep(0.01)
+print("ready", flush=True)
+sys.stdin.readline()
 written = 0
-while time.time() < start + seconds:
+for n in range(writes):
     res = runner.invoke(cli, ["event", "add", "--session", "cli", "--actor", "user", "--trust",
-                              "user", "--scope", "user=alice", "--text", f"cli {written}"], env=env)
+                              "user", "--scope", "user=alice", "--text", f"cli {n}"], env=env)
     assert res.exit_code == 0, res.output
     written += 1
 print(json.dumps({"written": written}))
@@ -91,6 +94,21 @@ def _spawn(code: str, *args: str, stdin: bool = False) -> subprocess.Popen[str]:
     )
 
 
+def _barrier(procs: list[subprocess.Popen[str]]) -> None:
+    """Wait until every process has loaded, then release them all at once."""
+    for proc in procs:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if line.strip() != "ready":
+            proc.kill()
+            _, err = proc.communicate(timeout=30)
+            pytest.fail(f"a writer did not start: {line!r} {err[-2000:]}")
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+
+
 def _result(proc: subprocess.Popen[str]) -> dict[str, int]:
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
@@ -102,15 +120,14 @@ def test_three_writers_lose_nothing_and_the_chain_verifies(data_dir: Path) -> No
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         svc.remember(SCOPE, "The shop deploys with blue-green releases")
         before = svc.status().event_count
-    start = str(time.time() + 4.0)  # every process is up before anyone writes
-    seconds = str(SECONDS)
     procs = [
-        _spawn(AGENT, str(data_dir), "agent-a", start, seconds, PASSPHRASE),
-        _spawn(AGENT, str(data_dir), "agent-b", start, seconds, PASSPHRASE),
-        _spawn(CLI, str(data_dir), start, seconds, PASSPHRASE),
+        _spawn(AGENT, str(data_dir), "agent-a", str(TURNS), PASSPHRASE, stdin=True),
+        _spawn(AGENT, str(data_dir), "agent-b", str(TURNS), PASSPHRASE, stdin=True),
+        _spawn(CLI, str(data_dir), str(CLI_WRITES), PASSPHRASE, stdin=True),
     ]
+    _barrier(procs)
     a, b, c = (_result(p) for p in procs)
-    assert min(a["written"], b["written"], c["written"]) > 0
+    assert (a["written"], b["written"], c["written"]) == (2 * TURNS, 2 * TURNS, CLI_WRITES)
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         counts = {s.id: s.event_count for s in svc.list_sessions()}
         assert counts["agent-a"] == a["written"]

@@ -419,8 +419,8 @@ def test_new_store_without_keyring_or_passphrase_is_refused_cleanly(
     """R24: no keyring and no passphrase: a clear error, no half-created store left behind."""
     with pytest.raises(KeyUnavailableError, match="MEMORY_CENTER_PASSPHRASE"):
         MemoryService.open(data_dir, clock=clock)
-    # Only the (empty) directory lock may remain; it is never removed, by design.
-    assert [p.name for p in data_dir.iterdir() if p.name != ".open.lock"] == []
+    # The failed creation is undone whole: database, key file, lock and the directory it made.
+    assert not data_dir.exists()
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock) as svc:
         assert svc.status().key.source == "passphrase"
         assert svc.append_event(_event()).value.position == 1
@@ -433,6 +433,6 @@ def test_new_store_with_short_passphrase_is_refused_cleanly(
     with pytest.raises(InvalidInputError) as info:
         MemoryService.open(data_dir, passphrase="short", clock=clock)
     assert info.value.field == "passphrase"
-    # Only the (empty) directory lock may remain; it is never removed, by design.
-    assert [p.name for p in data_dir.iterdir() if p.name != ".open.lock"] == []
+    # The failed creation is undone whole: database, key file, lock and the directory it made.
+    assert not data_dir.exists()
     MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock).close()

@@ -168,3 +168,33 @@ def test_broken_file_changes_nothing(
     assert "document" in str(shown[1])
     qtbot.waitUntil(view.import_button.isEnabled, timeout=TIMEOUT)
     assert demo.revision() == revision
+
+
+def test_hostile_file_is_one_error_and_changes_nothing(
+    qtbot: QtBot,
+    window: MainWindow,
+    demo: MemoryService,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file nested 100,000 levels deep, or holding a lone surrogate or undecodable bytes,
+    shows one error naming the problem; nothing is imported (#10)."""
+    view = _settings(qtbot, window)
+    shown: list[BaseException] = []
+    monkeypatch.setattr(settings_module, "show_error", lambda _parent, exc: shown.append(exc))
+    revision = demo.revision()
+    head = b'{"format": "memory-center-export-v1", "memories": [{"content": '
+    cases = {
+        "deep.json": ("[" * 100_000 + "]" * 100_000).encode(),
+        "surrogate.json": head + b'"\\ud800"}]}',
+        "latin1.json": head + b'"caf\xe9"}]}',
+    }
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        _import(qtbot, view, path, monkeypatch)
+    qtbot.waitUntil(lambda: len(shown) == 3, timeout=TIMEOUT)
+    assert "nested deeper" in str(shown[0])
+    assert all("UTF-8" in str(exc) for exc in shown[1:])
+    qtbot.waitUntil(view.import_button.isEnabled, timeout=TIMEOUT)
+    assert demo.revision() == revision

@@ -5,7 +5,6 @@ and the language (R7-R11, R14, R24)."""
 from __future__ import annotations
 
 import html
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from core import (
     PolicySettings,
     RotationReport,
     StoreStatus,
+    parse_json,
 )
 from core.model import MemoryOutcome
 
@@ -653,10 +653,14 @@ class SettingsView(RefreshingView):
             return
         path = Path(name)
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            # Strict UTF-8, bounded nesting, no lone surrogates: a hostile file is one message.
+            document = parse_json(path.read_bytes(), str(path))
+        except OSError as exc:
             problem = self.tr("cannot be read as a JSON export file (%1)").replace("%1", str(exc))
             show_error(self, InvalidInputError(str(path), problem))
+            return
+        except InvalidInputError as exc:
+            show_error(self, exc)
             return
         self._set_backup_busy(True)
 

@@ -53,8 +53,8 @@ def _jwt_ok(m: re.Match[str]) -> bool:
     try:
         raw = base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))
         decoded = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        return False
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
+        return False  # RecursionError: a crafted header nested thousands of levels deep
     return isinstance(decoded, dict) and "alg" in decoded
 
 

@@ -1,0 +1,90 @@
+"""Reading JSON and strings that come from outside: bounded depth, valid Unicode, one-line errors.
+
+Python's `json` decodes `"\\ud800"` into a lone surrogate that no UTF-8 writer (SQLite, a
+file, a terminal) can encode, and raises `RecursionError` on deeply nested input. Both used
+to surface as tracebacks far from where the input came in. Everything read from a user, a
+file, stdin or an agent goes through `parse_json` or `check_tree` first, so a bad input is
+refused at the door with the field named and nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.errors import InvalidInputError
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting accepted in outside JSON; real payloads stay far below it."""
+
+
+def has_lone_surrogate(value: str) -> bool:
+    """True when `value` cannot be encoded as UTF-8 (a lone surrogate, e.g. an undecodable byte
+    kept by Python's surrogateescape, or a `\\udXXX` JSON escape)."""
+    if value.isascii():
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_string(value: str, field: str) -> str:
+    """`value` unchanged, or InvalidInputError naming the field when it is not valid Unicode."""
+    if has_lone_surrogate(value):
+        raise InvalidInputError(
+            field, "is not valid UTF-8 text (it holds a lone surrogate or undecodable bytes)"
+        )
+    return value
+
+
+def check_tree(value: object, field: str, max_depth: int = MAX_JSON_DEPTH) -> None:
+    """Refuse a decoded JSON value nested deeper than `max_depth` or holding invalid strings.
+
+    Iterative, so it cannot itself run out of stack.
+
+    Raises:
+        InvalidInputError: naming the field and the problem.
+    """
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            check_string(item, field)
+            continue
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth >= max_depth:
+            raise InvalidInputError(field, f"is nested deeper than {max_depth} levels")
+        if isinstance(item, dict):
+            for key, child in item.items():
+                check_string(str(key), field)
+                stack.append((child, depth + 1))
+        else:
+            stack.extend((child, depth + 1) for child in item)
+
+
+def parse_json(raw: str | bytes, field: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """Decode outside JSON: valid UTF-8, valid JSON, bounded depth, no lone surrogates.
+
+    Raises:
+        InvalidInputError: one line naming the field and the first problem.
+    """
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(
+                field, f"is not valid UTF-8 (byte {exc.start}: {exc.reason})"
+            ) from None
+    else:
+        check_string(raw, field)
+    try:
+        doc = json.loads(raw)
+    except RecursionError:
+        raise InvalidInputError(field, f"is nested deeper than {max_depth} levels") from None
+    except ValueError as exc:
+        raise InvalidInputError(field, f"is not valid JSON: {exc}") from None
+    check_tree(doc, field, max_depth)
+    return doc
