@@ -210,8 +210,6 @@ class PassphraseKeyStore:
             raise WrongPassphraseError(
                 "wrong passphrase: the key file could not be unlocked"
             ) from None
-        except (KeyError, ValueError, TypeError) as exc:
-            raise KeyUnavailableError(f"key file is malformed: {self._path}: {exc}") from None
         return KeySet.from_bytes(raw)
 
     def save(self, keys: KeySet) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,13 @@ def test_key_set_keeps_its_device_key_through_rotation_steps() -> None:
     assert rotated.device_key == keys.device_key
     assert KeySet.from_bytes(rotated.to_bytes()).device_key == keys.device_key
     assert KeySet.from_bytes(keys.with_device_key(None).to_bytes()).device_key is None
+
+
+def test_a_key_file_that_cannot_be_read_is_named(tmp_path: Path) -> None:
+    """A directory (or any OS error) where the key file should be: one clear line."""
+    from core import KeyUnavailableError
+    from core.crypto.keys import PassphraseKeyStore
+
+    (tmp_path / "keyfile.json").mkdir()
+    with pytest.raises(KeyUnavailableError, match="key file unreadable"):
+        PassphraseKeyStore(tmp_path / "keyfile.json", "long enough passphrase").load()
