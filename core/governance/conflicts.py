@@ -177,6 +177,12 @@ class _Alignment:
         plain = [c for c in changes if not self._has_value(c)]
         if swaps[0][1] == 0 and swaps[0][3] == 0 and plain and changes[0] in plain:
             return Relation("compatible", f"about a different subject ({_pairs(changes[:1])})")
+        if any(bool((set(old) ^ set(new)) & GENERIC) for old, new in changes):
+            # "runs on Node 18" / "uses Tailwind": the predicate itself differs, so these
+            # are two facts about the subject, not two values of one.
+            return Relation(
+                "compatible", f"another predicate about the subject ({_pairs(changes)})"
+            )
         numbers = any(is_number(u) for old, new in changes for u in old + new)
         if self.a.list_valued and self.b.list_valued and not numbers:
             return Relation(

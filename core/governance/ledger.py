@@ -149,8 +149,9 @@ class Ledger:
             policy_version=self.policy.version,
             user_action=cand.explicit,
         )
+        why = dict(verdict.why)
         for old_id in verdict.supersedes:
-            self._supersede(tx, old_id, record, cand.owner)
+            self._supersede(tx, old_id, record, cand.owner, why.get(old_id, ""))
         for old_id in verdict.conflicts_with:
             old = memories.get(tx.conn, tx.codec, old_id)
             memories.update_fields(
@@ -158,7 +159,9 @@ class Ledger:
             )
         return memories.get(tx.conn, tx.codec, memory_id)
 
-    def _supersede(self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str) -> None:
+    def _supersede(
+        self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str, relation: str
+    ) -> None:
         old = memories.get(tx.conn, tx.codec, old_id)
         memories.update_fields(
             tx,
@@ -174,7 +177,7 @@ class Ledger:
             from_status=old.status,
             to_status=MemoryStatus.SUPERSEDED,
             actor=actor,
-            reason=f"superseded by {new.id}, which has higher authority or explicitly replaces it",
+            reason=_supersede_reason(old, new, relation),
             policy_version=self.policy.version,
         )
 
@@ -209,6 +212,17 @@ class Ledger:
                 "detectors": sorted({f.detector for f in findings}),
             },
         )
+
+
+def _supersede_reason(old: MemoryRecord, new: MemoryRecord, relation: str) -> str:
+    """Why this one link: what was pending or active, who said the new value, and the pair."""
+    if old.status == MemoryStatus.CANDIDATE:
+        head = f"pending guess settled by {new.id} ({new.source_trust.value})"
+    elif new.source_trust.authority > old.source_trust.authority:
+        head = f"superseded by {new.id}, which has higher authority ({new.source_trust.value})"
+    else:
+        head = f"superseded by {new.id}, which says it replaces this value"
+    return f"{head}: {relation}" if relation else head
 
 
 def _ttl_flag(cand: Candidate, verdict: Verdict) -> frozenset[str]:

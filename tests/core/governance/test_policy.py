@@ -305,17 +305,19 @@ def test_equal_authority_without_replacement_forms_a_conflict_set() -> None:
     assert not v.supersedes
 
 
-def test_lower_authority_contradiction_waits_for_review() -> None:
+def test_verified_fact_against_the_users_word_is_a_conflict_for_the_user() -> None:
+    # R10: a tool-verified fact does not overrule the user, nor wait unseen: both stay
+    # active in a conflict set and the user decides.
     old = rec("Staging runs in us-east-2")
     v = decide(cand("Staging runs in eu-west-1", TrustLevel.TOOL_VERIFIED), [old])
-    assert v.status == MemoryStatus.CANDIDATE and CONFLICT in v.flags
-    assert not v.supersedes and not v.conflicts_with
+    assert v.status == MemoryStatus.ACTIVE and CONFLICT in v.flags
+    assert v.conflicts_with == ("mem_old",) and not v.supersedes
 
 
 def test_user_confirmed_record_has_user_authority() -> None:
     old = rec("Staging runs in us-east-2", TrustLevel.ASSISTANT, flags=frozenset({CONFIRMED}))
     v = decide(cand("Staging runs in eu-west-1", TrustLevel.TOOL_VERIFIED), [old])
-    assert v.status == MemoryStatus.CANDIDATE and not v.supersedes
+    assert not v.supersedes and v.conflicts_with == ("mem_old",)
 
 
 def test_candidate_contradicting_active_memory_changes_nothing() -> None:
