@@ -37,10 +37,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import MemoryService, NewEvent  # noqa: E402
-from core.governance.extractor import Proposal  # noqa: E402
-from core.model.enums import MemoryKind  # noqa: E402
-from core.model.records import Event  # noqa: E402
+from core import MemoryService, NewEvent
+from core.governance.extractor import Proposal
+from core.model.enums import MemoryKind
+from core.model.records import Event
 
 DATA = Path(__file__).resolve().parent / "data"
 PASSPHRASE = "governance benchmark passphrase"
@@ -137,13 +137,19 @@ def contradictions(half: int | None, verbose: bool) -> None:
             label = case["label"]
             said_contra = got["superseded"] or got["conflict"]
             add(groups, case, "contradiction detected", label == "contradiction", said_contra)
-            add(groups, case, "supersede", label == "contradiction" and bool(case["replaces"]), got["superseded"])
+            add(
+                groups,
+                case,
+                "supersede",
+                label == "contradiction" and bool(case["replaces"]),
+                got["superseded"],
+            )
             add(groups, case, "duplicate merge", label == "duplicate", got["merged"])
             if case["tag"] == "chat":
                 add(groups, case, "chat: no supersede", False, got["superseded"])
-            if verbose and (said_contra != (label == "contradiction") or got["merged"] != (
-                label == "duplicate"
-            )):
+            if verbose and (
+                said_contra != (label == "contradiction") or got["merged"] != (label == "duplicate")
+            ):
                 print(f"  MISS {case['id']} {label}: {got} | {case['old']} || {case['new']}")
     report(
         f"contradiction pairs: {len(cases)} ({time.perf_counter() - start:.1f} s)",
@@ -240,8 +246,9 @@ def fences(half: int | None, verbose: bool) -> None:
 
 def _tool_fact(svc: MemoryService, scope: dict[str, str], text: str, session: str) -> None:
     ev = svc.append_event(
-        NewEvent(session, "tool", "tool_verified", scope, text, kind="observation",
-                 source="terminal")
+        NewEvent(
+            session, "tool", "tool_verified", scope, text, kind="observation", source="terminal"
+        )
     ).value
     svc.suggest(scope, text, evidence=[ev.id], session=session)
 
@@ -253,8 +260,9 @@ def _guess(svc: MemoryService, scope: dict[str, str], state: str, text: str, ses
         out = svc.remember(scope, text, session=session).value
     else:
         ev = svc.append_event(
-            NewEvent(session, "tool", "tool_verified", scope, text, kind="observation",
-                     source="terminal")
+            NewEvent(
+                session, "tool", "tool_verified", scope, text, kind="observation", source="terminal"
+            )
         ).value
         out = svc.suggest(scope, text, evidence=[ev.id], session=session).value
     assert out.record is not None

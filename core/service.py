@@ -105,6 +105,7 @@ class MemoryService:
         self.extractor: Extractor = extractor or RuleExtractor()
         self._ledger = Ledger(self.policy, keys.fingerprint_key)
         self.catalog = Catalog(store, self._vector_layer(store))
+        self._ledger.embed = self._fence_embed
         if self.catalog.vectors is not None:
             self.catalog.vectors.warm_up()
         self.faults = FaultSwitch()
@@ -475,6 +476,7 @@ class MemoryService:
                 purge_events=purge_events,
                 fp_key=self._keys.fingerprint_key,
                 derived=self._forget_derived,
+                embed=self._fence_embed,
             )
         if purge:
             if self.catalog.vectors is not None:
@@ -735,6 +737,13 @@ class MemoryService:
         self.catalog.vectors = VectorLayer(embedder, directory, lambda: self._store.codec)
         self.rebuild_index()
         return Result(embedder.name, changes_of(tx))
+
+    def _fence_embed(self, text: str) -> tuple[str, list[float]]:
+        """Embed a text for deletion-fence matching by meaning (R19), with the index's embedder."""
+        layer = self.catalog.vectors
+        if layer is None:
+            raise ResourceUnavailableError("no embedder configured (vector index is off)")
+        return layer.embedder.name, [float(x) for x in layer.embedder.embed([text])[0]]
 
     def _forget_derived(self, memory_id: str) -> list[str]:
         """Remove a memory from every derived store in this process; name what was cleaned."""

@@ -190,6 +190,7 @@ class MemoryPolicy:
         *,
         now: dt.datetime,
         fenced_by: str | None = None,
+        fence_reason: str = "the same content",
     ) -> Verdict:
         """Apply the rules in order; the first that settles the candidate wins.
 
@@ -198,13 +199,16 @@ class MemoryPolicy:
             related: active, pending and rejected records with the same scope.
             now: the store clock's current instant (for TTLs).
             fenced_by: id of a deleted memory whose content matches (deletion fence).
+            fence_reason: how it matches (the same text, other words, the same meaning).
         """
         findings = tuple(scan(cand.content))
         if findings:
             return self._sensitive(cand, findings)
-        if fenced_by and not cand.explicit:
+        if fenced_by and not (cand.explicit and cand.origin == Origin.REMEMBER):
             return self._reject(
-                cand, f"matches deleted memory {fenced_by} (deletion fence)", fenced_by
+                cand,
+                f"matches deleted memory {fenced_by} (deletion fence: {fence_reason})",
+                fenced_by,
             )
         if classify.is_temporary(cand.content) and cand.kind != MemoryKind.SKILL_SUGGESTION:
             return self._reject(cand, "a temporary constraint, not a long-term fact")

@@ -97,12 +97,17 @@ def _v3_scope_index(conn: Connection) -> None:
         conn.execute(s.memory_scopes.insert(), pairs)
 
 
+def _v7_fence_features(conn: Connection) -> None:
+    s.fence_features.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
         2, "curated memory, decisions, settings, snapshots, tombstones, fences", _v2_curated_memory
     ),
     Migration(3, "indexes for scope and effective-status filters", _v3_scope_index),
+    Migration(7, "deletion fence features: keyed terms and a sealed embedding", _v7_fence_features),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

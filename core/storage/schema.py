@@ -249,3 +249,16 @@ Index("ix_memory_scopes_key_value", memory_scopes.c.key, memory_scopes.c.value)
 ix_memories_status_expires = Index(
     "ix_memories_status_expires", memories.c.status, memories.c.updated_at, memories.c.expires_at
 )
+
+# What a deletion fence compares beyond the exact fingerprint (schema version 7): keyed
+# hashes of the deleted content's units and values (never the words), and its embedding
+# sealed with the codec, so the same fact in other words is fenced too (R19).
+fence_features = Table(
+    "fence_features",
+    metadata,
+    Column("fingerprint", String(64), primary_key=True),
+    Column("terms_json", Text, nullable=False),
+    Column("marks_json", Text, nullable=False),
+    Column("embedder", String(64)),
+    Column("vector", LargeBinary),
+)

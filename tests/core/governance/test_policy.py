@@ -226,7 +226,17 @@ def test_deletion_fence_rejects_all_but_a_new_explicit_remember() -> None:
     policy = MemoryPolicy()
     fenced = policy.decide(cand("I prefer pnpm"), [], now=NOW, fenced_by="mem_gone")
     assert fenced.status == MemoryStatus.REJECTED and fenced.fenced_by == "mem_gone"
-    again = policy.decide(cand("I prefer pnpm", explicit=True), [], now=NOW, fenced_by="mem_gone")
+    # An explicit request found by extraction (an old or re-imported transcript) is not new.
+    extracted = policy.decide(
+        cand("I prefer pnpm", explicit=True), [], now=NOW, fenced_by="mem_gone"
+    )
+    assert extracted.status == MemoryStatus.REJECTED
+    again = policy.decide(
+        cand("I prefer pnpm", explicit=True, origin=Origin.REMEMBER),
+        [],
+        now=NOW,
+        fenced_by="mem_gone",
+    )
     assert again.status == MemoryStatus.ACTIVE
 
 
