@@ -93,6 +93,8 @@ def edit(tx: WriteTx, record: MemoryRecord, new_text: str, actor: str, fp_key: b
     if record.status in (MemoryStatus.DELETED, MemoryStatus.REJECTED, MemoryStatus.SUPERSEDED):
         raise InvalidStateError(f"cannot edit memory {record.id}: it is {record.status.value}")
     content = valid_text(new_text, "new_text", limits.MAX_MEMORY_TEXT)
+    if content == record.content:
+        return  # nothing changes: no revision, no decision
     findings = scan(content)
     if findings:
         raise InvalidInputError(
