@@ -83,7 +83,7 @@ def _names_old_value(a: Statement, b: Statement) -> str | None:
         return None
     old_units = set(b.units)
     named = [u for u in a.replaced if u in old_units and u not in GENERIC]
-    rest = (set(a.units) & old_units) - GENERIC - set(named)
+    rest = (set(a.units) & old_units) - GENERIC
     if not named or not rest:
         return None
     return (
@@ -137,9 +137,17 @@ class _Alignment:
         extra = [op for op in self.ops if op[0] != "replace"]
         if not swaps:
             return self._without_swaps(extra)
-        if self.content_frame() < 1 or self.ratio < 0.4:
+        if self.content_frame() < 1 or self.ratio < self._min_ratio(swaps):
             return self._maybe_duplicate()
         return self._with_swaps(swaps, extra)
+
+    def _min_ratio(self, swaps: list[Opcode]) -> float:
+        """How much must be shared: less when every change is a value (a name, a number),
+        since "My manager is Elena Rossi" / "... James Carter" share little but the slot."""
+        old = [u for op in swaps for u in self._side(op, new=False)]
+        new = [u for op in swaps for u in self._side(op, new=True)]
+        only_values = all(map(self.b.is_value, old)) and all(map(self.a.is_value, new))
+        return 0.25 if only_values else 0.4
 
     def _maybe_duplicate(self) -> Relation:
         sa, sb = set(self.a.units), set(self.b.units)
@@ -162,7 +170,7 @@ class _Alignment:
         added = [u for op in extra for u in self._side(op, new=True) + self._side(op, new=False)]
         if any(self.a.is_value(u) or self.b.is_value(u) for u in added):
             return Relation("compatible", f"adds detail ({_join(added)})")
-        if set(self.a.units) == set(self.b.units) or (self.ratio >= 0.6 and len(added) <= 2):
+        if set(self.a.units) == set(self.b.units) or (self.ratio >= 0.6 and _size(added) <= 1):
             return Relation(
                 "duplicate", f"same statement in other words (similarity {self.ratio:.2f})"
             )
@@ -175,8 +183,11 @@ class _Alignment:
         if all(_refines(old, new) for old, new in changes):
             return Relation("compatible", f"a more precise value ({_pairs(changes)})")
         plain = [c for c in changes if not self._has_value(c)]
-        if swaps[0][1] == 0 and swaps[0][3] == 0 and plain and changes[0] in plain:
+        first = changes[0][0] + changes[0][1]
+        if self._subject_swap(swaps[0]) and not any(is_number(u) for u in first):
             return Relation("compatible", f"about a different subject ({_pairs(changes[:1])})")
+        if self._reworded(changes, plain):
+            return Relation("duplicate", "same statement in other words (a word rephrased)")
         if any(bool((set(old) ^ set(new)) & GENERIC) for old, new in changes):
             # "runs on Node 18" / "uses Tailwind": the predicate itself differs, so these
             # are two facts about the subject, not two values of one.
@@ -188,7 +199,11 @@ class _Alignment:
             return Relation(
                 "compatible", f"another value of a list-valued fact ({_pairs(changes)})"
             )
-        if self.ratio < 0.6 and (len(plain) > 1 or any(_size(o + n) > 6 for o, n in changes)):
+        if (
+            self.ratio < 0.6
+            and not self._says_replaced()
+            and (len(plain) > 1 or any(_size(o + n) > 6 for o, n in changes))
+        ):
             return _UNRELATED
         if sum(len(self._side(op, new=True)) for op in extra) > max(2, len(self.frame()) // 2):
             return _UNRELATED
@@ -196,6 +211,29 @@ class _Alignment:
             f"same subject ({_join(self._subject())}) with a different value: {_pairs(changes)}"
         )
         return Relation("contradiction", reason, self.a.replacing)
+
+    def _says_replaced(self) -> bool:
+        """Replacement wording over a substantial shared frame: the same slot, new values
+        (酒店换了，在西安改住 ... / 在西安住 ...), even where the values are not recognisable."""
+        return self.a.replacing and self.content_frame() >= 2
+
+    def _subject_swap(self, op: Opcode) -> bool:
+        """The first thing differs: the subject ("Mom" / "Dad"; 小雪 / 小刚 after a shared 小)."""
+        _, i1, _, j1, _ = op
+        lead = 1 if self.b.units and is_cjk(self.b.units[0]) else 0
+        return i1 <= lead and j1 <= lead
+
+    def _reworded(
+        self, changes: list[tuple[list[str], list[str]]], plain: list[tuple[list[str], list[str]]]
+    ) -> bool:
+        """Only words of unequal length exchanged (截止到 / 截止日期是), all values kept."""
+        sa, sb = set(self.a.units), set(self.b.units)
+        return (
+            len(plain) == len(changes)
+            and not self._value_differs()
+            and _jaccard(sa, sb) >= 0.75
+            and all(len(old) != len(new) for old, new in changes)
+        )
 
     def _subject(self) -> list[str]:
         frame = [u for u in self.frame() if u not in GENERIC]

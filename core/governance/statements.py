@@ -27,7 +27,6 @@ UNIT = re.compile(
     r"[\u3400-\u4dbf\u4e00-\u9fff]|[a-z0-9$€£¥][a-z0-9_.:/+#$%-]*[a-z0-9+#%]|[a-z0-9]"
 )
 CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_CJK_NUMERAL = re.compile(r"[〇零一二两三四五六七八九十百千万亿半]")
 _IDENTIFIER = re.compile(r"\d|^[a-z]+[-_.][a-z0-9]")
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z]+")
 _SENTENCE = re.compile(r"[^.!?。！？\n]+")
@@ -75,7 +74,7 @@ _FILLER = frozenset(
     ]
 )
 _NEGATION_EN = re.compile(
-    r"\b(?:not|no|never|without|none|nobody|nothing|neither|nor)\b|n't\b|\bno longer\b",
+    r"\b(?:not|no|never|without|none|nobody|nothing|neither|nor|cannot)\b|n't\b|\bno longer\b",
     re.IGNORECASE,
 )
 # 不 except where it starts a word that is not a denial (不过 "but", 不错 "good" ...).
@@ -83,13 +82,13 @@ _NEGATION_ZH = re.compile(r"不(?!过(?!敏)|错|同|久|少|断|管|仅|但|光
 _REPLACING = re.compile(
     r"\b(?:now|instead|switched|switch(?:es|ing)?|moved|migrated|replac\w*|changed|"
     r"no longer|anymore|any more|from now on|change of plan|going forward|rather than)\b"
-    r"|改用|改成|改为|改到|改在|换成|换到|换了|不再|现在|已经换|迁移到|从此|以后|而不是|代替|取代",
+    r"|改(?=[\u4e00-\u9fff])|换成|换到|换了|不再|现在|已经换|迁移到|从此|以后|而不是|代替|取代",
     re.IGNORECASE,
 )
 # "instead of X", "switched from X", "不再用 X": X is what the new statement replaces.
 _REPLACED = re.compile(
-    r"(?:\binstead of|\brather than|\bswitched from|\bmoved from|\bmigrated from"
-    r"|\breplac(?:ed|es|ing)|\bno longer (?:uses?|using|takes?|runs?|on)"
+    r"(?:\binstead of|\brather than|\b(?:switched|moved|migrated)\b([^,.;]{0,30}?)\bfrom"
+    r"|\bno longer (?:uses?|using|takes?|runs?|on)"
     r"|不再用|不再使用|不再走|不再|而不是|取代了?|代替了?)"
     r"\s*([^,.;!?，。；！？]{1,40}?)(?=$|[,.;!?，。；！？]|\s+(?:to|for|with|and|in|on)\b|，|了)",
     re.IGNORECASE,
@@ -170,15 +169,20 @@ class Statement:
 
 
 def is_number(unit: str) -> bool:
-    """Digits or a CJK numeral: an amount, a date, a time."""
-    return bool(re.search(r"\d", unit) or _CJK_NUMERAL.fullmatch(unit))
+    """An amount, a date, a time: digits with at most a short suffix ("3pm", "12th", "5%")."""
+    return bool(_NUMBER.fullmatch(unit))
+
+
+_NUMBER = re.compile(r"[$€£¥]?\d[\d.,:/%-]*[a-z]{0,3}")
 
 
 def parse(text: str) -> Statement:
     """Take a text apart; see the module docstring."""
-    norm = normalize(text)
-    replaced_phrases = [m.group(1) for m in _REPLACED.finditer(norm)]
-    body = _REPLACED.sub(" ", norm) if replaced_phrases else norm
+    norm = arabic_numerals(normalize(_CONTRACTION.sub("", text)))
+    replaced_phrases = [m.group(2) for m in _REPLACED.finditer(norm)]
+    # Drop the marker and the replaced phrase; keep what stands between ("moved *the docs*
+    # from Read the Docs"): it names the subject.
+    body = _REPLACED.sub(lambda m: f" {m.group(1) or ''} ", norm)
     names = _names(text)
     core = units_of(_strip_negation(_REPLACING.sub(" ", body)))
     replaced = tuple(u for phrase in replaced_phrases for u in units_of(phrase)[:3])
@@ -212,7 +216,9 @@ def _names(text: str) -> set[str]:
     for sentence in _SENTENCE.finditer(text):
         found = list(_CAPITALISED.finditer(sentence.group()))
         lead = len(sentence.group()) - len(sentence.group().lstrip())
-        out.update(m.group().casefold() for m in found if m.start() > lead)
+        for m in found:
+            if m.start() > lead:
+                out.update((m.group().casefold(), stem(m.group().casefold())))
     return out
 
 
@@ -227,8 +233,32 @@ def _negated(text: str) -> bool:
 
 def _valueish(unit: str, names: set[str]) -> bool:
     if CJK_CHAR.match(unit):
-        return bool(_CJK_NUMERAL.match(unit))
+        return False  # Chinese numbers were turned into digits; other characters are words
     return bool(_IDENTIFIER.search(unit)) or unit in names
+
+
+_CONTRACTION = re.compile(r"(?<=[A-Za-z])'(?:m|re|ve|ll|d)\b|(?<=\b[Ii])'m\b")
+_DIGIT = dict(zip("〇零一二两三四五六七八九", "00122345678 9".replace(" ", ""), strict=True))
+# A run of Chinese numerals that is a number: before a unit of time, count or measure, or
+# after 周/星期 (weekdays). "一直", "一共", "万一" are words, not numbers.
+_CJK_NUMBER = re.compile(
+    r"(?<=[周期拜])[一二三四五六日天]|[〇零一二两三四五六七八九十]+(?=[月日号点年周岁度元块个次天分秒倍层楼轮人家周])"
+)
+
+
+def arabic_numerals(text: str) -> str:
+    """Chinese numbers of time, count and measure as digits: "三月" -> "3月", "十二点" -> "12点"."""
+    return _CJK_NUMBER.sub(lambda m: _to_int(m.group()), text)
+
+
+def _to_int(run: str) -> str:
+    if run in ("日", "天"):
+        return "7"
+    if "十" not in run:
+        return "".join(_DIGIT.get(c, c) for c in run)
+    tens, _, ones = run.partition("十")
+    value = int(_DIGIT.get(tens, "1") or "1") * 10 + (int(_DIGIT[ones]) if ones else 0)
+    return str(value)
 
 
 def is_cjk(unit: str) -> bool:
