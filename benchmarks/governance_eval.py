@@ -305,14 +305,14 @@ def verified(half: int | None, verbose: bool) -> None:
 # --- a long chat remembered turn by turn -------------------------------------------------
 
 
-def locomo(limit: int) -> None:
+def locomo(limit: int, speaker: bool) -> None:
     if not LOCOMO.exists():
         print("\n== long chat: data set not present, skipped")
         return
     chats = json.loads(LOCOMO.read_text("utf-8"))
     chat = chats[0]["conversation"] if isinstance(chats, list) else chats
     turns = [
-        t["text"]
+        f"{t.get('speaker', '')}: {t['text']}" if speaker else t["text"]
         for key in sorted(chat, key=_session_order)
         if key.startswith("session_") and isinstance(chat[key], list)
         for t in chat[key]
@@ -328,7 +328,8 @@ def locomo(limit: int) -> None:
         for record in svc.list_memories():
             statuses[record.status.value] += 1
     took = time.perf_counter() - start
-    print(f"\n== long chat: {len(turns)} turns remembered one by one ({took:.1f} s)")
+    how = "with speaker names" if speaker else "text only"
+    print(f"\n== long chat: {len(turns)} turns ({how}) remembered one by one ({took:.1f} s)")
     print(f"  outcomes {dict(counts)}")
     print(f"  records by status {dict(statuses)}")
 
@@ -344,10 +345,11 @@ def main() -> None:
     parser.add_argument("--only", choices=("contradictions", "fences", "verified"))
     parser.add_argument("--locomo", action="store_true", help="only the long-chat count")
     parser.add_argument("--turns", type=int, default=10_000)
+    parser.add_argument("--speaker", action="store_true", help="prefix each turn with its speaker")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
     args = parser.parse_args()
     if args.locomo:
-        locomo(args.turns)
+        locomo(args.turns, args.speaker)
         return
     runs = {"contradictions": contradictions, "fences": fences, "verified": verified}
     for name, run in runs.items():

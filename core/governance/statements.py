@@ -18,6 +18,7 @@ Comparing two memories needs more than their words: "Kim is allergic to penicill
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -176,8 +177,10 @@ def is_number(unit: str) -> bool:
 _NUMBER = re.compile(r"[$€£¥]?\d[\d.,:/%-]*[a-z]{0,3}")
 
 
+@functools.lru_cache(maxsize=8192)
 def parse(text: str) -> Statement:
-    """Take a text apart; see the module docstring."""
+    """Take a text apart; see the module docstring (cached: a scope's memories are compared
+    with every new candidate)."""
     norm = arabic_numerals(normalize(_CONTRACTION.sub("", text)))
     replaced_phrases = [m.group(2) for m in _REPLACED.finditer(norm)]
     # Drop the marker and the replaced phrase; keep what stands between ("moved *the docs*

@@ -8,12 +8,14 @@ smaller consistency points (no-op edit, resume without an inject, replay marks).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from core import MemoryFilter, MemoryService, NewEvent
 from core.governance.extractor import Proposal
+from core.model import InjectResult
 from core.model.enums import MemoryKind
 from core.model.records import Event
 
@@ -33,6 +35,15 @@ def remember(svc: MemoryService, text: str, scope: dict[str, str] = FAMILY) -> s
 def active_contents(svc: MemoryService) -> list[str]:
     flt = MemoryFilter(statuses=("active",), limit=1000)
     return [m.content for m in svc.list_memories(flt)]
+
+
+def inject(svc: MemoryService, goal: str) -> InjectResult:
+    """Inject, once more if a loaded machine made the hot path degrade (its time limit)."""
+    for _ in range(3):
+        block = svc.inject(FAMILY, goal, 800, session="s-inject").value
+        if not block.degraded:
+            return block
+    return block
 
 
 # --- contradictions ------------------------------------------------------------------------
@@ -66,7 +77,7 @@ def test_several_changed_values_make_a_conflict_set_annotated_in_injection(
     out = service.remember(FAMILY, new).value
     assert out.conflicts_with == (first,)
     assert "different value" in " ".join(out.reasons)
-    block = service.inject(FAMILY, new, 800, session="s-inject").value
+    block = inject(service, new)
     assert "conflict" in block.text.lower() or "冲突" in block.text
 
 
@@ -169,7 +180,7 @@ class Paraphraser:
     def __init__(self, content: str) -> None:
         self.content = content
 
-    def extract(self, events: list[Event]) -> list[Proposal]:
+    def extract(self, events: Sequence[Event]) -> list[Proposal]:
         return [Proposal(self.content, MemoryKind.FACT, (events[-1].id,))]
 
 
