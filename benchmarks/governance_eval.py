@@ -305,7 +305,7 @@ def verified(half: int | None, verbose: bool) -> None:
 # --- a long chat remembered turn by turn -------------------------------------------------
 
 
-def locomo(limit: int, speaker: bool) -> None:
+def locomo(limit: int, speaker: bool, verbose: bool) -> None:
     if not LOCOMO.exists():
         print("\n== long chat: data set not present, skipped")
         return
@@ -327,6 +327,8 @@ def locomo(limit: int, speaker: bool) -> None:
         statuses: dict[str, int] = defaultdict(int)
         for record in svc.list_memories():
             statuses[record.status.value] += 1
+            if verbose and record.status.value == "superseded":
+                print(f"  {record.content[:90]!r}\n    {svc.history(record.id)[-1].reason[:200]}")
     took = time.perf_counter() - start
     how = "with speaker names" if speaker else "text only"
     print(f"\n== long chat: {len(turns)} turns ({how}) remembered one by one ({took:.1f} s)")
@@ -349,7 +351,7 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
     args = parser.parse_args()
     if args.locomo:
-        locomo(args.turns, args.speaker)
+        locomo(args.turns, args.speaker, args.verbose)
         return
     runs = {"contradictions": contradictions, "fences": fences, "verified": verified}
     for name, run in runs.items():
