@@ -83,17 +83,21 @@ def _names_old_value(a: Statement, b: Statement) -> str | None:
         return None
     old_units = set(b.units)
     named = [u for u in a.replaced if u in old_units and u not in GENERIC]
-    rest = (set(a.units) & old_units) - GENERIC
+    rest = [u for u in dict.fromkeys(a.units) if u in old_units and u not in GENERIC]
     if not named or not rest:
         return None
     return (
         f"says it replaces {_join(named)}, which the older memory states "
-        f"(same subject: {_join(sorted(rest)[:4])})"
+        f"(same subject: {_join(rest[:4])})"
     )
 
 
 def _negation(align: _Alignment, a: Statement, b: Statement) -> Relation:
-    if not align.same_core():
+    """Opposite polarity: a contradiction only when, polarity aside, both say the same
+    ("not allergic to peanuts" does not deny "allergic to penicillin")."""
+    core = align.classify()
+    same = core.kind == "duplicate" or core.reason.startswith("adds detail")
+    if not (same and align.same_core()):
         return _UNRELATED
     which = "new" if a.negated else "old"
     reason = (

@@ -129,3 +129,33 @@ def test_units_fold_plurals_and_drop_stopwords() -> None:
 )
 def test_changed_word_is_not_a_duplicate(new: str, old: str) -> None:
     assert relate(new, old).kind != "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Kim is not allergic to peanuts.", "Kim is allergic to penicillin."),
+        ("The hotel has no parking.", "The hotel has breakfast."),
+    ],
+)
+def test_a_denial_of_something_else_is_no_contradiction(new: str, old: str) -> None:
+    assert relate(new, old).kind != "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Kim is not allergic to penicillin.", "Kim is allergic to penicillin."),
+        ("Grandma cannot drive at night.", "Grandma can drive at night."),
+        ("女儿周末不要去上舞蹈课。", "女儿周末要去上舞蹈课。"),
+        ("奶奶对青霉素不过敏。", "奶奶对青霉素过敏。"),
+    ],
+)
+def test_negation_contradicts_and_never_merges(new: str, old: str) -> None:
+    rel = relate(new, old)
+    assert rel.kind == "contradiction" and "denies" in rel.reason
+
+
+def test_chinese_numbers_compare_with_digits() -> None:
+    assert relate("我们八月去新疆。", "我们 8 月去新疆。").kind == "duplicate"
+    assert relate("我们九月去新疆。", "我们 8 月去新疆。").kind == "contradiction"
