@@ -84,7 +84,10 @@ def _names_old_value(a: Statement, b: Statement) -> str | None:
     old_units = set(b.units)
     named = [u for u in a.replaced if u in old_units and u not in GENERIC]
     rest = [u for u in dict.fromkeys(a.units) if u in old_units and u not in GENERIC]
-    if not named or not rest:
+    # Besides the replaced thing, the new statement adds little: its new value, not a
+    # conversation of its own that happens to say "instead of" and share a name.
+    added = [u for u in a.units if u not in old_units]
+    if not named or not rest or _size(added) > 4:
         return None
     return (
         f"says it replaces {_join(named)}, which the older memory states "
@@ -127,7 +130,9 @@ class _Alignment:
 
     def content_frame(self) -> int:
         """How much subject the two share: Latin content words count 1, CJK characters 1/2."""
-        shared = set(self.frame()) - GENERIC
+        # Names alone ("Caroline", "Mel") do not make a frame: two chat turns share them.
+        named = self.a.names | self.b.names
+        shared = {u for u in set(self.frame()) - GENERIC if u not in named}
         return sum(1 for u in shared if not is_cjk(u)) + sum(1 for u in shared if is_cjk(u)) // 2
 
     def same_core(self) -> bool:
@@ -206,7 +211,12 @@ class _Alignment:
         if (
             self.ratio < 0.6
             and not self._says_replaced()
-            and (len(plain) > 1 or any(_size(o + n) > 6 for o, n in changes))
+            and (
+                len(plain) > 1
+                or any(_size(o + n) > 6 for o, n in changes)
+                # several slots changed at once: a changed word must be a single word
+                or (len(changes) > 1 and any(_size(o + n) > 2 for o, n in plain))
+            )
         ):
             return _UNRELATED
         if sum(len(self._side(op, new=True)) for op in extra) > max(2, len(self.frame()) // 2):
@@ -219,7 +229,14 @@ class _Alignment:
     def _says_replaced(self) -> bool:
         """Replacement wording over a substantial shared frame: the same slot, new values
         (酒店换了，在西安改住 ... / 在西安住 ...), even where the values are not recognisable."""
-        return self.a.replacing and self.content_frame() >= 2
+        swaps = [op for op in self.ops if op[0] == "replace"]
+        small = all(
+            max(_size(self._side(op, new=True)), _size(self._side(op, new=False))) <= 1.5
+            for op in swaps
+        )
+        named = self.a.values | self.b.values
+        subject = [u for u in set(self.frame()) - GENERIC if u not in named]
+        return self.a.replacing and _size(subject) >= 2 and small
 
     def _subject_swap(self, op: Opcode) -> bool:
         """The first thing differs: the subject ("Mom" / "Dad"; 小雪 / 小刚 after a shared 小)."""

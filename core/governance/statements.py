@@ -72,6 +72,21 @@ _FILLER = frozenset(
         "get",
         "gets",
         "got",
+        "s",
+        "t",
+        # interjections and small talk: they frame a chat turn, not a fact
+        "wow",
+        "hey",
+        "hi",
+        "hello",
+        "oh",
+        "haha",
+        "yeah",
+        "thanks",
+        "thank",
+        "congrats",
+        "omg",
+        "lol",
     ]
 )
 _NEGATION_EN = re.compile(
@@ -79,7 +94,10 @@ _NEGATION_EN = re.compile(
     re.IGNORECASE,
 )
 # 不 except where it starts a word that is not a denial (不过 "but", 不错 "good" ...).
-_NEGATION_ZH = re.compile(r"不(?!过(?!敏)|错|同|久|少|断|管|仅|但|光|论)|没有?|别|未|无|非")
+# Not 非常 ("very"), 无锡 (a city), 别人 ("others"), 未来 ("future").
+_NEGATION_ZH = re.compile(
+    r"不(?!过(?!敏)|错|同|久|少|断|管|仅|但|光|论)|没有?|别(?![人的处])|未(?!来)|无法|无需|无须|并非"
+)
 _REPLACING = re.compile(
     r"\b(?:now|instead|switched|switch(?:es|ing)?|moved|migrated|replac\w*|changed|"
     r"no longer|anymore|any more|from now on|change of plan|going forward|rather than)\b"
@@ -163,6 +181,7 @@ class Statement:
     replaced: tuple[str, ...]
     replacing: bool
     list_valued: bool
+    names: frozenset[str] = frozenset()
 
     def is_value(self, unit: str) -> bool:
         """A unit that carries a value rather than structure."""
@@ -198,6 +217,7 @@ def parse(text: str) -> Statement:
         replaced=replaced,
         replacing=bool(_REPLACING.search(norm)),
         list_valued=bool(_LIST_VALUED.search(norm)),
+        names=frozenset(names),
     )
 
 
@@ -209,20 +229,29 @@ def units_of(text: str) -> list[str]:
         unit = unit.lstrip("$€£¥")
         if not unit or unit in STOPWORDS or unit in _FILLER or unit in _CJK_FUNCTION:
             continue
-        out.append(stem(unit))
+        out.append(_fold(stem(unit)))
     return out
+
+
+def _fold(word: str) -> str:
+    """Third-person and short plurals ("eats", "runs", "cats") fold too; "bus", "this" stay."""
+    if len(word) == 4 and word.isalpha() and word.endswith("s") and word[-2] not in "sui":
+        return word[:-1]
+    return word
 
 
 def _names(text: str) -> set[str]:
     """Capitalised words that do not start a sentence: names of people, places, products."""
     out: set[str] = set()
+    # A word also written in lower case ("the hotel ... Hotel Artemide") is not a name.
+    lower = {w for w in re.findall(r"\b[a-z][a-z]+", text)}
     for sentence in _SENTENCE.finditer(text):
         found = list(_CAPITALISED.finditer(sentence.group()))
         lead = len(sentence.group()) - len(sentence.group().lstrip())
         for m in found:
             if m.start() > lead:
                 out.update((m.group().casefold(), stem(m.group().casefold())))
-    return out
+    return out - lower - {stem(w) for w in lower}
 
 
 def _strip_negation(text: str) -> str:
