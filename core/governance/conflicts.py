@@ -130,9 +130,7 @@ class _Alignment:
 
     def content_frame(self) -> int:
         """How much subject the two share: Latin content words count 1, CJK characters 1/2."""
-        # Names alone ("Caroline", "Mel") do not make a frame: two chat turns share them.
-        named = self.a.names | self.b.names
-        shared = {u for u in set(self.frame()) - GENERIC if u not in named}
+        shared = set(self.frame()) - GENERIC
         return sum(1 for u in shared if not is_cjk(u)) + sum(1 for u in shared if is_cjk(u)) // 2
 
     def same_core(self) -> bool:
@@ -146,9 +144,19 @@ class _Alignment:
         extra = [op for op in self.ops if op[0] != "replace"]
         if not swaps:
             return self._without_swaps(extra)
-        if self.content_frame() < 1 or self.ratio < self._min_ratio(swaps):
+        if (
+            self.content_frame() < 1
+            or self.ratio < self._min_ratio(swaps)
+            or not self._beyond_names()
+        ):
             return self._maybe_duplicate()
         return self._with_swaps(swaps, extra)
+
+    def _beyond_names(self) -> bool:
+        """Names alone ("Caroline", "Mel") are no frame: two chat turns share them. Any other
+        shared unit is ("build", "uses" in "the build uses Gradle")."""
+        named = self.a.names | self.b.names
+        return any(u not in named for u in self.frame())
 
     def _min_ratio(self, swaps: list[Opcode]) -> float:
         """How much must be shared: less when every change is a value (a name, a number),
