@@ -63,6 +63,10 @@ def relate(new: str, old: str) -> Relation:
     a, b = parse(new), parse(old)
     if not a.units or not b.units:
         return _UNRELATED
+    if _asks(new) or _asks(old):
+        # A question asserts nothing, so nothing to contradict ("Is this your painting?").
+        rel = _Alignment(a, b).classify()
+        return rel if rel.kind == "duplicate" else _UNRELATED
     named = _names_old_value(a, b)
     if named:
         return Relation("contradiction", named, True)
@@ -70,6 +74,10 @@ def relate(new: str, old: str) -> Relation:
     if a.negated != b.negated:
         return _negation(align, a, b)
     return align.classify()
+
+
+def _asks(text: str) -> bool:
+    return text.rstrip().endswith(("?", "？"))
 
 
 def explicitly_replaces(new: str, old: str) -> bool:

@@ -249,7 +249,10 @@ def _names(text: str) -> set[str]:
         found = list(_CAPITALISED.finditer(sentence.group()))
         lead = len(sentence.group()) - len(sentence.group().lstrip())
         for m in found:
-            if m.start() > lead:
+            # A sentence-initial word is a name when it addresses or labels ("Audrey, ...",
+            # "Caroline: ...").
+            labelled = sentence.group()[m.end() : m.end() + 1] in (":", ",")
+            if m.start() > lead or labelled:
                 out.update((m.group().casefold(), stem(m.group().casefold())))
     return out - lower - {stem(w) for w in lower}
 
