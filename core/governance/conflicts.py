@@ -94,7 +94,7 @@ def _names_old_value(a: Statement, b: Statement) -> str | None:
     rest = [u for u in dict.fromkeys(a.units) if u in old_units and u not in GENERIC]
     # Besides the replaced thing, the new statement adds little: its new value, not a
     # conversation of its own that happens to say "instead of" and share a name.
-    added = [u for u in a.units if u not in old_units]
+    added = [u for u in dict.fromkeys(a.units) if u not in old_units and u not in GENERIC]
     if not named or not rest or _size(added) > 4:
         return None
     return (

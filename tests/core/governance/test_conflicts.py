@@ -52,6 +52,10 @@ def test_contradictions(new: str, old: str, hint: str) -> None:
         ("web-shop now uses pnpm 9 instead of yarn", "web-shop uses yarn classic (v1.22)"),
         ("We switched to Linear instead of Jira for billing", "We track billing issues in Jira"),
         ("web-shop 改用 pnpm，不再用 yarn", "web-shop 使用 yarn"),
+        (
+            "web-shop now uses pnpm 9 instead of yarn; run pnpm install.",
+            "web-shop uses yarn classic (v1.22) as its package manager.",
+        ),
     ],
 )
 def test_replacement_wording(new: str, old: str) -> None:
