@@ -356,3 +356,27 @@ def test_skill_suggestions_merge_only_with_skill_suggestions() -> None:
     assert v.merge_into == old.id and v.kind == MemoryKind.SKILL_SUGGESTION
     fact = decide(cand("Deploys go out on Fridays.", explicit=True), [old])
     assert fact.merge_into is None
+
+
+# --- verified facts settle guesses (R10) -----------------------------------------------------
+
+
+def test_verified_fact_supersedes_an_active_inferred_memory_with_a_per_pair_reason() -> None:
+    old = rec("Staging runs in us-east-2", TrustLevel.ASSISTANT)
+    v = decide(cand("Staging runs in eu-west-1", TrustLevel.TOOL_VERIFIED), [old])
+    assert v.status == MemoryStatus.ACTIVE and v.supersedes == ("mem_old",)
+    assert dict(v.why)["mem_old"].endswith("us-east-2 → eu-west-1")
+
+
+def test_verified_fact_settles_a_pending_guess_but_a_guess_never_settles_a_guess() -> None:
+    guess = rec("Staging runs in us-east-2", TrustLevel.ASSISTANT, MemoryStatus.CANDIDATE)
+    v = decide(cand("Staging runs in eu-west-1", TrustLevel.TOOL_VERIFIED), [guess])
+    assert v.supersedes == ("mem_old",) and "settles the pending guess" in " ".join(v.reasons)
+    other = decide(cand("Staging runs in eu-west-1", TrustLevel.ASSISTANT), [guess])
+    assert other.supersedes == () and other.status == MemoryStatus.CANDIDATE
+
+
+def test_unrelated_chat_turn_never_supersedes_at_any_authority() -> None:
+    old = rec("Caroline is researching adoption agencies.", TrustLevel.ASSISTANT)
+    new = cand("I'm so happy for you, Caroline, now you're helping others!", explicit=True)
+    assert decide(new, [old]).supersedes == ()
