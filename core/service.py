@@ -29,6 +29,7 @@ from core.errors import (
     InvalidStateError,
     MemoryCenterError,
     NotFoundError,
+    ResourceUnavailableError,
 )
 from core.governance import controls, undo
 from core.governance.extractor import Extractor, RuleExtractor
@@ -126,6 +127,7 @@ class MemoryService:
         self.catalog = Catalog(store, self._vector_layer(store))
         if self._settings_damage is not None:
             self.catalog.damage.note([self._settings_damage])
+        self._ledger.embed = self._fence_embed
         if self.catalog.vectors is not None:
             self.catalog.vectors.warm_up()
         self.faults = FaultSwitch()
@@ -576,6 +578,7 @@ class MemoryService:
                 purge_events=purge_events,
                 fp_key=self._keys.fingerprint_key,
                 derived=self._forget_derived,
+                embed=self._fence_embed,
             )
         if purge:
             if self.catalog.vectors is not None:
@@ -903,6 +906,13 @@ class MemoryService:
         self.embedder_error = None
         self.rebuild_index()
         return Result(embedder.name, changes_of(tx))
+
+    def _fence_embed(self, text: str) -> tuple[str, list[float]]:
+        """Embed a text for deletion-fence matching by meaning (R19), with the index's embedder."""
+        layer = self.catalog.vectors
+        if layer is None:
+            raise ResourceUnavailableError("no embedder configured (vector index is off)")
+        return layer.embedder.name, [float(x) for x in layer.embedder.embed([text])[0]]
 
     def _forget_derived(self, memory_id: str) -> list[str]:
         """Remove a memory from every derived store in this process; name what was cleaned."""

@@ -1,240 +1,311 @@
-"""Explicit rules for duplicates and contradictions between memories (R9).
+"""Duplicates and contradictions between memories, from the structure of the statements (R9).
 
-Two statements are compared as sequences of units (Latin words, single CJK characters):
+Both texts are taken apart (`statements.parse`) and their units aligned. What the two share
+is the *frame* (subject and predicate: "team offsite is in ... from ... to ..."); what differs
+are *slots*. Then:
 
-- **duplicate**: same normalised text, or the same units up to wording (high overlap and no
-  differing *value* units such as numbers, versions, names);
-- **contradiction**: the same statement with a different value in one place ("staging runs
-  in eu-west-1" / "... us-east-2"; "外婆家" / "奶奶家"), or two different members of a known
-  category of tools about the same subject (yarn / pnpm), or an explicit replacement
-  ("instead of yarn", "改用", "不再") naming something the old statement says.
+- **contradiction**: one says the opposite of the other (negation: "is allergic" / "is not
+  allergic", "要" / "不要", "uses X" / "no longer uses X"); or both fill the same frame with
+  different values in one or more slots (dates, times, numbers with units, versions, places,
+  people, amounts, a swapped word such as tabs/spaces or 上午/下午); or the new one says it
+  replaces something ("instead of yarn", "不再用 Jenkins") that the old one states;
+- **compatible**: a refinement (a value made more precise, "Node 20" / "Node 20.11.1", or
+  detail added), another member of a list-valued fact (allergies, likes, things one takes or
+  pays for), or the same predicate about a different subject (the first slot differs);
+- **duplicate**: the same units up to wording and order, with no value changed;
+- **unrelated**: too little frame in common. Replacement wording ("now", "现在") never makes a
+  relation on its own: it only tells an actual contradiction that the new value replaces the
+  old one.
 
-Replacement wording also decides supersede-versus-conflict at equal authority.
+Each contradiction carries a reason naming the shared frame and the changed slots, so a
+reviewer can see why one memory superseded or conflicts with another.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 
-from core.governance.text import STOPWORDS, normalize, squash, stem
+from core.governance.statements import GENERIC, Statement, is_cjk, is_number, parse, units_of
+from core.governance.text import squash
 
-_UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[a-z0-9][a-z0-9_.:/+#-]*[a-z0-9+#]|[a-z0-9]")
-_VALUE = re.compile(r"\d|[\u3400-\u4dbf\u4e00-\u9fff]|^[a-z]+[-_.][a-z0-9]")
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-
-CATEGORIES: dict[str, frozenset[str]] = {
-    "js package manager": frozenset({"npm", "yarn", "pnpm", "bun"}),
-    "python packaging": frozenset({"pip", "poetry", "uv", "pipenv", "conda", "pdm", "hatch"}),
-    "test runner": frozenset({"jest", "vitest", "mocha", "pytest", "unittest", "nose", "ava"}),
-    "e2e framework": frozenset({"playwright", "cypress", "selenium", "puppeteer"}),
-    "database": frozenset({"postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb"}),
-    "ci": frozenset({"jenkins", "gitlab-ci", "circleci", "travis", "buildkite"}),
-    "cloud region": frozenset(),
-    "editor": frozenset({"vim", "neovim", "emacs", "vscode", "intellij"}),
-    "formatter": frozenset({"black", "ruff", "yapf", "autopep8", "prettier", "eslint"}),
-    "bundler": frozenset({"webpack", "vite", "rollup", "parcel", "esbuild", "turbopack"}),
-}
-
-_REPLACE = re.compile(
-    r"\b(?:now|instead of|switched (?:to|from)|moved (?:to|from)|migrated (?:to|from)|"
-    r"no longer|replaced|replaces|changed to|from now on|anymore|not .* any ?more)\b"
-    r"|改用|不再|换成|改成|现在|已经换|迁移到|从此",
-    re.IGNORECASE,
-)
-
-
-TOOL_NAMES = frozenset().union(*CATEGORIES.values())
-
-# Predicates that hold for many values at once: "does not eat X" and "does not eat Y" are
-# both true, so a different value there is another fact, not a contradiction.
-_LIST_VALUED = re.compile(
-    r"不吃|不喝|不能吃|过敏|爱吃|爱喝|喜欢吃|喜欢喝|讨厌|不喜欢|"
-    r"\b(?:doesn't|does not|don't|do not|never) (?:eat|drink|like)|allergic to|\balso\b"
-    r"|\b(?:likes?|enjoys?|loves?) (?:to )?(?:eat|drink)",
-    re.IGNORECASE,
-)
+Opcode = tuple[str, int, int, int, int]
 
 
 def units(text: str) -> list[str]:
-    """The comparison units of a text, stop words removed."""
-    return [_stem(u) for u in _UNIT.findall(normalize(text)) if u not in STOPWORDS]
-
-
-def _stem(unit: str) -> str:
-    """Plural folding as for search, except tool names ("emacs", "postgres") stay whole."""
-    return unit if unit in TOOL_NAMES else stem(unit)
+    """The comparison units of a text (kept for callers and tests)."""
+    return units_of(text)
 
 
 @dataclass(frozen=True)
 class Relation:
-    """How a new statement relates to an existing one."""
+    """How a new statement relates to an existing one.
 
-    kind: str  # "duplicate", "contradiction", "unrelated"
+    Attributes:
+        kind: "duplicate", "contradiction", "compatible" or "unrelated".
+        reason: why, in words a reviewer can check (the frame and the changed slots).
+        replaces: the new statement says it replaces the old value (supersede at equal
+            authority rather than a conflict set).
+    """
+
+    kind: str
     reason: str
     replaces: bool = False
+
+
+_UNRELATED = Relation("unrelated", "")
 
 
 def relate(new: str, old: str) -> Relation:
     """Classify the relation of `new` to `old`."""
     if squash(new) == squash(old):
         return Relation("duplicate", "same text after normalisation")
-    a, b = units(new), units(old)
-    if not a or not b:
-        return Relation("unrelated", "")
-    replaces = explicitly_replaces(new, old)
-    category = _category_clash(a, b)
-    if category:
-        return Relation("contradiction", f"different {category}: {category_values(a, b)}", replaces)
-    matcher = difflib.SequenceMatcher(a=b, b=a, autojunk=False)
-    ratio = matcher.ratio()
-    only_new, only_old = _differences(matcher, a, b)
-    if _same_in_other_words(ratio, a, b, only_new, only_old):
-        return Relation("duplicate", f"same statement in other words (similarity {ratio:.2f})")
-    if _different_value(matcher, ratio, only_new, only_old) and not _both_list_valued(new, old):
-        change = f"{_join(only_old)} → {_join(only_new)}"
-        return Relation(
-            "contradiction", f"same statement with a different value ({change})", replaces
-        )
-    if replaces and _shares_subject(a, b) and ratio >= 0.2 and only_old:
-        return Relation("contradiction", "explicitly replaces what the older memory says", True)
-    return Relation("unrelated", "")
+    a, b = parse(new), parse(old)
+    if not a.units or not b.units:
+        return _UNRELATED
+    if _asks(new) or _asks(old):
+        # A question asserts nothing, so nothing to contradict ("Is this your painting?").
+        rel = _Alignment(a, b).classify()
+        return rel if rel.kind == "duplicate" else _UNRELATED
+    named = _names_old_value(a, b)
+    if named:
+        return Relation("contradiction", named, True)
+    align = _Alignment(a, b)
+    if a.negated != b.negated:
+        return _negation(align, a, b)
+    return align.classify()
 
 
-def _different_value(
-    matcher: difflib.SequenceMatcher[str], ratio: float, only_new: list[str], only_old: list[str]
-) -> bool:
-    """One place differs: a value (number, name, place) or a single substituted word."""
-    if ratio < 0.6 or not only_new or not only_old:
-        return False
-    blocks = [op for op in matcher.get_opcodes() if op[0] != "equal"]
-    if len(blocks) > 2:
-        return False
-    if _has_value(only_new):
-        return True
-    return len(blocks) == 1 and blocks[0][0] == "replace" and len(only_new) <= 2
-
-
-def _both_list_valued(new: str, old: str) -> bool:
-    return bool(_LIST_VALUED.search(new) and _LIST_VALUED.search(old))
+def _asks(text: str) -> bool:
+    return text.rstrip().endswith(("?", "？"))
 
 
 def explicitly_replaces(new: str, old: str) -> bool:
     """True when `new` uses replacement wording ("now", "instead of", "改用" ...)."""
-    return bool(_REPLACE.search(new))
+    return parse(new).replacing
 
 
-def category_values(a: list[str], b: list[str]) -> str:
-    """The clashing category members, for reasons."""
-    for members in CATEGORIES.values():
-        x, y = members & set(a), members & set(b)
-        if x and y and x != y:
-            return f"{'/'.join(sorted(y))} → {'/'.join(sorted(x))}"
-    return ""
-
-
-def _category_clash(a: list[str], b: list[str]) -> str | None:
-    if not _shares_subject(a, b):
+def _names_old_value(a: Statement, b: Statement) -> str | None:
+    """ "instead of yarn" / "不再用 Jenkins": the new statement names what the old one says."""
+    if not a.replaced:
         return None
-    for name, members in CATEGORIES.items():
-        x, y = members & set(a), members & set(b)
-        if x and y and x != y:
-            return name
-    return None
+    old_units = set(b.units)
+    named = [u for u in a.replaced if u in old_units and u not in GENERIC]
+    rest = [u for u in dict.fromkeys(a.units) if u in old_units and u not in GENERIC]
+    # Besides the replaced thing, the new statement adds little: its new value, not a
+    # conversation of its own that happens to say "instead of" and share a name.
+    added = [u for u in dict.fromkeys(a.units) if u not in old_units and u not in GENERIC]
+    if not named or not rest or _size(added) > 4:
+        return None
+    return (
+        f"says it replaces {_join(named)}, which the older memory states "
+        f"(same subject: {_join(rest[:4])})"
+    )
 
 
-_GENERIC = frozenset(
-    [
-        "use",
-        "uses",
-        "used",
-        "using",
-        "run",
-        "runs",
-        "ran",
-        "require",
-        "requires",
-        "required",
-        "prefer",
-        "prefers",
-        "preferred",
-        "like",
-        "likes",
-        "want",
-        "wants",
-        "need",
-        "needs",
-        "build",
-        "builds",
-        "built",
-        "store",
-        "stores",
-        "stored",
-        "work",
-        "works",
-        "keep",
-        "keeps",
-        "make",
-        "makes",
-        "set",
-        "sets",
-        "get",
-        "gets",
-        "go",
-        "goes",
-        "now",
-        "instead",
-        "always",
-        "never",
-        "every",
-        "project",
-        "team",
-    ]
-)
+def _negation(align: _Alignment, a: Statement, b: Statement) -> Relation:
+    """Opposite polarity: a contradiction only when, polarity aside, both say the same
+    ("not allergic to peanuts" does not deny "allergic to penicillin")."""
+    core = align.classify()
+    same = core.kind == "duplicate" or core.reason.startswith("adds detail")
+    if not (same and align.same_core()):
+        return _UNRELATED
+    which = "new" if a.negated else "old"
+    reason = (
+        f"one denies what the other states ({which} statement is negated; "
+        f"same subject: {_join(align.frame()[:5])})"
+    )
+    return Relation("contradiction", reason, a.replacing and a.negated)
 
 
-def _shares_subject(a: list[str], b: list[str]) -> bool:
-    """Both talk about the same thing: a shared name or content word (web-shop, Alice, Jira),
-    or two shared Chinese characters. Generic verbs ("uses", "prefers") are not a subject:
-    two projects that both "use" something do not contradict each other."""
-    common = (set(a) & set(b)) - _GENERIC
-    cjk = sum(1 for u in common if _CJK_CHAR.match(u))
-    return cjk >= 2 or any(len(u) >= 3 and not _CJK_CHAR.match(u) for u in common)
+class _Alignment:
+    """The two unit sequences aligned: shared frame, changed slots, added detail."""
+
+    def __init__(self, a: Statement, b: Statement) -> None:
+        self.a, self.b = a, b
+        self.matcher = difflib.SequenceMatcher(a=b.units, b=a.units, autojunk=False)
+        self.ratio = self.matcher.ratio()
+        self.ops: list[Opcode] = [op for op in self.matcher.get_opcodes() if op[0] != "equal"]
+
+    def frame(self) -> list[str]:
+        """Shared units in order."""
+        return [
+            self.b.units[i]
+            for tag, i1, i2, _, _ in self.matcher.get_opcodes()
+            if tag == "equal"
+            for i in range(i1, i2)
+        ]
+
+    def content_frame(self) -> int:
+        """How much subject the two share: Latin content words count 1, CJK characters 1/2."""
+        shared = set(self.frame()) - GENERIC
+        return sum(1 for u in shared if not is_cjk(u)) + sum(1 for u in shared if is_cjk(u)) // 2
+
+    def same_core(self) -> bool:
+        """The same statement up to wording (used when only the polarity differs)."""
+        sa, sb = set(self.a.units), set(self.b.units)
+        small = min(len(sa), len(sb))
+        return self.ratio >= 0.6 or (small > 0 and len(sa & sb) >= 0.75 * small)
+
+    def classify(self) -> Relation:
+        swaps = [op for op in self.ops if op[0] == "replace"]
+        extra = [op for op in self.ops if op[0] != "replace"]
+        if not swaps:
+            return self._without_swaps(extra)
+        if (
+            self.content_frame() < 1
+            or self.ratio < self._min_ratio(swaps)
+            or not self._beyond_names()
+        ):
+            return self._maybe_duplicate()
+        return self._with_swaps(swaps, extra)
+
+    def _beyond_names(self) -> bool:
+        """Names alone ("Caroline", "Mel") are no frame: two chat turns share them. Any other
+        shared unit is ("build", "uses" in "the build uses Gradle")."""
+        named = self.a.names | self.b.names
+        return any(u not in named for u in self.frame())
+
+    def _min_ratio(self, swaps: list[Opcode]) -> float:
+        """How much must be shared: less when every change is a value (a name, a number),
+        since "My manager is Elena Rossi" / "... James Carter" share little but the slot."""
+        old = [u for op in swaps for u in self._side(op, new=False)]
+        new = [u for op in swaps for u in self._side(op, new=True)]
+        only_values = all(map(self.b.is_value, old)) and all(map(self.a.is_value, new))
+        return 0.25 if only_values else 0.4
+
+    def _maybe_duplicate(self) -> Relation:
+        sa, sb = set(self.a.units), set(self.b.units)
+        if sa == sb or (_jaccard(sa, sb) >= 0.8 and not self._value_differs()):
+            return Relation(
+                "duplicate", f"same statement in other words (units {_jaccard(sa, sb):.2f})"
+            )
+        return _UNRELATED
+
+    def _value_differs(self) -> bool:
+        va, vb = self.a.values, self.b.values
+        return bool(va ^ vb)
+
+    def _without_swaps(self, extra: list[Opcode]) -> Relation:
+        sa, sb = set(self.a.units), set(self.b.units)
+        if sa == sb or (_jaccard(sa, sb) >= 0.8 and not self._value_differs()):
+            return Relation(
+                "duplicate", f"same statement in other words (units {_jaccard(sa, sb):.2f})"
+            )
+        added = [u for op in extra for u in self._side(op, new=True) + self._side(op, new=False)]
+        if any(self.a.is_value(u) or self.b.is_value(u) for u in added):
+            return Relation("compatible", f"adds detail ({_join(added)})")
+        if set(self.a.units) == set(self.b.units) or (self.ratio >= 0.6 and _size(added) <= 1):
+            return Relation(
+                "duplicate", f"same statement in other words (similarity {self.ratio:.2f})"
+            )
+        if self.ratio >= 0.5:
+            return Relation("compatible", f"adds detail ({_join(added)})")
+        return _UNRELATED
+
+    def _with_swaps(self, swaps: list[Opcode], extra: list[Opcode]) -> Relation:
+        changes = [(self._side(op, new=False), self._side(op, new=True)) for op in swaps]
+        if all(_refines(old, new) for old, new in changes):
+            return Relation("compatible", f"a more precise value ({_pairs(changes)})")
+        plain = [c for c in changes if not self._has_value(c)]
+        first = changes[0][0] + changes[0][1]
+        if self._subject_swap(swaps[0]) and not any(is_number(u) for u in first):
+            return Relation("compatible", f"about a different subject ({_pairs(changes[:1])})")
+        if self._reworded(changes, plain):
+            return Relation("duplicate", "same statement in other words (a word rephrased)")
+        if any(bool((set(old) ^ set(new)) & GENERIC) for old, new in changes):
+            # "runs on Node 18" / "uses Tailwind": the predicate itself differs, so these
+            # are two facts about the subject, not two values of one.
+            return Relation(
+                "compatible", f"another predicate about the subject ({_pairs(changes)})"
+            )
+        numbers = any(is_number(u) for old, new in changes for u in old + new)
+        if self.a.list_valued and self.b.list_valued and not numbers:
+            return Relation(
+                "compatible", f"another value of a list-valued fact ({_pairs(changes)})"
+            )
+        if (
+            self.ratio < 0.6
+            and not self._says_replaced()
+            and (
+                len(plain) > 1
+                or any(_size(o + n) > 6 for o, n in changes)
+                # several slots changed at once: a changed word must be a single word
+                or (len(changes) > 1 and any(_size(o + n) > 2 for o, n in plain))
+            )
+        ):
+            return _UNRELATED
+        if sum(len(self._side(op, new=True)) for op in extra) > max(2, len(self.frame()) // 2):
+            return _UNRELATED
+        reason = (
+            f"same subject ({_join(self._subject())}) with a different value: {_pairs(changes)}"
+        )
+        return Relation("contradiction", reason, self.a.replacing)
+
+    def _says_replaced(self) -> bool:
+        """Replacement wording over a substantial shared frame: the same slot, new values
+        (酒店换了，在西安改住 ... / 在西安住 ...), even where the values are not recognisable."""
+        swaps = [op for op in self.ops if op[0] == "replace"]
+        small = all(
+            max(_size(self._side(op, new=True)), _size(self._side(op, new=False))) <= 1.5
+            for op in swaps
+        )
+        named = self.a.values | self.b.values
+        subject = [u for u in set(self.frame()) - GENERIC if u not in named]
+        return self.a.replacing and _size(subject) >= 2 and small
+
+    def _subject_swap(self, op: Opcode) -> bool:
+        """The first thing differs: the subject ("Mom" / "Dad"; 小雪 / 小刚 after a shared 小)."""
+        _, i1, _, j1, _ = op
+        lead = 1 if self.b.units and is_cjk(self.b.units[0]) else 0
+        return i1 <= lead and j1 <= lead
+
+    def _reworded(
+        self, changes: list[tuple[list[str], list[str]]], plain: list[tuple[list[str], list[str]]]
+    ) -> bool:
+        """Only words of unequal length exchanged (截止到 / 截止日期是), all values kept."""
+        sa, sb = set(self.a.units), set(self.b.units)
+        return (
+            len(plain) == len(changes)
+            and not self._value_differs()
+            and _jaccard(sa, sb) >= 0.75
+            and all(len(old) != len(new) for old, new in changes)
+        )
+
+    def _subject(self) -> list[str]:
+        frame = [u for u in self.frame() if u not in GENERIC]
+        return frame[:5]
+
+    def _has_value(self, change: tuple[list[str], list[str]]) -> bool:
+        old, new = change
+        return any(self.b.is_value(u) for u in old) or any(self.a.is_value(u) for u in new)
+
+    def _side(self, op: Opcode, *, new: bool) -> list[str]:
+        _, i1, i2, j1, j2 = op
+        return list(self.a.units[j1:j2]) if new else list(self.b.units[i1:i2])
 
 
-def _differences(
-    matcher: difflib.SequenceMatcher[str], a: list[str], b: list[str]
-) -> tuple[list[str], list[str]]:
-    only_new: list[str] = []
-    only_old: list[str] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            only_old.extend(b[i1:i2])
-            only_new.extend(a[j1:j2])
-    return only_new, only_old
+def _size(items: list[str]) -> float:
+    """Length in words: a CJK character counts half (Chinese words are mostly two)."""
+    return sum(0.5 if is_cjk(u) else 1.0 for u in items)
 
 
-def _same_in_other_words(
-    ratio: float, a: list[str], b: list[str], only_new: list[str], only_old: list[str]
-) -> bool:
-    """Rewordings: no differing value, and the same words (reordered) or one side's words
-    contained in the other's. A swapped content word (dark -> light) is not a rewording."""
-    if _has_value(only_new) or _has_value(only_old):
-        return False
-    sa, sb = set(a), set(b)
-    if sa == sb:
-        return True
-    return ratio >= 0.6 and (sa <= sb or sb <= sa)
+def _refines(old: list[str], new: list[str]) -> bool:
+    """ "20" → "20.11.1": the new value makes the old one more precise (or the reverse)."""
+    x, y = "".join(old), "".join(new)
+    return bool(x and y) and (y.startswith(x + ".") or x.startswith(y + "."))
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def _pairs(changes: list[tuple[list[str], list[str]]]) -> str:
+    return ", ".join(f"{_join(old)} → {_join(new)}" for old, new in changes)
 
 
 def _join(items: list[str]) -> str:
     out = ""
     for unit in items:
-        cjk = bool(re.match(r"[\u3400-\u9fff]", unit))
-        out += unit if (cjk or not out) else " " + unit
+        out += unit if (is_cjk(unit) or not out) else " " + unit
     return out
-
-
-def _has_value(items: list[str]) -> bool:
-    return any(_VALUE.search(u) for u in items)

@@ -93,6 +93,8 @@ def edit(tx: WriteTx, record: MemoryRecord, new_text: str, actor: str, fp_key: b
     if record.status in (MemoryStatus.DELETED, MemoryStatus.REJECTED, MemoryStatus.SUPERSEDED):
         raise InvalidStateError(f"cannot edit memory {record.id}: it is {record.status.value}")
     content = valid_text(new_text, "new_text", limits.MAX_MEMORY_TEXT)
+    if content == record.content:
+        return  # nothing changes: no revision, no decision
     findings = scan(content)
     if findings:
         raise InvalidInputError(
@@ -264,11 +266,29 @@ def keep_all(
     return list(scopes)
 
 
-def mark_stale(tx: WriteTx, record: MemoryRecord, event_id: str, actor: str) -> None:
+def mark_stale(
+    tx: WriteTx, record: MemoryRecord, event_id: str, actor: str, relation: str = ""
+) -> None:
     """A fresh verified observation contradicts this memory: flag and downrank it (R10)."""
     memories.update_fields(tx, record.id, flags=record.flags | {STALE})
     memories.add_sources(tx, record.id, ())
-    _decide(tx, record, "observe", record.status, actor, f"contradicted by observation {event_id}")
+    why = f"contradicted by observation {event_id}" + (f": {relation}" if relation else "")
+    _decide(tx, record, "observe", record.status, actor, why)
+
+
+def settle_guess(tx: WriteTx, record: MemoryRecord, event_id: str, relation: str) -> None:
+    """A verified observation contradicts a pending guess: the guess is rejected (R10)."""
+    memories.update_fields(tx, record.id, status=MemoryStatus.REJECTED)
+    memories.record_decision(
+        tx,
+        record,
+        action="observe",
+        from_status=record.status,
+        to_status=MemoryStatus.REJECTED,
+        actor="observation",
+        reason=f"pending guess rejected: contradicted by observation {event_id}: {relation}",
+        policy_version=VERSION,
+    )
 
 
 EXPIRED_FLAG = MemoryFlag.EXPIRED

@@ -9,14 +9,18 @@ for sensitive findings (types only, never values).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
+from core.errors import MemoryCenterError
+from core.governance.fences import Embed, FenceView, features, match
 from core.governance.policy import (
     CONFLICT,
     Candidate,
     MemoryPolicy,
+    Origin,
     Verdict,
 )
 from core.governance.sensitivity import Finding
@@ -30,7 +34,7 @@ from core.model.enums import (
 from core.model.memory import MemoryOutcome
 from core.model.records import Event, MemoryRecord
 from core.model.scope import Scope
-from core.storage import event_log, memories
+from core.storage import event_log, fences, memories
 from core.storage.memories import GOVERNANCE_SESSION, Draft
 from core.storage.store import WriteTx, new_id
 
@@ -71,9 +75,13 @@ class Ledger:
         fingerprint_key: key for keyed content fingerprints (duplicates, deletion fences).
     """
 
-    def __init__(self, policy: MemoryPolicy, fingerprint_key: bytes) -> None:
+    def __init__(
+        self, policy: MemoryPolicy, fingerprint_key: bytes, embed: Embed | None = None
+    ) -> None:
         self.policy = policy
         self._fp_key = fingerprint_key
+        # Embeds a text for fence matching by meaning; None: units and values only.
+        self.embed = embed
 
     def fingerprint(self, text: str) -> str:
         """Keyed fingerprint of a content."""
@@ -82,12 +90,18 @@ class Ledger:
     def submit(self, tx: WriteTx, cand: Candidate, *, session: str | None) -> MemoryOutcome:
         """Decide one candidate and write the result."""
         related = memories.in_scope(tx.conn, tx.codec, cand.scope, RELATED_STATUSES)
-        fenced = memories.fenced(tx.conn, self.fingerprint(cand.content))
-        verdict = self.policy.decide(cand, related, now=tx.now, fenced_by=fenced)
+        fenced, why = self.fence_of(tx, cand.content)
+        verdict = self.policy.decide(cand, related, now=tx.now, fenced_by=fenced, fence_reason=why)
+        lift = fenced if fenced and verdict.fenced_by is None and _asked_again(cand) else None
+        if lift:
+            note = f"deletion fence of {lift} lifted: the user explicitly asked to remember it"
+            verdict = replace(verdict, reasons=(*verdict.reasons, note))
         if verdict.merge_into:
             record = self._merge(tx, cand, verdict)
         else:
             record = self._create(tx, cand, verdict)
+        if lift:
+            self._lift_fence(tx, lift, record, cand.owner)
         if verdict.findings:
             self._security_event(tx, session, cand.scope, verdict.findings, record)
         return MemoryOutcome(
@@ -98,6 +112,49 @@ class Ledger:
             superseded=verdict.supersedes,
             conflicts_with=verdict.conflicts_with,
             findings=tuple(sorted({f.type.value for f in verdict.findings})),
+        )
+
+    def fence_of(self, tx: WriteTx, content: str) -> tuple[str | None, str]:
+        """The deleted memory whose fence this content meets, and how (R19)."""
+        exact = memories.fenced(tx.conn, self.fingerprint(content))
+        if exact:
+            return exact, "the same content"
+        standing = fences.standing(tx.conn, tx.codec)
+        if not standing:
+            return None, ""
+        feats = features(self._fp_key, content)
+        vector = self._vector(content) if any(f.vector for f in standing) else None
+        for fence in standing:
+            view = FenceView(
+                fence.memory_id, fence.terms, fence.marks, fence.embedder, fence.vector
+            )
+            why = match(feats, vector, view)
+            if why:
+                return fence.memory_id, why
+        return None, ""
+
+    def _vector(self, content: str) -> tuple[str, Sequence[float]] | None:
+        if self.embed is None:
+            return None
+        try:
+            return self.embed(content)
+        except MemoryCenterError:
+            return None  # no embedder: the fence still matches by units and values
+
+    def _lift_fence(self, tx: WriteTx, deleted_id: str, new: MemoryRecord, actor: str) -> None:
+        memories.lift_fence(tx, deleted_id)
+        deleted = memories.get(tx.conn, tx.codec, deleted_id)
+        memories.record_decision(
+            tx,
+            deleted,
+            action="lift_fence",
+            from_status=deleted.status,
+            to_status=deleted.status,
+            actor=actor,
+            reason=f"deletion fence lifted: the user explicitly asked to remember it again "
+            f"(memory {new.id})",
+            policy_version=self.policy.version,
+            user_action=True,
         )
 
     def _merge(self, tx: WriteTx, cand: Candidate, verdict: Verdict) -> MemoryRecord:
@@ -149,8 +206,9 @@ class Ledger:
             policy_version=self.policy.version,
             user_action=cand.explicit,
         )
+        why = dict(verdict.why)
         for old_id in verdict.supersedes:
-            self._supersede(tx, old_id, record, cand.owner)
+            self._supersede(tx, old_id, record, cand.owner, why.get(old_id, ""))
         for old_id in verdict.conflicts_with:
             old = memories.get(tx.conn, tx.codec, old_id)
             memories.update_fields(
@@ -158,7 +216,9 @@ class Ledger:
             )
         return memories.get(tx.conn, tx.codec, memory_id)
 
-    def _supersede(self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str) -> None:
+    def _supersede(
+        self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str, relation: str
+    ) -> None:
         old = memories.get(tx.conn, tx.codec, old_id)
         memories.update_fields(
             tx,
@@ -174,7 +234,7 @@ class Ledger:
             from_status=old.status,
             to_status=MemoryStatus.SUPERSEDED,
             actor=actor,
-            reason=f"superseded by {new.id}, which has higher authority or explicitly replaces it",
+            reason=_supersede_reason(old, new, relation),
             policy_version=self.policy.version,
         )
 
@@ -209,6 +269,23 @@ class Ledger:
                 "detectors": sorted({f.detector for f in findings}),
             },
         )
+
+
+def _asked_again(cand: Candidate) -> bool:
+    """Only a new, explicit request of the user brings fenced content back (R19): not an
+    extraction (of old, new or re-imported sessions), an agent, or a file import."""
+    return cand.explicit and cand.origin == Origin.REMEMBER
+
+
+def _supersede_reason(old: MemoryRecord, new: MemoryRecord, relation: str) -> str:
+    """Why this one link: what was pending or active, who said the new value, and the pair."""
+    if old.status == MemoryStatus.CANDIDATE:
+        head = f"pending guess settled by {new.id} ({new.source_trust.value})"
+    elif new.source_trust.authority > old.source_trust.authority:
+        head = f"superseded by {new.id}, which has higher authority ({new.source_trust.value})"
+    else:
+        head = f"superseded by {new.id}, which says it replaces this value"
+    return f"{head}: {relation}" if relation else head
 
 
 def _ttl_flag(cand: Candidate, verdict: Verdict) -> frozenset[str]:

@@ -164,6 +164,8 @@ class Verdict:
     findings: tuple[Finding, ...] = ()
     fenced_by: str | None = None
     store: bool = True
+    # The relation behind each supersede, by old record id, so every link has its own reason.
+    why: tuple[tuple[str, str], ...] = ()
 
     @property
     def outcome(self) -> OutcomeKind:
@@ -201,6 +203,7 @@ class MemoryPolicy:
         *,
         now: dt.datetime,
         fenced_by: str | None = None,
+        fence_reason: str = "the same content",
     ) -> Verdict:
         """Apply the rules in order; the first that settles the candidate wins.
 
@@ -209,13 +212,16 @@ class MemoryPolicy:
             related: active, pending and rejected records with the same scope.
             now: the store clock's current instant (for TTLs).
             fenced_by: id of a deleted memory whose content matches (deletion fence).
+            fence_reason: how it matches (the same text, other words, the same meaning).
         """
         findings = tuple(scan(cand.content))
         if findings:
             return self._sensitive(cand, findings)
-        if fenced_by and not cand.explicit:
+        if fenced_by and not (cand.explicit and cand.origin == Origin.REMEMBER):
             return self._reject(
-                cand, f"matches deleted memory {fenced_by} (deletion fence)", fenced_by
+                cand,
+                f"matches deleted memory {fenced_by} (deletion fence: {fence_reason})",
+                fenced_by,
             )
         if classify.is_temporary(cand.content) and cand.kind != MemoryKind.SKILL_SUGGESTION:
             return self._reject(cand, "a temporary constraint, not a long-term fact")
@@ -351,9 +357,10 @@ class MemoryPolicy:
     def _relate(
         self, cand: Candidate, verdict: Verdict, related: Sequence[MemoryRecord]
     ) -> Verdict:
-        """Duplicates merge; contradictions supersede or form a conflict set (R9)."""
+        """Duplicates merge; contradictions supersede or form a conflict set (R9, R10)."""
         supersedes: list[str] = []
         conflicts: list[str] = []
+        why: list[tuple[str, str]] = []
         reasons = list(verdict.reasons)
         skill = verdict.kind == MemoryKind.SKILL_SUGGESTION
         for old in related:
@@ -365,12 +372,15 @@ class MemoryPolicy:
                 if merged is not None:
                     return merged
                 continue
-            if skill or rel.kind != "contradiction" or old.status != MemoryStatus.ACTIVE:
+            if skill or rel.kind != "contradiction":
                 continue
             outcome = _contradiction(cand, verdict, old, rel.replaces)
+            if outcome[0] == "skip":
+                continue
             reasons.append(f"{outcome[1]} {old.id} ({rel.reason})")
             if outcome[0] == "supersede":
                 supersedes.append(old.id)
+                why.append((old.id, rel.reason))
             elif outcome[0] == "conflict":
                 conflicts.append(old.id)
             elif outcome[0] == "review":
@@ -386,6 +396,7 @@ class MemoryPolicy:
             supersedes=tuple(supersedes),
             conflicts_with=tuple(conflicts),
             flags=verdict.flags | ({CONFLICT} if conflicts else set()),
+            why=tuple(why),
         )
 
 
@@ -403,17 +414,30 @@ def _duplicate(verdict: Verdict, old: MemoryRecord, why: str) -> Verdict | None:
 def _contradiction(
     cand: Candidate, verdict: Verdict, old: MemoryRecord, replaces: bool
 ) -> tuple[str, str]:
-    """Supersede on higher authority (or equal with replacement wording), else conflict.
+    """What a contradiction with `old` does (R7, R9, R10).
+
+    - a pending guess (candidate) is settled by an active memory of higher authority (a
+      tool-verified fact, the user's word): superseded, with the link and the reason;
+    - an active memory is superseded by higher authority, or at equal authority when the new
+      statement says it replaces the old value; at equal authority otherwise both stay in a
+      conflict set; a tool-verified fact against the user's own word is a conflict set too
+      (the user decides); anything else of lower authority waits for review.
 
     Returns:
-        (outcome, reason prefix): outcome is supersede, conflict, review or note.
+        (outcome, reason prefix): outcome is supersede, conflict, review, note or skip.
     """
+    new_auth, old_auth = cand.source_trust.authority, authority(old)
+    if old.status == MemoryStatus.CANDIDATE:
+        if verdict.status == MemoryStatus.ACTIVE and new_auth > old_auth:
+            return "supersede", "settles the pending guess"
+        return "skip", ""
+    if old.status != MemoryStatus.ACTIVE:
+        return "skip", ""
     if verdict.status != MemoryStatus.ACTIVE:
         return "note", "contradicts active memory"
-    new_auth, old_auth = cand.source_trust.authority, authority(old)
     if new_auth > old_auth or (new_auth == old_auth and replaces):
         return "supersede", "supersedes"
-    if new_auth == old_auth:
+    if new_auth == old_auth or cand.source_trust == TrustLevel.TOOL_VERIFIED:
         return "conflict", "conflicts (both kept until you decide) with"
     return "review", "contradicts higher-authority memory"
 

@@ -127,6 +127,10 @@ def _v6_members_and_devices(conn: Connection) -> None:
     s.devices.create(conn, checkfirst=True)
 
 
+def _v7_fence_features(conn: Connection) -> None:
+    s.fence_features.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -138,6 +142,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         5, "capture cursors: resume positions of live transcript capture", _v5_capture_cursors
     ),
     Migration(6, "members and devices of a store shared through a server", _v6_members_and_devices),
+    Migration(7, "deletion fence features: keyed terms and a sealed embedding", _v7_fence_features),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

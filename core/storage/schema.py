@@ -291,3 +291,16 @@ devices = Table(
     Column("registered_at", Ts, nullable=False),
     Column("revoked_at", Ts),
 )
+
+# What a deletion fence compares beyond the exact fingerprint (schema version 7): keyed
+# hashes of the deleted content's units and values (never the words), and its embedding
+# sealed with the codec, so the same fact in other words is fenced too (R19).
+fence_features = Table(
+    "fence_features",
+    metadata,
+    Column("fingerprint", String(64), primary_key=True),
+    Column("terms_json", Text, nullable=False),
+    Column("marks_json", Text, nullable=False),
+    Column("embedder", String(64)),
+    Column("vector", LargeBinary),
+)

@@ -70,6 +70,7 @@ SEALED: tuple[SealedColumn, ...] = (
     SealedColumn(s.snapshots, ("id",), "body"),
     SealedColumn(s.tombstones, ("memory_id",), "reason"),
     SealedColumn(s.tombstones, ("memory_id",), "report"),
+    SealedColumn(s.fence_features, ("fingerprint",), "vector"),
 )
 
 

@@ -12,11 +12,12 @@ old page images; secure_delete zeroes freed pages.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import select, update
 
-from core.errors import InvalidStateError, NotFoundError
+from core.errors import InvalidStateError, MemoryCenterError, NotFoundError
+from core.governance.fences import Embed, features
 from core.governance.policy import VERSION
 from core.governance.text import fingerprint
 from core.model import limits
@@ -26,7 +27,7 @@ from core.model.memory import Tombstone
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.model.validate import text
-from core.storage import memories
+from core.storage import fences, memories
 from core.storage import schema as s
 from core.storage.codec_aads import tombstone_aad
 from core.storage.store import WriteTx
@@ -50,6 +51,7 @@ def delete(
     purge_events: bool,
     fp_key: bytes,
     derived: Callable[[str], list[str]],
+    embed: Embed | None = None,
 ) -> Tombstone:
     """Tombstone, fence, remove from derived stores and, with `purge`, destroy the content."""
     why = text(reason, "reason", limits.MAX_REASON)
@@ -58,7 +60,7 @@ def delete(
         raise InvalidStateError(f"memory {record.id} is already deleted")
     report: list[str] = []
     if existing is None:
-        _fence(tx, record, fp_key)
+        _fence(tx, record, fp_key, embed)
         memories.update_fields(tx, record.id, status=MemoryStatus.DELETED)
         memories.record_decision(
             tx,
@@ -105,10 +107,12 @@ def delete(
     return stone
 
 
-def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes) -> None:
+def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes, embed: Embed | None) -> None:
     contents = {c for (_, _, _, _, c) in memories.revisions(tx.conn, tx.codec, record.id) if c}
     for content in contents:
         fp = fingerprint(fp_key, content)
+        feats = features(fp_key, content)
+        fences.save_features(tx, fp, feats.terms, feats.marks, _embedding(embed, content))
         have = tx.conn.execute(
             select(s.deletion_fences.c.fingerprint).where(s.deletion_fences.c.fingerprint == fp)
         ).first()
@@ -124,6 +128,15 @@ def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes) -> None:
                 .where(s.deletion_fences.c.fingerprint == fp)
                 .values(memory_id=record.id, created_at=tx.now_iso, lifted_at=None)
             )
+
+
+def _embedding(embed: Embed | None, content: str) -> tuple[str, Sequence[float]] | None:
+    if embed is None:
+        return None
+    try:
+        return embed(content)
+    except MemoryCenterError:
+        return None  # no embedder now: the fence matches by units and values
 
 
 def _purge(

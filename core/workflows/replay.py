@@ -110,7 +110,8 @@ def resume(
     """The ResumeGate: what of an old snapshot may be injected again now (R21)."""
     snap_id = snapshot_id or snapshots.latest_for_session(conn, session)
     if snap_id is None:
-        raise NotFoundError("snapshot of session", session)
+        # Never injected: nothing to re-inject, which is an answer, not an error.
+        return ResumeResult(session, "", "", (), (), ())
     snap = snapshots.get(conn, codec, snap_id)
     current = {r.id: r for r in memories.load(conn, codec, [i.memory_id for i in snap.injected])}
     excluded = memories.excluded_sessions(conn, list(current), session)

@@ -195,13 +195,19 @@ def observe(
         ),
     )
     if contradicts is not None:
-        targets = [memories.get(tx.conn, tx.codec, identifier(contradicts, "contradicts", 64))]
-    else:
-        active = memories.visible(tx.conn, tx.codec, scope, [MemoryStatus.ACTIVE])
-        targets = [r for r in active if relate(words, r.content).kind == "contradiction"]
-    for record in targets:
+        record = memories.get(tx.conn, tx.codec, identifier(contradicts, "contradicts", 64))
         if record.status != MemoryStatus.DELETED:
             controls.mark_stale(tx, record, event.id, "observation")
+        return event
+    live = memories.visible(tx.conn, tx.codec, scope, [MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE])
+    for record in live:
+        rel = relate(words, record.content)
+        if rel.kind != "contradiction":
+            continue
+        if record.status == MemoryStatus.CANDIDATE:
+            controls.settle_guess(tx, record, event.id, rel.reason)
+        else:
+            controls.mark_stale(tx, record, event.id, "observation", rel.reason)
     return event
 
 

@@ -226,7 +226,17 @@ def test_deletion_fence_rejects_all_but_a_new_explicit_remember() -> None:
     policy = MemoryPolicy()
     fenced = policy.decide(cand("I prefer pnpm"), [], now=NOW, fenced_by="mem_gone")
     assert fenced.status == MemoryStatus.REJECTED and fenced.fenced_by == "mem_gone"
-    again = policy.decide(cand("I prefer pnpm", explicit=True), [], now=NOW, fenced_by="mem_gone")
+    # An explicit request found by extraction (an old or re-imported transcript) is not new.
+    extracted = policy.decide(
+        cand("I prefer pnpm", explicit=True), [], now=NOW, fenced_by="mem_gone"
+    )
+    assert extracted.status == MemoryStatus.REJECTED
+    again = policy.decide(
+        cand("I prefer pnpm", explicit=True, origin=Origin.REMEMBER),
+        [],
+        now=NOW,
+        fenced_by="mem_gone",
+    )
     assert again.status == MemoryStatus.ACTIVE
 
 
@@ -305,17 +315,19 @@ def test_equal_authority_without_replacement_forms_a_conflict_set() -> None:
     assert not v.supersedes
 
 
-def test_lower_authority_contradiction_waits_for_review() -> None:
+def test_verified_fact_against_the_users_word_is_a_conflict_for_the_user() -> None:
+    # R10: a tool-verified fact does not overrule the user, nor wait unseen: both stay
+    # active in a conflict set and the user decides.
     old = rec("Staging runs in us-east-2")
     v = decide(cand("Staging runs in eu-west-1", TrustLevel.TOOL_VERIFIED), [old])
-    assert v.status == MemoryStatus.CANDIDATE and CONFLICT in v.flags
-    assert not v.supersedes and not v.conflicts_with
+    assert v.status == MemoryStatus.ACTIVE and CONFLICT in v.flags
+    assert v.conflicts_with == ("mem_old",) and not v.supersedes
 
 
 def test_user_confirmed_record_has_user_authority() -> None:
     old = rec("Staging runs in us-east-2", TrustLevel.ASSISTANT, flags=frozenset({CONFIRMED}))
     v = decide(cand("Staging runs in eu-west-1", TrustLevel.TOOL_VERIFIED), [old])
-    assert v.status == MemoryStatus.CANDIDATE and not v.supersedes
+    assert not v.supersedes and v.conflicts_with == ("mem_old",)
 
 
 def test_candidate_contradicting_active_memory_changes_nothing() -> None:
@@ -344,3 +356,27 @@ def test_skill_suggestions_merge_only_with_skill_suggestions() -> None:
     assert v.merge_into == old.id and v.kind == MemoryKind.SKILL_SUGGESTION
     fact = decide(cand("Deploys go out on Fridays.", explicit=True), [old])
     assert fact.merge_into is None
+
+
+# --- verified facts settle guesses (R10) -----------------------------------------------------
+
+
+def test_verified_fact_supersedes_an_active_inferred_memory_with_a_per_pair_reason() -> None:
+    old = rec("Staging runs in us-east-2", TrustLevel.ASSISTANT)
+    v = decide(cand("Staging runs in eu-west-1", TrustLevel.TOOL_VERIFIED), [old])
+    assert v.status == MemoryStatus.ACTIVE and v.supersedes == ("mem_old",)
+    assert dict(v.why)["mem_old"].endswith("us-east-2 → eu-west-1")
+
+
+def test_verified_fact_settles_a_pending_guess_but_a_guess_never_settles_a_guess() -> None:
+    guess = rec("Staging runs in us-east-2", TrustLevel.ASSISTANT, MemoryStatus.CANDIDATE)
+    v = decide(cand("Staging runs in eu-west-1", TrustLevel.TOOL_VERIFIED), [guess])
+    assert v.supersedes == ("mem_old",) and "settles the pending guess" in " ".join(v.reasons)
+    other = decide(cand("Staging runs in eu-west-1", TrustLevel.ASSISTANT), [guess])
+    assert other.supersedes == () and other.status == MemoryStatus.CANDIDATE
+
+
+def test_unrelated_chat_turn_never_supersedes_at_any_authority() -> None:
+    old = rec("Caroline is researching adoption agencies.", TrustLevel.ASSISTANT)
+    new = cand("I'm so happy for you, Caroline, now you're helping others!", explicit=True)
+    assert decide(new, [old]).supersedes == ()

@@ -223,7 +223,7 @@ def test_pnpm_supersedes_yarn_and_keeps_the_link(
 LS_PNPM = "$ ls\npackage.json  pnpm-lock.yaml  src"
 
 
-def test_tool_verified_lockfile_is_active_over_an_unconfirmed_yarn_guess(
+def test_tool_verified_lockfile_is_active_and_settles_the_yarn_guess(
     service: MemoryService,
 ) -> None:
     guess = service.suggest(SCOPE, "web-shop uses yarn as its package manager").value.record
@@ -232,10 +232,14 @@ def test_tool_verified_lockfile_is_active_over_an_unconfirmed_yarn_guess(
     (out,) = service.extract("s1").value
     assert out.record is not None and out.record.status == "active"
     assert "pnpm" in out.record.content
-    assert service.get_memory(guess.id).status == "candidate"
+    # R10: the verified fact settles the pending guess, with a link and a reason.
+    settled = service.get_memory(guess.id)
+    assert settled.status == "superseded" and settled.superseded_by == out.record.id
+    last = service.history(guess.id)[-1]
+    assert "pending guess settled by" in last.reason and "yarn" in last.reason
 
 
-def test_tool_fact_contradicting_a_user_approved_memory_waits_for_review(
+def test_tool_fact_contradicting_a_user_approved_memory_is_a_conflict_for_the_user(
     service: MemoryService,
 ) -> None:
     """User-approved (user authority) outranks tool-verified: a conflict for the user to settle."""
@@ -246,8 +250,10 @@ def test_tool_fact_contradicting_a_user_approved_memory_waits_for_review(
     add_event(service, LS_PNPM, actor="tool", trust="tool_verified", kind="tool_result")
     (out,) = service.extract("s1").value
     assert out.record is not None
-    assert service.get_memory(yarn.id).status == "active"
-    assert out.record.status == "candidate" and "conflict" in out.record.flags
+    kept = service.get_memory(yarn.id)
+    assert kept.status == "active" and "conflict" in kept.flags
+    assert out.record.status == "active" and "conflict" in out.record.flags
+    assert kept.conflict_set == out.record.conflict_set is not None
 
 
 # --- "skip tests today" --------------------------------------------------------------

@@ -1,0 +1,363 @@
+"""Governance judgements measured on labelled corpora, through the public service API (R9, R10,
+R19).
+
+Every case is played on a real encrypted store in a temporary directory:
+
+* contradiction pairs (`benchmarks/data/contradictions.jsonl`): `remember(old)` then
+  `remember(new)` in one scope; the outcome is read back (merged, superseded, conflict set);
+* fence cases (`benchmarks/data/fences.jsonl`): `remember(deleted)`, `delete(purge)`, then the
+  later text arrives by one route (re-import + extraction, extraction of a new session, the
+  agent's `suggest`, `memory import`, an LLM extractor's paraphrase, or the user's explicit
+  `remember`), on a fresh store per case (fences are store-wide);
+* verified-vs-guess cases (`benchmarks/data/verified.jsonl`): a pending guess, a user-confirmed
+  memory or a verified fact, then a tool-verified fact or an observation.
+
+Prints precision / recall per judgement, per corpus half and per language.
+
+    python benchmarks/governance_eval.py [--half 1|2] [--only contradictions|fences|verified]
+    python benchmarks/governance_eval.py --locomo      # long-chat supersede count (if present)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core import MemoryService, NewEvent
+from core.governance.extractor import Proposal
+from core.model.enums import MemoryKind
+from core.model.records import Event
+
+DATA = Path(__file__).resolve().parent / "data"
+PASSPHRASE = "governance benchmark passphrase"
+LOCOMO = Path(os.environ.get("LOCOMO_PATH", "/work/shared/data/locomo_dev/locomo_dev.json"))
+
+
+def load(name: str, half: int | None) -> list[dict[str, object]]:
+    rows = [json.loads(line) for line in (DATA / name).read_text("utf-8").splitlines() if line]
+    return [r for r in rows if half is None or r["half"] == half]
+
+
+@contextmanager
+def store() -> Iterator[MemoryService]:
+    with tempfile.TemporaryDirectory(prefix="mc-gov-") as tmp:
+        svc = MemoryService.open(Path(tmp) / "s", passphrase=PASSPHRASE, prefer_keyring=False)
+        try:
+            yield svc
+        finally:
+            svc.close()
+
+
+@dataclass
+class Tally:
+    """Binary confusion counts."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+
+    def add(self, truth: bool, said: bool) -> None:
+        if truth and said:
+            self.tp += 1
+        elif said:
+            self.fp += 1
+        elif truth:
+            self.fn += 1
+        else:
+            self.tn += 1
+
+    def line(self) -> str:
+        p = self.tp / (self.tp + self.fp) if self.tp + self.fp else float("nan")
+        r = self.tp / (self.tp + self.fn) if self.tp + self.fn else float("nan")
+        return f"P {p:.3f}  R {r:.3f}  (tp {self.tp} fp {self.fp} fn {self.fn} tn {self.tn})"
+
+    @property
+    def fp_rate(self) -> float:
+        return self.fp / (self.fp + self.tn) if self.fp + self.tn else float("nan")
+
+
+Groups = dict[str, dict[str, Tally]]
+
+
+def group_keys(case: dict[str, object]) -> list[str]:
+    return [f"half {case['half']}", f"half {case['half']} {case['lang']}"]
+
+
+def add(groups: Groups, case: dict[str, object], name: str, truth: bool, said: bool) -> None:
+    for key in group_keys(case):
+        groups.setdefault(key, {}).setdefault(name, Tally()).add(truth, said)
+
+
+def report(title: str, groups: Groups, rate: str | None = None) -> None:
+    print(f"\n== {title}")
+    for key in sorted(groups):
+        for name, tally in groups[key].items():
+            extra = f"  false-rate {tally.fp_rate:.3f}" if rate == name else ""
+            print(f"  {key:<12} {name:<26} {tally.line()}{extra}")
+
+
+# --- contradiction pairs -----------------------------------------------------------------
+
+
+def play_pair(svc: MemoryService, case: dict[str, object], n: int) -> dict[str, bool]:
+    scope = {"user": "bench", "project": f"pair-{n}"}
+    first = svc.remember(scope, str(case["old"])).value
+    assert first.record is not None
+    second = svc.remember(scope, str(case["new"])).value
+    old = svc.get_memory(first.record.id)
+    return {
+        "merged": second.outcome == "merged",
+        "superseded": old.status.value == "superseded",
+        "conflict": bool(second.conflicts_with),
+    }
+
+
+def contradictions(half: int | None, verbose: bool) -> None:
+    groups: Groups = {}
+    cases = load("contradictions.jsonl", half)
+    start = time.perf_counter()
+    with store() as svc:
+        for n, case in enumerate(cases):
+            got = play_pair(svc, case, n)
+            label = case["label"]
+            said_contra = got["superseded"] or got["conflict"]
+            add(groups, case, "contradiction detected", label == "contradiction", said_contra)
+            add(
+                groups,
+                case,
+                "supersede",
+                label == "contradiction" and bool(case["replaces"]),
+                got["superseded"],
+            )
+            add(groups, case, "duplicate merge", label == "duplicate", got["merged"])
+            if case["tag"] == "chat":
+                add(groups, case, "chat: no supersede", False, got["superseded"])
+            if verbose and (
+                said_contra != (label == "contradiction") or got["merged"] != (label == "duplicate")
+            ):
+                print(f"  MISS {case['id']} {label}: {got} | {case['old']} || {case['new']}")
+    report(
+        f"contradiction pairs: {len(cases)} ({time.perf_counter() - start:.1f} s)",
+        groups,
+        "chat: no supersede",
+    )
+
+
+# --- deletion fences ---------------------------------------------------------------------
+
+
+class ParaphraseExtractor:
+    """Stands in for an LLM extractor: proposes given wording, citing the user's event."""
+
+    name = "paraphrase"
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+
+    def extract(self, events: Sequence[Event]) -> list[Proposal]:
+        return [Proposal(self.content, MemoryKind.FACT, (events[-1].id,))]
+
+
+def _via_events(svc: MemoryService, scope: dict[str, str], text: str, source: str) -> list[object]:
+    session = f"later-{source}"
+    svc.append_event(NewEvent(session, "user", "user", scope, text, source=source))
+    return list(svc.extract(session).value)
+
+
+def arrive(svc: MemoryService, via: str, scope: dict[str, str], text: str) -> list[object]:
+    """The later text comes back by one route; returns the outcomes."""
+    routes: dict[str, Callable[[], list[object]]] = {
+        "suggest": lambda: [svc.suggest(scope, text).value],
+        "remember": lambda: [svc.remember(scope, text).value],
+        "extract": lambda: _via_events(svc, scope, text, "chat"),
+        "reimport": lambda: _via_events(svc, scope, f"Remember: {text}", "import"),
+        "import": lambda: list(
+            svc.import_memories(
+                {
+                    "format": "memory-center-export-v1",
+                    "memories": [{"content": text, "kind": "fact", "scope": scope}],
+                }
+            ).value
+        ),
+    }
+    if via == "llm":
+        previous = svc.extractor
+        svc.extractor = ParaphraseExtractor(text)
+        try:
+            return _via_events(svc, scope, "(conversation turn)", "chat")
+        finally:
+            svc.extractor = previous
+    return routes[via]()
+
+
+def fenced(outcomes: list[object]) -> bool | None:
+    """True when the deletion fence stopped it; None when nothing was proposed at all."""
+    if not outcomes:
+        return None
+    return any(
+        "deletion fence" in " ".join(getattr(o, "reasons", ())) and o.outcome == "rejected"  # type: ignore[attr-defined]
+        for o in outcomes
+    )
+
+
+def fences(half: int | None, verbose: bool) -> None:
+    groups: Groups = {}
+    cases = load("fences.jsonl", half)
+    silent = 0
+    start = time.perf_counter()
+    for n, case in enumerate(cases):
+        scope = {"user": "bench", "project": "fence"}
+        with store() as svc:
+            made = svc.remember(scope, str(case["deleted"])).value
+            assert made.record is not None
+            svc.delete(made.record.id, reason="the user asked", purge=n % 2 == 0)
+            blocked = fenced(arrive(svc, str(case["via"]), scope, str(case["later"])))
+        if blocked is None:
+            silent += 1
+            continue
+        add(groups, case, "fence block", bool(case["block"]), blocked)
+        if verbose and blocked != case["block"]:
+            print(f"  MISS {case['id']} {case['via']} block={case['block']}: {case['later']}")
+    report(
+        f"fence cases: {len(cases)}, {silent} not proposed by the route "
+        f"({time.perf_counter() - start:.1f} s)",
+        groups,
+        "fence block",
+    )
+
+
+# --- verified facts versus guesses ------------------------------------------------------
+
+
+def _tool_fact(svc: MemoryService, scope: dict[str, str], text: str, session: str) -> None:
+    ev = svc.append_event(
+        NewEvent(
+            session, "tool", "tool_verified", scope, text, kind="observation", source="terminal"
+        )
+    ).value
+    svc.suggest(scope, text, evidence=[ev.id], session=session)
+
+
+def _guess(svc: MemoryService, scope: dict[str, str], state: str, text: str, session: str) -> str:
+    if state == "candidate":
+        out = svc.suggest(scope, text, session=session).value
+    elif state == "user_confirmed":
+        out = svc.remember(scope, text, session=session).value
+    else:
+        ev = svc.append_event(
+            NewEvent(
+                session, "tool", "tool_verified", scope, text, kind="observation", source="terminal"
+            )
+        ).value
+        out = svc.suggest(scope, text, evidence=[ev.id], session=session).value
+    assert out.record is not None
+    return out.record.id
+
+
+def settle(svc: MemoryService, case: dict[str, object], n: int) -> str:
+    scope = {"user": "bench", "project": f"vg-{n}"}
+    session = f"vg-{n}"
+    mid = _guess(svc, scope, str(case["guess_state"]), str(case["guess"]), session)
+    before = svc.get_memory(mid)
+    if case["via"] == "observe":
+        svc.observe(scope, str(case["verified"]), session=session)
+    else:
+        _tool_fact(svc, scope, str(case["verified"]), session)
+    after = svc.get_memory(mid)
+    if after.status.value in ("rejected", "superseded"):
+        return "rejected" if before.status.value == "candidate" else after.status.value
+    if "stale" in after.flags and "stale" not in before.flags:
+        return "stale"
+    if after.conflict_set and not before.conflict_set:
+        return "conflict"
+    return "untouched"
+
+
+def verified(half: int | None, verbose: bool) -> None:
+    groups: Groups = {}
+    cases = load("verified.jsonl", half)
+    start = time.perf_counter()
+    with store() as svc:
+        for n, case in enumerate(cases):
+            got = settle(svc, case, n)
+            add(groups, case, "outcome accuracy (= R)", True, got == case["expect"])
+            add(groups, case, "guess settled", case["expect"] != "untouched", got != "untouched")
+            if verbose and got != case["expect"]:
+                print(f"  MISS {case['id']} expect {case['expect']} got {got}: {case['verified']}")
+    report(f"verified-vs-guess cases: {len(cases)} ({time.perf_counter() - start:.1f} s)", groups)
+
+
+# --- a long chat remembered turn by turn -------------------------------------------------
+
+
+def locomo(limit: int, speaker: bool, verbose: bool) -> None:
+    if not LOCOMO.exists():
+        print("\n== long chat: data set not present, skipped")
+        return
+    chats = json.loads(LOCOMO.read_text("utf-8"))
+    chat = chats[0]["conversation"] if isinstance(chats, list) else chats
+    turns = [
+        f"{t.get('speaker', '')}: {t['text']}" if speaker else t["text"]
+        for key in sorted(chat, key=_session_order)
+        if key.startswith("session_") and isinstance(chat[key], list)
+        for t in chat[key]
+        if isinstance(t, dict) and t.get("text")
+    ][:limit]
+    counts: dict[str, int] = defaultdict(int)
+    start = time.perf_counter()
+    with store() as svc:
+        for text in turns:
+            out = svc.remember({"user": "chat", "project": "locomo-0"}, text[:4000]).value
+            counts[out.outcome] += 1
+        statuses: dict[str, int] = defaultdict(int)
+        for record in svc.list_memories():
+            statuses[record.status.value] += 1
+            if verbose and record.status.value == "superseded":
+                print(f"  {record.content[:90]!r}\n    {svc.history(record.id)[-1].reason[:200]}")
+    took = time.perf_counter() - start
+    how = "with speaker names" if speaker else "text only"
+    print(f"\n== long chat: {len(turns)} turns ({how}) remembered one by one ({took:.1f} s)")
+    print(f"  outcomes {dict(counts)}")
+    print(f"  records by status {dict(statuses)}")
+
+
+def _session_order(key: str) -> tuple[int, str]:
+    digits = "".join(c for c in key.split("_")[1] if c.isdigit()) if "_" in key else ""
+    return (int(digits) if digits else 0, key)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--half", type=int, choices=(1, 2))
+    parser.add_argument("--only", choices=("contradictions", "fences", "verified"))
+    parser.add_argument("--locomo", action="store_true", help="only the long-chat count")
+    parser.add_argument("--turns", type=int, default=10_000)
+    parser.add_argument("--speaker", action="store_true", help="prefix each turn with its speaker")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
+    args = parser.parse_args()
+    if args.locomo:
+        locomo(args.turns, args.speaker, args.verbose)
+        return
+    runs = {"contradictions": contradictions, "fences": fences, "verified": verified}
+    for name, run in runs.items():
+        if args.only in (None, name):
+            run(args.half, args.verbose)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Deletion fences as stored: keyed fingerprints plus their comparison features (R19).
+
+A fence row (`deletion_fences`) holds the keyed fingerprint of one deleted content; its
+features (`fence_features`) hold keyed hashes of the content's units and value marks and,
+when an embedder was available, the content's embedding sealed with the codec. No plaintext
+is kept: a purge leaves nothing readable, and the hashes are keyed so they cannot confirm a
+guess without the store's fingerprint key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Connection, and_, delete, select
+
+from core.crypto.codec import Aad, Codec
+from core.storage import schema as s
+from core.storage.store import WriteTx
+
+
+@dataclass(frozen=True)
+class StoredFence:
+    """A standing fence and what it compares with."""
+
+    fingerprint: str
+    memory_id: str
+    terms: frozenset[str]
+    marks: frozenset[str]
+    embedder: str | None
+    vector: tuple[float, ...] | None
+
+
+def _aad(fingerprint: str) -> Aad:
+    return Aad(s.fence_features.name, fingerprint, "vector")
+
+
+def save_features(
+    tx: WriteTx,
+    fingerprint: str,
+    terms: Collection[str],
+    marks: Collection[str],
+    embedding: tuple[str, Sequence[float]] | None,
+) -> None:
+    """Store (or replace) the features of one fence."""
+    tx.conn.execute(delete(s.fence_features).where(s.fence_features.c.fingerprint == fingerprint))
+    name, blob = None, None
+    if embedding is not None:
+        name = embedding[0]
+        raw = np.asarray(embedding[1], dtype=np.float32).tobytes()
+        blob = tx.codec.seal(raw, _aad(fingerprint))
+    tx.conn.execute(
+        s.fence_features.insert().values(
+            fingerprint=fingerprint,
+            terms_json=json.dumps(sorted(terms)),
+            marks_json=json.dumps(sorted(marks)),
+            embedder=name,
+            vector=blob,
+        )
+    )
+
+
+def standing(conn: Connection, codec: Codec) -> list[StoredFence]:
+    """Every fence not lifted, with its features."""
+    query = (
+        select(s.deletion_fences, s.fence_features)
+        .join(
+            s.fence_features,
+            s.fence_features.c.fingerprint == s.deletion_fences.c.fingerprint,
+        )
+        .where(and_(s.deletion_fences.c.lifted_at.is_(None)))
+    )
+    out = []
+    for row in conn.execute(query).mappings():
+        vector = None
+        if row["vector"] is not None:
+            raw = codec.open(row["vector"], _aad(row["fingerprint"]))
+            vector = tuple(float(x) for x in np.frombuffer(raw, dtype=np.float32))
+        out.append(
+            StoredFence(
+                fingerprint=row["fingerprint"],
+                memory_id=row["memory_id"],
+                terms=frozenset(json.loads(row["terms_json"])),
+                marks=frozenset(json.loads(row["marks_json"])),
+                embedder=row["embedder"],
+                vector=vector,
+            )
+        )
+    return out
