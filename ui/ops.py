@@ -113,7 +113,12 @@ class _Op(Generic[T]):
         dialog.setAccessibleName("Progress")
         unit = self._progress_unit
         label = self._progress_label
-        relay.progressed.connect(lambda n: dialog.setLabelText(f"{label}\n{n} {unit}".strip()))
+        # Queued: the worker thread emits, and a lambda has no receiver to route it by, so a
+        # default connection would touch the dialog from the worker thread.
+        relay.progressed.connect(
+            lambda n: dialog.setLabelText(f"{label}\n{n} {unit}".strip()),
+            Qt.ConnectionType.QueuedConnection,
+        )
         dialog.canceled.connect(relay.cancelled.set)
         dialog.show()
         return relay, dialog

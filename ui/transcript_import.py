@@ -150,7 +150,8 @@ class TranscriptImport(QObject):
                 .replace("%3", str(total))
             )
 
-        relay.progressed.connect(show)
+        # Queued: emitted on the worker thread; a plain function has no receiver to route by.
+        relay.progressed.connect(show, Qt.ConnectionType.QueuedConnection)
         dialog.canceled.connect(self._stop)
         dialog.show()
         service = self.ctx.service
