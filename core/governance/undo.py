@@ -14,16 +14,12 @@ content, overwritten by the next undoable decision, removed by the undo).
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable
-
-from sqlalchemy import delete, select, update
 
 from core.errors import InvalidStateError
 from core.governance.policy import VERSION
 from core.model.records import Decision, MemoryRecord
-from core.storage import memories
-from core.storage import schema as s
+from core.storage import memories, settings
 from core.storage.store import WriteTx
 
 UNDOABLE = ("approve", "reject", "quarantine")
@@ -43,17 +39,9 @@ def undoable(action: Action) -> Action:
             "flags": sorted(record.flags),
             "expires_at": record.expires_at.isoformat() if record.expires_at else None,
         }
-        _write(tx, _key(record.id), json.dumps(before, sort_keys=True))
+        settings.write(tx, _key(record.id), before)
 
     return run
-
-
-def _write(tx: WriteTx, key: str, value: str) -> None:
-    changed = tx.conn.execute(
-        update(s.settings).where(s.settings.c.key == key).values(value_json=value)
-    ).rowcount
-    if not changed:
-        tx.conn.execute(s.settings.insert().values(key=key, value_json=value))
 
 
 def undo(tx: WriteTx, record: MemoryRecord, action: str, actor: str) -> Decision:
@@ -76,17 +64,14 @@ def undo(tx: WriteTx, record: MemoryRecord, action: str, actor: str) -> Decision
         raise InvalidStateError(
             f"cannot undo {action} of memory {record.id}: it is {record.status.value} now"
         )
-    raw = tx.conn.execute(
-        select(s.settings.c.value_json).where(s.settings.c.key == _key(record.id))
-    ).scalar_one_or_none()
+    before = settings.read(tx.conn, _key(record.id))
     values: dict[str, object] = {"status": last.from_status}
-    if raw is not None:
-        before = json.loads(raw)
+    if isinstance(before, dict):
         values["flags"] = frozenset(before["flags"])
         expires = before["expires_at"]
         values["expires_at"] = dt.datetime.fromisoformat(expires) if expires else None
     memories.update_fields(tx, record.id, **values)
-    tx.conn.execute(delete(s.settings).where(s.settings.c.key == _key(record.id)))
+    settings.remove(tx, _key(record.id))
     when = last.ts.isoformat(timespec="seconds")
     return memories.record_decision(
         tx,

@@ -114,3 +114,9 @@ def reseal_batch(
         column.rewrite(conn, row, codec.reseal(blob, column.aad(row)))
         changed += 1
     return changed
+
+
+# Binary columns sealed by something other than the codec: each device's copy of the key set
+# in a shared store, sealed to that device's public key (core/crypto/envelope.py). Rotation
+# writes new envelopes (core/storage/devices.py) instead of re-sealing these.
+SEALED_TO_DEVICES: tuple[tuple[str, str], ...] = (("devices", "envelope"),)

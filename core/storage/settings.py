@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, delete, select, update
 
 from core.crypto.codec import Codec
 from core.errors import DamagedRowError
@@ -41,3 +41,11 @@ def write(tx: WriteTx, key: str, value: Any) -> None:
         tx.conn.execute(s.settings.insert().values(key=key, value_json=encoded))
     binding.bind_settings(tx.conn, tx.codec)
     tx.touch(ChangeKind.SETTINGS)
+
+
+def remove(tx: WriteTx, key: str) -> None:
+    """Delete a value (if present) and keep the settings binding true."""
+    gone = tx.conn.execute(delete(s.settings).where(s.settings.c.key == key)).rowcount
+    if gone:
+        binding.bind_settings(tx.conn, tx.codec)
+        tx.touch(ChangeKind.SETTINGS)
