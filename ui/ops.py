@@ -85,13 +85,11 @@ class _Op(Generic[T]):
             return self._work(service, relay) if relay is not None else self._work(service)
 
         def done(value: Any) -> None:
-            if dialog is not None:
-                dialog.close()
+            _dismiss(dialog)
             self._deliver(value, initiator)
 
         def failed(exc: BaseException) -> None:
-            if dialog is not None:
-                dialog.close()
+            _dismiss(dialog)
             if self._failure is not None:
                 self._failure(exc)
             else:
@@ -122,6 +120,17 @@ class _Op(Generic[T]):
         dialog.canceled.connect(relay.cancelled.set)
         dialog.show()
         return relay, dialog
+
+
+def _dismiss(dialog: QProgressDialog | None) -> None:
+    """Put a finished operation's progress dialog away.
+
+    Not `close()`: QProgressDialog's close event emits `canceled` and prunes connections,
+    which from inside a queued delivery can self-deadlock on Qt's signal-slot lock.
+    """
+    if dialog is not None:
+        dialog.hide()
+        dialog.deleteLater()
 
 
 class QueryOp(_Op[T]):

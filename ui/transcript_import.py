@@ -171,7 +171,8 @@ class TranscriptImport(QObject):
     def _close_progress(self) -> None:
         if self.progress is not None:
             self.progress.canceled.disconnect(self._stop)
-            self.progress.close()
+            # hide, not close: see ui/ops.py `_dismiss` (close emits canceled, re-enters Qt)
+            self.progress.hide()
 
     def _done(self, summary: str) -> None:
         self._close_progress()
