@@ -18,7 +18,7 @@ INVITE_CODE_ENV = "MEMORY_CENTER_INVITE_CODE"
 
 @cli.group()
 def member() -> None:
-    """Members of a store on a database server: invite, list."""
+    """Members of a store on a database server: invite, list, remove."""
 
 
 @member.command("invite")
@@ -46,6 +46,28 @@ def invite(ctx: Context, name: str, out: Path | None) -> None:
         f"one-time code: {code}\n"
         "Send the file and the code by different channels; on the other machine run:\n"
         f"  memory-center join {target.name}",
+    )
+
+
+@member.command("remove")
+@click.argument("name")
+@pass_ctx
+@handles_errors
+def remove(ctx: Context, name: str) -> None:
+    """Remove NAME: revoke their devices and rotate the store key past them (resumable)."""
+
+    def progress(done: int) -> None:
+        if not ctx.as_json:
+            click.echo(f"\rre-encrypted {done} values", nl=False, err=True)
+
+    report = ctx.service().remove_member(name, progress=progress).value
+    if not ctx.as_json:
+        click.echo("", err=True)
+    ctx.emit(
+        report,
+        f"{name} removed; the store key rotated to {report.new_key_id} "
+        f"({report.rows_reencrypted} values re-encrypted). Content written from now on is "
+        "unreadable with their old key.",
     )
 
 
