@@ -44,7 +44,13 @@ from core.model.records import Event
 
 DATA = Path(__file__).resolve().parent / "data"
 PASSPHRASE = "governance benchmark passphrase"
-LOCOMO = Path(os.environ.get("LOCOMO_PATH", "/work/shared/data/locomo_dev/locomo_dev.json"))
+# The research data set is read where it lies (beside the repository), never copied into it.
+LOCOMO = Path(
+    os.environ.get(
+        "LOCOMO_PATH",
+        str(Path(__file__).resolve().parents[2] / "shared/data/locomo_dev/locomo_dev.json"),
+    )
+)
 
 
 def load(name: str, half: int | None) -> list[dict[str, object]]:
