@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.importers.base import Problem, SourceEvent, existing_source_ids
+from app.importers.base import Problem, SourceEvent, existing_source_ids, to_new_event
 from core import CaptureCursor, ConflictError, MemoryService, NewEvent, Scope
 
 MAX_CHUNK = 4 * 1024 * 1024
@@ -150,23 +150,6 @@ def _new_events(
                 continue
             out.append((session, ev, to_new_event(session, scope, ev, f"capture:{agent}")))
     return out
-
-
-def to_new_event(session: str, scope: Scope, ev: SourceEvent, by: str) -> NewEvent:
-    """A captured event, carrying its source id and time like an imported one."""
-    data: dict[str, Any] = {"source_id": ev.source_id, "source_ts": ev.ts, "importer": by}
-    data.update(ev.extra)
-    return NewEvent(
-        session=session,
-        actor=ev.actor,
-        trust=ev.trust,
-        scope=scope,
-        text=ev.text,
-        kind=ev.kind,
-        source=ev.source,
-        data=data,
-        by=by,
-    )
 
 
 def read_lines(path: Path, offset: int) -> tuple[list[tuple[int, str]], int]:

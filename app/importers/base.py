@@ -178,12 +178,20 @@ def _checked(
 
 
 def _new_event(sess: SourceSession, scope: Scope, ev: SourceEvent, importer: str) -> NewEvent:
-    data: dict[str, Any] = {"source_id": ev.source_id, "source_ts": ev.ts, "importer": importer}
-    if sess.origin:
-        data["source_file"] = printable(sess.origin)
+    origin = {"source_file": printable(sess.origin)} if sess.origin else {}
+    return to_new_event(sess.session, scope, ev, importer, origin)
+
+
+def to_new_event(
+    session: str, scope: Scope, ev: SourceEvent, by: str, origin: dict[str, str] | None = None
+) -> NewEvent:
+    """The event to append for a transcript line, carrying its source id, time and importer
+    (the same for `import` and for live capture, so one can see what the other wrote)."""
+    data: dict[str, Any] = {"source_id": ev.source_id, "source_ts": ev.ts, "importer": by}
+    data.update(origin or {})
     data.update(ev.extra)
     return NewEvent(
-        session=sess.session,
+        session=session,
         actor=ev.actor,
         trust=ev.trust,
         scope=scope,
@@ -191,5 +199,5 @@ def _new_event(sess: SourceSession, scope: Scope, ev: SourceEvent, importer: str
         kind=ev.kind,
         source=ev.source,
         data=data,
-        by=importer,
+        by=by,
     )
