@@ -138,5 +138,8 @@ def _operational(action: str, exc: sa_exc.OperationalError) -> MemoryCenterError
 
 
 def _msg(exc: BaseException) -> str:
+    # The driver's first line: PostgreSQL adds hint lines ("Is the server running ...?")
+    # that would break the one-line error every command promises.
     orig = getattr(exc, "orig", None)
-    return str(orig if orig is not None else exc)
+    text = str(orig if orig is not None else exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -111,7 +111,16 @@ def open_store(
         )
     url = database_url or configured
     if url:
-        return _open_server_store(data_dir, url, clock, passphrase, create, prefer_keyring)
+        # A first open on this machine that fails (server away, no key) leaves nothing behind.
+        fresh = configured is None
+        dir_created = not data_dir.exists()
+        try:
+            return _open_server_store(data_dir, url, clock, passphrase, create, prefer_keyring)
+        except BaseException:
+            if fresh:
+                (data_dir / LOCAL_CONFIG_NAME).unlink(missing_ok=True)
+                discard_new_store(data_dir, remove_lock=True, remove_dir=dir_created)
+            raise
     db_path = data_dir / DB_FILE_NAME
     if not db_path.exists() and not create:
         raise ResourceUnavailableError(f"no store at {data_dir} (run `memory-center init` first)")

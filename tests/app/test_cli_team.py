@@ -66,3 +66,18 @@ def test_invitations_are_refused_for_a_local_store(tmp_path: Path) -> None:
     assert _run("--data-dir", local, "init", passphrase=PASS_A).exit_code == 0
     done = _run("--data-dir", local, "member", "invite", "kim", passphrase=PASS_A)
     assert done.exit_code == 1 and "database server" in done.output
+
+
+def test_an_unreachable_server_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "fresh"
+    done = _run(
+        "--data-dir", str(target), "init", "--database", "postgresql://nobody@127.0.0.1:1/none",
+        passphrase=PASS_A,
+    )  # fmt: skip
+    assert done.exit_code == 1
+    lines = [line for line in done.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "not reachable" in lines[0], done.output
+    assert not target.exists()
+    bad = _run("--data-dir", str(target), "init", "--database", "mysql://x/y", passphrase=PASS_A)
+    assert bad.exit_code == 1 and "postgresql://" in bad.output
+    assert not target.exists()
