@@ -38,7 +38,7 @@ def open_service(
     passphrase = passphrase_from_env()
     url = database_url or database_url_from_env()
     try:
-        return _configured(
+        return apply_environment(
             MemoryService.open(data_dir, passphrase=passphrase, create=create, database_url=url)
         )
     except WrongPassphraseError:
@@ -52,12 +52,12 @@ def open_service(
     if not asked:
         # Nobody could be asked (no terminal) or the user declined: say how to give one.
         raise first
-    return _configured(
+    return apply_environment(
         MemoryService.open(data_dir, passphrase=asked, create=create, database_url=url)
     )
 
 
-def _configured(service: MemoryService) -> MemoryService:
+def apply_environment(service: MemoryService) -> MemoryService:
     """Apply opt-in configuration from the environment: the LLM extractor (off by default).
 
     MEMORY_CENTER_LLM_URL (an OpenAI-compatible base URL) and MEMORY_CENTER_LLM_MODEL turn it

@@ -1006,8 +1006,7 @@ class MemoryService:
                 "invitations are for stores on a database server; this store is a local file"
             )
         store_id = self._store.meta("store_id") or ""
-        url = self._store.write_engine.url.render_as_string(hide_password=False)
-        url = url.replace("postgresql+psycopg://", "postgresql://")
+        url = self._store.server_url(hide_password=False)
         code = new_invitation_code()
         raw = seal_invitation(Invitation(store_id, url, who, self._keys), code)
         with self._store.write("record an invitation") as tx:

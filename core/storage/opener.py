@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sqlalchemy import Engine, inspect, select
+from sqlalchemy import Connection, Engine, inspect, select
 
 from core.crypto.codec import Aad, Codec
 from core.crypto.invitation import Invitation
@@ -241,7 +241,7 @@ def _open_server_store(
                     "an invitation (`memory-center member invite NAME`) and join with it "
                     "(`memory-center join FILE`)"
                 ) from None
-            keys = _registered_device(write, local, keys, device_id, member, clock)
+            keys = _registered_device(write, read, local, keys, device_id, member, clock)
             _save_local_config(
                 data_dir,
                 {
@@ -326,30 +326,45 @@ def _check_invitation_is_current(invitation: Invitation) -> None:
 
 
 def _registered_device(
-    engine: Engine,
+    write: Engine,
+    read: Engine,
     local: KeyStore,
     keys: KeySet,
     device_id: str,
     member: str,
     clock: Clock,
 ) -> KeySet:
-    """Give this device a device key and an envelope on the server, once; refuse if revoked."""
-    with translated("register this device"), engine.begin() as conn:
-        row = conn.execute(
-            select(s.devices.c.key_id, s.devices.c.revoked_at).where(
-                s.devices.c.device_id == device_id
-            )
-        ).first()
-        if row is not None and row.revoked_at is not None:
-            raise KeyUnavailableError(
-                "this device was removed from the store; ask a member for a new invitation"
-            )
-        if row is not None and row.key_id == keys.active_id and keys.device_key is not None:
+    """Give this device a device key and an envelope on the server, once; refuse if revoked.
+
+    The check reads without the store's write lock: every open of a registered device (each
+    CLI call) stops there.
+    """
+    with translated("check this device"), read.connect() as conn:
+        if _device_current(conn, device_id, keys):
+            return keys
+    with translated("register this device"), write.begin() as conn:
+        if _device_current(conn, device_id, keys):  # registered meanwhile by another process
             return keys
         keys = devices.ensure_device_key(keys)
         local.save(keys)
         devices.register(conn, device_id, member, keys, clock.now())
     return keys
+
+
+def _device_current(conn: Connection, device_id: str, keys: KeySet) -> bool:
+    """True when the server holds this device's envelope for the active key.
+
+    Raises:
+        KeyUnavailableError: the device was removed from the store.
+    """
+    row = conn.execute(
+        select(s.devices.c.key_id, s.devices.c.revoked_at).where(s.devices.c.device_id == device_id)
+    ).first()
+    if row is not None and row.revoked_at is not None:
+        raise KeyUnavailableError(
+            "this device was removed from the store; ask a member for a new invitation"
+        )
+    return row is not None and row.key_id == keys.active_id and keys.device_key is not None
 
 
 def _server_store_id(engine: Engine) -> str | None:

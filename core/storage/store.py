@@ -150,9 +150,12 @@ class Store:
         """Where the tables are, for people: the file, or the server URL without password."""
         if self.path is not None:
             return str(self.path)
-        return self.write_engine.url.render_as_string(hide_password=True).replace(
-            "postgresql+psycopg://", "postgresql://"
-        )
+        return self.server_url(hide_password=True)
+
+    def server_url(self, *, hide_password: bool) -> str:
+        """The server's URL as a user writes it (postgresql://...), for status or invitations."""
+        rendered = self.write_engine.url.render_as_string(hide_password=hide_password)
+        return rendered.replace("postgresql+psycopg://", "postgresql://")
 
     @property
     def is_server(self) -> bool:

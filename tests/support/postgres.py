@@ -72,13 +72,7 @@ class PostgresServer:
     def start(self) -> PostgresServer:
         """initdb + pg_ctl start; returns self."""
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8")
-        options = (
-            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-            "-c max_connections=200"
-        )
-        log = self.root / "server.log"
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(log), "-o", options, "-w", "start")
+        self.restart()
         return self
 
     def stop(self, mode: str = "fast") -> None:
@@ -86,10 +80,12 @@ class PostgresServer:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
 
     def restart(self) -> None:
-        """Start again after `stop` on the same port and data."""
+        """Start the server (again, after `stop`) on the same port and data."""
+        # Durability is off: a test server's data is thrown away at the end.
         options = (
             f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-            "-c fsync=off -c synchronous_commit=off -c max_connections=200"
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+            "-c max_connections=200"
         )
         log = self.root / "server.log"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(log), "-o", options, "-w", "start")
