@@ -101,6 +101,23 @@ def wait_for_vectors(svc: MemoryService, n: int, limit_s: float = 3600) -> float
     return time.perf_counter() - t0
 
 
+def time_queries(
+    svc: MemoryService, scopes: list[Scope], rng: random.Random, queries: int
+) -> tuple[list[float], list[float]]:
+    """Seconds per `inject` (with its snapshot) and per `search_memory`, one of each a query."""
+    inject_t, search_t = [], []
+    for q in range(queries):
+        scope = rng.choice(scopes)
+        goal = f"How does the {rng.choice(THINGS)} use {rng.choice(TOOLS)}?"
+        t0 = time.perf_counter()
+        svc.inject(scope, goal, 400, session=f"bench{q % 10}")
+        inject_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        svc.search_memory(scope, goal, limit=10)
+        search_t.append(time.perf_counter() - t0)
+    return inject_t, search_t
+
+
 def pct(values: list[float], p: float) -> float:
     """The p-th percentile in milliseconds."""
     ordered = sorted(values)
@@ -119,16 +136,7 @@ def run(n: int, queries: int) -> None:
         svc.catalog.sync()
         load_s = time.perf_counter() - t0
         embed_s = wait_for_vectors(svc, n)
-        inject_t, search_t = [], []
-        for q in range(queries):
-            scope = rng.choice(scopes)
-            goal = f"How does the {rng.choice(THINGS)} use {rng.choice(TOOLS)}?"
-            t0 = time.perf_counter()
-            svc.inject(scope, goal, 400, session=f"bench{q % 10}")
-            inject_t.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            svc.search_memory(scope, goal, limit=10)
-            search_t.append(time.perf_counter() - t0)
+        inject_t, search_t = time_queries(svc, scopes, rng, queries)
         victims = rng.sample(sorted(svc.catalog.records), 20)
         delete_t, purge_t = [], []
         for k, mid in enumerate(victims):

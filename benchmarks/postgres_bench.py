@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ["MEMORY_CENTER_EMBEDDER"] = "none"
 
-from inject_bench import THINGS, TOOLS, fill, pct  # noqa: E402
+from inject_bench import fill, pct, time_queries  # noqa: E402
 
 from core import MemoryService  # noqa: E402
 from tests.support.postgres import PostgresServer  # noqa: E402
@@ -71,16 +71,7 @@ def inject_latency(label: str, svc: MemoryService, n: int, queries: int) -> None
     t0 = time.perf_counter()
     svc.catalog.sync()
     load_s = time.perf_counter() - t0
-    inject_t, search_t = [], []
-    for q in range(queries):
-        scope = rng.choice(scopes)
-        goal = f"How does the {rng.choice(THINGS)} use {rng.choice(TOOLS)}?"
-        t0 = time.perf_counter()
-        svc.inject(scope, goal, 400, session=f"bench{q % 10}")
-        inject_t.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        svc.search_memory(scope, goal, limit=10)
-        search_t.append(time.perf_counter() - t0)
+    inject_t, search_t = time_queries(svc, scopes, rng, queries)
     print(
         f"{label:<11} {n:>7,}  fill {fill_s:6.1f} s  load {load_s:5.2f} s  inject p50 "
         f"{pct(inject_t, 50):6.2f} ms  p95 {pct(inject_t, 95):6.2f}  p99 {pct(inject_t, 99):6.2f}"
