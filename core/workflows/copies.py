@@ -292,6 +292,13 @@ PLACES: tuple[Place, ...] = (
         "kept by design: it stops the content from being re-extracted",
     ),
     Place(
+        "fence_features (terms_json, marks_json, vector)",
+        "keyed hashes of the content's words and numbers, and its embedding sealed with the codec",
+        None,
+        "kept by design: they fence the same fact in other words; no text, and the embedding "
+        "opens only with the store key",
+    ),
+    Place(
         "catalog, keyword index, injection cache, vector index",
         "derived copies",
         None,
