@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from app.cli import Context, cli, handles_errors, pass_ctx
-from app.compose import apply_environment
+from app.compose import apply_environment, embedder_from_env
 from app.paths import passphrase_from_env
 from core import InvalidInputError, MemoryService
 
@@ -101,7 +101,13 @@ def join(ctx: Context, invitation: Path, code: str | None) -> None:
         raise InvalidInputError("INVITATION", f"cannot read {invitation}: {exc.strerror}") from None
     code = code or os.environ.get(INVITE_CODE_ENV) or _ask_code()
     service = apply_environment(
-        MemoryService.join(ctx.data_dir, raw, code, passphrase=passphrase_from_env())
+        MemoryService.join(
+            ctx.data_dir,
+            raw,
+            code,
+            passphrase=passphrase_from_env(),
+            embedder=embedder_from_env(),
+        )
     )
     try:
         status = service.status()

@@ -14,6 +14,7 @@ from app.paths import (
     passphrase_from_env,
 )
 from core import KeyUnavailableError, LLMExtractor, MemoryService, WrongPassphraseError
+from core.index.embedder import EMBEDDER_ENV
 
 PassphrasePrompt = Callable[[bool], str | None]
 """Asks the user for a passphrase; the flag says whether a new one is being chosen."""
@@ -37,9 +38,12 @@ def open_service(
     """
     passphrase = passphrase_from_env()
     url = database_url or database_url_from_env()
+    embedder = embedder_from_env()
     try:
         return apply_environment(
-            MemoryService.open(data_dir, passphrase=passphrase, create=create, database_url=url)
+            MemoryService.open(
+                data_dir, passphrase=passphrase, create=create, database_url=url, embedder=embedder
+            )
         )
     except WrongPassphraseError:
         raise
@@ -53,8 +57,16 @@ def open_service(
         # Nobody could be asked (no terminal) or the user declined: say how to give one.
         raise first
     return apply_environment(
-        MemoryService.open(data_dir, passphrase=asked, create=create, database_url=url)
+        MemoryService.open(
+            data_dir, passphrase=asked, create=create, database_url=url, embedder=embedder
+        )
     )
+
+
+def embedder_from_env() -> str | None:
+    """The embedder named by $MEMORY_CENTER_EMBEDDER (it wins over the one stored in the
+    store); None when unset, so the store's choice, else the default, applies."""
+    return os.environ.get(EMBEDDER_ENV) or None
 
 
 def apply_environment(service: MemoryService) -> MemoryService:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from app.compose import embedder_from_env
 from core import MemoryService, NewEvent
 
 ALICE = {"user": "alice"}
@@ -257,7 +258,10 @@ def demo_data_dir(data_dir: Path) -> Path:
 def open_demo(data_dir: Path) -> MemoryService:
     """Open (creating and filling on first use) the demo store that belongs to `data_dir`."""
     service = MemoryService.open(
-        demo_data_dir(data_dir), passphrase=DEMO_PASSPHRASE, prefer_keyring=False
+        demo_data_dir(data_dir),
+        passphrase=DEMO_PASSPHRASE,
+        prefer_keyring=False,
+        embedder=embedder_from_env(),
     )
     seed_demo_if_empty(service)
     return service

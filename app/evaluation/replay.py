@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.compose import embedder_from_env
 from app.evaluation.sessions import RecordedSession, hook_payloads, lifecycle_payload
 from app.hooks.claude_code import SESSION_PREFIX, handle
 from core import InvalidInputError, MemoryService, PolicySettings
@@ -85,7 +86,10 @@ def replay(session: RecordedSession, config: Configuration) -> Score:
     with tempfile.TemporaryDirectory(prefix="mc-ab-") as tmp:
         work = Path(tmp)
         svc = MemoryService.open(
-            work / "store", passphrase=secrets.token_hex(16), prefer_keyring=False
+            work / "store",
+            passphrase=secrets.token_hex(16),
+            prefer_keyring=False,
+            embedder=embedder_from_env(),
         )
         try:
             return _replay(svc, session, config, work)

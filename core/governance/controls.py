@@ -8,9 +8,6 @@ history, and records the decision with actor, reason and policy version.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
-
-from sqlalchemy import delete, select
 
 from core.errors import InvalidInputError, InvalidStateError
 from core.governance.policy import (
@@ -28,8 +25,8 @@ from core.model.enums import ChangeKind, MemoryFlag, MemoryStatus
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.model.validate import text as valid_text
+from core.storage import controls as rows
 from core.storage import memories
-from core.storage import schema as s
 from core.storage.store import WriteTx
 
 EXPIRY_FLAG = MemoryFlag.POLICY_TTL
@@ -150,30 +147,14 @@ def exclude(tx: WriteTx, record: MemoryRecord, session: str, actor: str) -> None
     """Keep this memory out of one session's injections; it stays active elsewhere."""
     if record.status in (MemoryStatus.DELETED,):
         raise InvalidStateError(f"cannot exclude memory {record.id}: it is deleted")
-    have = tx.conn.execute(
-        select(s.memory_exclusions.c.memory_id).where(
-            (s.memory_exclusions.c.memory_id == record.id)
-            & (s.memory_exclusions.c.session_id == session)
-        )
-    ).first()
-    if have is None:
-        tx.conn.execute(
-            s.memory_exclusions.insert().values(
-                memory_id=record.id, session_id=session, created_at=tx.now_iso, actor=actor
-            )
-        )
+    rows.add_exclusion(tx, record.id, session, actor)
     tx.touch(ChangeKind.MEMORIES, memory_ids=(record.id,))
     _decide(tx, record, "exclude", record.status, actor, f"excluded from session {session}")
 
 
 def include(tx: WriteTx, record: MemoryRecord, session: str, actor: str) -> None:
     """Undo `exclude`: the memory may be injected into that session again."""
-    removed = tx.conn.execute(
-        delete(s.memory_exclusions).where(
-            (s.memory_exclusions.c.memory_id == record.id)
-            & (s.memory_exclusions.c.session_id == session)
-        )
-    ).rowcount
+    removed = rows.remove_exclusion(tx, record.id, session)
     if not removed:
         raise InvalidStateError(f"memory {record.id} is not excluded from session {session}")
     tx.touch(ChangeKind.MEMORIES, memory_ids=(record.id,))
@@ -196,12 +177,7 @@ def resolve_conflict(tx: WriteTx, keep: MemoryRecord, actor: str, reason: str | 
         raise InvalidStateError(f"memory {keep.id} is not in an unresolved conflict set")
     if keep.status != MemoryStatus.ACTIVE:
         raise InvalidStateError(f"cannot keep memory {keep.id}: it is {keep.status.value}")
-    found: list[Any] = list(
-        tx.conn.execute(
-            select(s.memories.c.id).where(s.memories.c.conflict_set == keep.conflict_set)
-        ).scalars()
-    )
-    members = [str(m) for m in found]
+    members = rows.conflict_members(tx.conn, keep.conflict_set)
     why = reason or "conflict resolved by the user"
     changed = []
     for member_id in members:
@@ -244,15 +220,8 @@ def keep_all(
     sets = {r.conflict_set for r in records}
     if len(sets) != 1 or None in sets or any(CONFLICT not in r.flags for r in records):
         raise InvalidStateError("these memories are not one unresolved conflict set")
-    found: list[Any] = list(
-        tx.conn.execute(
-            select(s.memories.c.id).where(
-                (s.memories.c.conflict_set == records[0].conflict_set)
-                & (s.memories.c.status == MemoryStatus.ACTIVE.value)
-            )
-        ).scalars()
-    )
-    missing = {str(m) for m in found} - scopes.keys()
+    active = rows.conflict_members(tx.conn, str(records[0].conflict_set), active_only=True)
+    missing = set(active) - scopes.keys()
     if missing:
         raise InvalidInputError("scopes", f"name every active member; missing {sorted(missing)}")
     why = reason or "both kept by the user"
@@ -296,17 +265,9 @@ EXPIRED_FLAG = MemoryFlag.EXPIRED
 
 def sweep_expired(tx: WriteTx) -> list[str]:
     """Write one `expire` decision per record whose expiry has passed; return their ids."""
-    rows: list[Any] = list(
-        tx.conn.execute(
-            select(s.memories.c.id).where(
-                s.memories.c.status.in_([MemoryStatus.ACTIVE.value, MemoryStatus.CANDIDATE.value])
-                & s.memories.c.expires_at.is_not(None)
-                & (s.memories.c.expires_at <= tx.now_iso)
-            )
-        ).scalars()
-    )
+    expired = rows.expired_ids(tx.conn, tx.now_iso)
     swept = []
-    for record in memories.load(tx.conn, tx.codec, [str(r) for r in rows]):
+    for record in memories.load(tx.conn, tx.codec, expired):
         if EXPIRED_FLAG in record.flags:
             continue
         memories.update_fields(tx, record.id, flags=record.flags | {EXPIRED_FLAG})

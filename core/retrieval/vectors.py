@@ -206,6 +206,15 @@ class VectorLayer:
         """Skip loading the file: the index was replaced in memory (rebuild)."""
         self._loaded = True
 
+    def reset(self) -> None:
+        """Start from an empty index (a rebuild): the file is not read, and is rewritten on
+        the next save."""
+        with self._lock:
+            self.index = VectorIndex(self.embedder.dim)
+            self._queries.clear()
+            self._dirty = True
+            self._loaded = True
+
     def status(self) -> dict[str, object]:
         """Facts for `index status`."""
         with self._lock:

@@ -252,6 +252,11 @@ class Store:
         return revision
 
 
+def revision_of(conn: Connection) -> int:
+    """The committed store revision as this connection sees it (inside a read or write)."""
+    return Store._revision(conn)
+
+
 def set_meta(conn: Connection, key: str, value: str) -> None:
     """Insert or replace one store_meta value."""
     done = conn.execute(update(s.store_meta).where(s.store_meta.c.key == key).values(value=value))

@@ -11,12 +11,12 @@ old page images; secure_delete zeroes freed pages.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import Connection
 
-from core.errors import InvalidStateError, MemoryCenterError, NotFoundError
+from core.crypto.codec import Codec
+from core.errors import InvalidStateError, MemoryCenterError
 from core.governance.fences import Embed, features
 from core.governance.policy import VERSION
 from core.governance.text import fingerprint
@@ -25,11 +25,8 @@ from core.model.clock import from_iso
 from core.model.enums import ChangeKind, MemoryStatus
 from core.model.memory import Tombstone
 from core.model.records import MemoryRecord
-from core.model.scope import Scope
 from core.model.validate import text
-from core.storage import fences, memories
-from core.storage import schema as s
-from core.storage.codec_aads import tombstone_aad
+from core.storage import fences, memories, tombstones
 from core.storage.store import WriteTx
 from core.workflows import copies
 
@@ -55,7 +52,7 @@ def delete(
 ) -> Tombstone:
     """Tombstone, fence, remove from derived stores and, with `purge`, destroy the content."""
     why = text(reason, "reason", limits.MAX_REASON)
-    existing = _tombstone_row(tx, record.id)
+    existing = tombstones.row(tx.conn, record.id)
     if existing is not None and (existing["purged"] or not purge):
         raise InvalidStateError(f"memory {record.id} is already deleted")
     report: list[str] = []
@@ -102,7 +99,7 @@ def delete(
         cleaned=tuple(dict.fromkeys(cleaned)),
         report=tuple(report),
     )
-    _write_tombstone(tx, stone, replace_existing=existing is not None)
+    tombstones.write(tx, stone, replace_existing=existing is not None)
     tx.touch(ChangeKind.MEMORIES, memory_ids=(record.id,))
     return stone
 
@@ -113,21 +110,7 @@ def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes, embed: Embed | None
         fp = fingerprint(fp_key, content)
         feats = features(fp_key, content)
         fences.save_features(tx, fp, feats.terms, feats.marks, _embedding(embed, content))
-        have = tx.conn.execute(
-            select(s.deletion_fences.c.fingerprint).where(s.deletion_fences.c.fingerprint == fp)
-        ).first()
-        if have is None:
-            tx.conn.execute(
-                s.deletion_fences.insert().values(
-                    fingerprint=fp, memory_id=record.id, created_at=tx.now_iso
-                )
-            )
-        else:  # the same content deleted again: the fence stands again
-            tx.conn.execute(
-                update(s.deletion_fences)
-                .where(s.deletion_fences.c.fingerprint == fp)
-                .values(memory_id=record.id, created_at=tx.now_iso, lifted_at=None)
-            )
+        tombstones.stand_fence(tx, fp, record.id)
 
 
 def _embedding(embed: Embed | None, content: str) -> tuple[str, Sequence[float]] | None:
@@ -156,56 +139,6 @@ def _purge(
     return work.cleaned
 
 
-def _tombstone_row(tx: WriteTx, memory_id: str) -> dict[str, object] | None:
-    row = (
-        tx.conn.execute(select(s.tombstones).where(s.tombstones.c.memory_id == memory_id))
-        .mappings()
-        .first()
-    )
-    return dict(row) if row else None
-
-
-def _write_tombstone(tx: WriteTx, stone: Tombstone, *, replace_existing: bool) -> None:
-    values = {
-        "scope_json": stone.scope.to_json(),
-        "deleted_at": stone.deleted_at.isoformat(timespec="microseconds"),
-        "requested_by": stone.requested_by,
-        "reason": tx.codec.seal_text(stone.reason, tombstone_aad(stone.memory_id, "reason")),
-        "source_event_ids": json.dumps(list(stone.source_event_ids)),
-        "purged": stone.purged,
-        "cleaned_json": json.dumps(list(stone.cleaned)),
-        "report": tx.codec.seal_json(list(stone.report), tombstone_aad(stone.memory_id, "report")),
-    }
-    if replace_existing:
-        tx.conn.execute(
-            update(s.tombstones).where(s.tombstones.c.memory_id == stone.memory_id).values(values)
-        )
-    else:
-        tx.conn.execute(s.tombstones.insert().values(memory_id=stone.memory_id, **values))
-
-
-def read_tombstone(conn: object, codec: object, memory_id: str) -> Tombstone:
+def read_tombstone(conn: Connection, codec: Codec, memory_id: str) -> Tombstone:
     """The tombstone of a deleted memory. Raises NotFoundError."""
-    from sqlalchemy import Connection
-
-    from core.crypto.codec import Codec
-
-    assert isinstance(conn, Connection) and isinstance(codec, Codec)
-    row = (
-        conn.execute(select(s.tombstones).where(s.tombstones.c.memory_id == memory_id))
-        .mappings()
-        .first()
-    )
-    if row is None:
-        raise NotFoundError("tombstone", memory_id)
-    return Tombstone(
-        memory_id=memory_id,
-        scope=Scope.from_json(row["scope_json"]),
-        deleted_at=from_iso(row["deleted_at"]),
-        requested_by=row["requested_by"],
-        reason=codec.open_text(row["reason"], tombstone_aad(memory_id, "reason")),
-        source_event_ids=tuple(json.loads(row["source_event_ids"])),
-        purged=bool(row["purged"]),
-        cleaned=tuple(json.loads(row["cleaned_json"])),
-        report=tuple(codec.open_json(row["report"], tombstone_aad(memory_id, "report"))),
-    )
+    return tombstones.read(conn, codec, memory_id)

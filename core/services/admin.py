@@ -1,0 +1,217 @@
+"""Administration (R14, R24): keys and rotation, team members, the derived indexes and the
+embedder, policy settings, and the store's status."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from core.crypto.invitation import Invitation, seal_invitation
+from core.crypto.invitation import new_code as new_invitation_code
+from core.crypto.keys import keyring_backend_name
+from core.errors import (
+    EmbedderUnavailableError,
+    InvalidStateError,
+    MemoryCenterError,
+    NotFoundError,
+)
+from core.governance.policy import PolicySettings
+from core.index.embedder import EMBEDDER_NAMES, make_embedder
+from core.index.embedder import resolve as resolve_embedder
+from core.model.enums import ChangeKind
+from core.model.records import Changes, KeyInfo, MemberInfo, Result, RotationReport, StoreStatus
+from core.model.validate import identifier
+from core.retrieval.vectors import VectorLayer
+from core.services.context import Engine
+from core.storage import devices, event_log, members, settings, status
+from core.storage.migrations import current_version
+from core.storage.rotation import rotate
+from core.storage.store import changes_of, revision_of
+from core.workflows import integrity
+
+Progress = Callable[[int], None] | None
+Stop = Callable[[], bool] | None
+
+
+class IndexAdmin:
+    """The derived indexes and the embedder they use (R14)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._e = engine
+
+    def check_embedder(self) -> None:
+        """Raise when the configured embedder is not the one in use (no silent fallback).
+
+        Raises:
+            EmbedderUnavailableError: the configured embedder could not be built, or its
+                model failed to load; the message says which one and why."""
+        layer = self._e.catalog.vectors
+        if layer is None and self._e.embedder_error is not None:
+            raise EmbedderUnavailableError(self._e.embedder_error)
+        if layer is not None and layer.load_error is not None:
+            raise EmbedderUnavailableError(layer.load_error)
+
+    def index_status(self) -> dict[str, object]:
+        catalog = self._e.catalog
+        catalog.sync()
+        layer = catalog.vectors
+        out: dict[str, object] = {
+            "revision": catalog.revision,
+            "active_memories": len(catalog.records),
+            "keyword_documents": len(catalog.keywords),
+        }
+        if layer is not None:
+            out["vector"] = layer.status()
+        out["embedder_in_use"] = layer.name if layer is not None else "none (keyword only)"
+        out["embedder_error"] = (layer.load_error if layer else None) or self._e.embedder_error
+        return out
+
+    def rebuild_index(self) -> dict[str, object]:
+        layer = self._e.catalog.vectors
+        if layer is not None:
+            layer.reset()
+        self._e.catalog.invalidate()
+        self._e.catalog.sync()
+        if layer is not None:
+            layer.save()
+        return self.index_status()
+
+    def embedder_choices(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for name in EMBEDDER_NAMES:
+            try:
+                make_embedder(name)
+                out[name] = ""
+            except MemoryCenterError as exc:
+                out[name] = exc.message
+        return out
+
+    def set_embedder(self, name: str) -> Result[str]:
+        embedder = resolve_embedder(identifier(name, "embedder")).embedder
+        store = self._e.store
+        with store.write("set embedder") as tx:
+            settings.write(tx, "embedder", embedder.name)
+            tx.touch(ChangeKind.INDEX)
+        self._e.catalog.vectors = VectorLayer(embedder, store.index_dir, lambda: store.codec)
+        self._e.embedder_error = None
+        self.rebuild_index()
+        return Result(embedder.name, changes_of(tx))
+
+    def update_policy_settings(self, changes: dict[str, object]) -> Result[PolicySettings]:
+        """Change policy settings (e.g. confirm_global=True); stored in the store.
+
+        Raises:
+            InvalidInputError: an unknown setting or a bad value, named."""
+        merged = {**self._e.policy.settings.to_dict(), **changes}
+        new = PolicySettings.from_dict(merged)
+        with self._e.store.write("update policy settings") as tx:
+            settings.write(tx, "policy", new.to_dict())
+            tx.touch(ChangeKind.POLICY)
+        self._e.policy.settings = new
+        return Result(new, changes_of(tx))
+
+
+class KeyAdmin:
+    """Keys, rotation, team members and the store's status (R24)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._e = engine
+
+    def invite_member(self, name: str, by: str | None) -> Result[tuple[bytes, str]]:
+        """Write an invitation for a member's device: the file's bytes and its one-time code.
+
+        The code opens the file; hand them over by different channels.
+
+        Raises:
+            InvalidStateError: the store is a local file, not on a database server."""
+        who = identifier(name, "name")
+        store = self._e.store
+        if not store.is_server:
+            raise InvalidStateError(
+                "invitations are for stores on a database server; this store is a local file"
+            )
+        url = store.server_url(hide_password=False)
+        code = new_invitation_code()
+        raw = seal_invitation(
+            Invitation(store.meta("store_id") or "", url, who, self._e.keys), code
+        )
+        with store.write("record an invitation") as tx:
+            members.invited(tx, who, by)
+            tx.touch(ChangeKind.SETTINGS)
+        return Result((raw, code), changes_of(tx))
+
+    def remove_member(
+        self, name: str, progress: Progress, should_stop: Stop
+    ) -> Result[RotationReport]:
+        """Remove a member: revoke their devices, then rotate the key (resumable).
+
+        Content written after the rotation is sealed under a key the removed devices never
+        receive; rows re-sealed by the rotation are unreadable to them too. What they copied
+        before removal cannot be taken back.
+
+        Raises:
+            NotFoundError: no such member.
+            InvalidStateError: the store is a local file."""
+        who = identifier(name, "name")
+        if not self._e.store.is_server:
+            raise InvalidStateError("members exist only in stores on a database server")
+        with self._e.store.write("remove a member") as tx:
+            if not members.removed(tx, who):
+                raise NotFoundError("member", who)
+            devices.revoke_member(tx.conn, who, tx.now)
+            tx.touch(ChangeKind.SETTINGS)
+        return self.rotate_key(progress, should_stop)
+
+    def members(self) -> list[MemberInfo]:
+        with self._e.store.read("list members") as conn:
+            return members.listed(conn)
+
+    def record_joined(self, member: str) -> None:
+        with self._e.store.write("record a joined device") as tx:
+            members.joined(tx, member)
+            tx.touch(ChangeKind.SETTINGS)
+
+    def key_info(self) -> KeyInfo:
+        key_store = self._e.key_store
+        backend = keyring_backend_name() if key_store.source == "keyring" else None
+        return KeyInfo(
+            source=key_store.source,
+            active_key_id=self._e.store.codec.active_key_id,
+            key_ids=tuple(sorted(self._e.keys.keys)),
+            keyring_backend=backend,
+        )
+
+    def rotate_key(self, progress: Progress, should_stop: Stop) -> Result[RotationReport]:
+        e = self._e
+        store_id = e.store.meta("store_id") or ""
+        e.keys, report = rotate(
+            e.store, e.key_store, e.keys, store_id, progress=progress, should_stop=should_stop
+        )
+        revision = e.store.revision()
+        e.catalog.invalidate()
+        if e.catalog.vectors is not None:
+            e.catalog.vectors.reseal()
+        return Result(report, Changes(frozenset({ChangeKind.KEYS}), revision))
+
+    def status(self) -> StoreStatus:
+        store = self._e.store
+        with store.read("read status") as conn:
+            counts = status.memory_counts(conn)
+            events = event_log.count_events(conn)
+            sessions = status.session_count(conn)
+            version = current_version(conn)
+            revision = revision_of(conn)
+            damaged = len(integrity.reported(conn, store.codec))
+        return StoreStatus(
+            path=store.location,
+            store_id=store.meta("store_id") or "",
+            schema_version=version,
+            revision=revision,
+            key=self.key_info(),
+            event_count=events,
+            session_count=sessions,
+            memory_counts=counts,
+            damaged_rows=damaged,
+        )
+
+
+__all__ = ["IndexAdmin", "KeyAdmin"]

@@ -1,0 +1,201 @@
+"""The user's review controls (R9, R19, R22, R25, R26): every user action is one write
+transaction with one change set, including the combined ones the review queue offers
+(edit and approve, change scope and approve, keep one or keep all of a conflict set with
+the suggested members confirmed)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from core.errors import InvalidInputError
+from core.governance import controls, undo
+from core.model import limits
+from core.model.enums import MemoryStatus
+from core.model.memory import QuarantineReport, Tombstone
+from core.model.records import MemoryRecord, Result
+from core.model.scope import Scope
+from core.model.validate import identifier
+from core.model.validate import text as valid_text
+from core.services.context import Action, Engine, required_scope
+from core.storage import memories, snapshots
+from core.storage.store import WriteTx, changes_of
+from core.workflows import deletion
+
+APPROVE: Action = undo.undoable(controls.approve)
+
+
+def scope_change(new: Scope, direction: str) -> Action:
+    """Narrow ("downgrade") or widen a record's scope."""
+    return lambda tx, r, who, _st: controls.change_scope(tx, r, new, who, direction)
+
+
+class ReviewService:
+    """Approve, reject, edit, rescope, disable, exclude, quarantine, undo, settle conflicts,
+    delete."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._e = engine
+
+    def approve(self, memory_id: str, by: str | None) -> Result[MemoryRecord]:
+        return self._e.act(memory_id, "approve", by, APPROVE)
+
+    def reject(self, memory_id: str, reason: str | None, by: str | None) -> Result[MemoryRecord]:
+        why = valid_text(reason, "reason", limits.MAX_REASON) if reason is not None else None
+        fn = undo.undoable(lambda tx, r, who, st: controls.reject(tx, r, who, why, st))
+        return self._e.act(memory_id, "reject", by, fn)
+
+    def edit(self, memory_id: str, new_text: str, by: str | None) -> Result[MemoryRecord]:
+        return self._e.act(memory_id, "edit", by, self._edit(new_text))
+
+    def change_scope(
+        self, memory_id: str, scope: Mapping[str, str] | Scope, direction: str, by: str | None
+    ) -> Result[MemoryRecord]:
+        fn = scope_change(required_scope(scope), direction)
+        return self._e.act(memory_id, direction, by, fn)
+
+    def disable(self, memory_id: str, by: str | None, reason: str | None) -> Result[MemoryRecord]:
+        fn: Action = lambda tx, r, who, _st: controls.disable(tx, r, who, reason)  # noqa: E731
+        return self._e.act(memory_id, "disable", by, fn)
+
+    def enable(self, memory_id: str, by: str | None) -> Result[MemoryRecord]:
+        fn: Action = lambda tx, r, who, _st: controls.enable(tx, r, who)  # noqa: E731
+        return self._e.act(memory_id, "enable", by, fn)
+
+    def exclude(self, memory_id: str, session: str, by: str | None) -> Result[MemoryRecord]:
+        name = identifier(session, "session")
+        fn: Action = lambda tx, r, who, _st: controls.exclude(tx, r, name, who)  # noqa: E731
+        return self._e.act(memory_id, "exclude", by, fn)
+
+    def include(self, memory_id: str, session: str, by: str | None) -> Result[MemoryRecord]:
+        name = identifier(session, "session")
+        fn: Action = lambda tx, r, who, _st: controls.include(tx, r, name, who)  # noqa: E731
+        return self._e.act(memory_id, "include", by, fn)
+
+    def quarantine(self, memory_id: str, reason: str, by: str | None) -> Result[QuarantineReport]:
+        why = valid_text(reason, "reason", limits.MAX_REASON)
+        fn = undo.undoable(lambda tx, r, who, _st: controls.quarantine(tx, r, why, who))
+        result = self._e.act(memory_id, "quarantine", by, fn)
+        with self._e.store.read("affected sessions") as conn:
+            uses = snapshots.using_memory(conn, result.value.id)
+        report = QuarantineReport(
+            result.value,
+            tuple(dict.fromkeys(sess for _, sess, _ in uses if sess)),
+            tuple(sid for sid, _, _ in uses),
+        )
+        return Result(report, result.changes)
+
+    def undo(self, memory_id: str, action: str, by: str | None) -> Result[MemoryRecord]:
+        name = identifier(action, "action")
+
+        def revert(tx: WriteTx, record: MemoryRecord, who: str, _status: str) -> None:
+            undo.undo(tx, record, name, who)
+
+        return self._e.act(memory_id, f"undo {name}", by, revert)
+
+    # --- combined actions: one transaction, one change set ----------------------------------
+
+    def edit_and_approve(
+        self, memory_id: str, new_text: str, by: str | None
+    ) -> Result[MemoryRecord]:
+        mid = self._e.mid(memory_id)
+        with self._e.store.write("edit and approve") as tx:
+            self._e.apply(tx, mid, by, self._edit(new_text))
+            updated = self._e.apply(tx, mid, by, APPROVE)
+        self._e.catalog.refresh([mid])
+        return Result(updated, changes_of(tx))
+
+    def rescope_and_approve(
+        self, memory_id: str, scope: Mapping[str, str] | Scope, by: str | None
+    ) -> Result[MemoryRecord]:
+        new = required_scope(scope)
+        mid = self._e.mid(memory_id)
+        with self._e.store.write("change scope and approve") as tx:
+            record = memories.get(tx.conn, tx.codec, mid)
+            if new != record.scope:
+                # Adding keys narrows (a downgrade); anything else is the user widening it.
+                direction = "downgrade" if new.narrows(record.scope) else "widen"
+                self._e.apply(tx, mid, by, scope_change(new, direction))
+            updated = self._e.apply(tx, mid, by, APPROVE)
+        self._e.catalog.refresh([mid])
+        return Result(updated, changes_of(tx))
+
+    def resolve_conflict(
+        self, keep_id: str, reason: str | None, by: str | None, *, approve: bool
+    ) -> Result[list[MemoryRecord]]:
+        mid = self._e.mid(keep_id, "keep")
+        with self._e.store.write("resolve conflict") as tx:
+            keep = memories.get(tx.conn, tx.codec, mid)
+            if approve and keep.status == MemoryStatus.CANDIDATE:
+                keep = self._e.apply(tx, mid, by, APPROVE)
+            who = by or keep.scope.get("user", "user")
+            changed = controls.resolve_conflict(tx, keep, who, reason)
+            records = memories.load(tx.conn, tx.codec, changed)
+        self._e.catalog.refresh(changed)
+        return Result(records, changes_of(tx))
+
+    def keep_conflicting(
+        self,
+        scopes: Mapping[str, Mapping[str, str] | Scope | None],
+        reason: str | None,
+        by: str | None,
+        *,
+        approve: bool,
+    ) -> Result[list[MemoryRecord]]:
+        if not scopes:
+            raise InvalidInputError("scopes", "name the members of the conflict set")
+        wanted = {
+            self._e.mid(mid, "scopes"): (None if sc is None else required_scope(sc))
+            for mid, sc in scopes.items()
+        }
+        with self._e.store.write("keep conflicting memories") as tx:
+            first = memories.get(tx.conn, tx.codec, next(iter(wanted)))
+            who = identifier(by, "by") if by else first.scope.get("user", "user")
+            if approve:
+                for mid in wanted:
+                    if memories.get(tx.conn, tx.codec, mid).status == MemoryStatus.CANDIDATE:
+                        self._e.apply(tx, mid, by, APPROVE)
+            changed = controls.keep_all(tx, wanted, who, reason)
+            records = memories.load(tx.conn, tx.codec, changed)
+        self._e.catalog.refresh(changed)
+        return Result(records, changes_of(tx))
+
+    # --- deletion ------------------------------------------------------------------------
+
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        reason: str,
+        purge: bool,
+        requested_by: str | None,
+        purge_events: bool,
+    ) -> Result[Tombstone]:
+        mid = self._e.mid(memory_id)
+        store = self._e.store
+        with store.write("delete memory") as tx:
+            record = memories.get(tx.conn, tx.codec, mid)
+            who = (
+                identifier(requested_by, "requested_by")
+                if requested_by
+                else record.scope.get("user", "user")
+            )
+            stone = deletion.delete(
+                tx,
+                record,
+                reason=reason,
+                requested_by=who,
+                purge=purge,
+                purge_events=purge_events,
+                fp_key=self._e.keys.fingerprint_key,
+                derived=self._e.forget_derived,
+                embed=self._e.fence_embed,
+            )
+        if purge:
+            if self._e.catalog.vectors is not None:
+                self._e.catalog.vectors.purge([stone.memory_id])
+            store.checkpoint()
+        return Result(stone, changes_of(tx))
+
+    def _edit(self, new_text: str) -> Action:
+        key = self._e.keys.fingerprint_key
+        return lambda tx, r, who, _st: controls.edit(tx, r, new_text, who, key)
