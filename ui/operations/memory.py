@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core import MemoryRecord, MemoryService, QuarantineReport, Result, Tombstone
+from core import MemoryRecord, QuarantineReport, Tombstone
 
 from ui.context import UiContext
 from ui.ops import MutatingOp, mutate
@@ -16,29 +16,17 @@ def approve_candidate(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord
 
 
 def edit_and_approve(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
-    """Change the wording as a new revision, then confirm it (one step for the user)."""
-
-    def work(s: MemoryService) -> Result[MemoryRecord]:
-        s.edit(memory_id, text)
-        return s.approve(memory_id)
-
-    return mutate(ctx, work)
+    """Change the wording as a new revision and confirm it: one core operation, one
+    transaction, one change set."""
+    return mutate(ctx, lambda s: s.edit_and_approve(memory_id, text))
 
 
 def rescope_and_approve(
     ctx: UiContext, record: MemoryRecord, scope: Mapping[str, str]
 ) -> MutatingOp[MemoryRecord]:
-    """Give a candidate a narrower (or, confirmed by the user, wider) scope, then confirm it."""
-
-    def work(s: MemoryService) -> Result[MemoryRecord]:
-        if dict(scope) != dict(record.scope):
-            if set(record.scope.items()) <= set(scope.items()):
-                s.downgrade(record.id, scope)
-            else:
-                s.widen(record.id, scope)
-        return s.approve(record.id)
-
-    return mutate(ctx, work)
+    """Give a candidate a narrower (or, confirmed by the user, wider) scope and confirm it;
+    the core decides which of the two the new scope is."""
+    return mutate(ctx, lambda s: s.rescope_and_approve(record.id, scope))
 
 
 def reject_candidate(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[MemoryRecord]:
@@ -91,14 +79,10 @@ def undo_decision(ctx: UiContext, memory_id: str, action: str) -> MutatingOp[Mem
 
 def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
     """Keep one member of a conflict set (confirming it if it was only suggested); the
-    others become superseded by it."""
-
-    def work(s: MemoryService) -> Result[list[MemoryRecord]]:
-        if keep.status.value == "candidate":
-            s.approve(keep.id)
-        return s.resolve_conflict(keep.id, reason="kept in the review queue")
-
-    return mutate(ctx, work)
+    others become superseded by it. One transaction."""
+    return mutate(
+        ctx, lambda s: s.resolve_conflict(keep.id, reason="kept in the review queue", approve=True)
+    )
 
 
 def keep_conflicting(
@@ -107,17 +91,12 @@ def keep_conflicting(
     scopes: Mapping[str, Mapping[str, str] | None],
 ) -> MutatingOp[list[MemoryRecord]]:
     """Keep every member of a conflict set: "keep both" (all scopes None) or "split by scope"
-    (each member narrowed to its own scope). Suggested members are confirmed first."""
-
-    def work(s: MemoryService) -> Result[list[MemoryRecord]]:
-        for r in members:
-            if r.status.value == "candidate":
-                s.approve(r.id)
-        return s.keep_conflicting(
-            {r.id: scopes.get(r.id) for r in members}, reason="kept in the review queue"
-        )
-
-    return mutate(ctx, work)
+    (each member narrowed to its own scope). Suggested members are confirmed in the same
+    transaction."""
+    wanted = {r.id: scopes.get(r.id) for r in members}
+    return mutate(
+        ctx, lambda s: s.keep_conflicting(wanted, reason="kept in the review queue", approve=True)
+    )
 
 
 def delete_memory(

@@ -34,8 +34,16 @@ class RefreshingView(QWidget):
         self.dirty = False
         self.refresh()
 
+    def shows_own_change(self, changes: Changes) -> bool:
+        """Whether this view already shows `changes`, which it made itself, so it need not
+        reload for them (as Anki's handlers skip their own OpChanges). A view that updates
+        its own rows on success says True; by default a view reloads."""
+        return False
+
     def _on_changes(self, changes: Changes, initiator: object | None) -> None:
         if not touches_any(changes, self.watched):
+            return
+        if initiator is self and self.shows_own_change(changes):
             return
         if self.isVisible():
             self.refresh_now()
