@@ -13,9 +13,9 @@ and gives the model `runtime.search_memory(query)` as a tool. The hot path (`inj
 degrades to "no memory" and says so (R17). Writes (`sync_turn`) are never reported
 successful when they failed: they raise. Extraction runs in a background worker.
 
-This module also holds the two rules every agent gateway shares (the MCP server uses them):
-`narrow_scope` (a call may add scope keys, never change or drop configured ones) and
-`trust_for` (which trust a caller may claim for an event, by role).
+The rules every agent gateway shares (scope narrowing, trust by role, visibility, audit) and
+the hot-path guard live in the agent edge (`core/agents/edge.py`); this runtime is a thin
+adapter over it. `narrow_scope` and `trust_for` are re-exported here under their old names.
 """
 
 from __future__ import annotations
@@ -24,98 +24,27 @@ import concurrent.futures as cf
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
-from core import (
-    Actor,
-    EventKind,
-    InvalidInputError,
-    MemoryCenterError,
-    MemoryService,
-    NewEvent,
-    NotFoundError,
-    Scope,
-    TrustLevel,
+from core.agents.edge import (
+    DEFAULT_TRUST,
+    ROLES,
+    TRUST_CEILING,
+    AgentEdge,
+    HotPathGuard,
+    describe,
+    narrow_scope,
+    trust_for,
 )
-from core.errors import ScopeWidenedError
+from core.errors import InvalidInputError, MemoryCenterError, NotFoundError, ScopeWidenedError
 from core.model.memory import MemoryOutcome, SearchHit
+from core.model.records import NewEvent
+from core.model.scope import Scope
+from core.service import MemoryService
 
-T = TypeVar("T")
 log = logging.getLogger(__name__)
-
-ROLES = ("user", "assistant", "tool")
-"""Roles an agent may record events for (system events are the store's own)."""
-
-ROLE_ACTOR = {"user": Actor.USER, "assistant": Actor.ASSISTANT, "tool": Actor.TOOL}
-DEFAULT_TRUST = {
-    "user": TrustLevel.USER,
-    "assistant": TrustLevel.ASSISTANT,
-    "tool": TrustLevel.UNTRUSTED,
-}
-"""Trust an event gets when the caller names none: tool output is outside content (R2, R11)."""
-
-TRUST_CEILING = {
-    "user": TrustLevel.USER,
-    "assistant": TrustLevel.ASSISTANT,
-    "tool": TrustLevel.TOOL_VERIFIED,
-}
-"""The most a caller may claim per role: a tool's output can be tool-verified, never the user's."""
-
-
-def narrow_scope(
-    base: Scope, requested: Mapping[str, str] | None, *, field: str = "scope"
-) -> Scope:
-    """The configured scope, narrowed by `requested` (which may only add keys).
-
-    Raises:
-        ScopeRequiredError: nothing is configured (there is nothing to narrow).
-        ScopeWidenedError: `requested` changes or drops a configured key.
-        InvalidInputError: `requested` has an unknown key or a bad value.
-    """
-    base = Scope.required(dict(base.items_), field="configured scope")
-    if not requested:
-        return base
-    asked = Scope.of(requested, field=field)
-    for key, value in base.items_:
-        if key not in asked:
-            continue
-        if asked[key] != value:
-            raise ScopeWidenedError(
-                field,
-                f"{key}={asked[key]} would leave the configured scope {base}; "
-                "a call may only add keys",
-            )
-    return Scope.of({**dict(asked.items_), **dict(base.items_)}, field=field)
-
-
-def trust_for(
-    role: str, trust: str | None, *, ceiling: Mapping[str, TrustLevel] = TRUST_CEILING
-) -> tuple[Actor, TrustLevel]:
-    """The actor and trust of an event an agent records, by role.
-
-    The caller may lower trust, never raise it above the role's ceiling.
-
-    Raises:
-        InvalidInputError: an unknown role or trust, or a trust above the ceiling.
-    """
-    if role not in ROLES:
-        raise InvalidInputError("role", f"unknown role {role!r}; allowed: {', '.join(ROLES)}")
-    top = ceiling[role]
-    if trust is None:
-        default = DEFAULT_TRUST[role]
-        return ROLE_ACTOR[role], default if default.authority <= top.authority else top
-    try:
-        level = TrustLevel(trust.strip().lower())
-    except ValueError:
-        allowed = ", ".join(t.value for t in TrustLevel)
-        raise InvalidInputError("trust", f"unknown trust {trust!r}; allowed: {allowed}") from None
-    if level.authority > top.authority:
-        raise InvalidInputError(
-            "trust", f"a {role} event may claim at most {top.value!r}, not {level.value!r}"
-        )
-    return ROLE_ACTOR[role], level
 
 
 @dataclass(frozen=True)
@@ -172,18 +101,26 @@ class MemoryRuntime:
     ) -> None:
         self.service = service
         self.scope = Scope.required(dict(scope.items()))
-        self.session = session
         self.config = config or RuntimeConfig()
         self.agent = agent
         self.state = TurnState()
-        self._cool_until = 0.0
+        self.edge = AgentEdge(service, self.scope, session, agent=agent)
+        self.guard = HotPathGuard(self.config.failure_cooldown_seconds)
         self._lock = threading.Lock()
-        self._hot = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mc-hot-path")
         self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-background")
+
+    @property
+    def session(self) -> str:
+        """The current session (conversation) id."""
+        return self.edge.session
+
+    @session.setter
+    def session(self, value: str) -> None:
+        self.edge.session = value
 
     def close(self) -> None:
         """Stop the workers (pending extractions finish first; a stalled read is abandoned)."""
-        self._hot.shutdown(wait=False, cancel_futures=True)
+        self.guard.close()
         self._pool.shutdown(wait=True)
 
     def __enter__(self) -> MemoryRuntime:
@@ -200,7 +137,7 @@ class MemoryRuntime:
         It warms the retrieval catalog (the first read after another process wrote is the
         expensive one) and caches the hits, so `search_memory(goal)` is answered from memory.
         """
-        future = self._hot.submit(self._search_now, goal, self.config.search_limit)
+        future = self.guard.submit(lambda: self._search_now(goal, self.config.search_limit))
         future.add_done_callback(lambda f: self._remember_prefetch(goal, f))
         return future
 
@@ -211,16 +148,16 @@ class MemoryRuntime:
         injected. ("", None) means memory was unavailable (slow, failing, or cooling down
         after a failure); the turn goes on without it and `state.degraded` counts it.
         """
-        if self._cooling():
+        if self.guard.cooling():
             return self._degrade("memory cooling down after a failure", record=False)
         budget = self.config.budget_tokens
         try:
-            result = self._bounded(
+            result = self.guard.run(
                 lambda: self.service.inject(self.scope, goal, budget, session=self.session),
                 self.config.hot_path_seconds,
             )
         except (cf.TimeoutError, MemoryCenterError) as exc:
-            return self._degrade(_describe(exc), record=True)
+            return self._degrade(describe(exc), record=True)
         value = result.value
         with self._lock:
             self.state.injections += 1
@@ -238,12 +175,14 @@ class MemoryRuntime:
         cached = self._prefetched(query)
         if cached is not None:
             return cached[:count]
-        if self._cooling():
+        if self.guard.cooling():
             return []
         try:
-            return self._bounded(lambda: self._search_now(query, count), self.config.search_seconds)
+            return self.guard.run(
+                lambda: self._search_now(query, count), self.config.search_seconds
+            )
         except (cf.TimeoutError, MemoryCenterError) as exc:
-            self._degrade(_describe(exc), record=True)
+            self._degrade(describe(exc), record=True)
             return []
 
     # --- the write path ----------------------------------------------------------------
@@ -282,7 +221,7 @@ class MemoryRuntime:
         self.session = new
         with self._lock:
             self.state.prefetched.clear()
-            self._cool_until = 0.0
+        self.guard.reset()
         if old is None or old == new:
             done: cf.Future[list[MemoryOutcome]] = cf.Future()
             done.set_result([])
@@ -295,10 +234,7 @@ class MemoryRuntime:
 
     def is_opted_out(self) -> bool:
         """True when the user switched memory off for the current session (R26)."""
-        try:
-            return self.service.get_session(self.session).opted_out
-        except NotFoundError:
-            return False
+        return self.edge.opted_out()
 
     # --- helpers ----------------------------------------------------------------------
 
@@ -307,27 +243,19 @@ class MemoryRuntime:
             return item
         if not isinstance(item, Mapping):
             raise InvalidInputError(f"events[{index}]", "must be a NewEvent or a mapping")
-        role = str(item.get("role", ""))
         trust = item.get("trust")
-        actor, level = trust_for(role, None if trust is None else str(trust))
-        default_kind = EventKind.TOOL_RESULT if role == "tool" else EventKind.MESSAGE
-        return NewEvent(
-            session=self.session,
-            actor=actor,
-            trust=level,
-            scope=self.scope,
-            text=item.get("text", ""),
-            kind=item.get("kind", default_kind),
+        return self.edge.event(
+            str(item.get("role", "")),
+            item.get("text", ""),
+            trust=None if trust is None else str(trust),
             source=item.get("source"),
+            kind=item.get("kind"),
             data=item.get("data"),
             refs=tuple(item.get("refs", ())),
-            by=self.agent,
         )
 
     def _search_now(self, query: str, limit: int) -> list[SearchHit]:
-        if self.is_opted_out():
-            return []
-        return self.service.search_memory(self.scope, query, limit=limit, session=self.session)
+        return self.edge.search(query, limit)
 
     def _remember_prefetch(self, goal: str, future: cf.Future[list[SearchHit]]) -> None:
         if future.cancelled() or future.exception() is not None:
@@ -342,39 +270,18 @@ class MemoryRuntime:
             return None
         return entry[1]
 
-    def _bounded(self, fn: Callable[[], T], seconds: float) -> T:
-        future = self._hot.submit(fn)
-        return future.result(timeout=seconds)
-
-    def _cooling(self) -> bool:
-        with self._lock:
-            return time.monotonic() < self._cool_until
-
     def _degrade(self, why: str, *, record: bool) -> tuple[str, None]:
         with self._lock:
             self.state.degraded += 1
             self.state.last_error = why
-            self._cool_until = time.monotonic() + self.config.failure_cooldown_seconds
+        self.guard.trip()
         log.warning("memory unavailable for this turn: %s", why)
         if record:
             self._pool.submit(self._record_degraded, why)
         return "", None
 
     def _record_degraded(self, why: str) -> None:
-        item = NewEvent(
-            self.session,
-            Actor.SYSTEM,
-            TrustLevel.TOOL_VERIFIED,
-            self.scope,
-            "degraded_memory_unavailable",
-            kind=EventKind.DEGRADED,
-            data={"reason": why, "by": "sdk"},
-            by=self.agent,
-        )
-        try:
-            self.service.append_event(item)
-        except MemoryCenterError as exc:  # the turn goes on; the log is best effort here
-            log.warning("could not record degraded memory: %s", exc)
+        self.edge.record_degraded(why)
 
     def _extract_quietly(self, session: str) -> list[MemoryOutcome]:
         try:
@@ -385,14 +292,6 @@ class MemoryRuntime:
 
 def _key(text: str) -> str:
     return " ".join(text.casefold().split())
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, cf.TimeoutError):
-        return "memory read exceeded the hot-path budget"
-    if isinstance(exc, MemoryCenterError):
-        return f"{exc.kind}: {exc.message}"
-    return type(exc).__name__
 
 
 __all__ = [
