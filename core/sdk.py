@@ -255,7 +255,7 @@ class MemoryRuntime:
         )
 
     def _search_now(self, query: str, limit: int) -> list[SearchHit]:
-        return self.edge.search(query, limit)
+        return self.edge.search(query, limit) or []
 
     def _remember_prefetch(self, goal: str, future: cf.Future[list[SearchHit]]) -> None:
         if future.cancelled() or future.exception() is not None:

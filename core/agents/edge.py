@@ -229,11 +229,11 @@ class AgentEdge:
 
     def search(
         self, query: str, limit: int, requested: Mapping[str, str] | None = None
-    ) -> list[SearchHit]:
-        """Visible active memories for `query`; empty when the session opted out."""
+    ) -> list[SearchHit] | None:
+        """Visible active memories for `query`; None when the session opted out."""
         req = self.scope(requested)
         if self.opted_out():
-            return []
+            return None
         return self.service.search_memory(req, query, limit=limit, session=self.session)
 
     def forget(self, memory_id: str, reason: str, *, by: str | None = None) -> Tombstone:

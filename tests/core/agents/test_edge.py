@@ -1,0 +1,76 @@
+"""#15.3: the agent edge holds the rules the SDK and the MCP gateway share."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import threading
+
+import pytest
+
+from core import EventKind, MemoryService, NotFoundError, Scope, TrustLevel
+from core.agents.edge import AgentEdge, HotPathGuard
+from core.errors import InvalidInputError, ScopeWidenedError
+from core.sdk import MemoryRuntime
+
+ALICE = Scope.of({"user": "alice", "project": "garden"})
+
+
+def test_scope_may_only_be_narrowed(service: MemoryService) -> None:
+    edge = AgentEdge(service, ALICE, "s1")
+    assert edge.scope({"repo": "beds"})["repo"] == "beds"
+    with pytest.raises(ScopeWidenedError):
+        edge.scope({"user": "bob"})
+
+
+def test_outside_content_is_untrusted_for_every_adapter(service: MemoryService) -> None:
+    edge = AgentEdge(service, ALICE, "s1")
+    assert edge.trust("tool", None, "web_page")[1] == TrustLevel.UNTRUSTED
+    with pytest.raises(InvalidInputError, match="always 'untrusted'"):
+        edge.trust("tool", "tool_verified", "email")
+    # The SDK goes through the same rule (it did not before the edge existed).
+    with MemoryRuntime(service, ALICE, "s1") as rt:
+        with pytest.raises(InvalidInputError, match="always 'untrusted'"):
+            rt.sync_turn(
+                [{"role": "tool", "text": "x", "trust": "tool_verified", "source": "issue"}]
+            )
+        assert service.list_events(session="s1") == []
+
+
+def test_forget_refuses_a_memory_outside_the_scope(service: MemoryService) -> None:
+    other = service.remember({"user": "bob"}, "Bob's allergy: peanuts.").value.record
+    assert other is not None
+    edge = AgentEdge(service, ALICE, "s1")
+    with pytest.raises(NotFoundError):
+        edge.forget(other.id, "not mine")
+    assert service.get_memory(other.id).status.value == "active"
+    mine = service.remember(ALICE, "Tomatoes get water every second evening.").value.record
+    assert mine is not None
+    stone = edge.forget(mine.id, "outdated", by="agent:test")
+    assert stone.requested_by == "agent:test"
+    assert service.get_memory(mine.id).status.value == "deleted"
+
+
+def test_audit_writes_one_agent_call_event_with_clipped_arguments(service: MemoryService) -> None:
+    edge = AgentEdge(service, ALICE, "s1", agent="mcp")
+    edge.audit("search_memory", {"query": "x" * 500, "scope": None}, client={"name": "c"})
+    (event,) = service.list_events(session="s1")
+    assert event.kind == EventKind.AGENT_CALL
+    assert event.data is not None and len(event.data["args"]["query"]) == 201
+    assert "scope" not in event.data["args"]
+
+
+def test_hot_path_guard_times_out_and_cools_down() -> None:
+    guard = HotPathGuard(cooldown_seconds=60)
+    release = threading.Event()
+    try:
+        with pytest.raises(cf.TimeoutError):
+            guard.run(lambda: release.wait(5), 0.05)
+        assert not guard.cooling()
+        guard.trip()
+        assert guard.cooling()
+        guard.reset()
+        assert not guard.cooling()
+        assert guard.run(lambda: 42, 1.0) == 42
+    finally:
+        release.set()
+        guard.close()
