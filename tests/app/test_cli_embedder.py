@@ -28,12 +28,14 @@ def no_models(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", fake)
 
 
-def test_service_reports_the_embedder_it_really_uses(
-    tmp_path: Path, no_models: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The store opens (so the user can fix it), keyword-only, and says why; check raises."""
-    monkeypatch.setenv("MEMORY_CENTER_EMBEDDER", "e5-minilm")
-    svc = MemoryService.open(tmp_path / "s", passphrase=PASSPHRASE, prefer_keyring=False)
+def test_service_reports_the_embedder_it_really_uses(tmp_path: Path, no_models: None) -> None:
+    """The store opens (so the user can fix it), keyword-only, and says why; check raises.
+
+    The embedder is configuration the composition root passes in (app/compose.py reads
+    MEMORY_CENTER_EMBEDDER); the core reads no environment."""
+    svc = MemoryService.open(
+        tmp_path / "s", passphrase=PASSPHRASE, prefer_keyring=False, embedder="e5-minilm"
+    )
     try:
         status = svc.index_status()
         assert status["embedder_in_use"] == "none (keyword only)"
