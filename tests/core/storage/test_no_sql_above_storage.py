@@ -17,35 +17,33 @@ PENDING = {"workflows/copies.py"}
 
 def _violations(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            if node.module.split(".")[0] == "sqlalchemy":
-                names = {a.name for a in node.names} - ALLOWED_SQLALCHEMY
-                if names:
-                    found.append(f"line {node.lineno}: imports {sorted(names)} from sqlalchemy")
-            if node.module == "core.storage.schema" or (
-                node.module == "core.storage" and any(a.name == "schema" for a in node.names)
-            ):
-                found.append(f"line {node.lineno}: imports the storage schema")
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] == "sqlalchemy" or alias.name == "core.storage.schema":
-                    found.append(f"line {node.lineno}: imports {alias.name}")
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "execute"
-        ):
-            found.append(f"line {node.lineno}: calls .execute(")
-        elif (
-            isinstance(node, ast.Attribute)
-            and node.attr == "_revision"
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "Store"
-        ):
-            found.append(f"line {node.lineno}: reads the store's private _revision")
-    return found
+    return [f"line {node.lineno}: {why}" for node in ast.walk(tree) for why in _why(node)]
+
+
+def _why(node: ast.AST) -> list[str]:
+    """What is wrong with one node (nothing for most)."""
+    if isinstance(node, ast.ImportFrom) and node.module:
+        return _import_from(node.module, {a.name for a in node.names})
+    if isinstance(node, ast.Import):
+        return [
+            f"imports {a.name}"
+            for a in node.names
+            if a.name.split(".")[0] == "sqlalchemy" or a.name == "core.storage.schema"
+        ]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return ["calls .execute("] if node.func.attr == "execute" else []
+    if isinstance(node, ast.Attribute) and node.attr == "_revision":
+        is_store = isinstance(node.value, ast.Name) and node.value.id == "Store"
+        return ["reads the store's private _revision"] if is_store else []
+    return []
+
+
+def _import_from(module: str, names: set[str]) -> list[str]:
+    if module.split(".")[0] == "sqlalchemy" and names - ALLOWED_SQLALCHEMY:
+        return [f"imports {sorted(names - ALLOWED_SQLALCHEMY)} from sqlalchemy"]
+    if module == "core.storage.schema" or (module == "core.storage" and "schema" in names):
+        return ["imports the storage schema"]
+    return []
 
 
 def _modules_above_storage() -> list[Path]:
