@@ -54,3 +54,31 @@ def test_a_view_skips_reloading_for_its_own_change(
     assert demo.get_memory(target.id).status.value == "disabled"
     assert actor.reloads == 0  # it made the change and shows it already
     assert default.reloads == 1  # a view that does not say so reloads as before
+
+
+def test_the_sessions_view_shows_its_own_opt_out_without_reloading(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """The switch's row says "opted out" at once; the list is not reloaded for the view's own
+    change (no model reset), while a change made elsewhere still reloads it."""
+    window.open_session("web-shop-ci")
+    view = window.sessions
+    qtbot.waitUntil(
+        lambda: view.current is not None and view.current.id == "web-shop-ci", timeout=TIMEOUT
+    )
+    model = view.sessions
+    row = model.row_of("web-shop-ci")
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
+    view.opt_out.click()
+    state = model.index(row, 3)
+    qtbot.waitUntil(lambda: model.data(state) == "opted out", timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "Memory is off" in window.message.text(), timeout=TIMEOUT)
+    assert demo.get_session("web-shop-ci").opted_out
+    assert resets == []
+    # Another writer (here: the engine directly, as a second process would) turns it on again.
+    demo.set_session_opt_out("web-shop-ci", False)
+    qtbot.waitUntil(lambda: bool(resets), timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: model.data(model.index(model.row_of("web-shop-ci"), 3)) == "on", timeout=TIMEOUT
+    )

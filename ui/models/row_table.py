@@ -44,6 +44,14 @@ class RowTableModel(QAbstractTableModel, Generic[T]):
         self._rows = list(rows)
         self.endResetModel()
 
+    def replace_row(self, row: int, value: T) -> None:
+        """Show `value` in place of one row (views keep their selection)."""
+        if not 0 <= row < len(self._rows):
+            return
+        self._rows[row] = value
+        last = max(len(self._columns) - 1, 0)
+        self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+
     def append_rows(self, rows: Sequence[T]) -> None:
         """Add rows at the end (views keep their selection and scroll position)."""
         if not rows:

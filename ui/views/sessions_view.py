@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import ChangeKind, Event, MemoryService, NotFoundError, Replay, SessionInfo
+from core import ChangeKind, Changes, Event, MemoryService, NotFoundError, Replay, SessionInfo
 
 from ui.context import UiContext
 from ui.models.event_table import EventTableModel
@@ -301,6 +301,7 @@ class SessionsView(RefreshingView):
 
         def done(s: SessionInfo) -> None:
             self._opt_out_writes -= 1
+            self._show_own(s)
             self.notified.emit(
                 self.tr("Memory is off for %1.").replace("%1", s.id)
                 if s.opted_out
@@ -315,6 +316,18 @@ class SessionsView(RefreshingView):
         set_session_opt_out(self.ctx, info.id, checked).on_success(done).on_failure(failed).run(
             self
         )
+
+    def _show_own(self, info: SessionInfo) -> None:
+        """Show the session as this view's own write left it (the view does not reload)."""
+        row = self.sessions.row_of(info.id)
+        if row >= 0:
+            self.sessions.replace_row(row, info)
+        if self.current is not None and self.current.id == info.id:
+            self.current = info
+
+    def shows_own_change(self, changes: Changes) -> bool:
+        """An opt-out switch touches only sessions, and `_show_own` already shows it."""
+        return changes.kinds <= {ChangeKind.SESSIONS}
 
     def _opt_out_failed(self, info: SessionInfo, exc: BaseException) -> None:
         from ui.errors import show_error
