@@ -143,6 +143,7 @@ class MemoryService:
         create: bool = True,
         prefer_keyring: bool = True,
         database_url: str | None = None,
+        member: str | None = None,
     ) -> MemoryService:
         """Open (or create) the store in `data_dir`. See `core.storage.opener.open_store`."""
         opened = open_store(
@@ -152,6 +153,7 @@ class MemoryService:
             create=create,
             prefer_keyring=prefer_keyring,
             database_url=database_url,
+            member=identifier(member, "member") if member else None,
         )
         try:
             return cls(opened.store, opened.key_store, opened.keys)
@@ -1008,7 +1010,11 @@ class MemoryService:
         store_id = self._store.meta("store_id") or ""
         url = self._store.server_url(hide_password=False)
         code = new_invitation_code()
-        raw = seal_invitation(Invitation(store_id, url, who, self._keys), code)
+        # Team keys only; a member's own personal key only in an invitation to themselves.
+        shared = self._keys.team_only()
+        if who in self._keys.personal:
+            shared = shared.with_personal(who, *self._keys.personal[who])
+        raw = seal_invitation(Invitation(store_id, url, who, shared), code)
         with self._store.write("record an invitation") as tx:
             members.invited(tx, who, by)
             tx.touch(ChangeKind.SETTINGS)

@@ -213,6 +213,9 @@ class VerifyReport:
             and sealed file).
         records_checked: memory rows whose metadata binding and scope index were checked.
         sqlite: SQLite's own integrity check ("ok" or its first finding).
+        unreadable_values: values sealed with another member's personal key (their private
+            `user=X` scope on a team store): not readable with this device's keys, which
+            is not damage; their own devices verify them.
     """
 
     ok: bool
@@ -223,6 +226,7 @@ class VerifyReport:
     sealed_values: int = 0
     records_checked: int = 0
     sqlite: str = "ok"
+    unreadable_values: int = 0
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,14 @@ def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes, embed: Embed | None
     for content in contents:
         fp = fingerprint(fp_key, content)
         feats = features(fp_key, content)
-        fences.save_features(tx, fp, feats.terms, feats.marks, _embedding(embed, content))
+        fences.save_features(
+            tx,
+            fp,
+            feats.terms,
+            feats.marks,
+            _embedding(embed, content),
+            key_id=tx.codec.key_for(record.scope.get("user"), strict=False),
+        )
         have = tx.conn.execute(
             select(s.deletion_fences.c.fingerprint).where(s.deletion_fences.c.fingerprint == fp)
         ).first()
@@ -166,15 +173,20 @@ def _tombstone_row(tx: WriteTx, memory_id: str) -> dict[str, object] | None:
 
 
 def _write_tombstone(tx: WriteTx, stone: Tombstone, *, replace_existing: bool) -> None:
+    key = tx.codec.key_for(stone.scope.get("user"), strict=False)
     values = {
         "scope_json": stone.scope.to_json(),
         "deleted_at": stone.deleted_at.isoformat(timespec="microseconds"),
         "requested_by": stone.requested_by,
-        "reason": tx.codec.seal_text(stone.reason, tombstone_aad(stone.memory_id, "reason")),
+        "reason": tx.codec.seal_text(
+            stone.reason, tombstone_aad(stone.memory_id, "reason"), key_id=key
+        ),
         "source_event_ids": json.dumps(list(stone.source_event_ids)),
         "purged": stone.purged,
         "cleaned_json": json.dumps(list(stone.cleaned)),
-        "report": tx.codec.seal_json(list(stone.report), tombstone_aad(stone.memory_id, "report")),
+        "report": tx.codec.seal_json(
+            list(stone.report), tombstone_aad(stone.memory_id, "report"), key_id=key
+        ),
     }
     if replace_existing:
         tx.conn.execute(
