@@ -30,6 +30,7 @@ from core.errors import (
     MemoryCenterError,
     NotFoundError,
     ResourceUnavailableError,
+    RotationInterruptedError,
 )
 from core.governance import controls, undo
 from core.governance.extractor import Extractor, RuleExtractor
@@ -64,6 +65,7 @@ from core.model.records import (
     MemoryRecord,
     NewEvent,
     Result,
+    RotationProgress,
     RotationReport,
     SessionInfo,
     StoreStatus,
@@ -83,6 +85,7 @@ from core.storage import (
     event_log,
     members,
     memories,
+    personal,
     settings,
     snapshots,
 )
@@ -1037,15 +1040,7 @@ class MemoryService:
             NotFoundError: no such member.
             InvalidStateError: the store is a local file.
         """
-        who = identifier(name, "name")
-        if not self._store.is_server:
-            raise InvalidStateError("members exist only in stores on a database server")
-        with self._store.write("remove a member") as tx:
-            if not members.removed(tx, who):
-                raise NotFoundError("member", who)
-            devices.revoke_member(tx.conn, who, tx.now)
-            tx.touch(ChangeKind.SETTINGS)
-        return self.rotate_key(progress=progress, should_stop=should_stop)
+        return self._remove_member(name, progress, None, should_stop)
 
     def members(self) -> list[MemberInfo]:
         """The members of a team store (empty for a local store)."""
@@ -1146,6 +1141,70 @@ class MemoryService:
     def _reload_keys(self) -> Codec:
         self._keys = self._key_store.load()
         return Codec(self._keys, reload=self._key_store.load)
+
+    # --- member removal with progress; private scopes (R24, #12) ------------------
+
+    def remove_member_tracked(
+        self,
+        name: str,
+        *,
+        on_progress: Callable[[RotationProgress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Result[RotationReport]:
+        """`remove_member`, reporting a `RotationProgress` (phase, values visited of total)
+        after each batch, for a progress bar. Resumable: for a member already removed whose
+        rotation did not finish (stopped, crashed), calling it again finishes the rotation.
+
+        Raises:
+            NotFoundError: no such member (or removed, with no rotation left to finish).
+            RotationInterruptedError: `should_stop` said stop; call again to resume.
+        """
+        return self._remove_member(name, None, on_progress, should_stop)
+
+    def rotation_pending(self) -> bool:
+        """True when a key rotation was started and not finished (resume it with
+        `rotate_key` or `remove_member_tracked`)."""
+        return self._keys.pending_id is not None or len(self._keys.keys) > 1
+
+    def _remove_member(
+        self,
+        name: str,
+        progress: Callable[[int], None] | None,
+        watch: Callable[[RotationProgress], None] | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> Result[RotationReport]:
+        who = identifier(name, "name")
+        if not self._store.is_server:
+            raise InvalidStateError("members exist only in stores on a database server")
+        if watch:
+            watch(RotationProgress("revoking", 0, 0, 0))
+        with self._store.write("remove a member") as tx:
+            fresh = members.removed(tx, who)
+            if not fresh and not (members.was_removed(tx.conn, who) and self.rotation_pending()):
+                raise NotFoundError("member", who)
+            devices.revoke_member(tx.conn, who, tx.now)
+            # Nobody needs the removed member's personal key: their private rows stay
+            # sealed with it, readable by no device the store still trusts.
+            personal.forget_member(tx.conn, who)
+            tx.touch(ChangeKind.SETTINGS)
+        store_id = self._store.meta("store_id") or ""
+        try:
+            self._keys, report = rotate(
+                self._store,
+                self._key_store,
+                self._keys,
+                store_id,
+                progress=progress,
+                should_stop=should_stop,
+                watch=watch,
+            )
+        except RotationInterruptedError:
+            self._keys = self._key_store.load()  # the pending key set, to resume from
+            raise
+        self.catalog.invalidate()
+        if self.catalog.vectors is not None:
+            self.catalog.vectors.reseal()
+        return Result(report, Changes(frozenset({ChangeKind.KEYS}), self._store.revision()))
 
 
 def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:

@@ -240,6 +240,25 @@ class RotationReport:
 
 
 @dataclass(frozen=True)
+class RotationProgress:
+    """Where a key rotation stands, for a progress bar (R24: removing a member).
+
+    Attributes:
+        phase: "revoking" (the member's devices), "sealing" (re-encrypting rows),
+            "finishing" (key check, chain head, retiring the old key) or "done".
+        visited: sealed values looked at so far (re-encrypted, or already under the new
+            key, or under a personal key, which team rotation leaves alone).
+        total: sealed values counted when the rotation (or its resumption) started.
+        reencrypted: values actually re-encrypted so far.
+    """
+
+    phase: str
+    visited: int
+    total: int
+    reencrypted: int
+
+
+@dataclass(frozen=True)
 class MemberInfo:
     """A member of a team store: invited, joined from some devices, perhaps removed."""
 
