@@ -25,6 +25,7 @@ def open_service(
     create: bool = True,
     prompt: PassphrasePrompt | None = None,
     database_url: str | None = None,
+    member: str | None = None,
 ) -> MemoryService:
     """Open the store, using the OS keyring, else $MEMORY_CENTER_PASSPHRASE, else `prompt`.
 
@@ -39,7 +40,9 @@ def open_service(
     url = database_url or database_url_from_env()
     try:
         return apply_environment(
-            MemoryService.open(data_dir, passphrase=passphrase, create=create, database_url=url)
+            MemoryService.open(
+                data_dir, passphrase=passphrase, create=create, database_url=url, member=member
+            )
         )
     except WrongPassphraseError:
         raise
@@ -53,7 +56,9 @@ def open_service(
         # Nobody could be asked (no terminal) or the user declined: say how to give one.
         raise first
     return apply_environment(
-        MemoryService.open(data_dir, passphrase=asked, create=create, database_url=url)
+        MemoryService.open(
+            data_dir, passphrase=asked, create=create, database_url=url, member=member
+        )
     )
 
 

@@ -156,7 +156,7 @@ class MemoryService:
             create=create,
             prefer_keyring=prefer_keyring,
             database_url=database_url,
-            member=identifier(member, "member") if member else None,
+            member=identifier(member, "member", 64) if member else None,
         )
         try:
             return cls(opened.store, opened.key_store, opened.keys)

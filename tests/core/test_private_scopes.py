@@ -96,7 +96,7 @@ def team(pg_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_teammate_with_team_key_and_raw_sql_cannot_read_a_private_memory(
     team: tuple[MemoryService, MemoryService, Path], pg_url: str
 ) -> None:
-    ana, ben, tmp_path = team
+    ana, _ben, tmp_path = team
     private = ana.remember(ANA, SECRET).value.record
     shared = ana.remember(TEAM, SHARED).value.record
     assert private is not None and shared is not None
@@ -244,3 +244,33 @@ def test_removal_rotates_past_the_member_with_progress_and_resumes(
     report_after = ana.verify()
     assert report_after.ok, report_after.first_failure
     assert report_after.unreadable_values >= 1  # ben's private rows: nobody's to read now
+
+
+def test_a_single_user_store_keeps_one_key_set(tmp_path: Path) -> None:
+    """On a local SQLite store there are no personal keys: user scopes use the one key set,
+    so nothing changes (and nothing gets slower) for a single user."""
+    svc = _open(tmp_path / "solo", "solo passphrase")
+    try:
+        record = svc.remember(ANA, SECRET).value.record
+        assert record is not None
+        with svc._store.read("peek") as conn:
+            blob = conn.exec_driver_sql(
+                "SELECT content FROM memory_revisions WHERE memory_id = ?", (record.id,)
+            ).scalar_one()
+        assert read_header(bytes(blob)).key_id == svc.key_info().active_key_id
+        assert not _keys(tmp_path / "solo", "solo passphrase").personal
+        assert svc.verify().unreadable_values == 0
+    finally:
+        svc.close()
+
+
+def test_a_bad_member_name_is_refused_and_writes_nothing(pg_url: str, tmp_path: Path) -> None:
+    from core import InvalidInputError
+
+    target = tmp_path / "bad"
+    with pytest.raises(InvalidInputError, match="member"):
+        _open(target, "bad passphrase", pg_url, member="ana\nsmith")
+    with pytest.raises(InvalidInputError, match="member"):
+        _open(target, "bad passphrase", pg_url, member="a" * 65)
+    assert not target.exists()
+    assert _sql(pg_url, "SELECT count(*) FROM pg_tables WHERE tablename = 'store_meta'") == [(0,)]
