@@ -125,4 +125,9 @@ def reseal_batch(
 # Binary columns sealed by something other than the codec: each device's copy of the key set
 # in a shared store, sealed to that device's public key (core/crypto/envelope.py). Rotation
 # writes new envelopes (core/storage/devices.py) instead of re-sealing these.
-SEALED_TO_DEVICES: tuple[tuple[str, str], ...] = (("devices", "envelope"),)
+# Members' personal keys are sealed to each of their devices the same way
+# (core/storage/personal.py); team rotation never touches them.
+SEALED_TO_DEVICES: tuple[tuple[str, str], ...] = (
+    ("devices", "envelope"),
+    ("personal_keys", "envelope"),
+)
