@@ -114,28 +114,22 @@ class Codec:
         """True when this key set can open values sealed with `key_id`."""
         return key_id in self._ciphers
 
-    def key_for(self, user: str | None, *, strict: bool = True) -> str | None:
-        """The key id for content of a scope whose `user` is `user` (None: the team key).
+    @property
+    def shared(self) -> bool:
+        """True on a device of a team store, where `user=X` scopes can be private."""
+        return self._keys.shared
 
-        On a team store a `user=X` scope is private to member X: sealed with X's personal
-        key. A device that does not hold it may not write there (`strict`), or, for copies
-        that can only hold what this device could read (a snapshot), uses the team key.
+    def key_for(self, user: str | None) -> str | None:
+        """The personal key id this device holds for `user` (None: not held, or no user).
+
         A local single-user store has no personal keys: everything uses the one key set.
-
-        Raises:
-            PrivateScopeError: strict, and `user` is another member's private scope.
+        Whether a `user=X` scope this device holds no key for is another member's private
+        scope is the write transaction's question (`WriteTx.key_for`).
         """
         if user is None or not self._keys.shared:
             return None
         own = self._keys.personal.get(user)
-        if own is not None:
-            return own[0]
-        if strict:
-            raise PrivateScopeError(
-                f"scope user={user} is private to member {user!r} on this team store, and "
-                "this device does not hold their personal key"
-            )
-        return None
+        return own[0] if own is not None else None
 
     def seal(
         self, data: bytes, aad: Aad, *, key_id: str | None = None, compress: bool = True

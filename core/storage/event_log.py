@@ -462,7 +462,7 @@ def _payload_key(tx: WriteTx, item: ValidEvent) -> str | None:
     """A `user=X` event on a team store is X's: sealed with X's personal key."""
     if item.kind in TEAM_SEALED_KINDS:
         return None
-    return tx.codec.key_for(item.scope.get("user"))
+    return tx.key_for(item.scope.get("user"))
 
 
 HEAD_KEY = "chain_head"

@@ -118,7 +118,7 @@ def _insert_revision(
             content=tx.codec.seal_text(
                 content,
                 content_aad(memory_id, revision),
-                key_id=tx.codec.key_for(scope.get("user")),
+                key_id=tx.key_for(scope.get("user")),
             ),
             store_revision=_pending_revision(tx),
         )
@@ -240,7 +240,7 @@ def record_decision(
             to_status=to_status.value,
             actor=actor,
             reason=tx.codec.seal_text(
-                reason, reason_aad(decision_id), key_id=tx.codec.key_for(record.scope.get("user"))
+                reason, reason_aad(decision_id), key_id=tx.key_for(record.scope.get("user"))
             ),
             policy_version=policy_version,
             store_revision=revision_now,

@@ -67,7 +67,7 @@ def delete_whole(tx: WriteTx, snapshot_id: str) -> None:
 def _key(tx: WriteTx, snap: Snapshot) -> str | None:
     """A snapshot for a `user=X` request is X's (it may hold X's private memories). A device
     without X's key could read none of them, so its snapshot is sealed with the team key."""
-    return tx.codec.key_for(snap.scope.get("user"), strict=False)
+    return tx.key_for(snap.scope.get("user"), strict=False)
 
 
 def rewrite(tx: WriteTx, snap: Snapshot) -> None:

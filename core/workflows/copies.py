@@ -161,7 +161,7 @@ def _seal_reason(p: Purge, decision_id: str, text: str) -> None:
             reason=p.tx.codec.seal_text(
                 text,
                 memories.reason_aad(decision_id),
-                key_id=p.tx.codec.key_for(p.record.scope.get("user"), strict=False),
+                key_id=p.tx.key_for(p.record.scope.get("user"), strict=False),
             )
         )
     )

@@ -118,7 +118,7 @@ def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes, embed: Embed | None
             feats.terms,
             feats.marks,
             _embedding(embed, content),
-            key_id=tx.codec.key_for(record.scope.get("user"), strict=False),
+            key_id=tx.key_for(record.scope.get("user"), strict=False),
         )
         have = tx.conn.execute(
             select(s.deletion_fences.c.fingerprint).where(s.deletion_fences.c.fingerprint == fp)
@@ -173,7 +173,7 @@ def _tombstone_row(tx: WriteTx, memory_id: str) -> dict[str, object] | None:
 
 
 def _write_tombstone(tx: WriteTx, stone: Tombstone, *, replace_existing: bool) -> None:
-    key = tx.codec.key_for(stone.scope.get("user"), strict=False)
+    key = tx.key_for(stone.scope.get("user"), strict=False)
     values = {
         "scope_json": stone.scope.to_json(),
         "deleted_at": stone.deleted_at.isoformat(timespec="microseconds"),

@@ -172,6 +172,12 @@ def test_teammate_never_sees_it_and_the_owner_gets_both(
     with pytest.raises(PrivateScopeError, match="private to member 'ana'"):
         ben.remember(ANA, "Remember: ana likes green tea")
     assert ben.count_memories() == before
+    # A scope naming someone who is no member (no personal key on the store) is team content.
+    zoe = ben.remember({"org": "acme", "user": "zoe"}, "Remember: zoe's desk is 4B").value.record
+    assert zoe is not None
+    assert any(
+        h.memory_id == zoe.id for h in ana.search_memory({"org": "acme", "user": "zoe"}, "desk")
+    )
     # Ana: injection combines her private memory with the team's.
     block = ana.inject(ANA, "ana appointments and release freeze", 800).value.text
     assert "Thursdays at 17:00" in block and "release freeze" in block
