@@ -292,7 +292,8 @@ def join_server_store(
         _check_invitation_is_current(invitation)
         source = _choose_source(passphrase, prefer_keyring)
         key_store = _key_store(source, invitation.store_id, data_dir, passphrase)
-        key_store.save(invitation.keys)
+        # Never another device's private key (invitations of older versions carried it).
+        key_store.save(invitation.keys.with_device_key(None))
         _save_local_config(
             data_dir,
             {
