@@ -280,3 +280,18 @@ def test_a_bad_member_name_is_refused_and_writes_nothing(pg_url: str, tmp_path: 
         _open(target, "bad passphrase", pg_url, member="a" * 65)
     assert not target.exists()
     assert _sql(pg_url, "SELECT count(*) FROM pg_tables WHERE tablename = 'store_meta'") == [(0,)]
+
+
+def test_an_invitation_carries_team_keys_only(
+    team: tuple[MemoryService, MemoryService, Path],
+) -> None:
+    from core.crypto.invitation import open_invitation
+
+    ana, _ben, _ = team
+    raw, code = ana.invite_member("lee").value
+    shared = open_invitation(raw, code).keys
+    assert shared.device_key is None and not shared.personal and shared.keys
+    # To herself (a second device) ana hands her own personal key, and nobody else's.
+    raw, code = ana.invite_member("ana").value
+    own = open_invitation(raw, code).keys
+    assert own.device_key is None and set(own.personal) == {"ana"}
