@@ -295,3 +295,31 @@ def test_an_invitation_carries_team_keys_only(
     raw, code = ana.invite_member("ana").value
     own = open_invitation(raw, code).keys
     assert own.device_key is None and set(own.personal) == {"ana"}
+
+
+def test_purges_reach_private_copies_on_either_side(
+    team: tuple[MemoryService, MemoryService, Path], pg_url: str
+) -> None:
+    ana, ben, _ = team
+    private = ana.remember(ANA, SECRET).value.record
+    shared = ana.remember(TEAM, SHARED).value.record
+    assert private is not None and shared is not None
+    snap = ana.inject(ANA, "ana appointments and release freeze", 800).value
+    assert {i.memory_id for i in snap.items} >= {private.id, shared.id}
+    # Ana purges her private memory: its copies go, under her own key, and both verify.
+    ana.delete(private.id, reason="no longer true", purge=True)
+    assert ana.tombstone(private.id).purged
+    assert _sql(
+        pg_url,
+        "SELECT count(*) FROM memory_revisions WHERE memory_id=%s AND content IS NOT NULL",
+        private.id,
+    ) == [(0,)]
+    # Ben purges the team memory; ana's private snapshot that injected it cannot be redacted
+    # on ben's device, so it is removed whole rather than kept with the copy.
+    ben.catalog.invalidate()
+    ben.delete(shared.id, reason="wrong date", purge=True)
+    assert _sql(pg_url, "SELECT count(*) FROM snapshots WHERE id=%s", snap.snapshot_id) == [(0,)]
+    assert any("deleted whole" in line for line in ben.tombstone(shared.id).report)
+    for svc in (ana, ben):
+        report = svc.verify()
+        assert report.ok, report.first_failure
