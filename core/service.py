@@ -1087,6 +1087,7 @@ class MemoryService:
             active_key_id=self._store.codec.active_key_id,
             key_ids=tuple(sorted(self._keys.keys)),
             keyring_backend=backend,
+            private_scopes=tuple(sorted(self._keys.personal)),
         )
 
     def rotate_key(

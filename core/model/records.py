@@ -168,6 +168,8 @@ class KeyInfo:
     active_key_id: str
     key_ids: tuple[str, ...]
     keyring_backend: str | None = None
+    # On a team store: the `user=` scopes whose private content this device can read.
+    private_scopes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -183,6 +183,8 @@ def test_teammate_never_sees_it_and_the_owner_gets_both(
     assert "Thursdays at 17:00" in block and "release freeze" in block
     mine = ana.verify()
     assert mine.ok and mine.unreadable_values == 0
+    assert ana.key_info().private_scopes == ("ana",)
+    assert ben.key_info().private_scopes == ("ben",)
 
 
 def test_the_personal_key_reaches_the_members_other_devices_only(
