@@ -33,6 +33,7 @@ class Context:
         self.as_json = as_json
         self._service: MemoryService | None = None
         self.database_url: str | None = None
+        self.member: str | None = None
 
     def service(self, *, create: bool = False, check_embedder: bool = True) -> MemoryService:
         """Open the store once per invocation.
@@ -46,6 +47,7 @@ class Context:
                 create=create,
                 prompt=_prompt_passphrase,
                 database_url=self.database_url,
+                member=self.member,
             )
         if check_embedder:
             self._service.check_embedder()
@@ -164,11 +166,18 @@ def cli(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
     help="Keep the tables on this PostgreSQL server (postgresql://user@host/db); "
     "remembered in the data directory. Default: a local SQLite file.",
 )
+@click.option(
+    "--member",
+    metavar="NAME",
+    help="On a database server: your member name (default: owner); memories scoped "
+    "user=NAME are sealed with your personal key and stay private to your devices.",
+)
 @pass_ctx
 @handles_errors
-def init(ctx: Context, database_url: str | None) -> None:
+def init(ctx: Context, database_url: str | None, member: str | None) -> None:
     """Create the store (and its key) if it does not exist yet."""
     ctx.database_url = database_url
+    ctx.member = member
     service = ctx.service(create=True)
     status = service.status()
     ctx.emit(status, f"store ready at {status.path} (key: {status.key.source})")

@@ -26,6 +26,7 @@ def open_service(
     create: bool = True,
     prompt: PassphrasePrompt | None = None,
     database_url: str | None = None,
+    member: str | None = None,
 ) -> MemoryService:
     """Open the store, using the OS keyring, else $MEMORY_CENTER_PASSPHRASE, else `prompt`.
 
@@ -42,7 +43,12 @@ def open_service(
     try:
         return apply_environment(
             MemoryService.open(
-                data_dir, passphrase=passphrase, create=create, database_url=url, embedder=embedder
+                data_dir,
+                passphrase=passphrase,
+                create=create,
+                database_url=url,
+                embedder=embedder,
+                member=member,
             )
         )
     except WrongPassphraseError:
@@ -58,7 +64,12 @@ def open_service(
         raise first
     return apply_environment(
         MemoryService.open(
-            data_dir, passphrase=asked, create=create, database_url=url, embedder=embedder
+            data_dir,
+            passphrase=asked,
+            create=create,
+            database_url=url,
+            embedder=embedder,
+            member=member,
         )
     )
 

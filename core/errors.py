@@ -125,6 +125,14 @@ class WrongPassphraseError(KeyUnavailableError):
     kind = "wrong_passphrase"
 
 
+class PrivateScopeError(KeyUnavailableError):
+    """A value is sealed with a member's personal key (a `user=X` scope on a team store) that
+    this device does not hold, or this device tried to write into another member's private
+    scope. Not damage: the row is someone else's, readable on their devices only."""
+
+    kind = "private_scope"
+
+
 class StoreVersionError(ResourceUnavailableError):
     """The store was written by a newer version of Memory Center than this one."""
 

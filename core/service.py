@@ -40,6 +40,7 @@ from core.model.records import (
     MemoryRecord,
     NewEvent,
     Result,
+    RotationProgress,
     RotationReport,
     SessionInfo,
     StoreStatus,
@@ -480,7 +481,7 @@ class MemoryService(FacadeBase):
         should_stop: Callable[[], bool] | None = None,
     ) -> Result[RotationReport]:
         """Remove a member: revoke their devices, then rotate the key (resumable)."""
-        return self._admin.remove_member(name, progress, should_stop)
+        return self._admin.remove_member(name, progress, None, should_stop)
 
     def members(self) -> list[MemberInfo]:
         """The members of a team store (empty for a local store)."""
@@ -502,3 +503,27 @@ class MemoryService(FacadeBase):
     def status(self) -> StoreStatus:
         """Path, revision, schema version, key source and counts."""
         return self._admin.status()
+
+    # --- member removal with progress (R24, #12) ------------------------------------------
+
+    def remove_member_tracked(
+        self,
+        name: str,
+        *,
+        on_progress: Callable[[RotationProgress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Result[RotationReport]:
+        """`remove_member`, reporting a `RotationProgress` (phase, values visited of total)
+        after each batch, for a progress bar. Resumable: for a member already removed whose
+        rotation did not finish (stopped, crashed), calling it again finishes the rotation.
+
+        Raises:
+            NotFoundError: no such member (or removed, with no rotation left to finish).
+            RotationInterruptedError: `should_stop` said stop; call again to resume.
+        """
+        return self._admin.remove_member(name, None, on_progress, should_stop)
+
+    def rotation_pending(self) -> bool:
+        """True when a key rotation was started and not finished (resume it with
+        `rotate_key` or `remove_member_tracked`)."""
+        return self._admin.rotation_pending()

@@ -21,8 +21,8 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from core.crypto.keys import KeySet
-from core.errors import IntegrityError, KeyUnavailableError
+from core.crypto.keys import PERSONAL_PREFIX, KeySet
+from core.errors import IntegrityError, KeyUnavailableError, PrivateScopeError
 
 MAGIC = b"MC"
 FORMAT_VERSION = 1
@@ -88,7 +88,7 @@ class Codec:
 
     def __init__(self, keys: KeySet, reload: Callable[[], KeySet] | None = None) -> None:
         self._keys = keys
-        self._ciphers = {kid: AESGCM(raw) for kid, raw in keys.keys.items()}
+        self._ciphers = _ciphers(keys)
         self._reload = reload
         # Rotation keeps the fingerprint key, so this never changes for a store.
         self._mac_key = hmac.digest(keys.fingerprint_key, MAC_KEY_LABEL, "sha256")
@@ -109,6 +109,27 @@ class Codec:
     def active_key_id(self) -> str:
         """The key id that new values are sealed with."""
         return self._keys.active_id
+
+    def holds(self, key_id: str) -> bool:
+        """True when this key set can open values sealed with `key_id`."""
+        return key_id in self._ciphers
+
+    @property
+    def shared(self) -> bool:
+        """True on a device of a team store, where `user=X` scopes can be private."""
+        return self._keys.shared
+
+    def key_for(self, user: str | None) -> str | None:
+        """The personal key id this device holds for `user` (None: not held, or no user).
+
+        A local single-user store has no personal keys: everything uses the one key set.
+        Whether a `user=X` scope this device holds no key for is another member's private
+        scope is the write transaction's question (`WriteTx.key_for`).
+        """
+        if user is None or not self._keys.shared:
+            return None
+        own = self._keys.personal.get(user)
+        return own[0] if own is not None else None
 
     def seal(
         self, data: bytes, aad: Aad, *, key_id: str | None = None, compress: bool = True
@@ -154,17 +175,17 @@ class Codec:
             return zlib.decompress(body)
         return body
 
-    def seal_json(self, value: Any, aad: Aad) -> bytes:
+    def seal_json(self, value: Any, aad: Aad, *, key_id: str | None = None) -> bytes:
         """Seal a JSON-serialisable value."""
-        return self.seal(_dump(value), aad)
+        return self.seal(_dump(value), aad, key_id=key_id)
 
     def open_json(self, blob: bytes, aad: Aad) -> Any:
         """Open a value sealed by `seal_json`."""
         return json.loads(self.open(blob, aad))
 
-    def seal_text(self, text: str, aad: Aad) -> bytes:
+    def seal_text(self, text: str, aad: Aad, *, key_id: str | None = None) -> bytes:
         """Seal a string."""
-        return self.seal(text.encode("utf-8"), aad)
+        return self.seal(text.encode("utf-8"), aad, key_id=key_id)
 
     def open_text(self, blob: bytes, aad: Aad) -> str:
         """Open a value sealed by `seal_text`."""
@@ -175,16 +196,33 @@ class Codec:
         return self.seal(self.open(blob, aad), aad)
 
     def _cipher(self, key_id: str) -> AESGCM:
+        if key_id not in self._ciphers and key_id.startswith(PERSONAL_PREFIX):
+            # Another member's private row: no reload would bring their key here.
+            raise PrivateScopeError(
+                f"sealed with a member's personal key ({key_id}); not readable with this "
+                "device's keys"
+            )
         if key_id not in self._ciphers and self._reload is not None:
             # Another process rotated the key: fetch the key set once and look again.
             self._keys = self._reload()
-            self._ciphers = {kid: AESGCM(raw) for kid, raw in self._keys.keys.items()}
+            self._ciphers = _ciphers(self._keys)
         try:
             return self._ciphers[key_id]
         except KeyError:
             raise KeyUnavailableError(
                 f"the data was encrypted with key {key_id!r}, which this key set does not hold"
             ) from None
+
+
+def is_personal(blob: bytes) -> bool:
+    """True when a sealed value is under a personal key (a member's private scope)."""
+    return read_header(blob).key_id.startswith(PERSONAL_PREFIX)
+
+
+def _ciphers(keys: KeySet) -> dict[str, AESGCM]:
+    found = {kid: AESGCM(raw) for kid, raw in keys.keys.items()}
+    found.update({kid: AESGCM(raw) for kid, raw in keys.personal.values()})
+    return found
 
 
 def _dump(value: Any) -> bytes:

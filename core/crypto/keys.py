@@ -14,7 +14,7 @@ import binascii
 import json
 import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -44,6 +44,10 @@ class KeySet:
     # This device's private key (X25519) in a store shared by several devices: other devices
     # seal new key sets to its public key (core/crypto/envelope.py). None for a local store.
     device_key: bytes | None = field(default=None)
+    # Personal keys on a team store, by member: (key id, raw key). A device holds only its
+    # own member's; they seal that member's `user=X` scopes. Never in invitations to others,
+    # never in the team envelope; rotation of the team key leaves them alone.
+    personal: dict[str, tuple[str, bytes]] = field(default_factory=dict)
 
     @classmethod
     def generate(cls) -> KeySet:
@@ -56,24 +60,32 @@ class KeySet:
         kid = new_key_id()
         keys = dict(self.keys)
         keys[kid] = AESGCM.generate_key(256)
-        return KeySet(keys, kid, self.fingerprint_key, pending_id=kid, device_key=self.device_key)
+        return replace(self, keys=keys, active_id=kid, pending_id=kid)
 
     def retire_others(self) -> KeySet:
         """Drop every key but the active one (last step of rotation)."""
-        return KeySet(
-            {self.active_id: self.keys[self.active_id]},
-            self.active_id,
-            self.fingerprint_key,
-            device_key=self.device_key,
-        )
+        return replace(self, keys={self.active_id: self.keys[self.active_id]}, pending_id=None)
 
     def with_device_key(self, device_key: bytes | None) -> KeySet:
         """The same keys held by a device with this private key (None: shareable form)."""
-        return KeySet(self.keys, self.active_id, self.fingerprint_key, self.pending_id, device_key)
+        return replace(self, device_key=device_key)
+
+    def team_only(self) -> KeySet:
+        """What may be shared with another member: the team keys, no device or personal key."""
+        return replace(self, device_key=None, personal={})
+
+    def with_personal(self, member: str, key_id: str, key: bytes) -> KeySet:
+        """The key set also holding `member`'s personal key."""
+        return replace(self, personal={**self.personal, member: (key_id, key)})
+
+    @property
+    def shared(self) -> bool:
+        """True on a device of a team store (it has a device key); private scopes apply."""
+        return self.device_key is not None
 
     def to_bytes(self) -> bytes:
         """Serialise for a key store (then encrypted or handed to the keyring)."""
-        doc = {
+        doc: dict[str, object] = {
             "format": 1,
             "active": self.active_id,
             "pending": self.pending_id,
@@ -82,6 +94,8 @@ class KeySet:
         }
         if self.device_key is not None:
             doc["device"] = _b64(self.device_key)
+        if self.personal:
+            doc["personal"] = {m: [kid, _b64(raw)] for m, (kid, raw) in self.personal.items()}
         return json.dumps(doc, sort_keys=True).encode()
 
     @classmethod
@@ -97,18 +111,34 @@ class KeySet:
                 raise ValueError("not a key set object")
             keys = {k: base64.b64decode(v) for k, v in doc["keys"].items()}
             device = base64.b64decode(doc["device"]) if doc.get("device") else None
+            personal = {
+                str(m): (str(pair[0]), base64.b64decode(pair[1]))
+                for m, pair in dict(doc.get("personal") or {}).items()
+            }
             ks = cls(
                 keys,
                 doc["active"],
                 base64.b64decode(doc["fingerprint"]),
                 doc.get("pending"),
                 device,
+                personal,
             )
-        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        except (ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:
             raise IntegrityError(f"the stored key set is unreadable: {exc}") from None
-        if ks.active_id not in ks.keys or any(len(v) != 32 for v in ks.keys.values()):
+        lengths = [len(v) for v in ks.keys.values()] + [len(k) for _i, k in personal.values()]
+        if ks.active_id not in ks.keys or any(n != 32 for n in lengths):
             raise IntegrityError("the stored key set is inconsistent")
         return ks
+
+
+# Personal key ids start with this letter, team key ids with "k": a reader that meets a
+# personal key it lacks knows at once the row is another member's, with no key reload.
+PERSONAL_PREFIX = "u"
+
+
+def new_personal_key() -> tuple[str, bytes]:
+    """A fresh personal key: (key id, 256-bit key)."""
+    return PERSONAL_PREFIX + secrets.token_hex(4), AESGCM.generate_key(256)
 
 
 def new_key_id() -> str:

@@ -168,6 +168,8 @@ class KeyInfo:
     active_key_id: str
     key_ids: tuple[str, ...]
     keyring_backend: str | None = None
+    # On a team store: the `user=` scopes whose private content this device can read.
+    private_scopes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,9 @@ class VerifyReport:
             and sealed file).
         records_checked: memory rows whose metadata binding and scope index were checked.
         sqlite: SQLite's own integrity check ("ok" or its first finding).
+        unreadable_values: values sealed with another member's personal key (their private
+            `user=X` scope on a team store): not readable with this device's keys, which
+            is not damage; their own devices verify them.
     """
 
     ok: bool
@@ -223,6 +228,7 @@ class VerifyReport:
     sealed_values: int = 0
     records_checked: int = 0
     sqlite: str = "ok"
+    unreadable_values: int = 0
 
 
 @dataclass(frozen=True)
@@ -233,6 +239,25 @@ class RotationReport:
     new_key_id: str
     rows_reencrypted: int
     resumed: bool
+
+
+@dataclass(frozen=True)
+class RotationProgress:
+    """Where a key rotation stands, for a progress bar (R24: removing a member).
+
+    Attributes:
+        phase: "revoking" (the member's devices), "sealing" (re-encrypting rows),
+            "finishing" (key check, chain head, retiring the old key) or "done".
+        visited: sealed values looked at so far (re-encrypted, or already under the new
+            key, or under a personal key, which team rotation leaves alone).
+        total: sealed values counted when the rotation (or its resumption) started.
+        reencrypted: values actually re-encrypted so far.
+    """
+
+    phase: str
+    visited: int
+    total: int
+    reencrypted: int
 
 
 @dataclass(frozen=True)

@@ -13,16 +13,25 @@ from core.errors import (
     InvalidStateError,
     MemoryCenterError,
     NotFoundError,
+    RotationInterruptedError,
 )
 from core.governance.policy import PolicySettings
 from core.index.embedder import EMBEDDER_NAMES, make_embedder
 from core.index.embedder import resolve as resolve_embedder
 from core.model.enums import ChangeKind
-from core.model.records import Changes, KeyInfo, MemberInfo, Result, RotationReport, StoreStatus
+from core.model.records import (
+    Changes,
+    KeyInfo,
+    MemberInfo,
+    Result,
+    RotationProgress,
+    RotationReport,
+    StoreStatus,
+)
 from core.model.validate import identifier
 from core.retrieval.vectors import VectorLayer
 from core.services.context import Engine
-from core.storage import devices, event_log, members, settings, status
+from core.storage import devices, event_log, members, personal, settings, status
 from core.storage.migrations import current_version
 from core.storage.rotation import rotate
 from core.storage.store import changes_of, revision_of
@@ -30,6 +39,7 @@ from core.workflows import integrity
 
 Progress = Callable[[int], None] | None
 Stop = Callable[[], bool] | None
+Watch = Callable[[RotationProgress], None] | None
 
 
 class IndexAdmin:
@@ -131,35 +141,49 @@ class KeyAdmin:
             )
         url = store.server_url(hide_password=False)
         code = new_invitation_code()
-        raw = seal_invitation(
-            Invitation(store.meta("store_id") or "", url, who, self._e.keys), code
-        )
+        # Team keys only; a member's own personal key only in an invitation to themselves.
+        shared = self._e.keys.team_only()
+        if who in self._e.keys.personal:
+            shared = shared.with_personal(who, *self._e.keys.personal[who])
+        raw = seal_invitation(Invitation(store.meta("store_id") or "", url, who, shared), code)
         with store.write("record an invitation") as tx:
             members.invited(tx, who, by)
             tx.touch(ChangeKind.SETTINGS)
         return Result((raw, code), changes_of(tx))
 
     def remove_member(
-        self, name: str, progress: Progress, should_stop: Stop
+        self, name: str, progress: Progress, watch: Watch, should_stop: Stop
     ) -> Result[RotationReport]:
         """Remove a member: revoke their devices, then rotate the key (resumable).
 
         Content written after the rotation is sealed under a key the removed devices never
         receive; rows re-sealed by the rotation are unreadable to them too. What they copied
-        before removal cannot be taken back.
+        before removal cannot be taken back. For a member already removed whose rotation did
+        not finish (stopped, crashed), calling it again finishes the rotation.
 
         Raises:
-            NotFoundError: no such member.
-            InvalidStateError: the store is a local file."""
+            NotFoundError: no such member (or removed, with no rotation left to finish).
+            InvalidStateError: the store is a local file.
+            RotationInterruptedError: `should_stop` said stop; call again to resume."""
         who = identifier(name, "name")
         if not self._e.store.is_server:
             raise InvalidStateError("members exist only in stores on a database server")
+        if watch:
+            watch(RotationProgress("revoking", 0, 0, 0))
         with self._e.store.write("remove a member") as tx:
-            if not members.removed(tx, who):
+            fresh = members.removed(tx, who)
+            if not fresh and not (members.was_removed(tx.conn, who) and self.rotation_pending()):
                 raise NotFoundError("member", who)
             devices.revoke_member(tx.conn, who, tx.now)
+            # Nobody needs the removed member's personal key: their private rows stay
+            # sealed with it, readable by no device the store still trusts.
+            personal.forget_member(tx.conn, who)
             tx.touch(ChangeKind.SETTINGS)
-        return self.rotate_key(progress, should_stop)
+        return self.rotate_key(progress, should_stop, watch)
+
+    def rotation_pending(self) -> bool:
+        """True when a key rotation was started and not finished."""
+        return self._e.keys.pending_id is not None or len(self._e.keys.keys) > 1
 
     def members(self) -> list[MemberInfo]:
         with self._e.store.read("list members") as conn:
@@ -178,14 +202,27 @@ class KeyAdmin:
             active_key_id=self._e.store.codec.active_key_id,
             key_ids=tuple(sorted(self._e.keys.keys)),
             keyring_backend=backend,
+            private_scopes=tuple(sorted(self._e.keys.personal)),
         )
 
-    def rotate_key(self, progress: Progress, should_stop: Stop) -> Result[RotationReport]:
+    def rotate_key(
+        self, progress: Progress, should_stop: Stop, watch: Watch = None
+    ) -> Result[RotationReport]:
         e = self._e
         store_id = e.store.meta("store_id") or ""
-        e.keys, report = rotate(
-            e.store, e.key_store, e.keys, store_id, progress=progress, should_stop=should_stop
-        )
+        try:
+            e.keys, report = rotate(
+                e.store,
+                e.key_store,
+                e.keys,
+                store_id,
+                progress=progress,
+                should_stop=should_stop,
+                watch=watch,
+            )
+        except RotationInterruptedError:
+            e.keys = e.key_store.load()  # the pending key set, to resume from
+            raise
         revision = e.store.revision()
         e.catalog.invalidate()
         if e.catalog.vectors is not None:

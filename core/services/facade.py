@@ -80,6 +80,7 @@ class FacadeBase:
         prefer_keyring: bool = True,
         database_url: str | None = None,
         embedder: str | None = None,
+        member: str | None = None,
     ) -> Self:
         """Open (or create) the store in `data_dir`. See `core.storage.opener.open_store`."""
         opened = open_store(
@@ -89,6 +90,7 @@ class FacadeBase:
             create=create,
             prefer_keyring=prefer_keyring,
             database_url=database_url,
+            member=identifier(member, "member", 64) if member else None,
         )
         try:
             return cls(opened.store, opened.key_store, opened.keys, embedder=embedder)

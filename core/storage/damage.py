@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from core.errors import DamagedRowError, IntegrityError, KeyUnavailableError
+from core.errors import DamagedRowError, IntegrityError, KeyUnavailableError, PrivateScopeError
 
 T = TypeVar("T")
 
@@ -34,12 +34,22 @@ class Damage:
         return f"{self.table} row {self.row_id} field {self.field}: {self.problem}"
 
 
-class Records(list[T], Generic[T]):
-    """A list of decoded rows, plus the rows that were skipped as damaged."""
+@dataclass(frozen=True)
+class Unavailable(Damage):
+    """A row sealed with another member's personal key (their private `user=X` scope on a
+    team store): skipped like damage, but never reported as damage, because it is not."""
 
-    def __init__(self, items: Iterable[T] = (), damaged: Iterable[Damage] = ()) -> None:
+
+class Records(list[T], Generic[T]):
+    """A list of decoded rows, plus the rows that were skipped as damaged, and how many were
+    another member's private rows (not readable with this device's keys)."""
+
+    def __init__(
+        self, items: Iterable[T] = (), damaged: Iterable[Damage] = (), unavailable: int = 0
+    ) -> None:
         super().__init__(items)
         self.damaged: list[Damage] = list(damaged)
+        self.unavailable = unavailable
 
 
 def guarded(table: str, row_id: str, field: str, decode: Callable[[], T]) -> T | Damage:
@@ -49,6 +59,8 @@ def guarded(table: str, row_id: str, field: str, decode: Callable[[], T]) -> T |
     """
     try:
         return decode()
+    except PrivateScopeError as exc:
+        return Unavailable(table, row_id, field, exc.message)
     except DamagedRowError as exc:
         return Damage(table, row_id, exc.field, exc.problem)
     except (IntegrityError, KeyUnavailableError) as exc:
@@ -61,9 +73,12 @@ def split(results: Iterable[T | Damage]) -> Records[T]:
     """Good rows in order, damage on the side."""
     good: list[T] = []
     bad: list[Damage] = []
+    unavailable = 0
     for item in results:
-        if isinstance(item, Damage):
+        if isinstance(item, Unavailable):
+            unavailable += 1
+        elif isinstance(item, Damage):
             bad.append(item)
         else:
             good.append(item)
-    return Records(good, bad)
+    return Records(good, bad, unavailable)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+from dataclasses import replace
 
 from sqlalchemy import Connection, Engine, select, update
 
@@ -33,7 +34,7 @@ def _aad(device_id: str) -> bytes:
 
 
 def _envelope(device_id: str, public_hex: str, keys: KeySet) -> bytes:
-    shareable = keys.with_device_key(None).to_bytes()
+    shareable = keys.team_only().to_bytes()
     return seal_to(bytes.fromhex(public_hex), shareable, _aad(device_id))
 
 
@@ -132,7 +133,8 @@ class ServerKeyStore:
         fresh = KeySet.from_bytes(
             open_with(keys.device_key, bytes(row.envelope), _aad(self.device_id))
         )
-        merged = fresh.with_device_key(keys.device_key)
+        # The envelope holds team keys only; this device's personal key stays its own.
+        merged = replace(fresh, device_key=keys.device_key, personal=keys.personal)
         self.local.save(merged)
         return merged
 

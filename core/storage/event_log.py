@@ -15,8 +15,15 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from core.crypto.codec import Aad, Codec
-from core.errors import DamagedRowError, IntegrityError, KeyUnavailableError, NotFoundError
+from core.crypto.codec import Aad, Codec, read_header
+from core.crypto.keys import PERSONAL_PREFIX
+from core.errors import (
+    DamagedRowError,
+    IntegrityError,
+    KeyUnavailableError,
+    NotFoundError,
+    PrivateScopeError,
+)
 from core.log.hash_chain import GENESIS_HASH, ChainLink, find_break, payload_commitment
 from core.model.clock import from_iso
 from core.model.enums import Actor, ChangeKind, EventKind, EventSource, TrustLevel
@@ -25,7 +32,7 @@ from core.model.records import Event, SessionInfo, VerifyFailure, VerifyReport
 from core.model.scope import Scope
 from core.model.validate import ValidEvent
 from core.storage import schema as s
-from core.storage.damage import Damage, Records, guarded, split
+from core.storage.damage import Damage, Records, Unavailable, guarded, split
 from core.storage.store import WriteTx, new_id, set_meta
 
 REDACTED_TEXT = "[payload redacted]"
@@ -147,7 +154,9 @@ def _build(
         "prev_hash": link.prev_hash,
         "hash": digest,
     }
-    sealed = tx.codec.seal_json({"salt": _b64(salt), **body}, payload_aad(event_id))
+    sealed = tx.codec.seal_json(
+        {"salt": _b64(salt), **body}, payload_aad(event_id), key_id=_payload_key(tx, item)
+    )
     payload = {"event_id": event_id, "ciphertext": sealed, "redacted_at": None}
     event = Event(
         id=event_id,
@@ -216,6 +225,8 @@ def get_events(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[Event
     out = []
     for i in ids:
         event = _checked_event(by_id[i], codec)
+        if isinstance(event, Unavailable):
+            raise PrivateScopeError(f"event {i}: {event.problem}")
         if isinstance(event, Damage):
             raise DamagedRowError(event.field, f"event {i} is damaged: {event.line()}")
         out.append(event)
@@ -368,15 +379,15 @@ def verify(
         for row in rows:
             failure = walk.step(row, codec)
             if failure:
-                return _report(walk.checked, walk.redacted, failure)
-    return _report(walk.checked, walk.redacted, walk.finish(conn, codec))
+                return _report(walk, failure)
+    return _report(walk, walk.finish(conn, codec))
 
 
 class _Walk:
     """State of one verification walk."""
 
     def __init__(self) -> None:
-        self.checked = self.redacted = self.position = 0
+        self.checked = self.redacted = self.position = self.unreadable = 0
         self.prev_hash = GENESIS_HASH
         self.last: ChainLink | None = None
         self.redacted_rows: dict[str, ChainLink] = {}
@@ -393,6 +404,11 @@ class _Walk:
         if row["redacted_at"]:
             self.redacted_rows[link.id] = link
             self.redacted += 1
+        elif others_private(codec, row["ciphertext"]):
+            if link.kind in _TEAM_SEALED_VALUES:
+                return _fail(link, "a decision or redaction payload under a personal key")
+            # Another member's private event: the chain covers it; its payload is theirs.
+            self.unreadable += 1
         else:
             problem = _payload_problem(row, codec, link)
             if problem:
@@ -422,6 +438,31 @@ class _Walk:
             )
             return _fail(where, f"log truncated or rewound: the chain head says position {head[0]}")
         return None
+
+
+# Events that carry ids and statuses, never content: sealed with the team key whatever
+# their scope, so every member's `verify` can follow decisions and redactions.
+TEAM_SEALED_KINDS = frozenset({EventKind.MEMORY_DECISION, EventKind.REDACTION})
+
+
+_TEAM_SEALED_VALUES = frozenset(k.value for k in TEAM_SEALED_KINDS)
+
+
+def others_private(codec: Codec, blob: bytes) -> bool:
+    """True for a value sealed with a personal key this device does not hold (another
+    member's private scope): not readable here, and not damage."""
+    try:
+        key_id = read_header(blob).key_id
+    except IntegrityError:
+        return False  # damaged: the normal open names it
+    return key_id.startswith(PERSONAL_PREFIX) and not codec.holds(key_id)
+
+
+def _payload_key(tx: WriteTx, item: ValidEvent) -> str | None:
+    """A `user=X` event on a team store is X's: sealed with X's personal key."""
+    if item.kind in TEAM_SEALED_KINDS:
+        return None
+    return tx.key_for(item.scope.get("user"))
 
 
 HEAD_KEY = "chain_head"
@@ -486,13 +527,14 @@ def _fail(link: ChainLink, problem: str, table: str = "events", field: str = "")
     return VerifyFailure(link.id, link.position, table, link.id, problem, field)
 
 
-def _report(checked: int, redacted: int, failure: VerifyFailure | None) -> VerifyReport:
+def _report(walk: _Walk, failure: VerifyFailure | None) -> VerifyReport:
     return VerifyReport(
         ok=failure is None,
-        events_checked=checked,
-        rows_decrypted=checked - redacted,
-        redacted_events=redacted,
+        events_checked=walk.checked,
+        rows_decrypted=walk.checked - walk.redacted - walk.unreadable,
+        redacted_events=walk.redacted,
         first_failure=failure,
+        unreadable_values=walk.unreadable,
     )
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import Connection, and_, delete, select
 
-from core.crypto.codec import Aad, Codec
+from core.crypto.codec import Aad, Codec, is_personal, read_header
 from core.storage import schema as s
 from core.storage.store import WriteTx
 
@@ -43,6 +43,8 @@ def save_features(
     terms: Collection[str],
     marks: Collection[str],
     embedding: tuple[str, Sequence[float]] | None,
+    *,
+    key_id: str | None = None,
 ) -> None:
     """Store (or replace) the features of one fence."""
     tx.conn.execute(delete(s.fence_features).where(s.fence_features.c.fingerprint == fingerprint))
@@ -50,7 +52,7 @@ def save_features(
     if embedding is not None:
         name = embedding[0]
         raw = np.asarray(embedding[1], dtype=np.float32).tobytes()
-        blob = tx.codec.seal(raw, _aad(fingerprint))
+        blob = tx.codec.seal(raw, _aad(fingerprint), key_id=key_id)
     tx.conn.execute(
         s.fence_features.insert().values(
             fingerprint=fingerprint,
@@ -60,6 +62,11 @@ def save_features(
             vector=blob,
         )
     )
+
+
+def _others_private(codec: Codec, blob: bytes) -> bool:
+    """Another member's private fence: its keyed terms still fence, its embedding is theirs."""
+    return is_personal(blob) and not codec.holds(read_header(blob).key_id)
 
 
 def standing(conn: Connection, codec: Codec) -> list[StoredFence]:
@@ -75,7 +82,7 @@ def standing(conn: Connection, codec: Codec) -> list[StoredFence]:
     out = []
     for row in conn.execute(query).mappings():
         vector = None
-        if row["vector"] is not None:
+        if row["vector"] is not None and not _others_private(codec, row["vector"]):
             raw = codec.open(row["vector"], _aad(row["fingerprint"]))
             vector = tuple(float(x) for x in np.frombuffer(raw, dtype=np.float32))
         out.append(

@@ -45,6 +45,14 @@ def listed(conn: Connection) -> list[MemberInfo]:
     ]
 
 
+def was_removed(conn: Connection, name: str) -> bool:
+    """True when `name` is listed and was removed."""
+    found = conn.execute(
+        select(s.members.c.removed_at).where(s.members.c.name == name)
+    ).scalar_one_or_none()
+    return found is not None
+
+
 def removed(tx: WriteTx, name: str) -> bool:
     """Mark `name` removed; False when no such member is listed."""
     done = tx.conn.execute(

@@ -115,7 +115,11 @@ def _insert_revision(
             ts=tx.now_iso,
             actor=actor,
             scope_json=scope.to_json(),
-            content=tx.codec.seal_text(content, content_aad(memory_id, revision)),
+            content=tx.codec.seal_text(
+                content,
+                content_aad(memory_id, revision),
+                key_id=tx.key_for(scope.get("user")),
+            ),
             store_revision=_pending_revision(tx),
         )
     )
@@ -235,7 +239,9 @@ def record_decision(
             from_status=from_status.value if from_status else None,
             to_status=to_status.value,
             actor=actor,
-            reason=tx.codec.seal_text(reason, reason_aad(decision_id)),
+            reason=tx.codec.seal_text(
+                reason, reason_aad(decision_id), key_id=tx.key_for(record.scope.get("user"))
+            ),
             policy_version=policy_version,
             store_revision=revision_now,
             event_id=event.id,

@@ -131,6 +131,10 @@ def _v7_fence_features(conn: Connection) -> None:
     s.fence_features.create(conn, checkfirst=True)
 
 
+def _v8_personal_keys(conn: Connection) -> None:
+    s.personal_keys.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -143,6 +147,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(6, "members and devices of a store shared through a server", _v6_members_and_devices),
     Migration(7, "deletion fence features: keyed terms and a sealed embedding", _v7_fence_features),
+    Migration(
+        8, "personal keys of team members, sealed to each of their devices", _v8_personal_keys
+    ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

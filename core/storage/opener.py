@@ -38,7 +38,7 @@ from core.errors import (
     WrongPassphraseError,
 )
 from core.model.clock import Clock, to_iso
-from core.storage import binding, devices
+from core.storage import binding, devices, personal
 from core.storage import schema as s
 from core.storage.engine import is_postgres_url, postgres_engines, sqlite_engines, translated
 from core.storage.migrations import migrate
@@ -80,6 +80,7 @@ def open_store(
     create: bool = True,
     prefer_keyring: bool = True,
     database_url: str | None = None,
+    member: str | None = None,
 ) -> Opened:
     """Open the store in `data_dir`, creating it if allowed.
 
@@ -91,6 +92,8 @@ def open_store(
         prefer_keyring: for a new store, use the OS keyring when it works.
         database_url: a PostgreSQL server to hold the tables; remembered in the
             directory's `store.json`, so later opens need only the directory.
+        member: on a server store, the member this device belongs to when it is not
+            known yet (first open; default "owner"): its `user=NAME` scope is private.
 
     Raises:
         KeyUnavailableError: no key, or a key that does not belong to this store.
@@ -115,7 +118,9 @@ def open_store(
         fresh = configured is None
         dir_created = not data_dir.exists()
         try:
-            return _open_server_store(data_dir, url, clock, passphrase, create, prefer_keyring)
+            return _open_server_store(
+                data_dir, url, clock, passphrase, create, prefer_keyring, member
+            )
         except BaseException:
             if fresh:
                 (data_dir / LOCAL_CONFIG_NAME).unlink(missing_ok=True)
@@ -203,6 +208,7 @@ def _open_server_store(
     passphrase: str | None,
     create: bool,
     prefer_keyring: bool,
+    member_name: str | None = None,
 ) -> Opened:
     """Open (or create, or join) a store whose tables are on a PostgreSQL server."""
     if not is_postgres_url(url):
@@ -226,7 +232,7 @@ def _open_server_store(
                 # Each machine chooses where it keeps its copy of the key set.
                 source = _choose_source(passphrase, prefer_keyring)
             device_id = str(config.get("device_id") or devices.new_device_id())
-            member = str(config.get("member") or "owner")
+            member = str(config.get("member") or member_name or "owner")
             local = _key_store(source, store_id, data_dir, passphrase)
             # The read engine: a key reload can happen inside a write transaction (following
             # another device's rotation), and the write engine's BEGIN takes the write lock.
@@ -242,6 +248,7 @@ def _open_server_store(
                     "(`memory-center join FILE`)"
                 ) from None
             keys = _registered_device(write, read, local, keys, device_id, member, clock)
+            keys = personal.sync((write, read), local, keys, device_id, member, clock)
             _save_local_config(
                 data_dir,
                 {
@@ -285,7 +292,8 @@ def join_server_store(
         _check_invitation_is_current(invitation)
         source = _choose_source(passphrase, prefer_keyring)
         key_store = _key_store(source, invitation.store_id, data_dir, passphrase)
-        key_store.save(invitation.keys)
+        # Never another device's private key (invitations of older versions carried it).
+        key_store.save(invitation.keys.with_device_key(None))
         _save_local_config(
             data_dir,
             {

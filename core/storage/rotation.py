@@ -9,18 +9,22 @@ uses an old key is the old key removed from the key set.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet, KeyStore
 from core.errors import RotationInterruptedError as RotationInterruptedError  # old home
 from core.model.enums import ChangeKind
-from core.model.records import RotationReport
+from core.model.records import RotationProgress, RotationReport
 from core.storage import devices, event_log
 from core.storage.opener import KEY_CHECK_PLAINTEXT, key_check_aad
-from core.storage.sealed import SEALED, reseal_batch
+from core.storage.sealed import SEALED, SealedColumn, reseal_batch
 from core.storage.store import Store, set_meta
 
 Progress = Callable[[int], None]
+Watcher = Callable[[RotationProgress], None]
 
 
 def rotate(
@@ -32,8 +36,12 @@ def rotate(
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
     batch: int = 500,
+    watch: Watcher | None = None,
 ) -> tuple[KeySet, RotationReport]:
     """Rotate to a new data key, or finish a rotation that was interrupted.
+
+    `progress` hears the count of re-encrypted values; `watch` hears a `RotationProgress`
+    (phase, values visited out of the total counted at the start) after every batch.
 
     Returns:
         The final key set (old keys retired) and a report.
@@ -50,26 +58,11 @@ def rotate(
     with store.write("announce the new key") as tx:
         set_meta(tx.conn, "active_key_id", keys.active_id)
         tx.touch(ChangeKind.KEYS)
-    done = 0
+    tally = _Tally(progress, watch, count_sealed(store))
+    tally.tell("sealing")
     for column in SEALED:
-        last = None
-        while True:
-            if should_stop and should_stop():
-                raise RotationInterruptedError(
-                    f"key rotation paused after {done} rows; run it again to finish"
-                )
-            # Read and re-seal in one write transaction, so a concurrent purge or edit of
-            # these rows cannot be overwritten with their older content.
-            with store.write("re-encrypt under the new key") as tx:
-                chunk = column.batch_after(tx.conn, last, batch)
-                if chunk:
-                    done += reseal_batch(tx.conn, codec, column, chunk)
-                    tx.touch(ChangeKind.KEYS)
-            if not chunk:
-                break
-            last = column.key_of(chunk[-1])
-            if progress:
-                progress(done)
+        _reseal_column(store, codec, column, tally, should_stop, batch)
+    tally.tell("finishing")
     with store.write("finish key rotation") as tx:
         sealed = codec.seal(KEY_CHECK_PLAINTEXT, key_check_aad(store_id))
         set_meta(tx.conn, "key_check", sealed.hex())
@@ -81,7 +74,69 @@ def rotate(
     key_store.save(final)
     _publish_to_devices(store, final)
     store.replace_codec(Codec(final, reload=key_store.load))
-    return final, RotationReport(old_id, final.active_id, done, resumed)
+    tally.tell("done")
+    return final, RotationReport(old_id, final.active_id, tally.done, resumed)
+
+
+@dataclass
+class _Tally:
+    """Counts of one rotation run, told to its listeners."""
+
+    progress: Progress | None
+    watch: Watcher | None
+    total: int
+    done: int = 0
+    visited: int = 0
+
+    def tell(self, phase: str) -> None:
+        if self.progress and phase == "sealing" and self.visited:
+            self.progress(self.done)
+        if self.watch:
+            total = max(self.total, self.visited)
+            self.watch(RotationProgress(phase, self.visited, total, self.done))
+
+
+def _reseal_column(
+    store: Store,
+    codec: Codec,
+    column: SealedColumn,
+    tally: _Tally,
+    should_stop: Callable[[], bool] | None,
+    batch: int,
+) -> None:
+    last = None
+    while True:
+        if should_stop and should_stop():
+            raise RotationInterruptedError(
+                f"key rotation paused after {tally.done} rows; run it again to finish"
+            )
+        # Read and re-seal in one write transaction, so a concurrent purge or edit of
+        # these rows cannot be overwritten with their older content.
+        with store.write("re-encrypt under the new key") as tx:
+            chunk = column.batch_after(tx.conn, last, batch)
+            if chunk:
+                tally.done += reseal_batch(tx.conn, codec, column, chunk)
+                tx.touch(ChangeKind.KEYS)
+        if not chunk:
+            return
+        last = column.key_of(chunk[-1])
+        tally.visited += len(chunk)
+        tally.tell("sealing")
+
+
+def count_sealed(store: Store) -> int:
+    """How many sealed values a rotation walks (the total of its progress)."""
+    with store.read("count sealed values") as conn:
+        return sum(
+            int(
+                conn.execute(
+                    select(func.count())
+                    .select_from(column.table)
+                    .where(column.table.c[column.column].is_not(None))
+                ).scalar_one()
+            )
+            for column in SEALED
+        )
 
 
 def _publish_to_devices(store: Store, keys: KeySet) -> None:

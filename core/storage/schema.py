@@ -304,3 +304,17 @@ fence_features = Table(
     Column("embedder", String(64)),
     Column("vector", LargeBinary),
 )
+
+# Personal keys of team members (schema version 8): one row per device that holds its
+# member's personal key, sealed to that device's public key like the team envelope. The
+# key itself never touches the database in the clear; other members' devices get no row.
+personal_keys = Table(
+    "personal_keys",
+    metadata,
+    Column("device_id", String(64), primary_key=True),
+    Column("member", String(64), nullable=False),
+    Column("key_id", String(32), nullable=False),
+    Column("envelope", LargeBinary, nullable=False),
+    Column("sealed_at", Ts, nullable=False),
+)
+Index("ix_personal_keys_member", personal_keys.c.member)

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, and_, select, update
 
 from core.crypto.codec import Aad, Codec, read_header
+from core.crypto.keys import PERSONAL_PREFIX
 from core.storage import schema as s
 
 
@@ -105,11 +106,16 @@ def key_id_of(blob: bytes) -> str:
 def reseal_batch(
     conn: Connection, codec: Codec, column: SealedColumn, rows: list[dict[str, Any]]
 ) -> int:
-    """Re-encrypt the rows not yet under the active key; return how many changed."""
+    """Re-encrypt the rows not yet under the active key; return how many changed.
+
+    Rows under a personal key (a member's private scope) are left as they are: a team key
+    rotation does not touch personal keys, and the rotating device may not hold them.
+    """
     changed = 0
     for row in rows:
         blob = row[column.column]
-        if key_id_of(blob) == codec.active_key_id:
+        kid = key_id_of(blob)
+        if kid == codec.active_key_id or kid.startswith(PERSONAL_PREFIX):
             continue
         column.rewrite(conn, row, codec.reseal(blob, column.aad(row)))
         changed += 1
@@ -119,4 +125,9 @@ def reseal_batch(
 # Binary columns sealed by something other than the codec: each device's copy of the key set
 # in a shared store, sealed to that device's public key (core/crypto/envelope.py). Rotation
 # writes new envelopes (core/storage/devices.py) instead of re-sealing these.
-SEALED_TO_DEVICES: tuple[tuple[str, str], ...] = (("devices", "envelope"),)
+# Members' personal keys are sealed to each of their devices the same way
+# (core/storage/personal.py); team rotation never touches them.
+SEALED_TO_DEVICES: tuple[tuple[str, str], ...] = (
+    ("devices", "envelope"),
+    ("personal_keys", "envelope"),
+)

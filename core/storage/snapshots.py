@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, delete, select, update
 
 from core.crypto.codec import Aad, Codec
 from core.errors import NotFoundError
@@ -39,7 +39,7 @@ def insert(tx: WriteTx, snap: Snapshot) -> None:
             index_version=snap.index_version,
             embedder=snap.embedder,
             degraded=snap.degraded,
-            body=tx.codec.seal_json(to_body(snap), body_aad(snap.id)),
+            body=tx.codec.seal_json(to_body(snap), body_aad(snap.id), key_id=_key(tx, snap)),
         )
     )
     rows = [
@@ -57,12 +57,25 @@ def insert(tx: WriteTx, snap: Snapshot) -> None:
     tx.touch(ChangeKind.SNAPSHOTS)
 
 
+def delete_whole(tx: WriteTx, snapshot_id: str) -> None:
+    """Remove a snapshot and its lineage rows (purge of a copy that cannot be redacted)."""
+    tx.conn.execute(delete(s.snapshot_items).where(s.snapshot_items.c.snapshot_id == snapshot_id))
+    tx.conn.execute(delete(s.snapshots).where(s.snapshots.c.id == snapshot_id))
+    tx.touch(ChangeKind.SNAPSHOTS)
+
+
+def _key(tx: WriteTx, snap: Snapshot) -> str | None:
+    """A snapshot for a `user=X` request is X's (it may hold X's private memories). A device
+    without X's key could read none of them, so its snapshot is sealed with the team key."""
+    return tx.key_for(snap.scope.get("user"), strict=False)
+
+
 def rewrite(tx: WriteTx, snap: Snapshot) -> None:
     """Replace a snapshot's sealed body (purge redaction)."""
     tx.conn.execute(
         update(s.snapshots)
         .where(s.snapshots.c.id == snap.id)
-        .values(body=tx.codec.seal_json(to_body(snap), body_aad(snap.id)))
+        .values(body=tx.codec.seal_json(to_body(snap), body_aad(snap.id), key_id=_key(tx, snap)))
     )
     tx.touch(ChangeKind.SNAPSHOTS)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, select, update
 
 from core.crypto.codec import Codec
+from core.errors import PrivateScopeError
 from core.model.clock import Clock, from_iso, to_iso
 from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
@@ -56,6 +57,31 @@ class WriteTx:
     def now_iso(self) -> str:
         """The transaction's timestamp as stored."""
         return to_iso(self.now)
+
+    def key_for(self, user: str | None, *, strict: bool = True) -> str | None:
+        """The key id to seal content of a scope whose user is `user` (None: the team key).
+
+        On a team store a `user=X` scope is private to member X once X has a personal key
+        (X's first device made it): sealed with it. A device without it may not write
+        there (`strict`), or, for copies that can only hold what this device could read (a
+        snapshot of a `user=X` request), uses the team key. A scope naming someone who has
+        no personal key on the store (not a member) is team content.
+
+        Raises:
+            PrivateScopeError: strict, and `user` is another member's private scope.
+        """
+        kid = self.codec.key_for(user)
+        if kid is not None or user is None or not self.codec.shared or not strict:
+            return kid
+        taken = self.conn.execute(
+            select(s.personal_keys.c.device_id).where(s.personal_keys.c.member == user).limit(1)
+        ).first()
+        if taken is None:
+            return None
+        raise PrivateScopeError(
+            f"scope user={user} is private to member {user!r} on this team store, and this "
+            "device does not hold their personal key"
+        )
 
 
 class Store:

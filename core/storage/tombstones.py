@@ -33,15 +33,20 @@ def row(conn: Connection, memory_id: str) -> dict[str, Any] | None:
 
 def write(tx: WriteTx, stone: Tombstone, *, replace_existing: bool) -> None:
     """Write (or, for a purge of an already deleted memory, rewrite) a tombstone."""
+    key = tx.key_for(stone.scope.get("user"), strict=False)
     values = {
         "scope_json": stone.scope.to_json(),
         "deleted_at": stone.deleted_at.isoformat(timespec="microseconds"),
         "requested_by": stone.requested_by,
-        "reason": tx.codec.seal_text(stone.reason, tombstone_aad(stone.memory_id, "reason")),
+        "reason": tx.codec.seal_text(
+            stone.reason, tombstone_aad(stone.memory_id, "reason"), key_id=key
+        ),
         "source_event_ids": json.dumps(list(stone.source_event_ids)),
         "purged": stone.purged,
         "cleaned_json": json.dumps(list(stone.cleaned)),
-        "report": tx.codec.seal_json(list(stone.report), tombstone_aad(stone.memory_id, "report")),
+        "report": tx.codec.seal_json(
+            list(stone.report), tombstone_aad(stone.memory_id, "report"), key_id=key
+        ),
     }
     if replace_existing:
         tx.conn.execute(

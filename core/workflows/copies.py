@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from core.errors import IntegrityError
+from core.errors import IntegrityError, PrivateScopeError
 from core.model.enums import EventKind
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
@@ -131,7 +131,7 @@ def _decisions(p: Purge) -> None:
     for did, blob in rows:
         try:
             reason = p.tx.codec.open_text(blob, memories.reason_aad(str(did)))
-        except IntegrityError:
+        except (IntegrityError, PrivateScopeError):
             reason = ""  # damaged: verify names it; nothing readable to redact
         if p.record.id in reason or p.carries(reason):
             _seal_reason(p, str(did), f"{PURGED_REASON} (it described purged {p.record.id})")
@@ -157,7 +157,13 @@ def _seal_reason(p: Purge, decision_id: str, text: str) -> None:
     p.tx.conn.execute(
         update(s.decisions)
         .where(s.decisions.c.id == decision_id)
-        .values(reason=p.tx.codec.seal_text(text, memories.reason_aad(decision_id)))
+        .values(
+            reason=p.tx.codec.seal_text(
+                text,
+                memories.reason_aad(decision_id),
+                key_id=p.tx.key_for(p.record.scope.get("user"), strict=False),
+            )
+        )
     )
 
 
@@ -166,10 +172,17 @@ def _snapshots(p: Purge) -> None:
     snapshot whose request could see the memory."""
     used = set(snapshots.ids_using(p.tx.conn, [p.record.id]))
     candidates = used | _snapshots_seeing(p)
-    touched = goals = digests = 0
+    touched = goals = digests = dropped = 0
     for snap_id in sorted(candidates):
         try:
             snap = snapshots.get(p.tx.conn, p.tx.codec, snap_id)
+        except PrivateScopeError:
+            # Another member's private snapshot: it cannot be redacted here, so a snapshot
+            # that injected the memory is destroyed whole rather than kept with the copy.
+            if snap_id in used:
+                snapshots.delete_whole(p.tx, snap_id)
+                dropped += 1
+            continue
         except IntegrityError:
             p.report.append(f"snapshots: {snap_id} is damaged and could not be opened")
             continue
@@ -188,6 +201,9 @@ def _snapshots(p: Purge) -> None:
     if touched:
         p.cleaned.append("snapshot_text")
         p.report.append(f"snapshots: injected text redacted in {touched} snapshot(s)")
+    if dropped:
+        p.cleaned.append("snapshot_text")
+        p.report.append(f"snapshots: {dropped} private snapshot(s) of other members deleted whole")
     if goals:
         p.cleaned.append("snapshot_goal")
         p.report.append(f"snapshots: goal text redacted in {goals} snapshot(s)")

@@ -109,7 +109,14 @@ def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes, embed: Embed | None
     for content in contents:
         fp = fingerprint(fp_key, content)
         feats = features(fp_key, content)
-        fences.save_features(tx, fp, feats.terms, feats.marks, _embedding(embed, content))
+        fences.save_features(
+            tx,
+            fp,
+            feats.terms,
+            feats.marks,
+            _embedding(embed, content),
+            key_id=tx.key_for(record.scope.get("user"), strict=False),
+        )
         tombstones.stand_fence(tx, fp, record.id)
 
 

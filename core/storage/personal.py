@@ -1,0 +1,141 @@
+"""Personal keys of team members: private `user=X` scopes on a shared store (R24).
+
+On a team store a memory scoped `user=X` is sealed with member X's personal key, which only
+X's devices hold. The key is made by X's first device, kept in that device's local key set,
+and reaches X's other devices as an envelope sealed to each one's public key (the same
+X25519 construction as the team envelope, `core/crypto/envelope.py`): one row per device in
+`personal_keys`. Another member's device never gets a row, so neither the server operator
+nor a teammate holding the team key can open X's private rows.
+
+`sync` runs at every open of a device: it fetches this member's key from its envelope when
+the local key set lacks it, makes the key when the member has none yet, and seals it to the
+member's devices that joined since (their next open then picks it up).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, Engine, select
+
+from core.crypto.envelope import open_with, seal_to
+from core.crypto.keys import KeySet, KeyStore, new_personal_key
+from core.model.clock import Clock, to_iso
+from core.storage import schema as s
+from core.storage.engine import translated
+
+
+def _aad(device_id: str, member: str) -> bytes:
+    return f"personal_keys|{device_id}|{member}".encode()
+
+
+def _envelope(device_id: str, member: str, public_hex: str, key_id: str, key: bytes) -> bytes:
+    payload = key_id.encode("ascii") + b"\x1f" + key
+    return seal_to(bytes.fromhex(public_hex), payload, _aad(device_id, member))
+
+
+def _opened(keys: KeySet, device_id: str, member: str, envelope: bytes) -> KeySet:
+    assert keys.device_key is not None
+    payload = open_with(keys.device_key, envelope, _aad(device_id, member))
+    key_id, _sep, key = payload.partition(b"\x1f")
+    return keys.with_personal(member, key_id.decode("ascii"), key)
+
+
+def sync(
+    engines: tuple[Engine, Engine],
+    local: KeyStore,
+    keys: KeySet,
+    device_id: str,
+    member: str,
+    clock: Clock,
+) -> KeySet:
+    """Bring this device's copy of `member`'s personal key up to date; seal it to the
+    member's other devices that lack it. Returns the (possibly extended) key set.
+
+    Reads first without the write lock: a device that already holds its key and whose
+    member has no newer devices writes nothing.
+    """
+    write, read = engines
+    if keys.device_key is None:
+        return keys
+    with translated("read personal keys"), read.connect() as conn:
+        if not _work_to_do(conn, keys, member):
+            return keys
+    with translated("share a personal key"), write.begin() as conn:
+        keys = _fetch_or_make(conn, local, keys, device_id, member, clock)
+        if member in keys.personal:
+            _grant(conn, keys, member, clock)
+    return keys
+
+
+def _work_to_do(conn: Connection, keys: KeySet, member: str) -> bool:
+    if member not in keys.personal:
+        return True
+    return bool(_devices_without(conn, member))
+
+
+def _devices_without(conn: Connection, member: str) -> list[tuple[str, str]]:
+    """Devices of `member`, not revoked, that hold no envelope of the member's key."""
+    have = select(s.personal_keys.c.device_id).where(s.personal_keys.c.member == member)
+    rows = conn.execute(
+        select(s.devices.c.device_id, s.devices.c.public_key).where(
+            s.devices.c.member == member,
+            s.devices.c.revoked_at.is_(None),
+            s.devices.c.device_id.not_in(have),
+        )
+    ).all()
+    return [(str(r.device_id), str(r.public_key)) for r in rows]
+
+
+def _fetch_or_make(
+    conn: Connection, local: KeyStore, keys: KeySet, device_id: str, member: str, clock: Clock
+) -> KeySet:
+    if member in keys.personal:
+        return keys
+    mine = conn.execute(
+        select(s.personal_keys.c.envelope).where(
+            s.personal_keys.c.device_id == device_id, s.personal_keys.c.member == member
+        )
+    ).scalar_one_or_none()
+    if mine is not None:
+        keys = _opened(keys, device_id, member, bytes(mine))
+    elif _member_has_key(conn, member):
+        return keys  # another of the member's devices will seal it to this one
+    else:
+        key_id, key = new_personal_key()
+        keys = keys.with_personal(member, key_id, key)
+    # Saved locally before anything is sealed with it.
+    local.save(keys)
+    return keys
+
+
+def _member_has_key(conn: Connection, member: str) -> bool:
+    return (
+        conn.execute(
+            select(s.personal_keys.c.device_id).where(s.personal_keys.c.member == member).limit(1)
+        ).first()
+        is not None
+    )
+
+
+def _grant(conn: Connection, keys: KeySet, member: str, clock: Clock) -> None:
+    # This device too: its row records that the member's key exists.
+    key_id, key = keys.personal[member]
+    for device_id, public_hex in _devices_without(conn, member):
+        conn.execute(
+            s.personal_keys.insert().values(
+                device_id=device_id,
+                member=member,
+                key_id=key_id,
+                envelope=_envelope(device_id, member, public_hex, key_id, key),
+                sealed_at=to_iso(clock.now()),
+            )
+        )
+
+
+def forget_member(conn: Connection, member: str) -> int:
+    """Drop every envelope of a removed member's personal key; returns how many.
+
+    Nobody else ever needs that key: the member's private rows stay sealed with it,
+    readable by nobody the store still trusts.
+    """
+    done = conn.execute(s.personal_keys.delete().where(s.personal_keys.c.member == member))
+    return int(done.rowcount or 0)

@@ -1,0 +1,327 @@
+"""Private `user=X` scopes on a team store: sealed with X's personal key, which only X's
+devices hold; a teammate with the team key and raw SQL reads nothing of them (R24, #12).
+
+Every "device" is its own data directory with its own passphrase key file, as on separate
+machines; the server is a real, throwaway PostgreSQL; the crypto is the real codec.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from core import (
+    KeyUnavailableError,
+    ManualClock,
+    MemoryService,
+    NotFoundError,
+    PrivateScopeError,
+    RotationInterruptedError,
+    RotationProgress,
+)
+from core.crypto.codec import NONCE_BYTES, Aad, Codec, read_header
+from core.crypto.keys import KEY_FILE_NAME, KeySet, PassphraseKeyStore
+from core.storage.event_log import payload_aad
+from core.storage.memories import content_aad, reason_aad
+from core.storage.snapshots import body_aad
+from tests.conftest import START
+
+ANA = {"org": "acme", "user": "ana"}
+TEAM = {"org": "acme"}
+SECRET = "Remember: ana's therapy appointments are on Thursdays at 17:00"
+SHARED = "Remember: acme's release freeze starts on the 20th"
+
+
+def _open(data_dir: Path, passphrase: str, url: str | None = None, **kw: str) -> MemoryService:
+    return MemoryService.open(
+        data_dir,
+        passphrase=passphrase,
+        clock=ManualClock(START),
+        prefer_keyring=False,
+        database_url=url,
+        **kw,
+    )
+
+
+def _join(inviter: MemoryService, data_dir: Path, member: str, passphrase: str) -> MemoryService:
+    raw, code = inviter.invite_member(member).value
+    return MemoryService.join(data_dir, raw, code, passphrase=passphrase, prefer_keyring=False)
+
+
+def _keys(data_dir: Path, passphrase: str) -> KeySet:
+    return PassphraseKeyStore(data_dir / KEY_FILE_NAME, passphrase).load()
+
+
+def _raw_materials(keys: KeySet) -> list[bytes]:
+    """Every secret of a key set: team data keys, fingerprint key, device key, personal."""
+    found = [*keys.keys.values(), keys.fingerprint_key]
+    found += [raw for _kid, raw in keys.personal.values()]
+    return found + ([keys.device_key] if keys.device_key else [])
+
+
+def _opens_with_any(blob: bytes, aad: Aad, keys: KeySet) -> bool:
+    """Try every key of the set on the raw ciphertext, whatever id its header names."""
+    head = read_header(blob)
+    header, nonce = blob[: head.length], blob[head.length : head.length + NONCE_BYTES]
+    body = blob[head.length + NONCE_BYTES :]
+    for raw in _raw_materials(keys):
+        try:
+            AESGCM(raw).decrypt(nonce, body, header + aad.encode())
+        except InvalidTag:
+            continue
+        return True
+    return False
+
+
+def _sql(url: str, query: str, *args: object) -> list[tuple[object, ...]]:
+    with psycopg.connect(url) as conn:
+        return list(conn.execute(query, args).fetchall())
+
+
+@pytest.fixture
+def team(pg_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    ana = _open(tmp_path / "ana-desk", "ana passphrase", pg_url, member="ana")
+    ben = _join(ana, tmp_path / "ben-desk", "ben", "ben passphrase")
+    try:
+        yield ana, ben, tmp_path
+    finally:
+        ben.close()
+        ana.close()
+
+
+def test_teammate_with_team_key_and_raw_sql_cannot_read_a_private_memory(
+    team: tuple[MemoryService, MemoryService, Path], pg_url: str
+) -> None:
+    ana, _ben, tmp_path = team
+    private = ana.remember(ANA, SECRET).value.record
+    shared = ana.remember(TEAM, SHARED).value.record
+    assert private is not None and shared is not None
+    snap = ana.inject(ANA, "when are ana's appointments and the freeze", 800).value
+    assert "Thursdays at 17:00" in snap.text and "release freeze" in snap.text
+    ben_keys = _keys(tmp_path / "ben-desk", "ben passphrase")
+    assert ben_keys.keys and ben_keys.device_key and set(ben_keys.personal) == {"ben"}
+    # The memory's revision, its decision reason, its source event and ana's snapshot.
+    sealed = [
+        (bytes(b), content_aad(m, r))  # type: ignore[arg-type]
+        for m, r, b in _sql(
+            pg_url,
+            "SELECT memory_id, revision, content FROM memory_revisions WHERE memory_id=%s",
+            private.id,
+        )
+    ]
+    sealed += [
+        (bytes(b), reason_aad(str(d)))  # type: ignore[arg-type]
+        for d, b in _sql(pg_url, "SELECT id, reason FROM decisions WHERE memory_id=%s", private.id)
+    ]
+    sealed += [
+        (bytes(b), payload_aad(e))  # type: ignore[arg-type]
+        for e, b in _sql(
+            pg_url,
+            "SELECT p.event_id, p.ciphertext FROM event_payloads p JOIN events e "
+            "ON e.id = p.event_id WHERE e.id = %s",
+            private.source_event_ids[0],
+        )
+    ]
+    sealed += [
+        (bytes(b), body_aad(snap.snapshot_id))
+        for (b,) in _sql(  # type: ignore[arg-type]
+            pg_url, "SELECT body FROM snapshots WHERE id=%s", snap.snapshot_id
+        )
+    ]
+    assert len(sealed) >= 4
+    ben_codec = Codec(ben_keys)
+    for blob, aad in sealed:
+        assert SECRET.encode()[:20] not in blob
+        assert not _opens_with_any(blob, aad, ben_keys), aad
+        with pytest.raises(PrivateScopeError):
+            ben_codec.open(blob, aad)
+    # The team memory opens with ben's keys from the same raw rows.
+    ((team_blob,),) = _sql(
+        pg_url, "SELECT content FROM memory_revisions WHERE memory_id=%s", shared.id
+    )
+    assert ben_codec.open_text(bytes(team_blob), content_aad(shared.id, 1)) == shared.content  # type: ignore[arg-type]
+
+
+def test_teammate_never_sees_it_and_the_owner_gets_both(
+    team: tuple[MemoryService, MemoryService, Path],
+) -> None:
+    ana, ben, _ = team
+    private = ana.remember(ANA, SECRET).value.record
+    ana.remember(TEAM, SHARED)
+    assert private is not None
+    for svc in (ana, ben):
+        svc.catalog.invalidate()
+    # Ben: the private memory is simply not there, not damage.
+    assert all(r.id != private.id for r in ben.list_memories())
+    hits = ben.search_memory(ANA, "ana appointments Thursdays")
+    assert all("Thursdays" not in h.content for h in hits)
+    block = ben.inject(ANA, "ana appointments and release freeze", 800).value.text
+    assert "Thursdays" not in block and "release freeze" in block
+    with pytest.raises(NotFoundError):
+        ben.get_memory(private.id)
+    report = ben.verify()
+    assert report.ok, report.first_failure
+    assert report.unreadable_values >= 2
+    assert ben.status().damaged_rows == 0
+    # Ben may not write into ana's private scope: a clear error, nothing written.
+    before = ben.count_memories()
+    with pytest.raises(PrivateScopeError, match="private to member 'ana'"):
+        ben.remember(ANA, "Remember: ana likes green tea")
+    assert ben.count_memories() == before
+    # A scope naming someone who is no member (no personal key on the store) is team content.
+    zoe = ben.remember({"org": "acme", "user": "zoe"}, "Remember: zoe's desk is 4B").value.record
+    assert zoe is not None
+    assert any(
+        h.memory_id == zoe.id for h in ana.search_memory({"org": "acme", "user": "zoe"}, "desk")
+    )
+    # Ana: injection combines her private memory with the team's.
+    block = ana.inject(ANA, "ana appointments and release freeze", 800).value.text
+    assert "Thursdays at 17:00" in block and "release freeze" in block
+    mine = ana.verify()
+    assert mine.ok and mine.unreadable_values == 0
+    assert ana.key_info().private_scopes == ("ana",)
+    assert ben.key_info().private_scopes == ("ben",)
+
+
+def test_the_personal_key_reaches_the_members_other_devices_only(
+    team: tuple[MemoryService, MemoryService, Path], pg_url: str
+) -> None:
+    ana, ben, tmp_path = team
+    private = ana.remember(ANA, SECRET).value.record
+    assert private is not None
+    # An invitation ana writes for herself carries her personal key.
+    laptop = _join(ana, tmp_path / "ana-laptop", "ana", "laptop passphrase")
+    try:
+        assert any(private.id == h.memory_id for h in laptop.search_memory(ANA, "appointments"))
+    finally:
+        laptop.close()
+    # A device of ana that joined through ben's invitation gets the key only through an
+    # envelope that one of ana's devices seals to it.
+    tablet = _join(ben, tmp_path / "ana-tablet", "ana", "tablet passphrase")
+    try:
+        assert not any(h.memory_id == private.id for h in tablet.search_memory(ANA, "appointments"))
+    finally:
+        tablet.close()
+    _open(tmp_path / "ana-desk", "ana passphrase").close()  # ana's desk seals it to the tablet
+    tablet = _open(tmp_path / "ana-tablet", "tablet passphrase")
+    try:
+        assert any(h.memory_id == private.id for h in tablet.search_memory(ANA, "appointments"))
+    finally:
+        tablet.close()
+    ben_devices = _sql(pg_url, "SELECT count(*) FROM personal_keys WHERE member = 'ana'")
+    assert ben_devices == [(3,)]  # desk, laptop, tablet: never one of ben's devices
+    assert "ana" not in _keys(tmp_path / "ben-desk", "ben passphrase").personal
+
+
+def test_removal_rotates_past_the_member_with_progress_and_resumes(
+    team: tuple[MemoryService, MemoryService, Path], pg_url: str
+) -> None:
+    ana, ben, tmp_path = team
+    for i in range(30):
+        ana.remember(TEAM, f"Remember: acme runbook step {i} is owned by ops")
+    ben_private = ben.remember({"org": "acme", "user": "ben"}, "Remember: ben is job hunting")
+    assert ben_private.value.record is not None
+    old = _keys(tmp_path / "ben-desk", "ben passphrase")
+    seen: list[RotationProgress] = []
+    stop_after = iter(range(3))
+    with pytest.raises(RotationInterruptedError):
+        ana.remove_member_tracked(
+            "ben", on_progress=seen.append, should_stop=lambda: next(stop_after, 99) >= 2
+        )
+    assert ana.rotation_pending()
+    report = ana.remove_member_tracked("ben", on_progress=seen.append).value
+    assert report.resumed and not ana.rotation_pending()
+    phases = [p.phase for p in seen]
+    assert phases[0] == "revoking" and phases[-1] == "done" and "sealing" in phases
+    last = seen[-1]
+    assert last.visited == last.total > 30
+    assert all(a.visited <= a.total for a in seen)
+    after = ana.remember(TEAM, "Remember: the new acme vault path is /ops/v3").value.record
+    assert after is not None
+    ((blob,),) = _sql(pg_url, "SELECT content FROM memory_revisions WHERE memory_id=%s", after.id)
+    assert not _opens_with_any(bytes(blob), content_aad(after.id, 1), old)  # type: ignore[arg-type]
+    assert _sql(pg_url, "SELECT count(*) FROM personal_keys WHERE member = 'ben'") == [(0,)]
+    with pytest.raises(KeyUnavailableError, match="removed"):
+        _open(tmp_path / "ben-desk", "ben passphrase")
+    with pytest.raises(NotFoundError):
+        ana.remove_member_tracked("ben")
+    report_after = ana.verify()
+    assert report_after.ok, report_after.first_failure
+    assert report_after.unreadable_values >= 1  # ben's private rows: nobody's to read now
+
+
+def test_a_single_user_store_keeps_one_key_set(tmp_path: Path) -> None:
+    """On a local SQLite store there are no personal keys: user scopes use the one key set,
+    so nothing changes (and nothing gets slower) for a single user."""
+    svc = _open(tmp_path / "solo", "solo passphrase")
+    try:
+        record = svc.remember(ANA, SECRET).value.record
+        assert record is not None
+        with svc._store.read("peek") as conn:
+            blob = conn.exec_driver_sql(
+                "SELECT content FROM memory_revisions WHERE memory_id = ?", (record.id,)
+            ).scalar_one()
+        assert read_header(bytes(blob)).key_id == svc.key_info().active_key_id
+        assert not _keys(tmp_path / "solo", "solo passphrase").personal
+        assert svc.verify().unreadable_values == 0
+    finally:
+        svc.close()
+
+
+def test_a_bad_member_name_is_refused_and_writes_nothing(pg_url: str, tmp_path: Path) -> None:
+    from core import InvalidInputError
+
+    target = tmp_path / "bad"
+    with pytest.raises(InvalidInputError, match="member"):
+        _open(target, "bad passphrase", pg_url, member="ana\nsmith")
+    with pytest.raises(InvalidInputError, match="member"):
+        _open(target, "bad passphrase", pg_url, member="a" * 65)
+    assert not target.exists()
+    assert _sql(pg_url, "SELECT count(*) FROM pg_tables WHERE tablename = 'store_meta'") == [(0,)]
+
+
+def test_an_invitation_carries_team_keys_only(
+    team: tuple[MemoryService, MemoryService, Path],
+) -> None:
+    from core.crypto.invitation import open_invitation
+
+    ana, _ben, _ = team
+    raw, code = ana.invite_member("lee").value
+    shared = open_invitation(raw, code).keys
+    assert shared.device_key is None and not shared.personal and shared.keys
+    # To herself (a second device) ana hands her own personal key, and nobody else's.
+    raw, code = ana.invite_member("ana").value
+    own = open_invitation(raw, code).keys
+    assert own.device_key is None and set(own.personal) == {"ana"}
+
+
+def test_purges_reach_private_copies_on_either_side(
+    team: tuple[MemoryService, MemoryService, Path], pg_url: str
+) -> None:
+    ana, ben, _ = team
+    private = ana.remember(ANA, SECRET).value.record
+    shared = ana.remember(TEAM, SHARED).value.record
+    assert private is not None and shared is not None
+    snap = ana.inject(ANA, "ana appointments and release freeze", 800).value
+    assert {i.memory_id for i in snap.items} >= {private.id, shared.id}
+    # Ana purges her private memory: its copies go, under her own key, and both verify.
+    ana.delete(private.id, reason="no longer true", purge=True)
+    assert ana.tombstone(private.id).purged
+    assert _sql(
+        pg_url,
+        "SELECT count(*) FROM memory_revisions WHERE memory_id=%s AND content IS NOT NULL",
+        private.id,
+    ) == [(0,)]
+    # Ben purges the team memory; ana's private snapshot that injected it cannot be redacted
+    # on ben's device, so it is removed whole rather than kept with the copy.
+    ben.catalog.invalidate()
+    ben.delete(shared.id, reason="wrong date", purge=True)
+    assert _sql(pg_url, "SELECT count(*) FROM snapshots WHERE id=%s", snap.snapshot_id) == [(0,)]
+    assert any("deleted whole" in line for line in ben.tombstone(shared.id).report)
+    for svc in (ana, ben):
+        report = svc.verify()
+        assert report.ok, report.first_failure
