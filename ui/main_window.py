@@ -44,7 +44,7 @@ from ui.views.agents_view import AgentsView
 from ui.views.detail_panel import DetailPanel
 from ui.views.review_view import ReviewView
 from ui.views.sessions_view import SessionsView
-from ui.views.settings_view import SettingsView
+from ui.views.settings import SettingsView
 from ui.views.timeline_view import TimelineView
 from ui.window_fit import fit_to_screen
 

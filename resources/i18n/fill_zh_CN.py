@@ -1,7 +1,7 @@
 """Fill resources/i18n/memory_center_zh_CN.ts with the Simplified Chinese texts, then compile.
 
 Usage (repository root):
-    .venv/bin/pyside6-lupdate $(find ui -name '*.py') -ts resources/i18n/memory_center_zh_CN.ts
+    .venv/bin/pyside6-lupdate -no-obsolete $(find ui -name '*.py') app/gui_start.py -ts resources/i18n/memory_center_zh_CN.ts
     .venv/bin/python resources/i18n/fill_zh_CN.py
     .venv/bin/pyside6-lrelease resources/i18n/memory_center_zh_CN.ts
 """

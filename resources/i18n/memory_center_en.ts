@@ -1,6 +1,16 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="en">
   <context>
+    <name>BackupPanel</name>
+    <message numerus="yes">
+      <source>%n memories exported to %2 (not encrypted).</source>
+      <translation>
+        <numerusform>%n memory exported to %2 (not encrypted).</numerusform>
+        <numerusform>%n memories exported to %2 (not encrypted).</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
     <name>DeleteDialog</name>
     <message numerus="yes">
       <source>Also purge the %n source event(s) it came from</source>
@@ -72,16 +82,6 @@
       <translation>
         <numerusform>%n events recorded</numerusform>
         <numerusform>%n events recorded</numerusform>
-      </translation>
-    </message>
-  </context>
-  <context>
-    <name>SettingsView</name>
-    <message numerus="yes">
-      <source>%n memories exported to %2 (not encrypted).</source>
-      <translation>
-        <numerusform>%n memory exported to %2 (not encrypted).</numerusform>
-        <numerusform>%n memories exported to %2 (not encrypted).</numerusform>
       </translation>
     </message>
   </context>

@@ -3,22 +3,22 @@
 <context>
     <name>Actor</name>
     <message>
-        <location filename="../../ui/presentation.py" line="98" />
+        <location filename="../../ui/presentation.py" line="96" />
         <source>you</source>
         <translation>您</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="99" />
+        <location filename="../../ui/presentation.py" line="97" />
         <source>assistant</source>
         <translation>助手</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="100" />
+        <location filename="../../ui/presentation.py" line="98" />
         <source>tool</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="101" />
+        <location filename="../../ui/presentation.py" line="99" />
         <source>system</source>
         <translation>系统</translation>
     </message>
@@ -106,6 +106,91 @@
         <location filename="../../ui/views/agents_view.py" line="208" />
         <source>Memory resumed for %1.</source>
         <translation>已恢复 %1 的记忆。</translation>
+    </message>
+</context>
+<context>
+    <name>BackupPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="31" />
+        <source>Backup and transfer</source>
+        <translation>备份与迁移</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="35" />
+        <source>Export the active and suggested memories to a JSON file, or import such a file; imported memories arrive as suggestions in the review queue.</source>
+        <translation>将已生效和待审核的记忆导出为 JSON 文件，或导入此类文件；导入的记忆会作为建议进入审核队列。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="41" />
+        <source>Export memories…</source>
+        <translation>导出记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="43" />
+        <source>Write the memories' text to a JSON file. The file is not encrypted.</source>
+        <translation>将记忆的文本写入 JSON 文件。该文件不加密。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="46" />
+        <source>Import memories…</source>
+        <translation>导入记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="48" />
+        <source>Read an export file; every memory becomes a suggestion the policy decides.</source>
+        <translation>读取导出文件；每条记忆都会成为一条由记忆策略决定的建议。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="62" />
+        <location filename="../../ui/views/settings/backup.py" line="91" />
+        <source>Export memories</source>
+        <translation>导出记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="64" />
+        <location filename="../../ui/views/settings/backup.py" line="74" />
+        <source>JSON files (*.json);;All files (*)</source>
+        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="72" />
+        <source>Import memories</source>
+        <translation>导入记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="93" />
+        <source>The export file is NOT encrypted: it holds the full text of your active and suggested memories in plain, readable JSON. Anyone who can read the file can read them. Keep it somewhere safe and delete it when you no longer need it.</source>
+        <translation>导出文件【不加密】：它以明文、可直接阅读的 JSON 保存您已生效和待审核记忆的完整文本。任何能读取该文件的人都能看到这些记忆。请妥善保管，不再需要时请删除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="100" />
+        <source>Export to %1?</source>
+        <translation>导出到 %1？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="101" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="103" />
+        <source>Confirm export</source>
+        <translation>确认导出</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/backup.py" line="115" />
+        <source>%n memories exported to %2 (not encrypted).</source>
+        <translation><numerusform>已导出 %n 条记忆到 %2（未加密）。</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="137" />
+        <source>cannot be read as a JSON export file (%1)</source>
+        <translation>无法作为 JSON 导出文件读取（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="162" />
+        <source>%1 imported: %2 suggested, %3 merged, %4 rejected</source>
+        <translation>已导入 %1 条：%2 条建议，%3 条合并，%4 条拒绝</translation>
     </message>
 </context>
 <context>
@@ -510,32 +595,32 @@
 <context>
     <name>Embedder</name>
     <message>
-        <location filename="../../ui/presentation.py" line="126" />
+        <location filename="../../ui/presentation.py" line="124" />
         <source>Word hashing (no model, fastest)</source>
         <translation>词哈希（无模型，最快）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="127" />
+        <location filename="../../ui/presentation.py" line="125" />
         <source>Multilingual e5 (recommended)</source>
         <translation>多语言 e5（推荐）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="128" />
+        <location filename="../../ui/presentation.py" line="126" />
         <source>English MiniLM</source>
         <translation>英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="129" />
+        <location filename="../../ui/presentation.py" line="127" />
         <source>WordLlama (English, light)</source>
         <translation>WordLlama（英文，轻量）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="130" />
+        <location filename="../../ui/presentation.py" line="128" />
         <source>Multilingual e5 + English MiniLM</source>
         <translation>多语言 e5 + 英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="145" />
+        <location filename="../../ui/presentation.py" line="143" />
         <source>It needs the Python packages: %1.</source>
         <translation>需要安装 Python 包：%1。</translation>
     </message>
@@ -621,37 +706,37 @@
 <context>
     <name>Events</name>
     <message>
-        <location filename="../../ui/models/event_table.py" line="29" />
+        <location filename="../../ui/models/event_table.py" line="23" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="30" />
+        <location filename="../../ui/models/event_table.py" line="24" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="31" />
+        <location filename="../../ui/models/event_table.py" line="25" />
         <source>Actor</source>
         <translation>发出者</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="32" />
+        <location filename="../../ui/models/event_table.py" line="26" />
         <source>Trust</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="33" />
+        <location filename="../../ui/models/event_table.py" line="27" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="34" />
+        <location filename="../../ui/models/event_table.py" line="28" />
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="158" />
+        <location filename="../../ui/models/event_table.py" line="112" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
@@ -731,29 +816,195 @@
     </message>
 </context>
 <context>
+    <name>IndexPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="28" />
+        <source>Search index</source>
+        <translation>检索索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="33" />
+        <source>Embedder</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="34" />
+        <source>Vectors</source>
+        <translation>向量</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="35" />
+        <source>Keyword documents</source>
+        <translation>关键词文档</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="40" />
+        <source>Embedder to use</source>
+        <translation>要使用的嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="43" />
+        <source>Use and rebuild</source>
+        <translation>使用并重建</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="46" />
+        <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
+        <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="55" />
+        <source>Use embedder</source>
+        <translation>使用嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="56" />
+        <source>Rebuild indexes</source>
+        <translation>重建索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="58" />
+        <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
+        <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="70" />
+        <source>Rebuilding the index</source>
+        <translation>正在重建索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="85" />
+        <source>unknown embedder</source>
+        <translation>未知的嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="88" />
+        <source>Not installed on this computer.</source>
+        <translation>此电脑上未安装。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="108" />
+        <source>none (keyword search only)</source>
+        <translation>无（仅关键词检索）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="130" />
+        <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
+        <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="138" />
+        <source>Now searching with %1; the vector index was rebuilt.</source>
+        <translation>现在使用 %1 检索；向量索引已重建。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="149" />
+        <source>Rebuilding the indexes…</source>
+        <translation>正在重建索引…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="154" />
+        <source>Indexes rebuilt.</source>
+        <translation>索引已重建。</translation>
+    </message>
+</context>
+<context>
+    <name>KeyPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="21" />
+        <source>Encryption key</source>
+        <translation>加密密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="26" />
+        <source>Key held in</source>
+        <translation>密钥保存在</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="27" />
+        <source>Active key id</source>
+        <translation>当前密钥编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="28" />
+        <source>Key ids</source>
+        <translation>密钥编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="32" />
+        <source>Rotate key…</source>
+        <translation>轮换密钥…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="35" />
+        <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
+        <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="48" />
+        <source>the operating system keyring</source>
+        <translation>操作系统钥匙串</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="49" />
+        <source>a passphrase-protected key file</source>
+        <translation>受口令保护的密钥文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="59" />
+        <source>Rotate the encryption key</source>
+        <translation>轮换加密密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="61" />
+        <source>Re-encrypt every event, memory and snapshot under a new key? The old key is kept until everything is re-encrypted. On a large store this takes a while; you can stop and continue later.</source>
+        <translation>要用新密钥重新加密所有事件、记忆和快照吗？在全部重新加密之前会保留旧密钥。记忆库较大时需要一些时间；可以中途停止，稍后继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="68" />
+        <source>Rotate key</source>
+        <translation>轮换密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="69" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="71" />
+        <source>Confirm key rotation</source>
+        <translation>确认轮换密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="83" />
+        <source>Key rotated: %1 rows re-encrypted under %2.</source>
+        <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
+    </message>
+</context>
+<context>
     <name>Kind</name>
     <message>
-        <location filename="../../ui/presentation.py" line="55" />
+        <location filename="../../ui/presentation.py" line="53" />
         <source>preference</source>
         <translation>偏好</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="56" />
+        <location filename="../../ui/presentation.py" line="54" />
         <source>fact</source>
         <translation>事实</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="57" />
+        <location filename="../../ui/presentation.py" line="55" />
         <source>convention</source>
         <translation>约定</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="58" />
+        <location filename="../../ui/presentation.py" line="56" />
         <source>decision</source>
         <translation>决定</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="59" />
+        <location filename="../../ui/presentation.py" line="57" />
         <source>skill suggestion</source>
         <translation>技能建议</translation>
     </message>
@@ -1060,6 +1311,166 @@
         <location filename="../../ui/passphrase_dialog.py" line="115" />
         <source>That passphrase is wrong. Try again.</source>
         <translation>口令不正确，请重试。</translation>
+    </message>
+</context>
+<context>
+    <name>PolicyPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="29" />
+        <source>Memory policy</source>
+        <translation>记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="34" />
+        <location filename="../../ui/views/settings/policy.py" line="41" />
+        <source>Inferred memories expire after</source>
+        <translation>推断的记忆过期时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="35" />
+        <source>Memories the assistant inferred (not stated by you) expire after this.</source>
+        <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="38" />
+        <location filename="../../ui/views/settings/policy.py" line="42" />
+        <source>Unreviewed suggestions expire after</source>
+        <translation>未审核建议过期时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="39" />
+        <source>Suggestions still waiting in the review queue expire after this.</source>
+        <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="44" />
+        <source>Review what the user states before it becomes memory</source>
+        <translation>用户陈述的内容须经审核才成为记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="47" />
+        <source>Quarantine untrusted sources (web, e-mail, issues)</source>
+        <translation>隔离不可信来源（网页、邮件、工单）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="52" />
+        <source>Always ask before new memories of these scopes:</source>
+        <translation>以下范围的新记忆总是先征求确认：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="57" />
+        <location filename="../../ui/views/settings/policy.py" line="67" />
+        <source>Personal data</source>
+        <translation>个人数据</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="58" />
+        <source>Reject the memory</source>
+        <translation>拒绝该记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="59" />
+        <source>Keep it redacted, for confirmation</source>
+        <translation>脱敏后保留，待确认</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="62" />
+        <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
+        <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="78" />
+        <source>Always ask: %1</source>
+        <translation>总是确认：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="85" />
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="86" />
+        <source>Apply memory policy</source>
+        <translation>应用记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="89" />
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="90" />
+        <source>Revert memory policy</source>
+        <translation>还原记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="101" />
+        <source>global (user-wide)</source>
+        <translation>全局（整个用户）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="102" />
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="103" />
+        <source>organisation</source>
+        <translation>组织</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="104" />
+        <source>environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="105" />
+        <source>agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="106" />
+        <source>project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="107" />
+        <source>repository</source>
+        <translation>代码仓库</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="108" />
+        <source>session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="116" />
+        <source> days</source>
+        <translation> 天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="188" />
+        <source>Memory policy saved.</source>
+        <translation>记忆策略已保存。</translation>
+    </message>
+</context>
+<context>
+    <name>PreferencesPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="17" />
+        <source>Preferences</source>
+        <translation>偏好设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="21" />
+        <location filename="../../ui/views/settings/preferences.py" line="27" />
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="23" />
+        <source>System default</source>
+        <translation>跟随系统</translation>
     </message>
 </context>
 <context>
@@ -1427,17 +1838,17 @@
         <translation>没有来源事件。</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="103" />
+        <location filename="../../ui/models/review_model.py" line="115" />
         <source>Suggested memories (%1)</source>
         <translation>建议的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="113" />
+        <location filename="../../ui/models/review_model.py" line="117" />
         <source>Conflicts (%1)</source>
         <translation>冲突（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="123" />
+        <location filename="../../ui/models/review_model.py" line="121" />
         <source>Quarantined — check before approving (%1)</source>
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
@@ -1706,32 +2117,32 @@
 <context>
     <name>Sessions</name>
     <message>
-        <location filename="../../ui/models/session_list.py" line="30" />
+        <location filename="../../ui/models/session_list.py" line="21" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="31" />
+        <location filename="../../ui/models/session_list.py" line="22" />
         <source>Events</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="32" />
+        <location filename="../../ui/models/session_list.py" line="23" />
         <source>Last activity</source>
         <translation>最近活动</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="33" />
+        <location filename="../../ui/models/session_list.py" line="24" />
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="73" />
+        <location filename="../../ui/models/session_list.py" line="46" />
         <source>opted out</source>
         <translation>已关闭</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="75" />
+        <location filename="../../ui/models/session_list.py" line="48" />
         <source>on</source>
         <translation>开启</translation>
     </message>
@@ -1787,435 +2198,9 @@
 <context>
     <name>SettingsView</name>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="75" />
-        <source>Store</source>
-        <translation>存储</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="79" />
-        <source>Data directory</source>
-        <translation>数据目录</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="80" />
-        <source>Revision</source>
-        <translation>修订</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="81" />
-        <source>Schema version</source>
-        <translation>结构版本</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="82" />
-        <source>Contents</source>
-        <translation>内容</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="86" />
-        <source>Encryption key</source>
-        <translation>加密密钥</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="90" />
-        <source>Key held in</source>
-        <translation>密钥保存在</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="91" />
-        <source>Active key id</source>
-        <translation>当前密钥编号</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="92" />
-        <source>Key ids</source>
-        <translation>密钥编号</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="96" />
-        <source>Rotate key…</source>
-        <translation>轮换密钥…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="99" />
-        <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
-        <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="106" />
-        <source>Preferences</source>
-        <translation>偏好设置</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="110" />
-        <location filename="../../ui/views/settings_view.py" line="116" />
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="112" />
-        <source>System default</source>
-        <translation>跟随系统</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="140" />
+        <location filename="../../ui/views/settings/view.py" line="60" />
         <source>Settings</source>
         <translation>设置</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="148" />
-        <source>Memory policy</source>
-        <translation>记忆策略</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="153" />
-        <location filename="../../ui/views/settings_view.py" line="160" />
-        <source>Inferred memories expire after</source>
-        <translation>推断的记忆过期时间</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="154" />
-        <source>Memories the assistant inferred (not stated by you) expire after this.</source>
-        <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="157" />
-        <location filename="../../ui/views/settings_view.py" line="161" />
-        <source>Unreviewed suggestions expire after</source>
-        <translation>未审核建议过期时间</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="158" />
-        <source>Suggestions still waiting in the review queue expire after this.</source>
-        <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="163" />
-        <source>Review what the user states before it becomes memory</source>
-        <translation>用户陈述的内容须经审核才成为记忆</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="166" />
-        <source>Quarantine untrusted sources (web, e-mail, issues)</source>
-        <translation>隔离不可信来源（网页、邮件、工单）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="171" />
-        <source>Always ask before new memories of these scopes:</source>
-        <translation>以下范围的新记忆总是先征求确认：</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="181" />
-        <source>Always ask: %1</source>
-        <translation>总是确认：%1</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="187" />
-        <location filename="../../ui/views/settings_view.py" line="197" />
-        <source>Personal data</source>
-        <translation>个人数据</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="188" />
-        <source>Reject the memory</source>
-        <translation>拒绝该记忆</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="189" />
-        <source>Keep it redacted, for confirmation</source>
-        <translation>脱敏后保留，待确认</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="192" />
-        <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
-        <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="198" />
-        <source>Apply</source>
-        <translation>应用</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="199" />
-        <source>Apply memory policy</source>
-        <translation>应用记忆策略</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="202" />
-        <source>Revert</source>
-        <translation>还原</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="203" />
-        <source>Revert memory policy</source>
-        <translation>还原记忆策略</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="215" />
-        <source>global (user-wide)</source>
-        <translation>全局（整个用户）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="216" />
-        <source>user</source>
-        <translation>用户</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="217" />
-        <source>organisation</source>
-        <translation>组织</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="218" />
-        <source>environment</source>
-        <translation>环境</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="219" />
-        <source>agent</source>
-        <translation>智能体</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="220" />
-        <source>project</source>
-        <translation>项目</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="221" />
-        <source>repository</source>
-        <translation>代码仓库</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="222" />
-        <source>session</source>
-        <translation>会话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="230" />
-        <source> days</source>
-        <translation> 天</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="237" />
-        <source>Search index</source>
-        <translation>检索索引</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="241" />
-        <source>Embedder</source>
-        <translation>嵌入模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="242" />
-        <source>Vectors</source>
-        <translation>向量</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="243" />
-        <source>Keyword documents</source>
-        <translation>关键词文档</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="248" />
-        <source>Embedder to use</source>
-        <translation>要使用的嵌入模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="251" />
-        <source>Use and rebuild</source>
-        <translation>使用并重建</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="254" />
-        <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
-        <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="263" />
-        <source>Use embedder</source>
-        <translation>使用嵌入模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="264" />
-        <source>Rebuild indexes</source>
-        <translation>重建索引</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="266" />
-        <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
-        <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="274" />
-        <source>Rebuilding the index</source>
-        <translation>正在重建索引</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="285" />
-        <source>Backup and transfer</source>
-        <translation>备份与迁移</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="289" />
-        <source>Export the active and suggested memories to a JSON file, or import such a file; imported memories arrive as suggestions in the review queue.</source>
-        <translation>将已生效和待审核的记忆导出为 JSON 文件，或导入此类文件；导入的记忆会作为建议进入审核队列。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="295" />
-        <source>Export memories…</source>
-        <translation>导出记忆…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="297" />
-        <source>Write the memories' text to a JSON file. The file is not encrypted.</source>
-        <translation>将记忆的文本写入 JSON 文件。该文件不加密。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="300" />
-        <source>Import memories…</source>
-        <translation>导入记忆…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="302" />
-        <source>Read an export file; every memory becomes a suggestion the policy decides.</source>
-        <translation>读取导出文件；每条记忆都会成为一条由记忆策略决定的建议。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="346" />
-        <source>unknown embedder</source>
-        <translation>未知的嵌入模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="349" />
-        <source>Not installed on this computer.</source>
-        <translation>此电脑上未安装。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="362" />
-        <source>%1 events in %2 sessions</source>
-        <translation>%2 个会话中的 %1 个事件</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="369" />
-        <source>the operating system keyring</source>
-        <translation>操作系统钥匙串</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="370" />
-        <source>a passphrase-protected key file</source>
-        <translation>受口令保护的密钥文件</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="444" />
-        <source>Memory policy saved.</source>
-        <translation>记忆策略已保存。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="473" />
-        <source>none (keyword search only)</source>
-        <translation>无（仅关键词检索）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="495" />
-        <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
-        <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="503" />
-        <source>Now searching with %1; the vector index was rebuilt.</source>
-        <translation>现在使用 %1 检索；向量索引已重建。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="514" />
-        <source>Rebuilding the indexes…</source>
-        <translation>正在重建索引…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="519" />
-        <source>Indexes rebuilt.</source>
-        <translation>索引已重建。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="534" />
-        <source>Rotate the encryption key</source>
-        <translation>轮换加密密钥</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="536" />
-        <source>Re-encrypt every event, memory and snapshot under a new key? The old key is kept until everything is re-encrypted. On a large store this takes a while; you can stop and continue later.</source>
-        <translation>要用新密钥重新加密所有事件、记忆和快照吗？在全部重新加密之前会保留旧密钥。记忆库较大时需要一些时间；可以中途停止，稍后继续。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="543" />
-        <source>Rotate key</source>
-        <translation>轮换密钥</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="544" />
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="546" />
-        <source>Confirm key rotation</source>
-        <translation>确认轮换密钥</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="558" />
-        <source>Key rotated: %1 rows re-encrypted under %2.</source>
-        <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="577" />
-        <location filename="../../ui/views/settings_view.py" line="606" />
-        <source>Export memories</source>
-        <translation>导出记忆</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="579" />
-        <location filename="../../ui/views/settings_view.py" line="589" />
-        <source>JSON files (*.json);;All files (*)</source>
-        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="587" />
-        <source>Import memories</source>
-        <translation>导入记忆</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="608" />
-        <source>The export file is NOT encrypted: it holds the full text of your active and suggested memories in plain, readable JSON. Anyone who can read the file can read them. Keep it somewhere safe and delete it when you no longer need it.</source>
-        <translation>导出文件【不加密】：它以明文、可直接阅读的 JSON 保存您已生效和待审核记忆的完整文本。任何能读取该文件的人都能看到这些记忆。请妥善保管，不再需要时请删除。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="615" />
-        <source>Export to %1?</source>
-        <translation>导出到 %1？</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="616" />
-        <source>Export</source>
-        <translation>导出</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="618" />
-        <source>Confirm export</source>
-        <translation>确认导出</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../../ui/views/settings_view.py" line="630" />
-        <source>%n memories exported to %2 (not encrypted).</source>
-        <translation><numerusform>已导出 %n 条记忆到 %2（未加密）。</numerusform></translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="651" />
-        <source>cannot be read as a JSON export file (%1)</source>
-        <translation>无法作为 JSON 导出文件读取（%1）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="671" />
-        <source>%1 imported: %2 suggested, %3 merged, %4 rejected</source>
-        <translation>已导入 %1 条：%2 条建议，%3 条合并，%4 条拒绝</translation>
     </message>
 </context>
 <context>
@@ -2309,52 +2294,52 @@
 <context>
     <name>Source</name>
     <message>
-        <location filename="../../ui/presentation.py" line="109" />
+        <location filename="../../ui/presentation.py" line="107" />
         <source>chat</source>
         <translation>聊天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="110" />
+        <location filename="../../ui/presentation.py" line="108" />
         <source>web page</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="111" />
+        <location filename="../../ui/presentation.py" line="109" />
         <source>search result</source>
         <translation>搜索结果</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="112" />
+        <location filename="../../ui/presentation.py" line="110" />
         <source>e-mail</source>
         <translation>邮件</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="113" />
+        <location filename="../../ui/presentation.py" line="111" />
         <source>issue</source>
         <translation>工单</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="114" />
+        <location filename="../../ui/presentation.py" line="112" />
         <source>document</source>
         <translation>文档</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="115" />
+        <location filename="../../ui/presentation.py" line="113" />
         <source>terminal</source>
         <translation>终端</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="116" />
+        <location filename="../../ui/presentation.py" line="114" />
         <source>CI</source>
         <translation>持续集成</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="117" />
+        <location filename="../../ui/presentation.py" line="115" />
         <source>file</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="118" />
+        <location filename="../../ui/presentation.py" line="116" />
         <source>import</source>
         <translation>导入</translation>
     </message>
@@ -2496,75 +2481,108 @@ Current scope: %3</source>
 <context>
     <name>Status</name>
     <message>
-        <location filename="../../ui/presentation.py" line="40" />
+        <location filename="../../ui/presentation.py" line="38" />
         <source>suggested</source>
         <translation>待审</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="41" />
+        <location filename="../../ui/presentation.py" line="39" />
         <source>active</source>
         <translation>生效</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="42" />
+        <location filename="../../ui/presentation.py" line="40" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="43" />
+        <location filename="../../ui/presentation.py" line="41" />
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="44" />
+        <location filename="../../ui/presentation.py" line="42" />
         <source>superseded</source>
         <translation>已被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="45" />
+        <location filename="../../ui/presentation.py" line="43" />
         <source>quarantined</source>
         <translation>已隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="46" />
+        <location filename="../../ui/presentation.py" line="44" />
         <source>rejected</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="47" />
+        <location filename="../../ui/presentation.py" line="45" />
         <source>deleted</source>
         <translation>已删除</translation>
     </message>
 </context>
 <context>
+    <name>StorePanel</name>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="20" />
+        <source>Store</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="25" />
+        <source>Data directory</source>
+        <translation>数据目录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="26" />
+        <source>Revision</source>
+        <translation>修订</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="27" />
+        <source>Schema version</source>
+        <translation>结构版本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="28" />
+        <source>Contents</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="42" />
+        <source>%1 events in %2 sessions</source>
+        <translation>%2 个会话中的 %1 个事件</translation>
+    </message>
+</context>
+<context>
     <name>Time</name>
     <message>
-        <location filename="../../ui/presentation.py" line="168" />
+        <location filename="../../ui/presentation.py" line="166" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="170" />
+        <location filename="../../ui/presentation.py" line="168" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="187" />
+        <location filename="../../ui/presentation.py" line="185" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="190" />
+        <location filename="../../ui/presentation.py" line="188" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="195" />
+        <location filename="../../ui/presentation.py" line="193" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="197" />
+        <location filename="../../ui/presentation.py" line="195" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -2572,47 +2590,47 @@ Current scope: %3</source>
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="48" />
+        <location filename="../../ui/models/timeline_model.py" line="42" />
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="49" />
+        <location filename="../../ui/models/timeline_model.py" line="43" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="50" />
+        <location filename="../../ui/models/timeline_model.py" line="44" />
         <source>Content</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="51" />
+        <location filename="../../ui/models/timeline_model.py" line="45" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="52" />
+        <location filename="../../ui/models/timeline_model.py" line="46" />
         <source>Conf.</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="53" />
+        <location filename="../../ui/models/timeline_model.py" line="47" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="54" />
+        <location filename="../../ui/models/timeline_model.py" line="48" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="230" />
+        <location filename="../../ui/models/timeline_model.py" line="177" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="249" />
+        <location filename="../../ui/models/timeline_model.py" line="196" />
         <source>event</source>
         <translation>事件</translation>
     </message>
@@ -2753,17 +2771,17 @@ Current scope: %3</source>
         <translation>%1：第 %2 / %3 个会话</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="167" />
+        <location filename="../../ui/transcript_import.py" line="168" />
         <source>Stopping after the current session…</source>
         <translation>将在当前会话完成后停止…</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="178" />
+        <location filename="../../ui/transcript_import.py" line="180" />
         <source>Import finished</source>
         <translation>导入完成</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="180" />
+        <location filename="../../ui/transcript_import.py" line="182" />
         <source>Import summary</source>
         <translation>导入摘要</translation>
     </message>
@@ -2771,22 +2789,22 @@ Current scope: %3</source>
 <context>
     <name>Trust</name>
     <message>
-        <location filename="../../ui/presentation.py" line="67" />
+        <location filename="../../ui/presentation.py" line="65" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="68" />
+        <location filename="../../ui/presentation.py" line="66" />
         <source>tool-verified</source>
         <translation>工具验证</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="69" />
+        <location filename="../../ui/presentation.py" line="67" />
         <source>inferred</source>
         <translation>推断</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="70" />
+        <location filename="../../ui/presentation.py" line="68" />
         <source>untrusted</source>
         <translation>不可信</translation>
     </message>
