@@ -1,6 +1,87 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AbChart</name>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="48" />
+        <source>Evidence recall</source>
+        <translation>证据召回率</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="49" />
+        <source>Precision of injected memory</source>
+        <translation>注入记忆的精确率</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="50" />
+        <source>Leakage (must be 0)</source>
+        <translation>泄漏（必须为 0）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="51" />
+        <source>Stale citations</source>
+        <translation>过期引用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="52" />
+        <source>Wrong adoption</source>
+        <translation>错误采纳</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="53" />
+        <source>Tokens injected per call</source>
+        <translation>每次调用注入的词元数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="54" />
+        <source>Latency p50 (ms)</source>
+        <translation>延迟 p50（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="113" />
+        <source>Comparison chart</source>
+        <translation>对比图</translation>
+    </message>
+</context>
+<context>
+    <name>AbComparisonDialog</name>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="177" />
+        <source>Memory A/B comparison</source>
+        <translation>记忆 A/B 对比</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="180" />
+        <source>Compare configurations of memory (for example memory on and off) on recorded sessions. Create a result with: memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</source>
+        <translation>在录制的会话上比较不同的记忆配置（例如开启与关闭记忆）。生成结果的命令：memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="187" />
+        <source>Open result…</source>
+        <translation>打开结果…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="196" />
+        <source>Comparison table</source>
+        <translation>对比表</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="219" />
+        <source>Open an A/B result</source>
+        <translation>打开 A/B 结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="221" />
+        <source>JSON files (*.json);;All files (*)</source>
+        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/ab_chart.py" line="240" />
+        <source>%1 — %n recorded session(s)</source>
+        <translation><numerusform>%1 — %n 个录制的会话</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>Actor</name>
     <message>
         <location filename="../../ui/presentation.py" line="96" />
@@ -21,6 +102,152 @@
         <location filename="../../ui/presentation.py" line="99" />
         <source>system</source>
         <translation>系统</translation>
+    </message>
+</context>
+<context>
+    <name>AgentsPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="40" />
+        <source>Connected agents</source>
+        <translation>已连接的智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="44" />
+        <source>Claude Code hooks</source>
+        <translation>Claude Code 钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="46" />
+        <source>Live capture</source>
+        <translation>实时采集</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="48" />
+        <source>Compare memory on and off (A/B)…</source>
+        <translation>比较开启与关闭记忆（A/B）…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="51" />
+        <source>Is memory worth it?</source>
+        <translation>记忆值得吗？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="70" />
+        <source>With the hooks, Claude Code gets relevant memories with each prompt and records its sessions here as they happen (the same as memory-center hook install claude-code).</source>
+        <translation>安装钩子后，Claude Code 在每次提问时获得相关记忆，并把会话实时记录到这里（与 memory-center hook install claude-code 相同）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="80" />
+        <location filename="../../ui/views/settings/agents.py" line="95" />
+        <source>Install</source>
+        <translation>安装</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="81" />
+        <source>Install hooks in your user settings</source>
+        <translation>在您的用户设置中安装钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="82" />
+        <location filename="../../ui/views/settings/agents.py" line="97" />
+        <source>Uninstall</source>
+        <translation>卸载</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="83" />
+        <source>Uninstall hooks from your user settings</source>
+        <translation>从您的用户设置中卸载钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="89" />
+        <source>Project folder</source>
+        <translation>项目文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="90" />
+        <source>a project folder (for its own settings)</source>
+        <translation>项目文件夹（用于该项目自己的设置）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="96" />
+        <source>Install hooks in the project</source>
+        <translation>在项目中安装钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="98" />
+        <source>Uninstall hooks from the project</source>
+        <translation>从项目中卸载钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="117" />
+        <location filename="../../ui/views/settings/agents.py" line="224" />
+        <source>Not available in this window.</source>
+        <translation>此窗口中不可用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="123" />
+        <source>Your user settings</source>
+        <translation>您的用户设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="131" />
+        <source>Choose a project folder to install the hooks for that project only.</source>
+        <translation>选择一个项目文件夹，只为该项目安装钩子。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="140" />
+        <source>Project %1</source>
+        <translation>项目 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="156" />
+        <source>%1: not installed</source>
+        <translation>%1：未安装</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/agents.py" line="157" />
+        <source>%1: installed for %n event(s)</source>
+        <translation><numerusform>%1：已为 %n 个事件安装</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="185" />
+        <source>Claude Code hooks installed in %1.</source>
+        <translation>Claude Code 钩子已安装到 %1。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="187" />
+        <source>Claude Code hooks removed from %1.</source>
+        <translation>已从 %1 移除 Claude Code 钩子。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="199" />
+        <source>Capture follows the agent's session files while Memory Center is open and records new conversation from the moment you turn it on (earlier sessions: File → Import transcripts…). To capture while Memory Center is closed, run memory-center watch claude-code (or codex) in a terminal.</source>
+        <translation>实时采集在记忆中心打开期间跟踪智能体的会话文件，从您开启的那一刻起记录新的对话（更早的会话：文件 → 导入对话记录…）。若要在记忆中心关闭时也采集，请在终端运行 memory-center watch claude-code（或 codex）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="213" />
+        <source>Capture from %1</source>
+        <translation>从 %1 采集</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="218" />
+        <source>Captured from %1</source>
+        <translation>从 %1 采集的内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="253" />
+        <source>Capture from %1 stopped: %2</source>
+        <translation>从 %1 的采集已停止：%2</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/agents.py" line="266" />
+        <source>%n event(s) captured</source>
+        <translation><numerusform>已采集 %n 个事件</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/agents.py" line="268" />
+        <source>%n file(s) followed</source>
+        <translation><numerusform>跟踪 %n 个文件</numerusform></translation>
     </message>
 </context>
 <context>
@@ -909,6 +1136,116 @@
     </message>
 </context>
 <context>
+    <name>InviteDialog</name>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="58" />
+        <source>Invite a member's device</source>
+        <translation>邀请成员的设备</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="60" />
+        <source>Writes an invitation file that lets one device join this store. Its one-time code is shown next; send the file and the code by different channels.</source>
+        <translation>写入一个邀请文件，让一台设备加入此存储。接下来会显示一次性代码；请通过不同渠道发送文件和代码。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="67" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="71" />
+        <source>Member name</source>
+        <translation>成员名称</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="68" />
+        <source>e.g. kim-laptop</source>
+        <translation>例如 kim-laptop</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="70" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="72" />
+        <source>Invitation file</source>
+        <translation>邀请文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="92" />
+        <source>Give the member a name.</source>
+        <translation>请为成员命名。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="95" />
+        <source>Choose where to write the invitation file.</source>
+        <translation>请选择邀请文件的保存位置。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="97" />
+        <source>The folder %1 does not exist.</source>
+        <translation>文件夹 %1 不存在。</translation>
+    </message>
+</context>
+<context>
+    <name>JoinDialog</name>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="113" />
+        <source>Join a team store</source>
+        <translation>加入团队存储</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="115" />
+        <source>Use an invitation file and its one-time code to join a store on a database server from this computer. The joined store gets its own data directory.</source>
+        <translation>使用邀请文件及其一次性代码，让这台电脑加入数据库服务器上的存储。加入的存储有自己的数据目录。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="120" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="130" />
+        <source>Invitation file</source>
+        <translation>邀请文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="122" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="131" />
+        <source>One-time code</source>
+        <translation>一次性代码</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="123" />
+        <source>Data directory of the joined store</source>
+        <translation>加入的存储的数据目录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="128" />
+        <source>Passphrase for the key on this computer</source>
+        <translation>此电脑上密钥的口令</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="129" />
+        <source>empty: keep the key in the system keyring</source>
+        <translation>留空：密钥保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="132" />
+        <source>Data directory</source>
+        <translation>数据目录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="133" />
+        <source>Key passphrase</source>
+        <translation>密钥口令</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="143" />
+        <source>Choose the invitation file.</source>
+        <translation>请选择邀请文件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="145" />
+        <source>Type the one-time code that came with the invitation.</source>
+        <translation>请输入随邀请一起收到的一次性代码。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="147" />
+        <source>Choose a data directory for the joined store.</source>
+        <translation>请为加入的存储选择数据目录。</translation>
+    </message>
+</context>
+<context>
     <name>KeyPanel</name>
     <message>
         <location filename="../../ui/views/settings/keys.py" line="21" />
@@ -1012,223 +1349,223 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="96" />
-        <location filename="../../ui/main_window.py" line="172" />
-        <location filename="../../ui/main_window.py" line="215" />
+        <location filename="../../ui/main_window.py" line="99" />
+        <location filename="../../ui/main_window.py" line="176" />
+        <location filename="../../ui/main_window.py" line="219" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="98" />
+        <location filename="../../ui/main_window.py" line="101" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="183" />
+        <location filename="../../ui/main_window.py" line="187" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="157" />
-        <location filename="../../ui/main_window.py" line="185" />
+        <location filename="../../ui/main_window.py" line="161" />
+        <location filename="../../ui/main_window.py" line="189" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="186" />
+        <location filename="../../ui/main_window.py" line="190" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="187" />
+        <location filename="../../ui/main_window.py" line="191" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="188" />
+        <location filename="../../ui/main_window.py" line="192" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="233" />
+        <location filename="../../ui/main_window.py" line="237" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="234" />
+        <location filename="../../ui/main_window.py" line="238" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="239" />
+        <location filename="../../ui/main_window.py" line="243" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="245" />
+        <location filename="../../ui/main_window.py" line="249" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="259" />
+        <location filename="../../ui/main_window.py" line="263" />
         <source>Last action</source>
         <translation>最近操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="174" />
-        <location filename="../../ui/main_window.py" line="263" />
+        <location filename="../../ui/main_window.py" line="178" />
+        <location filename="../../ui/main_window.py" line="267" />
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="61" />
+        <location filename="../../ui/main_window.py" line="62" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="62" />
+        <location filename="../../ui/main_window.py" line="63" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="64" />
+        <location filename="../../ui/main_window.py" line="65" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="94" />
-        <location filename="../../ui/main_window.py" line="170" />
+        <location filename="../../ui/main_window.py" line="97" />
+        <location filename="../../ui/main_window.py" line="174" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="175" />
-        <location filename="../../ui/main_window.py" line="272" />
+        <location filename="../../ui/main_window.py" line="179" />
+        <location filename="../../ui/main_window.py" line="276" />
         <source>DEMO store</source>
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="178" />
+        <location filename="../../ui/main_window.py" line="182" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="189" />
+        <location filename="../../ui/main_window.py" line="193" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="264" />
+        <location filename="../../ui/main_window.py" line="268" />
         <source>Undo last action</source>
         <translation>撤销上一步操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="268" />
+        <location filename="../../ui/main_window.py" line="272" />
         <source>Store status</source>
         <translation>存储状态</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="274" />
+        <location filename="../../ui/main_window.py" line="278" />
         <source>Sample memories of made-up people, kept apart from your own store.</source>
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="285" />
+        <location filename="../../ui/main_window.py" line="289" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="287" />
+        <location filename="../../ui/main_window.py" line="291" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="290" />
+        <location filename="../../ui/main_window.py" line="294" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="292" />
+        <location filename="../../ui/main_window.py" line="296" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="295" />
+        <location filename="../../ui/main_window.py" line="299" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="300" />
+        <location filename="../../ui/main_window.py" line="304" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="309" />
+        <location filename="../../ui/main_window.py" line="313" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="318" />
+        <location filename="../../ui/main_window.py" line="322" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="322" />
+        <location filename="../../ui/main_window.py" line="326" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="333" />
+        <location filename="../../ui/main_window.py" line="337" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="338" />
+        <location filename="../../ui/main_window.py" line="342" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="341" />
+        <location filename="../../ui/main_window.py" line="345" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342" />
+        <location filename="../../ui/main_window.py" line="346" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="344" />
+        <location filename="../../ui/main_window.py" line="348" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="427" />
+        <location filename="../../ui/main_window.py" line="431" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="428" />
+        <location filename="../../ui/main_window.py" line="432" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="429" />
+        <location filename="../../ui/main_window.py" line="433" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="431" />
+        <location filename="../../ui/main_window.py" line="435" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="464" />
+        <location filename="../../ui/main_window.py" line="468" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="528" />
+        <location filename="../../ui/main_window.py" line="534" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -1311,6 +1648,19 @@
         <location filename="../../ui/passphrase_dialog.py" line="115" />
         <source>That passphrase is wrong. Try again.</source>
         <translation>口令不正确，请重试。</translation>
+    </message>
+</context>
+<context>
+    <name>PathField</name>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="28" />
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="29" />
+        <source>Browse for %1</source>
+        <translation>浏览选择%1</translation>
     </message>
 </context>
 <context>
@@ -2198,7 +2548,7 @@
 <context>
     <name>SettingsView</name>
     <message>
-        <location filename="../../ui/views/settings/view.py" line="60" />
+        <location filename="../../ui/views/settings/view.py" line="64" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -2555,6 +2905,169 @@ Current scope: %3</source>
     </message>
 </context>
 <context>
+    <name>TeamPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="43" />
+        <source>Team and devices</source>
+        <translation>团队与设备</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="49" />
+        <source>Members</source>
+        <translation>成员</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="51" />
+        <source>Member</source>
+        <translation>成员</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="51" />
+        <source>Joined</source>
+        <translation>加入时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="51" />
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="60" />
+        <source>Invite…</source>
+        <translation>邀请…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="62" />
+        <source>Join…</source>
+        <translation>加入…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="63" />
+        <source>Join a team store from this computer.</source>
+        <translation>让这台电脑加入团队存储。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="65" />
+        <source>Remove member…</source>
+        <translation>移除成员…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="67" />
+        <source>Revoke the member's devices and re-encrypt the store under a new key.</source>
+        <translation>吊销该成员的设备，并用新密钥重新加密存储。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="99" />
+        <source>Members' devices share this store on %1. A memory whose scope names a user (user=…) is readable only by that person's devices.</source>
+        <translation>成员的设备共享 %1 上的此存储。范围中指定了用户（user=…）的记忆只有该用户的设备能读取。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="104" />
+        <source>This store is a file on this computer. To share memories between computers or with a team, create a store on a database server (memory-center init --database postgresql://…) and invite members from there. You can join a team store you were invited to.</source>
+        <translation>此存储是这台电脑上的一个文件。若要在多台电脑之间或与团队共享记忆，请在数据库服务器上创建存储（memory-center init --database postgresql://…），并从那里邀请成员。您可以加入受邀的团队存储。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="119" />
+        <source>removed %1</source>
+        <translation>已于 %1 移除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="123" />
+        <source>invited, not joined yet</source>
+        <translation>已邀请，尚未加入</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/team.py" line="124" />
+        <source>%n device(s)</source>
+        <translation><numerusform>%n 台设备</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="140" />
+        <source>Write an invitation file for a member's device.</source>
+        <translation>为成员的设备写入邀请文件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="142" />
+        <source>Only a store on a database server can have members.</source>
+        <translation>只有数据库服务器上的存储才能有成员。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="171" />
+        <source>Invitation written</source>
+        <translation>邀请已写入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="172" />
+        <source>One-time code for %1: %2</source>
+        <translation>%1 的一次性代码：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="178" />
+        <source>The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…</source>
+        <translation>邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="183" />
+        <source>Invitation code</source>
+        <translation>邀请代码</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="208" />
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="217" />
+        <source>The code is wrong for this invitation. Check it and try again.</source>
+        <translation>此邀请的代码不正确。请检查后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="232" />
+        <source>Joined the team store</source>
+        <translation>已加入团队存储</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="233" />
+        <source>This computer joined the team store; its data directory is %1.</source>
+        <translation>这台电脑已加入团队存储；其数据目录为 %1。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="240" />
+        <source>Open it with: memory-center --data-dir %1 gui</source>
+        <translation>打开方式：memory-center --data-dir %1 gui</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="256" />
+        <source>Remove a member</source>
+        <translation>移除成员</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="258" />
+        <source>Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.</source>
+        <translation>移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="266" />
+        <source>Remove and rotate the key</source>
+        <translation>移除并轮换密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="267" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="269" />
+        <source>Confirm member removal</source>
+        <translation>确认移除成员</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="280" />
+        <source>%1 removed; the key rotated to %2 (%3 values re-encrypted).</source>
+        <translation>已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。</translation>
+    </message>
+</context>
+<context>
     <name>Time</name>
     <message>
         <location filename="../../ui/presentation.py" line="166" />
@@ -2870,7 +3383,7 @@ Current scope: %3</source>
         <translation>正在载入您的记忆…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="315" />
+        <location filename="../../app/gui_start.py" line="317" />
         <source>Memory Center cannot open the store</source>
         <translation>记忆中心无法打开记忆库</translation>
     </message>

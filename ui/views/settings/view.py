@@ -12,6 +12,7 @@ from core import ChangeKind
 from ui.context import UiContext
 from ui.operations.settings import SettingsSnapshot, read_settings
 from ui.views.base import RefreshingView
+from ui.views.settings.agents import AgentsPanel
 from ui.views.settings.backup import BackupPanel
 from ui.views.settings.index import IndexPanel
 from ui.views.settings.keys import KeyPanel
@@ -19,10 +20,11 @@ from ui.views.settings.panel import SettingsPanel
 from ui.views.settings.policy import PolicyPanel
 from ui.views.settings.preferences import PreferencesPanel
 from ui.views.settings.store import StorePanel
+from ui.views.settings.team import TeamPanel
 
 
 class SettingsView(RefreshingView):
-    """Store facts, key management and preferences, one panel each.
+    """Store facts, key management, team, connected agents and preferences, one panel each.
 
     Signals:
         notified: (str, object) status-bar message and undo callable.
@@ -48,9 +50,11 @@ class SettingsView(RefreshingView):
         self.backup = BackupPanel(ctx)
         self.policy = PolicyPanel(ctx)
         self.index = IndexPanel(ctx)
+        self.team = TeamPanel(ctx)
+        self.agents = AgentsPanel(ctx)
         columns = (
-            (self.store, self.key, self.preferences, self.backup),
-            (self.policy, self.index),
+            (self.store, self.key, self.team, self.preferences, self.backup),
+            (self.agents, self.policy, self.index),
         )
         for column in columns:
             for panel in column:
@@ -96,6 +100,8 @@ class SettingsView(RefreshingView):
     def refresh(self) -> None:
         """Reload the store status, the policy settings and the index status."""
         read_settings(self.ctx).on_success(self._show_all).run(self)
+        self.team.refresh()
+        self.agents.refresh()
 
     def _show_all(self, snap: SettingsSnapshot) -> None:
         self.store.show_status(snap.status)

@@ -1,0 +1,126 @@
+"""The app-side helpers the desktop's Settings uses (ui may not import app).
+
+* `join_store`: `memory-center join FILE` into a folder the user chose.
+* `DesktopHooks`: `hook install|uninstall claude-code` for the user's or a project's
+  settings file, pointing the hooks at this window's store.
+* `DesktopCapture`: "Capture from …" runs a transcript watcher (`app.capture.watch`) on a
+  background thread of this process while the window is open, from the moment it is turned
+  on (sessions already on disk are left to File > Import transcripts…). For capture while
+  the window is closed, `memory-center watch claude-code|codex` runs the same watcher.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.capture.watch import AGENTS, Watcher
+from app.hooks import install as hooks
+from core import MemoryCenterError, MemoryService
+
+from ui.integrations import CaptureAgent, Connectors, HookState
+
+CAPTURE_INTERVAL_S = 2.0
+STOP_WAIT_S = 5.0
+
+
+def join_store(folder: Path, invitation: bytes, code: str, passphrase: str | None) -> Path:
+    """Join the team store the invitation names into `folder`; the service is closed again."""
+    service = MemoryService.join(folder, invitation, code, passphrase=passphrase)
+    try:
+        return Path(service.status().path).parent
+    finally:
+        service.close()
+
+
+@dataclass(frozen=True)
+class DesktopHooks:
+    """The Claude Code hooks of one store (the window's)."""
+
+    data_dir: Path
+
+    def settings_file(self, project: Path | None) -> Path:
+        return hooks.settings_path(project, project is None)
+
+    def state(self, path: Path) -> HookState:
+        return HookState(path, tuple(hooks.installed(path)))
+
+    def install(self, path: Path) -> HookState:
+        report = hooks.install(path, self.data_dir)
+        return HookState(Path(report.path), report.events)
+
+    def uninstall(self, path: Path) -> HookState:
+        hooks.uninstall(path)
+        return self.state(path)
+
+
+@dataclass
+class _Run:
+    thread: threading.Thread
+    stop: threading.Event
+
+
+class DesktopCapture:
+    """Transcript watchers on background threads, one per agent."""
+
+    def __init__(self, interval: float = CAPTURE_INTERVAL_S) -> None:
+        self.interval = interval
+        self._runs: dict[str, _Run] = {}
+
+    def agents(self) -> list[CaptureAgent]:
+        return [CaptureAgent(a.name, a.default_dir) for a in AGENTS.values()]
+
+    def start(self, agent: str, service: MemoryService, failed: Callable[[str], None]) -> None:
+        if self.running(agent):
+            return
+        spec = AGENTS[agent]
+        watcher = Watcher(service, spec, spec.default_dir, from_now=True)
+        stop = threading.Event()
+        thread = threading.Thread(
+            target=self._follow, args=(watcher, stop, failed), name=f"mc-capture-{agent}"
+        )
+        thread.daemon = True  # never keeps the process alive after the window closed
+        self._runs[agent] = _Run(thread, stop)
+        thread.start()
+
+    def _follow(
+        self, watcher: Watcher, stop: threading.Event, failed: Callable[[str], None]
+    ) -> None:
+        while not stop.is_set():
+            try:
+                watcher.run_once()
+            except MemoryCenterError as exc:
+                failed(exc.message)
+                return
+            except Exception as exc:  # a closed store, a vanished folder: stop and say so
+                failed(str(exc) or type(exc).__name__)
+                return
+            stop.wait(self.interval)
+
+    def stop(self, agent: str) -> None:
+        run = self._runs.pop(agent, None)
+        if run is not None:
+            run.stop.set()
+
+    def running(self, agent: str) -> bool:
+        run = self._runs.get(agent)
+        return run is not None and run.thread.is_alive() and not run.stop.is_set()
+
+    def stop_all(self) -> None:
+        runs = list(self._runs.values())
+        self._runs.clear()
+        for run in runs:
+            run.stop.set()
+        for run in runs:
+            # Let a pass in progress finish its transaction before the store closes.
+            run.thread.join(STOP_WAIT_S)
+
+
+def desktop_connectors(data_dir: Path, *, demo: bool = False) -> Connectors:
+    """What Settings offers for the store at `data_dir` (only joining in the demo store:
+    hooks and capture would point the user's agents at sample data)."""
+    if demo:
+        return Connectors(join_store=join_store)
+    return Connectors(join_store=join_store, hooks=DesktopHooks(data_dir), capture=DesktopCapture())
