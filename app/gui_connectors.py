@@ -65,18 +65,21 @@ class _Run:
 class DesktopCapture:
     """Transcript watchers on background threads, one per agent."""
 
-    def __init__(self, interval: float = CAPTURE_INTERVAL_S) -> None:
+    def __init__(
+        self, interval: float = CAPTURE_INTERVAL_S, folders: dict[str, Path] | None = None
+    ) -> None:
         self.interval = interval
+        self.folders = {a.name: a.default_dir for a in AGENTS.values()} | (folders or {})
         self._runs: dict[str, _Run] = {}
 
     def agents(self) -> list[CaptureAgent]:
-        return [CaptureAgent(a.name, a.default_dir) for a in AGENTS.values()]
+        return [CaptureAgent(name, folder) for name, folder in self.folders.items()]
 
     def start(self, agent: str, service: MemoryService, failed: Callable[[str], None]) -> None:
         if self.running(agent):
             return
         spec = AGENTS[agent]
-        watcher = Watcher(service, spec, spec.default_dir, from_now=True)
+        watcher = Watcher(service, spec, self.folders[agent], from_now=True)
         stop = threading.Event()
         thread = threading.Thread(
             target=self._follow, args=(watcher, stop, failed), name=f"mc-capture-{agent}"
@@ -91,6 +94,9 @@ class DesktopCapture:
         while not stop.is_set():
             try:
                 watcher.run_once()
+                # The first pass marked the files already there as read up to their end;
+                # a session that starts later is read from its first line.
+                watcher.from_now = False
             except MemoryCenterError as exc:
                 failed(exc.message)
                 return

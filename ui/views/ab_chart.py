@@ -19,10 +19,12 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -116,6 +118,7 @@ class BarChart(QWidget):
     def show_comparison(self, comparison: Comparison) -> None:
         """Draw `comparison`."""
         self.comparison = comparison
+        self.setMinimumHeight(self.sizeHint().height())
         self.updateGeometry()
         self.update()
 
@@ -134,6 +137,15 @@ class BarChart(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         names = list(self.comparison.configurations)
+        if not names:
+            painter.setPen(self.palette().placeholderText().color())
+            painter.drawText(
+                QRectF(self.rect()),
+                Qt.AlignmentFlag.AlignCenter,
+                QCoreApplication.translate("AbChart", "Open a result to see the comparison."),
+            )
+            painter.end()
+            return
         y = self._legend(painter, names)
         titles = metric_titles()
         width = self.width() - 90
@@ -195,9 +207,13 @@ class AbComparisonDialog(QDialog):
         self.table = QTableWidget(0, 0)
         self.table.setAccessibleName(self.tr("Comparison table"))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        chart_area = QScrollArea()
+        chart_area.setWidgetResizable(True)
+        chart_area.setFrameShape(QFrame.Shape.NoFrame)
+        chart_area.setWidget(self.chart)
         body = QHBoxLayout()
-        body.addWidget(self.chart, 1)
+        body.addWidget(chart_area, 1)
         body.addWidget(self.table, 1)
         top = QHBoxLayout()
         top.addWidget(self.open_button)
@@ -210,7 +226,7 @@ class AbComparisonDialog(QDialog):
         layout.addWidget(self.problem)
         layout.addLayout(body, 1)
         layout.addWidget(close)
-        self.resize(960, 560)
+        self.resize(1040, 660)
 
     def choose_path(self) -> str:
         """Ask for the result file ("" when cancelled). Tests replace this."""

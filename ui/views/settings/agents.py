@@ -254,7 +254,9 @@ class AgentsPanel(SettingsPanel):
         )
 
     def refresh(self) -> None:
-        """Read how much was captured per agent (from the capture cursors)."""
+        """Read the hooks' settings files again and how much was captured per agent (from
+        the capture cursors)."""
+        self.show_hooks()
         if self.capture_counts:
             query(self.ctx, lambda s: s.capture_totals()).on_success(self.show_counts).run(self)
 

@@ -38,6 +38,11 @@ class IndexPanel(SettingsPanel):
             form.addRow(title, self.values[key])
         self.embedder = QComboBox()
         self.embedder.setAccessibleName(self.tr("Embedder to use"))
+        # Elide a long embedder name rather than widen the page past the window.
+        self.embedder.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.embedder.setMinimumContentsLength(18)
         for name in EMBEDDERS:
             self.embedder.addItem(embedder_title(name), name)
         self.use_embedder_button = QPushButton(self.tr("Use and rebuild"))
