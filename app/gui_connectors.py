@@ -28,11 +28,8 @@ STOP_WAIT_S = 5.0
 
 def join_store(folder: Path, invitation: bytes, code: str, passphrase: str | None) -> Path:
     """Join the team store the invitation names into `folder`; the service is closed again."""
-    service = MemoryService.join(folder, invitation, code, passphrase=passphrase)
-    try:
-        return Path(service.status().path).parent
-    finally:
-        service.close()
+    MemoryService.join(folder, invitation, code, passphrase=passphrase).close()
+    return folder
 
 
 @dataclass(frozen=True)

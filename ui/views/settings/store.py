@@ -33,7 +33,8 @@ class StorePanel(SettingsPanel):
     def show_status(self, st: StoreStatus) -> None:
         """Show the store status."""
         v = self.values
-        v["path"].setText(str(Path(st.path).parent))
+        # A store on a database server names its URL (its local data is derived indexes).
+        v["path"].setText(st.path if "://" in st.path else str(Path(st.path).parent))
         v["path"].setToolTip(st.path)
         v["revision"].setText(str(st.revision))
         v["schema"].setText(str(st.schema_version))
