@@ -3,80 +3,85 @@
 <context>
     <name>AbChart</name>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="48" />
+        <location filename="../../ui/views/ab_chart.py" line="50" />
         <source>Evidence recall</source>
         <translation>证据召回率</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="49" />
+        <location filename="../../ui/views/ab_chart.py" line="51" />
         <source>Precision of injected memory</source>
         <translation>注入记忆的精确率</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="50" />
+        <location filename="../../ui/views/ab_chart.py" line="52" />
         <source>Leakage (must be 0)</source>
         <translation>泄漏（必须为 0）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="51" />
+        <location filename="../../ui/views/ab_chart.py" line="53" />
         <source>Stale citations</source>
         <translation>过期引用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="52" />
+        <location filename="../../ui/views/ab_chart.py" line="54" />
         <source>Wrong adoption</source>
         <translation>错误采纳</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="53" />
+        <location filename="../../ui/views/ab_chart.py" line="55" />
         <source>Tokens injected per call</source>
         <translation>每次调用注入的词元数</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="54" />
+        <location filename="../../ui/views/ab_chart.py" line="56" />
         <source>Latency p50 (ms)</source>
         <translation>延迟 p50（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="113" />
+        <location filename="../../ui/views/ab_chart.py" line="115" />
         <source>Comparison chart</source>
         <translation>对比图</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="145" />
+        <source>Open a result to see the comparison.</source>
+        <translation>打开一个结果以查看对比。</translation>
     </message>
 </context>
 <context>
     <name>AbComparisonDialog</name>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="177" />
+        <location filename="../../ui/views/ab_chart.py" line="189" />
         <source>Memory A/B comparison</source>
         <translation>记忆 A/B 对比</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="180" />
+        <location filename="../../ui/views/ab_chart.py" line="192" />
         <source>Compare configurations of memory (for example memory on and off) on recorded sessions. Create a result with: memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</source>
         <translation>在录制的会话上比较不同的记忆配置（例如开启与关闭记忆）。生成结果的命令：memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="187" />
+        <location filename="../../ui/views/ab_chart.py" line="199" />
         <source>Open result…</source>
         <translation>打开结果…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="196" />
+        <location filename="../../ui/views/ab_chart.py" line="208" />
         <source>Comparison table</source>
         <translation>对比表</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="219" />
+        <location filename="../../ui/views/ab_chart.py" line="235" />
         <source>Open an A/B result</source>
         <translation>打开 A/B 结果</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="221" />
+        <location filename="../../ui/views/ab_chart.py" line="237" />
         <source>JSON files (*.json);;All files (*)</source>
         <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/ab_chart.py" line="240" />
+        <location filename="../../ui/views/ab_chart.py" line="256" />
         <source>%1 — %n recorded session(s)</source>
         <translation><numerusform>%1 — %n 个录制的会话</numerusform></translation>
     </message>
@@ -240,12 +245,12 @@
         <translation>从 %1 的采集已停止：%2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="266" />
+        <location filename="../../ui/views/settings/agents.py" line="268" />
         <source>%n event(s) captured</source>
         <translation><numerusform>已采集 %n 个事件</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="268" />
+        <location filename="../../ui/views/settings/agents.py" line="270" />
         <source>%n file(s) followed</source>
         <translation><numerusform>跟踪 %n 个文件</numerusform></translation>
     </message>
@@ -1070,67 +1075,67 @@
         <translation>要使用的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="43" />
+        <location filename="../../ui/views/settings/index.py" line="48" />
         <source>Use and rebuild</source>
         <translation>使用并重建</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="46" />
+        <location filename="../../ui/views/settings/index.py" line="51" />
         <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
         <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="55" />
+        <location filename="../../ui/views/settings/index.py" line="60" />
         <source>Use embedder</source>
         <translation>使用嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="56" />
+        <location filename="../../ui/views/settings/index.py" line="61" />
         <source>Rebuild indexes</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="58" />
+        <location filename="../../ui/views/settings/index.py" line="63" />
         <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
         <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="70" />
+        <location filename="../../ui/views/settings/index.py" line="75" />
         <source>Rebuilding the index</source>
         <translation>正在重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="85" />
+        <location filename="../../ui/views/settings/index.py" line="90" />
         <source>unknown embedder</source>
         <translation>未知的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="88" />
+        <location filename="../../ui/views/settings/index.py" line="93" />
         <source>Not installed on this computer.</source>
         <translation>此电脑上未安装。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="108" />
+        <location filename="../../ui/views/settings/index.py" line="113" />
         <source>none (keyword search only)</source>
         <translation>无（仅关键词检索）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="130" />
+        <location filename="../../ui/views/settings/index.py" line="135" />
         <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
         <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="138" />
+        <location filename="../../ui/views/settings/index.py" line="143" />
         <source>Now searching with %1; the vector index was rebuilt.</source>
         <translation>现在使用 %1 检索；向量索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="149" />
+        <location filename="../../ui/views/settings/index.py" line="154" />
         <source>Rebuilding the indexes…</source>
         <translation>正在重建索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="154" />
+        <location filename="../../ui/views/settings/index.py" line="159" />
         <source>Indexes rebuilt.</source>
         <translation>索引已重建。</translation>
     </message>
@@ -2899,7 +2904,7 @@ Current scope: %3</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/store.py" line="42" />
+        <location filename="../../ui/views/settings/store.py" line="43" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
     </message>
