@@ -76,9 +76,7 @@ def main() -> int:
         start.grab().save(str(path))
         print(path)
         start.hand_over()
-        window = MainWindow(
-            service, demo=True, connectors=desktop_connectors(Path(tmp) / "store")
-        )
+        window = MainWindow(service, demo=True, connectors=desktop_connectors(Path(tmp) / "store"))
         window.resize(1280, 800)
         window.show()
         _settle(app, 2.0, lambda: window.timeline.model.rowCount() > 3)
