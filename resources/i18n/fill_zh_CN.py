@@ -638,7 +638,7 @@ ZH.update(
         "Write an invitation file for a member's device.": "为成员的设备写入邀请文件。",
         "Only a store on a database server can have members.": "只有数据库服务器上的存储才能有成员。",
         "Invitation written": "邀请已写入",
-        "One-time code for %1: %2": "%1 的一次性代码：%2",
+        "One-time code for %1:": "%1 的一次性代码：",
         "The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…": "邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…",
         "Invitation code": "邀请代码",
         "Cannot read %1: %2": "无法读取 %1：%2",
@@ -650,6 +650,7 @@ ZH.update(
         "Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.": "移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。",
         "Remove and rotate the key": "移除并轮换密钥",
         "Confirm member removal": "确认移除成员",
+        "Database server": "数据库服务器",
         "Open a result to see the comparison.": "打开一个结果以查看对比。",
         "%1 removed; the key rotated to %2 (%3 values re-encrypted).": "已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。",
     }

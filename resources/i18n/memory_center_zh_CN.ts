@@ -1143,44 +1143,44 @@
 <context>
     <name>InviteDialog</name>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="58" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="59" />
         <source>Invite a member's device</source>
         <translation>邀请成员的设备</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="60" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="61" />
         <source>Writes an invitation file that lets one device join this store. Its one-time code is shown next; send the file and the code by different channels.</source>
         <translation>写入一个邀请文件，让一台设备加入此存储。接下来会显示一次性代码；请通过不同渠道发送文件和代码。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="67" />
-        <location filename="../../ui/views/settings/team_dialogs.py" line="71" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="69" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="73" />
         <source>Member name</source>
         <translation>成员名称</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="68" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="70" />
         <source>e.g. kim-laptop</source>
         <translation>例如 kim-laptop</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="70" />
         <location filename="../../ui/views/settings/team_dialogs.py" line="72" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="74" />
         <source>Invitation file</source>
         <translation>邀请文件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="92" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="94" />
         <source>Give the member a name.</source>
         <translation>请为成员命名。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="95" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="97" />
         <source>Choose where to write the invitation file.</source>
         <translation>请选择邀请文件的保存位置。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="97" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="99" />
         <source>The folder %1 does not exist.</source>
         <translation>文件夹 %1 不存在。</translation>
     </message>
@@ -1188,64 +1188,64 @@
 <context>
     <name>JoinDialog</name>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="113" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="115" />
         <source>Join a team store</source>
         <translation>加入团队存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="115" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="117" />
         <source>Use an invitation file and its one-time code to join a store on a database server from this computer. The joined store gets its own data directory.</source>
         <translation>使用邀请文件及其一次性代码，让这台电脑加入数据库服务器上的存储。加入的存储有自己的数据目录。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="120" />
-        <location filename="../../ui/views/settings/team_dialogs.py" line="130" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="123" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="133" />
         <source>Invitation file</source>
         <translation>邀请文件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="122" />
-        <location filename="../../ui/views/settings/team_dialogs.py" line="131" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="125" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="134" />
         <source>One-time code</source>
         <translation>一次性代码</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="123" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="126" />
         <source>Data directory of the joined store</source>
         <translation>加入的存储的数据目录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="128" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="131" />
         <source>Passphrase for the key on this computer</source>
         <translation>此电脑上密钥的口令</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="129" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="132" />
         <source>empty: keep the key in the system keyring</source>
         <translation>留空：密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="132" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="135" />
         <source>Data directory</source>
         <translation>数据目录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="133" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="136" />
         <source>Key passphrase</source>
         <translation>密钥口令</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="143" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="146" />
         <source>Choose the invitation file.</source>
         <translation>请选择邀请文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="145" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="148" />
         <source>Type the one-time code that came with the invitation.</source>
         <translation>请输入随邀请一起收到的一次性代码。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="147" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="150" />
         <source>Choose a data directory for the joined store.</source>
         <translation>请为加入的存储选择数据目录。</translation>
     </message>
@@ -1658,12 +1658,12 @@
 <context>
     <name>PathField</name>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="28" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="29" />
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="29" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="30" />
         <source>Browse for %1</source>
         <translation>浏览选择%1</translation>
     </message>
@@ -2885,6 +2885,7 @@ Current scope: %3</source>
     </message>
     <message>
         <location filename="../../ui/views/settings/store.py" line="25" />
+        <location filename="../../ui/views/settings/store.py" line="41" />
         <source>Data directory</source>
         <translation>数据目录</translation>
     </message>
@@ -2904,7 +2905,12 @@ Current scope: %3</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/store.py" line="43" />
+        <location filename="../../ui/views/settings/store.py" line="41" />
+        <source>Database server</source>
+        <translation>数据库服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="47" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
     </message>
@@ -2912,162 +2918,162 @@ Current scope: %3</source>
 <context>
     <name>TeamPanel</name>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="43" />
+        <location filename="../../ui/views/settings/team.py" line="44" />
         <source>Team and devices</source>
         <translation>团队与设备</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="49" />
+        <location filename="../../ui/views/settings/team.py" line="50" />
         <source>Members</source>
         <translation>成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="51" />
+        <location filename="../../ui/views/settings/team.py" line="52" />
         <source>Member</source>
         <translation>成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="51" />
+        <location filename="../../ui/views/settings/team.py" line="52" />
         <source>Joined</source>
         <translation>加入时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="51" />
+        <location filename="../../ui/views/settings/team.py" line="52" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="60" />
+        <location filename="../../ui/views/settings/team.py" line="63" />
         <source>Invite…</source>
         <translation>邀请…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="62" />
+        <location filename="../../ui/views/settings/team.py" line="65" />
         <source>Join…</source>
         <translation>加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="63" />
+        <location filename="../../ui/views/settings/team.py" line="66" />
         <source>Join a team store from this computer.</source>
         <translation>让这台电脑加入团队存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="65" />
+        <location filename="../../ui/views/settings/team.py" line="68" />
         <source>Remove member…</source>
         <translation>移除成员…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="67" />
+        <location filename="../../ui/views/settings/team.py" line="70" />
         <source>Revoke the member's devices and re-encrypt the store under a new key.</source>
         <translation>吊销该成员的设备，并用新密钥重新加密存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="99" />
+        <location filename="../../ui/views/settings/team.py" line="102" />
         <source>Members' devices share this store on %1. A memory whose scope names a user (user=…) is readable only by that person's devices.</source>
         <translation>成员的设备共享 %1 上的此存储。范围中指定了用户（user=…）的记忆只有该用户的设备能读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="104" />
+        <location filename="../../ui/views/settings/team.py" line="107" />
         <source>This store is a file on this computer. To share memories between computers or with a team, create a store on a database server (memory-center init --database postgresql://…) and invite members from there. You can join a team store you were invited to.</source>
         <translation>此存储是这台电脑上的一个文件。若要在多台电脑之间或与团队共享记忆，请在数据库服务器上创建存储（memory-center init --database postgresql://…），并从那里邀请成员。您可以加入受邀的团队存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="119" />
+        <location filename="../../ui/views/settings/team.py" line="122" />
         <source>removed %1</source>
         <translation>已于 %1 移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="123" />
+        <location filename="../../ui/views/settings/team.py" line="126" />
         <source>invited, not joined yet</source>
         <translation>已邀请，尚未加入</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/team.py" line="124" />
+        <location filename="../../ui/views/settings/team.py" line="127" />
         <source>%n device(s)</source>
         <translation><numerusform>%n 台设备</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="140" />
+        <location filename="../../ui/views/settings/team.py" line="144" />
         <source>Write an invitation file for a member's device.</source>
         <translation>为成员的设备写入邀请文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="142" />
+        <location filename="../../ui/views/settings/team.py" line="146" />
         <source>Only a store on a database server can have members.</source>
         <translation>只有数据库服务器上的存储才能有成员。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="171" />
+        <location filename="../../ui/views/settings/team.py" line="175" />
         <source>Invitation written</source>
         <translation>邀请已写入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="172" />
-        <source>One-time code for %1: %2</source>
-        <translation>%1 的一次性代码：%2</translation>
+        <location filename="../../ui/views/settings/team.py" line="176" />
+        <source>One-time code for %1:</source>
+        <translation>%1 的一次性代码：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="178" />
+        <location filename="../../ui/views/settings/team.py" line="183" />
         <source>The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…</source>
         <translation>邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="183" />
+        <location filename="../../ui/views/settings/team.py" line="189" />
         <source>Invitation code</source>
         <translation>邀请代码</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="208" />
+        <location filename="../../ui/views/settings/team.py" line="214" />
         <source>Cannot read %1: %2</source>
         <translation>无法读取 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="217" />
+        <location filename="../../ui/views/settings/team.py" line="223" />
         <source>The code is wrong for this invitation. Check it and try again.</source>
         <translation>此邀请的代码不正确。请检查后重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="232" />
+        <location filename="../../ui/views/settings/team.py" line="238" />
         <source>Joined the team store</source>
         <translation>已加入团队存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="233" />
+        <location filename="../../ui/views/settings/team.py" line="239" />
         <source>This computer joined the team store; its data directory is %1.</source>
         <translation>这台电脑已加入团队存储；其数据目录为 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="240" />
+        <location filename="../../ui/views/settings/team.py" line="246" />
         <source>Open it with: memory-center --data-dir %1 gui</source>
         <translation>打开方式：memory-center --data-dir %1 gui</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="256" />
+        <location filename="../../ui/views/settings/team.py" line="262" />
         <source>Remove a member</source>
         <translation>移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="258" />
+        <location filename="../../ui/views/settings/team.py" line="264" />
         <source>Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.</source>
         <translation>移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="266" />
+        <location filename="../../ui/views/settings/team.py" line="272" />
         <source>Remove and rotate the key</source>
         <translation>移除并轮换密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="267" />
+        <location filename="../../ui/views/settings/team.py" line="273" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="269" />
+        <location filename="../../ui/views/settings/team.py" line="275" />
         <source>Confirm member removal</source>
         <translation>确认移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="280" />
+        <location filename="../../ui/views/settings/team.py" line="286" />
         <source>%1 removed; the key rotated to %2 (%3 values re-encrypted).</source>
         <translation>已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。</translation>
     </message>

@@ -6,6 +6,7 @@ The team store is on a real, throwaway PostgreSQL server (skipped without one)."
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,7 +88,9 @@ def _invite(qtbot: QtBot, panel: TeamPanel, name: str, target: Path) -> str:
     qtbot.waitUntil(lambda: panel.code_box is not None, timeout=TIMEOUT)
     box = panel.code_box
     assert box is not None
-    code = box.text().rsplit(": ", 1)[1]
+    found = re.search(r"[0-9A-Z]{5}(?:-[0-9A-Z]{5})+", box.text())
+    assert found is not None and name in box.text()
+    code = found.group(0)
     assert str(target) in box.informativeText()
     box.button(QMessageBox.StandardButton.Ok).click()
     return code

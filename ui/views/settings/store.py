@@ -19,7 +19,7 @@ class StorePanel(SettingsPanel):
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, self.tr("Store"), parent)
         self.values: dict[str, QLabel] = {}
-        form = QFormLayout(self)
+        self.form = form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         for key, title in (
             ("path", self.tr("Data directory")),
@@ -34,7 +34,11 @@ class StorePanel(SettingsPanel):
         """Show the store status."""
         v = self.values
         # A store on a database server names its URL (its local data is derived indexes).
-        v["path"].setText(st.path if "://" in st.path else str(Path(st.path).parent))
+        on_server = "://" in st.path
+        v["path"].setText(st.path if on_server else str(Path(st.path).parent))
+        title = self.form.labelForField(v["path"])
+        if isinstance(title, QLabel):
+            title.setText(self.tr("Database server") if on_server else self.tr("Data directory"))
         v["path"].setToolTip(st.path)
         v["revision"].setText(str(st.revision))
         v["schema"].setText(str(st.schema_version))

@@ -3,6 +3,7 @@ a member with key rotation (R24)."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -54,7 +55,9 @@ class TeamPanel(SettingsPanel):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.setMaximumHeight(150)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.invite_button = QPushButton(self.tr("Invite…"))
@@ -124,6 +127,7 @@ class TeamPanel(SettingsPanel):
         devices = self.tr("%n device(s)", "", m.devices)
         for col, text in enumerate((m.name, joined, devices)):
             item = QTableWidgetItem(text)
+            item.setToolTip(text)
             if m.removed_at is not None:
                 item.setForeground(self.palette().placeholderText())
             self.table.setItem(row, col, item)
@@ -169,7 +173,8 @@ class TeamPanel(SettingsPanel):
         box = QMessageBox(
             QMessageBox.Icon.Information,
             self.tr("Invitation written"),
-            self.tr("One-time code for %1: %2").replace("%1", name).replace("%2", code),
+            self.tr("One-time code for %1:").replace("%1", html.escape(name))
+            + f'<p style="font-size: 15pt; font-family: monospace;">{html.escape(code)}</p>',
             QMessageBox.StandardButton.Ok,
             self,
         )
@@ -179,6 +184,7 @@ class TeamPanel(SettingsPanel):
                 "code by different channels. On the other computer: Settings → Join…"
             ).replace("%1", str(target))
         )
+        box.setTextFormat(Qt.TextFormat.RichText)
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.setAccessibleName(self.tr("Invitation code"))
         box.finished.connect(lambda _r: setattr(self, "code_box", None))

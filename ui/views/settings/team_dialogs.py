@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLineEdit, QPushButton, 
 from ui.dialogs import _Dialog
 
 INVITATION_SUFFIX = ".mc-invitation"
+DIALOG_WIDTH = 640  # room for a whole path
 
 
 class PathField(QWidget):
@@ -62,6 +63,7 @@ class InviteDialog(_Dialog):
             ),
             parent,
         )
+        self.setMinimumWidth(DIALOG_WIDTH)
         self.folder = folder
         self.name = QLineEdit()
         self.name.setAccessibleName(self.tr("Member name"))
@@ -117,6 +119,7 @@ class JoinDialog(_Dialog):
             ),
             parent,
         )
+        self.setMinimumWidth(DIALOG_WIDTH)
         self.file = PathField(self.tr("Invitation file"), save=False)
         self.code = QLineEdit()
         self.code.setAccessibleName(self.tr("One-time code"))
