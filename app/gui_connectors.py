@@ -11,6 +11,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +33,30 @@ def join_store(folder: Path, invitation: bytes, code: str, passphrase: str | Non
     """Join the team store the invitation names into `folder`; the service is closed again."""
     MemoryService.join(folder, invitation, code, passphrase=passphrase).close()
     return folder
+
+
+def open_store_command(folder: Path) -> list[str]:
+    """The command line that opens the memory center on `folder` (the built executable, or
+    this Python on the `app` package)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--data-dir", str(folder), "gui"]
+    entry = "from app.launch import main; main()"
+    return [sys.executable, "-c", entry, "--data-dir", str(folder), "gui"]
+
+
+def open_store(folder: Path) -> None:
+    """Start a memory center window on `folder` in its own process."""
+    root = str(Path(__file__).resolve().parents[1])
+    path = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
+    subprocess.Popen(
+        open_store_command(folder),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # it outlives this window
+    )
 
 
 @dataclass(frozen=True)
@@ -125,5 +152,10 @@ def desktop_connectors(data_dir: Path, *, demo: bool = False) -> Connectors:
     """What Settings offers for the store at `data_dir` (only joining in the demo store:
     hooks and capture would point the user's agents at sample data)."""
     if demo:
-        return Connectors(join_store=join_store)
-    return Connectors(join_store=join_store, hooks=DesktopHooks(data_dir), capture=DesktopCapture())
+        return Connectors(join_store=join_store, open_store=open_store)
+    return Connectors(
+        join_store=join_store,
+        hooks=DesktopHooks(data_dir),
+        capture=DesktopCapture(),
+        open_store=open_store,
+    )

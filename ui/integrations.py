@@ -98,3 +98,5 @@ class Connectors:
     join_store: JoinStore | None = None
     hooks: HookControl | None = None
     capture: CaptureControl | None = None
+    open_store: Callable[[Path], None] | None = None
+    """Opens the store at a data directory in a new memory center window (its own process)."""

@@ -1143,12 +1143,12 @@
 <context>
     <name>InviteDialog</name>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="59" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="60" />
         <source>Invite a member's device</source>
         <translation>邀请成员的设备</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="61" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="62" />
         <source>Writes an invitation file that lets one device join this store. Its one-time code is shown next; send the file and the code by different channels.</source>
         <translation>写入一个邀请文件，让一台设备加入此存储。接下来会显示一次性代码；请通过不同渠道发送文件和代码。</translation>
     </message>
@@ -1198,54 +1198,54 @@
         <translation>使用邀请文件及其一次性代码，让这台电脑加入数据库服务器上的存储。加入的存储有自己的数据目录。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="123" />
-        <location filename="../../ui/views/settings/team_dialogs.py" line="133" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="122" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="132" />
         <source>Invitation file</source>
         <translation>邀请文件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="125" />
-        <location filename="../../ui/views/settings/team_dialogs.py" line="134" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="124" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="133" />
         <source>One-time code</source>
         <translation>一次性代码</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="126" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="125" />
         <source>Data directory of the joined store</source>
         <translation>加入的存储的数据目录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="131" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="130" />
         <source>Passphrase for the key on this computer</source>
         <translation>此电脑上密钥的口令</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="132" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="131" />
         <source>empty: keep the key in the system keyring</source>
         <translation>留空：密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="135" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="134" />
         <source>Data directory</source>
         <translation>数据目录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="136" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="135" />
         <source>Key passphrase</source>
         <translation>密钥口令</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="146" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="145" />
         <source>Choose the invitation file.</source>
         <translation>请选择邀请文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="148" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="147" />
         <source>Type the one-time code that came with the invitation.</source>
         <translation>请输入随邀请一起收到的一次性代码。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="150" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="149" />
         <source>Choose a data directory for the joined store.</source>
         <translation>请为加入的存储选择数据目录。</translation>
     </message>
@@ -1658,12 +1658,12 @@
 <context>
     <name>PathField</name>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="29" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="30" />
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team_dialogs.py" line="30" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="31" />
         <source>Browse for %1</source>
         <translation>浏览选择%1</translation>
     </message>
@@ -2918,7 +2918,7 @@ Current scope: %3</source>
 <context>
     <name>TeamPanel</name>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="44" />
+        <location filename="../../ui/views/settings/team.py" line="45" />
         <source>Team and devices</source>
         <translation>团队与设备</translation>
     </message>
@@ -2968,112 +2968,117 @@ Current scope: %3</source>
         <translation>吊销该成员的设备，并用新密钥重新加密存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="102" />
+        <location filename="../../ui/views/settings/team.py" line="100" />
         <source>Members' devices share this store on %1. A memory whose scope names a user (user=…) is readable only by that person's devices.</source>
         <translation>成员的设备共享 %1 上的此存储。范围中指定了用户（user=…）的记忆只有该用户的设备能读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="107" />
+        <location filename="../../ui/views/settings/team.py" line="105" />
         <source>This store is a file on this computer. To share memories between computers or with a team, create a store on a database server (memory-center init --database postgresql://…) and invite members from there. You can join a team store you were invited to.</source>
         <translation>此存储是这台电脑上的一个文件。若要在多台电脑之间或与团队共享记忆，请在数据库服务器上创建存储（memory-center init --database postgresql://…），并从那里邀请成员。您可以加入受邀的团队存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="122" />
+        <location filename="../../ui/views/settings/team.py" line="120" />
         <source>removed %1</source>
         <translation>已于 %1 移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="126" />
+        <location filename="../../ui/views/settings/team.py" line="124" />
         <source>invited, not joined yet</source>
         <translation>已邀请，尚未加入</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/team.py" line="127" />
+        <location filename="../../ui/views/settings/team.py" line="125" />
         <source>%n device(s)</source>
         <translation><numerusform>%n 台设备</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="144" />
+        <location filename="../../ui/views/settings/team.py" line="142" />
         <source>Write an invitation file for a member's device.</source>
         <translation>为成员的设备写入邀请文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="146" />
+        <location filename="../../ui/views/settings/team.py" line="144" />
         <source>Only a store on a database server can have members.</source>
         <translation>只有数据库服务器上的存储才能有成员。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="175" />
+        <location filename="../../ui/views/settings/team.py" line="173" />
         <source>Invitation written</source>
         <translation>邀请已写入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="176" />
+        <location filename="../../ui/views/settings/team.py" line="174" />
         <source>One-time code for %1:</source>
         <translation>%1 的一次性代码：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="183" />
+        <location filename="../../ui/views/settings/team.py" line="181" />
         <source>The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…</source>
         <translation>邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="189" />
+        <location filename="../../ui/views/settings/team.py" line="187" />
         <source>Invitation code</source>
         <translation>邀请代码</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="214" />
+        <location filename="../../ui/views/settings/team.py" line="212" />
         <source>Cannot read %1: %2</source>
         <translation>无法读取 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="223" />
+        <location filename="../../ui/views/settings/team.py" line="221" />
         <source>The code is wrong for this invitation. Check it and try again.</source>
         <translation>此邀请的代码不正确。请检查后重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="238" />
+        <location filename="../../ui/views/settings/team.py" line="236" />
         <source>Joined the team store</source>
         <translation>已加入团队存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="239" />
+        <location filename="../../ui/views/settings/team.py" line="237" />
         <source>This computer joined the team store; its data directory is %1.</source>
         <translation>这台电脑已加入团队存储；其数据目录为 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="246" />
+        <location filename="../../ui/views/settings/team.py" line="244" />
         <source>Open it with: memory-center --data-dir %1 gui</source>
         <translation>打开方式：memory-center --data-dir %1 gui</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="262" />
+        <location filename="../../ui/views/settings/team.py" line="251" />
+        <source>Open it now</source>
+        <translation>立即打开</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="266" />
         <source>Remove a member</source>
         <translation>移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="264" />
+        <location filename="../../ui/views/settings/team.py" line="268" />
         <source>Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.</source>
         <translation>移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="272" />
+        <location filename="../../ui/views/settings/team.py" line="276" />
         <source>Remove and rotate the key</source>
         <translation>移除并轮换密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="273" />
+        <location filename="../../ui/views/settings/team.py" line="277" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="275" />
+        <location filename="../../ui/views/settings/team.py" line="279" />
         <source>Confirm member removal</source>
         <translation>确认移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="286" />
+        <location filename="../../ui/views/settings/team.py" line="290" />
         <source>%1 removed; the key rotated to %2 (%3 values re-encrypted).</source>
         <translation>已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。</translation>
     </message>

@@ -4,6 +4,7 @@ a member with key rotation (R24)."""
 from __future__ import annotations
 
 import html
+import shlex
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -43,7 +44,6 @@ class TeamPanel(SettingsPanel):
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, self.tr("Team and devices"), parent)
         self.on_server = False
-        self.data_dir = Path.home()
         self.intro = QLabel()
         self.intro.setWordWrap(True)
         self.table = QTableWidget(0, 3)
@@ -95,8 +95,6 @@ class TeamPanel(SettingsPanel):
     def show_team(self, status: StoreStatus, members: list[MemberInfo]) -> None:
         """Show the members (current ones first) and say what a local store can do."""
         self.on_server = is_server_store(status)
-        if not self.on_server:
-            self.data_dir = Path(status.path).parent
         self.intro.setText(
             self.tr(
                 "Members' devices share this store on %1. A memory whose scope names a user "
@@ -196,7 +194,7 @@ class TeamPanel(SettingsPanel):
     def ask_join(self) -> None:
         """Ask for the invitation, its code and a folder; the dialog stays open on a wrong
         code."""
-        dialog = JoinDialog(self.data_dir.parent / JOINED_FOLDER, self)
+        dialog = JoinDialog(Path.home() / JOINED_FOLDER, self)
         dialog.join_requested.connect(lambda: self._join(dialog))
         dialog.finished.connect(lambda _r: setattr(self, "join_dialog", None))
         self.join_dialog = dialog
@@ -243,9 +241,15 @@ class TeamPanel(SettingsPanel):
             self,
         )
         box.setInformativeText(
-            self.tr("Open it with: memory-center --data-dir %1 gui").replace("%1", str(folder))
+            self.tr("Open it with: memory-center --data-dir %1 gui").replace(
+                "%1", shlex.quote(str(folder))
+            )
         )
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        opener = self.ctx.connectors.open_store
+        if opener is not None:
+            now = box.addButton(self.tr("Open it now"), QMessageBox.ButtonRole.AcceptRole)
+            now.clicked.connect(lambda: opener(folder))
         box.finished.connect(lambda _r: setattr(self, "joined_box", None))
         self.joined_box = box
         box.open()

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLineEdit, QPushButton, 
 from ui.dialogs import _Dialog
 
 INVITATION_SUFFIX = ".mc-invitation"
-DIALOG_WIDTH = 640  # room for a whole path
+PATH_WIDTH = 380  # room for a whole path
 
 
 class PathField(QWidget):
@@ -26,6 +26,7 @@ class PathField(QWidget):
         self.folder = folder
         self.edit = QLineEdit()
         self.edit.setAccessibleName(name)
+        self.edit.setMinimumWidth(PATH_WIDTH)
         self.browse = QPushButton(self.tr("Browse…"))
         self.browse.setAccessibleName(self.tr("Browse for %1").replace("%1", name))
         self.browse.clicked.connect(self._choose)
@@ -63,7 +64,6 @@ class InviteDialog(_Dialog):
             ),
             parent,
         )
-        self.setMinimumWidth(DIALOG_WIDTH)
         self.folder = folder
         self.name = QLineEdit()
         self.name.setAccessibleName(self.tr("Member name"))
@@ -119,7 +119,6 @@ class JoinDialog(_Dialog):
             ),
             parent,
         )
-        self.setMinimumWidth(DIALOG_WIDTH)
         self.file = PathField(self.tr("Invitation file"), save=False)
         self.code = QLineEdit()
         self.code.setAccessibleName(self.tr("One-time code"))
