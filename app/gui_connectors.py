@@ -21,6 +21,7 @@ from pathlib import Path
 
 from app.capture.watch import AGENTS, Watcher
 from app.hooks import install as hooks
+from app.paths import PASSPHRASE_ENV
 from core import MemoryCenterError, MemoryService
 
 from ui.integrations import CaptureAgent, Connectors, HookState
@@ -49,6 +50,8 @@ def open_store(folder: Path) -> None:
     root = str(Path(__file__).resolve().parents[1])
     path = os.environ.get("PYTHONPATH")
     env = {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
+    # A passphrase given to this window is for this store; the other one asks for its own.
+    env.pop(PASSPHRASE_ENV, None)
     subprocess.Popen(
         open_store_command(folder),
         env=env,

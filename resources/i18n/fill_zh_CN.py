@@ -650,6 +650,7 @@ ZH.update(
         "Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.": "移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。",
         "Remove and rotate the key": "移除并轮换密钥",
         "Confirm member removal": "确认移除成员",
+        "revoked": "已吊销",
         "Open it now": "立即打开",
         "Database server": "数据库服务器",
         "Open a result to see the comparison.": "打开一个结果以查看对比。",

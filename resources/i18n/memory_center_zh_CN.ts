@@ -2987,98 +2987,103 @@ Current scope: %3</source>
         <source>invited, not joined yet</source>
         <translation>已邀请，尚未加入</translation>
     </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="127" />
+        <source>revoked</source>
+        <translation>已吊销</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/team.py" line="125" />
+        <location filename="../../ui/views/settings/team.py" line="129" />
         <source>%n device(s)</source>
         <translation><numerusform>%n 台设备</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="142" />
+        <location filename="../../ui/views/settings/team.py" line="147" />
         <source>Write an invitation file for a member's device.</source>
         <translation>为成员的设备写入邀请文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="144" />
+        <location filename="../../ui/views/settings/team.py" line="149" />
         <source>Only a store on a database server can have members.</source>
         <translation>只有数据库服务器上的存储才能有成员。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="173" />
+        <location filename="../../ui/views/settings/team.py" line="178" />
         <source>Invitation written</source>
         <translation>邀请已写入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="174" />
+        <location filename="../../ui/views/settings/team.py" line="179" />
         <source>One-time code for %1:</source>
         <translation>%1 的一次性代码：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="181" />
+        <location filename="../../ui/views/settings/team.py" line="186" />
         <source>The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…</source>
         <translation>邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="187" />
+        <location filename="../../ui/views/settings/team.py" line="192" />
         <source>Invitation code</source>
         <translation>邀请代码</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="212" />
+        <location filename="../../ui/views/settings/team.py" line="217" />
         <source>Cannot read %1: %2</source>
         <translation>无法读取 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="221" />
+        <location filename="../../ui/views/settings/team.py" line="226" />
         <source>The code is wrong for this invitation. Check it and try again.</source>
         <translation>此邀请的代码不正确。请检查后重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="236" />
+        <location filename="../../ui/views/settings/team.py" line="241" />
         <source>Joined the team store</source>
         <translation>已加入团队存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="237" />
+        <location filename="../../ui/views/settings/team.py" line="242" />
         <source>This computer joined the team store; its data directory is %1.</source>
         <translation>这台电脑已加入团队存储；其数据目录为 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="244" />
+        <location filename="../../ui/views/settings/team.py" line="249" />
         <source>Open it with: memory-center --data-dir %1 gui</source>
         <translation>打开方式：memory-center --data-dir %1 gui</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="251" />
+        <location filename="../../ui/views/settings/team.py" line="256" />
         <source>Open it now</source>
         <translation>立即打开</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="266" />
+        <location filename="../../ui/views/settings/team.py" line="271" />
         <source>Remove a member</source>
         <translation>移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="268" />
+        <location filename="../../ui/views/settings/team.py" line="273" />
         <source>Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.</source>
         <translation>移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="276" />
+        <location filename="../../ui/views/settings/team.py" line="281" />
         <source>Remove and rotate the key</source>
         <translation>移除并轮换密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="277" />
+        <location filename="../../ui/views/settings/team.py" line="282" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="279" />
+        <location filename="../../ui/views/settings/team.py" line="284" />
         <source>Confirm member removal</source>
         <translation>确认移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="290" />
+        <location filename="../../ui/views/settings/team.py" line="295" />
         <source>%1 removed; the key rotated to %2 (%3 values re-encrypted).</source>
         <translation>已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。</translation>
     </message>

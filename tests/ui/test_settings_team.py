@@ -145,4 +145,5 @@ def test_invite_join_and_remove(
     qtbot.waitUntil(lambda: "kim-laptop removed" in window.message.text(), timeout=30_000)
     assert service.key_info().active_key_id != old_key
     qtbot.waitUntil(lambda: panel.table.item(0, 1).text().startswith("removed"), timeout=10_000)
+    assert panel.table.item(0, 2).text() == "revoked"
     assert not panel.remove_button.isEnabled()

@@ -122,7 +122,12 @@ class TeamPanel(SettingsPanel):
             joined = local_time(m.joined_at)
         else:
             joined = self.tr("invited, not joined yet")
-        devices = self.tr("%n device(s)", "", m.devices)
+        # A removed member's devices were revoked with them.
+        devices = (
+            self.tr("revoked")
+            if m.removed_at is not None
+            else self.tr("%n device(s)", "", m.devices)
+        )
         for col, text in enumerate((m.name, joined, devices)):
             item = QTableWidgetItem(text)
             item.setToolTip(text)
