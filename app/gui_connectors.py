@@ -18,11 +18,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from app.capture.watch import AGENTS, Watcher
 from app.hooks import install as hooks
 from app.paths import PASSPHRASE_ENV
-from core import MemoryCenterError, MemoryService
+from core import InvalidInputError, MemoryCenterError, MemoryService
 
 from ui.integrations import CaptureAgent, Connectors, HookState
 
@@ -34,6 +35,24 @@ def join_store(folder: Path, invitation: bytes, code: str, passphrase: str | Non
     """Join the team store the invitation names into `folder`; the service is closed again."""
     MemoryService.join(folder, invitation, code, passphrase=passphrase).close()
     return folder
+
+
+def run_ab(transcripts: Path, policies: list[Path]) -> dict[str, Any]:
+    """`eval ab --transcripts DIR --policy …`: the same JSON document as its `--out`.
+
+    Raises:
+        InvalidInputError: a configuration or a recorded session is not valid, or two
+            configurations share a name.
+    """
+    from app.evaluation.cli import _document, _run
+    from app.evaluation.replay import load_configuration
+    from app.evaluation.sessions import load_dir
+
+    configs = [load_configuration(p) for p in policies]
+    if len({c.name for c in configs}) != len(configs):
+        raise InvalidInputError("--policy", "configuration names must differ")
+    sessions = load_dir(transcripts)
+    return _document(_run(configs, sessions), [s.name for s in sessions])
 
 
 def open_store_command(folder: Path) -> list[str]:
@@ -155,10 +174,11 @@ def desktop_connectors(data_dir: Path, *, demo: bool = False) -> Connectors:
     """What Settings offers for the store at `data_dir` (only joining in the demo store:
     hooks and capture would point the user's agents at sample data)."""
     if demo:
-        return Connectors(join_store=join_store, open_store=open_store)
+        return Connectors(join_store=join_store, open_store=open_store, run_ab=run_ab)
     return Connectors(
         join_store=join_store,
         hooks=DesktopHooks(data_dir),
         capture=DesktopCapture(),
         open_store=open_store,
+        run_ab=run_ab,
     )

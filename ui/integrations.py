@@ -100,3 +100,6 @@ class Connectors:
     capture: CaptureControl | None = None
     open_store: Callable[[Path], None] | None = None
     """Opens the store at a data directory in a new memory center window (its own process)."""
+    run_ab: Callable[[Path, list[Path]], object] | None = None
+    """`eval ab` over a folder of recorded sessions and configuration files: its JSON document
+    (runs long: call it off the UI thread)."""

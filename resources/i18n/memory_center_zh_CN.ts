@@ -3,47 +3,47 @@
 <context>
     <name>AbChart</name>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="50" />
+        <location filename="../../ui/views/ab_chart.py" line="54" />
         <source>Evidence recall</source>
         <translation>证据召回率</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="51" />
+        <location filename="../../ui/views/ab_chart.py" line="55" />
         <source>Precision of injected memory</source>
         <translation>注入记忆的精确率</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="52" />
+        <location filename="../../ui/views/ab_chart.py" line="56" />
         <source>Leakage (must be 0)</source>
         <translation>泄漏（必须为 0）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="53" />
+        <location filename="../../ui/views/ab_chart.py" line="57" />
         <source>Stale citations</source>
         <translation>过期引用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="54" />
+        <location filename="../../ui/views/ab_chart.py" line="58" />
         <source>Wrong adoption</source>
         <translation>错误采纳</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="55" />
+        <location filename="../../ui/views/ab_chart.py" line="59" />
         <source>Tokens injected per call</source>
         <translation>每次调用注入的词元数</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="56" />
+        <location filename="../../ui/views/ab_chart.py" line="60" />
         <source>Latency p50 (ms)</source>
         <translation>延迟 p50（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="115" />
+        <location filename="../../ui/views/ab_chart.py" line="119" />
         <source>Comparison chart</source>
         <translation>对比图</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="145" />
+        <location filename="../../ui/views/ab_chart.py" line="149" />
         <source>Open a result to see the comparison.</source>
         <translation>打开一个结果以查看对比。</translation>
     </message>
@@ -51,37 +51,68 @@
 <context>
     <name>AbComparisonDialog</name>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="189" />
+        <location filename="../../ui/views/ab_chart.py" line="201" />
         <source>Memory A/B comparison</source>
         <translation>记忆 A/B 对比</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="192" />
+        <location filename="../../ui/views/ab_chart.py" line="204" />
         <source>Compare configurations of memory (for example memory on and off) on recorded sessions. Create a result with: memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</source>
         <translation>在录制的会话上比较不同的记忆配置（例如开启与关闭记忆）。生成结果的命令：memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="199" />
+        <location filename="../../ui/views/ab_chart.py" line="211" />
         <source>Open result…</source>
         <translation>打开结果…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="208" />
+        <location filename="../../ui/views/ab_chart.py" line="213" />
+        <source>Run on recorded sessions…</source>
+        <translation>在录制的会话上运行…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="216" />
+        <source>Choose a folder of recorded sessions, then two or more configuration files; each session is replayed under each configuration (this takes a while).</source>
+        <translation>先选择录制会话所在的文件夹，再选择两个或更多配置文件；每个会话会在每种配置下重放（需要一些时间）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="229" />
         <source>Comparison table</source>
         <translation>对比表</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="235" />
+        <location filename="../../ui/views/ab_chart.py" line="257" />
         <source>Open an A/B result</source>
         <translation>打开 A/B 结果</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="237" />
+        <location filename="../../ui/views/ab_chart.py" line="259" />
+        <location filename="../../ui/views/ab_chart.py" line="275" />
         <source>JSON files (*.json);;All files (*)</source>
         <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
     </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="267" />
+        <source>Folder of recorded sessions</source>
+        <translation>录制会话所在的文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="273" />
+        <source>Configurations to compare (two or more)</source>
+        <translation>要比较的配置（两个或更多）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="286" />
+        <source>Choose two or more configuration files to compare.</source>
+        <translation>请选择两个或更多配置文件进行比较。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="290" />
+        <source>Replaying the recorded sessions… this takes a while.</source>
+        <translation>正在重放录制的会话…需要一些时间。</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../ui/views/ab_chart.py" line="256" />
+        <location filename="../../ui/views/ab_chart.py" line="335" />
         <source>%1 — %n recorded session(s)</source>
         <translation><numerusform>%1 — %n 个录制的会话</numerusform></translation>
     </message>

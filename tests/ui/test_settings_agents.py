@@ -50,7 +50,7 @@ def agents_window(
     win = MainWindow(
         demo,
         now=clock.now,
-        connectors=Connectors(base.join_store, base.hooks, capture),
+        connectors=Connectors(base.join_store, base.hooks, capture, run_ab=base.run_ab),
     )
     qtbot.addWidget(win)
     win.show()
@@ -226,3 +226,37 @@ def test_ab_result_shows_as_chart_and_table(
     _click(qtbot, dialog.open_button)
     assert "notes.json" in dialog.problem.text() and "not an A/B result" in dialog.problem.text()
     assert table.item(5, 0).text() == "130.8"
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_ab_runs_on_recorded_sessions_from_the_dialog(
+    qtbot: QtBot, agents_window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run… replays a recorded session under two configurations (the real evaluation) and
+    shows the result; memory off injects nothing and leaks nothing."""
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    for name in ("en-billing.jsonl", "en-billing.eval.json"):
+        shutil.copy(EXAMPLES / "ab_sessions" / name, sessions / name)
+    policies = [EXAMPLES / "ab_policies" / f"{n}.json" for n in ("memory-on", "memory-off")]
+    chosen: list[tuple[Path, list[Path]]] = [(sessions, [policies[0], policies[0]])]
+    monkeypatch.setattr(AbComparisonDialog, "choose_run_inputs", lambda _self: chosen[0])
+    panel = _agents(qtbot, agents_window)
+    _click(qtbot, panel.ab_button)
+    dialog = panel.ab_dialog
+    assert dialog is not None and dialog.run_button.isVisible()
+    _click(qtbot, dialog.run_button)  # the same configuration twice: refused by name
+    qtbot.waitUntil(lambda: "must differ" in dialog.problem.text(), timeout=60_000)
+    assert dialog.table.rowCount() == 0 and dialog.run_button.isEnabled()
+    chosen[0] = (sessions, policies)
+    _click(qtbot, dialog.run_button)
+    assert not dialog.run_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.table.columnCount() == 2, timeout=120_000)
+    table = dialog.table
+    assert [table.horizontalHeaderItem(c).text() for c in range(2)] == ["memory-on", "memory-off"]
+    assert "sessions — 1 recorded session" in dialog.source.text()
+    assert table.item(0, 1).text() == "0 %"  # memory off: no evidence recalled
+    assert table.item(2, 0).text() == "0 %" and table.item(2, 1).text() == "0 %"  # no leakage
+    assert float(table.item(5, 0).text()) > 0 and table.item(5, 1).text() == "0"

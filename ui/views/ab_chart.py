@@ -8,7 +8,7 @@ metric is a group of bars, one per configuration, scaled to the largest value of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
 
 from core import InvalidInputError, parse_json
 
+from ui.tasks import TaskRunner
+
 RATES = (
     "evidence_recall",
     "precision",
@@ -41,6 +43,8 @@ RATES = (
     "wrong_adoption_rate",
 )
 AMOUNTS = ("tokens_per_call", "latency_p50_ms")
+Runner = Callable[[Path, list[Path]], object]
+"""Runs `eval ab` over a sessions folder and configuration files; its JSON document."""
 COLOURS = ("#3b82c4", "#e08a2e", "#4f9d5d", "#b5485d", "#7d62b3", "#5f6b7a")
 
 
@@ -184,8 +188,16 @@ class BarChart(QWidget):
 class AbComparisonDialog(QDialog):
     """ "Open result…" loads an `eval ab` JSON file; the chart and the table show it."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        runner: Runner | None = None,
+        tasks: TaskRunner | None = None,
+    ) -> None:
         super().__init__(parent)
+        self.runner = runner
+        self.tasks = tasks
         self.setWindowTitle(self.tr("Memory A/B comparison"))
         intro = QLabel(
             self.tr(
@@ -198,6 +210,15 @@ class AbComparisonDialog(QDialog):
         intro.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_button = QPushButton(self.tr("Open result…"))
         self.open_button.clicked.connect(self.choose_and_load)
+        self.run_button = QPushButton(self.tr("Run on recorded sessions…"))
+        self.run_button.setToolTip(
+            self.tr(
+                "Choose a folder of recorded sessions, then two or more configuration files; "
+                "each session is replayed under each configuration (this takes a while)."
+            )
+        )
+        self.run_button.clicked.connect(self.choose_and_run)
+        self.run_button.setVisible(runner is not None and tasks is not None)
         self.source = QLabel()
         self.source.setWordWrap(True)
         self.problem = QLabel()
@@ -217,6 +238,7 @@ class AbComparisonDialog(QDialog):
         body.addWidget(self.table, 1)
         top = QHBoxLayout()
         top.addWidget(self.open_button)
+        top.addWidget(self.run_button)
         top.addWidget(self.source, 1)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.reject)
@@ -238,6 +260,59 @@ class AbComparisonDialog(QDialog):
         )
         return name
 
+    def choose_run_inputs(self) -> tuple[Path, list[Path]] | None:
+        """Ask for the sessions folder and the configuration files (None when cancelled).
+        Tests replace this."""
+        folder = QFileDialog.getExistingDirectory(
+            self, self.tr("Folder of recorded sessions"), str(Path.home())
+        )
+        if not folder:
+            return None
+        names, _filter = QFileDialog.getOpenFileNames(
+            self,
+            self.tr("Configurations to compare (two or more)"),
+            folder,
+            self.tr("JSON files (*.json);;All files (*)"),
+        )
+        return (Path(folder), [Path(n) for n in names]) if names else None
+
+    def choose_and_run(self) -> None:
+        """Replay the chosen sessions under the chosen configurations (in the background)."""
+        chosen = self.choose_run_inputs()
+        if chosen is None or self.runner is None or self.tasks is None:
+            return
+        folder, policies = chosen
+        if len(policies) < 2:
+            self.problem.setText(self.tr("Choose two or more configuration files to compare."))
+            return
+        runner = self.runner
+        self.problem.setText("")
+        self.source.setText(self.tr("Replaying the recorded sessions… this takes a while."))
+        self.run_button.setEnabled(False)
+        self.open_button.setEnabled(False)
+        self.tasks.run(lambda: runner(folder, policies), self._ran(folder), self._run_failed)
+
+    def _ran(self, folder: Path) -> Callable[[object], None]:
+        def done(doc: object) -> None:
+            self._running_done()
+            try:
+                comparison = comparison_of(doc, str(folder))
+            except InvalidInputError as exc:
+                self.problem.setText(exc.message)
+                return
+            self.show_comparison(comparison, folder.name)
+
+        return done
+
+    def _run_failed(self, exc: BaseException) -> None:
+        self._running_done()
+        self.source.setText("")
+        self.problem.setText(getattr(exc, "message", str(exc)))
+
+    def _running_done(self) -> None:
+        self.run_button.setEnabled(True)
+        self.open_button.setEnabled(True)
+
     def choose_and_load(self) -> None:
         """Ask for a file and show it."""
         name = self.choose_path()
@@ -251,11 +326,13 @@ class AbComparisonDialog(QDialog):
         except InvalidInputError as exc:
             self.problem.setText(exc.message)
             return
+        self.show_comparison(comparison, path.name)
+
+    def show_comparison(self, comparison: Comparison, name: str) -> None:
+        """Show `comparison` (named after its file or sessions folder)."""
         self.problem.setText("")
         self.source.setText(
-            self.tr("%1 — %n recorded session(s)", "", len(comparison.sessions)).replace(
-                "%1", path.name
-            )
+            self.tr("%1 — %n recorded session(s)", "", len(comparison.sessions)).replace("%1", name)
         )
         self.chart.show_comparison(comparison)
         self._fill_table(comparison)

@@ -274,7 +274,7 @@ class AgentsPanel(SettingsPanel):
 
     def open_comparison(self) -> None:
         """Open the A/B comparison dialog."""
-        dialog = AbComparisonDialog(self)
+        dialog = AbComparisonDialog(self, runner=self.ctx.connectors.run_ab, tasks=self.ctx.tasks)
         dialog.finished.connect(lambda _r: setattr(self, "ab_dialog", None))
         self.ab_dialog = dialog
         dialog.open()
