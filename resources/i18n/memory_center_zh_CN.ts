@@ -43,7 +43,7 @@
         <translation>对比图</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="149" />
+        <location filename="../../ui/views/ab_chart.py" line="150" />
         <source>Open a result to see the comparison.</source>
         <translation>打开一个结果以查看对比。</translation>
     </message>
@@ -51,68 +51,73 @@
 <context>
     <name>AbComparisonDialog</name>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="201" />
+        <location filename="../../ui/views/ab_chart.py" line="203" />
         <source>Memory A/B comparison</source>
         <translation>记忆 A/B 对比</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="204" />
+        <location filename="../../ui/views/ab_chart.py" line="206" />
         <source>Compare configurations of memory (for example memory on and off) on recorded sessions. Create a result with: memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</source>
         <translation>在录制的会话上比较不同的记忆配置（例如开启与关闭记忆）。生成结果的命令：memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="211" />
+        <location filename="../../ui/views/ab_chart.py" line="213" />
         <source>Open result…</source>
         <translation>打开结果…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="213" />
+        <location filename="../../ui/views/ab_chart.py" line="215" />
         <source>Run on recorded sessions…</source>
         <translation>在录制的会话上运行…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="216" />
+        <location filename="../../ui/views/ab_chart.py" line="218" />
         <source>Choose a folder of recorded sessions, then two or more configuration files; each session is replayed under each configuration (this takes a while).</source>
         <translation>先选择录制会话所在的文件夹，再选择两个或更多配置文件；每个会话会在每种配置下重放（需要一些时间）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="229" />
+        <location filename="../../ui/views/ab_chart.py" line="231" />
         <source>Comparison table</source>
         <translation>对比表</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="257" />
+        <location filename="../../ui/views/ab_chart.py" line="246" />
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="260" />
         <source>Open an A/B result</source>
         <translation>打开 A/B 结果</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="259" />
-        <location filename="../../ui/views/ab_chart.py" line="275" />
+        <location filename="../../ui/views/ab_chart.py" line="262" />
+        <location filename="../../ui/views/ab_chart.py" line="278" />
         <source>JSON files (*.json);;All files (*)</source>
         <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="267" />
+        <location filename="../../ui/views/ab_chart.py" line="270" />
         <source>Folder of recorded sessions</source>
         <translation>录制会话所在的文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="273" />
+        <location filename="../../ui/views/ab_chart.py" line="276" />
         <source>Configurations to compare (two or more)</source>
         <translation>要比较的配置（两个或更多）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="286" />
+        <location filename="../../ui/views/ab_chart.py" line="289" />
         <source>Choose two or more configuration files to compare.</source>
         <translation>请选择两个或更多配置文件进行比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="290" />
+        <location filename="../../ui/views/ab_chart.py" line="293" />
         <source>Replaying the recorded sessions… this takes a while.</source>
         <translation>正在重放录制的会话…需要一些时间。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/ab_chart.py" line="335" />
+        <location filename="../../ui/views/ab_chart.py" line="338" />
         <source>%1 — %n recorded session(s)</source>
         <translation><numerusform>%1 — %n 个录制的会话</numerusform></translation>
     </message>

@@ -135,7 +135,12 @@ class BarChart(QWidget):
         n = len(self.comparison.configurations)
         rows = len(self.metrics())
         legend = 24
-        return QSize(480, legend + rows * (18 + n * (self.BAR + 2) + self.GAP))
+        line = self._title_height() + 2
+        return QSize(480, legend + rows * (line + n * (self.BAR + 2) + self.GAP))
+
+    def _title_height(self) -> int:
+        # Room for fallback fonts (CJK glyphs are taller than the UI font's metrics say).
+        return int(self.fontMetrics().height() * 1.5)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -155,8 +160,11 @@ class BarChart(QWidget):
         width = self.width() - 90
         for key in self.metrics():
             painter.setPen(self.palette().windowText().color())
-            painter.drawText(QRectF(0, y, self.width(), 16), titles[key])
-            y += 18
+            line = self._title_height()
+            painter.drawText(
+                QRectF(0, y, self.width(), line), Qt.AlignmentFlag.AlignVCenter, titles[key]
+            )
+            y += line + 2
             values = [self.comparison.configurations[n].get(key, 0.0) for n in names]
             top = 1.0 if key in RATES else max(values) or 1.0
             for i, value in enumerate(values):
@@ -241,6 +249,7 @@ class AbComparisonDialog(QDialog):
         top.addWidget(self.run_button)
         top.addWidget(self.source, 1)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Close"))
         close.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
