@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +104,10 @@ class DesktopHooks:
 
 @dataclass
 class _Run:
-    thread: threading.Thread
-    stop: threading.Event
+    failed: Callable[[str], None]
+    """Told why capture stopped; the latest caller's (a rebuilt window replaces it)."""
+    stop: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
 
 
 class DesktopCapture:
@@ -123,33 +125,32 @@ class DesktopCapture:
 
     def start(self, agent: str, service: MemoryService, failed: Callable[[str], None]) -> None:
         if self.running(agent):
+            self._runs[agent].failed = failed
             return
         spec = AGENTS[agent]
         watcher = Watcher(service, spec, self.folders[agent], from_now=True)
-        stop = threading.Event()
-        thread = threading.Thread(
-            target=self._follow, args=(watcher, stop, failed), name=f"mc-capture-{agent}"
+        run = _Run(failed)
+        # Daemon: never keeps the process alive after the window closed.
+        run.thread = threading.Thread(
+            target=self._follow, args=(watcher, run), name=f"mc-capture-{agent}", daemon=True
         )
-        thread.daemon = True  # never keeps the process alive after the window closed
-        self._runs[agent] = _Run(thread, stop)
-        thread.start()
+        self._runs[agent] = run
+        run.thread.start()
 
-    def _follow(
-        self, watcher: Watcher, stop: threading.Event, failed: Callable[[str], None]
-    ) -> None:
-        while not stop.is_set():
+    def _follow(self, watcher: Watcher, run: _Run) -> None:
+        while not run.stop.is_set():
             try:
                 watcher.run_once()
                 # The first pass marked the files already there as read up to their end;
                 # a session that starts later is read from its first line.
                 watcher.from_now = False
             except MemoryCenterError as exc:
-                failed(exc.message)
+                run.failed(exc.message)
                 return
             except Exception as exc:  # a closed store, a vanished folder: stop and say so
-                failed(str(exc) or type(exc).__name__)
+                run.failed(str(exc) or type(exc).__name__)
                 return
-            stop.wait(self.interval)
+            run.stop.wait(self.interval)
 
     def stop(self, agent: str) -> None:
         run = self._runs.pop(agent, None)
@@ -158,7 +159,12 @@ class DesktopCapture:
 
     def running(self, agent: str) -> bool:
         run = self._runs.get(agent)
-        return run is not None and run.thread.is_alive() and not run.stop.is_set()
+        return (
+            run is not None
+            and run.thread is not None
+            and run.thread.is_alive()
+            and not run.stop.is_set()
+        )
 
     def stop_all(self) -> None:
         runs = list(self._runs.values())
@@ -167,7 +173,8 @@ class DesktopCapture:
             run.stop.set()
         for run in runs:
             # Let a pass in progress finish its transaction before the store closes.
-            run.thread.join(STOP_WAIT_S)
+            if run.thread is not None:
+                run.thread.join(STOP_WAIT_S)
 
 
 def desktop_connectors(data_dir: Path, *, demo: bool = False) -> Connectors:

@@ -260,3 +260,42 @@ def test_ab_runs_on_recorded_sessions_from_the_dialog(
     assert table.item(0, 1).text() == "0 %"  # memory off: no evidence recalled
     assert table.item(2, 0).text() == "0 %" and table.item(2, 1).text() == "0 %"  # no leakage
     assert float(table.item(5, 0).text()) > 0 and table.item(5, 1).text() == "0"
+
+
+def test_lock_stops_capture_and_unlock_resumes_it(
+    qtbot: QtBot,
+    demo: MemoryService,
+    clock: ManualClock,
+    data_dir: Path,
+    folders: dict[str, Path],
+) -> None:
+    """Locking closes the store, so capture stops first; after Unlock the window
+    captures again on the reopened store, as it was left."""
+    from tests.conftest import PASSPHRASE
+
+    opened: list[MemoryService] = []
+
+    def unlock() -> MemoryService:
+        opened.append(
+            MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False)
+        )
+        return opened[-1]
+
+    capture = DesktopCapture(interval=0.1, folders=folders)
+    win = MainWindow(demo, now=clock.now, unlock=unlock, connectors=Connectors(capture=capture))
+    qtbot.addWidget(win)
+    win.show()
+    panel = _agents(qtbot, win)
+    _click(qtbot, panel.capture_checks["codex"])
+    assert capture.running("codex")
+    qtbot.waitUntil(win.lock_action.isEnabled, timeout=TIMEOUT)
+    win.lock_action.trigger()  # File > Lock
+    assert win.locked and not capture.running("codex")
+    _click(qtbot, win.unlock_button)
+    assert not win.locked and len(opened) == 1
+    win.nav.setCurrentRow(SETTINGS)
+    qtbot.waitUntil(lambda: capture.running("codex"), timeout=TIMEOUT)
+    assert win.settings.agents.capture_checks["codex"].isChecked()
+    capture.stop_all()
+    win.close()
+    opened[0].close()
