@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.gui_connectors import desktop_connectors
@@ -53,6 +53,50 @@ def test_local_store_explains_and_offers_only_join(
     assert not panel.invite_button.isEnabled() and not panel.remove_button.isEnabled()
     assert "database server" in panel.invite_button.toolTip()
     assert not panel.table.isVisible()
+
+
+def _error_box(qtbot: QtBot, parent: QWidget) -> QMessageBox:
+    def found() -> list[QMessageBox]:
+        return [
+            b
+            for b in parent.findChildren(QMessageBox)
+            if b.accessibleName() == "Error message" and b.isVisible()
+        ]
+
+    qtbot.waitUntil(lambda: bool(found()), timeout=TIMEOUT)
+    return found()[0]
+
+
+def test_join_with_a_file_that_is_not_an_invitation(
+    qtbot: QtBot, demo: MemoryService, clock: ManualClock, tmp_path: Path
+) -> None:
+    """A file that is not an invitation is one line in the dialog, which stays open; no
+    store is created."""
+    win = MainWindow(demo, now=clock.now, connectors=desktop_connectors(tmp_path / "unused"))
+    qtbot.addWidget(win)
+    win.show()
+    panel = _team(qtbot, win)
+    junk = tmp_path / "holiday.jpg"
+    junk.write_bytes(b"\xff\xd8\xff not an invitation")
+    _click(qtbot, panel.join_button)
+    join = panel.join_dialog
+    assert join is not None
+    qtbot.waitExposed(join)
+    qtbot.waitUntil(join.file.edit.hasFocus, timeout=TIMEOUT)
+    qtbot.keyClick(join.file.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert join.problem.text() == "Choose the invitation file."
+    qtbot.keyClicks(join.file.edit, str(junk))
+    qtbot.keyClicks(join.code, "AAAAA-BBBBB-CCCCC-DDDDD")
+    _type(qtbot, join.folder.edit, str(tmp_path / "team"))
+    qtbot.keyClicks(join.passphrase, LAPTOP_PASSPHRASE)
+    _click(qtbot, join.buttons.button(join.buttons.StandardButton.Ok))
+    qtbot.waitUntil(
+        lambda: "holiday.jpg" in join.problem.text() or "invitation" in join.problem.text(),
+        timeout=TIMEOUT,
+    )
+    assert "\n" not in join.problem.text()
+    assert join.isVisible() and join.buttons.isEnabled()
+    assert not (tmp_path / "team").exists() or not any((tmp_path / "team").iterdir())
 
 
 @pytest.fixture
@@ -103,6 +147,20 @@ def test_invite_join_and_remove(
     panel = _team(qtbot, window)
     qtbot.waitUntil(panel.invite_button.isEnabled, timeout=TIMEOUT)
     assert "share this store" in panel.intro.text()
+    # A name the store refuses is one error; no file is written, nobody is invited.
+    refused = tmp_path / "refused.mc-invitation"
+    _click(qtbot, panel.invite_button)
+    dialog = panel.invite_dialog
+    assert dialog is not None
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(dialog.name.hasFocus, timeout=TIMEOUT)
+    qtbot.keyClicks(dialog.name, "k" * 201)  # longer than a name may be
+    _type(qtbot, dialog.file.edit, str(refused))
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    box = _error_box(qtbot, panel)
+    assert "name" in box.informativeText()
+    box.button(QMessageBox.StandardButton.Ok).click()
+    assert not refused.exists() and service.members() == []
     target = tmp_path / "kim.mc-invitation"
     code = _invite(qtbot, panel, "kim-laptop", target)
     assert target.exists() and stat.S_IMODE(os.stat(target).st_mode) == 0o600
