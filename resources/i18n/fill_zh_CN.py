@@ -650,6 +650,8 @@ ZH.update(
         "Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.": "移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。",
         "Remove and rotate the key": "移除并轮换密钥",
         "Confirm member removal": "确认移除成员",
+        "Removing %1: re-encrypting the store under a new key…": "正在移除 %1：用新密钥重新加密存储…",
+        "rows re-encrypted": "行已重新加密",
         "Close": "关闭",
         "Run on recorded sessions…": "在录制的会话上运行…",
         "Choose a folder of recorded sessions, then two or more configuration files; each session is replayed under each configuration (this takes a while).": "先选择录制会话所在的文件夹，再选择两个或更多配置文件；每个会话会在每种配置下重放（需要一些时间）。",

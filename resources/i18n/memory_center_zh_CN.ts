@@ -43,7 +43,7 @@
         <translation>对比图</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="150" />
+        <location filename="../../ui/views/ab_chart.py" line="154" />
         <source>Open a result to see the comparison.</source>
         <translation>打开一个结果以查看对比。</translation>
     </message>
@@ -51,73 +51,73 @@
 <context>
     <name>AbComparisonDialog</name>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="203" />
+        <location filename="../../ui/views/ab_chart.py" line="209" />
         <source>Memory A/B comparison</source>
         <translation>记忆 A/B 对比</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="206" />
+        <location filename="../../ui/views/ab_chart.py" line="212" />
         <source>Compare configurations of memory (for example memory on and off) on recorded sessions. Create a result with: memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</source>
         <translation>在录制的会话上比较不同的记忆配置（例如开启与关闭记忆）。生成结果的命令：memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="213" />
+        <location filename="../../ui/views/ab_chart.py" line="219" />
         <source>Open result…</source>
         <translation>打开结果…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="215" />
+        <location filename="../../ui/views/ab_chart.py" line="221" />
         <source>Run on recorded sessions…</source>
         <translation>在录制的会话上运行…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="218" />
+        <location filename="../../ui/views/ab_chart.py" line="224" />
         <source>Choose a folder of recorded sessions, then two or more configuration files; each session is replayed under each configuration (this takes a while).</source>
         <translation>先选择录制会话所在的文件夹，再选择两个或更多配置文件；每个会话会在每种配置下重放（需要一些时间）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="231" />
+        <location filename="../../ui/views/ab_chart.py" line="237" />
         <source>Comparison table</source>
         <translation>对比表</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="246" />
+        <location filename="../../ui/views/ab_chart.py" line="252" />
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="260" />
+        <location filename="../../ui/views/ab_chart.py" line="266" />
         <source>Open an A/B result</source>
         <translation>打开 A/B 结果</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="262" />
-        <location filename="../../ui/views/ab_chart.py" line="278" />
+        <location filename="../../ui/views/ab_chart.py" line="268" />
+        <location filename="../../ui/views/ab_chart.py" line="284" />
         <source>JSON files (*.json);;All files (*)</source>
         <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="270" />
+        <location filename="../../ui/views/ab_chart.py" line="276" />
         <source>Folder of recorded sessions</source>
         <translation>录制会话所在的文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="276" />
+        <location filename="../../ui/views/ab_chart.py" line="282" />
         <source>Configurations to compare (two or more)</source>
         <translation>要比较的配置（两个或更多）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="289" />
+        <location filename="../../ui/views/ab_chart.py" line="295" />
         <source>Choose two or more configuration files to compare.</source>
         <translation>请选择两个或更多配置文件进行比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/ab_chart.py" line="293" />
+        <location filename="../../ui/views/ab_chart.py" line="299" />
         <source>Replaying the recorded sessions… this takes a while.</source>
         <translation>正在重放录制的会话…需要一些时间。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/ab_chart.py" line="338" />
+        <location filename="../../ui/views/ab_chart.py" line="344" />
         <source>%1 — %n recorded session(s)</source>
         <translation><numerusform>%1 — %n 个录制的会话</numerusform></translation>
     </message>
@@ -2949,6 +2949,19 @@ Current scope: %3</source>
         <location filename="../../ui/views/settings/store.py" line="47" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
+    </message>
+</context>
+<context>
+    <name>Team</name>
+    <message>
+        <location filename="../../ui/operations/team.py" line="49" />
+        <source>Removing %1: re-encrypting the store under a new key…</source>
+        <translation>正在移除 %1：用新密钥重新加密存储…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/operations/team.py" line="52" />
+        <source>rows re-encrypted</source>
+        <translation>行已重新加密</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
+
 from core import MemberInfo, MemoryService, Result, RotationReport, StoreStatus
 
 from ui.context import UiContext
@@ -43,5 +45,10 @@ def remove_member(ctx: UiContext, name: str) -> MutatingOp[RotationReport]:
         return s.remove_member(name, progress=relay.report, should_stop=relay.should_stop)
 
     op: MutatingOp[RotationReport] = MutatingOp(ctx, work)
-    op.with_progress("Re-encrypting the store under a new key…", "rows re-encrypted")
+    op.with_progress(
+        QCoreApplication.translate(
+            "Team", "Removing %1: re-encrypting the store under a new key…"
+        ).replace("%1", name),
+        QCoreApplication.translate("Team", "rows re-encrypted"),
+    )
     return op
