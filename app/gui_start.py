@@ -275,6 +275,7 @@ class Starter(QObject):
 
     def _show_main(self, service: Any, window_class: Any) -> None:
         from app.gui import passphrase_and_open, transcript_importers
+        from app.gui_connectors import desktop_connectors
         from app.paths import passphrase_from_env
 
         data_dir = self.data_dir
@@ -287,6 +288,7 @@ class Starter(QObject):
             service,
             importers=transcript_importers(),
             unlock=unlock if can_unlock else None,
+            connectors=desktop_connectors(data_dir, demo=self.demo),
             demo=self.demo,
             leave_demo=self._leave_demo if self.demo else None,
         )

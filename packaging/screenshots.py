@@ -47,6 +47,7 @@ def main() -> int:
 
     from app.compose import open_service
     from app.demo import seed_demo_if_empty
+    from app.gui_connectors import desktop_connectors
     from app.gui_start import StartWindow
 
     from ui.i18n import install_translator
@@ -62,6 +63,8 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     suffix = ("-dark" if args.dark else "") + ("" if args.lang == "en" else f"-{args.lang}")
     with tempfile.TemporaryDirectory() as tmp:
+        # Settings reads the Claude Code settings file: a fresh one, never the user's.
+        os.environ["CLAUDE_CONFIG_DIR"] = str(Path(tmp) / "claude")
         service = open_service(Path(tmp) / "store")
         seed_demo_if_empty(service)
         start = StartWindow()
@@ -73,7 +76,7 @@ def main() -> int:
         start.grab().save(str(path))
         print(path)
         start.hand_over()
-        window = MainWindow(service, demo=True)
+        window = MainWindow(service, demo=True, connectors=desktop_connectors(Path(tmp) / "store"))
         window.resize(1280, 800)
         window.show()
         _settle(app, 2.0, lambda: window.timeline.model.rowCount() > 3)

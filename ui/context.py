@@ -13,6 +13,7 @@ from pathlib import Path
 from core import MemoryService
 
 from ui.changes import ChangeBus
+from ui.integrations import Connectors
 from ui.tasks import TaskRunner
 
 ImportProgress = Callable[[int, int], None]
@@ -51,6 +52,7 @@ class UiContext:
         bus: announces committed changes.
         now: the clock used to show effective status (expired) and relative times.
         importers: transcript importers injected by the application (ui may not import app).
+        connectors: team join, Claude Code hooks and live capture, lent by the application.
     """
 
     service: MemoryService
@@ -58,3 +60,4 @@ class UiContext:
     bus: ChangeBus
     now: Callable[[], dt.datetime] = field(default=utc_now)
     importers: Importers = field(default_factory=dict)
+    connectors: Connectors = field(default_factory=Connectors)

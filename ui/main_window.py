@@ -35,6 +35,7 @@ from core import ChangeKind, Changes, MemoryService, StoreStatus
 from ui.changes import ChangeBus, touches_any
 from ui.context import Importer, UiContext, Unlock, utc_now
 from ui.errors import show_error
+from ui.integrations import Connectors
 from ui.models.review_model import QueueData, load_queue
 from ui.ops import query
 from ui.presentation import icon
@@ -44,7 +45,7 @@ from ui.views.agents_view import AgentsView
 from ui.views.detail_panel import DetailPanel
 from ui.views.review_view import ReviewView
 from ui.views.sessions_view import SessionsView
-from ui.views.settings_view import SettingsView
+from ui.views.settings import SettingsView
 from ui.views.timeline_view import TimelineView
 from ui.window_fit import fit_to_screen
 
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
         now: Callable[[], object] | None = None,
         importers: Mapping[str, Importer] | None = None,
         unlock: Unlock | None = None,
+        connectors: Connectors | None = None,
         demo: bool = False,
         leave_demo: Callable[[], None] | None = None,
     ) -> None:
@@ -86,6 +88,7 @@ class MainWindow(QMainWindow):
         self._now = now or utc_now
         self._importers = dict(importers or {})
         self._unlock = unlock
+        self._connectors = connectors or Connectors()
         self._key_source = ""
         self.active_import: TranscriptImport | None = None
         self.active_dialog: QWidget | None = None
@@ -121,6 +124,7 @@ class MainWindow(QMainWindow):
             self.bus,
             self._now,  # type: ignore[arg-type]
             self._importers,
+            self._connectors,
         )
         self._build_views()
         self.bus.changes_applied.connect(self._on_changes)
@@ -520,6 +524,8 @@ class MainWindow(QMainWindow):
         if self.locked or not self.lock_action.isEnabled():
             return
         self.poll.stop()
+        if self._connectors.capture is not None:
+            self._connectors.capture.stop_all()
         self.tasks.shutdown()
         self.service.close()
         self.locked = True
@@ -570,6 +576,8 @@ class MainWindow(QMainWindow):
         if not self.locked and self.detail.isVisible() and sizes[1] >= DETAIL_MIN:
             settings.setValue("main_window/detail_split", sizes)
         self.poll.stop()
+        if self._connectors.capture is not None:
+            self._connectors.capture.stop_all()
         if not self.locked:
             self.tasks.shutdown()
         super().closeEvent(event)

@@ -1,6 +1,50 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="en">
   <context>
+    <name>AbComparisonDialog</name>
+    <message numerus="yes">
+      <source>%1 — %n recorded session(s)</source>
+      <translation>
+        <numerusform>%1 — %n recorded session</numerusform>
+        <numerusform>%1 — %n recorded sessions</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>AgentsPanel</name>
+    <message numerus="yes">
+      <source>%1: installed for %n event(s)</source>
+      <translation>
+        <numerusform>%1: installed for %n event</numerusform>
+        <numerusform>%1: installed for %n events</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n event(s) captured</source>
+      <translation>
+        <numerusform>%n event captured</numerusform>
+        <numerusform>%n events captured</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n file(s) followed</source>
+      <translation>
+        <numerusform>%n file followed</numerusform>
+        <numerusform>%n files followed</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>BackupPanel</name>
+    <message numerus="yes">
+      <source>%n memories exported to %2 (not encrypted).</source>
+      <translation>
+        <numerusform>%n memory exported to %2 (not encrypted).</numerusform>
+        <numerusform>%n memories exported to %2 (not encrypted).</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
     <name>DeleteDialog</name>
     <message numerus="yes">
       <source>Also purge the %n source event(s) it came from</source>
@@ -76,16 +120,6 @@
     </message>
   </context>
   <context>
-    <name>SettingsView</name>
-    <message numerus="yes">
-      <source>%n memories exported to %2 (not encrypted).</source>
-      <translation>
-        <numerusform>%n memory exported to %2 (not encrypted).</numerusform>
-        <numerusform>%n memories exported to %2 (not encrypted).</numerusform>
-      </translation>
-    </message>
-  </context>
-  <context>
     <name>Snapshot</name>
     <message numerus="yes">
       <source>Injected (%n)</source>
@@ -99,6 +133,16 @@
       <translation>
         <numerusform>Dropped, and why (%n)</numerusform>
         <numerusform>Dropped, and why (%n)</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>TeamPanel</name>
+    <message numerus="yes">
+      <source>%n device(s)</source>
+      <translation>
+        <numerusform>%n device</numerusform>
+        <numerusform>%n devices</numerusform>
       </translation>
     </message>
   </context>

@@ -1,26 +1,294 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AbChart</name>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="54" />
+        <source>Evidence recall</source>
+        <translation>证据召回率</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="55" />
+        <source>Precision of injected memory</source>
+        <translation>注入记忆的精确率</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="56" />
+        <source>Leakage (must be 0)</source>
+        <translation>泄漏（必须为 0）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="57" />
+        <source>Stale citations</source>
+        <translation>过期引用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="58" />
+        <source>Wrong adoption</source>
+        <translation>错误采纳</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="59" />
+        <source>Tokens injected per call</source>
+        <translation>每次调用注入的词元数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="60" />
+        <source>Latency p50 (ms)</source>
+        <translation>延迟 p50（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="119" />
+        <source>Comparison chart</source>
+        <translation>对比图</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="154" />
+        <source>Open a result to see the comparison.</source>
+        <translation>打开一个结果以查看对比。</translation>
+    </message>
+</context>
+<context>
+    <name>AbComparisonDialog</name>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="209" />
+        <source>Memory A/B comparison</source>
+        <translation>记忆 A/B 对比</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="212" />
+        <source>Compare configurations of memory (for example memory on and off) on recorded sessions. Create a result with: memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</source>
+        <translation>在录制的会话上比较不同的记忆配置（例如开启与关闭记忆）。生成结果的命令：memory-center eval ab --transcripts DIR --policy A.json --policy B.json --out result.json</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="219" />
+        <source>Open result…</source>
+        <translation>打开结果…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="221" />
+        <source>Run on recorded sessions…</source>
+        <translation>在录制的会话上运行…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="224" />
+        <source>Choose a folder of recorded sessions, then two or more configuration files; each session is replayed under each configuration (this takes a while).</source>
+        <translation>先选择录制会话所在的文件夹，再选择两个或更多配置文件；每个会话会在每种配置下重放（需要一些时间）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="237" />
+        <source>Comparison table</source>
+        <translation>对比表</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="252" />
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="266" />
+        <source>Open an A/B result</source>
+        <translation>打开 A/B 结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="268" />
+        <location filename="../../ui/views/ab_chart.py" line="284" />
+        <source>JSON files (*.json);;All files (*)</source>
+        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="276" />
+        <source>Folder of recorded sessions</source>
+        <translation>录制会话所在的文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="282" />
+        <source>Configurations to compare (two or more)</source>
+        <translation>要比较的配置（两个或更多）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="295" />
+        <source>Choose two or more configuration files to compare.</source>
+        <translation>请选择两个或更多配置文件进行比较。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/ab_chart.py" line="299" />
+        <source>Replaying the recorded sessions… this takes a while.</source>
+        <translation>正在重放录制的会话…需要一些时间。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/ab_chart.py" line="344" />
+        <source>%1 — %n recorded session(s)</source>
+        <translation><numerusform>%1 — %n 个录制的会话</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>Actor</name>
     <message>
-        <location filename="../../ui/presentation.py" line="98" />
+        <location filename="../../ui/presentation.py" line="96" />
         <source>you</source>
         <translation>您</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="99" />
+        <location filename="../../ui/presentation.py" line="97" />
         <source>assistant</source>
         <translation>助手</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="100" />
+        <location filename="../../ui/presentation.py" line="98" />
         <source>tool</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="101" />
+        <location filename="../../ui/presentation.py" line="99" />
         <source>system</source>
         <translation>系统</translation>
+    </message>
+</context>
+<context>
+    <name>AgentsPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="40" />
+        <source>Connected agents</source>
+        <translation>已连接的智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="44" />
+        <source>Claude Code hooks</source>
+        <translation>Claude Code 钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="46" />
+        <source>Live capture</source>
+        <translation>实时采集</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="48" />
+        <source>Compare memory on and off (A/B)…</source>
+        <translation>比较开启与关闭记忆（A/B）…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="51" />
+        <source>Is memory worth it?</source>
+        <translation>记忆值得吗？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="70" />
+        <source>With the hooks, Claude Code gets relevant memories with each prompt and records its sessions here as they happen (the same as memory-center hook install claude-code).</source>
+        <translation>安装钩子后，Claude Code 在每次提问时获得相关记忆，并把会话实时记录到这里（与 memory-center hook install claude-code 相同）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="80" />
+        <location filename="../../ui/views/settings/agents.py" line="95" />
+        <source>Install</source>
+        <translation>安装</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="81" />
+        <source>Install hooks in your user settings</source>
+        <translation>在您的用户设置中安装钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="82" />
+        <location filename="../../ui/views/settings/agents.py" line="97" />
+        <source>Uninstall</source>
+        <translation>卸载</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="83" />
+        <source>Uninstall hooks from your user settings</source>
+        <translation>从您的用户设置中卸载钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="89" />
+        <source>Project folder</source>
+        <translation>项目文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="90" />
+        <source>a project folder (for its own settings)</source>
+        <translation>项目文件夹（用于该项目自己的设置）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="96" />
+        <source>Install hooks in the project</source>
+        <translation>在项目中安装钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="98" />
+        <source>Uninstall hooks from the project</source>
+        <translation>从项目中卸载钩子</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="117" />
+        <location filename="../../ui/views/settings/agents.py" line="224" />
+        <source>Not available in this window.</source>
+        <translation>此窗口中不可用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="123" />
+        <source>Your user settings</source>
+        <translation>您的用户设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="131" />
+        <source>Choose a project folder to install the hooks for that project only.</source>
+        <translation>选择一个项目文件夹，只为该项目安装钩子。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="140" />
+        <source>Project %1</source>
+        <translation>项目 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="156" />
+        <source>%1: not installed</source>
+        <translation>%1：未安装</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/agents.py" line="157" />
+        <source>%1: installed for %n event(s)</source>
+        <translation><numerusform>%1：已为 %n 个事件安装</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="185" />
+        <source>Claude Code hooks installed in %1.</source>
+        <translation>Claude Code 钩子已安装到 %1。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="187" />
+        <source>Claude Code hooks removed from %1.</source>
+        <translation>已从 %1 移除 Claude Code 钩子。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="199" />
+        <source>Capture follows the agent's session files while Memory Center is open and records new conversation from the moment you turn it on (earlier sessions: File → Import transcripts…). To capture while Memory Center is closed, run memory-center watch claude-code (or codex) in a terminal.</source>
+        <translation>实时采集在记忆中心打开期间跟踪智能体的会话文件，从您开启的那一刻起记录新的对话（更早的会话：文件 → 导入对话记录…）。若要在记忆中心关闭时也采集，请在终端运行 memory-center watch claude-code（或 codex）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="213" />
+        <source>Capture from %1</source>
+        <translation>从 %1 采集</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="218" />
+        <source>Captured from %1</source>
+        <translation>从 %1 采集的内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="253" />
+        <source>Capture from %1 stopped: %2</source>
+        <translation>从 %1 的采集已停止：%2</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/agents.py" line="268" />
+        <source>%n event(s) captured</source>
+        <translation><numerusform>已采集 %n 个事件</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/agents.py" line="270" />
+        <source>%n file(s) followed</source>
+        <translation><numerusform>跟踪 %n 个文件</numerusform></translation>
     </message>
 </context>
 <context>
@@ -106,6 +374,91 @@
         <location filename="../../ui/views/agents_view.py" line="208" />
         <source>Memory resumed for %1.</source>
         <translation>已恢复 %1 的记忆。</translation>
+    </message>
+</context>
+<context>
+    <name>BackupPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="31" />
+        <source>Backup and transfer</source>
+        <translation>备份与迁移</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="35" />
+        <source>Export the active and suggested memories to a JSON file, or import such a file; imported memories arrive as suggestions in the review queue.</source>
+        <translation>将已生效和待审核的记忆导出为 JSON 文件，或导入此类文件；导入的记忆会作为建议进入审核队列。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="41" />
+        <source>Export memories…</source>
+        <translation>导出记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="43" />
+        <source>Write the memories' text to a JSON file. The file is not encrypted.</source>
+        <translation>将记忆的文本写入 JSON 文件。该文件不加密。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="46" />
+        <source>Import memories…</source>
+        <translation>导入记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="48" />
+        <source>Read an export file; every memory becomes a suggestion the policy decides.</source>
+        <translation>读取导出文件；每条记忆都会成为一条由记忆策略决定的建议。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="62" />
+        <location filename="../../ui/views/settings/backup.py" line="91" />
+        <source>Export memories</source>
+        <translation>导出记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="64" />
+        <location filename="../../ui/views/settings/backup.py" line="74" />
+        <source>JSON files (*.json);;All files (*)</source>
+        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="72" />
+        <source>Import memories</source>
+        <translation>导入记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="93" />
+        <source>The export file is NOT encrypted: it holds the full text of your active and suggested memories in plain, readable JSON. Anyone who can read the file can read them. Keep it somewhere safe and delete it when you no longer need it.</source>
+        <translation>导出文件【不加密】：它以明文、可直接阅读的 JSON 保存您已生效和待审核记忆的完整文本。任何能读取该文件的人都能看到这些记忆。请妥善保管，不再需要时请删除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="100" />
+        <source>Export to %1?</source>
+        <translation>导出到 %1？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="101" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="103" />
+        <source>Confirm export</source>
+        <translation>确认导出</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/backup.py" line="115" />
+        <source>%n memories exported to %2 (not encrypted).</source>
+        <translation><numerusform>已导出 %n 条记忆到 %2（未加密）。</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="137" />
+        <source>cannot be read as a JSON export file (%1)</source>
+        <translation>无法作为 JSON 导出文件读取（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/backup.py" line="162" />
+        <source>%1 imported: %2 suggested, %3 merged, %4 rejected</source>
+        <translation>已导入 %1 条：%2 条建议，%3 条合并，%4 条拒绝</translation>
     </message>
 </context>
 <context>
@@ -510,32 +863,32 @@
 <context>
     <name>Embedder</name>
     <message>
-        <location filename="../../ui/presentation.py" line="126" />
+        <location filename="../../ui/presentation.py" line="124" />
         <source>Word hashing (no model, fastest)</source>
         <translation>词哈希（无模型，最快）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="127" />
+        <location filename="../../ui/presentation.py" line="125" />
         <source>Multilingual e5 (recommended)</source>
         <translation>多语言 e5（推荐）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="128" />
+        <location filename="../../ui/presentation.py" line="126" />
         <source>English MiniLM</source>
         <translation>英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="129" />
+        <location filename="../../ui/presentation.py" line="127" />
         <source>WordLlama (English, light)</source>
         <translation>WordLlama（英文，轻量）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="130" />
+        <location filename="../../ui/presentation.py" line="128" />
         <source>Multilingual e5 + English MiniLM</source>
         <translation>多语言 e5 + 英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="145" />
+        <location filename="../../ui/presentation.py" line="143" />
         <source>It needs the Python packages: %1.</source>
         <translation>需要安装 Python 包：%1。</translation>
     </message>
@@ -621,37 +974,37 @@
 <context>
     <name>Events</name>
     <message>
-        <location filename="../../ui/models/event_table.py" line="29" />
+        <location filename="../../ui/models/event_table.py" line="23" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="30" />
+        <location filename="../../ui/models/event_table.py" line="24" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="31" />
+        <location filename="../../ui/models/event_table.py" line="25" />
         <source>Actor</source>
         <translation>发出者</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="32" />
+        <location filename="../../ui/models/event_table.py" line="26" />
         <source>Trust</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="33" />
+        <location filename="../../ui/models/event_table.py" line="27" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="34" />
+        <location filename="../../ui/models/event_table.py" line="28" />
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="158" />
+        <location filename="../../ui/models/event_table.py" line="112" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
@@ -731,29 +1084,305 @@
     </message>
 </context>
 <context>
+    <name>IndexPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="28" />
+        <source>Search index</source>
+        <translation>检索索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="33" />
+        <source>Embedder</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="34" />
+        <source>Vectors</source>
+        <translation>向量</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="35" />
+        <source>Keyword documents</source>
+        <translation>关键词文档</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="40" />
+        <source>Embedder to use</source>
+        <translation>要使用的嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="48" />
+        <source>Use and rebuild</source>
+        <translation>使用并重建</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="51" />
+        <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
+        <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="60" />
+        <source>Use embedder</source>
+        <translation>使用嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="61" />
+        <source>Rebuild indexes</source>
+        <translation>重建索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="63" />
+        <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
+        <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="75" />
+        <source>Rebuilding the index</source>
+        <translation>正在重建索引</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="90" />
+        <source>unknown embedder</source>
+        <translation>未知的嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="93" />
+        <source>Not installed on this computer.</source>
+        <translation>此电脑上未安装。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="113" />
+        <source>none (keyword search only)</source>
+        <translation>无（仅关键词检索）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="135" />
+        <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
+        <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="143" />
+        <source>Now searching with %1; the vector index was rebuilt.</source>
+        <translation>现在使用 %1 检索；向量索引已重建。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="154" />
+        <source>Rebuilding the indexes…</source>
+        <translation>正在重建索引…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="159" />
+        <source>Indexes rebuilt.</source>
+        <translation>索引已重建。</translation>
+    </message>
+</context>
+<context>
+    <name>InviteDialog</name>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="60" />
+        <source>Invite a member's device</source>
+        <translation>邀请成员的设备</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="62" />
+        <source>Writes an invitation file that lets one device join this store. Its one-time code is shown next; send the file and the code by different channels.</source>
+        <translation>写入一个邀请文件，让一台设备加入此存储。接下来会显示一次性代码；请通过不同渠道发送文件和代码。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="69" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="73" />
+        <source>Member name</source>
+        <translation>成员名称</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="70" />
+        <source>e.g. kim-laptop</source>
+        <translation>例如 kim-laptop</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="72" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="74" />
+        <source>Invitation file</source>
+        <translation>邀请文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="94" />
+        <source>Give the member a name.</source>
+        <translation>请为成员命名。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="97" />
+        <source>Choose where to write the invitation file.</source>
+        <translation>请选择邀请文件的保存位置。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="99" />
+        <source>The folder %1 does not exist.</source>
+        <translation>文件夹 %1 不存在。</translation>
+    </message>
+</context>
+<context>
+    <name>JoinDialog</name>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="115" />
+        <source>Join a team store</source>
+        <translation>加入团队存储</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="117" />
+        <source>Use an invitation file and its one-time code to join a store on a database server from this computer. The joined store gets its own data directory.</source>
+        <translation>使用邀请文件及其一次性代码，让这台电脑加入数据库服务器上的存储。加入的存储有自己的数据目录。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="122" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="132" />
+        <source>Invitation file</source>
+        <translation>邀请文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="124" />
+        <location filename="../../ui/views/settings/team_dialogs.py" line="133" />
+        <source>One-time code</source>
+        <translation>一次性代码</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="125" />
+        <source>Data directory of the joined store</source>
+        <translation>加入的存储的数据目录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="130" />
+        <source>Passphrase for the key on this computer</source>
+        <translation>此电脑上密钥的口令</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="131" />
+        <source>empty: keep the key in the system keyring</source>
+        <translation>留空：密钥保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="134" />
+        <source>Data directory</source>
+        <translation>数据目录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="135" />
+        <source>Key passphrase</source>
+        <translation>密钥口令</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="145" />
+        <source>Choose the invitation file.</source>
+        <translation>请选择邀请文件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="147" />
+        <source>Type the one-time code that came with the invitation.</source>
+        <translation>请输入随邀请一起收到的一次性代码。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="149" />
+        <source>Choose a data directory for the joined store.</source>
+        <translation>请为加入的存储选择数据目录。</translation>
+    </message>
+</context>
+<context>
+    <name>KeyPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="21" />
+        <source>Encryption key</source>
+        <translation>加密密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="26" />
+        <source>Key held in</source>
+        <translation>密钥保存在</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="27" />
+        <source>Active key id</source>
+        <translation>当前密钥编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="28" />
+        <source>Key ids</source>
+        <translation>密钥编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="32" />
+        <source>Rotate key…</source>
+        <translation>轮换密钥…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="35" />
+        <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
+        <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="48" />
+        <source>the operating system keyring</source>
+        <translation>操作系统钥匙串</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="49" />
+        <source>a passphrase-protected key file</source>
+        <translation>受口令保护的密钥文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="59" />
+        <source>Rotate the encryption key</source>
+        <translation>轮换加密密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="61" />
+        <source>Re-encrypt every event, memory and snapshot under a new key? The old key is kept until everything is re-encrypted. On a large store this takes a while; you can stop and continue later.</source>
+        <translation>要用新密钥重新加密所有事件、记忆和快照吗？在全部重新加密之前会保留旧密钥。记忆库较大时需要一些时间；可以中途停止，稍后继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="68" />
+        <source>Rotate key</source>
+        <translation>轮换密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="69" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="71" />
+        <source>Confirm key rotation</source>
+        <translation>确认轮换密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/keys.py" line="83" />
+        <source>Key rotated: %1 rows re-encrypted under %2.</source>
+        <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
+    </message>
+</context>
+<context>
     <name>Kind</name>
     <message>
-        <location filename="../../ui/presentation.py" line="55" />
+        <location filename="../../ui/presentation.py" line="53" />
         <source>preference</source>
         <translation>偏好</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="56" />
+        <location filename="../../ui/presentation.py" line="54" />
         <source>fact</source>
         <translation>事实</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="57" />
+        <location filename="../../ui/presentation.py" line="55" />
         <source>convention</source>
         <translation>约定</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="58" />
+        <location filename="../../ui/presentation.py" line="56" />
         <source>decision</source>
         <translation>决定</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="59" />
+        <location filename="../../ui/presentation.py" line="57" />
         <source>skill suggestion</source>
         <translation>技能建议</translation>
     </message>
@@ -761,223 +1390,223 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="96" />
-        <location filename="../../ui/main_window.py" line="172" />
-        <location filename="../../ui/main_window.py" line="215" />
+        <location filename="../../ui/main_window.py" line="99" />
+        <location filename="../../ui/main_window.py" line="176" />
+        <location filename="../../ui/main_window.py" line="219" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="98" />
+        <location filename="../../ui/main_window.py" line="101" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="183" />
+        <location filename="../../ui/main_window.py" line="187" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="157" />
-        <location filename="../../ui/main_window.py" line="185" />
+        <location filename="../../ui/main_window.py" line="161" />
+        <location filename="../../ui/main_window.py" line="189" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="186" />
+        <location filename="../../ui/main_window.py" line="190" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="187" />
+        <location filename="../../ui/main_window.py" line="191" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="188" />
+        <location filename="../../ui/main_window.py" line="192" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="233" />
+        <location filename="../../ui/main_window.py" line="237" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="234" />
+        <location filename="../../ui/main_window.py" line="238" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="239" />
+        <location filename="../../ui/main_window.py" line="243" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="245" />
+        <location filename="../../ui/main_window.py" line="249" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="259" />
+        <location filename="../../ui/main_window.py" line="263" />
         <source>Last action</source>
         <translation>最近操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="174" />
-        <location filename="../../ui/main_window.py" line="263" />
+        <location filename="../../ui/main_window.py" line="178" />
+        <location filename="../../ui/main_window.py" line="267" />
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="61" />
+        <location filename="../../ui/main_window.py" line="62" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="62" />
+        <location filename="../../ui/main_window.py" line="63" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="64" />
+        <location filename="../../ui/main_window.py" line="65" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="94" />
-        <location filename="../../ui/main_window.py" line="170" />
+        <location filename="../../ui/main_window.py" line="97" />
+        <location filename="../../ui/main_window.py" line="174" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="175" />
-        <location filename="../../ui/main_window.py" line="272" />
+        <location filename="../../ui/main_window.py" line="179" />
+        <location filename="../../ui/main_window.py" line="276" />
         <source>DEMO store</source>
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="178" />
+        <location filename="../../ui/main_window.py" line="182" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="189" />
+        <location filename="../../ui/main_window.py" line="193" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="264" />
+        <location filename="../../ui/main_window.py" line="268" />
         <source>Undo last action</source>
         <translation>撤销上一步操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="268" />
+        <location filename="../../ui/main_window.py" line="272" />
         <source>Store status</source>
         <translation>存储状态</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="274" />
+        <location filename="../../ui/main_window.py" line="278" />
         <source>Sample memories of made-up people, kept apart from your own store.</source>
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="285" />
+        <location filename="../../ui/main_window.py" line="289" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="287" />
+        <location filename="../../ui/main_window.py" line="291" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="290" />
+        <location filename="../../ui/main_window.py" line="294" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="292" />
+        <location filename="../../ui/main_window.py" line="296" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="295" />
+        <location filename="../../ui/main_window.py" line="299" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="300" />
+        <location filename="../../ui/main_window.py" line="304" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="309" />
+        <location filename="../../ui/main_window.py" line="313" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="318" />
+        <location filename="../../ui/main_window.py" line="322" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="322" />
+        <location filename="../../ui/main_window.py" line="326" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="333" />
+        <location filename="../../ui/main_window.py" line="337" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="338" />
+        <location filename="../../ui/main_window.py" line="342" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="341" />
+        <location filename="../../ui/main_window.py" line="345" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342" />
+        <location filename="../../ui/main_window.py" line="346" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="344" />
+        <location filename="../../ui/main_window.py" line="348" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="427" />
+        <location filename="../../ui/main_window.py" line="431" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="428" />
+        <location filename="../../ui/main_window.py" line="432" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="429" />
+        <location filename="../../ui/main_window.py" line="433" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="431" />
+        <location filename="../../ui/main_window.py" line="435" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="464" />
+        <location filename="../../ui/main_window.py" line="468" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="528" />
+        <location filename="../../ui/main_window.py" line="534" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -1060,6 +1689,179 @@
         <location filename="../../ui/passphrase_dialog.py" line="115" />
         <source>That passphrase is wrong. Try again.</source>
         <translation>口令不正确，请重试。</translation>
+    </message>
+</context>
+<context>
+    <name>PathField</name>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="30" />
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team_dialogs.py" line="31" />
+        <source>Browse for %1</source>
+        <translation>浏览选择%1</translation>
+    </message>
+</context>
+<context>
+    <name>PolicyPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="29" />
+        <source>Memory policy</source>
+        <translation>记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="34" />
+        <location filename="../../ui/views/settings/policy.py" line="41" />
+        <source>Inferred memories expire after</source>
+        <translation>推断的记忆过期时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="35" />
+        <source>Memories the assistant inferred (not stated by you) expire after this.</source>
+        <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="38" />
+        <location filename="../../ui/views/settings/policy.py" line="42" />
+        <source>Unreviewed suggestions expire after</source>
+        <translation>未审核建议过期时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="39" />
+        <source>Suggestions still waiting in the review queue expire after this.</source>
+        <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="44" />
+        <source>Review what the user states before it becomes memory</source>
+        <translation>用户陈述的内容须经审核才成为记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="47" />
+        <source>Quarantine untrusted sources (web, e-mail, issues)</source>
+        <translation>隔离不可信来源（网页、邮件、工单）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="52" />
+        <source>Always ask before new memories of these scopes:</source>
+        <translation>以下范围的新记忆总是先征求确认：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="57" />
+        <location filename="../../ui/views/settings/policy.py" line="67" />
+        <source>Personal data</source>
+        <translation>个人数据</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="58" />
+        <source>Reject the memory</source>
+        <translation>拒绝该记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="59" />
+        <source>Keep it redacted, for confirmation</source>
+        <translation>脱敏后保留，待确认</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="62" />
+        <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
+        <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="78" />
+        <source>Always ask: %1</source>
+        <translation>总是确认：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="85" />
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="86" />
+        <source>Apply memory policy</source>
+        <translation>应用记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="89" />
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="90" />
+        <source>Revert memory policy</source>
+        <translation>还原记忆策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="101" />
+        <source>global (user-wide)</source>
+        <translation>全局（整个用户）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="102" />
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="103" />
+        <source>organisation</source>
+        <translation>组织</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="104" />
+        <source>environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="105" />
+        <source>agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="106" />
+        <source>project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="107" />
+        <source>repository</source>
+        <translation>代码仓库</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="108" />
+        <source>session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="116" />
+        <source> days</source>
+        <translation> 天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/policy.py" line="188" />
+        <source>Memory policy saved.</source>
+        <translation>记忆策略已保存。</translation>
+    </message>
+</context>
+<context>
+    <name>PreferencesPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="17" />
+        <source>Preferences</source>
+        <translation>偏好设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="21" />
+        <location filename="../../ui/views/settings/preferences.py" line="27" />
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="23" />
+        <source>System default</source>
+        <translation>跟随系统</translation>
     </message>
 </context>
 <context>
@@ -1427,17 +2229,17 @@
         <translation>没有来源事件。</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="103" />
+        <location filename="../../ui/models/review_model.py" line="115" />
         <source>Suggested memories (%1)</source>
         <translation>建议的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="113" />
+        <location filename="../../ui/models/review_model.py" line="117" />
         <source>Conflicts (%1)</source>
         <translation>冲突（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="123" />
+        <location filename="../../ui/models/review_model.py" line="121" />
         <source>Quarantined — check before approving (%1)</source>
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
@@ -1706,32 +2508,32 @@
 <context>
     <name>Sessions</name>
     <message>
-        <location filename="../../ui/models/session_list.py" line="30" />
+        <location filename="../../ui/models/session_list.py" line="21" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="31" />
+        <location filename="../../ui/models/session_list.py" line="22" />
         <source>Events</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="32" />
+        <location filename="../../ui/models/session_list.py" line="23" />
         <source>Last activity</source>
         <translation>最近活动</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="33" />
+        <location filename="../../ui/models/session_list.py" line="24" />
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="73" />
+        <location filename="../../ui/models/session_list.py" line="46" />
         <source>opted out</source>
         <translation>已关闭</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="75" />
+        <location filename="../../ui/models/session_list.py" line="48" />
         <source>on</source>
         <translation>开启</translation>
     </message>
@@ -1787,435 +2589,9 @@
 <context>
     <name>SettingsView</name>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="75" />
-        <source>Store</source>
-        <translation>存储</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="79" />
-        <source>Data directory</source>
-        <translation>数据目录</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="80" />
-        <source>Revision</source>
-        <translation>修订</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="81" />
-        <source>Schema version</source>
-        <translation>结构版本</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="82" />
-        <source>Contents</source>
-        <translation>内容</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="86" />
-        <source>Encryption key</source>
-        <translation>加密密钥</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="90" />
-        <source>Key held in</source>
-        <translation>密钥保存在</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="91" />
-        <source>Active key id</source>
-        <translation>当前密钥编号</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="92" />
-        <source>Key ids</source>
-        <translation>密钥编号</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="96" />
-        <source>Rotate key…</source>
-        <translation>轮换密钥…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="99" />
-        <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
-        <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="106" />
-        <source>Preferences</source>
-        <translation>偏好设置</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="110" />
-        <location filename="../../ui/views/settings_view.py" line="116" />
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="112" />
-        <source>System default</source>
-        <translation>跟随系统</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="140" />
+        <location filename="../../ui/views/settings/view.py" line="64" />
         <source>Settings</source>
         <translation>设置</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="148" />
-        <source>Memory policy</source>
-        <translation>记忆策略</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="153" />
-        <location filename="../../ui/views/settings_view.py" line="160" />
-        <source>Inferred memories expire after</source>
-        <translation>推断的记忆过期时间</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="154" />
-        <source>Memories the assistant inferred (not stated by you) expire after this.</source>
-        <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="157" />
-        <location filename="../../ui/views/settings_view.py" line="161" />
-        <source>Unreviewed suggestions expire after</source>
-        <translation>未审核建议过期时间</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="158" />
-        <source>Suggestions still waiting in the review queue expire after this.</source>
-        <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="163" />
-        <source>Review what the user states before it becomes memory</source>
-        <translation>用户陈述的内容须经审核才成为记忆</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="166" />
-        <source>Quarantine untrusted sources (web, e-mail, issues)</source>
-        <translation>隔离不可信来源（网页、邮件、工单）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="171" />
-        <source>Always ask before new memories of these scopes:</source>
-        <translation>以下范围的新记忆总是先征求确认：</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="181" />
-        <source>Always ask: %1</source>
-        <translation>总是确认：%1</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="187" />
-        <location filename="../../ui/views/settings_view.py" line="197" />
-        <source>Personal data</source>
-        <translation>个人数据</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="188" />
-        <source>Reject the memory</source>
-        <translation>拒绝该记忆</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="189" />
-        <source>Keep it redacted, for confirmation</source>
-        <translation>脱敏后保留，待确认</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="192" />
-        <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
-        <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="198" />
-        <source>Apply</source>
-        <translation>应用</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="199" />
-        <source>Apply memory policy</source>
-        <translation>应用记忆策略</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="202" />
-        <source>Revert</source>
-        <translation>还原</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="203" />
-        <source>Revert memory policy</source>
-        <translation>还原记忆策略</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="215" />
-        <source>global (user-wide)</source>
-        <translation>全局（整个用户）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="216" />
-        <source>user</source>
-        <translation>用户</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="217" />
-        <source>organisation</source>
-        <translation>组织</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="218" />
-        <source>environment</source>
-        <translation>环境</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="219" />
-        <source>agent</source>
-        <translation>智能体</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="220" />
-        <source>project</source>
-        <translation>项目</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="221" />
-        <source>repository</source>
-        <translation>代码仓库</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="222" />
-        <source>session</source>
-        <translation>会话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="230" />
-        <source> days</source>
-        <translation> 天</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="237" />
-        <source>Search index</source>
-        <translation>检索索引</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="241" />
-        <source>Embedder</source>
-        <translation>嵌入模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="242" />
-        <source>Vectors</source>
-        <translation>向量</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="243" />
-        <source>Keyword documents</source>
-        <translation>关键词文档</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="248" />
-        <source>Embedder to use</source>
-        <translation>要使用的嵌入模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="251" />
-        <source>Use and rebuild</source>
-        <translation>使用并重建</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="254" />
-        <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
-        <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="263" />
-        <source>Use embedder</source>
-        <translation>使用嵌入模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="264" />
-        <source>Rebuild indexes</source>
-        <translation>重建索引</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="266" />
-        <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
-        <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="274" />
-        <source>Rebuilding the index</source>
-        <translation>正在重建索引</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="285" />
-        <source>Backup and transfer</source>
-        <translation>备份与迁移</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="289" />
-        <source>Export the active and suggested memories to a JSON file, or import such a file; imported memories arrive as suggestions in the review queue.</source>
-        <translation>将已生效和待审核的记忆导出为 JSON 文件，或导入此类文件；导入的记忆会作为建议进入审核队列。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="295" />
-        <source>Export memories…</source>
-        <translation>导出记忆…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="297" />
-        <source>Write the memories' text to a JSON file. The file is not encrypted.</source>
-        <translation>将记忆的文本写入 JSON 文件。该文件不加密。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="300" />
-        <source>Import memories…</source>
-        <translation>导入记忆…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="302" />
-        <source>Read an export file; every memory becomes a suggestion the policy decides.</source>
-        <translation>读取导出文件；每条记忆都会成为一条由记忆策略决定的建议。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="346" />
-        <source>unknown embedder</source>
-        <translation>未知的嵌入模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="349" />
-        <source>Not installed on this computer.</source>
-        <translation>此电脑上未安装。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="362" />
-        <source>%1 events in %2 sessions</source>
-        <translation>%2 个会话中的 %1 个事件</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="369" />
-        <source>the operating system keyring</source>
-        <translation>操作系统钥匙串</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="370" />
-        <source>a passphrase-protected key file</source>
-        <translation>受口令保护的密钥文件</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="444" />
-        <source>Memory policy saved.</source>
-        <translation>记忆策略已保存。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="473" />
-        <source>none (keyword search only)</source>
-        <translation>无（仅关键词检索）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="495" />
-        <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
-        <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="503" />
-        <source>Now searching with %1; the vector index was rebuilt.</source>
-        <translation>现在使用 %1 检索；向量索引已重建。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="514" />
-        <source>Rebuilding the indexes…</source>
-        <translation>正在重建索引…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="519" />
-        <source>Indexes rebuilt.</source>
-        <translation>索引已重建。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="534" />
-        <source>Rotate the encryption key</source>
-        <translation>轮换加密密钥</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="536" />
-        <source>Re-encrypt every event, memory and snapshot under a new key? The old key is kept until everything is re-encrypted. On a large store this takes a while; you can stop and continue later.</source>
-        <translation>要用新密钥重新加密所有事件、记忆和快照吗？在全部重新加密之前会保留旧密钥。记忆库较大时需要一些时间；可以中途停止，稍后继续。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="543" />
-        <source>Rotate key</source>
-        <translation>轮换密钥</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="544" />
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="546" />
-        <source>Confirm key rotation</source>
-        <translation>确认轮换密钥</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="558" />
-        <source>Key rotated: %1 rows re-encrypted under %2.</source>
-        <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="577" />
-        <location filename="../../ui/views/settings_view.py" line="606" />
-        <source>Export memories</source>
-        <translation>导出记忆</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="579" />
-        <location filename="../../ui/views/settings_view.py" line="589" />
-        <source>JSON files (*.json);;All files (*)</source>
-        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="587" />
-        <source>Import memories</source>
-        <translation>导入记忆</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="608" />
-        <source>The export file is NOT encrypted: it holds the full text of your active and suggested memories in plain, readable JSON. Anyone who can read the file can read them. Keep it somewhere safe and delete it when you no longer need it.</source>
-        <translation>导出文件【不加密】：它以明文、可直接阅读的 JSON 保存您已生效和待审核记忆的完整文本。任何能读取该文件的人都能看到这些记忆。请妥善保管，不再需要时请删除。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="615" />
-        <source>Export to %1?</source>
-        <translation>导出到 %1？</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="616" />
-        <source>Export</source>
-        <translation>导出</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="618" />
-        <source>Confirm export</source>
-        <translation>确认导出</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../../ui/views/settings_view.py" line="630" />
-        <source>%n memories exported to %2 (not encrypted).</source>
-        <translation><numerusform>已导出 %n 条记忆到 %2（未加密）。</numerusform></translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="651" />
-        <source>cannot be read as a JSON export file (%1)</source>
-        <translation>无法作为 JSON 导出文件读取（%1）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/views/settings_view.py" line="671" />
-        <source>%1 imported: %2 suggested, %3 merged, %4 rejected</source>
-        <translation>已导入 %1 条：%2 条建议，%3 条合并，%4 条拒绝</translation>
     </message>
 </context>
 <context>
@@ -2309,52 +2685,52 @@
 <context>
     <name>Source</name>
     <message>
-        <location filename="../../ui/presentation.py" line="109" />
+        <location filename="../../ui/presentation.py" line="107" />
         <source>chat</source>
         <translation>聊天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="110" />
+        <location filename="../../ui/presentation.py" line="108" />
         <source>web page</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="111" />
+        <location filename="../../ui/presentation.py" line="109" />
         <source>search result</source>
         <translation>搜索结果</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="112" />
+        <location filename="../../ui/presentation.py" line="110" />
         <source>e-mail</source>
         <translation>邮件</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="113" />
+        <location filename="../../ui/presentation.py" line="111" />
         <source>issue</source>
         <translation>工单</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="114" />
+        <location filename="../../ui/presentation.py" line="112" />
         <source>document</source>
         <translation>文档</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="115" />
+        <location filename="../../ui/presentation.py" line="113" />
         <source>terminal</source>
         <translation>终端</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="116" />
+        <location filename="../../ui/presentation.py" line="114" />
         <source>CI</source>
         <translation>持续集成</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="117" />
+        <location filename="../../ui/presentation.py" line="115" />
         <source>file</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="118" />
+        <location filename="../../ui/presentation.py" line="116" />
         <source>import</source>
         <translation>导入</translation>
     </message>
@@ -2496,75 +2872,300 @@ Current scope: %3</source>
 <context>
     <name>Status</name>
     <message>
-        <location filename="../../ui/presentation.py" line="40" />
+        <location filename="../../ui/presentation.py" line="38" />
         <source>suggested</source>
         <translation>待审</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="41" />
+        <location filename="../../ui/presentation.py" line="39" />
         <source>active</source>
         <translation>生效</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="42" />
+        <location filename="../../ui/presentation.py" line="40" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="43" />
+        <location filename="../../ui/presentation.py" line="41" />
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="44" />
+        <location filename="../../ui/presentation.py" line="42" />
         <source>superseded</source>
         <translation>已被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="45" />
+        <location filename="../../ui/presentation.py" line="43" />
         <source>quarantined</source>
         <translation>已隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="46" />
+        <location filename="../../ui/presentation.py" line="44" />
         <source>rejected</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="47" />
+        <location filename="../../ui/presentation.py" line="45" />
         <source>deleted</source>
         <translation>已删除</translation>
     </message>
 </context>
 <context>
+    <name>StorePanel</name>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="20" />
+        <source>Store</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="25" />
+        <location filename="../../ui/views/settings/store.py" line="41" />
+        <source>Data directory</source>
+        <translation>数据目录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="26" />
+        <source>Revision</source>
+        <translation>修订</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="27" />
+        <source>Schema version</source>
+        <translation>结构版本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="28" />
+        <source>Contents</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="41" />
+        <source>Database server</source>
+        <translation>数据库服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/store.py" line="47" />
+        <source>%1 events in %2 sessions</source>
+        <translation>%2 个会话中的 %1 个事件</translation>
+    </message>
+</context>
+<context>
+    <name>Team</name>
+    <message>
+        <location filename="../../ui/operations/team.py" line="49" />
+        <source>Removing %1: re-encrypting the store under a new key…</source>
+        <translation>正在移除 %1：用新密钥重新加密存储…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/operations/team.py" line="52" />
+        <source>rows re-encrypted</source>
+        <translation>行已重新加密</translation>
+    </message>
+</context>
+<context>
+    <name>TeamPanel</name>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="45" />
+        <source>Team and devices</source>
+        <translation>团队与设备</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="50" />
+        <source>Members</source>
+        <translation>成员</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="52" />
+        <source>Member</source>
+        <translation>成员</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="52" />
+        <source>Joined</source>
+        <translation>加入时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="52" />
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="63" />
+        <source>Invite…</source>
+        <translation>邀请…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="65" />
+        <source>Join…</source>
+        <translation>加入…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="66" />
+        <source>Join a team store from this computer.</source>
+        <translation>让这台电脑加入团队存储。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="68" />
+        <source>Remove member…</source>
+        <translation>移除成员…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="70" />
+        <source>Revoke the member's devices and re-encrypt the store under a new key.</source>
+        <translation>吊销该成员的设备，并用新密钥重新加密存储。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="100" />
+        <source>Members' devices share this store on %1. A memory whose scope names a user (user=…) is readable only by that person's devices.</source>
+        <translation>成员的设备共享 %1 上的此存储。范围中指定了用户（user=…）的记忆只有该用户的设备能读取。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="105" />
+        <source>This store is a file on this computer. To share memories between computers or with a team, create a store on a database server (memory-center init --database postgresql://…) and invite members from there. You can join a team store you were invited to.</source>
+        <translation>此存储是这台电脑上的一个文件。若要在多台电脑之间或与团队共享记忆，请在数据库服务器上创建存储（memory-center init --database postgresql://…），并从那里邀请成员。您可以加入受邀的团队存储。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="120" />
+        <source>removed %1</source>
+        <translation>已于 %1 移除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="124" />
+        <source>invited, not joined yet</source>
+        <translation>已邀请，尚未加入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="127" />
+        <source>revoked</source>
+        <translation>已吊销</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/views/settings/team.py" line="129" />
+        <source>%n device(s)</source>
+        <translation><numerusform>%n 台设备</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="147" />
+        <source>Write an invitation file for a member's device.</source>
+        <translation>为成员的设备写入邀请文件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="149" />
+        <source>Only a store on a database server can have members.</source>
+        <translation>只有数据库服务器上的存储才能有成员。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="178" />
+        <source>Invitation written</source>
+        <translation>邀请已写入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="179" />
+        <source>One-time code for %1:</source>
+        <translation>%1 的一次性代码：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="186" />
+        <source>The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…</source>
+        <translation>邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="192" />
+        <source>Invitation code</source>
+        <translation>邀请代码</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="217" />
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="226" />
+        <source>The code is wrong for this invitation. Check it and try again.</source>
+        <translation>此邀请的代码不正确。请检查后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="241" />
+        <source>Joined the team store</source>
+        <translation>已加入团队存储</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="242" />
+        <source>This computer joined the team store; its data directory is %1.</source>
+        <translation>这台电脑已加入团队存储；其数据目录为 %1。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="249" />
+        <source>Open it with: memory-center --data-dir %1 gui</source>
+        <translation>打开方式：memory-center --data-dir %1 gui</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="256" />
+        <source>Open it now</source>
+        <translation>立即打开</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="271" />
+        <source>Remove a member</source>
+        <translation>移除成员</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="273" />
+        <source>Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.</source>
+        <translation>移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="281" />
+        <source>Remove and rotate the key</source>
+        <translation>移除并轮换密钥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="282" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="284" />
+        <source>Confirm member removal</source>
+        <translation>确认移除成员</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="295" />
+        <source>%1 removed; the key rotated to %2 (%3 values re-encrypted).</source>
+        <translation>已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。</translation>
+    </message>
+</context>
+<context>
     <name>Time</name>
     <message>
-        <location filename="../../ui/presentation.py" line="168" />
+        <location filename="../../ui/presentation.py" line="166" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="170" />
+        <location filename="../../ui/presentation.py" line="168" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="187" />
+        <location filename="../../ui/presentation.py" line="185" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="190" />
+        <location filename="../../ui/presentation.py" line="188" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="195" />
+        <location filename="../../ui/presentation.py" line="193" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="197" />
+        <location filename="../../ui/presentation.py" line="195" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -2572,47 +3173,47 @@ Current scope: %3</source>
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="48" />
+        <location filename="../../ui/models/timeline_model.py" line="42" />
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="49" />
+        <location filename="../../ui/models/timeline_model.py" line="43" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="50" />
+        <location filename="../../ui/models/timeline_model.py" line="44" />
         <source>Content</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="51" />
+        <location filename="../../ui/models/timeline_model.py" line="45" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="52" />
+        <location filename="../../ui/models/timeline_model.py" line="46" />
         <source>Conf.</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="53" />
+        <location filename="../../ui/models/timeline_model.py" line="47" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="54" />
+        <location filename="../../ui/models/timeline_model.py" line="48" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="230" />
+        <location filename="../../ui/models/timeline_model.py" line="177" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="249" />
+        <location filename="../../ui/models/timeline_model.py" line="196" />
         <source>event</source>
         <translation>事件</translation>
     </message>
@@ -2753,17 +3354,17 @@ Current scope: %3</source>
         <translation>%1：第 %2 / %3 个会话</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="167" />
+        <location filename="../../ui/transcript_import.py" line="168" />
         <source>Stopping after the current session…</source>
         <translation>将在当前会话完成后停止…</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="178" />
+        <location filename="../../ui/transcript_import.py" line="180" />
         <source>Import finished</source>
         <translation>导入完成</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="180" />
+        <location filename="../../ui/transcript_import.py" line="182" />
         <source>Import summary</source>
         <translation>导入摘要</translation>
     </message>
@@ -2771,22 +3372,22 @@ Current scope: %3</source>
 <context>
     <name>Trust</name>
     <message>
-        <location filename="../../ui/presentation.py" line="67" />
+        <location filename="../../ui/presentation.py" line="65" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="68" />
+        <location filename="../../ui/presentation.py" line="66" />
         <source>tool-verified</source>
         <translation>工具验证</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="69" />
+        <location filename="../../ui/presentation.py" line="67" />
         <source>inferred</source>
         <translation>推断</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="70" />
+        <location filename="../../ui/presentation.py" line="68" />
         <source>untrusted</source>
         <translation>不可信</translation>
     </message>
@@ -2852,7 +3453,7 @@ Current scope: %3</source>
         <translation>正在载入您的记忆…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="315" />
+        <location filename="../../app/gui_start.py" line="317" />
         <source>Memory Center cannot open the store</source>
         <translation>记忆中心无法打开记忆库</translation>
     </message>

@@ -17,19 +17,19 @@ from core import ManualClock, MemoryService
 from tests.conftest import PASSPHRASE
 from tests.ui.conftest import TIMEOUT
 
-import ui.views.settings_view as settings_module
+import ui.views.settings.backup as settings_module
 from ui.main_window import REVIEW, SETTINGS, MainWindow
-from ui.views.settings_view import SettingsView
+from ui.views.settings.backup import BackupPanel
 
 
-def _settings(qtbot: QtBot, window: MainWindow) -> SettingsView:
+def _settings(qtbot: QtBot, window: MainWindow) -> BackupPanel:
     window.nav.setCurrentRow(SETTINGS)
     view = window.settings
     qtbot.waitUntil(lambda: bool(view.values["revision"].text()), timeout=TIMEOUT)
-    return view
+    return view.backup
 
 
-def _export(qtbot: QtBot, view: SettingsView, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _export(qtbot: QtBot, view: BackupPanel, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(view, "choose_export_path", lambda: str(path))
     view.export_button.click()
     box = view.export_confirmation
@@ -39,7 +39,7 @@ def _export(qtbot: QtBot, view: SettingsView, path: Path, monkeypatch: pytest.Mo
     qtbot.waitUntil(lambda: path.exists() and view.export_button.isEnabled(), timeout=TIMEOUT)
 
 
-def _import(qtbot: QtBot, view: SettingsView, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _import(qtbot: QtBot, view: BackupPanel, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(view, "choose_import_path", lambda: str(path))
     view.import_button.click()
 

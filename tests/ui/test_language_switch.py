@@ -12,7 +12,7 @@ from ui.main_window import SETTINGS, TIMELINE, MainWindow
 
 
 def _choose(qtbot: QtBot, window: MainWindow, code: str) -> None:
-    box = window.settings.language
+    box = window.settings.preferences.language
     box.setFocus()
     target = box.findData(code)
     while box.currentIndex() != target:

@@ -45,9 +45,9 @@ def test_rotate_key_with_progress(qtbot: QtBot, window: MainWindow, demo: Memory
     view = window.settings
     qtbot.waitUntil(lambda: bool(view.values["active"].text()), timeout=TIMEOUT)
     old = demo.key_info().active_key_id
-    view.rotate_button.click()
-    assert view.rotate_confirmation is not None
-    view.rotate_confirmation.button(QMessageBox.StandardButton.Ok).click()
+    view.key.rotate_button.click()
+    assert view.key.rotate_confirmation is not None
+    view.key.rotate_confirmation.button(QMessageBox.StandardButton.Ok).click()
     qtbot.waitUntil(lambda: demo.key_info().active_key_id != old, timeout=10_000)
     qtbot.waitUntil(lambda: "Key rotated" in window.message.text(), timeout=10_000)
     qtbot.waitUntil(lambda: view.values["active"].text() != old, timeout=TIMEOUT)
@@ -61,7 +61,7 @@ def test_language_choice_is_remembered(qtbot: QtBot, window: MainWindow) -> None
     from ui.i18n import LANGUAGE_KEY
 
     view = window.settings
-    view.language.setCurrentIndex(view.language.findData("zh_CN"))
+    view.preferences.language.setCurrentIndex(view.preferences.language.findData("zh_CN"))
     assert QSettings().value(LANGUAGE_KEY) == "zh_CN"
 
 

@@ -10,7 +10,7 @@ from tests.ui.conftest import TIMEOUT
 
 from ui.main_window import MainWindow
 from ui.presentation import embedder_title
-from ui.views.settings_view import SettingsView
+from ui.views.settings import SettingsView
 
 
 def _open_settings(qtbot: QtBot, window: MainWindow) -> SettingsView:
@@ -24,27 +24,27 @@ def test_policy_form_shows_the_stored_settings(qtbot: QtBot, window: MainWindow)
     """The form starts from what the store holds, and nothing is pending."""
     view = _open_settings(qtbot, window)
     stored = window.service.policy_settings()
-    assert view.inferred_ttl.value() == pytest.approx(stored.inferred_ttl_days)
-    assert view.candidate_ttl.value() == pytest.approx(stored.candidate_ttl_days)
-    assert view.review_statements.isChecked() == stored.review_user_statements
-    assert view.quarantine_untrusted.isChecked() == stored.untrusted_as_quarantine
-    assert view.pii_action.currentData() == stored.pii_action
-    assert not view.apply_policy_button.isEnabled()
+    assert view.policy.inferred_ttl.value() == pytest.approx(stored.inferred_ttl_days)
+    assert view.policy.candidate_ttl.value() == pytest.approx(stored.candidate_ttl_days)
+    assert view.policy.review_statements.isChecked() == stored.review_user_statements
+    assert view.policy.quarantine_untrusted.isChecked() == stored.untrusted_as_quarantine
+    assert view.policy.pii_action.currentData() == stored.pii_action
+    assert not view.policy.apply_policy_button.isEnabled()
 
 
 def test_apply_writes_the_policy(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
     """Every control reaches the store through Apply; the form then matches it."""
     view = _open_settings(qtbot, window)
-    view.inferred_ttl.setValue(7)
-    view.candidate_ttl.setValue(45.5)
-    view.review_statements.setChecked(not demo.policy_settings().review_user_statements)
-    view.quarantine_untrusted.setChecked(False)
-    view.confirm_kinds["global"].setChecked(True)
-    view.confirm_kinds["org"].setChecked(True)
-    view.pii_action.setCurrentIndex(view.pii_action.findData("redact"))
-    assert view.apply_policy_button.isEnabled()
+    view.policy.inferred_ttl.setValue(7)
+    view.policy.candidate_ttl.setValue(45.5)
+    view.policy.review_statements.setChecked(not demo.policy_settings().review_user_statements)
+    view.policy.quarantine_untrusted.setChecked(False)
+    view.policy.confirm_kinds["global"].setChecked(True)
+    view.policy.confirm_kinds["org"].setChecked(True)
+    view.policy.pii_action.setCurrentIndex(view.policy.pii_action.findData("redact"))
+    assert view.policy.apply_policy_button.isEnabled()
     before = demo.policy_settings().review_user_statements
-    view.apply_policy_button.click()
+    view.policy.apply_policy_button.click()
     qtbot.waitUntil(lambda: demo.policy_settings().inferred_ttl_days == 7.0, timeout=TIMEOUT)
     stored = demo.policy_settings()
     assert stored.candidate_ttl_days == 45.5
@@ -54,9 +54,9 @@ def test_apply_writes_the_policy(qtbot: QtBot, window: MainWindow, demo: MemoryS
     assert stored.confirm_global is True
     assert stored.pii_action == "redact"
     qtbot.waitUntil(lambda: "policy saved" in window.message.text(), timeout=TIMEOUT)
-    qtbot.waitUntil(lambda: not view.apply_policy_button.isEnabled(), timeout=TIMEOUT)
-    view.confirm_kinds["global"].setChecked(False)
-    view.apply_policy_button.click()
+    qtbot.waitUntil(lambda: not view.policy.apply_policy_button.isEnabled(), timeout=TIMEOUT)
+    view.policy.confirm_kinds["global"].setChecked(False)
+    view.policy.apply_policy_button.click()
     qtbot.waitUntil(lambda: demo.policy_settings().confirm_scope_kinds == ("org",), timeout=TIMEOUT)
     assert demo.policy_settings().confirm_global is False
 
@@ -65,14 +65,14 @@ def test_revert_drops_unsaved_edits(qtbot: QtBot, window: MainWindow, demo: Memo
     """Revert shows the stored policy again and writes nothing."""
     view = _open_settings(qtbot, window)
     stored = demo.policy_settings()
-    view.inferred_ttl.setValue(stored.inferred_ttl_days + 3)
-    assert view.revert_policy_button.isEnabled()
-    view.revert_policy_button.click()
+    view.policy.inferred_ttl.setValue(stored.inferred_ttl_days + 3)
+    assert view.policy.revert_policy_button.isEnabled()
+    view.policy.revert_policy_button.click()
     qtbot.waitUntil(
-        lambda: view.inferred_ttl.value() == pytest.approx(stored.inferred_ttl_days),
+        lambda: view.policy.inferred_ttl.value() == pytest.approx(stored.inferred_ttl_days),
         timeout=TIMEOUT,
     )
-    assert not view.apply_policy_button.isEnabled()
+    assert not view.policy.apply_policy_button.isEnabled()
     assert demo.policy_settings() == stored
 
 
@@ -82,23 +82,27 @@ def test_policy_changed_elsewhere_refreshes_the_form(
     """A change made by another writer (the CLI) shows up through the change feed."""
     view = _open_settings(qtbot, window)
     demo.update_policy_settings(candidate_ttl_days=12.0, confirm_scope_kinds=["project"])
-    qtbot.waitUntil(lambda: view.candidate_ttl.value() == pytest.approx(12.0), timeout=TIMEOUT)
-    assert view.confirm_kinds["project"].isChecked()
-    assert not view.apply_policy_button.isEnabled()
+    qtbot.waitUntil(
+        lambda: view.policy.candidate_ttl.value() == pytest.approx(12.0), timeout=TIMEOUT
+    )
+    assert view.policy.confirm_kinds["project"].isChecked()
+    assert not view.policy.apply_policy_button.isEnabled()
 
 
 def test_refused_setting_goes_to_the_error_dialog(
     qtbot: QtBot, window: MainWindow, demo: MemoryService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A value the core refuses is reported in the one error dialog; the store is unchanged."""
-    import ui.views.settings_view as module
+    import ui.views.settings.policy as module
 
     shown: list[BaseException] = []
     monkeypatch.setattr(module, "show_error", lambda _parent, exc: shown.append(exc))
     view = _open_settings(qtbot, window)
     stored = demo.policy_settings()
-    monkeypatch.setattr(view, "_policy_form", lambda: {**stored.to_dict(), "pii_action": "shout"})
-    view.apply_policy()
+    monkeypatch.setattr(
+        view.policy, "_policy_form", lambda: {**stored.to_dict(), "pii_action": "shout"}
+    )
+    view.policy.apply_policy()
     qtbot.waitUntil(lambda: bool(shown), timeout=TIMEOUT)
     assert "pii_action" in str(shown[0])
     assert demo.policy_settings() == stored
@@ -115,10 +119,10 @@ def test_index_status_and_rebuild(qtbot: QtBot, window: MainWindow, demo: Memory
         str(vector["embedder"]).partition("@")[0]
     )
     assert view.values["vectors"].text() == str(vector["vectors"])
-    view.rebuild_button.click()
-    assert view.index_working and view.index_busy.isVisible()
+    view.index.rebuild_button.click()
+    assert view.index.index_working and view.index.index_busy.isVisible()
     qtbot.waitUntil(lambda: "Indexes rebuilt" in window.message.text(), timeout=10_000)
-    assert not view.index_working and not view.index_busy.isVisible()
+    assert not view.index.index_working and not view.index.index_busy.isVisible()
     assert view.values["vectors"].text() == str(demo.index_status()["vector"]["vectors"])  # type: ignore[index]
 
 
@@ -127,9 +131,9 @@ def test_use_embedder_switches_and_rebuilds(
 ) -> None:
     """Use and rebuild stores the chosen embedder and rebuilds the vector index for it."""
     view = _open_settings(qtbot, window)
-    view.embedder.setCurrentIndex(view.embedder.findData("hashing"))
-    view.use_embedder_button.click()
-    assert view.index_working
+    view.index.embedder.setCurrentIndex(view.index.embedder.findData("hashing"))
+    view.index.use_embedder_button.click()
+    assert view.index.index_working
     qtbot.waitUntil(
         lambda: "Now searching with Word hashing" in window.message.text(), timeout=20_000
     )
@@ -139,7 +143,7 @@ def test_use_embedder_switches_and_rebuilds(
     qtbot.waitUntil(
         lambda: view.values["embedder"].text() == embedder_title("hashing"), timeout=TIMEOUT
     )
-    assert not view.index_working
+    assert not view.index.index_working
 
 
 def test_unavailable_embedder_is_reported(
@@ -148,7 +152,7 @@ def test_unavailable_embedder_is_reported(
     """An embedder whose package is missing ends in the error dialog; the view recovers."""
     from core import ResourceUnavailableError
 
-    import ui.views.settings_view as module
+    import ui.views.settings.index as module
 
     shown: list[BaseException] = []
     monkeypatch.setattr(module, "show_error", lambda _parent, exc: shown.append(exc))
@@ -159,8 +163,8 @@ def test_unavailable_embedder_is_reported(
     monkeypatch.setattr(demo, "set_embedder", missing)
     view = _open_settings(qtbot, window)
     before = demo.index_status()["vector"]
-    view.use_embedder_button.click()
+    view.index.use_embedder_button.click()
     qtbot.waitUntil(lambda: bool(shown), timeout=TIMEOUT)
     assert isinstance(shown[0], ResourceUnavailableError)
-    assert not view.index_working
+    assert not view.index.index_working
     assert demo.index_status()["vector"] == before

@@ -10,7 +10,7 @@ from core import MemoryService
 from tests.ui.conftest import TIMEOUT
 
 from ui.main_window import SETTINGS, MainWindow
-from ui.views.settings_view import SettingsView
+from ui.views.settings import SettingsView
 
 
 def _settings(qtbot: QtBot, window: MainWindow) -> SettingsView:
@@ -26,16 +26,16 @@ def test_rotate_key_asks_and_cancel_changes_nothing(
     """Clicking Rotate key… opens a question with Cancel as default; Escape keeps the key."""
     view = _settings(qtbot, window)
     old = demo.key_info().active_key_id
-    qtbot.mouseClick(view.rotate_button, Qt.MouseButton.LeftButton)
-    box = view.rotate_confirmation
+    qtbot.mouseClick(view.key.rotate_button, Qt.MouseButton.LeftButton)
+    box = view.key.rotate_confirmation
     assert isinstance(box, QMessageBox)
     qtbot.waitExposed(box)
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
     qtbot.keyClick(box, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: view.rotate_confirmation is None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: view.key.rotate_confirmation is None, timeout=TIMEOUT)
     qtbot.wait(300)
     assert demo.key_info().active_key_id == old
-    assert view.rotate_button.isEnabled()
+    assert view.key.rotate_button.isEnabled()
 
 
 def test_missing_embedders_are_greyed_out_with_what_they_need(
@@ -48,22 +48,24 @@ def test_missing_embedders_are_greyed_out_with_what_they_need(
     missing = [n for n, why in choices.items() if why]
     usable = [n for n, why in choices.items() if not why]
     assert "hashing" in usable
-    model = view.embedder.model()
+    model = view.index.embedder.model()
     qtbot.waitUntil(
         lambda: all(
-            not model.item(view.embedder.findData(n)).isEnabled()
+            not model.item(view.index.embedder.findData(n)).isEnabled()
             for n in missing  # type: ignore[attr-defined]
         ),
         timeout=TIMEOUT,
     )
     for name in missing:
-        item = model.item(view.embedder.findData(name))  # type: ignore[attr-defined]
+        item = model.item(view.index.embedder.findData(name))  # type: ignore[attr-defined]
         assert "Not installed" in item.toolTip() and "Python packages" in item.toolTip()
     for name in usable:
-        assert model.item(view.embedder.findData(name)).isEnabled()  # type: ignore[attr-defined]
-    assert view.embedder.itemText(view.embedder.findData("hashing")).startswith("Word hashing")
+        assert model.item(view.index.embedder.findData(name)).isEnabled()  # type: ignore[attr-defined]
+    assert view.index.embedder.itemText(view.index.embedder.findData("hashing")).startswith(
+        "Word hashing"
+    )
     # Keyboard: going through the list never lands on a missing embedder.
-    view.embedder.setFocus()
-    for _ in range(view.embedder.count()):
-        qtbot.keyClick(view.embedder, Qt.Key.Key_Down)
-        assert view.embedder.currentData() not in missing
+    view.index.embedder.setFocus()
+    for _ in range(view.index.embedder.count()):
+        qtbot.keyClick(view.index.embedder, Qt.Key.Key_Down)
+        assert view.index.embedder.currentData() not in missing

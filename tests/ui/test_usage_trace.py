@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService
@@ -9,6 +11,22 @@ from tests.ui.conftest import TIMEOUT
 from tests.ui.test_detail import _show
 
 from ui.main_window import SESSIONS, MainWindow
+
+
+def _activate_replay_link(qtbot: QtBot, label: QLabel, *, nth: int) -> None:
+    """Move the keyboard focus through the label's links (Tab) to its `nth` "open the
+    replay" link and press Enter, as a keyboard user does."""
+    label.setFocus()
+    qtbot.waitUntil(label.hasFocus, timeout=TIMEOUT)
+    seen = 0
+    for _ in range(40):
+        qtbot.keyClick(label, Qt.Key.Key_Tab)
+        if label.selectedText() == "open the replay":
+            seen += 1
+            if seen == nth:
+                qtbot.keyClick(label, Qt.Key.Key_Return)
+                return
+    raise AssertionError(f"only {seen} replay link(s) reachable by keyboard")
 
 
 def test_usage_names_the_call_the_goal_and_the_rest_of_the_block(
@@ -26,7 +44,7 @@ def test_usage_names_the_call_the_goal_and_the_rest_of_the_block(
     uses = panel.data.uses  # type: ignore[union-attr]
     assert len(uses) == 2 and all(u.others for u in uses)
     older = uses[-1]
-    panel._link(f"replay:{older.session}#{older.snapshot_id}")  # the link's target
+    _activate_replay_link(qtbot, panel.usage, nth=len(uses))  # the older call's link
     assert window.stack.currentIndex() == SESSIONS
     view = window.sessions
     qtbot.waitUntil(lambda: view.snapshot_box.currentData() == older.snapshot_id, timeout=TIMEOUT)

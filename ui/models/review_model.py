@@ -108,14 +108,17 @@ class ReviewQueueModel(RowTableModel[Entry]):
     def set_queue(self, data: QueueData) -> None:
         """Replace the queue."""
         entries: list[Entry] = []
-        tr = QCoreApplication.translate
         sections = (
-            ("candidate", data.candidates, tr("Review", "Suggested memories (%1)")),
-            ("conflict", data.conflicts, tr("Review", "Conflicts (%1)")),
+            (
+                "candidate",
+                data.candidates,
+                QCoreApplication.translate("Review", "Suggested memories (%1)"),
+            ),
+            ("conflict", data.conflicts, QCoreApplication.translate("Review", "Conflicts (%1)")),
             (
                 "quarantined",
                 data.quarantined,
-                tr("Review", "Quarantined — check before approving (%1)"),
+                QCoreApplication.translate("Review", "Quarantined — check before approving (%1)"),
             ),
         )
         for section, items, title in sections:
