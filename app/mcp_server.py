@@ -283,6 +283,8 @@ class Gateway:
         trust: str | None,
         source: str | None,
         scope: dict[str, str] | None,
+        said_at: str | None = None,
+        speaker: str | None = None,
     ) -> dict[str, Any]:
         """Append one user/assistant/tool event; trust follows the role rules."""
 
@@ -300,6 +302,8 @@ class Gateway:
                 source=source,
                 data={"via": "mcp", "client": caller.name},
                 by=caller.label,
+                said_at=said_at,
+                speaker=speaker,
             )
             event = self.service.append_event(item).value
             return {
@@ -311,6 +315,7 @@ class Gateway:
             }
 
         args = {"role": role, "trust": trust, "source": source, "scope": scope}
+        args |= {"said_at": said_at, "speaker": speaker}
         return self._call(caller, "record_event", args, run)
 
     def forget(self, caller: Caller, memory_id: str, reason: str) -> dict[str, Any]:
@@ -608,8 +613,19 @@ def _add_write_tools(server: "MCPServer[Any]", gateway: Gateway) -> None:
             ),
         ] = None,
         scope: ScopeArg = None,
+        said_at: Annotated[
+            str | None,
+            Field(description="When it was said (ISO-8601), for history recorded later."),
+        ] = None,
+        speaker: Annotated[
+            str | None, Field(description="Who said it (a name), kept out of the text.")
+        ] = None,
     ) -> dict[str, Any]:
-        return guarded(lambda: gateway.record_event(_caller(ctx), role, text, trust, source, scope))
+        return guarded(
+            lambda: gateway.record_event(
+                _caller(ctx), role, text, trust, source, scope, said_at, speaker
+            )
+        )
 
     @server.tool(description="Delete a memory (tombstone; it is never injected again).")
     def forget(

@@ -19,13 +19,8 @@ from core.storage import neighbours
 
 if TYPE_CHECKING:
     from core.model.records import MemoryRecord
-    from core.retrieval.vectors import VectorLayer
     from core.storage.store import Store
 
-# Second round (multi-hop): the query moved toward its best first-round hits finds what
-# they talk about; those memories get this share of the windowed vector relevance.
-SECOND_SEEDS = 2
-SECOND_WEIGHT = 0.0
 # Measured on benchmarks/conversation_eval.py (docs/retrieval.md).
 NEIGHBOUR_SHARE = 0.35
 NEIGHBOUR_SEEDS = 3
@@ -85,37 +80,4 @@ def spread(
         for other in around:
             if other in allowed and other in records and out.get(other, 0.0) < share:
                 out[other] = share
-    return out
-
-
-def second_round(
-    relevance: Mapping[str, float],
-    layer: VectorLayer | None,
-    query: str,
-    allowed: set[str],
-    window: float,
-) -> dict[str, float]:
-    """A second vector round from the first round's best hits (multi-hop questions, #17).
-
-    "What do Mei's kids like?" finds turns about Mei's kids; the dinosaurs they love are in a
-    turn that names neither Mei nor kids but sits close to those turns in meaning. Moving
-    the query vector toward the best hits (pseudo-relevance feedback, no second embedding)
-    reaches it; the stored vectors make the round cost one scoped search.
-    """
-    if layer is None or SECOND_WEIGHT <= 0:
-        return dict(relevance)
-    seeds = [
-        m
-        for m, v in heapq.nlargest(SECOND_SEEDS, relevance.items(), key=lambda kv: (kv[1], kv[0]))
-        if v > 0
-    ]
-    cosines = layer.near(query, seeds, allowed) if seeds else {}
-    if not cosines:
-        return dict(relevance)
-    best = max(cosines.values())
-    out = dict(relevance)
-    for mid, cos in cosines.items():
-        if cos > best - window:
-            part = SECOND_WEIGHT * (cos - (best - window)) / window
-            out[mid] = out.get(mid, 0.0) + part
     return out

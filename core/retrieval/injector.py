@@ -128,9 +128,6 @@ class Retriever:
         span = when.resolve(query, now)
         if span is not None:
             relevance = in_span(relevance, vector, self.catalog.records, span)
-        if vector and fill:
-            layer = self.catalog.vectors
-            relevance = context.second_round(relevance, layer, query, allowed, self.window)
         if fill or context.IN_SEARCH:
             relevance = context.spread(relevance, self.catalog.records, allowed, self.neighbours)
         best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))

@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from core.crypto.codec import Codec
 from core.errors import MemoryCenterError
 from core.index.embedder import Embedder
@@ -30,8 +28,6 @@ INDEX_FILE = "vectors.mcidx"
 EMBED_BATCH = 64
 SYNC_BACKFILL = 64
 QUERY_CACHE = 256
-# Second round: how far the query moves toward the first round's best hits.
-PRF_BETA = 0.5
 # A save of a 100k index takes seconds; a temp file this old has no writer any more.
 STALE_TEMP_SECONDS = 600.0
 
@@ -170,19 +166,6 @@ class VectorLayer:
         vector = self.query_vector(query)
         with self._lock:
             return dict(self.index.search(vector, k, allowed=allowed))
-
-    def near(
-        self, query: str, seeds: Iterable[str], allowed: set[str], k: int = 50
-    ) -> dict[str, float]:
-        """Cosines to the query moved toward the seeds' vectors (a second retrieval round)."""
-        base = self.query_vector(query)
-        with self._lock:
-            found = [v for v in (self.index.get_vector(m) for m in seeds) if v is not None]
-            if not found or not allowed:
-                return {}
-            moved = base + PRF_BETA * np.mean(found, axis=0)
-            moved = moved / max(float(np.linalg.norm(moved)), 1e-12)
-            return dict(self.index.search(moved, k, allowed=allowed))
 
     def query_vector(self, query: str) -> Any:
         """The query's embedding, cached: `prefetch(goal)` then `inject(goal)` embeds once."""
