@@ -173,6 +173,8 @@ class Gateway:
         trust: str | None,
         source: str | None,
         scope: dict[str, str] | None,
+        said_at: str | None = None,
+        speaker: str | None = None,
     ) -> dict[str, Any]:
         """Append one user/assistant/tool event; trust follows the role rules."""
 
@@ -185,6 +187,8 @@ class Gateway:
                 scope=self.edge.scope(scope),
                 data={"via": "mcp", "client": caller.name},
                 by=caller.label,
+                said_at=said_at,
+                speaker=speaker,
             )
             event = self.service.append_event(item).value
             return {
@@ -196,6 +200,7 @@ class Gateway:
             }
 
         args = {"role": role, "trust": trust, "source": source, "scope": scope}
+        args |= {"said_at": said_at, "speaker": speaker}
         return self._call(caller, "record_event", args, run)
 
     def forget(self, caller: Caller, memory_id: str, reason: str) -> dict[str, Any]:

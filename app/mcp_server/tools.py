@@ -138,8 +138,19 @@ def _add_write_tools(server: "MCPServer[Any]", gateway: Gateway) -> None:
             ),
         ] = None,
         scope: ScopeArg = None,
+        said_at: Annotated[
+            str | None,
+            Field(description="When it was said (ISO-8601), for history recorded later."),
+        ] = None,
+        speaker: Annotated[
+            str | None, Field(description="Who said it (a name), kept out of the text.")
+        ] = None,
     ) -> dict[str, Any]:
-        return guarded(lambda: gateway.record_event(_caller(ctx), role, text, trust, source, scope))
+        return guarded(
+            lambda: gateway.record_event(
+                _caller(ctx), role, text, trust, source, scope, said_at, speaker
+            )
+        )
 
     @server.tool(description="Delete a memory (tombstone; it is never injected again).")
     def forget(

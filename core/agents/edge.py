@@ -189,8 +189,11 @@ class AgentEdge:
         data: Any = None,
         refs: tuple[str, ...] = (),
         by: str | None = None,
+        said_at: Any = None,
+        speaker: Any = None,
     ) -> NewEvent:
-        """An event of this agent's session, with the trust the rules allow."""
+        """An event of this agent's session, with the trust the rules allow; `said_at` and
+        `speaker` (for history recorded later) stay out of the text."""
         actor, level = self.trust(role, trust, source)
         default_kind = EventKind.TOOL_RESULT if role == "tool" else EventKind.MESSAGE
         return NewEvent(
@@ -204,6 +207,8 @@ class AgentEdge:
             data=data,
             refs=refs,
             by=by or self.agent,
+            said_at=said_at,
+            speaker=speaker,
         )
 
     def opted_out(self) -> bool:

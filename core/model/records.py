@@ -36,6 +36,10 @@ class NewEvent:
     data: Mapping[str, Any] | None = None
     refs: tuple[str, ...] = ()
     by: str | None = None
+    # When it was said (history recorded after the fact) and by whom: kept out of the text,
+    # stored in the event's data, carried to the memories extracted from it (#17).
+    said_at: dt.datetime | str | None = None
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,7 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
         None if item.source is None else enum_value(EventSource, item.source, f"{field}.source")
     )
     trust = enum_value(TrustLevel, item.trust, f"{field}.trust")
-    data = json_data(item.data, f"{field}.data")
+    data = {**json_data(item.data, f"{field}.data"), **_when_and_who(item, field)}
     if source in OUTSIDE_SOURCES and trust != TrustLevel.UNTRUSTED:
         # Content from the web, e-mail or an issue tracker is untrusted whoever relays it
         # (R2, R11); the label the caller gave is kept for the audit trail.
@@ -151,6 +151,30 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
         refs=refs,
         by=None if item.by is None else identifier(item.by, f"{field}.by"),
     )
+
+
+def _when_and_who(item: NewEvent, field: str) -> dict[str, str]:
+    """The event's own time and speaker, validated, as data entries (absent when not given)."""
+    out: dict[str, str] = {}
+    now = dt.datetime.now(dt.UTC)
+    when = said_at(item.said_at, now, f"{field}.said_at")
+    if when is not None:
+        out["said_at"] = when.isoformat()
+    if item.speaker is not None:
+        out["speaker"] = identifier(item.speaker, f"{field}.speaker", limits.MAX_SPEAKER)
+    return out
+
+
+def event_said_at(data: Mapping[str, Any]) -> dt.datetime | None:
+    """The own time an event was recorded with (`NewEvent.said_at`), if any."""
+    value = data.get("said_at")
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 EFFECTIVE_STATUSES = (*(m.value for m in MemoryStatus), "expired")

@@ -31,7 +31,7 @@ from core.model.memory import (
 )
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.retrieval import render, when
+from core.retrieval import context, render, when
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.ranking import Scored, fuse, in_span, rank
@@ -73,6 +73,7 @@ class Retriever:
         self.catalog = catalog
         self.faults = faults
         self.breaker = breaker
+        self.neighbours = context.Neighbours(store)
         self.timeout = HOT_PATH_SECONDS
         self.last_revision = 0
         self._in_flight = 0
@@ -94,6 +95,7 @@ class Retriever:
     def forget(self, memory_id: str) -> list[str]:
         """Remove a memory from every derived store this retriever keeps; name them (R19)."""
         self.catalog.forget(memory_id)
+        self.neighbours.forget(memory_id)
         cleaned = ["keyword_index", "injection_cache"]
         if self.catalog.vectors is not None:
             cleaned.append("vector_index")
@@ -126,6 +128,8 @@ class Retriever:
         span = when.resolve(query, now)
         if span is not None:
             relevance = in_span(relevance, vector, self.catalog.records, span)
+        if fill or context.IN_SEARCH:
+            relevance = context.spread(relevance, self.catalog.records, allowed, self.neighbours)
         best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
         hits: dict[str, MemoryRecord] = {}
         for mid, _ in best:
@@ -287,7 +291,7 @@ class Retriever:
         *,
         degraded: bool = False,
     ) -> InjectResult:
-        lines = _lines(items, found, now)
+        lines = _lines(items, found, now, request)
         text = render.block(lines)
         snap = Snapshot(
             id=new_id("snap", now),
@@ -357,19 +361,24 @@ def _pack(
 ) -> tuple[list[InjectedItem], list[DroppedHit]]:
     """Fill the budget with whole items, then a digest, and say why the rest was dropped."""
     left = budget - render.overhead_tokens() - 1
+    scope_cost = estimate_tokens(render.scope_line(request)) + 1
+    shared = False  # the scope line is paid for once, by the first item that needs it
     items: list[InjectedItem] = []
     overflow: list[Scored] = []
     for scored in ranked:
         rec = scored.record
         if rec.kind == MemoryKind.SKILL_SUGGESTION and CONFIRMED not in rec.flags:
             continue
-        line = render.item_line(rec, _notes(rec), now)
+        line = render.item_line(rec, _notes(rec), now, request)
         cost = estimate_tokens(line) + 1
+        if rec.scope == request and not shared:
+            cost += scope_cost
         # The budget alone decides how many whole items go in (a fixed cap of 8 left most
         # of a 1,000-token budget to digest references on chat-like stores).
         if cost <= left:
             items.append(_item(scored, request, cost, digest=False))
             left -= cost
+            shared = shared or rec.scope == request
         else:
             overflow.append(scored)
     digest: list[Scored] = []
@@ -408,9 +417,14 @@ def _item(scored: Scored, request: Scope, tokens: int, *, digest: bool) -> Injec
     )
 
 
-def _lines(items: list[InjectedItem], found: Retrieval, now: dt.datetime) -> list[str]:
+def _lines(
+    items: list[InjectedItem], found: Retrieval, now: dt.datetime, request: Scope
+) -> list[str]:
     by_id = {s.record.id: s.record for s in found.ranked}
-    full = [render.item_line(by_id[i.memory_id], i.notes, now) for i in items if not i.in_digest]
+    whole = [(by_id[i.memory_id], i.notes) for i in items if not i.in_digest]
+    full = [render.item_line(rec, notes, now, request) for rec, notes in whole]
+    if any(rec.scope == request for rec, _ in whole):
+        full.insert(0, render.scope_line(request))
     digest = [by_id[i.memory_id] for i in items if i.in_digest]
     return full + ([render.digest_line(digest)] if digest else [])
 

@@ -14,6 +14,7 @@ from core.errors import ResourceUnavailableError
 from core.governance.policy import CONFIRMED
 from core.governance.text import STOPWORDS, estimate_tokens
 from core.model.records import MemoryRecord
+from core.model.scope import Scope
 from core.resources import read_resource
 
 TEMPLATE = ("templates", "memory_block.txt")  # inside the `resources` package
@@ -52,16 +53,35 @@ def source_label(record: MemoryRecord) -> str:
     }[record.source_trust.value]
 
 
-def item_line(record: MemoryRecord, notes: tuple[str, ...], now: dt.datetime) -> str:
-    """One memory with its provenance: id, kind, scope, source, confidence, age."""
-    age = _age(now - record.valid_from)
+def item_line(
+    record: MemoryRecord, notes: tuple[str, ...], now: dt.datetime, request: Scope | None = None
+) -> str:
+    """One memory with its provenance: id, kind, scope, source, confidence, age or said date.
+
+    With `request`, a memory filed under exactly the request's scope leaves its scope out
+    (`scope_line` names it once for the block), and a memory with its own time shows that
+    date instead of an age: on chat-like stores the header cost nearly as much as the turn.
+    """
     scope = ",".join(f"{k}={v}" for k, v in record.scope.items())
-    head = f"[{short_ref(record.id)} {record.kind.value} {scope} {source_label(record)} "
-    head += f"{record.confidence:.2f} {age}"
+    if request is not None and record.scope == request:
+        scope = ""
+    head = f"[{short_ref(record.id)} {record.kind.value} {scope} ".replace("  ", " ")
+    head += f"{source_label(record)} {record.confidence:.2f} "
     when = said_at(record)
-    head += f" said {when:%Y-%m-%d}]" if when else "]"
+    if when is None:
+        head += f"{_age(now - record.valid_from)}]"
+    elif request is None:
+        head += f"{_age(now - record.valid_from)} said {when:%Y-%m-%d}]"
+    else:
+        head += f"said {when:%Y-%m-%d}]"
     note = "".join(f" ({NOTE_TEXT[n]})" for n in notes if n in NOTE_TEXT)
     return f"- {head} {record.content}{note}"
+
+
+def scope_line(request: Scope) -> str:
+    """Names the scope once for every item line that leaves its own out."""
+    scope = ",".join(f"{k}={v}" for k, v in request.items())
+    return f"- (notes without a scope are filed under {scope})"
 
 
 def said_at(record: MemoryRecord) -> dt.datetime | None:

@@ -21,7 +21,7 @@ from core.model.memory import MemoryOutcome
 from core.model.records import Event
 from core.model.scope import Scope
 from core.model.sessions import DIRECT_SESSION
-from core.model.validate import ValidEvent, enum_value, identifier, text
+from core.model.validate import ValidEvent, enum_value, event_said_at, identifier, text
 from core.model.validate import said_at as valid_said_at
 from core.storage import event_log, memories
 from core.storage.store import WriteTx
@@ -241,6 +241,7 @@ def submit_proposals(
             explicit=explicit and not imported,
             evidence_scopes=tuple(e.scope for e in sources),
             provenance=imported or "",
+            said_at=event_said_at(sources[0].data),
         )
         outcomes.append(ledger.submit(tx, cand, session=session))
     return outcomes
