@@ -13,7 +13,7 @@ from app.paths import (
     database_url_from_env,
     passphrase_from_env,
 )
-from core import KeyUnavailableError, LLMExtractor, MemoryService, WrongPassphraseError
+from core import KeyUnavailableError, MemoryService, WrongPassphraseError
 
 PassphrasePrompt = Callable[[bool], str | None]
 """Asks the user for a passphrase; the flag says whether a new one is being chosen."""
@@ -25,16 +25,28 @@ def open_service(
     create: bool = True,
     prompt: PassphrasePrompt | None = None,
     database_url: str | None = None,
+    warm_model: bool = True,
 ) -> MemoryService:
     """Open the store, using the OS keyring, else $MEMORY_CENTER_PASSPHRASE, else `prompt`.
 
     The tables live on a PostgreSQL server when `database_url` (or
     $MEMORY_CENTER_DATABASE_URL) names one, or when the directory was set up that way.
+    `warm_model`: start loading the embedding model in the background (a long-running
+    process: GUI, MCP server, hook daemon); one-shot CLI commands load it only when used.
 
     Raises:
         KeyUnavailableError: no key could be had (no keyring, no passphrase).
         WrongPassphraseError: the passphrase given does not unlock the store.
     """
+    service = _open(data_dir, create, prompt, database_url)
+    if warm_model:
+        service.warm_up()
+    return service
+
+
+def _open(
+    data_dir: Path, create: bool, prompt: PassphrasePrompt | None, database_url: str | None
+) -> MemoryService:
     passphrase = passphrase_from_env()
     url = database_url or database_url_from_env()
     try:
@@ -66,5 +78,7 @@ def apply_environment(service: MemoryService) -> MemoryService:
     """
     url, model = os.environ.get(LLM_URL_ENV), os.environ.get(LLM_MODEL_ENV)
     if url and model:
+        from core import LLMExtractor  # its HTTP client loads only when it is configured
+
         service.extractor = LLMExtractor(url, model, api_key=os.environ.get(LLM_KEY_ENV) or None)
     return service

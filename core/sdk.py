@@ -180,6 +180,7 @@ class MemoryRuntime:
         self._lock = threading.Lock()
         self._hot = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mc-hot-path")
         self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-background")
+        service.warm_up()  # the agent's first turn should not wait for the model (R17)
 
     def close(self) -> None:
         """Stop the workers (pending extractions finish first; a stalled read is abandoned)."""

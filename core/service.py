@@ -128,8 +128,6 @@ class MemoryService:
         if self._settings_damage is not None:
             self.catalog.damage.note([self._settings_damage])
         self._ledger.embed = self._fence_embed
-        if self.catalog.vectors is not None:
-            self.catalog.vectors.warm_up()
         self.faults = FaultSwitch()
         self._retriever = Retriever(store, self.catalog, self.faults, CircuitBreaker(store.clock))
 
@@ -1140,6 +1138,17 @@ class MemoryService:
     def _reload_keys(self) -> Codec:
         self._keys = self._key_store.load()
         return Codec(self._keys, reload=self._key_store.load)
+
+    def warm_up(self) -> None:
+        """Start loading the embedding model in the background (idempotent).
+
+        For a store opened for an agent (MCP server, SDK runtime, hook daemon, the GUI), so
+        the first query does not pay for the load; a one-shot CLI command that needs no
+        embedding never loads the model. Until it is loaded, `inject` serves from the
+        keyword path (R17).
+        """
+        if self.catalog.vectors is not None:
+            self.catalog.vectors.warm_up()
 
 
 def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:

@@ -12,16 +12,15 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from app.cli.options import CommonOptionsGroup
-from app.compose import open_service
 from app.paths import DATA_DIR_ENV, default_data_dir
-from app.serialize import dumps
-from core import MemoryCenterError, MemoryService
-from core.model.jsonsafe import has_lone_surrogate
+
+if TYPE_CHECKING:
+    from core import MemoryService
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,11 +41,15 @@ class Context:
         the `index` commands that show and repair it (`check_embedder=False`).
         """
         if self._service is None:
+            # Imported here: the engine loads for commands that open the store, not for help.
+            from app.compose import open_service
+
             self._service = open_service(
                 self.data_dir,
                 create=create,
                 prompt=_prompt_passphrase,
                 database_url=self.database_url,
+                warm_model=False,
             )
         if check_embedder:
             self._service.check_embedder()
@@ -61,6 +64,8 @@ class Context:
     def emit(self, value: Any, human: Callable[[], None] | str) -> None:
         """Print `value` as JSON, or the human form."""
         if self.as_json:
+            from app.serialize import dumps
+
             click.echo(dumps(value))
         elif isinstance(human, str):
             click.echo(human)
@@ -87,6 +92,8 @@ def handles_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from core.errors import MemoryCenterError
+
         ctx = click.get_current_context().find_object(Context)
         try:
             return func(*args, **kwargs)
@@ -130,11 +137,17 @@ class CheckedGroup(CommonOptionsGroup):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         for index, arg in enumerate(args):
-            if has_lone_surrogate(arg):
+            if not arg.isascii() and _has_lone_surrogate(arg):
                 before = args[index - 1] if index else ""
                 what = f"the value of {before}" if before.startswith("-") else f"argument {arg!r}"
                 raise BadArgument(f"{what} is not valid UTF-8 text", "--json" in args[:index])
         return super().parse_args(ctx, args)
+
+
+def _has_lone_surrogate(arg: str) -> bool:
+    from core.model.jsonsafe import has_lone_surrogate
+
+    return has_lone_surrogate(arg)
 
 
 @click.group(cls=CheckedGroup, invoke_without_command=True)

@@ -232,6 +232,10 @@ class _LazyModel:
         with self._lock:
             self._ensure_loaded()
 
+    def is_loaded(self) -> bool:
+        """True once the weights are in memory (embedding will not wait for a load)."""
+        return self._loaded
+
     def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
         """Embed with the model, loading it first if needed."""
         _check_texts(texts)
@@ -423,6 +427,10 @@ class DualEmbedder:
         """Load both models."""
         self._multi.load()
         self._english.load()
+
+    def is_loaded(self) -> bool:
+        """True once both models are in memory."""
+        return self._multi.is_loaded() and self._english.is_loaded()
 
     def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
         """Concatenate both models' vectors (MiniLM half zero for CJK queries)."""
