@@ -25,6 +25,7 @@ from core.model import *  # noqa: F403 - the model is public by design
 from core.model import __all__ as _model_all
 
 if TYPE_CHECKING:
+    from core.governance.agents import AgentInfo, agent_of_session
     from core.governance.llm_extractor import LLMExtractor
     from core.governance.policy import PolicySettings
     from core.resources import read_resource, resource_path
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 # Loaded on first use: a command that only prints help or reads a model type should not pay
 # for the whole engine (SQLAlchemy, numpy, the sensitivity rules) at import time.
 _LAZY = {
+    "AgentInfo": "core.governance.agents",
+    "agent_of_session": "core.governance.agents",
     "LLMExtractor": "core.governance.llm_extractor",
     "MemoryService": "core.service",
     "PolicySettings": "core.governance.policy",
@@ -51,6 +54,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AgentInfo",
+    "agent_of_session",
     "ChainBrokenError",
     "ConflictError",
     "DamagedRowError",

@@ -31,7 +31,8 @@ from core.errors import (
     NotFoundError,
     ResourceUnavailableError,
 )
-from core.governance import controls, undo
+from core.governance import agents, controls, undo
+from core.governance.agents import AgentInfo
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, Origin, PolicySettings
@@ -1149,6 +1150,28 @@ class MemoryService:
         """
         if self.catalog.vectors is not None:
             self.catalog.vectors.warm_up()
+
+    # --- agent-level pause (#14); the logic lives in core/governance/agents.py ----------
+
+    def paused_agents(self) -> frozenset[str]:
+        """The agents whose reads get no memory (R26)."""
+        with self._store.read("read paused agents") as conn:
+            return agents.read_paused(conn, self._store.codec)
+
+    def set_agent_paused(self, agent: str, paused: bool) -> Result[frozenset[str]]:
+        """Pause (or resume) memory for an agent: every session of it, new ones included.
+
+        `agent` is a client name (`mcp`, `claude-code`, `codex`, `chatgpt`, `sdk`) or the
+        value of a request's `agent` scope key. Returns the paused names afterwards.
+        """
+        name = agents.valid_name(agent)
+        with self._store.write("pause agent" if paused else "resume agent") as tx:
+            names = agents.set_paused(tx, name, paused)
+        return Result(names, changes_of(tx))
+
+    def list_agents(self) -> list[AgentInfo]:
+        """The agents seen in the sessions (and any paused ones), with their pause state."""
+        return agents.summarise(self.list_sessions(limit=100_000), self.paused_agents())
 
 
 def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:

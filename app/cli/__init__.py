@@ -72,6 +72,10 @@ VERBS: dict[str, tuple[str, str]] = {
         "app.cli.team:join",
         "Join a team store from this machine with an invitation file and its code.",
     ),
+    "agent": (
+        "app.cli.agents:agent",
+        "Agents: pause or resume memory for every session of an agent, new ones too.",
+    ),
     "mcp": (
         "app.mcp_server:mcp_command",
         "Run the MCP server (stdio) for agents; see docs/mcp.md.",

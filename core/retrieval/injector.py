@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.errors import MemoryCenterError
+from core.governance.agents import PauseGate
 from core.governance.policy import CONFIRMED, CONFLICT, STALE
 from core.governance.policy import VERSION as POLICY_VERSION
 from core.governance.text import estimate_tokens
@@ -61,6 +62,7 @@ class Retrieval:
     ranked: list[Scored]
     dropped: list[DroppedHit] = field(default_factory=list)
     opted_out: bool = False
+    paused: str | None = None  # why the caller's agent gets no memory
 
 
 class Retriever:
@@ -78,6 +80,7 @@ class Retriever:
         self._in_flight = 0
         self._flight_lock = threading.Lock()
         self._threads: set[threading.Thread] = set()
+        self.pauses = PauseGate(store)
 
     def close(self, wait_seconds: float = 3.0) -> None:
         """Give abandoned reads a bounded moment to finish before the connections go.
@@ -111,6 +114,9 @@ class Retriever:
         """
         self.faults.check("memory_read")
         revision = self.catalog.sync()
+        paused = self.pauses.reason(request, session, revision)
+        if paused is not None:
+            return Retrieval(revision, [], paused=paused)
         now = self._store.clock.now()
         dropped: list[DroppedHit] = []
         # The scope index yields exactly the memories filed under a subset of the request.
@@ -237,9 +243,9 @@ class Retriever:
         found = self.guarded(request, goal, session)
         if found is None:
             return self._degraded(request, goal, budget, session, now)
-        if found.opted_out:
+        if found.opted_out or found.paused:
             nothing = Retrieval(found.revision, [])
-            dropped = [DroppedHit("*", "session opted out of memory")]
+            dropped = [DroppedHit("*", found.paused or "session opted out of memory")]
             return self._record(request, goal, budget, session, nothing, [], dropped, now)
         items, dropped = _pack(found.ranked, request, budget, now)
         return self._record(
