@@ -1167,6 +1167,7 @@ class MemoryService:
         name = agents.valid_name(agent)
         with self._store.write("pause agent" if paused else "resume agent") as tx:
             names = agents.set_paused(tx, name, paused)
+        self._retriever.pauses.forget()
         return Result(names, changes_of(tx))
 
     def list_agents(self) -> list[AgentInfo]:

@@ -5,13 +5,16 @@ session belongs to, recognised from the names each client gives its sessions (`m
 the MCP server, `claude-code:...`, `codex:...`, `chatgpt:...`; any other session belongs to
 an SDK runtime or tool, `sdk`). The paused names are a store setting, so they are sealed and
 bound like every other setting and hold for every process and every new session. Retrieval
-asks `PauseGate` once per read; the answer is cached per store revision, so the hot path
-reads the setting only after something changed.
+asks `PauseGate` once per read. Every injection writes a snapshot, so the store revision moves
+on every call: the answer is kept for up to `RECHECK_SECONDS` while the revision moves (a
+pause made by another process applies within that second, as the GUI's change polling does)
+and dropped at once when this process changes the setting.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -35,6 +38,7 @@ SESSION_CLIENTS = (
 )
 OTHER_CLIENT = "sdk"
 MAX_NAME = 128
+RECHECK_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -114,12 +118,13 @@ def summarise(sessions: Iterable[SessionInfo], paused: frozenset[str]) -> list[A
 
 
 class PauseGate:
-    """Answers "is this caller paused?" on the read path, cached per store revision."""
+    """Answers "is this caller paused?" on the read path without a read per call."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
-        self._cached: tuple[int, frozenset[str]] | None = None
+        # (store revision, monotonic time read, paused names)
+        self._cached: tuple[int, float, frozenset[str]] | None = None
 
     def reason(self, request: Mapping[str, str], session: str | None, revision: int) -> str | None:
         """Why the caller gets no memory (its agent is paused), or None."""
@@ -129,10 +134,18 @@ class PauseGate:
         hit = sorted(callers(request, session) & paused)
         return f"agent {hit[0]} is paused" if hit else None
 
+    def forget(self) -> None:
+        """Drop the cached answer (this process just changed the setting)."""
+        with self._lock:
+            self._cached = None
+
     def _paused(self, revision: int) -> frozenset[str]:
         with self._lock:
-            if self._cached is not None and self._cached[0] == revision:
-                return self._cached[1]
+            cached = self._cached
+            if cached is not None and (
+                cached[0] == revision or time.monotonic() - cached[1] < RECHECK_SECONDS
+            ):
+                return cached[2]
         try:
             with self._store.read("read paused agents") as conn:
                 names = read_paused(conn, self._store.codec)
@@ -141,5 +154,5 @@ class PauseGate:
             # reported the damage already.
             names = frozenset()
         with self._lock:
-            self._cached = (revision, names)
+            self._cached = (revision, time.monotonic(), names)
         return names
