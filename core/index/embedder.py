@@ -33,18 +33,22 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from core.errors import EmbedderUnavailableError, InvalidInputError, ResourceUnavailableError
 from core.governance.text import normalize, tokens
 
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+else:
+    from core.index.lazy import np
+
 log = logging.getLogger(__name__)
 
 EmbedKind = Literal["query", "passage"]
-Matrix = NDArray[np.float32]
+if TYPE_CHECKING:
+    Matrix = NDArray[np.float32]
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Model inputs longer than this are truncated; memories are short, and attention cost is

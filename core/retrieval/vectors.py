@@ -69,13 +69,27 @@ class VectorLayer:
         self._dir = directory
         self._codec = codec
         self._lock = threading.RLock()
-        self.index = VectorIndex(embedder.dim)
+        self._index: VectorIndex | None = None
         self._dirty = False
         self._loaded = False
         self._queries: dict[str, Any] = {}
         self.load_error: str | None = None
         self._warming: threading.Thread | None = None
         self._ready = threading.Event()
+
+    @property
+    def index(self) -> VectorIndex:
+        """The HNSW index, made on first use (a command that reads no vector never builds it,
+        nor imports numpy and hnswlib)."""
+        with self._lock:
+            if self._index is None:
+                self._index = VectorIndex(self.embedder.dim)
+            return self._index
+
+    @index.setter
+    def index(self, value: VectorIndex) -> None:
+        with self._lock:
+            self._index = value
 
     @property
     def path(self) -> Path | None:

@@ -11,8 +11,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from core.index.embedder import EmbedKind, HashingEmbedder, Matrix
+from core.index.embedder import EmbedKind, HashingEmbedder
+
+if TYPE_CHECKING:
+    from core.index.embedder import Matrix
 
 NAME = "slow-loading-hashing"
 LOAD_SECONDS = 2.5
