@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -64,7 +65,9 @@ def environment(data_dir: Path) -> dict[str, str]:
     return env
 
 
-def run_cli(checkout: Path, args: list[str], env: dict[str, str]) -> float:
+def run_cli(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one whole process."""
+    before = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", CLI, *args], cwd=checkout, env=env, capture_output=True
@@ -73,7 +76,13 @@ def run_cli(checkout: Path, args: list[str], env: dict[str, str]) -> float:
     if done.returncode != 0:
         message = done.stderr.decode(errors="replace").strip().splitlines()
         raise SystemExit(f"{checkout}: {' '.join(args)} failed: {message[-1:]}")
-    return elapsed
+    return elapsed, _children_cpu() - before
+
+
+def _children_cpu() -> float:
+    # CPU time barely depends on how busy the machine is; wall time does.
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def prepare(checkout: Path, data_dir: Path) -> dict[str, str]:
@@ -107,7 +116,7 @@ def main() -> None:
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="mc-cli-bench-") as tmp:
         envs = {name: prepare(path, Path(tmp) / name) for name, path in checkouts.items()}
-        times: dict[tuple[str, str], list[float]] = {}
+        times: dict[tuple[str, str], list[tuple[float, float]]] = {}
         floor: list[float] = []
         for run in range(args.runs):
             floor.append(timed_pass())
@@ -126,16 +135,18 @@ def timed_pass() -> float:
 
 def report(
     checkouts: dict[str, Path],
-    times: dict[tuple[str, str], list[float]],
+    times: dict[tuple[str, str], list[tuple[float, float]]],
     floor: list[float],
     runs: int,
 ) -> None:
     names = list(checkouts)
-    print(f"\nmedian wall time of {runs} whole processes, seconds")
-    print(f"{'command':<14}" + "".join(f"{n:>10}" for n in names))
+    print(f"\nmedian of {runs} whole processes, seconds: wall time, then CPU time (user+sys)")
+    heads = [f"{n} wall" for n in names] + [f"{n} cpu" for n in names]
+    print(f"{'command':<14}" + "".join(f"{h:>13}" for h in heads))
     for command in commands(0):
-        row = "".join(f"{statistics.median(times[(n, command)]):>10.3f}" for n in names)
-        print(f"{command:<14}{row}")
+        walls = [statistics.median(w for w, _ in times[(n, command)]) for n in names]
+        cpus = [statistics.median(c for _, c in times[(n, command)]) for n in names]
+        print(f"{command:<14}" + "".join(f"{v:>13.3f}" for v in walls + cpus))
     print(f"{'python -c pass':<14}{statistics.median(floor):>10.3f}")
     print(f"{'key derivation':<14}{key_derivation_seconds():>10.3f}  (scrypt, in-process)")
 
