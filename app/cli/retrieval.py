@@ -54,6 +54,9 @@ def inject(
 ) -> None:
     """Build the memory block for a model call and record its snapshot."""
     svc = ctx.service()
+    # Start the model load now, so it overlaps the catalog load; an injection does not wait
+    # for a model still loading beyond a short grace (it answers from keywords then).
+    svc.warm_up()
     res = svc.inject(Scope.parse(scopes), goal, budget, session=session).value
     if ctx.as_json:
         click.echo(
