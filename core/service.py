@@ -1140,16 +1140,20 @@ class MemoryService:
         self._keys = self._key_store.load()
         return Codec(self._keys, reload=self._key_store.load)
 
-    def warm_up(self) -> None:
+    def warm_up(self, wait: float = 0.0) -> bool:
         """Start loading the embedding model in the background (idempotent).
 
         For a store opened for an agent (MCP server, SDK runtime, hook daemon, the GUI), so
         the first query does not pay for the load; a one-shot CLI command that needs no
         embedding never loads the model. Until it is loaded, `inject` serves from the
-        keyword path (R17).
+        keyword path (R17). `wait`: seconds to wait for the load; returns whether the model
+        is ready (True when there is no model).
         """
-        if self.catalog.vectors is not None:
-            self.catalog.vectors.warm_up()
+        layer = self.catalog.vectors
+        if layer is None:
+            return True
+        layer.warm_up()
+        return layer.model_ready(wait=wait)
 
     # --- agent-level pause (#14); the logic lives in core/governance/agents.py ----------
 
