@@ -13,7 +13,7 @@ from app.paths import (
     database_url_from_env,
     passphrase_from_env,
 )
-from core import KeyUnavailableError, LLMExtractor, MemoryService, WrongPassphraseError
+from core import KeyUnavailableError, MemoryService, WrongPassphraseError
 from core.index.embedder import EMBEDDER_ENV
 
 PassphrasePrompt = Callable[[bool], str | None]
@@ -27,30 +27,51 @@ def open_service(
     prompt: PassphrasePrompt | None = None,
     database_url: str | None = None,
     member: str | None = None,
+    warm_model: bool = True,
 ) -> MemoryService:
     """Open the store, using the OS keyring, else $MEMORY_CENTER_PASSPHRASE, else `prompt`.
 
     The tables live on a PostgreSQL server when `database_url` (or
     $MEMORY_CENTER_DATABASE_URL) names one, or when the directory was set up that way.
+    `member` names this device's member when a server store is created.
+    `warm_model`: start loading the embedding model in the background (a long-running
+    process: GUI, MCP server, hook daemon); one-shot CLI commands load it only when used.
 
     Raises:
         KeyUnavailableError: no key could be had (no keyring, no passphrase).
         WrongPassphraseError: the passphrase given does not unlock the store.
     """
+    service = _open(data_dir, create, prompt, database_url, member)
+    if warm_model:
+        service.warm_up()
+    return service
+
+
+def _open(
+    data_dir: Path,
+    create: bool,
+    prompt: PassphrasePrompt | None,
+    database_url: str | None,
+    member: str | None,
+) -> MemoryService:
     passphrase = passphrase_from_env()
     url = database_url or database_url_from_env()
     embedder = embedder_from_env()
-    try:
+
+    def opened(secret: str | None) -> MemoryService:
         return apply_environment(
             MemoryService.open(
                 data_dir,
-                passphrase=passphrase,
+                passphrase=secret,
                 create=create,
                 database_url=url,
                 embedder=embedder,
                 member=member,
             )
         )
+
+    try:
+        return opened(passphrase)
     except WrongPassphraseError:
         raise
     except KeyUnavailableError as exc:
@@ -62,16 +83,7 @@ def open_service(
     if not asked:
         # Nobody could be asked (no terminal) or the user declined: say how to give one.
         raise first
-    return apply_environment(
-        MemoryService.open(
-            data_dir,
-            passphrase=asked,
-            create=create,
-            database_url=url,
-            embedder=embedder,
-            member=member,
-        )
-    )
+    return opened(asked)
 
 
 def embedder_from_env() -> str | None:
@@ -89,5 +101,7 @@ def apply_environment(service: MemoryService) -> MemoryService:
     """
     url, model = os.environ.get(LLM_URL_ENV), os.environ.get(LLM_MODEL_ENV)
     if url and model:
+        from core import LLMExtractor  # its HTTP client loads only when it is configured
+
         service.extractor = LLMExtractor(url, model, api_key=os.environ.get(LLM_KEY_ENV) or None)
     return service

@@ -2,7 +2,7 @@
 
 `memory-center` and `memory-center gui` (with `--demo`, `--data-dir DIR`) open the window at
 once and load everything else behind a progress state; every other command goes to the
-command line in `app.cli`, which imports the engine first.
+command line, the package `app.cli`.
 """
 
 from __future__ import annotations

@@ -108,6 +108,7 @@ class MemoryRuntime:
         self.guard = HotPathGuard(self.config.failure_cooldown_seconds)
         self._lock = threading.Lock()
         self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-background")
+        service.warm_up()  # the agent's first turn should not wait for the model (R17)
 
     @property
     def session(self) -> str:

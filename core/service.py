@@ -16,6 +16,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.governance.agents import AgentInfo
 from core.governance.policy import Origin, PolicySettings
 from core.model.capture import CaptureCursor
 from core.model.memory import (
@@ -527,3 +528,32 @@ class MemoryService(FacadeBase):
         """True when a key rotation was started and not finished (resume it with
         `rotate_key` or `remove_member_tracked`)."""
         return self._admin.rotation_pending()
+
+    # --- agents: model warm-up and per-agent pause (#13, #14) -----------------------------
+
+    def warm_up(self, wait: float = 0.0) -> bool:
+        """Start loading the embedding model in the background (idempotent).
+
+        For a store opened for an agent (MCP server, SDK runtime, hook daemon, the GUI), so
+        the first query does not pay for the load; a one-shot CLI command that needs no
+        embedding never loads the model. Until it is loaded, `inject` serves from the
+        keyword path (R17). `wait`: seconds to wait for the load; returns whether the model
+        is ready (True when there is no model).
+        """
+        return self._agents.warm_up(wait)
+
+    def paused_agents(self) -> frozenset[str]:
+        """The agents whose reads get no memory (R26)."""
+        return self._agents.paused_agents()
+
+    def set_agent_paused(self, agent: str, paused: bool) -> Result[frozenset[str]]:
+        """Pause (or resume) memory for an agent: every session of it, new ones included.
+
+        `agent` is a client name (`mcp`, `claude-code`, `codex`, `chatgpt`, `sdk`) or the
+        value of a request's `agent` scope key. Returns the paused names afterwards.
+        """
+        return self._agents.set_agent_paused(agent, paused)
+
+    def list_agents(self) -> list[AgentInfo]:
+        """The agents seen in the sessions (and any paused ones), with their pause state."""
+        return self._agents.list_agents(self.list_sessions(limit=100_000))

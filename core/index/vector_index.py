@@ -42,11 +42,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
-
-import hnswlib
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from typing import TYPE_CHECKING, Any
 
 from core.crypto.codec import Aad, Codec
 from core.crypto.keys import atomic_write
@@ -57,6 +53,13 @@ from core.errors import (
     StoreVersionError,
 )
 from core.index.embedder import Embedder, normalise_rows
+
+if TYPE_CHECKING:
+    import hnswlib
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
+else:
+    from core.index.lazy import hnswlib, np
 
 AAD_TABLE = "index_files"
 AAD_FIELD = "vector"
@@ -87,7 +90,8 @@ _SAFE_GLOBALS = frozenset(
     }
 )
 
-Vector = NDArray[np.float32]
+if TYPE_CHECKING:
+    Vector = NDArray[np.float32]
 
 
 @dataclass(frozen=True)

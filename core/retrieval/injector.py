@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.errors import MemoryCenterError
+from core.governance.agents import PauseGate
 from core.governance.policy import CONFIRMED, CONFLICT, STALE
 from core.governance.policy import VERSION as POLICY_VERSION
 from core.governance.text import estimate_tokens
@@ -51,6 +52,10 @@ MAX_IN_FLIGHT = 8
 # Hits scored in full per read; the rest of a huge scope is cut by the cheap fused relevance.
 MAX_CANDIDATES = 200
 DEGRADED_TEXT = "degraded_memory_unavailable"
+# Cold start (R17): how long an injection waits for an embedding model that is still
+# loading before it answers from the keyword index alone, well inside HOT_PATH_SECONDS.
+COLD_MODEL_WAIT = 0.2
+KEYWORD_ONLY_TEXT = "keyword_only: the embedding model is still loading"
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Retrieval:
     ranked: list[Scored]
     dropped: list[DroppedHit] = field(default_factory=list)
     opted_out: bool = False
+    paused: str | None = None  # why the caller's agent gets no memory
 
 
 class Retriever:
@@ -79,6 +85,7 @@ class Retriever:
         self._in_flight = 0
         self._flight_lock = threading.Lock()
         self._threads: set[threading.Thread] = set()
+        self.pauses = PauseGate(store)
 
     def close(self, wait_seconds: float = 3.0) -> None:
         """Give abandoned reads a bounded moment to finish before the connections go.
@@ -113,6 +120,9 @@ class Retriever:
         """
         self.faults.check("memory_read")
         revision = self.catalog.sync()
+        paused = self.pauses.reason(request, session, revision)
+        if paused is not None:
+            return Retrieval(revision, [], paused=paused)
         now = self._store.clock.now()
         dropped: list[DroppedHit] = []
         # The scope index yields exactly the memories filed under a subset of the request.
@@ -122,7 +132,12 @@ class Retriever:
             allowed.discard(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         keyword = self.catalog.keywords.search(query, allowed=allowed)
-        vector = self._vector_scores(query, allowed)
+        if fill and not self._model_ready():
+            # The injection never waits for a model load: the keyword path answers now.
+            vector: dict[str, float] = {}
+            dropped.append(DroppedHit("*", KEYWORD_ONLY_TEXT))
+        else:
+            vector = self._vector_scores(query, allowed)
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
         span = when.resolve(query, now)
@@ -167,6 +182,18 @@ class Retriever:
                     present.add(mid)
         return out
 
+    def _model_ready(self) -> bool:
+        """True when a query can be embedded without waiting for the model to load.
+
+        A cold model starts loading in the background (the first injection warms it when
+        nothing else did); a load already under way gets a short grace period.
+        """
+        layer = self.catalog.vectors
+        if layer is None or layer.model_ready():
+            return True
+        layer.warm_up()
+        return layer.model_ready(wait=COLD_MODEL_WAIT)
+
     def _vector_scores(self, query: str, allowed: set[str]) -> dict[str, float]:
         """Cosines from the vector index; a failing index degrades to keyword-only (R23)."""
         layer = self.catalog.vectors
@@ -203,6 +230,7 @@ class Retriever:
             if self._in_flight >= MAX_IN_FLIGHT:
                 return None  # earlier reads are still stuck: do not pile up threads
             self._in_flight += 1
+        cold = not self._model_ready_now()
         future: cf.Future[Retrieval] = cf.Future()
         thread = threading.Thread(
             target=self._run_read, args=(future, request, query, session), daemon=True
@@ -213,10 +241,17 @@ class Retriever:
         try:
             result = future.result(timeout=self.timeout)
         except (cf.TimeoutError, MemoryCenterError):
-            self.breaker.failure()
+            if not cold:
+                # A read that ran while the model was loading says nothing about the
+                # health of memory: it degrades this call but never opens the breaker.
+                self.breaker.failure()
             return None
         self.breaker.success()
         return result
+
+    def _model_ready_now(self) -> bool:
+        layer = self.catalog.vectors
+        return layer is None or layer.model_ready()
 
     def _run_read(
         self, future: cf.Future[Retrieval], request: Scope, query: str, session: str | None
@@ -241,9 +276,9 @@ class Retriever:
         found = self.guarded(request, goal, session)
         if found is None:
             return self._degraded(request, goal, budget, session, now)
-        if found.opted_out:
+        if found.opted_out or found.paused:
             nothing = Retrieval(found.revision, [])
-            dropped = [DroppedHit("*", "session opted out of memory")]
+            dropped = [DroppedHit("*", found.paused or "session opted out of memory")]
             return self._record(request, goal, budget, session, nothing, [], dropped, now)
         items, dropped = _pack(found.ranked, request, budget, now)
         return self._record(

@@ -69,11 +69,27 @@ class VectorLayer:
         self._dir = directory
         self._codec = codec
         self._lock = threading.RLock()
-        self.index = VectorIndex(embedder.dim)
+        self._index: VectorIndex | None = None
         self._dirty = False
         self._loaded = False
         self._queries: dict[str, Any] = {}
         self.load_error: str | None = None
+        self._warming: threading.Thread | None = None
+        self._ready = threading.Event()
+
+    @property
+    def index(self) -> VectorIndex:
+        """The HNSW index, made on first use (a command that reads no vector never builds it,
+        nor imports numpy and hnswlib)."""
+        with self._lock:
+            if self._index is None:
+                self._index = VectorIndex(self.embedder.dim)
+            return self._index
+
+    @index.setter
+    def index(self, value: VectorIndex) -> None:
+        with self._lock:
+            self._index = value
 
     @property
     def path(self) -> Path | None:
@@ -114,17 +130,42 @@ class VectorLayer:
                 self._dirty = True
 
     def warm_up(self) -> None:
-        """Load the model in the background so the first query does not pay for it."""
+        """Load the model in the background so the first query does not pay for it.
 
-        def load() -> None:
-            try:
-                self.embedder.load()
-            except MemoryCenterError as exc:
-                # Kept for `check_embedder` and `index status`: never a silent downgrade.
-                self.load_error = f"embedder {self.name} failed to load: {exc}"
-                log.error("%s", self.load_error)
+        Idempotent: later calls while (or after) the model loads start nothing.
+        """
+        with self._lock:
+            if self._warming is not None or self._ready.is_set():
+                return
+            self._warming = threading.Thread(
+                target=self._load_model, name="mc-embedder-load", daemon=True
+            )
+        self._warming.start()
 
-        threading.Thread(target=load, name="mc-embedder-load", daemon=True).start()
+    def _load_model(self) -> None:
+        try:
+            self.embedder.load()
+        except MemoryCenterError as exc:
+            # Kept for `check_embedder` and `index status`: never a silent downgrade.
+            self.load_error = f"embedder {self.name} failed to load: {exc}"
+            log.error("%s", self.load_error)
+        finally:
+            self._ready.set()
+
+    def model_ready(self, wait: float = 0.0) -> bool:
+        """True when embedding will not wait for the model to load.
+
+        A model is ready once a load finished (or failed: the failure is then reported by
+        the query itself). An embedder that does not say whether it is loaded is ready.
+        `wait`: seconds to wait for a load already in progress.
+        """
+        if self._ready.is_set():
+            return True
+        probe = getattr(self.embedder, "is_loaded", None)
+        if probe is None or probe():
+            self._ready.set()
+            return True
+        return wait > 0 and self._ready.wait(wait)
 
     def _backfill(self, records: list[MemoryRecord]) -> None:
         try:

@@ -81,8 +81,6 @@ class Engine:
         if self.settings_damage is not None:
             self.catalog.damage.note([self.settings_damage])
         self.ledger.embed = self.fence_embed
-        if self.catalog.vectors is not None:
-            self.catalog.vectors.warm_up()
         self.faults = FaultSwitch()
         self.retriever = Retriever(store, self.catalog, self.faults, CircuitBreaker(store.clock))
 

@@ -18,6 +18,7 @@ from core.model.validate import identifier
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import FaultSwitch
 from core.services.admin import IndexAdmin, KeyAdmin
+from core.services.agents import AgentControls
 from core.services.context import Engine, EngineConfig
 from core.services.events import EventService
 from core.services.memories import MemoryReads, MemoryWrites
@@ -68,6 +69,7 @@ class FacadeBase:
         self._retrieval = RetrievalService(engine)
         self._index = IndexAdmin(engine)
         self._admin = KeyAdmin(engine)
+        self._agents = AgentControls(engine)
 
     @classmethod
     def open(

@@ -13,7 +13,6 @@ import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from sqlalchemy import Connection, and_, delete, select
 
 from core.crypto.codec import Aad, Codec, is_personal, read_header
@@ -51,6 +50,8 @@ def save_features(
     name, blob = None, None
     if embedding is not None:
         name = embedding[0]
+        import numpy as np  # only a fence with an embedding needs it
+
         raw = np.asarray(embedding[1], dtype=np.float32).tobytes()
         blob = tx.codec.seal(raw, _aad(fingerprint), key_id=key_id)
     tx.conn.execute(
@@ -84,6 +85,8 @@ def standing(conn: Connection, codec: Codec) -> list[StoredFence]:
         vector = None
         if row["vector"] is not None and not _others_private(codec, row["vector"]):
             raw = codec.open(row["vector"], _aad(row["fingerprint"]))
+            import numpy as np
+
             vector = tuple(float(x) for x in np.frombuffer(raw, dtype=np.float32))
         out.append(
             StoredFence(

@@ -536,6 +536,7 @@ ZH.update(
         "Pause memory for this agent": "暂停此智能体的记忆",
         "Resume memory for this agent": "恢复此智能体的记忆",
         "Turns memory off for every session of this agent so far: nothing is injected into them or extracted from them. New sessions start with memory on.": "关闭此智能体目前所有会话的记忆：不再向这些会话注入记忆，也不再从中提取。新会话开始时记忆为开启状态。",
+        "Turns memory off for this agent: nothing is injected into any of its sessions, new ones included, until you resume it.": "关闭此智能体的记忆：不再向它的任何会话注入记忆，包括以后的新会话，直到你恢复为止。",
         "Memory paused for %1.": "已暂停 %1 的记忆。",
         "Memory resumed for %1.": "已恢复 %1 的记忆。",
         "Also purge the %n source event(s) it came from": "同时清除它来源的 %n 个事件",

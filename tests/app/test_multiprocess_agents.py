@@ -33,7 +33,8 @@ from core.sdk import MemoryRuntime
 data_dir, name, turns = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 svc = MemoryService.open(data_dir, passphrase=sys.argv[4], prefer_keyring=False)
 rt = MemoryRuntime(svc, {"user": "alice", "project": "shop"}, name, agent=name)
-rt.inject("warm up")  # loads the embedder before the start signal
+assert svc.warm_up(wait=120)  # the embedder is loaded before the start signal
+rt.inject("warm up")
 print("ready", flush=True)
 sys.stdin.readline()
 written = injected = 0

@@ -22,7 +22,7 @@ def test_agents_list_writes_and_reads_and_pause_one_agent(
     qtbot: QtBot, window: MainWindow, demo: MemoryService
 ) -> None:
     """An MCP client's session appears as its own agent with what it read; Pause turns memory
-    off for its sessions only, Resume turns it on again."""
+    off for that agent (its new sessions too) and no other, Resume turns it on again."""
     scope = {"user": "alice", "project": "web-shop"}
     demo.append_event(
         NewEvent(MCP_SESSION, "user", "user", scope, "Which package manager for web-shop?")
@@ -42,8 +42,18 @@ def test_agents_list_writes_and_reads_and_pause_one_agent(
     qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert view.pause_button.isEnabled()
     qtbot.mouseClick(view.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: demo.get_session(MCP_SESSION).opted_out, timeout=TIMEOUT)
-    assert not demo.get_session("web-shop-ci").opted_out
+    qtbot.waitUntil(lambda: "mcp" in demo.paused_agents(), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: view.pause_button.text().startswith("Resume"), timeout=TIMEOUT)
+    # The pause covers the agent, not only its sessions so far: a new MCP session gets
+    # nothing, with the reason in its snapshot; another agent's session still gets memory.
+    later = demo.inject(scope, "Set up the web-shop build", 400, session=MCP_SESSION + "-2").value
+    assert later.items == () and later.text == ""
+    dropped = demo.get_snapshot(later.snapshot_id).dropped
+    assert [d.reason for d in dropped] == ["agent mcp is paused"]
+    assert demo.inject(scope, "Set up the web-shop build", 400, session="web-shop-ci").value.items
+    assert not demo.get_session(MCP_SESSION).opted_out  # the sessions themselves are untouched
     qtbot.mouseClick(view.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not demo.get_session(MCP_SESSION).opted_out, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "mcp" not in demo.paused_agents(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: view.pause_button.text().startswith("Pause"), timeout=TIMEOUT)
+    again = demo.inject(scope, "Set up the web-shop build", 400, session=MCP_SESSION + "-3")
+    assert again.value.items

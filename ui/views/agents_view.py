@@ -2,9 +2,9 @@
 a pause per agent (R26, R27).
 
 An agent is recognised by the names its sessions get (`mcp-…` for the MCP server,
-`claude-code:…` and `chatgpt:…` for the importers; others are SDK runtimes and tools).
-Pausing an agent turns memory off for each of its sessions so far (the session opt-out):
-nothing is injected into them or extracted from them; a new session starts with memory on.
+`claude-code:…` and `chatgpt:…` for the importers; others are SDK runtimes and tools), as
+the engine recognises it (`agent_of_session`). Pausing an agent is the engine's agent pause:
+nothing is injected into any of its sessions, those to come included, until it is resumed.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import ChangeKind, MemoryService, Result, SessionInfo
+from core import ChangeKind, MemoryService, Result, SessionInfo, agent_of_session
 
 from ui.context import UiContext
 from ui.ops import MutatingOp, mutate, query
@@ -41,26 +41,27 @@ class AgentSummary:
     """What one agent wrote and read."""
 
     name: str
+    key: str = ""  # the engine's name of the agent, which pause and resume act on
     sessions: list[str] = field(default_factory=list)
     events: int = 0
     calls: int = 0
     memories_read: set[str] = field(default_factory=set)
     last_active: dt.datetime | None = None
-    paused: int = 0
-
-    @property
-    def all_paused(self) -> bool:
-        """True when memory is off for every session of the agent."""
-        return bool(self.sessions) and self.paused == len(self.sessions)
+    paused: int = 0  # sessions opted out one by one
+    agent_paused: bool = False
 
 
 def load_agents(service: MemoryService) -> list[AgentSummary]:
     """Every agent with its sessions, events written, model calls and memories read."""
     agents: dict[str, AgentSummary] = {}
+    paused = service.paused_agents()
     for info in service.list_sessions(limit=1000):
         if info.id.startswith(INTERNAL_PREFIX):
             continue
-        agent = agents.setdefault(client_of(info.id), AgentSummary(client_of(info.id)))
+        key = agent_of_session(info.id)
+        agent = agents.setdefault(
+            client_of(info.id), AgentSummary(client_of(info.id), key, agent_paused=key in paused)
+        )
         _add_session(service, agent, info)
     return sorted(
         agents.values(),
@@ -80,15 +81,11 @@ def _add_session(service: MemoryService, agent: AgentSummary, info: SessionInfo)
         agent.memories_read.update(i.memory_id for i in snap.injected)
 
 
-def pause_agent(ctx: UiContext, sessions: list[str], paused: bool) -> MutatingOp[int]:
-    """Turn memory off (or on again) for every listed session, in order."""
+def pause_agent(ctx: UiContext, agent: str, paused: bool) -> MutatingOp[frozenset[str]]:
+    """Turn memory off (or on again) for an agent, its sessions to come included."""
 
-    def work(s: MemoryService) -> Result[int]:
-        last = None
-        for name in sessions:
-            last = s.set_session_opt_out(name, paused)
-        assert last is not None
-        return Result(len(sessions), last.changes)
+    def work(s: MemoryService) -> Result[frozenset[str]]:
+        return s.set_agent_paused(agent, paused)
 
     return mutate(ctx, work)
 
@@ -139,8 +136,8 @@ class AgentsView(RefreshingView):
         self.pause_button = QPushButton(self.tr("Pause memory for this agent"))
         self.pause_button.setToolTip(
             self.tr(
-                "Turns memory off for every session of this agent so far: nothing is injected "
-                "into them or extracted from them. New sessions start with memory on."
+                "Turns memory off for this agent: nothing is injected into any of its "
+                "sessions, new ones included, until you resume it."
             )
         )
         self.pause_button.setEnabled(False)
@@ -164,7 +161,7 @@ class AgentsView(RefreshingView):
         self.agents = agents
         self.table.setRowCount(len(agents))
         for row, a in enumerate(agents):
-            state = self.tr("paused") if a.all_paused else self.tr("on")
+            state = self.tr("paused") if a.agent_paused else self.tr("on")
             values = (
                 a.name,
                 str(len(a.sessions)),
@@ -194,22 +191,22 @@ class AgentsView(RefreshingView):
         self.pause_button.setEnabled(agent is not None)
         self.pause_button.setText(
             self.tr("Resume memory for this agent")
-            if agent is not None and agent.all_paused
+            if agent is not None and agent.agent_paused
             else self.tr("Pause memory for this agent")
         )
 
     def toggle_pause(self) -> None:
-        """Pause the selected agent's sessions, or resume them when all are paused."""
+        """Pause the selected agent, or resume it when it is paused."""
         agent = self.selected()
         if agent is None:
             return
-        pause = not agent.all_paused
+        pause = not agent.agent_paused
         message = (
             self.tr("Memory paused for %1.") if pause else self.tr("Memory resumed for %1.")
         ).replace("%1", agent.name)
 
-        def done(_count: int) -> None:
+        def done(_paused: frozenset[str]) -> None:
             self.notified.emit(message, None)
             self.refresh_now()
 
-        pause_agent(self.ctx, agent.sessions, pause).on_success(done).run(self)
+        pause_agent(self.ctx, agent.key, pause).on_success(done).run(self)

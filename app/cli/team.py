@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from app.cli import Context, cli, handles_errors, pass_ctx
+from app.cli.root import Context, handles_errors, pass_ctx
 from app.compose import apply_environment, embedder_from_env
 from app.paths import passphrase_from_env
 from core import InvalidInputError, MemoryService
@@ -16,7 +16,7 @@ from core import InvalidInputError, MemoryService
 INVITE_CODE_ENV = "MEMORY_CENTER_INVITE_CODE"
 
 
-@cli.group()
+@click.group()
 def member() -> None:
     """Members of a store on a database server: invite, list, remove."""
 
@@ -88,7 +88,7 @@ def list_members(ctx: Context) -> None:
     ctx.emit(found, human)
 
 
-@cli.command()
+@click.command()
 @click.argument("invitation", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--code", help=f"The one-time code (or env {INVITE_CODE_ENV}, or a prompt).")
 @pass_ctx

@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from app.cli.lazy import LazyGroup
+
 COMMON = ("common_json", "common_data_dir")
 
 
@@ -65,7 +67,7 @@ def with_common_options(command: click.Command) -> click.Command:
     return command
 
 
-class CommonOptionsGroup(click.Group):
+class CommonOptionsGroup(LazyGroup):
     """The root group: every subcommand accepts `--json` and `--data-dir` too."""
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:

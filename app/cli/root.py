@@ -1,0 +1,187 @@
+"""The root of the `memory-center` command line (R30): the group, its context, error handling.
+
+Every verb takes `--json`; exit codes are 0 on success, 1 on a failure the user can fix (a
+one-line message on stderr), and 2 on usage errors. With no verb it starts the GUI. The verb
+groups live in their own modules of this package and import this one; `app.cli` assembles them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from app.cli.options import CommonOptionsGroup
+from app.paths import DATA_DIR_ENV, default_data_dir
+
+if TYPE_CHECKING:
+    from core import MemoryService
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Context:
+    """Per-invocation state: where the store is and how to print."""
+
+    def __init__(self, data_dir: Path, as_json: bool) -> None:
+        self.data_dir = data_dir
+        self.as_json = as_json
+        self._service: MemoryService | None = None
+        self.database_url: str | None = None
+        self.member: str | None = None
+
+    def service(self, *, create: bool = False, check_embedder: bool = True) -> MemoryService:
+        """Open the store once per invocation.
+
+        A configured embedder that cannot load stops every command with one line, except
+        the `index` commands that show and repair it (`check_embedder=False`).
+        """
+        if self._service is None:
+            # Imported here: the engine loads for commands that open the store, not for help.
+            from app.compose import open_service
+
+            self._service = open_service(
+                self.data_dir,
+                create=create,
+                prompt=_prompt_passphrase,
+                database_url=self.database_url,
+                member=self.member,
+                warm_model=False,
+            )
+        if check_embedder:
+            self._service.check_embedder()
+        return self._service
+
+    def close(self) -> None:
+        """Release the store."""
+        if self._service is not None:
+            self._service.close()
+            self._service = None
+
+    def emit(self, value: Any, human: Callable[[], None] | str) -> None:
+        """Print `value` as JSON, or the human form."""
+        if self.as_json:
+            from app.serialize import dumps
+
+            click.echo(dumps(value))
+        elif isinstance(human, str):
+            click.echo(human)
+        else:
+            human()
+
+
+def _prompt_passphrase(new_store: bool) -> str | None:
+    if not sys.stdin.isatty():
+        return None
+    if new_store:
+        text = click.prompt(
+            "No OS keyring is available. Choose a passphrase to protect the store key",
+            hide_input=True,
+            confirmation_prompt=True,
+        )
+    else:
+        text = click.prompt("Passphrase for the memory store", hide_input=True)
+    return str(text)
+
+
+def handles_errors(func: F) -> F:
+    """Turn core errors into a one-line message and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from core.errors import MemoryCenterError
+
+        ctx = click.get_current_context().find_object(Context)
+        try:
+            return func(*args, **kwargs)
+        except MemoryCenterError as exc:
+            if ctx is not None and ctx.as_json:
+                click.echo(json.dumps({"error": {"kind": exc.kind, "message": exc.message}}))
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(1)
+        finally:
+            if ctx is not None:
+                ctx.close()
+
+    return wrapper  # type: ignore[return-value]
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+class BadArgument(click.ClickException):
+    """An argument that is not text (undecodable bytes): bad data, exit 1, one line."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, as_json: bool) -> None:
+        super().__init__(message)
+        self.as_json = as_json
+
+    def show(self, file: Any = None) -> None:
+        if self.as_json:
+            error = {"kind": "invalid_input", "message": self.message}
+            click.echo(json.dumps({"error": error}))
+        click.echo(f"error: {self.message}", err=True)
+
+
+class CheckedGroup(CommonOptionsGroup):
+    """The root group: refuses arguments that are not valid UTF-8 before any verb runs.
+
+    The OS hands Python undecodable argument bytes as lone surrogates; they would travel
+    into the store (or crash the encoder) far from the command line.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for index, arg in enumerate(args):
+            if not arg.isascii() and _has_lone_surrogate(arg):
+                before = args[index - 1] if index else ""
+                what = f"the value of {before}" if before.startswith("-") else f"argument {arg!r}"
+                raise BadArgument(f"{what} is not valid UTF-8 text", "--json" in args[:index])
+        return super().parse_args(ctx, args)
+
+
+def _has_lone_surrogate(arg: str) -> bool:
+    from core.model.jsonsafe import has_lone_surrogate
+
+    return has_lone_surrogate(arg)
+
+
+@click.group(cls=CheckedGroup, invoke_without_command=True)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar=DATA_DIR_ENV,
+    help=f"Store directory (default: the user data directory; env {DATA_DIR_ENV}).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.version_option(package_name="memory-center")
+@click.pass_context
+def cli(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
+    """Memory Center: a long-term memory for AI agents that you can see, steer and trust.
+
+    With no command, the desktop memory center opens.
+    """
+    ctx.obj = Context(data_dir or default_data_dir(), as_json)
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(gui)
+
+
+@cli.command()
+@click.option("--demo", is_flag=True, help="Open the demo store (sample data, apart from yours).")
+@pass_ctx
+def gui(ctx: Context, demo: bool) -> None:
+    """Open the desktop memory center."""
+    from app.gui import run_gui
+
+    sys.exit(run_gui(ctx.data_dir, demo=demo))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="memory-center")

@@ -1,0 +1,90 @@
+"""Cold start (#13, R17): injections while the embedding model loads answer from the keyword
+index, within the hot-path limit, and never open the circuit breaker.
+
+The model is a real embedder whose load takes seconds (tests/support/slow_embedder.py),
+chosen through the embedder registry and the store's normal configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core import MemoryService
+from core.index.embedder import register_embedder, unregister_embedder
+from core.retrieval.injector import DEGRADED_TEXT, KEYWORD_ONLY_TEXT
+from tests.conftest import PASSPHRASE
+from tests.support.slow_embedder import LOAD_SECONDS, NAME, SlowLoadingEmbedder
+
+SCOPE = {"user": "alice", "project": "garden"}
+GOAL = "when to water the tomatoes"
+
+
+@pytest.fixture
+def slow_model() -> Iterator[None]:
+    register_embedder(NAME, SlowLoadingEmbedder)
+    yield
+    unregister_embedder(NAME)
+
+
+def _open(data_dir: Path) -> MemoryService:
+    # The embedder is configuration the composition root passes in (#15).
+    return MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder=NAME)
+
+
+@pytest.fixture
+def store_dir(slow_model: None, data_dir: Path) -> Path:
+    """A store with memories and a saved vector index (this first process loads the model)."""
+    with _open(data_dir) as svc:
+        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
+        svc.remember(SCOPE, "The basil goes on the sunny windowsill")
+    return data_dir
+
+
+def _reasons(svc: MemoryService, snapshot_id: str) -> list[str]:
+    return [d.reason for d in svc.get_snapshot(snapshot_id).dropped]
+
+
+@pytest.mark.parametrize("warmed_at_start", [True, False], ids=["agent-start", "first-inject"])
+def test_injections_during_the_model_load_use_keywords_and_keep_memory_on(
+    store_dir: Path, warmed_at_start: bool
+) -> None:
+    svc = _open(store_dir)
+    try:
+        layer = svc.catalog.vectors
+        assert layer is not None and layer.embedder.name == NAME
+        if warmed_at_start:
+            svc.warm_up()  # as the MCP server, the SDK runtime and the hook daemon do
+        # Two turns in a row while the model loads: before the fix both timed out waiting
+        # for the model, and the second failure switched memory off for two minutes.
+        cold = [svc.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(2)]
+        assert not layer.model_ready()  # they were answered while the model still loaded
+        for result in cold:
+            assert not result.degraded
+            assert [i.content for i in result.items][:1] == [
+                "Water the tomatoes every morning before 9"
+            ]
+            assert _reasons(svc, result.snapshot_id) == [KEYWORD_ONLY_TEXT]
+        # The first injection started the load when nothing else had.
+        assert layer.model_ready(wait=LOAD_SECONDS * 4)
+        warm = svc.inject(SCOPE, GOAL, 400, session="s1").value
+        # The breaker stayed closed: memory is served, now with the vector index too.
+        assert not warm.degraded and warm.items
+        reasons = _reasons(svc, warm.snapshot_id)
+        assert KEYWORD_ONLY_TEXT not in reasons and DEGRADED_TEXT not in reasons
+        assert layer.embedder.loads == 1  # type: ignore[attr-defined]
+    finally:
+        svc.close()
+
+
+def test_a_command_that_needs_no_embedding_never_loads_the_model(store_dir: Path) -> None:
+    """Opening a store, listing and status do not start the model (one-shot CLI commands)."""
+    with _open(store_dir) as svc:
+        svc.status()
+        svc.list_memories()
+        layer = svc.catalog.vectors
+        assert layer is not None
+        assert layer.embedder.loads == 0  # type: ignore[attr-defined]
+        assert not layer.model_ready()
