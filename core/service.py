@@ -92,9 +92,11 @@ from core.storage.migrations import current_version
 from core.storage.opener import discard_new_store, join_server_store, open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
-from core.workflows import deletion, integrity, portability, replay, writes
+from core.workflows import batch, deletion, integrity, portability, replay, writes
 
 T = TypeVar("T")
+# How long `close` waits for queued embeddings before saving the vector index.
+CLOSE_EMBED_SECONDS = 60.0
 
 
 class MemoryService:
@@ -168,6 +170,9 @@ class MemoryService:
         """Save the vector index and release connections. The service is unusable afterwards."""
         if self.catalog.vectors is not None:
             with contextlib.suppress(MemoryCenterError):
+                # What is still queued is embedded now, within a bound; the rest is found
+                # missing and embedded in the background by the next open.
+                self.catalog.vectors.wait_idle(CLOSE_EMBED_SECONDS)
                 self.catalog.vectors.save()
         self._retriever.close()
         self._store.dispose()
@@ -879,6 +884,7 @@ class MemoryService:
         self.catalog.invalidate()
         self.catalog.sync()
         if layer is not None:
+            layer.wait_idle()
             layer.save()
         return self.index_status()
 
@@ -1140,6 +1146,48 @@ class MemoryService:
     def _reload_keys(self) -> Codec:
         self._keys = self._key_store.load()
         return Codec(self._keys, reload=self._key_store.load)
+
+    # --- batches on the write path (#13) -----------------------------------------------
+
+    def remember_many(self, items: Sequence[Mapping[str, Any]]) -> Result[list[MemoryOutcome]]:
+        """Many `remember` requests in one transaction: all of them or none.
+
+        Each item is a mapping with `scope` and `text` and optionally `session`, `kind`,
+        `expires_in_days`, `by`, `said_at` (as `remember` takes them). Items see each other:
+        a duplicate inside the batch merges, a contradiction supersedes or conflicts.
+
+        Raises:
+            InvalidInputError: naming the item and field (`items[3].text`); nothing written.
+        """
+        reqs = batch.requests(items, batch.REMEMBER_FIELDS)
+        with self._store.write("remember many") as tx:
+            out = batch.remember_many(tx, self._ledger, reqs)
+        return self._committed(out, tx)
+
+    def suggest_many(self, items: Sequence[Mapping[str, Any]]) -> Result[list[MemoryOutcome]]:
+        """Many `suggest` proposals (`scope`, `text`, optional `kind`, `evidence`, `session`,
+        `by`, `said_at`) in one transaction: all of them or none (errors name the item)."""
+        reqs = batch.requests(items, batch.SUGGEST_FIELDS)
+        with self._store.write("suggest many") as tx:
+            out = batch.suggest_many(tx, self._ledger, reqs)
+        return self._committed(out, tx)
+
+    def approve_many(
+        self, memory_ids: Sequence[str], *, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """Approve many suggestions in one transaction (one change for the feed).
+
+        Raises:
+            NotFoundError: an id names no memory; nothing is approved.
+            InvalidStateError: a memory is not waiting for review; nothing is approved.
+        """
+        ids = batch.memory_ids(memory_ids)
+        with self._store.write("approve many") as tx:
+            done = batch.approve_many(tx, ids, by)
+        result = self._committed(done, tx)
+        with self._store.read("read approved memories") as conn:
+            records = memories.load(conn, self._store.codec, done)
+        return Result(list(records), result.changes)
 
 
 def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:

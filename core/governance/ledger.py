@@ -202,7 +202,7 @@ class Ledger:
             memories.update_fields(
                 tx, old_id, flags=old.flags | {CONFLICT}, conflict_set=conflict_set
             )
-        return memories.get(tx.conn, tx.codec, memory_id)
+        return record  # the links above change the older records, not this one
 
     def _supersede(
         self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str, relation: str

@@ -46,7 +46,7 @@ RELATED_STATUSES = (
     MemoryStatus.REJECTED,
     MemoryStatus.QUARANTINED,
 )
-LIMIT = 50
+LIMIT = 20
 # Postings scored per candidate before the commonest units stop widening the pool: they then
 # only add to the score of records already found (bounded work in a 100k scope).
 POSTINGS_BUDGET = 4000

@@ -130,10 +130,10 @@ class Catalog:
                     self._put(record)
                 else:
                     self.forget(memory_id)
-        # Embedding takes milliseconds per memory: readers need not wait for it (the vector
-        # layer has its own lock, and keyword search already sees the new records).
+        # Embedding happens in the background, in batches: neither writers nor readers wait
+        # for the model (keyword search already sees the new records).
         if self.vectors is not None and changed:
-            self.vectors.put(changed)
+            self.vectors.put_later(changed)
 
     def advance(self, own_revision: int) -> None:
         """Our own write produced `own_revision`; if nothing else came between, skip its feed."""

@@ -120,7 +120,9 @@ class Retriever:
             allowed.discard(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         keyword = self.catalog.keywords.search(query, allowed=allowed)
-        vector = self._vector_scores(query, allowed)
+        # A search may wait for the model and for this process's queued embeddings; the
+        # guarded injection never does (the keyword path serves meanwhile).
+        vector = self._vector_scores(query, allowed, patient=not fill)
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
         span = when.resolve(query, now)
@@ -163,14 +165,16 @@ class Retriever:
                     present.add(mid)
         return out
 
-    def _vector_scores(self, query: str, allowed: set[str]) -> dict[str, float]:
+    def _vector_scores(
+        self, query: str, allowed: set[str], *, patient: bool = False
+    ) -> dict[str, float]:
         """Cosines from the vector index; a failing index degrades to keyword-only (R23)."""
         layer = self.catalog.vectors
         if layer is None or not allowed:
             return {}
         try:
             self.faults.check("vector_index")
-            return layer.scores(query, allowed)
+            return layer.scores(query, allowed, patient=patient)
         except MemoryCenterError:
             return {}
 

@@ -26,7 +26,10 @@ log = logging.getLogger(__name__)
 
 INDEX_FILE = "vectors.mcidx"
 EMBED_BATCH = 64
-SYNC_BACKFILL = 64
+# Background batches stay small: a query embedding waits for the model behind at most one.
+BACKGROUND_BATCH = 8
+# A read embeds at most this many of its own scope's queued records before answering.
+READ_CATCH_UP = 4
 QUERY_CACHE = 256
 # A save of a 100k index takes seconds; a temp file this old has no writer any more.
 STALE_TEMP_SECONDS = 600.0
@@ -74,6 +77,15 @@ class VectorLayer:
         self._loaded = False
         self._queries: dict[str, Any] = {}
         self.load_error: str | None = None
+        # Records waiting to be embedded by the background worker (writes never wait for
+        # the model, #13), the ids it is embedding now, and those removed meanwhile.
+        self._pending: dict[str, MemoryRecord] = {}
+        self._inflight: set[str] = set()
+        self._cancelled: set[str] = set()
+        self._worker: threading.Thread | None = None
+        self._idle = threading.Condition(self._lock)
+        # True while `warm_up` loads the model: reads then use keywords instead of waiting.
+        self._warming = False
 
     @property
     def path(self) -> Path | None:
@@ -95,12 +107,9 @@ class VectorLayer:
                 self._dirty = True
             missing = [r for mid, r in records.items() if mid not in self.index]
             self._revision = revision
-        if len(missing) <= SYNC_BACKFILL:
-            self.put(missing)
-        else:
-            # A big first build runs in the background; until it is done, retrieval uses
-            # the keyword index plus whatever vectors exist (R17: never stall the turn).
-            threading.Thread(target=self._backfill, args=(missing,), daemon=True).start()
+        # Missing vectors are embedded in the background; until then retrieval uses the
+        # keyword index plus whatever vectors exist (R17: never stall the turn).
+        self.put_later(missing)
 
     def put(self, records: Iterable[MemoryRecord]) -> None:
         """Embed and index records (new, or with changed content)."""
@@ -113,6 +122,83 @@ class VectorLayer:
                 self.index.add([r.id for r in chunk], vectors)
                 self._dirty = True
 
+    def put_later(self, records: Iterable[MemoryRecord]) -> None:
+        """Queue records for embedding in the background, in batches; returns at once."""
+        with self._lock:
+            for record in records:
+                self._pending[record.id] = record
+                self._cancelled.discard(record.id)
+            if not self._pending or (self._worker is not None and self._worker.is_alive()):
+                return
+            self._worker = threading.Thread(target=self._drain, name="mc-embed", daemon=True)
+            self._worker.start()
+
+    def pending(self) -> int:
+        """How many records wait for their vector."""
+        with self._lock:
+            return len(self._pending) + len(self._inflight)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the background embedding is done (tests, benchmarks, close)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while self._pending or self._inflight:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                if self._worker is None or not self._worker.is_alive():
+                    self._worker = threading.Thread(target=self._drain, daemon=True)
+                    self._worker.start()
+                self._idle.wait(left if left is None else min(left, 1.0))
+            return True
+
+    def _drain(self) -> None:
+        while True:
+            with self._lock:
+                if not self._pending:
+                    self._idle.notify_all()
+                    return
+                chunk = [self._pending.pop(i) for i in list(self._pending)[:BACKGROUND_BATCH]]
+                self._inflight.update(r.id for r in chunk)
+            if not self._embed_now(chunk):
+                with self._lock:
+                    self._pending.clear()
+                    self._idle.notify_all()
+                return
+
+    def _catch_up(self, allowed: set[str], most: int | None) -> None:
+        """A read embeds the few queued records it could see (just written by this process)
+        so it need not miss them; a bigger backlog is left to the background worker."""
+        with self._lock:
+            if not self._pending:
+                return
+            due = [mid for mid in self._pending if mid in allowed]
+            if not due or (most is not None and len(due) > most):
+                return
+            chunk = [self._pending.pop(mid) for mid in due]
+            self._inflight.update(due)
+        self._embed_now(chunk)
+
+    def _embed_now(self, chunk: list[MemoryRecord]) -> bool:
+        """Embed records taken off the queue and index those not removed meanwhile."""
+        ids = [r.id for r in chunk]
+        try:
+            vectors = self.embedder.embed([r.content for r in chunk], kind="passage")
+        except MemoryCenterError as exc:
+            log.warning("embedding queued memories failed: %s", exc)
+            vectors = None
+        with self._lock:
+            if vectors is not None:
+                self._ensure_loaded()
+                keep = [i for i, mid in enumerate(ids) if mid not in self._cancelled]
+                if keep:
+                    self.index.add([ids[i] for i in keep], vectors[keep])
+                    self._dirty = True
+            self._inflight.difference_update(ids)
+            self._cancelled.difference_update(ids)
+            self._idle.notify_all()
+        return vectors is not None
+
     def warm_up(self) -> None:
         """Load the model in the background so the first query does not pay for it."""
 
@@ -123,20 +209,18 @@ class VectorLayer:
                 # Kept for `check_embedder` and `index status`: never a silent downgrade.
                 self.load_error = f"embedder {self.name} failed to load: {exc}"
                 log.error("%s", self.load_error)
+            finally:
+                self._warming = False
+
+        self._warming = True
 
         threading.Thread(target=load, name="mc-embedder-load", daemon=True).start()
-
-    def _backfill(self, records: list[MemoryRecord]) -> None:
-        try:
-            self.put(records)
-            self.save()
-        except MemoryCenterError as exc:
-            log.warning("background vector build stopped: %s", exc)
 
     def remove(self, memory_id: str) -> bool:
         """Scrub a memory's vector (zeroed, then marked deleted)."""
         with self._lock:
             self._ensure_loaded()
+            self._forget_pending(memory_id)
             removed = self.index.remove(memory_id)
             self._dirty = self._dirty or removed
             return removed
@@ -153,16 +237,25 @@ class VectorLayer:
             # saving its empty in-memory index would wipe every other memory's vector.
             self._ensure_loaded()
             for memory_id in memory_ids:
+                self._forget_pending(memory_id)
                 self.index.remove(memory_id)
             if self.index.needs_compaction():
                 self.index.compact()
             self._dirty = True
             self.save()
 
-    def scores(self, query: str, allowed: set[str], k: int = 50) -> dict[str, float]:
-        """Cosine similarity of the query to the allowed memories (the best `k`)."""
-        if not allowed:
+    def scores(
+        self, query: str, allowed: set[str], k: int = 50, *, patient: bool = False
+    ) -> dict[str, float]:
+        """Cosine similarity of the query to the allowed memories (the best `k`).
+
+        Impatient (the hot path): none while the model is still loading, and only a few
+        queued records of the request's scope embedded first. Patient (search): waits for
+        the model and embeds every queued record the request can see.
+        """
+        if not allowed or (self._warming and not patient):
             return {}
+        self._catch_up(allowed, None if patient else READ_CATCH_UP)
         vector = self.query_vector(query)
         with self._lock:
             return dict(self.index.search(vector, k, allowed=allowed))
@@ -213,8 +306,15 @@ class VectorLayer:
                 "embedder": self.name,
                 "vectors": len(self.index),
                 "dead_slots": self.index.dead_slots,
+                "pending": len(self._pending) + len(self._inflight),
                 "file": str(self.path) if self.path else None,
             }
+
+    def _forget_pending(self, memory_id: str) -> None:
+        """A removed memory's queued or in-flight embedding must never reach the index."""
+        self._pending.pop(memory_id, None)
+        if memory_id in self._inflight:
+            self._cancelled.add(memory_id)
 
     def _ensure_loaded(self) -> None:
         if not self._loaded:

@@ -40,6 +40,11 @@ class WriteTx:
     memory_ids: list[str] = field(default_factory=list)
     revision: int = 0
     _memory_seen: set[str] = field(default_factory=set)
+    # Read once per transaction (the write lock keeps them true until commit): the event
+    # chain's head, sessions' event counts, and the revision this transaction commits as.
+    chain_head: tuple[int, str] | None = None
+    session_counts: dict[str, int] = field(default_factory=dict)
+    pending_revision: int | None = None
 
     def touch(
         self, kind: ChangeKind, *, event_ids: tuple[str, ...] = (), memory_ids: tuple[str, ...] = ()
