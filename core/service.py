@@ -1189,6 +1189,17 @@ class MemoryService:
             records = memories.load(conn, self._store.codec, done)
         return Result(list(records), result.changes)
 
+    def extract_many(self, sessions: Sequence[str]) -> Result[list[MemoryOutcome]]:
+        """`extract` over several sessions (an import): the extractor runs outside the
+        write transaction, then every proposal is decided in one transaction."""
+        names = list(dict.fromkeys(identifier(s, "sessions") for s in sessions))
+        with self._store.read("read session events") as conn:
+            events = batch.sessions_to_extract(conn, self._store.codec, names)
+        proposals = {name: self.extractor.extract(evs) for name, evs in events.items()}
+        with self._store.write("extract many") as tx:
+            out = batch.submit_all(tx, self._ledger, proposals)
+        return self._committed(out, tx)
+
 
 def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:
     """The one record `load` found, or the error that says why there is none."""

@@ -28,8 +28,6 @@ INDEX_FILE = "vectors.mcidx"
 EMBED_BATCH = 64
 # Background batches stay small: a query embedding waits for the model behind at most one.
 BACKGROUND_BATCH = 8
-# A read embeds at most this many of its own scope's queued records before answering.
-READ_CATCH_UP = 4
 QUERY_CACHE = 256
 # A save of a 100k index takes seconds; a temp file this old has no writer any more.
 STALE_TEMP_SECONDS = 600.0
@@ -166,14 +164,14 @@ class VectorLayer:
                     self._idle.notify_all()
                 return
 
-    def _catch_up(self, allowed: set[str], most: int | None) -> None:
-        """A read embeds the few queued records it could see (just written by this process)
-        so it need not miss them; a bigger backlog is left to the background worker."""
+    def _catch_up(self, allowed: set[str]) -> None:
+        """A search embeds the queued records it could see (just written by this process)
+        rather than miss them."""
         with self._lock:
             if not self._pending:
                 return
             due = [mid for mid in self._pending if mid in allowed]
-            if not due or (most is not None and len(due) > most):
+            if not due:
                 return
             chunk = [self._pending.pop(mid) for mid in due]
             self._inflight.update(due)
@@ -249,16 +247,23 @@ class VectorLayer:
     ) -> dict[str, float]:
         """Cosine similarity of the query to the allowed memories (the best `k`).
 
-        Impatient (the hot path): none while the model is still loading, and only a few
-        queued records of the request's scope embedded first. Patient (search): waits for
-        the model and embeds every queued record the request can see.
+        Impatient (the hot path) never waits for the model: no scores while it is loading or
+        busy embedding queued memories, unless the query's vector is cached (`prefetch`).
+        Patient (search) waits, and first embeds every queued record the request can see.
         """
-        if not allowed or (self._warming and not patient):
+        if not allowed:
             return {}
-        self._catch_up(allowed, None if patient else READ_CATCH_UP)
+        if patient:
+            self._catch_up(allowed)
+        elif self._warming or (self._inflight and not self._cached(query)):
+            return {}
         vector = self.query_vector(query)
         with self._lock:
             return dict(self.index.search(vector, k, allowed=allowed))
+
+    def _cached(self, query: str) -> bool:
+        with self._lock:
+            return query in self._queries
 
     def query_vector(self, query: str) -> Any:
         """The query's embedding, cached: `prefetch(goal)` then `inject(goal)` embeds once."""

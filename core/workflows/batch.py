@@ -15,10 +15,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Connection
+
+from core.crypto.codec import Codec
 from core.errors import InvalidInputError
 from core.governance import controls, undo
+from core.governance.extractor import Proposal
 from core.governance.ledger import Ledger
+from core.governance.policy import Origin
 from core.model.memory import MemoryOutcome
+from core.model.records import Event
 from core.model.scope import Scope
 from core.model.validate import identifier
 from core.storage import memories
@@ -160,3 +166,25 @@ def approve_many(tx: WriteTx, ids: Sequence[str], by: str | None) -> list[str]:
             act(tx, record, actor, record.effective_status(tx.now))
             done[memory_id] = None
     return list(done)
+
+
+def sessions_to_extract(
+    conn: Connection, codec: Codec, names: Sequence[str]
+) -> dict[str, list[Event]]:
+    """Each named session's events, leaving out sessions that opted out (R26)."""
+    return {
+        name: writes.session_events(conn, codec, name)
+        for name in names
+        if not writes.opted_out(conn, name)
+    }
+
+
+def submit_all(
+    tx: WriteTx, ledger: Ledger, proposals: Mapping[str, Sequence[Proposal]]
+) -> list[MemoryOutcome]:
+    """Every session's proposals, decided in one transaction (opt-outs checked again)."""
+    out: list[MemoryOutcome] = []
+    for name, found in proposals.items():
+        if not writes.opted_out(tx.conn, name):
+            out += writes.submit_proposals(tx, ledger, found, name, origin=Origin.EXTRACT)
+    return out
