@@ -161,7 +161,10 @@ class Ledger:
             reason="; ".join(verdict.reasons),
             policy_version=self.policy.version,
         )
-        return memories.get(tx.conn, tx.codec, target.id)
+        # The merged record as the store now holds it (sources are listed sorted), without
+        # reading and decrypting it again.
+        sources = tuple(sorted({*target.source_event_ids, *cand.source_event_ids}))
+        return replace(target, confidence=boosted, source_event_ids=sources, updated_at=tx.now)
 
     def _create(self, tx: WriteTx, cand: Candidate, verdict: Verdict) -> MemoryRecord:
         conflict_set = self._conflict_set(tx, verdict) if verdict.conflicts_with else None

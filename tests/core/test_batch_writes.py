@@ -41,7 +41,11 @@ def _filler(n: int) -> list[str]:
 def test_remember_many_writes_every_item_in_one_transaction(service: MemoryService) -> None:
     """One revision step and one change entry for the whole batch; each item decided."""
     before = service.revision()
-    texts = ["web-shop uses pnpm 9.", "The staging database is Postgres 16.", "请记住：周五不部署。"]
+    texts = [
+        "web-shop uses pnpm 9.",
+        "The staging database is Postgres 16.",
+        "请记住：周五不部署。",
+    ]
     out = service.remember_many([{"scope": SCOPE, "text": t} for t in texts])
     assert [o.outcome for o in out.value] == ["active", "active", "active"]
     assert out.changes.revision == before + 1
