@@ -28,6 +28,8 @@ INDEX_FILE = "vectors.mcidx"
 EMBED_BATCH = 64
 # Background batches stay small: a query embedding waits for the model behind at most one.
 BACKGROUND_BATCH = 8
+# How long the hot path waits for a model still loading before answering by keywords.
+WARM_WAIT = 0.3
 QUERY_CACHE = 256
 # A save of a 100k index takes seconds; a temp file this old has no writer any more.
 STALE_TEMP_SECONDS = 600.0
@@ -82,8 +84,9 @@ class VectorLayer:
         self._cancelled: set[str] = set()
         self._worker: threading.Thread | None = None
         self._idle = threading.Condition(self._lock)
-        # True while `warm_up` loads the model: reads then use keywords instead of waiting.
-        self._warming = False
+        # Cleared while `warm_up` loads the model: the hot path waits for it only briefly.
+        self._warm = threading.Event()
+        self._warm.set()
 
     @property
     def path(self) -> Path | None:
@@ -208,9 +211,9 @@ class VectorLayer:
                 self.load_error = f"embedder {self.name} failed to load: {exc}"
                 log.error("%s", self.load_error)
             finally:
-                self._warming = False
+                self._warm.set()
 
-        self._warming = True
+        self._warm.clear()
 
         threading.Thread(target=load, name="mc-embedder-load", daemon=True).start()
 
@@ -247,15 +250,16 @@ class VectorLayer:
     ) -> dict[str, float]:
         """Cosine similarity of the query to the allowed memories (the best `k`).
 
-        Impatient (the hot path) never waits for the model: no scores while it is loading or
-        busy embedding queued memories, unless the query's vector is cached (`prefetch`).
+        Impatient (the hot path) waits for a loading model at most `WARM_WAIT` and not at all
+        for queued memories: no scores while the background worker holds the model, unless
+        the query's vector is cached (`prefetch`).
         Patient (search) waits, and first embeds every queued record the request can see.
         """
         if not allowed:
             return {}
         if patient:
             self._catch_up(allowed)
-        elif self._warming or (self._inflight and not self._cached(query)):
+        elif not self._warm.wait(WARM_WAIT) or (self._inflight and not self._cached(query)):
             return {}
         vector = self.query_vector(query)
         with self._lock:
