@@ -97,6 +97,8 @@ from core.workflows import batch, deletion, integrity, portability, replay, writ
 T = TypeVar("T")
 # How long `close` waits for queued embeddings before saving the vector index.
 CLOSE_EMBED_SECONDS = 60.0
+# A single call's new memories up to this many are embedded at once if the model is loaded.
+SMALL_WRITE = 4
 
 
 class MemoryService:
@@ -818,12 +820,13 @@ class MemoryService:
         with self._store.read("resolve memory reference") as conn:
             return memories.resolve_ref(conn, ref)
 
-    def _committed(self, value: T, tx: WriteTx) -> Result[T]:
-        """Result of a committed write; this process's catalog (and vectors) catch up now,
-        on the write path, so the next injection does not pay for embedding."""
+    def _committed(self, value: T, tx: WriteTx, *, batch: bool = False) -> Result[T]:
+        """Result of a committed write; this process's catalog catches up now. A small
+        write's memories are embedded now when the model is ready (the next injection then
+        sees them); a batch's are embedded in the background (#13)."""
         changes = changes_of(tx)
         with contextlib.suppress(MemoryCenterError):
-            self.catalog.refresh(changes.memory_ids)
+            self.catalog.refresh(changes.memory_ids, embed_now=0 if batch else SMALL_WRITE)
         return Result(value, changes)
 
     def _vector_layer(self, store: Store) -> VectorLayer | None:
@@ -1162,7 +1165,7 @@ class MemoryService:
         reqs = batch.requests(items, batch.REMEMBER_FIELDS)
         with self._store.write("remember many") as tx:
             out = batch.remember_many(tx, self._ledger, reqs)
-        return self._committed(out, tx)
+        return self._committed(out, tx, batch=True)
 
     def suggest_many(self, items: Sequence[Mapping[str, Any]]) -> Result[list[MemoryOutcome]]:
         """Many `suggest` proposals (`scope`, `text`, optional `kind`, `evidence`, `session`,
@@ -1170,7 +1173,7 @@ class MemoryService:
         reqs = batch.requests(items, batch.SUGGEST_FIELDS)
         with self._store.write("suggest many") as tx:
             out = batch.suggest_many(tx, self._ledger, reqs)
-        return self._committed(out, tx)
+        return self._committed(out, tx, batch=True)
 
     def approve_many(
         self, memory_ids: Sequence[str], *, by: str | None = None
@@ -1184,7 +1187,7 @@ class MemoryService:
         ids = batch.memory_ids(memory_ids)
         with self._store.write("approve many") as tx:
             done = batch.approve_many(tx, ids, by)
-        result = self._committed(done, tx)
+        result = self._committed(done, tx, batch=True)
         with self._store.read("read approved memories") as conn:
             records = memories.load(conn, self._store.codec, done)
         return Result(list(records), result.changes)
@@ -1198,7 +1201,7 @@ class MemoryService:
         proposals = {name: self.extractor.extract(evs) for name, evs in events.items()}
         with self._store.write("extract many") as tx:
             out = batch.submit_all(tx, self._ledger, proposals)
-        return self._committed(out, tx)
+        return self._committed(out, tx, batch=True)
 
 
 def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:

@@ -30,6 +30,9 @@ EMBED_BATCH = 64
 BACKGROUND_BATCH = 8
 # How long the hot path waits for a model still loading before answering by keywords.
 WARM_WAIT = 0.3
+# The hot path embeds (or waits for) at most this many of its own queued records, this long.
+READ_CATCH_UP = 4
+SETTLE_SECONDS = 0.25
 QUERY_CACHE = 256
 # A save of a 100k index takes seconds; a temp file this old has no writer any more.
 STALE_TEMP_SECONDS = 600.0
@@ -134,6 +137,17 @@ class VectorLayer:
             self._worker = threading.Thread(target=self._drain, name="mc-embed", daemon=True)
             self._worker.start()
 
+    def put_soon(self, records: list[MemoryRecord], now_up_to: int) -> None:
+        """Embed a few records at once when the model is loaded and idle (a single user
+        action: its memory is searchable by meaning on the next turn); queue the rest."""
+        if 0 < len(records) <= now_up_to and self._warm.is_set() and not self._inflight:
+            try:
+                self.put(records)
+                return
+            except MemoryCenterError as exc:
+                log.warning("embedding new memories failed, queued: %s", exc)
+        self.put_later(records)
+
     def pending(self) -> int:
         """How many records wait for their vector."""
         with self._lock:
@@ -167,14 +181,27 @@ class VectorLayer:
                     self._idle.notify_all()
                 return
 
-    def _catch_up(self, allowed: set[str]) -> None:
-        """A search embeds the queued records it could see (just written by this process)
-        rather than miss them."""
+    def _settle(self, allowed: set[str]) -> None:
+        """The hot path's catch-up on records it can see that wait for their vector (just
+        written here): a few are embedded now, the rest waited for while the worker embeds
+        them, within `SETTLE_SECONDS` in all; what is still missing then is left out."""
+        self._catch_up(allowed, READ_CATCH_UP)
+        deadline = time.monotonic() + SETTLE_SECONDS
+        with self._lock:
+            while self._inflight & allowed or not self._pending.keys().isdisjoint(allowed):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._idle.wait(left)
+
+    def _catch_up(self, allowed: set[str], most: int | None) -> None:
+        """Embed the queued records a read could see (just written by this process) rather
+        than miss them; at most `most` (None: all), else leave them to the worker."""
         with self._lock:
             if not self._pending:
                 return
             due = [mid for mid in self._pending if mid in allowed]
-            if not due:
+            if not due or (most is not None and len(due) > most):
                 return
             chunk = [self._pending.pop(mid) for mid in due]
             self._inflight.update(due)
@@ -258,9 +285,13 @@ class VectorLayer:
         if not allowed:
             return {}
         if patient:
-            self._catch_up(allowed)
-        elif not self._warm.wait(WARM_WAIT) or (self._inflight and not self._cached(query)):
+            self._catch_up(allowed, None)
+        elif not self._warm.wait(WARM_WAIT):
             return {}
+        else:
+            self._settle(allowed)
+            if self._inflight and not self._cached(query):
+                return {}
         vector = self.query_vector(query)
         with self._lock:
             return dict(self.index.search(vector, k, allowed=allowed))
