@@ -51,6 +51,8 @@ LIMIT = 20
 # only add to the score of records already found (bounded work in a 100k scope).
 POSTINGS_BUDGET = 4000
 FEED_LIMIT = 500
+# Scopes kept loaded (decrypted records plus their unit index) by a long-running process.
+MAX_SCOPES = 64
 
 
 def units_for(text: str) -> frozenset[str]:
@@ -172,8 +174,11 @@ class Neighbours:
 
     def _scope(self, tx: WriteTx, scope: Scope) -> _ScopeIndex:
         self._follow(tx)
-        found = self._scopes.get(scope)
-        if found is None:
+        found = self._scopes.pop(scope, None)
+        if found is not None:
+            self._scopes[scope] = found  # most recently used last
+        else:
+            self._evict()
             index = _ScopeIndex()
             flt = MemoryFilter(
                 statuses=tuple(x.value for x in RELATED_STATUSES), scope=scope, limit=10_000_000
@@ -184,6 +189,13 @@ class Neighbours:
             self._scopes[scope] = index
             return index
         return found
+
+    def _evict(self) -> None:
+        """Keep at most `MAX_SCOPES` scopes in memory, dropping the least recently used."""
+        while len(self._scopes) >= MAX_SCOPES:
+            index = self._scopes.pop(next(iter(self._scopes)))
+            for memory_id in index.records:
+                self._where.pop(memory_id, None)
 
     def _follow(self, tx: WriteTx) -> None:
         """At a transaction's first use: catch up with what was committed since."""

@@ -205,3 +205,19 @@ def test_extract_many_decides_every_session_in_one_transaction(
         for e in o.record.source_event_ids
     }
     assert sources == {"s1"}  # the opted-out session is not extracted (R26)
+
+
+def test_scopes_evicted_from_the_neighbour_index_load_again(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-running process keeps few scopes loaded; an evicted one is read again."""
+    from core.governance import neighbours
+
+    monkeypatch.setattr(neighbours, "MAX_SCOPES", 2)
+    first = service.remember(SCOPE, "The CI runs on GitHub Actions.").value.record
+    assert first is not None
+    for project in ("a", "b", "c"):
+        service.remember({"user": "alice", "project": project}, f"Project {project} uses Rust.")
+    again = service.remember(SCOPE, "The CI runs on GitHub Actions.").value
+    assert again.outcome == "merged" and again.record is not None
+    assert again.record.id == first.id
