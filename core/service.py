@@ -557,3 +557,38 @@ class MemoryService(FacadeBase):
     def list_agents(self) -> list[AgentInfo]:
         """The agents seen in the sessions (and any paused ones), with their pause state."""
         return self._agents.list_agents(self.list_sessions(limit=100_000))
+
+    # --- batches on the write path (#13) -----------------------------------------------
+
+    def remember_many(self, items: Sequence[Mapping[str, Any]]) -> Result[list[MemoryOutcome]]:
+        """Many `remember` requests in one transaction: all of them or none.
+
+        Each item is a mapping with `scope` and `text` and optionally `session`, `kind`,
+        `expires_in_days`, `by`, `said_at` (as `remember` takes them). Items see each other:
+        a duplicate inside the batch merges, a contradiction supersedes or conflicts.
+
+        Raises:
+            InvalidInputError: naming the item and field (`items[3].text`); nothing written.
+        """
+        return self._batches.remember_many(items)
+
+    def suggest_many(self, items: Sequence[Mapping[str, Any]]) -> Result[list[MemoryOutcome]]:
+        """Many `suggest` proposals (`scope`, `text`, optional `kind`, `evidence`, `session`,
+        `by`, `said_at`) in one transaction: all of them or none (errors name the item)."""
+        return self._batches.suggest_many(items)
+
+    def approve_many(
+        self, memory_ids: Sequence[str], *, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """Approve many suggestions in one transaction (one change for the feed).
+
+        Raises:
+            NotFoundError: an id names no memory; nothing is approved.
+            InvalidStateError: a memory is not waiting for review; nothing is approved.
+        """
+        return self._batches.approve_many(memory_ids, by)
+
+    def extract_many(self, sessions: Sequence[str]) -> Result[list[MemoryOutcome]]:
+        """`extract` over several sessions (an import): the extractor runs outside the
+        write transaction, then every proposal is decided in one transaction."""
+        return self._batches.extract_many(sessions)

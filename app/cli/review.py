@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from app.cli.helpers import echo_lines, line, scopes_option, show
 from app.cli.root import Context, handles_errors, pass_ctx
 from core import MemoryFilter, Scope
+
+if TYPE_CHECKING:
+    from core import MemoryService
 
 
 @click.command()
@@ -83,13 +88,44 @@ def candidates_list(ctx: Context, include_quarantined: bool) -> None:
 
 
 @candidates.command("approve")
-@click.argument("memory_id")
+@click.argument("memory_ids", nargs=-1)
+@click.option(
+    "--all-suggested", is_flag=True, help="Approve every suggestion (narrow it with --scope)."
+)
+@scopes_option(required=False)
 @click.option("--by", help="Who approves.")
 @pass_ctx
 @handles_errors
-def candidates_approve(ctx: Context, memory_id: str, by: str | None) -> None:
-    """Approve a suggested memory: it becomes active."""
-    show(ctx, ctx.service().approve(memory_id, by=by).value, "approved")
+def candidates_approve(
+    ctx: Context,
+    memory_ids: tuple[str, ...],
+    all_suggested: bool,
+    scopes: tuple[str, ...],
+    by: str | None,
+) -> None:
+    """Approve suggested memories (one or many ids, in one transaction): they become active.
+
+    With --all-suggested, every suggestion (quarantined items excluded) whose scope holds
+    all the --scope pairs given.
+    """
+    if bool(memory_ids) == all_suggested:
+        raise click.UsageError("give memory ids or --all-suggested, not both and not neither")
+    if scopes and not all_suggested:
+        raise click.UsageError("--scope narrows --all-suggested; it does not go with ids")
+    svc = ctx.service()
+    if len(memory_ids) == 1:
+        show(ctx, svc.approve(memory_ids[0], by=by).value, "approved")
+        return
+    ids = list(memory_ids) or _suggested(svc, scopes)
+    records = svc.approve_many(ids, by=by).value if ids else []
+    lines = [f"approved {len(records)}", *(line(r) for r in records)] if records else []
+    ctx.emit(records, echo_lines(lines, "nothing to approve"))
+
+
+def _suggested(svc: MemoryService, scopes: tuple[str, ...]) -> list[str]:
+    within = Scope.parse(scopes) if scopes else None
+    flt = MemoryFilter(statuses=("candidate",), scope_contains=within, limit=1_000_000)
+    return [r.id for r in svc.list_memories(flt)]
 
 
 @candidates.command("reject")

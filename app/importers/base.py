@@ -21,6 +21,8 @@ from core.model.jsonsafe import has_lone_surrogate
 from core.model.validate import new_event as check_event
 
 PAGE = 10_000
+# Events appended (and then extracted) per transaction by an import.
+BATCH_EVENTS = 2_000
 
 
 @dataclass(frozen=True)
@@ -119,42 +121,86 @@ def write_sessions(
     progress: Callable[[SourceSession], None] | None = None,
     extract: bool = True,
 ) -> ImportReport:
-    """Append each session's new events (one transaction per session), then extract."""
+    """Append the sessions' new events and extract from them, in batches of sessions.
+
+    A batch of about `BATCH_EVENTS` events is appended in one transaction and extracted in
+    one more (#13); when a batch fails, its sessions are written one by one so the failure
+    is reported against the session that caused it and the others still land.
+    """
+    batch: list[tuple[SourceSession, list[NewEvent]]] = []
     for sess in sessions:
         report.sessions_seen += 1
         try:
-            _write_one(service, sess, scope, report, importer, extract)
+            items = _prepare(service, sess, scope, report, importer)
         except MemoryCenterError as exc:
-            where = f"session {printable(sess.session)}"
-            report.problems.append(Problem(sess.origin or sess.session, where, exc.message))
+            _problem(report, sess, exc)
+            items = []
+        if items:
+            batch.append((sess, items))
+        if sum(len(i) for _, i in batch) >= BATCH_EVENTS:
+            _flush(service, batch, report, extract)
+            batch = []
         if progress is not None:
             progress(sess)
+    _flush(service, batch, report, extract)
     return report
 
 
-def _write_one(
-    service: MemoryService,
-    sess: SourceSession,
-    scope: Scope,
-    report: ImportReport,
-    importer: str,
-    extract: bool,
-) -> None:
+def _problem(report: ImportReport, sess: SourceSession, exc: MemoryCenterError) -> None:
+    where = f"session {printable(sess.session)}"
+    report.problems.append(Problem(sess.origin or sess.session, where, exc.message))
+
+
+def _prepare(
+    service: MemoryService, sess: SourceSession, scope: Scope, report: ImportReport, importer: str
+) -> list[NewEvent]:
+    """The session's events not imported before, checked (bad ones reported and skipped)."""
     present = existing_source_ids(service, sess.session)
     fresh = [e for e in sess.events if e.source_id not in present]
     report.events_already_present += len(sess.events) - len(fresh)
     if not fresh:
-        return
+        return []
     where = Scope.of({**dict(sess.scope_extra), **dict(scope.items_)})
-    items = _checked(sess, [_new_event(sess, where, e, importer) for e in fresh], fresh, report)
-    if not items:
+    return _checked(sess, [_new_event(sess, where, e, importer) for e in fresh], fresh, report)
+
+
+def _flush(
+    service: MemoryService,
+    batch: list[tuple[SourceSession, list[NewEvent]]],
+    report: ImportReport,
+    extract: bool,
+) -> None:
+    if not batch:
         return
-    service.append_events(items)
-    report.sessions_written += 1
-    report.events_written += len(items)
-    if not extract:
-        return
-    for outcome in service.extract(sess.session).value:
+    try:
+        service.append_events([item for _, items in batch for item in items])
+        written = batch
+    except MemoryCenterError:
+        written = []
+        for sess, items in batch:  # one by one: the failing session is named, others land
+            try:
+                service.append_events(items)
+                written.append((sess, items))
+            except MemoryCenterError as exc:
+                _problem(report, sess, exc)
+    for _, items in written:
+        report.sessions_written += 1
+        report.events_written += len(items)
+    if extract and written:
+        _extract(service, [sess for sess, _ in written], report)
+
+
+def _extract(service: MemoryService, sessions: list[SourceSession], report: ImportReport) -> None:
+    try:
+        outcomes = service.extract_many([s.session for s in sessions]).value
+    except MemoryCenterError:
+        outcomes = []
+        for sess in sessions:
+            try:
+                outcomes += service.extract(sess.session).value
+            except MemoryCenterError as exc:
+                _problem(report, sess, exc)
+    for outcome in outcomes:
         report.suggestions[outcome.outcome] += 1
 
 

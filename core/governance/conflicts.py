@@ -24,6 +24,7 @@ reviewer can see why one memory superseded or conflicts with another.
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from dataclasses import dataclass
 
 from core.governance.statements import GENERIC, Statement, is_cjk, is_number, parse, units_of
@@ -74,6 +75,34 @@ def relate(new: str, old: str) -> Relation:
     if a.negated != b.negated:
         return _negation(align, a, b)
     return align.classify()
+
+
+def may_conflict(new: str, old: str) -> bool:
+    """False only when `relate(new, old)` can be neither a duplicate nor a contradiction, so
+    the policy settles most pairs of a big scope without aligning them (#13)."""
+    if squash(new) == squash(old):
+        return True
+    a, b = parse(new), parse(old)
+    return bool(a.units and b.units) and _may_relate(a, b)
+
+
+def _may_relate(a: Statement, b: Statement) -> bool:
+    """Whether a duplicate or contradiction rule could fire. Each rule needs one of:
+    a difflib ratio of at least 0.25 (bounded above by the shared units counted with
+    repeats), units Jaccard >= 0.8, three quarters of the smaller unit set shared (a
+    denial), or replacement wording naming the old value."""
+    if a.replaced:
+        return True
+    sa, sb = set(a.units), set(b.units)
+    inter = len(sa & sb)
+    if not inter:
+        return False
+    common = sum((Counter(a.units) & Counter(b.units)).values())
+    return (
+        2 * common >= 0.25 * (len(a.units) + len(b.units))
+        or inter >= 0.75 * min(len(sa), len(sb))
+        or inter >= 0.8 * len(sa | sb)
+    )
 
 
 def _asks(text: str) -> bool:

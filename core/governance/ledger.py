@@ -15,7 +15,10 @@ from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
 from core.errors import MemoryCenterError
-from core.governance.fences import Embed, FenceView, features, match
+from core.governance.fence_check import FenceCheck
+from core.governance.fences import Embed
+from core.governance.neighbours import RELATED_STATUSES as RELATED_STATUSES
+from core.governance.neighbours import Neighbours
 from core.governance.policy import (
     CONFLICT,
     Candidate,
@@ -34,16 +37,9 @@ from core.model.enums import (
 from core.model.memory import MemoryOutcome
 from core.model.records import Event, MemoryRecord
 from core.model.scope import Scope
-from core.storage import event_log, fences, memories
+from core.storage import event_log, memories
 from core.storage.memories import GOVERNANCE_SESSION, Draft
 from core.storage.store import WriteTx, new_id
-
-RELATED_STATUSES = (
-    MemoryStatus.ACTIVE,
-    MemoryStatus.CANDIDATE,
-    MemoryStatus.REJECTED,
-    MemoryStatus.QUARANTINED,
-)
 
 
 def source_trust(conn: Connection, codec: Codec, events: Sequence[Event]) -> TrustLevel:
@@ -82,6 +78,9 @@ class Ledger:
         self._fp_key = fingerprint_key
         # Embeds a text for fence matching by meaning; None: units and values only.
         self.embed = embed
+        # The records a candidate is compared with, found by index (#13), and the fences.
+        self.neighbours = Neighbours()
+        self._fences = FenceCheck(fingerprint_key)
 
     def fingerprint(self, text: str) -> str:
         """Keyed fingerprint of a content."""
@@ -89,7 +88,7 @@ class Ledger:
 
     def submit(self, tx: WriteTx, cand: Candidate, *, session: str | None) -> MemoryOutcome:
         """Decide one candidate and write the result."""
-        related = memories.in_scope(tx.conn, tx.codec, cand.scope, RELATED_STATUSES)
+        related = self.neighbours.nearest(tx, cand.scope, cand.content)
         fenced, why = self.fence_of(tx, cand.content)
         verdict = self.policy.decide(cand, related, now=tx.now, fenced_by=fenced, fence_reason=why)
         lift = fenced if fenced and verdict.fenced_by is None and _asked_again(cand) else None
@@ -104,6 +103,7 @@ class Ledger:
             self._lift_fence(tx, lift, record, cand.owner)
         if verdict.findings:
             self._security_event(tx, session, cand.scope, verdict.findings, record)
+        self.neighbours.note(tx, [record])
         return MemoryOutcome(
             record=record,
             outcome=verdict.outcome,
@@ -119,19 +119,7 @@ class Ledger:
         exact = memories.fenced(tx.conn, self.fingerprint(content))
         if exact:
             return exact, "the same content"
-        standing = fences.standing(tx.conn, tx.codec)
-        if not standing:
-            return None, ""
-        feats = features(self._fp_key, content)
-        vector = self._vector(content) if any(f.vector for f in standing) else None
-        for fence in standing:
-            view = FenceView(
-                fence.memory_id, fence.terms, fence.marks, fence.embedder, fence.vector
-            )
-            why = match(feats, vector, view)
-            if why:
-                return fence.memory_id, why
-        return None, ""
+        return self._fences.meet(tx, content, self._vector)
 
     def _vector(self, content: str) -> tuple[str, Sequence[float]] | None:
         if self.embed is None:
@@ -173,7 +161,10 @@ class Ledger:
             reason="; ".join(verdict.reasons),
             policy_version=self.policy.version,
         )
-        return memories.get(tx.conn, tx.codec, target.id)
+        # The merged record as the store now holds it (sources are listed sorted), without
+        # reading and decrypting it again.
+        sources = tuple(sorted({*target.source_event_ids, *cand.source_event_ids}))
+        return replace(target, confidence=boosted, source_event_ids=sources, updated_at=tx.now)
 
     def _create(self, tx: WriteTx, cand: Candidate, verdict: Verdict) -> MemoryRecord:
         conflict_set = self._conflict_set(tx, verdict) if verdict.conflicts_with else None
@@ -214,7 +205,7 @@ class Ledger:
             memories.update_fields(
                 tx, old_id, flags=old.flags | {CONFLICT}, conflict_set=conflict_set
             )
-        return memories.get(tx.conn, tx.codec, memory_id)
+        return record  # the links above change the older records, not this one
 
     def _supersede(
         self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str, relation: str

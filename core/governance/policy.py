@@ -15,7 +15,7 @@ from typing import Any
 
 from core.errors import InvalidInputError
 from core.governance import classify
-from core.governance.conflicts import relate
+from core.governance.conflicts import may_conflict, relate
 from core.governance.sensitivity import Finding, FindingType, redact, scan
 from core.model.enums import MemoryFlag, MemoryKind, MemoryStatus, OutcomeKind, TrustLevel
 from core.model.records import MemoryRecord
@@ -363,9 +363,13 @@ class MemoryPolicy:
         why: list[tuple[str, str]] = []
         reasons = list(verdict.reasons)
         skill = verdict.kind == MemoryKind.SKILL_SUGGESTION
-        for old in related:
-            if (old.kind == MemoryKind.SKILL_SUGGESTION) != skill:
-                continue
+        comparable = (
+            old
+            for old in related
+            if (old.kind == MemoryKind.SKILL_SUGGESTION) == skill
+            and may_conflict(cand.content, old.content)
+        )
+        for old in comparable:
             rel = relate(cand.content, old.content)
             if rel.kind == "duplicate":
                 merged = _duplicate(verdict, old, rel.reason)

@@ -35,13 +35,19 @@ def undoable(action: Action) -> Action:
 
     def run(tx: WriteTx, record: MemoryRecord, actor: str, status_now: str) -> None:
         action(tx, record, actor, status_now)
-        before = {
-            "flags": sorted(record.flags),
-            "expires_at": record.expires_at.isoformat() if record.expires_at else None,
-        }
-        settings.write(tx, _key(record.id), before)
+        settings.write(tx, *kept(record))
 
     return run
+
+
+def kept(record: MemoryRecord) -> tuple[str, dict[str, object]]:
+    """The setting that lets the next decision of `record` be undone: its key and value
+    (the fields besides the status that a decision may change)."""
+    before: dict[str, object] = {
+        "flags": sorted(record.flags),
+        "expires_at": record.expires_at.isoformat() if record.expires_at else None,
+    }
+    return _key(record.id), before
 
 
 def undo(tx: WriteTx, record: MemoryRecord, action: str, actor: str) -> Decision:

@@ -110,8 +110,10 @@ class Catalog:
             self.revision = max([current, *(e.revision for e in feed)])
             return self.revision
 
-    def refresh(self, memory_ids: Iterable[str]) -> None:
-        """Reload these records from the store (after a change to them)."""
+    def refresh(self, memory_ids: Iterable[str], *, embed_now: int = 0) -> None:
+        """Reload these records from the store (after a change to them); up to `embed_now`
+        changed records are embedded before returning if the model is ready, the rest (or
+        all) in the background."""
         ids = list(memory_ids)
         if not ids:
             return
@@ -130,10 +132,10 @@ class Catalog:
                     self._put(record)
                 else:
                     self.forget(memory_id)
-        # Embedding takes milliseconds per memory: readers need not wait for it (the vector
-        # layer has its own lock, and keyword search already sees the new records).
+        # Embedding happens in the background, in batches: neither writers nor readers wait
+        # for the model (keyword search already sees the new records).
         if self.vectors is not None and changed:
-            self.vectors.put(changed)
+            self.vectors.put_soon(changed, embed_now)
 
     def advance(self, own_revision: int) -> None:
         """Our own write produced `own_revision`; if nothing else came between, skip its feed."""

@@ -137,7 +137,9 @@ class Retriever:
             vector: dict[str, float] = {}
             dropped.append(DroppedHit("*", KEYWORD_ONLY_TEXT))
         else:
-            vector = self._vector_scores(query, allowed)
+            # A search may wait for the model and for this process's queued embeddings; the
+            # guarded injection never waits for the model to load (checked above).
+            vector = self._vector_scores(query, allowed, patient=not fill)
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
         span = when.resolve(query, now)
@@ -194,14 +196,16 @@ class Retriever:
         layer.warm_up()
         return layer.model_ready(wait=COLD_MODEL_WAIT)
 
-    def _vector_scores(self, query: str, allowed: set[str]) -> dict[str, float]:
+    def _vector_scores(
+        self, query: str, allowed: set[str], *, patient: bool = False
+    ) -> dict[str, float]:
         """Cosines from the vector index; a failing index degrades to keyword-only (R23)."""
         layer = self.catalog.vectors
         if layer is None or not allowed:
             return {}
         try:
             self.faults.check("vector_index")
-            return layer.scores(query, allowed)
+            return layer.scores(query, allowed, patient=patient)
         except MemoryCenterError:
             return {}
 

@@ -26,7 +26,13 @@ log = logging.getLogger(__name__)
 
 INDEX_FILE = "vectors.mcidx"
 EMBED_BATCH = 64
-SYNC_BACKFILL = 64
+# Background batches stay small: a query embedding waits for the model behind at most one.
+BACKGROUND_BATCH = 8
+# How long the hot path waits for a model still loading before answering by keywords.
+WARM_WAIT = 0.3
+# The hot path embeds (or waits for) at most this many of its own queued records, this long.
+READ_CATCH_UP = 4
+SETTLE_SECONDS = 0.25
 QUERY_CACHE = 256
 # A save of a 100k index takes seconds; a temp file this old has no writer any more.
 STALE_TEMP_SECONDS = 600.0
@@ -76,6 +82,13 @@ class VectorLayer:
         self.load_error: str | None = None
         self._warming: threading.Thread | None = None
         self._ready = threading.Event()
+        # Records waiting to be embedded by the background worker (writes never wait for
+        # the model, #13), the ids it is embedding now, and those removed meanwhile.
+        self._pending: dict[str, MemoryRecord] = {}
+        self._inflight: set[str] = set()
+        self._cancelled: set[str] = set()
+        self._worker: threading.Thread | None = None
+        self._idle = threading.Condition(self._lock)
 
     @property
     def index(self) -> VectorIndex:
@@ -111,12 +124,9 @@ class VectorLayer:
                 self._dirty = True
             missing = [r for mid, r in records.items() if mid not in self.index]
             self._revision = revision
-        if len(missing) <= SYNC_BACKFILL:
-            self.put(missing)
-        else:
-            # A big first build runs in the background; until it is done, retrieval uses
-            # the keyword index plus whatever vectors exist (R17: never stall the turn).
-            threading.Thread(target=self._backfill, args=(missing,), daemon=True).start()
+        # Missing vectors are embedded in the background; until then retrieval uses the
+        # keyword index plus whatever vectors exist (R17: never stall the turn).
+        self.put_later(missing)
 
     def put(self, records: Iterable[MemoryRecord]) -> None:
         """Embed and index records (new, or with changed content)."""
@@ -128,6 +138,107 @@ class VectorLayer:
                 self._ensure_loaded()
                 self.index.add([r.id for r in chunk], vectors)
                 self._dirty = True
+
+    def put_later(self, records: Iterable[MemoryRecord]) -> None:
+        """Queue records for embedding in the background, in batches; returns at once."""
+        with self._lock:
+            for record in records:
+                self._pending[record.id] = record
+                self._cancelled.discard(record.id)
+            if not self._pending or (self._worker is not None and self._worker.is_alive()):
+                return
+            self._worker = threading.Thread(target=self._drain, name="mc-embed", daemon=True)
+            self._worker.start()
+
+    def put_soon(self, records: list[MemoryRecord], now_up_to: int) -> None:
+        """Embed a few records at once when the model is loaded and idle (a single user
+        action: its memory is searchable by meaning on the next turn); queue the rest."""
+        if 0 < len(records) <= now_up_to and not self._loading() and not self._inflight:
+            try:
+                self.put(records)
+                return
+            except MemoryCenterError as exc:
+                log.warning("embedding new memories failed, queued: %s", exc)
+        self.put_later(records)
+
+    def pending(self) -> int:
+        """How many records wait for their vector."""
+        with self._lock:
+            return len(self._pending) + len(self._inflight)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the background embedding is done (tests, benchmarks, close)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while self._pending or self._inflight:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                if self._worker is None or not self._worker.is_alive():
+                    self._worker = threading.Thread(target=self._drain, daemon=True)
+                    self._worker.start()
+                self._idle.wait(left if left is None else min(left, 1.0))
+            return True
+
+    def _drain(self) -> None:
+        while True:
+            with self._lock:
+                if not self._pending:
+                    self._idle.notify_all()
+                    return
+                chunk = [self._pending.pop(i) for i in list(self._pending)[:BACKGROUND_BATCH]]
+                self._inflight.update(r.id for r in chunk)
+            if not self._embed_now(chunk):
+                with self._lock:
+                    self._pending.clear()
+                    self._idle.notify_all()
+                return
+
+    def _settle(self, allowed: set[str]) -> None:
+        """The hot path's catch-up on records it can see that wait for their vector (just
+        written here): a few are embedded now, the rest waited for while the worker embeds
+        them, within `SETTLE_SECONDS` in all; what is still missing then is left out."""
+        self._catch_up(allowed, READ_CATCH_UP)
+        deadline = time.monotonic() + SETTLE_SECONDS
+        with self._lock:
+            while self._inflight & allowed or not self._pending.keys().isdisjoint(allowed):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._idle.wait(left)
+
+    def _catch_up(self, allowed: set[str], most: int | None) -> None:
+        """Embed the queued records a read could see (just written by this process) rather
+        than miss them; at most `most` (None: all), else leave them to the worker."""
+        with self._lock:
+            if not self._pending:
+                return
+            due = [mid for mid in self._pending if mid in allowed]
+            if not due or (most is not None and len(due) > most):
+                return
+            chunk = [self._pending.pop(mid) for mid in due]
+            self._inflight.update(due)
+        self._embed_now(chunk)
+
+    def _embed_now(self, chunk: list[MemoryRecord]) -> bool:
+        """Embed records taken off the queue and index those not removed meanwhile."""
+        ids = [r.id for r in chunk]
+        try:
+            vectors = self.embedder.embed([r.content for r in chunk], kind="passage")
+        except MemoryCenterError as exc:
+            log.warning("embedding queued memories failed: %s", exc)
+            vectors = None
+        with self._lock:
+            if vectors is not None:
+                self._ensure_loaded()
+                keep = [i for i, mid in enumerate(ids) if mid not in self._cancelled]
+                if keep:
+                    self.index.add([ids[i] for i in keep], vectors[keep])
+                    self._dirty = True
+            self._inflight.difference_update(ids)
+            self._cancelled.difference_update(ids)
+            self._idle.notify_all()
+        return vectors is not None
 
     def warm_up(self) -> None:
         """Load the model in the background so the first query does not pay for it.
@@ -152,6 +263,10 @@ class VectorLayer:
         finally:
             self._ready.set()
 
+    def _loading(self) -> bool:
+        """True while a background load started by `warm_up` is under way."""
+        return self._warming is not None and not self._ready.is_set()
+
     def model_ready(self, wait: float = 0.0) -> bool:
         """True when embedding will not wait for the model to load.
 
@@ -167,17 +282,11 @@ class VectorLayer:
             return True
         return wait > 0 and self._ready.wait(wait)
 
-    def _backfill(self, records: list[MemoryRecord]) -> None:
-        try:
-            self.put(records)
-            self.save()
-        except MemoryCenterError as exc:
-            log.warning("background vector build stopped: %s", exc)
-
     def remove(self, memory_id: str) -> bool:
         """Scrub a memory's vector (zeroed, then marked deleted)."""
         with self._lock:
             self._ensure_loaded()
+            self._forget_pending(memory_id)
             removed = self.index.remove(memory_id)
             self._dirty = self._dirty or removed
             return removed
@@ -194,19 +303,40 @@ class VectorLayer:
             # saving its empty in-memory index would wipe every other memory's vector.
             self._ensure_loaded()
             for memory_id in memory_ids:
+                self._forget_pending(memory_id)
                 self.index.remove(memory_id)
             if self.index.needs_compaction():
                 self.index.compact()
             self._dirty = True
             self.save()
 
-    def scores(self, query: str, allowed: set[str], k: int = 50) -> dict[str, float]:
-        """Cosine similarity of the query to the allowed memories (the best `k`)."""
+    def scores(
+        self, query: str, allowed: set[str], k: int = 50, *, patient: bool = False
+    ) -> dict[str, float]:
+        """Cosine similarity of the query to the allowed memories (the best `k`).
+
+        Impatient (the hot path) waits for a loading model at most `WARM_WAIT` and not at all
+        for queued memories: no scores while the background worker holds the model, unless
+        the query's vector is cached (`prefetch`).
+        Patient (search) waits, and first embeds every queued record the request can see.
+        """
         if not allowed:
             return {}
+        if patient:
+            self._catch_up(allowed, None)
+        elif self._loading() and not self._ready.wait(WARM_WAIT):
+            return {}
+        else:
+            self._settle(allowed)
+            if self._inflight and not self._cached(query):
+                return {}
         vector = self.query_vector(query)
         with self._lock:
             return dict(self.index.search(vector, k, allowed=allowed))
+
+    def _cached(self, query: str) -> bool:
+        with self._lock:
+            return query in self._queries
 
     def query_vector(self, query: str) -> Any:
         """The query's embedding, cached: `prefetch(goal)` then `inject(goal)` embeds once."""
@@ -263,8 +393,15 @@ class VectorLayer:
                 "embedder": self.name,
                 "vectors": len(self.index),
                 "dead_slots": self.index.dead_slots,
+                "pending": len(self._pending) + len(self._inflight),
                 "file": str(self.path) if self.path else None,
             }
+
+    def _forget_pending(self, memory_id: str) -> None:
+        """A removed memory's queued or in-flight embedding must never reach the index."""
+        self._pending.pop(memory_id, None)
+        if memory_id in self._inflight:
+            self._cancelled.add(memory_id)
 
     def _ensure_loaded(self) -> None:
         if not self._loaded:

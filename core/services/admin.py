@@ -82,6 +82,7 @@ class IndexAdmin:
         self._e.catalog.invalidate()
         self._e.catalog.sync()
         if layer is not None:
+            layer.wait_idle()
             layer.save()
         return self.index_status()
 

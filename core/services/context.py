@@ -39,6 +39,8 @@ from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import integrity
 
 T = TypeVar("T")
+# A single call's new memories up to this many are embedded at once if the model is loaded.
+SMALL_WRITE = 4
 
 Action = Callable[[WriteTx, MemoryRecord, str, str], None]
 """A control applied to one record inside a write: (tx, record, actor, effective status)."""
@@ -136,12 +138,13 @@ class Engine:
         with self.store.read("resolve memory reference") as conn:
             return memories.resolve_ref(conn, ref)
 
-    def committed(self, value: T, tx: WriteTx) -> Result[T]:
-        """Result of a committed write; this process's catalog (and vectors) catch up now,
-        on the write path, so the next injection does not pay for embedding."""
+    def committed(self, value: T, tx: WriteTx, *, batch: bool = False) -> Result[T]:
+        """Result of a committed write; this process's catalog catches up now. A small
+        write's memories are embedded now when the model is ready (the next injection then
+        sees them); a batch's are embedded in the background (#13)."""
         changes = changes_of(tx)
         with contextlib.suppress(MemoryCenterError):
-            self.catalog.refresh(changes.memory_ids)
+            self.catalog.refresh(changes.memory_ids, embed_now=0 if batch else SMALL_WRITE)
         return Result(value, changes)
 
     def act(self, memory_id: str, action: str, by: str | None, fn: Action) -> Result[MemoryRecord]:

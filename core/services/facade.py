@@ -19,6 +19,7 @@ from core.retrieval.catalog import Catalog
 from core.retrieval.guard import FaultSwitch
 from core.services.admin import IndexAdmin, KeyAdmin
 from core.services.agents import AgentControls
+from core.services.batches import BatchWrites
 from core.services.context import Engine, EngineConfig
 from core.services.events import EventService
 from core.services.memories import MemoryReads, MemoryWrites
@@ -26,6 +27,9 @@ from core.services.retrieval import RetrievalService
 from core.services.review import ReviewService
 from core.storage.opener import discard_new_store, join_server_store, open_store
 from core.storage.store import Store
+
+# How long `close` waits for queued embeddings before saving the vector index.
+CLOSE_EMBED_SECONDS = 60.0
 
 
 class FacadeBase:
@@ -70,6 +74,7 @@ class FacadeBase:
         self._index = IndexAdmin(engine)
         self._admin = KeyAdmin(engine)
         self._agents = AgentControls(engine)
+        self._batches = BatchWrites(engine)
 
     @classmethod
     def open(
@@ -109,6 +114,9 @@ class FacadeBase:
         """Save the vector index and release connections. The service is unusable afterwards."""
         if self.catalog.vectors is not None:
             with contextlib.suppress(MemoryCenterError):
+                # What is still queued is embedded now, within a bound; the rest is found
+                # missing and embedded in the background by the next open.
+                self.catalog.vectors.wait_idle(CLOSE_EMBED_SECONDS)
                 self.catalog.vectors.save()
         self._engine.retriever.close()
         self._store.dispose()

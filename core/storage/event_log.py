@@ -49,11 +49,14 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
     Rows are built in Python and written with one executemany per table: per-row
     `insert().values()` costs more in SQLAlchemy's statement caching than the encryption.
     """
-    head = tx.conn.execute(
-        select(s.events.c.position, s.events.c.hash).order_by(s.events.c.position.desc()).limit(1)
-    ).first()
-    position = (head.position + 1) if head else 1
-    prev_hash = head.hash if head else GENESIS_HASH
+    if tx.chain_head is None:
+        head = tx.conn.execute(
+            select(s.events.c.position, s.events.c.hash)
+            .order_by(s.events.c.position.desc())
+            .limit(1)
+        ).first()
+        tx.chain_head = (head.position, head.hash) if head else (0, GENESIS_HASH)
+    position, prev_hash = tx.chain_head[0] + 1, tx.chain_head[1]
     counts = _session_counts(tx, {item.session for item in items})
     out: list[Event] = []
     event_rows: list[dict[str, Any]] = []
@@ -75,6 +78,8 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
         [{"sid": sid, "count": n} for sid, n in counts.items()],
     )
     write_head(tx, out[-1].position, out[-1].hash)
+    tx.chain_head = (out[-1].position, out[-1].hash)
+    tx.session_counts.update(counts)
     tx.touch(ChangeKind.EVENTS, event_ids=tuple(e.id for e in out))
     tx.touch(ChangeKind.SESSIONS)
     return out
@@ -100,6 +105,10 @@ def system_event(
 
 def _session_counts(tx: WriteTx, names: set[str]) -> dict[str, int]:
     """Current event counts of these sessions, creating the ones that are new."""
+    known = {n: tx.session_counts[n] for n in names if n in tx.session_counts}
+    names = names - known.keys()
+    if not names:
+        return known
     found: dict[str, int] = dict(
         tx.conn.execute(
             select(s.sessions.c.id, s.sessions.c.event_count).where(s.sessions.c.id.in_(names))
@@ -111,7 +120,7 @@ def _session_counts(tx: WriteTx, names: set[str]) -> dict[str, int]:
     ]
     if new:
         tx.conn.execute(s.sessions.insert(), new)
-    return {n: int(found.get(n, 0)) for n in names}
+    return {**known, **{n: int(found.get(n, 0)) for n in names}}
 
 
 def _build(

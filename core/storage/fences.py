@@ -13,7 +13,7 @@ import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, and_, delete, select
+from sqlalchemy import Connection, and_, delete, func, select
 
 from core.crypto.codec import Aad, Codec, is_personal, read_header
 from core.storage import schema as s
@@ -99,3 +99,20 @@ def standing(conn: Connection, codec: Codec) -> list[StoredFence]:
             )
         )
     return out
+
+
+def state(conn: Connection) -> tuple[object, ...]:
+    """A cheap summary that changes whenever a fence is added, lifted or removed (so the
+    decrypted features can be cached between writes)."""
+    fences_row = conn.execute(
+        select(
+            func.count(),
+            func.count(s.deletion_fences.c.lifted_at),
+            func.max(s.deletion_fences.c.created_at),
+            func.max(s.deletion_fences.c.lifted_at),
+        ).select_from(s.deletion_fences)
+    ).one()
+    features_row = conn.execute(
+        select(func.count(), func.max(s.fence_features.c.fingerprint)).select_from(s.fence_features)
+    ).one()
+    return (*fences_row, *features_row)

@@ -265,8 +265,10 @@ def record_decision(
 
 def _pending_revision(tx: WriteTx) -> int:
     """The revision this transaction will commit as."""
-    current: int = tx.conn.execute(select(s.store_revision.c.revision)).scalar_one()
-    return int(current) + 1
+    if tx.pending_revision is None:
+        current: int = tx.conn.execute(select(s.store_revision.c.revision)).scalar_one()
+        tx.pending_revision = int(current) + 1
+    return tx.pending_revision
 
 
 def _change_kind(status: MemoryStatus) -> ChangeKind:

@@ -43,6 +43,27 @@ def write(tx: WriteTx, key: str, value: Any) -> None:
     tx.touch(ChangeKind.SETTINGS)
 
 
+def write_many(tx: WriteTx, values: dict[str, Any]) -> None:
+    """Insert or replace several values, binding the settings table once (a batch)."""
+    if not values:
+        return
+    encoded = {key: json.dumps(value, sort_keys=True) for key, value in values.items()}
+    present: set[str] = set(
+        tx.conn.execute(
+            select(s.settings.c.key).where(s.settings.c.key.in_(list(encoded)))
+        ).scalars()
+    )
+    for key in present:
+        tx.conn.execute(
+            update(s.settings).where(s.settings.c.key == key).values(value_json=encoded[key])
+        )
+    fresh = [{"key": k, "value_json": v} for k, v in encoded.items() if k not in present]
+    if fresh:
+        tx.conn.execute(s.settings.insert(), fresh)
+    binding.bind_settings(tx.conn, tx.codec)
+    tx.touch(ChangeKind.SETTINGS)
+
+
 def remove(tx: WriteTx, key: str) -> None:
     """Delete a value (if present) and keep the settings binding true."""
     gone = tx.conn.execute(delete(s.settings).where(s.settings.c.key == key)).rowcount

@@ -12,7 +12,7 @@ import datetime as dt
 import json
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +41,11 @@ class WriteTx:
     memory_ids: list[str] = field(default_factory=list)
     revision: int = 0
     _memory_seen: set[str] = field(default_factory=set)
+    # Read once per transaction (the write lock keeps them true until commit): the event
+    # chain's head, sessions' event counts, and the revision this transaction commits as.
+    chain_head: tuple[int, str] | None = None
+    session_counts: dict[str, int] = field(default_factory=dict)
+    pending_revision: int | None = None
 
     def touch(
         self, kind: ChangeKind, *, event_ids: tuple[str, ...] = (), memory_ids: tuple[str, ...] = ()
@@ -313,3 +318,24 @@ EVERYTHING = "*"
 def _capped(ids: list[str]) -> list[str]:
     """The ids a feed row lists; past the limit it says "*" (everything may have changed)."""
     return ids if len(ids) <= FEED_ID_LIMIT else [EVERYTHING]
+
+
+def changed_memory_ids(conn: Connection, after: int, upto: int, most: int) -> set[str] | None:
+    """Memory ids changed in revisions (after, upto]; None when more than `most` changes
+    (or a change of everything) happened, so a follower reloads instead."""
+    if after < 0:
+        return None
+    rows = conn.execute(
+        select(s.changes.c.memory_ids)
+        .where((s.changes.c.revision > after) & (s.changes.c.revision <= upto))
+        .limit(most + 1)
+    ).all()
+    if len(rows) > most:
+        return None
+    out: set[str] = set()
+    for (raw,) in rows:
+        ids: Sequence[str] = json.loads(str(raw))
+        if EVERYTHING in ids:
+            return None
+        out.update(ids)
+    return out

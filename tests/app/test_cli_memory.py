@@ -205,3 +205,36 @@ def test_export_then_import_into_another_store(run: Any, tmp_path: Path) -> None
     broken.write_text('{"format": "memory-center-export-v1", "memories": [{"content": ""}]}')
     bad = other.invoke(cli, ["memory", "import", str(broken)], env=env)
     assert bad.exit_code == 1 and "memories[0].content" in bad.stderr
+
+
+def test_bulk_approve_by_ids_and_by_scope(run: Any) -> None:
+    """#13: `candidates approve` takes many ids (one transaction), or every suggestion of a
+    scope with --all-suggested; a bad id approves nothing."""
+    for project, text in [
+        ("web-shop", "We always run make check before pushing."),
+        ("web-shop", "We decided to use Renovate for dependency updates."),
+        ("billing", "We always export invoices as PDF."),
+        ("billing", "We decided to number invoices per year."),
+    ]:
+        scope = ["--scope", "user=alice", "--scope", f"project={project}"]
+        session = f"s-{project}-{len(text)}"
+        args = ["--session", session, "--actor", "user", "--trust", "user", *scope]
+        assert run("event", "add", *args, "--text", text).exit_code == 0
+        assert run("extract", "--session", session).exit_code == 0
+    queue = _json(run("--json", "candidates", "list"))
+    by_project = {
+        p: [r["id"] for r in queue if r["scope"]["project"] == p] for p in ("web-shop", "billing")
+    }
+    assert len(by_project["web-shop"]) == 2 and len(by_project["billing"]) == 2
+    bad = run("candidates", "approve", by_project["web-shop"][0], "mem_nope")
+    assert bad.exit_code == 1 and "mem_nope" in bad.stderr
+    assert len(_json(run("--json", "candidates", "list"))) == 4  # nothing approved
+    done = _json(run("--json", "candidates", "approve", *by_project["web-shop"]))
+    assert {r["status"] for r in done} == {"active"} and len(done) == 2
+    rest = _json(
+        run("--json", "candidates", "approve", "--all-suggested", "--scope", "project=billing")
+    )
+    assert sorted(r["id"] for r in rest) == sorted(by_project["billing"])
+    assert _json(run("--json", "candidates", "list")) == []
+    neither = run("candidates", "approve")
+    assert neither.exit_code == 2 and "--all-suggested" in neither.stderr

@@ -129,6 +129,7 @@ def test_purge_rewrites_the_vector_file_without_the_vector(
     mid = _remember(service, "The spin class is on Tuesdays at FitBox.")
     layer = service.catalog.vectors
     assert layer is not None and layer.path is not None
+    assert layer.wait_idle(120)  # new memories are embedded in the background (#13)
     vector = layer.index.get_vector(mid)
     assert vector is not None
     needle = vector.tobytes()[:64]

@@ -1,0 +1,65 @@
+"""Deletion-fence checks without decrypting every fence on every write (#13).
+
+The standing fences' features (keyed unit hashes, value marks, the sealed embedding) are
+decrypted once and kept until the fence tables change (`fences.state`: counts and latest
+times, one cheap query). A candidate is embedded only when some fence could match it by
+meaning: `match` needs its value marks inside the fence's and at least `TERMS_NEAR` of its
+units shared, so a write that cannot meet any fence never waits for the model.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+from core.governance.fences import TERMS_NEAR, Features, FenceView, features, match
+from core.storage import fences
+from core.storage.store import WriteTx
+
+Vector = tuple[str, Sequence[float]] | None
+
+
+class FenceCheck:
+    """Finds the standing fence a content meets (R19), with the fences cached."""
+
+    def __init__(self, fingerprint_key: bytes) -> None:
+        self._key = fingerprint_key
+        self._lock = threading.Lock()
+        self._state: tuple[object, ...] | None = None
+        self._views: list[FenceView] = []
+
+    def views(self, tx: WriteTx) -> list[FenceView]:
+        """The standing fences, re-read only when the fence tables changed."""
+        state = fences.state(tx.conn)
+        with self._lock:
+            if state != self._state:
+                self._views = [
+                    FenceView(f.memory_id, f.terms, f.marks, f.embedder, f.vector)
+                    for f in fences.standing(tx.conn, tx.codec)
+                ]
+                self._state = state
+            return self._views
+
+    def meet(
+        self, tx: WriteTx, content: str, embed: Callable[[str], Vector]
+    ) -> tuple[str | None, str]:
+        """The fence `content` meets by units or meaning, and why; (None, "") when none."""
+        views = self.views(tx)
+        if not views:
+            return None, ""
+        feats = features(self._key, content)
+        near = [v for v in views if v.vector is not None and _could_mean(feats, v)]
+        vector = embed(content) if near else None
+        for view in views:
+            why = match(feats, vector, view)
+            if why:
+                return view.memory_id, why
+        return None, ""
+
+
+def _could_mean(new: Features, fence: FenceView) -> bool:
+    """The conditions `match` puts on a match by meaning, checked before embedding."""
+    if not new.terms or not new.marks <= fence.marks:
+        return False
+    shared = len(new.terms & fence.terms) / len(new.terms | fence.terms)
+    return shared >= TERMS_NEAR

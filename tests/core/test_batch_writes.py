@@ -1,0 +1,223 @@
+"""Batches on the write path (#13): remember_many, suggest_many, approve_many, extract_many,
+and the neighbour index the policy now compares candidates with."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from core import (
+    InvalidInputError,
+    InvalidStateError,
+    ManualClock,
+    MemoryFilter,
+    MemoryService,
+    NotFoundError,
+)
+from tests.conftest import PASSPHRASE
+
+SCOPE = {"user": "alice", "project": "web-shop"}
+FAMILY = {"user": "alice", "project": "family"}
+
+
+def _state(service: MemoryService) -> tuple[int, int, int]:
+    """Revision, memory count and event count: what a refused batch must leave unchanged."""
+    status = service.status()
+    return status.revision, sum(status.memory_counts.values()), status.event_count
+
+
+def _filler(n: int) -> list[str]:
+    """Distinct, unrelated facts for one scope (a big scope around the pair under test)."""
+    people = ["Mara", "Ivo", "Lena", "Tariq", "Yuki", "Nils", "Ana", "Femi", "Oskar", "Rhea"]
+    things = ["piano", "chess", "tennis", "pottery", "sailing", "climbing", "baking", "poetry"]
+    return [
+        f"{people[i % 10]} takes {things[i % 8]} lessons in room {i} on floor {i % 7 + 1}."
+        for i in range(n)
+    ]
+
+
+def test_remember_many_writes_every_item_in_one_transaction(service: MemoryService) -> None:
+    """One revision step and one change entry for the whole batch; each item decided."""
+    before = service.revision()
+    texts = [
+        "web-shop uses pnpm 9.",
+        "The staging database is Postgres 16.",
+        "请记住：周五不部署。",
+    ]
+    out = service.remember_many([{"scope": SCOPE, "text": t} for t in texts])
+    assert [o.outcome for o in out.value] == ["active", "active", "active"]
+    assert out.changes.revision == before + 1
+    assert len(service.changes_since(before)) == 1
+    stored = {r.content for r in service.list_memories()}
+    assert stored == {texts[0], texts[1], "周五不部署。"}  # the request wording is stripped
+
+
+def test_items_of_a_batch_see_each_other(service: MemoryService) -> None:
+    """R9 inside one batch: a repeat merges, a replacement supersedes its predecessor."""
+    out = service.remember_many(
+        [
+            {"scope": SCOPE, "text": "web-shop uses yarn classic (v1.22) as its package manager."},
+            {"scope": SCOPE, "text": "web-shop uses yarn classic (v1.22) as its package manager."},
+            {"scope": SCOPE, "text": "web-shop now uses pnpm 9 instead of yarn; run pnpm install."},
+        ]
+    ).value
+    first, repeat, replacement = out
+    assert first.record is not None and replacement.record is not None
+    assert repeat.outcome == "merged" and repeat.record is not None
+    assert repeat.record.id == first.record.id
+    assert replacement.superseded == (first.record.id,)
+    assert service.get_memory(first.record.id).status == "superseded"
+
+
+def test_a_bad_item_is_named_and_nothing_is_written(service: MemoryService) -> None:
+    service.remember(SCOPE, "web-shop uses pnpm 9.")
+    before = _state(service)
+    items = [
+        {"scope": SCOPE, "text": "The build runs on Node 20."},
+        {"scope": SCOPE, "text": "Deploys happen on Tuesdays."},
+        {"scope": SCOPE, "text": "   "},
+    ]
+    with pytest.raises(InvalidInputError) as bad:
+        service.remember_many(items)
+    assert bad.value.field == "items[2].text"
+    assert _state(service) == before
+    with pytest.raises(InvalidInputError, match=r"items\[1\]\.colour: unknown field"):
+        service.remember_many([items[0], {"scope": SCOPE, "text": "x", "colour": "red"}])
+    with pytest.raises(InvalidInputError, match=r"items\[0\]"):
+        service.remember_many([{"text": "no scope"}])
+    with pytest.raises(InvalidInputError, match=r"items\[1\]: must be an object"):
+        service.remember_many([items[0], "just text"])  # type: ignore[list-item]
+    with pytest.raises(InvalidInputError, match="items: must be a list"):
+        service.remember_many("not a list")  # type: ignore[arg-type]
+    assert _state(service) == before
+    # The refused batches left nothing behind in the neighbour index either.
+    again = service.remember(SCOPE, "The build runs on Node 20.").value
+    assert again.outcome == "active"
+
+
+def test_approve_many_is_one_transaction_and_all_or_nothing(service: MemoryService) -> None:
+    texts = [f"The {name} worker retries {n} times." for n, name in enumerate("abcdef", 2)]
+    ids = [
+        o.record.id
+        for o in service.suggest_many([{"scope": SCOPE, "text": t} for t in texts]).value
+        if o.record is not None
+    ]
+    assert len(ids) == 6
+    active = service.remember(SCOPE, "Releases are tagged on main.").value.record
+    assert active is not None
+    before = _state(service)
+    with pytest.raises(NotFoundError):
+        service.approve_many([*ids[:3], "mem_does_not_exist"])
+    with pytest.raises(InvalidStateError, match=active.id):
+        service.approve_many([*ids[:3], active.id])
+    assert _state(service) == before
+    assert {service.get_memory(m).status for m in ids} == {"candidate"}
+    done = service.approve_many([*ids, ids[0]])  # a repeated id is approved once
+    assert [r.id for r in done.value] == ids
+    assert {r.status for r in done.value} == {"active"}
+    assert done.changes.revision == before[0] + 1
+    assert [d.action for d in service.history(ids[0])][-1] == "approve"
+    service.undo(ids[0], "approve")  # each approval keeps its own undo record
+    assert service.get_memory(ids[0]).status == "candidate"
+
+
+def test_a_duplicate_is_found_in_a_big_scope(service: MemoryService, clock: ManualClock) -> None:
+    """The policy compares with index neighbours; in a scope of hundreds the right one is
+    still among them: a repeat merges, a changed value conflicts, a replacement supersedes."""
+    target = service.remember(FAMILY, "Grandma's cardiology check-up is on 12 June at 9:30.")
+    old = target.value.record
+    assert old is not None
+    service.remember_many([{"scope": FAMILY, "text": t} for t in _filler(400)])
+    clock.advance(dt.timedelta(days=1))
+    repeat = service.remember(FAMILY, "Grandma's cardiology check-up is on 12 June at 9:30.")
+    assert repeat.value.outcome == "merged"
+    assert repeat.value.record is not None and repeat.value.record.id == old.id
+    moved = service.remember(
+        FAMILY, "Grandma's cardiology check-up is now on 14 June at 14:00."
+    ).value
+    assert moved.superseded == (old.id,)
+
+
+def test_another_process_write_is_seen_by_the_neighbour_index(
+    service: MemoryService, data_dir: Path, clock: ManualClock
+) -> None:
+    """The index follows the change feed inside the write transaction."""
+    service.remember(SCOPE, "The CI runs on GitHub Actions.")  # loads the scope's index
+    other = MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False)
+    try:
+        written = other.remember(SCOPE, "The staging server is in Frankfurt.").value.record
+        assert written is not None
+        other.delete(
+            service.list_memories(MemoryFilter(text="GitHub Actions"))[0].id, reason="moved"
+        )
+    finally:
+        other.close()
+    again = service.remember(SCOPE, "The staging server is in Frankfurt.").value
+    assert again.outcome == "merged" and again.record is not None
+    assert again.record.id == written.id
+    fresh = service.remember(SCOPE, "The CI runs on GitHub Actions.").value
+    assert fresh.outcome == "active"  # the deleted one is no longer a merge target
+
+
+def test_a_fence_added_after_the_cache_filled_still_holds(service: MemoryService) -> None:
+    """R19: cached fence features are re-read when a fence is added or lifted."""
+    service.suggest(SCOPE, "The user likes jazz.")  # fills the (empty) fence cache
+    mid = service.remember(SCOPE, "Kim is allergic to penicillin.").value.record
+    assert mid is not None
+    service.delete(mid.id, reason="private")
+    fenced = service.suggest(SCOPE, "Kim is allergic to penicillin.").value
+    assert fenced.outcome == "rejected" and "deletion fence" in fenced.reasons[0]
+    reworded = service.suggest(SCOPE, "Penicillin: Kim is allergic to it.").value
+    assert reworded.outcome == "rejected"
+    service.lift_fence(mid.id)
+    after = service.suggest(SCOPE, "Penicillin: Kim is allergic to it!").value
+    # Not the fence any more: what stops it now is the rejected suggestion of the same text.
+    assert not any("deletion fence" in r for r in after.reasons), after.reasons
+
+
+def test_extract_many_decides_every_session_in_one_transaction(
+    service: MemoryService,
+) -> None:
+    from core import NewEvent
+
+    for name in ("s1", "s2"):
+        service.append_event(
+            NewEvent(
+                session=name,
+                actor="user",
+                trust="user",
+                scope=SCOPE,
+                text=f"We always run make check before pushing ({name}).",
+            )
+        )
+    service.set_session_opt_out("s2", True)
+    before = service.revision()
+    out = service.extract_many(["s1", "s2"])
+    assert out.value and all(o.record is not None for o in out.value)
+    assert {e for o in out.value if o.record for e in o.record.source_event_ids}
+    assert out.changes.revision == before + 1
+    sources = {
+        service.get_events([e])[0].session_id
+        for o in out.value
+        if o.record
+        for e in o.record.source_event_ids
+    }
+    assert sources == {"s1"}  # the opted-out session is not extracted (R26)
+
+
+def test_scopes_evicted_from_the_neighbour_index_load_again(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-running process keeps few scopes loaded; an evicted one is read again."""
+    from core.governance import neighbours
+
+    monkeypatch.setattr(neighbours, "MAX_SCOPES", 2)
+    first = service.remember(SCOPE, "The CI runs on GitHub Actions.").value.record
+    assert first is not None
+    for project in ("a", "b", "c"):
+        service.remember({"user": "alice", "project": project}, f"Project {project} uses Rust.")
+    again = service.remember(SCOPE, "The CI runs on GitHub Actions.").value
+    assert again.outcome == "merged" and again.record is not None
+    assert again.record.id == first.id
