@@ -1,7 +1,7 @@
 """Registry of every column that holds a sealed value, and how its AAD row id is formed.
 
 Key rotation, `verify` and purge checks walk this list, so a new encrypted column must be
-added here (a test fails otherwise: see tests/core/test_markers.py).
+added here (a test fails otherwise: see tests/core/storage/test_markers.py).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from core import InvalidStateError, ManualClock, MemoryService, NotFoundError
 from tests.conftest import PASSPHRASE
 
 SCOPE = {"user": "sam", "project": "gym"}
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _marker() -> str:

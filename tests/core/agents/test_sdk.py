@@ -14,7 +14,7 @@ import pytest
 from core import InvalidInputError, MemoryService, NewEvent, Scope, ScopeRequiredError
 from core.sdk import MemoryRuntime, RuntimeConfig, ScopeWidenedError, narrow_scope, trust_for
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SCOPE = {"user": "alice", "project": "shop"}
 
 

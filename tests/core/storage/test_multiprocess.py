@@ -13,7 +13,7 @@ import pytest
 from core import MemoryService
 from tests.conftest import PASSPHRASE
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 N = 200
 TIMEOUT = 180
 

@@ -32,7 +32,7 @@ from core.storage.memories import content_aad
 from tests.conftest import PASSPHRASE, START
 from tests.support.postgres import PostgresServer
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 SCOPE = {"org": "acme", "project": "atlas"}
 N = 150
 TIMEOUT = 240
