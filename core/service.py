@@ -166,9 +166,8 @@ class MemoryService:
 
     def close(self) -> None:
         """Save the vector index and release connections. The service is unusable afterwards."""
-        if self.catalog.vectors is not None:
-            with contextlib.suppress(MemoryCenterError):
-                self.catalog.vectors.save()
+        with contextlib.suppress(MemoryCenterError):
+            self.catalog.save()
         self._retriever.close()
         self._store.dispose()
 
@@ -581,8 +580,7 @@ class MemoryService:
                 embed=self._fence_embed,
             )
         if purge:
-            if self.catalog.vectors is not None:
-                self.catalog.vectors.purge([stone.memory_id])
+            self.catalog.purge([stone.memory_id])
             self._store.checkpoint()
         return Result(stone, changes_of(tx))
 
@@ -1106,8 +1104,7 @@ class MemoryService:
         )
         revision = self._store.revision()
         self.catalog.invalidate()
-        if self.catalog.vectors is not None:
-            self.catalog.vectors.reseal()
+        self.catalog.reseal()
         return Result(report, Changes(frozenset({ChangeKind.KEYS}), revision))
 
     def status(self) -> StoreStatus:

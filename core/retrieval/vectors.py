@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 INDEX_FILE = "vectors.mcidx"
 EMBED_BATCH = 64
 SYNC_BACKFILL = 64
+BACKFILL_SLICE = 1024
 QUERY_CACHE = 256
 # A save of a 100k index takes seconds; a temp file this old has no writer any more.
 STALE_TEMP_SECONDS = 600.0
@@ -85,22 +86,32 @@ class VectorLayer:
         """The embedder in use, as recorded in snapshots and the index file."""
         return f"{self.embedder.name}@{self.embedder.version}"
 
-    def reconcile(self, records: Mapping[str, MemoryRecord], revision: int) -> None:
-        """Make the index hold exactly these records' vectors (after a full catalog load)."""
+    def reconcile(
+        self,
+        ids: Collection[str],
+        load: Callable[[list[str]], list[MemoryRecord]],
+        revision: int,
+    ) -> None:
+        """Make the index hold exactly these memories' vectors (after a full catalog load).
+
+        `load` reads records by id: only the memories missing from the index are read (and
+        decrypted) to be embedded.
+        """
+        wanted = set(ids)
         with self._lock:
             if not self._loaded:
                 self._load()
-            for stale in set(self.index.ids()) - records.keys():
+            for stale in set(self.index.ids()) - wanted:
                 self.index.remove(stale)
                 self._dirty = True
-            missing = [r for mid, r in records.items() if mid not in self.index]
+            missing = [mid for mid in ids if mid not in self.index]
             self._revision = revision
         if len(missing) <= SYNC_BACKFILL:
-            self.put(missing)
+            self.put(load(missing) if missing else [])
         else:
             # A big first build runs in the background; until it is done, retrieval uses
             # the keyword index plus whatever vectors exist (R17: never stall the turn).
-            threading.Thread(target=self._backfill, args=(missing,), daemon=True).start()
+            threading.Thread(target=self._backfill, args=(missing, load), daemon=True).start()
 
     def put(self, records: Iterable[MemoryRecord]) -> None:
         """Embed and index records (new, or with changed content)."""
@@ -126,9 +137,13 @@ class VectorLayer:
 
         threading.Thread(target=load, name="mc-embedder-load", daemon=True).start()
 
-    def _backfill(self, records: list[MemoryRecord]) -> None:
+    def _backfill(
+        self, missing: list[str], load: Callable[[list[str]], list[MemoryRecord]]
+    ) -> None:
         try:
-            self.put(records)
+            # In slices: the decrypted texts of a whole 100k store need not be held at once.
+            for start in range(0, len(missing), BACKFILL_SLICE):
+                self.put(load(missing[start : start + BACKFILL_SLICE]))
             self.save()
         except MemoryCenterError as exc:
             log.warning("background vector build stopped: %s", exc)

@@ -315,6 +315,21 @@ def load(conn: Connection, codec: Codec, ids: Sequence[str]) -> Records[MemoryRe
     return split(_checked(records[i], codec, sources.get(i, ())) for i in ids if i in records)
 
 
+def active_rows(conn: Connection) -> list[tuple[str, str, int]]:
+    """(id, scope_json, revision) of every active record, from clear columns only.
+
+    What the catalog needs at open to file ids under their scopes and to tell which keyword
+    entries are stale, without decrypting anything. The clear values are not verified here:
+    every record retrieval returns is read again through the binding check (`load`).
+    """
+    rows = conn.execute(
+        select(s.memories.c.id, s.memories.c.scope_json, s.memories.c.revision).where(
+            s.memories.c.status == MemoryStatus.ACTIVE.value
+        )
+    ).all()
+    return [(str(mid), str(scope), int(rev)) for mid, scope, rev in rows]
+
+
 def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> Records[MemoryRecord]:
     """Records matching a filter, newest first.
 
