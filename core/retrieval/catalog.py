@@ -301,8 +301,11 @@ class Catalog:
         """Write the sealed keyword file if the index changed since it was read."""
         path = self.keyword_path
         with self._lock:
-            if not self._keywords_dirty or path is None or not self._keywords_read:
+            if not self._keywords_dirty or path is None:
                 return
+            if not self._keywords_read:
+                # Writes made before any read: merge them into the file's index first.
+                self.sync()
             keyword_file.save(path, self._store.codec, self.keywords, max(self.revision, 0))
             self._keywords_dirty = False
 
