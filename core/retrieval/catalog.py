@@ -362,25 +362,22 @@ class Catalog:
 
     def _index_scopes(self, rows: list[tuple[str, str, int]]) -> dict[str, int]:
         """Fill the scope index from clear columns; return each active id's revision."""
-        parsed: dict[str, Scope | None] = {}
-        stamps: dict[str, int] = {}
+        by_json: dict[str, list[str]] = {}
+        for memory_id, scope_json, _ in rows:
+            by_json.setdefault(scope_json, []).append(memory_id)
         unreadable: list[str] = []
-        for memory_id, scope_json, revision in rows:
-            if scope_json not in parsed:
-                try:
-                    parsed[scope_json] = Scope.from_json(scope_json)
-                except Exception:  # an invalid stored scope: the checked read names it
-                    parsed[scope_json] = None
-            scope = parsed[scope_json]
-            if scope is None:
-                unreadable.append(memory_id)
+        for scope_json, ids in by_json.items():
+            try:
+                scope = Scope.from_json(scope_json)
+            except Exception:  # an invalid stored scope: the checked read names it
+                unreadable += ids
                 continue
-            self._scope_of[memory_id] = scope
-            self.by_scope.setdefault(scope, set()).add(memory_id)
-            stamps[memory_id] = revision
+            self._scope_of.update(dict.fromkeys(ids, scope))
+            self.by_scope.setdefault(scope, set()).update(ids)
         if unreadable:
             self._read_records(unreadable)  # notes the damage
-        return stamps
+        skip = set(unreadable)
+        return {mid: rev for mid, _, rev in rows if mid not in skip}
 
     def _catch_up_keywords(self, stamps: dict[str, int]) -> None:
         """Make the keyword index hold exactly the active memories at their revisions."""
@@ -391,7 +388,8 @@ class Catalog:
             if memory_id not in stamps:
                 self.keywords.remove(memory_id)
                 self._keywords_dirty = True
-        todo = [m for m, rev in stamps.items() if self.keywords.stamp(m) != rev]
+        known = self.keywords.stamps()
+        todo = [m for m, rev in stamps.items() if known.get(m) != rev]
         self._pending_save = len(todo)
         for start in range(0, len(todo), LOAD_BATCH):
             for record in self._read_records(todo[start : start + LOAD_BATCH]):

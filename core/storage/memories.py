@@ -322,12 +322,12 @@ def active_rows(conn: Connection) -> list[tuple[str, str, int]]:
     entries are stale, without decrypting anything. The clear values are not verified here:
     every record retrieval returns is read again through the binding check (`load`).
     """
-    rows = conn.execute(
+    rows: Any = conn.execute(
         select(s.memories.c.id, s.memories.c.scope_json, s.memories.c.revision).where(
             s.memories.c.status == MemoryStatus.ACTIVE.value
         )
     ).all()
-    return [(str(mid), str(scope), int(rev)) for mid, scope, rev in rows]
+    return list(rows)
 
 
 def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> Records[MemoryRecord]:
