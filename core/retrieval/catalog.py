@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from core.errors import MemoryCenterError
@@ -83,7 +83,7 @@ def keyword_text(record: MemoryRecord) -> str:
     return f"{record.content} {when.day} {when:%B %Y}"
 
 
-class RecordCache:
+class RecordCache(Mapping[str, MemoryRecord]):
     """Active records by id, decrypted and binding-checked on first use.
 
     Membership and length are those of the active set (from the clear columns); `get` and
@@ -107,7 +107,7 @@ class RecordCache:
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._active))
 
-    def get(self, memory_id: str) -> MemoryRecord | None:
+    def _fetch(self, memory_id: str) -> MemoryRecord | None:
         """The verified record, or None (not active, or damaged)."""
         if memory_id not in self._active:
             return None
@@ -118,6 +118,13 @@ class RecordCache:
         self.ensure([memory_id])
         with self._lock:
             return self._cached.get(memory_id)
+
+    def __getitem__(self, memory_id: str) -> MemoryRecord:
+        # `get` (from Mapping) comes here: a record not active or damaged is "missing".
+        found = self._fetch(memory_id)
+        if found is None:
+            raise KeyError(memory_id)
+        return found
 
     def ensure(self, memory_ids: Iterable[str]) -> None:
         """Read the active records among these that are not cached yet, in batches."""

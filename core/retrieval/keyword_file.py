@@ -21,6 +21,7 @@ import sys
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from core.crypto.codec import Aad, Codec
 from core.crypto.keys import atomic_write
@@ -135,7 +136,7 @@ def unpack(data: bytes) -> tuple[KeywordIndex, KeywordMeta]:
         raise IntegrityError(f"keyword index content is malformed: {exc}") from None
 
 
-def _split(data: bytes) -> tuple[dict[str, object], bytes]:
+def _split(data: bytes) -> tuple[dict[str, Any], bytes]:
     start = len(MAGIC) + _HEADER.size
     if len(data) < start or not data.startswith(MAGIC):
         raise IntegrityError("not a Memory Center keyword index (bad magic)")
