@@ -9,6 +9,7 @@ content, so purging a memory never has to touch the hash-chained log.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -608,6 +609,13 @@ def _checked(
     return guarded("memories", str(row["id"]), "content", decode)
 
 
+@functools.lru_cache(maxsize=4096)
+def _scope(scope_json: str) -> Scope:
+    # Scopes are few and immutable: parsing and validating each row's JSON again was a
+    # third of the cost of reading a record (#13).
+    return Scope.from_json(scope_json)
+
+
 def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -> MemoryRecord:
     blob = row["content"]
     content = (
@@ -618,7 +626,7 @@ def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -
         id=row["id"],
         kind=MemoryKind(row["kind"]),
         content=content,
-        scope=Scope.from_json(row["scope_json"]),
+        scope=_scope(row["scope_json"]),
         source_event_ids=sources,
         confidence=float(row["confidence"]),
         status=MemoryStatus(row["status"]),
