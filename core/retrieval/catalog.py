@@ -37,6 +37,8 @@ FULL_RELOAD_AFTER = 500
 # Records kept decrypted at most (about 1-2 KB each); retrieval loads what it ranks.
 CACHED_RECORDS = 50_000
 LOAD_BATCH = 900
+# Catch-up reads up to this many records through the cache (retrieval needs them next).
+CACHE_THROUGH = 2_000
 # A catch-up that re-indexed this many memories saves the keyword file at once, so the next
 # process does not repeat it.
 SAVE_AFTER = 1_000
@@ -344,6 +346,14 @@ class Catalog:
             self._keywords_dirty = True
             self.revision = -1
 
+    def _records_for(self, ids: list[str]) -> list[MemoryRecord]:
+        """Records by id: a few through the cache (the first read ranks them next), a
+        store-sized batch straight from the store (it would only evict the cache)."""
+        if len(ids) > CACHE_THROUGH:
+            return self._read_records(ids)
+        self.records.ensure(ids)
+        return [r for r in map(self.records.get, ids) if r is not None]
+
     def _read_records(self, ids: list[str]) -> list[MemoryRecord]:
         """Verified, decrypted active records (damaged ones noted and left out)."""
         with self._store.read("load memories") as conn:
@@ -361,7 +371,7 @@ class Catalog:
         stamps = self._index_scopes(rows)
         self._catch_up_keywords(stamps)
         if self.vectors is not None:
-            self.vectors.reconcile(list(stamps), self._read_records, revision)
+            self.vectors.reconcile(list(stamps), self._records_for, revision)
         self.revision = revision
         if self._keywords_dirty and self._pending_save >= SAVE_AFTER:
             with contextlib.suppress(MemoryCenterError):
@@ -398,8 +408,9 @@ class Catalog:
         known = self.keywords.stamps()
         todo = [m for m, rev in stamps.items() if known.get(m) != rev]
         self._pending_save = len(todo)
+        read = self._records_for if len(todo) <= CACHE_THROUGH else self._read_records
         for start in range(0, len(todo), LOAD_BATCH):
-            for record in self._read_records(todo[start : start + LOAD_BATCH]):
+            for record in read(todo[start : start + LOAD_BATCH]):
                 self.keywords.add(record.id, keyword_text(record), record.revision)
             self._keywords_dirty = True
 
