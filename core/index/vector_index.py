@@ -412,7 +412,9 @@ class VectorIndex:
             raise ResourceUnavailableError(
                 f"cannot read vector index {path}: {exc.strerror or exc}"
             ) from exc
-        return cls.from_plaintext(codec.open(blob, _aad(path)), ef_search=ef_search)
+        plain = codec.open(blob, _aad(path))
+        del blob  # 200+ MB at 100k: not held while the graph is rebuilt (peak RSS, #13)
+        return cls.from_plaintext(plain, ef_search=ef_search)
 
     @classmethod
     def from_plaintext(
@@ -422,6 +424,7 @@ class VectorIndex:
         header, body = _split(data)
         meta = IndexMeta.from_json(header.get("meta"))
         index = _safe_unpickle(body)
+        del body
         self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
         self._restore(header, index, meta)
         return self, meta
@@ -531,8 +534,9 @@ def _aad(path: Path) -> Aad:
     return Aad(AAD_TABLE, path.name, AAD_FIELD)
 
 
-def _split(data: bytes) -> tuple[dict[str, Any], bytes]:
-    """Split plaintext into the JSON header and the pickled graph."""
+def _split(data: bytes) -> tuple[dict[str, Any], io.BytesIO]:
+    """Split plaintext into the JSON header and the pickled graph (a reader over `data`:
+    slicing would copy the whole graph once more)."""
     start = len(MAGIC) + _HEADER.size
     if len(data) < start or not data.startswith(MAGIC):
         raise IntegrityError("not a Memory Center vector index (bad magic)")
@@ -545,7 +549,9 @@ def _split(data: bytes) -> tuple[dict[str, Any], bytes]:
         raise IntegrityError(f"vector index header is not valid JSON: {exc}") from None
     if not isinstance(header, dict):
         raise IntegrityError("vector index header is not an object")
-    return header, data[start + length :]
+    body = io.BytesIO(data)
+    body.seek(start + length)
+    return header, body
 
 
 class _SafeUnpickler(pickle.Unpickler):
@@ -557,9 +563,9 @@ class _SafeUnpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
-def _safe_unpickle(body: bytes) -> Any:
+def _safe_unpickle(body: io.BytesIO) -> Any:
     try:
-        index = _SafeUnpickler(io.BytesIO(body)).load()
+        index = _SafeUnpickler(body).load()
     except IntegrityError:
         raise
     except Exception as exc:  # any unpickling failure of authenticated bytes is corruption
