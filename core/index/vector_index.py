@@ -413,18 +413,24 @@ class VectorIndex:
                 f"cannot read vector index {path}: {exc.strerror or exc}"
             ) from exc
         plain = codec.open(blob, _aad(path))
-        del blob  # 200+ MB at 100k: not held while the graph is rebuilt (peak RSS, #13)
-        return cls.from_plaintext(plain, ef_search=ef_search)
+        # 200+ MB each at 100k: neither the sealed nor the plain bytes are held while the
+        # next copy is made (peak RSS, #13).
+        del blob
+        header, index, meta = _graph_of(plain)
+        del plain
+        return cls._assembled(header, index, meta, ef_search)
 
     @classmethod
     def from_plaintext(
         cls, data: bytes, *, ef_search: int | None = None
     ) -> tuple[VectorIndex, IndexMeta]:
         """Rebuild an index from `plaintext` bytes (already authenticated)."""
-        header, body = _split(data)
-        meta = IndexMeta.from_json(header.get("meta"))
-        index = _safe_unpickle(body)
-        del body
+        return cls._assembled(*_graph_of(data), ef_search)
+
+    @classmethod
+    def _assembled(
+        cls, header: dict[str, Any], index: Any, meta: IndexMeta, ef_search: int | None
+    ) -> tuple[VectorIndex, IndexMeta]:
         self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
         self._restore(header, index, meta)
         return self, meta
@@ -532,6 +538,13 @@ def _check_ef(ef: int) -> int:
 
 def _aad(path: Path) -> Aad:
     return Aad(AAD_TABLE, path.name, AAD_FIELD)
+
+
+def _graph_of(data: bytes) -> tuple[dict[str, Any], Any, IndexMeta]:
+    """The header, the unpickled hnswlib graph and the meta of a file's plaintext."""
+    header, body = _split(data)
+    meta = IndexMeta.from_json(header.get("meta"))
+    return header, _safe_unpickle(body), meta
 
 
 def _split(data: bytes) -> tuple[dict[str, Any], io.BytesIO]:
