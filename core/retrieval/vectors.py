@@ -183,11 +183,13 @@ class VectorLayer:
             return dict(self.index.search(vector, k, allowed=allowed))
 
     def query_vector(self, query: str) -> Any:
-        """The query's embedding, cached: `prefetch(goal)` then `inject(goal)` embeds once."""
+        """The query's embedding, cached (LRU): `prefetch(goal)` then `inject(goal)` embeds once."""
         with self._lock:
-            cached = self._queries.get(query)
-        if cached is not None:
-            return cached
+            cached = self._queries.pop(query, None)
+            if cached is not None:
+                # Least recently used goes first: a goal an agent repeats stays cached.
+                self._queries[query] = cached
+                return cached
         try:
             vector = self.embedder.embed([query], kind="query")[0]
         except MemoryCenterError as exc:
