@@ -416,16 +416,25 @@ class VectorIndex:
             raise ResourceUnavailableError(
                 f"cannot read vector index {path}: {exc.strerror or exc}"
             ) from exc
-        return cls.from_plaintext(codec.open(blob, _aad(path)), ef_search=ef_search)
+        plain = codec.open(blob, _aad(path))
+        # 200+ MB each at 100k: neither the sealed nor the plain bytes are held while the
+        # next copy is made (peak RSS, #13).
+        del blob
+        header, index, meta = _graph_of(plain)
+        del plain
+        return cls._assembled(header, index, meta, ef_search)
 
     @classmethod
     def from_plaintext(
         cls, data: bytes, *, ef_search: int | None = None
     ) -> tuple[VectorIndex, IndexMeta]:
         """Rebuild an index from `plaintext` bytes (already authenticated)."""
-        header, body = _split(data)
-        meta = IndexMeta.from_json(header.get("meta"))
-        index = _safe_unpickle(body)
+        return cls._assembled(*_graph_of(data), ef_search)
+
+    @classmethod
+    def _assembled(
+        cls, header: dict[str, Any], index: Any, meta: IndexMeta, ef_search: int | None
+    ) -> tuple[VectorIndex, IndexMeta]:
         self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
         self._restore(header, index, meta)
         return self, meta
@@ -535,8 +544,16 @@ def _aad(path: Path) -> Aad:
     return Aad(AAD_TABLE, path.name, AAD_FIELD)
 
 
-def _split(data: bytes) -> tuple[dict[str, Any], bytes]:
-    """Split plaintext into the JSON header and the pickled graph."""
+def _graph_of(data: bytes) -> tuple[dict[str, Any], Any, IndexMeta]:
+    """The header, the unpickled hnswlib graph and the meta of a file's plaintext."""
+    header, body = _split(data)
+    meta = IndexMeta.from_json(header.get("meta"))
+    return header, _safe_unpickle(body), meta
+
+
+def _split(data: bytes) -> tuple[dict[str, Any], io.BytesIO]:
+    """Split plaintext into the JSON header and the pickled graph (a reader over `data`:
+    slicing would copy the whole graph once more)."""
     start = len(MAGIC) + _HEADER.size
     if len(data) < start or not data.startswith(MAGIC):
         raise IntegrityError("not a Memory Center vector index (bad magic)")
@@ -549,7 +566,9 @@ def _split(data: bytes) -> tuple[dict[str, Any], bytes]:
         raise IntegrityError(f"vector index header is not valid JSON: {exc}") from None
     if not isinstance(header, dict):
         raise IntegrityError("vector index header is not an object")
-    return header, data[start + length :]
+    body = io.BytesIO(data)
+    body.seek(start + length)
+    return header, body
 
 
 class _SafeUnpickler(pickle.Unpickler):
@@ -561,9 +580,9 @@ class _SafeUnpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
-def _safe_unpickle(body: bytes) -> Any:
+def _safe_unpickle(body: io.BytesIO) -> Any:
     try:
-        index = _SafeUnpickler(io.BytesIO(body)).load()
+        index = _SafeUnpickler(body).load()
     except IntegrityError:
         raise
     except Exception as exc:  # any unpickling failure of authenticated bytes is corruption

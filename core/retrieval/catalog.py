@@ -3,25 +3,45 @@
 It is a derived cache: rebuilt from the store at any time, caught up incrementally by
 reading the change feed after the revision it last saw (so changes made by other processes
 are visible before answering), and purged of a memory in the same call that deletes it.
+
+Opening does not decrypt every memory (#13). The scope index comes from the clear columns
+(id, scope, revision of the active rows); the keyword index from its sealed file, checked
+entry by entry against those revisions (only the entries that differ are decrypted and
+re-indexed); records themselves are decrypted and binding-checked when retrieval needs them
+(`RecordCache`), and a bounded number stay cached.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 
+from core.errors import MemoryCenterError
 from core.model.enums import ChangeKind, MemoryStatus
-from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
+from core.retrieval import keyword_file
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.render import said_at
-from core.retrieval.vectors import VectorLayer
+from core.retrieval.vectors import VectorLayer, remove_stale_temp_files
 from core.storage import memories
 from core.storage.damage import Damage
 from core.storage.store import EVERYTHING, Store
 
+log = logging.getLogger(__name__)
+
 FULL_RELOAD_AFTER = 500
+# Records kept decrypted at most (about 1-2 KB each); retrieval loads what it ranks.
+CACHED_RECORDS = 50_000
+LOAD_BATCH = 900
+# Catch-up reads up to this many records through the cache (retrieval needs them next).
+CACHE_THROUGH = 2_000
+# A catch-up that re-indexed this many memories saves the keyword file at once, so the next
+# process does not repeat it.
+SAVE_AFTER = 1_000
 
 
 class DamageNotes:
@@ -65,25 +85,112 @@ def keyword_text(record: MemoryRecord) -> str:
     return f"{record.content} {when.day} {when:%B %Y}"
 
 
+class RecordCache(Mapping[str, MemoryRecord]):
+    """Active records by id, decrypted and binding-checked on first use.
+
+    Membership and length are those of the active set (from the clear columns); `get` and
+    `ensure` read the records themselves, in one batch where the caller knows the ids.
+    """
+
+    def __init__(
+        self, active: dict[str, Scope], load: Callable[[list[str]], list[MemoryRecord]]
+    ) -> None:
+        self._active = active
+        self._load = load
+        self._cached: dict[str, MemoryRecord] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._active)
+
+    def __contains__(self, memory_id: object) -> bool:
+        return memory_id in self._active
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._active))
+
+    def _fetch(self, memory_id: str) -> MemoryRecord | None:
+        """The verified record, or None (not active, or damaged)."""
+        if memory_id not in self._active:
+            return None
+        with self._lock:
+            found = self._cached.get(memory_id)
+        if found is not None:
+            return found
+        self.ensure([memory_id])
+        with self._lock:
+            return self._cached.get(memory_id)
+
+    def __getitem__(self, memory_id: str) -> MemoryRecord:
+        # `get` (from Mapping) comes here: a record not active or damaged is "missing".
+        found = self._fetch(memory_id)
+        if found is None:
+            raise KeyError(memory_id)
+        return found
+
+    def ensure(self, memory_ids: Iterable[str]) -> None:
+        """Read the active records among these that are not cached yet, in batches."""
+        with self._lock:
+            missing = [m for m in dict.fromkeys(memory_ids) if m in self._active]
+            missing = [m for m in missing if m not in self._cached]
+        for start in range(0, len(missing), LOAD_BATCH):
+            for record in self._load(missing[start : start + LOAD_BATCH]):
+                self.put(record)
+
+    def put(self, record: MemoryRecord) -> None:
+        """Cache a record just read (the oldest cached ones make room)."""
+        with self._lock:
+            self._cached.pop(record.id, None)
+            self._cached[record.id] = record
+            while len(self._cached) > CACHED_RECORDS:
+                del self._cached[next(iter(self._cached))]
+
+    def discard(self, memory_id: str) -> MemoryRecord | None:
+        """Forget a cached record (changed or gone)."""
+        with self._lock:
+            return self._cached.pop(memory_id, None)
+
+    def clear(self) -> None:
+        """Forget every cached record."""
+        with self._lock:
+            self._cached.clear()
+
+    @property
+    def cached(self) -> int:
+        """How many records are held decrypted."""
+        return len(self._cached)
+
+
 class Catalog:
-    """Active records by id plus a keyword index over them.
+    """Active memory ids by scope, their records on demand, and a keyword index over them.
 
     Args:
         store: the store to mirror.
+        vectors: the vector layer kept in step (None: keyword only).
     """
 
     def __init__(self, store: Store, vectors: VectorLayer | None = None) -> None:
         self._store = store
         self.vectors = vectors
         self._lock = threading.RLock()
-        self.records: dict[str, MemoryRecord] = {}
+        self._scope_of: dict[str, Scope] = {}
+        self.records = RecordCache(self._scope_of, self._read_records)
         self.keywords = KeywordIndex()
+        self._keywords_read = False
+        self._keywords_dirty = False
+        self._pending_save = 0
         self.by_scope: dict[Scope, set[str]] = {}
         self.revision = -1
         # Per-session opt-out and exclusions, valid until a session or memory change.
         self._sessions: dict[str, tuple[bool, frozenset[str]]] = {}
         # Damaged rows met while loading: skipped, and reported once by the service.
         self.damage = DamageNotes()
+
+    @property
+    def keyword_path(self) -> Path | None:
+        """The sealed keyword index file (None: a store without a data directory)."""
+        folder = self._store.index_dir
+        return folder / keyword_file.FILE_NAME if folder else None
 
     def sync(self) -> int:
         """Catch up with the store; return the revision now mirrored."""
@@ -126,8 +233,7 @@ class Catalog:
             for memory_id in ids:
                 record = fresh.get(memory_id)
                 if record is not None and record.status == MemoryStatus.ACTIVE:
-                    old = self.records.get(memory_id)
-                    if old is None or old.content != record.content:
+                    if self.keywords.stamp(memory_id) != record.revision:
                         changed.append(record)
                     self._put(record)
                 else:
@@ -159,12 +265,60 @@ class Catalog:
     def forget(self, memory_id: str) -> bool:
         """Drop a memory from the catalog and its keyword index (deletion, R19)."""
         with self._lock:
-            old = self.records.pop(memory_id, None)
-            if old is not None:
-                self._unindex_scope(old)
+            scope = self._scope_of.pop(memory_id, None)
+            if scope is not None:
+                self._unindex_scope(memory_id, scope)
+            self.records.discard(memory_id)
             if self.vectors is not None:
                 self.vectors.remove(memory_id)
-            return self.keywords.remove(memory_id) or old is not None
+            removed = self.keywords.remove(memory_id)
+            self._keywords_dirty = self._keywords_dirty or removed
+            return removed or scope is not None
+
+    def purge(self, memory_ids: Iterable[str]) -> None:
+        """After a compliance purge: rewrite the keyword and vector files without them (R19).
+
+        A process that never read the keyword file (a CLI purge) reads and reconciles it
+        first: writing its empty in-memory index would throw every other entry away.
+        """
+        ids = list(memory_ids)
+        self.sync()
+        with self._lock:
+            for memory_id in ids:
+                self.forget(memory_id)
+            self._keywords_dirty = True
+            self.save_keywords()
+        if self.vectors is not None:
+            self.vectors.purge(ids)
+
+    def reseal(self) -> None:
+        """Rewrite the derived index files under the current key (after a key rotation)."""
+        self.sync()
+        with self._lock:
+            self._keywords_read = True
+            self._keywords_dirty = True
+            self.save_keywords()
+        if self.vectors is not None:
+            self.vectors.reseal()
+
+    def save(self) -> None:
+        """Write the derived index files that changed (at close)."""
+        with contextlib.suppress(MemoryCenterError):
+            self.save_keywords()
+        if self.vectors is not None:
+            self.vectors.save()
+
+    def save_keywords(self) -> None:
+        """Write the sealed keyword file if the index changed since it was read."""
+        path = self.keyword_path
+        with self._lock:
+            if not self._keywords_dirty or path is None:
+                return
+            if not self._keywords_read:
+                # Writes made before any read: merge them into the file's index first.
+                self.sync()
+            keyword_file.save(path, self._store.codec, self.keywords, max(self.revision, 0))
+            self._keywords_dirty = False
 
     def visible_ids(self, request: Scope) -> set[str]:
         """Ids of catalogued memories whose scope the request may see.
@@ -182,43 +336,116 @@ class Catalog:
         return out
 
     def invalidate(self) -> None:
-        """Forget everything; the next `sync` reloads from the store (restart, key change)."""
+        """Forget everything; the next `sync` rebuilds from the store (rebuild, key change)."""
         with self._lock:
+            self._scope_of.clear()
             self.records.clear()
             self.by_scope.clear()
             self._sessions.clear()
             self.keywords = KeywordIndex()
+            # Rebuilt from the store, not read back from the file, then written anew.
+            self._keywords_read = True
+            self._keywords_dirty = True
             self.revision = -1
+
+    def _records_for(self, ids: list[str]) -> list[MemoryRecord]:
+        """Records by id: a few through the cache (the first read ranks them next), a
+        store-sized batch straight from the store (it would only evict the cache)."""
+        if len(ids) > CACHE_THROUGH:
+            return self._read_records(ids)
+        self.records.ensure(ids)
+        return [r for r in map(self.records.get, ids) if r is not None]
+
+    def _read_records(self, ids: list[str]) -> list[MemoryRecord]:
+        """Verified, decrypted active records (damaged ones noted and left out)."""
+        with self._store.read("load memories") as conn:
+            loaded = memories.load(conn, self._store.codec, ids)
+        self.damage.note(loaded.damaged)
+        return [r for r in loaded if r.status == MemoryStatus.ACTIVE]
 
     def _reload(self, revision: int) -> None:
         with self._store.read("load catalog") as conn:
-            active = memories.query(
-                conn,
-                self._store.codec,
-                MemoryFilter(statuses=(MemoryStatus.ACTIVE.value,), limit=10_000_000),
-            )
-        self.damage.note(active.damaged)
-        self.records = {}
+            rows = memories.active_rows(conn)
+        self._scope_of.clear()
+        self.records.clear()
         self.by_scope = {}
         self._sessions = {}
-        self.keywords = KeywordIndex()
-        for record in active:
-            self._put(record)
+        stamps = self._index_scopes(rows)
+        self._catch_up_keywords(stamps)
         if self.vectors is not None:
-            self.vectors.reconcile(self.records, revision)
+            self.vectors.reconcile(list(stamps), self._records_for, revision)
         self.revision = revision
+        if self._keywords_dirty and self._pending_save >= SAVE_AFTER:
+            with contextlib.suppress(MemoryCenterError):
+                self.save_keywords()
+
+    def _index_scopes(self, rows: list[tuple[str, str, int]]) -> dict[str, int]:
+        """Fill the scope index from clear columns; return each active id's revision."""
+        by_json: dict[str, list[str]] = {}
+        for memory_id, scope_json, _ in rows:
+            by_json.setdefault(scope_json, []).append(memory_id)
+        unreadable: list[str] = []
+        for scope_json, ids in by_json.items():
+            try:
+                scope = Scope.from_json(scope_json)
+            except Exception:  # an invalid stored scope: the checked read names it
+                unreadable += ids
+                continue
+            self._scope_of.update(dict.fromkeys(ids, scope))
+            self.by_scope.setdefault(scope, set()).update(ids)
+        if unreadable:
+            self._read_records(unreadable)  # notes the damage
+        skip = set(unreadable)
+        return {mid: rev for mid, _, rev in rows if mid not in skip}
+
+    def _catch_up_keywords(self, stamps: dict[str, int]) -> None:
+        """Make the keyword index hold exactly the active memories at their revisions."""
+        if not self._keywords_read:
+            self._keywords_read = True
+            self.keywords = self._read_keyword_file()
+        for memory_id in self.keywords.ids():
+            if memory_id not in stamps:
+                self.keywords.remove(memory_id)
+                self._keywords_dirty = True
+        known = self.keywords.stamps()
+        todo = [m for m, rev in stamps.items() if known.get(m) != rev]
+        self._pending_save = len(todo)
+        read = self._records_for if len(todo) <= CACHE_THROUGH else self._read_records
+        for start in range(0, len(todo), LOAD_BATCH):
+            for record in read(todo[start : start + LOAD_BATCH]):
+                self.keywords.add(record.id, keyword_text(record), record.revision)
+            self._keywords_dirty = True
+
+    def _read_keyword_file(self) -> KeywordIndex:
+        path = self.keyword_path
+        if path is None:
+            return KeywordIndex()
+        remove_stale_temp_files(path)
+        if not path.exists():
+            return KeywordIndex()
+        try:
+            index, _meta = keyword_file.load(path, self._store.codec)
+        except MemoryCenterError as exc:
+            # Tampered, damaged, or from another key: never trusted, rebuilt from the store.
+            log.warning("keyword index file unusable, rebuilding from the store: %s", exc)
+            self._keywords_dirty = True
+            return KeywordIndex()
+        return index
 
     def _put(self, record: MemoryRecord) -> None:
-        old = self.records.get(record.id)
+        old = self._scope_of.get(record.id)
         if old is not None:
-            self._unindex_scope(old)
-        self.records[record.id] = record
+            self._unindex_scope(record.id, old)
+        self._scope_of[record.id] = record.scope
         self.by_scope.setdefault(record.scope, set()).add(record.id)
-        self.keywords.add(record.id, keyword_text(record))
+        self.records.put(record)
+        if self.keywords.stamp(record.id) != record.revision:
+            self.keywords.add(record.id, keyword_text(record), record.revision)
+            self._keywords_dirty = True
 
-    def _unindex_scope(self, record: MemoryRecord) -> None:
-        ids = self.by_scope.get(record.scope)
+    def _unindex_scope(self, memory_id: str, scope: Scope) -> None:
+        ids = self.by_scope.get(scope)
         if ids is not None:
-            ids.discard(record.id)
+            ids.discard(memory_id)
             if not ids:
-                del self.by_scope[record.scope]
+                del self.by_scope[scope]

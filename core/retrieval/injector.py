@@ -144,10 +144,12 @@ class Retriever:
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
         span = when.resolve(query, now)
         if span is not None:
+            self.catalog.records.ensure([*relevance, *vector])
             relevance = in_span(relevance, vector, self.catalog.records, span)
         if fill or context.IN_SEARCH:
             relevance = context.spread(relevance, self.catalog.records, allowed, self.neighbours)
         best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+        self.catalog.records.ensure(mid for mid, _ in best)  # one verified batch read
         hits: dict[str, MemoryRecord] = {}
         for mid, _ in best:
             rec = self.catalog.records.get(mid)
@@ -171,6 +173,7 @@ class Retriever:
         if not sets:
             return ranked
         present = {s.record.id for s in ranked}
+        self.catalog.records.ensure(allowed - present)
         out = list(ranked)
         for scored in ranked:
             cset = scored.record.conflict_set

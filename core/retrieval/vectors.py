@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,8 @@ WARM_WAIT = 0.3
 # The hot path embeds (or waits for) at most this many of its own queued records, this long.
 READ_CATCH_UP = 4
 SETTLE_SECONDS = 0.25
+SYNC_BACKFILL = 64
+BACKFILL_SLICE = 1024
 QUERY_CACHE = 256
 # A save of a 100k index takes seconds; a temp file this old has no writer any more.
 STALE_TEMP_SECONDS = 600.0
@@ -114,19 +116,33 @@ class VectorLayer:
         """The embedder in use, as recorded in snapshots and the index file."""
         return f"{self.embedder.name}@{self.embedder.version}"
 
-    def reconcile(self, records: Mapping[str, MemoryRecord], revision: int) -> None:
-        """Make the index hold exactly these records' vectors (after a full catalog load)."""
+    def reconcile(
+        self,
+        ids: Collection[str],
+        load: Callable[[list[str]], list[MemoryRecord]],
+        revision: int,
+    ) -> None:
+        """Make the index hold exactly these memories' vectors (after a full catalog load).
+
+        `load` reads records by id: only the memories missing from the index are read (and
+        decrypted) to be embedded.
+        """
+        wanted = set(ids)
         with self._lock:
             if not self._loaded:
                 self._load()
-            for stale in set(self.index.ids()) - records.keys():
+            for stale in set(self.index.ids()) - wanted:
                 self.index.remove(stale)
                 self._dirty = True
-            missing = [r for mid, r in records.items() if mid not in self.index]
+            missing = [mid for mid in ids if mid not in self.index]
             self._revision = revision
         # Missing vectors are embedded in the background; until then retrieval uses the
         # keyword index plus whatever vectors exist (R17: never stall the turn).
-        self.put_later(missing)
+        if len(missing) <= SYNC_BACKFILL:
+            self.put_later(load(missing) if missing else [])
+        else:
+            # A big first build: records are decrypted in slices, not all held at once.
+            threading.Thread(target=self._backfill, args=(missing, load), daemon=True).start()
 
     def put(self, records: Iterable[MemoryRecord]) -> None:
         """Embed and index records (new, or with changed content)."""
@@ -240,6 +256,17 @@ class VectorLayer:
             self._idle.notify_all()
         return vectors is not None
 
+    def _backfill(
+        self, missing: list[str], load: Callable[[list[str]], list[MemoryRecord]]
+    ) -> None:
+        try:
+            # In slices: the decrypted texts of a whole 100k store need not be held at once.
+            for start in range(0, len(missing), BACKFILL_SLICE):
+                self.put(load(missing[start : start + BACKFILL_SLICE]))
+            self.save()
+        except MemoryCenterError as exc:
+            log.warning("background vector build stopped: %s", exc)
+
     def warm_up(self) -> None:
         """Load the model in the background so the first query does not pay for it.
 
@@ -339,11 +366,13 @@ class VectorLayer:
             return query in self._queries
 
     def query_vector(self, query: str) -> Any:
-        """The query's embedding, cached: `prefetch(goal)` then `inject(goal)` embeds once."""
+        """The query's embedding, cached (LRU): `prefetch(goal)` then `inject(goal)` embeds once."""
         with self._lock:
-            cached = self._queries.get(query)
-        if cached is not None:
-            return cached
+            cached = self._queries.pop(query, None)
+            if cached is not None:
+                # Least recently used goes first: a goal an agent repeats stays cached.
+                self._queries[query] = cached
+                return cached
         try:
             vector = self.embedder.embed([query], kind="query")[0]
         except MemoryCenterError as exc:

@@ -83,7 +83,7 @@ class IndexAdmin:
         self._e.catalog.sync()
         if layer is not None:
             layer.wait_idle()
-            layer.save()
+        self._e.catalog.save()
         return self.index_status()
 
     def embedder_choices(self) -> dict[str, str]:
@@ -226,8 +226,7 @@ class KeyAdmin:
             raise
         revision = e.store.revision()
         e.catalog.invalidate()
-        if e.catalog.vectors is not None:
-            e.catalog.vectors.reseal()
+        e.catalog.reseal()
         return Result(report, Changes(frozenset({ChangeKind.KEYS}), revision))
 
     def status(self) -> StoreStatus:

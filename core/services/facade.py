@@ -111,13 +111,13 @@ class FacadeBase:
             raise
 
     def close(self) -> None:
-        """Save the vector index and release connections. The service is unusable afterwards."""
-        if self.catalog.vectors is not None:
-            with contextlib.suppress(MemoryCenterError):
+        """Save the derived index files and release connections; the service is then unusable."""
+        with contextlib.suppress(MemoryCenterError):
+            if self.catalog.vectors is not None:
                 # What is still queued is embedded now, within a bound; the rest is found
                 # missing and embedded in the background by the next open.
                 self.catalog.vectors.wait_idle(CLOSE_EMBED_SECONDS)
-                self.catalog.vectors.save()
+            self.catalog.save()
         self._engine.retriever.close()
         self._store.dispose()
 

@@ -191,8 +191,7 @@ class ReviewService:
                 embed=self._e.fence_embed,
             )
         if purge:
-            if self._e.catalog.vectors is not None:
-                self._e.catalog.vectors.purge([stone.memory_id])
+            self._e.catalog.purge([stone.memory_id])
             store.checkpoint()
         return Result(stone, changes_of(tx))
 

@@ -89,10 +89,12 @@ class SealedFile:
         return Aad(self.table, self.relative_path.rsplit("/", 1)[-1], self.field)
 
 
-# Files sealed by layers above storage; `verify` opens each that exists. The vector index
-# is derived (rebuilt from the store), so damage there is repairable by `index rebuild`.
+# Files sealed by layers above storage; `verify` opens each that exists. The vector and
+# keyword indexes are derived (rebuilt from the store), so damage there is repairable by
+# `index rebuild` (and a keyword file that does not open is rebuilt at the next open).
 SEALED_FILES: tuple[SealedFile, ...] = (
     SealedFile("index/vectors.mcidx", "index_files", "vector", derived=True),
+    SealedFile("index/keywords.mcidx", "index_files", "keyword", derived=True),
 )
 # Sealed values in store_meta are not listed here: the key check is opened at every open,
 # the chain head by the chain walk of `verify`.

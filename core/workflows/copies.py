@@ -321,6 +321,13 @@ PLACES: tuple[Place, ...] = (
         "removed by the deletion itself (service: derived stores, then the vector file)",
     ),
     Place(
+        "index/keywords.mcidx (sealed keyword index file)",
+        "the memory's terms, their postings and its id",
+        None,
+        "rewritten without them right after the purge commits (Catalog.purge), like the "
+        "vector file; a term no other memory holds leaves the file's dictionary",
+    ),
+    Place(
         "SQLite WAL and freed pages",
         "old page images",
         None,
