@@ -7,9 +7,10 @@ Starts a throwaway local PostgreSQL server (initdb + pg_ctl, as the tests do), t
 - append throughput on PostgreSQL with 1 and 3 writer processes (one event per transaction,
   and in batches of 100), every event landing on one hash chain;
 - catch-up: how long a second device takes to bring its catalog up to date after the first
-  device made 10,000 changes.
+  device made 10,000 changes (and its first inject after that).
 
     .venv/bin/python benchmarks/postgres_bench.py [--sizes 10000 100000] [--queries 300]
+        [--events 1000] [--changes 10000] [--per-tx 10] [--only inject append catch-up]
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ from pathlib import Path
 from core import MemoryService, NewEvent
 data_dir, name, sync = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[5])
 n, batch = int(sys.argv[3]), int(sys.argv[4])
-with MemoryService.open(data_dir, passphrase=sys.argv[6], prefer_keyring=False) as svc:
+with MemoryService.open(
+    data_dir, passphrase=sys.argv[6], prefer_keyring=False, embedder="none"
+) as svc:
     (sync / f"ready-{name}").touch()
     while not (sync / "go").exists():
         time.sleep(0.002)
@@ -57,8 +60,15 @@ with MemoryService.open(data_dir, passphrase=sys.argv[6], prefer_keyring=False) 
 
 
 def _open(data_dir: Path, url: str | None) -> MemoryService:
+    # No vectors: the figures exclude query embedding, and no backfill thread competes.
     return MemoryService.open(
-        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, database_url=url
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, database_url=url, embedder="none"
+    )
+
+
+def _join(data_dir: Path, raw: bytes, code: str) -> MemoryService:
+    return MemoryService.join(
+        data_dir, raw, code, passphrase=PASSPHRASE, prefer_keyring=False, embedder="none"
     )
 
 
@@ -88,9 +98,7 @@ def append_throughput(server: PostgresServer, writers: int, n: int, batch: int) 
         dirs = []
         for k in range(writers):
             raw, code = owner.invite_member(f"device{k}").value
-            MemoryService.join(
-                base / f"d{k}", raw, code, passphrase=PASSPHRASE, prefer_keyring=False
-            ).close()
+            _join(base / f"d{k}", raw, code).close()
             dirs.append(base / f"d{k}")
         sync = base / "sync"
         sync.mkdir()
@@ -124,35 +132,44 @@ def append_throughput(server: PostgresServer, writers: int, n: int, batch: int) 
     total = n * writers
     print(
         f"append     writers {writers}  batch {batch:>3}  {total:>6} events  "
-        f"{total / elapsed:8.0f} events/s  chain ok: {report.ok} ({report.events_checked})"
+        f"{total / elapsed:8.0f} events/s  chain ok: {report.ok} ({report.events_checked})  "
+        f"load {os.getloadavg()[0]:.1f}"
     )
 
 
-def catch_up(server: PostgresServer, changes: int) -> None:
-    """Device B's catalog catches up after device A made `changes` changes."""
+def catch_up(server: PostgresServer, changes: int, per_tx: int) -> None:
+    """Device B's derived indexes catch up after device A made `changes` changes.
+
+    A writes `changes` memories, `per_tx` per transaction (so `changes / per_tx` change-feed
+    rows); then B, open the whole time, brings its catalog up to date from the change feed
+    and answers its first inject.
+    """
     url = server.database()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         a = _open(base / "a", url)
         raw, code = a.invite_member("b").value
-        b = MemoryService.join(base / "b", raw, code, passphrase=PASSPHRASE, prefer_keyring=False)
+        b = _join(base / "b", raw, code)
         b.catalog.sync()
         rng = random.Random(7)
-        batch = 100  # 100 memories per transaction: `changes / 100` feed rows
-        for start in range(0, changes, batch):
-            fill_small(a, rng, start, batch)
+        t0 = time.perf_counter()
+        for _start in range(0, changes, per_tx):
+            fill(a, per_tx, 50, rng)
+        write_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         b.catalog.sync()
-        elapsed = time.perf_counter() - t0
+        sync_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        b.inject({"user": "user3", "project": "project3"}, "garden budget plan", 600)
+        first_s = time.perf_counter() - t0
         count = len(b.catalog.records)
         a.close()
         b.close()
-    print(f"catch-up   device B after {changes:,} new memories: {elapsed:.2f} s ({count:,} active)")
-
-
-def fill_small(svc: MemoryService, rng: random.Random, start: int, n: int) -> None:
-    """n memories in one transaction (one change-feed row)."""
-    fill(svc, n, 50, rng)
+    print(
+        f"catch-up   device B after {changes:,} new memories in {changes // per_tx:,} "
+        f"transactions (A wrote them in {write_s:.1f} s): catalog {sync_s:.2f} s, "
+        f"first inject {first_s * 1000:.0f} ms ({count:,} active)"
+    )
 
 
 def main() -> None:
@@ -162,11 +179,19 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--events", type=int, default=1000, help="events per writer")
     parser.add_argument("--changes", type=int, default=10_000)
+    parser.add_argument("--per-tx", type=int, default=10, help="memories per transaction (A)")
+    parser.add_argument(
+        "--only", choices=["inject", "append", "catch-up"], nargs="+", help="default: all"
+    )
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
+    parts = set(args.only or ["inject", "append", "catch-up"])
+    print(
+        f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     server = PostgresServer().start()
     try:
-        for n in args.sizes:
+        for n in args.sizes if "inject" in parts else []:
             with tempfile.TemporaryDirectory() as tmp:
                 svc = _open(Path(tmp), None)
                 inject_latency("sqlite", svc, n, args.queries)
@@ -175,10 +200,11 @@ def main() -> None:
                 svc = _open(Path(tmp), server.database())
                 inject_latency("postgresql", svc, n, args.queries)
                 svc.close()
-        for writers in (1, 3):
+        for writers in (1, 3) if "append" in parts else ():
             for batch in (1, 100):
                 append_throughput(server, writers, args.events, batch)
-        catch_up(server, args.changes)
+        if "catch-up" in parts:
+            catch_up(server, args.changes, args.per_tx)
     finally:
         server.destroy()
 
