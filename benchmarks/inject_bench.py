@@ -128,7 +128,12 @@ def run(n: int, queries: int) -> None:
     """Fill, warm up, measure, print."""
     rng = random.Random(n)
     with tempfile.TemporaryDirectory() as tmp:
-        svc = MemoryService.open(Path(tmp), passphrase="benchmark passphrase", prefer_keyring=False)
+        svc = MemoryService.open(
+            Path(tmp),
+            passphrase="benchmark passphrase",
+            prefer_keyring=False,
+            embedder=os.environ.get("MEMORY_CENTER_EMBEDDER") or None,
+        )
         t0 = time.perf_counter()
         scopes = fill(svc, n, 1000, rng)
         fill_s = time.perf_counter() - t0

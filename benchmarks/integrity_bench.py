@@ -44,7 +44,9 @@ def binding_cost(rows: int = 100_000) -> float:
 
 
 def build(data_dir: Path, memories: int, snapshots: int) -> tuple[MemoryService, list[str]]:
-    svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
+    svc = MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    )
     ids = []
     for i in range(memories):
         scope = {"user": f"u{i % 4}", "project": TOPICS[i % len(TOPICS)]}

@@ -54,7 +54,13 @@ def child(store: Path, queries: int, text: str) -> dict[str, float]:
     out: dict[str, float] = {}
     c0 = time.process_time()
     t0 = time.perf_counter()
-    svc = MemoryService.open(store, passphrase=PASSPHRASE, prefer_keyring=False, create=False)
+    svc = MemoryService.open(
+        store,
+        passphrase=PASSPHRASE,
+        prefer_keyring=False,
+        create=False,
+        embedder=os.environ.get("MEMORY_CENTER_EMBEDDER") or None,
+    )
     out["open_s"] = time.perf_counter() - t0
     out["rss_open"] = rss_mib()[0]
     rng = random.Random(7)

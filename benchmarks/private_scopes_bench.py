@@ -39,7 +39,12 @@ def _ms(samples: list[float], q: int) -> float:
 
 def _open(data_dir: Path, passphrase: str, url: str | None = None, **kw: str) -> MemoryService:
     return MemoryService.open(
-        data_dir, passphrase=passphrase, prefer_keyring=False, database_url=url, **kw
+        data_dir,
+        passphrase=passphrase,
+        prefer_keyring=False,
+        database_url=url,
+        embedder="none",
+        **kw,
     )
 
 
