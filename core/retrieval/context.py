@@ -71,7 +71,9 @@ def spread(
 ) -> dict[str, float]:
     """Give the neighbours of the best hits a share of their relevance (never lowering any)."""
     seeds = heapq.nlargest(NEIGHBOUR_SEEDS, relevance.items(), key=lambda kv: (kv[1], kv[0]))
-    chosen = [records[mid] for mid, value in seeds if value > 0 and mid in records]
+    # `get`, not `[]`: a lazily read record can turn out damaged (then it is not a seed).
+    found = (records.get(mid) for mid, value in seeds if value > 0)
+    chosen = [r for r in found if r is not None]
     if not chosen:
         return dict(relevance)
     out = dict(relevance)
