@@ -35,9 +35,7 @@ id map and rows, and on a two-core machine parallel queries gain little.
 from __future__ import annotations
 
 import io
-import json
 import pickle
-import struct
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -50,9 +48,9 @@ from core.errors import (
     IntegrityError,
     InvalidInputError,
     ResourceUnavailableError,
-    StoreVersionError,
 )
 from core.index.embedder import Embedder, normalise_rows
+from core.index.framing import frame, unframe
 
 if TYPE_CHECKING:
     import hnswlib
@@ -77,7 +75,6 @@ EXACT_FILTER_MAX = 2048
 EXACT_FILTER_SHARE = 0.10
 # Rebuild when this share of slots is dead: tombstones slow the graph walk and waste space.
 COMPACT_RATIO = 0.2
-_HEADER = struct.Struct(">BI")  # format version, header length
 _SAFE_GLOBALS = frozenset(
     {
         ("hnswlib", "Index"),
@@ -378,9 +375,8 @@ class VectorIndex:
                 "ef_search": self._ef,
                 "seed": self._seed,
             }
-            head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             body = pickle.dumps(self._index, protocol=pickle.HIGHEST_PROTOCOL)
-            return MAGIC + _HEADER.pack(FORMAT_VERSION, len(head)) + head + body
+            return frame(MAGIC, FORMAT_VERSION, header, body)
 
     def save(self, path: Path, codec: Codec, meta: IndexMeta) -> IndexMeta:
         """Seal and atomically write the index to `path`; return the meta written.
@@ -554,20 +550,9 @@ def _graph_of(data: bytes) -> tuple[dict[str, Any], Any, IndexMeta]:
 def _split(data: bytes) -> tuple[dict[str, Any], io.BytesIO]:
     """Split plaintext into the JSON header and the pickled graph (a reader over `data`:
     slicing would copy the whole graph once more)."""
-    start = len(MAGIC) + _HEADER.size
-    if len(data) < start or not data.startswith(MAGIC):
-        raise IntegrityError("not a Memory Center vector index (bad magic)")
-    version, length = _HEADER.unpack_from(data, len(MAGIC))
-    if version != FORMAT_VERSION:
-        raise StoreVersionError(f"vector index format {version} is newer than this version")
-    try:
-        header = json.loads(data[start : start + length].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IntegrityError(f"vector index header is not valid JSON: {exc}") from None
-    if not isinstance(header, dict):
-        raise IntegrityError("vector index header is not an object")
+    header, body_at = unframe(data, MAGIC, FORMAT_VERSION, "vector index")
     body = io.BytesIO(data)
-    body.seek(start + length)
+    body.seek(body_at)
     return header, body
 
 

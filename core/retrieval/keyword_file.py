@@ -15,8 +15,6 @@ so a compliance purge rewrites it at once (see core/workflows/copies.py).
 
 from __future__ import annotations
 
-import json
-import struct
 import sys
 from array import array
 from dataclasses import dataclass
@@ -25,7 +23,8 @@ from typing import Any
 
 from core.crypto.codec import Aad, Codec
 from core.crypto.keys import atomic_write
-from core.errors import IntegrityError, ResourceUnavailableError, StoreVersionError
+from core.errors import IntegrityError, ResourceUnavailableError
+from core.index.framing import frame, unframe
 from core.retrieval.keyword import KeywordIndex, Packed
 
 FILE_NAME = "keywords.mcidx"
@@ -33,7 +32,6 @@ AAD_TABLE = "index_files"
 AAD_FIELD = "keyword"
 MAGIC = b"MCKW"
 FORMAT_VERSION = 1
-_HEADER = struct.Struct(">BI")  # format version, header length
 _SECTIONS = ("ids", "stamps", "terms", "offsets", "forward")
 
 
@@ -67,9 +65,8 @@ def plaintext(index: KeywordIndex, store_revision: int) -> bytes:
         "terms": len(packed.terms),
         "sizes": [len(sections[name]) for name in _SECTIONS],
     }
-    head = json.dumps(header, separators=(",", ":")).encode("utf-8")
     body = b"".join(sections[name] for name in _SECTIONS)
-    return MAGIC + _HEADER.pack(FORMAT_VERSION, len(head)) + head + body
+    return frame(MAGIC, FORMAT_VERSION, header, body)
 
 
 def save(path: Path, codec: Codec, index: KeywordIndex, store_revision: int) -> None:
@@ -137,19 +134,8 @@ def unpack(data: bytes) -> tuple[KeywordIndex, KeywordMeta]:
 
 
 def _split(data: bytes) -> tuple[dict[str, Any], bytes]:
-    start = len(MAGIC) + _HEADER.size
-    if len(data) < start or not data.startswith(MAGIC):
-        raise IntegrityError("not a Memory Center keyword index (bad magic)")
-    version, length = _HEADER.unpack_from(data, len(MAGIC))
-    if version != FORMAT_VERSION:
-        raise StoreVersionError(f"keyword index format {version} is not {FORMAT_VERSION}")
-    try:
-        header = json.loads(data[start : start + length].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IntegrityError(f"keyword index header is not valid JSON: {exc}") from None
-    if not isinstance(header, dict):
-        raise IntegrityError("keyword index header is not an object")
-    return header, data[start + length :]
+    header, body_at = unframe(data, MAGIC, FORMAT_VERSION, "keyword index")
+    return header, data[body_at:]
 
 
 def _sections(body: bytes, sizes: list[int]) -> dict[str, bytes]:

@@ -1,0 +1,40 @@
+"""The framing both sealed index files share (vectors and keywords): a magic tag, a format
+version, a JSON header and a body. Sealing and atomic writing are the callers' own."""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+from core.errors import IntegrityError, StoreVersionError
+
+_HEADER = struct.Struct(">BI")  # format version, header length
+
+
+def frame(magic: bytes, version: int, header: dict[str, Any], body: bytes) -> bytes:
+    """The plaintext of an index file."""
+    head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return magic + _HEADER.pack(version, len(head)) + head + body
+
+
+def unframe(data: bytes, magic: bytes, version: int, what: str) -> tuple[dict[str, Any], int]:
+    """The header of an index file's plaintext and where its body starts.
+
+    Raises:
+        IntegrityError: not such a file, or its header is not a JSON object.
+        StoreVersionError: written in another format version.
+    """
+    start = len(magic) + _HEADER.size
+    if len(data) < start or not data.startswith(magic):
+        raise IntegrityError(f"not a Memory Center {what} (bad magic)")
+    found, length = _HEADER.unpack_from(data, len(magic))
+    if found != version:
+        raise StoreVersionError(f"{what} format {found} is not this version's {version}")
+    try:
+        header = json.loads(data[start : start + length].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise IntegrityError(f"{what} header is not valid JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise IntegrityError(f"{what} header is not an object")
+    return header, start + length
