@@ -15,7 +15,9 @@ from core.errors import (
     RotationInterruptedError,
     ScopeRequiredError,
     ScopeWidenedError,
+    ServerUnavailableError,
     StoreVersionError,
+    WriteSpooledError,
     WrongPassphraseError,
 )
 from core.governance.llm_extractor import LLMExtractor
@@ -43,7 +45,9 @@ __all__ = [
     "RotationInterruptedError",
     "ScopeRequiredError",
     "ScopeWidenedError",
+    "ServerUnavailableError",
     "StoreVersionError",
+    "WriteSpooledError",
     "WrongPassphraseError",
     "read_resource",
     "resource_path",

@@ -70,6 +70,7 @@ from core.model.records import (
     VerifyReport,
 )
 from core.model.scope import Scope
+from core.model.spool import FlushReport, SpoolEntry, SpoolStatus
 from core.model.validate import identifier, memory_filter, new_event
 from core.model.validate import text as valid_text
 from core.retrieval.catalog import Catalog
@@ -89,10 +90,11 @@ from core.storage import (
 from core.storage import schema as s
 from core.storage.damage import Damage, guarded, split
 from core.storage.migrations import current_version
-from core.storage.opener import discard_new_store, join_server_store, open_store
+from core.storage.opener import device_id, discard_new_store, join_server_store, open_store
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import deletion, integrity, portability, replay, writes
+from core.workflows.spool import Spooler, spoolable
 
 T = TypeVar("T")
 
@@ -180,6 +182,7 @@ class MemoryService:
 
     # --- the event log (R1-R3) -------------------------------------------------
 
+    @spoolable
     def append_event(self, item: NewEvent) -> Result[Event]:
         """Append one event to a session's log (the session is created on first use).
 
@@ -192,6 +195,7 @@ class MemoryService:
             (event,) = event_log.append(tx, [valid])
         return Result(event, changes_of(tx))
 
+    @spoolable
     def append_events(self, items: Sequence[NewEvent]) -> Result[list[Event]]:
         """Append several events in one transaction: all of them or none.
 
@@ -273,6 +277,7 @@ class MemoryService:
 
     # --- the write path of memory (R4-R12) --------------------------------------
 
+    @spoolable
     def remember(
         self,
         scope: Mapping[str, str] | Scope | None,
@@ -303,6 +308,7 @@ class MemoryService:
             )
         return self._committed(out, tx)
 
+    @spoolable
     def suggest(
         self,
         scope: Mapping[str, str] | Scope | None,
@@ -330,6 +336,7 @@ class MemoryService:
             )
         return self._committed(out, tx)
 
+    @spoolable
     def observe(
         self,
         scope: Mapping[str, str] | Scope | None,
@@ -406,10 +413,12 @@ class MemoryService:
 
     # --- user controls (R9, R22, R25, R26) ---------------------------------------
 
+    @spoolable
     def approve(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Confirm a suggested (or checked quarantined) memory: it becomes active."""
         return self._act(memory_id, "approve", by, undo.undoable(controls.approve))
 
+    @spoolable
     def reject(
         self, memory_id: str, *, reason: str | None = None, by: str | None = None
     ) -> Result[MemoryRecord]:
@@ -422,6 +431,7 @@ class MemoryService:
             undo.undoable(lambda tx, r, who, st: controls.reject(tx, r, who, why, st)),
         )
 
+    @spoolable
     def edit(self, memory_id: str, new_text: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Change a memory's content as a new revision; history keeps the old one."""
         key = self._keys.fingerprint_key
@@ -453,6 +463,7 @@ class MemoryService:
             lambda tx, r, who, st: controls.change_scope(tx, r, new, who, "widen"),
         )
 
+    @spoolable
     def disable(
         self, memory_id: str, *, by: str | None = None, reason: str | None = None
     ) -> Result[MemoryRecord]:
@@ -461,6 +472,7 @@ class MemoryService:
             memory_id, "disable", by, lambda tx, r, who, st: controls.disable(tx, r, who, reason)
         )
 
+    @spoolable
     def enable(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Make a disabled memory active again."""
         return self._act(
@@ -551,6 +563,7 @@ class MemoryService:
         self.catalog.refresh(changed)
         return Result(records, changes_of(tx))
 
+    @spoolable
     def delete(
         self,
         memory_id: str,
@@ -1140,6 +1153,42 @@ class MemoryService:
     def _reload_keys(self) -> Codec:
         self._keys = self._key_store.load()
         return Codec(self._keys, reload=self._key_store.load)
+
+    # --- writes while the server is away (R23) --------------------------------------
+
+    def write_gate(self) -> Spooler | None:
+        """The offline spool of a store on a server (None for a local file)."""
+        if not self._store.is_server or self._store.index_dir is None:
+            return None
+        if getattr(self, "_spooler", None) is None:
+            data_dir = self._store.index_dir.parent
+            self._spooler = Spooler(self, self._store, data_dir, device_id(data_dir))
+        return self._spooler
+
+    def spool_status(self) -> SpoolStatus:
+        """Writes waiting on this machine for the server, the oldest, the last error."""
+        gate = self.write_gate()
+        return gate.status() if gate else SpoolStatus(0, None, None, offline=False)
+
+    def spooled_writes(self) -> list[SpoolEntry]:
+        """The waiting writes, oldest first (what and when, not their content)."""
+        gate = self.write_gate()
+        return gate.local.entries() if gate else []
+
+    def flush_spool(self) -> FlushReport:
+        """Apply the waiting writes in order, each decided by the policy now."""
+        gate = self.write_gate()
+        return gate.flush() if gate else FlushReport((), (), (), 0)
+
+    def wait_for_change(self, revision: int, timeout: float = 5.0) -> int:
+        """Block until the store revision passes `revision` (another process or machine
+        committed) or `timeout` seconds pass; returns the revision last seen. LISTEN/NOTIFY
+        on PostgreSQL, polling on SQLite.
+
+        Raises:
+            ServerUnavailableError: the server cannot be reached.
+        """
+        return self._store.wait_for_change(revision, min(max(timeout, 0.0), 60.0))
 
 
 def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:

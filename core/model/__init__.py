@@ -56,6 +56,7 @@ from core.model.sessions import (
     internal_session,
     is_internal_session,
 )
+from core.model.spool import FlushReport, SpoolEntry, SpoolRefusal, SpoolStatus
 
 __all__ = [
     "DIRECT_SESSION",
@@ -74,6 +75,7 @@ __all__ = [
     "Event",
     "EventKind",
     "EventSource",
+    "FlushReport",
     "InjectResult",
     "InjectedItem",
     "KeyInfo",
@@ -100,6 +102,9 @@ __all__ = [
     "Sensitivity",
     "SessionInfo",
     "Snapshot",
+    "SpoolEntry",
+    "SpoolRefusal",
+    "SpoolStatus",
     "StoreStatus",
     "SystemClock",
     "Tombstone",

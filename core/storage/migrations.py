@@ -131,6 +131,21 @@ def _v7_fence_features(conn: Connection) -> None:
     s.fence_features.create(conn, checkfirst=True)
 
 
+def _v8_spool_applied(conn: Connection) -> None:
+    # Writes spooled on a machine while the server was away, once applied (R23): replay
+    # records each id in the same transaction as the write, so it applies exactly once.
+    # Self-contained DDL (numbered 8 on its branch; renumber freely at merge).
+    conn.exec_driver_sql(
+        """CREATE TABLE IF NOT EXISTS spool_applied (
+               id VARCHAR(64) PRIMARY KEY,
+               device VARCHAR(64) NOT NULL,
+               operation VARCHAR(32) NOT NULL,
+               spooled_at VARCHAR(40) NOT NULL,
+               applied_at VARCHAR(40) NOT NULL,
+               outcome VARCHAR(64) NOT NULL)"""
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -143,6 +158,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(6, "members and devices of a store shared through a server", _v6_members_and_devices),
     Migration(7, "deletion fence features: keyed terms and a sealed embedding", _v7_fence_features),
+    Migration(8, "ids of spooled writes applied after the server returned", _v8_spool_applied),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

@@ -304,3 +304,15 @@ fence_features = Table(
     Column("embedder", String(64)),
     Column("vector", LargeBinary),
 )
+
+# Spooled writes applied after the server returned (R23), one row each: exactly once.
+spool_applied = Table(
+    "spool_applied",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("device", String(64), nullable=False),
+    Column("operation", String(32), nullable=False),
+    Column("spooled_at", Ts, nullable=False),
+    Column("applied_at", Ts, nullable=False),
+    Column("outcome", String(64), nullable=False),
+)

@@ -12,11 +12,12 @@ import datetime as dt
 import json
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, select, text, update
 
 from core.crypto.codec import Codec
 from core.model.clock import Clock, from_iso, to_iso
@@ -24,8 +25,10 @@ from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
 from core.storage.engine import translated
+from core.storage.listener import ChangeListener, notify_channel
 
 DB_FILE_NAME = "memory-center.sqlite3"
+SQLITE_POLL_SECONDS = 0.2
 
 
 @dataclass
@@ -88,6 +91,9 @@ class Store:
         self.index_dir = index_dir or (path.parent / "index" if path else None)
         self._write_lock = threading.RLock()
         self.key_reloader: Callable[[], Codec] | None = None
+        self._local = threading.local()
+        self._channel: str | None = None
+        self.listener: ChangeListener | None = None
 
     @contextlib.contextmanager
     def write(self, action: str) -> Iterator[WriteTx]:
@@ -99,8 +105,25 @@ class Store:
         with self._write_lock, translated(action), self.write_engine.begin() as conn:
             self._follow_key_rotation(conn)
             tx = WriteTx(conn, self.clock.now(), self.codec)
+            first: Callable[[WriteTx], None] | None = getattr(self._local, "first", None)
+            if first is not None:
+                self._local.first = None
+                first(tx)
             yield tx
             tx.revision = self._bump(tx) if tx.kinds else self._revision(conn)
+
+    @contextlib.contextmanager
+    def first_write_also(self, step: Callable[[WriteTx], None]) -> Iterator[None]:
+        """Run `step` inside the next write transaction this thread opens, right after BEGIN
+        (under the write lock), so it commits or rolls back with that write.
+
+        The spool records a replayed write's id this way: applied and recorded at once.
+        """
+        self._local.first = step
+        try:
+            yield
+        finally:
+            self._local.first = None
 
     @contextlib.contextmanager
     def read(self, action: str) -> Iterator[Connection]:
@@ -204,6 +227,8 @@ class Store:
 
     def dispose(self) -> None:
         """Close every pooled connection."""
+        if self.listener is not None:
+            self.listener.close()
         self.write_engine.dispose()
         self.read_engine.dispose()
 
@@ -249,7 +274,40 @@ class Store:
                 memory_ids=json.dumps(_capped(tx.memory_ids)),
             )
         )
+        if self.is_server:
+            # Wakes every listener of this store (another machine's GUI) at commit.
+            tx.conn.execute(
+                text("SELECT pg_notify(:channel, :revision)"),
+                {"channel": self._notify_channel(tx.conn), "revision": str(revision)},
+            )
         return revision
+
+    def _notify_channel(self, conn: Connection) -> str:
+        if self._channel is None:
+            store_id = conn.execute(
+                select(s.store_meta.c.value).where(s.store_meta.c.key == "store_id")
+            ).scalar_one_or_none()
+            self._channel = notify_channel(str(store_id or ""))
+        return self._channel
+
+    def wait_for_change(self, revision: int, timeout: float) -> int:
+        """Block until the store revision passes `revision` or `timeout` seconds pass.
+
+        On PostgreSQL this sleeps on LISTEN (a commit anywhere wakes it at once); on SQLite
+        it polls the revision. Returns the revision last seen.
+        """
+        if self.is_server:
+            if self.listener is None:
+                self.listener = ChangeListener(
+                    self.server_url(hide_password=False), self.meta("store_id") or ""
+                )
+            return self.listener.wait(self.revision, revision, timeout)
+        deadline = time.monotonic() + max(0.0, timeout)
+        while True:
+            current = self.revision()
+            if current > revision or time.monotonic() >= deadline:
+                return current
+            time.sleep(min(SQLITE_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
