@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from core import (
-    ManualClock,
     MemoryService,
     NewEvent,
     ServerUnavailableError,
@@ -235,9 +234,7 @@ def test_bad_input_is_refused_at_once_even_while_offline(
     service.close()
 
 
-def test_a_commit_on_one_machine_wakes_the_other_machines_waiter(
-    url: str, tmp_path: Path
-) -> None:
+def test_a_commit_on_one_machine_wakes_the_other_machines_waiter(url: str, tmp_path: Path) -> None:
     first = _open(tmp_path / "a", url)
     _join(first, tmp_path / "b", "bob")
     second = _open(tmp_path / "b", url)
@@ -274,13 +271,8 @@ def test_waiting_for_changes_while_the_server_is_away_says_so(
 
 
 def test_wait_for_change_polls_on_sqlite(tmp_path: Path) -> None:
-    clock = ManualClock()
-    first = MemoryService.open(
-        tmp_path / "s", passphrase=PG_PASSPHRASE, clock=clock, prefer_keyring=False
-    )
-    second = MemoryService.open(
-        tmp_path / "s", passphrase=PG_PASSPHRASE, clock=clock, prefer_keyring=False
-    )
+    first = MemoryService.open(tmp_path / "s", passphrase=PG_PASSPHRASE, prefer_keyring=False)
+    second = MemoryService.open(tmp_path / "s", passphrase=PG_PASSPHRASE, prefer_keyring=False)
     start = second.revision()
     assert second.wait_for_change(start, timeout=0.2) == start  # nothing happened
     assert second.write_gate() is None and second.spool_status().waiting == 0
