@@ -6,6 +6,7 @@ one-line message on stderr), and 2 on usage errors. With no verb it starts the G
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import sys
@@ -19,7 +20,7 @@ from app.cli_common import CommonOptionsGroup
 from app.compose import open_service
 from app.paths import DATA_DIR_ENV, default_data_dir
 from app.serialize import dumps, to_jsonable
-from core import MemoryCenterError, MemoryService, NewEvent, Scope
+from core import MemoryCenterError, MemoryService, NewEvent, Scope, ServerUnavailableError
 from core.model.jsonsafe import has_lone_surrogate, parse_json
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -179,7 +180,16 @@ def init(ctx: Context, database_url: str | None) -> None:
 @handles_errors
 def status(ctx: Context) -> None:
     """Show path, revision, schema version, key source and counts."""
-    st = ctx.service().status()
+    try:
+        st = ctx.service().status()
+    except ServerUnavailableError:
+        # What this machine still knows: the writes waiting for the server (R23).
+        if not ctx.as_json:
+            from app.cli_spool import spool_line
+
+            waiting = MemoryService.offline_spool_status(ctx.data_dir)
+            click.echo(spool_line(dataclasses.replace(waiting, offline=True)))
+        raise
 
     def human() -> None:
         click.echo(f"store:     {st.path}")
@@ -193,8 +203,17 @@ def status(ctx: Context) -> None:
         click.echo(f"memories:  {counts}")
         if st.damaged_rows:
             click.echo(f"damaged:   {st.damaged_rows} row(s) excluded (see security events)")
+        _spool_status_line(ctx)
 
     ctx.emit(st, human)
+
+
+def _spool_status_line(ctx: Context) -> None:
+    from app.cli_spool import spool_line
+
+    line = spool_line(ctx.service().spool_status())
+    if line:
+        click.echo(line)
 
 
 @cli.command()
@@ -353,7 +372,7 @@ def main() -> None:
 __all__ = ["cli", "main", "to_jsonable"]
 
 # The memory verbs live in their own module and register themselves on `cli`.
-from app import cli_memory, cli_team  # noqa: E402, F401
+from app import cli_memory, cli_spool, cli_team  # noqa: E402, F401
 from app.importers.cli import import_group  # noqa: E402
 from app.mcp_server import mcp_command  # noqa: E402
 

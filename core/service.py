@@ -94,7 +94,7 @@ from core.storage.opener import device_id, discard_new_store, join_server_store,
 from core.storage.rotation import rotate
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import deletion, integrity, portability, replay, writes
-from core.workflows.spool import Spooler, spoolable
+from core.workflows.spool import Spooler, spool_summary, spoolable
 
 T = TypeVar("T")
 
@@ -1189,6 +1189,12 @@ class MemoryService:
             ServerUnavailableError: the server cannot be reached.
         """
         return self._store.wait_for_change(revision, min(max(timeout, 0.0), 60.0))
+
+    @staticmethod
+    def offline_spool_status(data_dir: Path) -> SpoolStatus:
+        """The spool of `data_dir` read without opening the store (no key, no server):
+        what `status` can still say while the server is away."""
+        return spool_summary(data_dir)
 
 
 def _one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:

@@ -176,6 +176,7 @@ class Spooler:
             waiting, _ = self.local.summary()
         if mine and error is None:
             self._back_online()
+            self.local.note(OFFLINE_NOTE, None)  # another process may have set it
         return FlushReport(tuple(applied), tuple(already), tuple(refused), waiting, error)
 
     def _apply(self, entry: SpoolEntry) -> MemoryCenterError | None:
@@ -223,7 +224,7 @@ class Spooler:
             waiting=waiting,
             oldest=from_iso(oldest) if oldest else None,
             last_error=notes.get(ERROR_NOTE),
-            offline=self._offline or OFFLINE_NOTE in notes,
+            offline=self._offline or (waiting > 0 and OFFLINE_NOTE in notes),
         )
 
     def _went_offline(self, error: str) -> None:
@@ -241,6 +242,23 @@ class Spooler:
 
     def _now(self) -> dt.datetime:
         return self._store.clock.now()
+
+
+def spool_summary(data_dir: Path) -> SpoolStatus:
+    """A spool's state read from its file alone (nothing is decrypted)."""
+
+    def no_codec() -> Any:
+        raise InvalidInputError("spool", "reading the summary needs no key")
+
+    local = LocalSpool(data_dir, no_codec)
+    waiting, oldest = local.summary()
+    notes = local.notes()
+    return SpoolStatus(
+        waiting=waiting,
+        oldest=from_iso(oldest) if oldest else None,
+        last_error=notes.get(ERROR_NOTE),
+        offline=OFFLINE_NOTE in notes,
+    )
 
 
 # --- the sealed form of a call ----------------------------------------------------------

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,44 +23,20 @@ from core import (
     WriteSpooledError,
 )
 from tests.support.pg_fixtures import PG_PASSPHRASE
-from tests.support.postgres import PostgresServer, required, start_or_explain
+from tests.support.postgres import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "AKIAIOSFODNN7EXAMPLQ"
 
 
-class DurableServer(PostgresServer):
-    """The test server with durability on: a crash must not lose acknowledged commits."""
-
-    def restart(self) -> None:
-        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
-        log = self.root / "server.log"
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(log), "-o", options, "-w", "start")
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[PostgresServer]:
-    found, why = start_or_explain()
-    if found is None:
-        if required():
-            pytest.fail(f"PostgreSQL is required for this run but unavailable: {why}")
-        pytest.skip(f"PostgreSQL backend not tested: {why}")
-    found.destroy()  # only to learn that a server starts here; ours is durable
-    durable = DurableServer().start()
-    yield durable
-    durable.destroy()
+@pytest.fixture
+def server(pg_crash_server: PostgresServer) -> PostgresServer:
+    return pg_crash_server
 
 
 @pytest.fixture
-def url(server: PostgresServer) -> Iterator[str]:
-    yield server.database()
-    if not _running(server):  # a failed test leaves the server up for the next one
-        server.restart()
-
-
-def _running(server: PostgresServer) -> bool:
-    done = server._run("pg_ctl", "-D", str(server.data), "status", check=False)
-    return done.returncode == 0
+def url(pg_crash_url: str) -> str:
+    return pg_crash_url
 
 
 def _open(data_dir: Path, url: str) -> MemoryService:
