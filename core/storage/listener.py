@@ -36,6 +36,7 @@ class ChangeListener:
         self.channel = notify_channel(store_id)
         self._conn: Any = None
         self._lock = threading.Lock()
+        self._closed = False
 
     def wait(self, read_revision: Callable[[], int], since: int, timeout: float) -> int:
         """Block until a revision after `since` is committed or `timeout` seconds pass.
@@ -49,6 +50,8 @@ class ChangeListener:
         import psycopg
 
         with self._lock:
+            if self._closed:
+                raise ServerUnavailableError("wait for changes: the store was closed")
             try:
                 conn = self._connected()
                 current = read_revision()
@@ -65,7 +68,8 @@ class ChangeListener:
                 ) from None
 
     def close(self) -> None:
-        """Close the listening connection (a waiter blocked on it returns with an error)."""
+        """Close the listening connection for good (a blocked waiter returns with an error)."""
+        self._closed = True
         self._drop()
 
     def _connected(self) -> Any:

@@ -227,6 +227,9 @@ class Store:
 
     def dispose(self) -> None:
         """Close every pooled connection."""
+        if self.listener is None and self.is_server:
+            # A closed listener: a waiter arriving after dispose gets an error, no connection.
+            self.listener = ChangeListener("", "")
         if self.listener is not None:
             self.listener.close()
         self.write_engine.dispose()

@@ -557,6 +557,13 @@ ZH.update(
         "Source event now: “%1”": "来源事件现在：“%1”",
         "After: [redacted] (the event stays in the log, its text is destroyed)": "之后：[已脱敏]（事件仍在日志中，其文本被销毁）",
         "After: unchanged (the source events keep their text)": "之后：不变（来源事件保留其文本）",
+        "offline, %n change(s) waiting": "离线，%n 项更改等待同步",
+        "offline": "离线",
+        "%n change(s) waiting to be sent": "%n 项更改等待发送",
+        "Server connection": "服务器连接",
+        "The database server cannot be reached. Changes made here wait on this computer and are applied, in order, when it returns.": "无法连接数据库服务器。在这里所做的更改会保存在本机，服务器恢复后按顺序应用。",
+        "The database server cannot be reached.": "无法连接数据库服务器。",
+        "The server cannot be reached: the change waits on this computer and is applied when it returns.": "无法连接服务器：此更改保存在本机，服务器恢复后应用。",
     }
 )
 

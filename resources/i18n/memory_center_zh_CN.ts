@@ -1,24 +1,45 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name />
+    <message>
+        <location filename="../../ui/models/review_model.py" line="113" />
+        <source>Review</source>
+        <comment>Suggested memories (%1)</comment>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../ui/models/review_model.py" line="114" />
+        <source>Review</source>
+        <comment>Conflicts (%1)</comment>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../ui/models/review_model.py" line="118" />
+        <source>Review</source>
+        <comment>Quarantined — check before approving (%1)</comment>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>Actor</name>
     <message>
-        <location filename="../../ui/presentation.py" line="98" />
+        <location filename="../../ui/presentation.py" line="96" />
         <source>you</source>
         <translation>您</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="99" />
+        <location filename="../../ui/presentation.py" line="97" />
         <source>assistant</source>
         <translation>助手</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="100" />
+        <location filename="../../ui/presentation.py" line="98" />
         <source>tool</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="101" />
+        <location filename="../../ui/presentation.py" line="99" />
         <source>system</source>
         <translation>系统</translation>
     </message>
@@ -510,32 +531,32 @@
 <context>
     <name>Embedder</name>
     <message>
-        <location filename="../../ui/presentation.py" line="126" />
+        <location filename="../../ui/presentation.py" line="124" />
         <source>Word hashing (no model, fastest)</source>
         <translation>词哈希（无模型，最快）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="127" />
+        <location filename="../../ui/presentation.py" line="125" />
         <source>Multilingual e5 (recommended)</source>
         <translation>多语言 e5（推荐）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="128" />
+        <location filename="../../ui/presentation.py" line="126" />
         <source>English MiniLM</source>
         <translation>英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="129" />
+        <location filename="../../ui/presentation.py" line="127" />
         <source>WordLlama (English, light)</source>
         <translation>WordLlama（英文，轻量）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="130" />
+        <location filename="../../ui/presentation.py" line="128" />
         <source>Multilingual e5 + English MiniLM</source>
         <translation>多语言 e5 + 英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="145" />
+        <location filename="../../ui/presentation.py" line="143" />
         <source>It needs the Python packages: %1.</source>
         <translation>需要安装 Python 包：%1。</translation>
     </message>
@@ -598,22 +619,32 @@
         <translation>记忆库未通过完整性检查。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="44" />
+        <location filename="../../ui/errors.py" line="43" />
+        <source>The database server cannot be reached.</source>
+        <translation>无法连接数据库服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="46" />
+        <source>The server cannot be reached: the change waits on this computer and is applied when it returns.</source>
+        <translation>无法连接服务器：此更改保存在本机，服务器恢复后应用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="52" />
         <source>Memory Center could not do this.</source>
         <translation>记忆中心无法完成此操作。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="49" />
+        <location filename="../../ui/errors.py" line="57" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="53" />
+        <location filename="../../ui/errors.py" line="61" />
         <source>Something unexpected went wrong.</source>
         <translation>发生了意外错误。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="57" />
+        <location filename="../../ui/errors.py" line="65" />
         <source>Error message</source>
         <translation>错误消息</translation>
     </message>
@@ -621,37 +652,37 @@
 <context>
     <name>Events</name>
     <message>
-        <location filename="../../ui/models/event_table.py" line="29" />
+        <location filename="../../ui/models/event_table.py" line="23" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="30" />
+        <location filename="../../ui/models/event_table.py" line="24" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="31" />
+        <location filename="../../ui/models/event_table.py" line="25" />
         <source>Actor</source>
         <translation>发出者</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="32" />
+        <location filename="../../ui/models/event_table.py" line="26" />
         <source>Trust</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="33" />
+        <location filename="../../ui/models/event_table.py" line="27" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="34" />
+        <location filename="../../ui/models/event_table.py" line="28" />
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="158" />
+        <location filename="../../ui/models/event_table.py" line="112" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
@@ -733,27 +764,27 @@
 <context>
     <name>Kind</name>
     <message>
-        <location filename="../../ui/presentation.py" line="55" />
+        <location filename="../../ui/presentation.py" line="53" />
         <source>preference</source>
         <translation>偏好</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="56" />
+        <location filename="../../ui/presentation.py" line="54" />
         <source>fact</source>
         <translation>事实</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="57" />
+        <location filename="../../ui/presentation.py" line="55" />
         <source>convention</source>
         <translation>约定</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="58" />
+        <location filename="../../ui/presentation.py" line="56" />
         <source>decision</source>
         <translation>决定</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="59" />
+        <location filename="../../ui/presentation.py" line="57" />
         <source>skill suggestion</source>
         <translation>技能建议</translation>
     </message>
@@ -761,225 +792,253 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="96" />
-        <location filename="../../ui/main_window.py" line="172" />
-        <location filename="../../ui/main_window.py" line="215" />
+        <location filename="../../ui/main_window.py" line="109" />
+        <location filename="../../ui/main_window.py" line="188" />
+        <location filename="../../ui/main_window.py" line="231" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="98" />
+        <location filename="../../ui/main_window.py" line="111" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="183" />
+        <location filename="../../ui/main_window.py" line="199" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="157" />
-        <location filename="../../ui/main_window.py" line="185" />
+        <location filename="../../ui/main_window.py" line="173" />
+        <location filename="../../ui/main_window.py" line="201" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="186" />
+        <location filename="../../ui/main_window.py" line="202" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="187" />
+        <location filename="../../ui/main_window.py" line="203" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="188" />
+        <location filename="../../ui/main_window.py" line="204" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="233" />
+        <location filename="../../ui/main_window.py" line="249" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="234" />
+        <location filename="../../ui/main_window.py" line="250" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="239" />
+        <location filename="../../ui/main_window.py" line="255" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="245" />
+        <location filename="../../ui/main_window.py" line="261" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="259" />
+        <location filename="../../ui/main_window.py" line="275" />
         <source>Last action</source>
         <translation>最近操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="174" />
-        <location filename="../../ui/main_window.py" line="263" />
+        <location filename="../../ui/main_window.py" line="190" />
+        <location filename="../../ui/main_window.py" line="279" />
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="61" />
+        <location filename="../../ui/main_window.py" line="74" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="62" />
+        <location filename="../../ui/main_window.py" line="75" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="64" />
+        <location filename="../../ui/main_window.py" line="77" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="94" />
-        <location filename="../../ui/main_window.py" line="170" />
+        <location filename="../../ui/main_window.py" line="107" />
+        <location filename="../../ui/main_window.py" line="186" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="175" />
-        <location filename="../../ui/main_window.py" line="272" />
+        <location filename="../../ui/main_window.py" line="191" />
+        <location filename="../../ui/main_window.py" line="290" />
         <source>DEMO store</source>
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="178" />
+        <location filename="../../ui/main_window.py" line="194" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="189" />
+        <location filename="../../ui/main_window.py" line="205" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="264" />
+        <location filename="../../ui/main_window.py" line="280" />
         <source>Undo last action</source>
         <translation>撤销上一步操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="268" />
+        <location filename="../../ui/main_window.py" line="284" />
         <source>Store status</source>
         <translation>存储状态</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="274" />
+        <location filename="../../ui/main_window.py" line="292" />
         <source>Sample memories of made-up people, kept apart from your own store.</source>
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="285" />
+        <location filename="../../ui/main_window.py" line="303" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="287" />
+        <location filename="../../ui/main_window.py" line="305" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="290" />
+        <location filename="../../ui/main_window.py" line="308" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="292" />
+        <location filename="../../ui/main_window.py" line="310" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="295" />
+        <location filename="../../ui/main_window.py" line="313" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="300" />
+        <location filename="../../ui/main_window.py" line="318" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="309" />
+        <location filename="../../ui/main_window.py" line="327" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="318" />
+        <location filename="../../ui/main_window.py" line="336" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="322" />
+        <location filename="../../ui/main_window.py" line="340" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="333" />
+        <location filename="../../ui/main_window.py" line="351" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="338" />
+        <location filename="../../ui/main_window.py" line="356" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="341" />
+        <location filename="../../ui/main_window.py" line="359" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342" />
+        <location filename="../../ui/main_window.py" line="360" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="344" />
+        <location filename="../../ui/main_window.py" line="362" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="427" />
+        <location filename="../../ui/main_window.py" line="445" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="428" />
+        <location filename="../../ui/main_window.py" line="446" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="429" />
+        <location filename="../../ui/main_window.py" line="447" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="431" />
+        <location filename="../../ui/main_window.py" line="449" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="464" />
+        <location filename="../../ui/main_window.py" line="495" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="528" />
+        <location filename="../../ui/main_window.py" line="574" />
         <source>locked</source>
         <translation>已锁定</translation>
+    </message>
+</context>
+<context>
+    <name>OfflineBadge</name>
+    <message>
+        <location filename="../../ui/live.py" line="28" />
+        <source>Server connection</source>
+        <translation>服务器连接</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/live.py" line="35" />
+        <source>offline, %n change(s) waiting</source>
+        <translation><numerusform>离线，%n 项更改等待同步</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/live.py" line="37" />
+        <source>offline</source>
+        <translation>离线</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/live.py" line="39" />
+        <source>%n change(s) waiting to be sent</source>
+        <translation><numerusform>%n 项更改等待发送</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/live.py" line="46" />
+        <source>The database server cannot be reached. Changes made here wait on this computer and are applied, in order, when it returns.</source>
+        <translation>无法连接数据库服务器。在这里所做的更改会保存在本机，服务器恢复后按顺序应用。</translation>
     </message>
 </context>
 <context>
@@ -1427,17 +1486,14 @@
         <translation>没有来源事件。</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="103" />
         <source>Suggested memories (%1)</source>
         <translation>建议的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="113" />
         <source>Conflicts (%1)</source>
         <translation>冲突（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="123" />
         <source>Quarantined — check before approving (%1)</source>
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
@@ -1706,32 +1762,32 @@
 <context>
     <name>Sessions</name>
     <message>
-        <location filename="../../ui/models/session_list.py" line="30" />
+        <location filename="../../ui/models/session_list.py" line="21" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="31" />
+        <location filename="../../ui/models/session_list.py" line="22" />
         <source>Events</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="32" />
+        <location filename="../../ui/models/session_list.py" line="23" />
         <source>Last activity</source>
         <translation>最近活动</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="33" />
+        <location filename="../../ui/models/session_list.py" line="24" />
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="73" />
+        <location filename="../../ui/models/session_list.py" line="46" />
         <source>opted out</source>
         <translation>已关闭</translation>
     </message>
     <message>
-        <location filename="../../ui/models/session_list.py" line="75" />
+        <location filename="../../ui/models/session_list.py" line="48" />
         <source>on</source>
         <translation>开启</translation>
     </message>
@@ -1787,433 +1843,433 @@
 <context>
     <name>SettingsView</name>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="75" />
+        <location filename="../../ui/views/settings_view.py" line="82" />
         <source>Store</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="79" />
+        <location filename="../../ui/views/settings_view.py" line="86" />
         <source>Data directory</source>
         <translation>数据目录</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="80" />
+        <location filename="../../ui/views/settings_view.py" line="87" />
         <source>Revision</source>
         <translation>修订</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="81" />
+        <location filename="../../ui/views/settings_view.py" line="88" />
         <source>Schema version</source>
         <translation>结构版本</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="82" />
+        <location filename="../../ui/views/settings_view.py" line="89" />
         <source>Contents</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="86" />
+        <location filename="../../ui/views/settings_view.py" line="93" />
         <source>Encryption key</source>
         <translation>加密密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="90" />
+        <location filename="../../ui/views/settings_view.py" line="97" />
         <source>Key held in</source>
         <translation>密钥保存在</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="91" />
+        <location filename="../../ui/views/settings_view.py" line="98" />
         <source>Active key id</source>
         <translation>当前密钥编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="92" />
+        <location filename="../../ui/views/settings_view.py" line="99" />
         <source>Key ids</source>
         <translation>密钥编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="96" />
+        <location filename="../../ui/views/settings_view.py" line="103" />
         <source>Rotate key…</source>
         <translation>轮换密钥…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="99" />
+        <location filename="../../ui/views/settings_view.py" line="106" />
         <source>Re-encrypt every event, memory and snapshot under a new key. Can be stopped and resumed.</source>
         <translation>用新密钥重新加密所有事件、记忆和快照。可以暂停后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="106" />
+        <location filename="../../ui/views/settings_view.py" line="113" />
         <source>Preferences</source>
         <translation>偏好设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="110" />
-        <location filename="../../ui/views/settings_view.py" line="116" />
+        <location filename="../../ui/views/settings_view.py" line="117" />
+        <location filename="../../ui/views/settings_view.py" line="123" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="112" />
+        <location filename="../../ui/views/settings_view.py" line="119" />
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="140" />
+        <location filename="../../ui/views/settings_view.py" line="147" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="148" />
+        <location filename="../../ui/views/settings_view.py" line="155" />
         <source>Memory policy</source>
         <translation>记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="153" />
         <location filename="../../ui/views/settings_view.py" line="160" />
+        <location filename="../../ui/views/settings_view.py" line="167" />
         <source>Inferred memories expire after</source>
         <translation>推断的记忆过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="154" />
+        <location filename="../../ui/views/settings_view.py" line="161" />
         <source>Memories the assistant inferred (not stated by you) expire after this.</source>
         <translation>助手推断出的记忆（不是你亲口说的）在此时间后过期。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="157" />
-        <location filename="../../ui/views/settings_view.py" line="161" />
+        <location filename="../../ui/views/settings_view.py" line="164" />
+        <location filename="../../ui/views/settings_view.py" line="168" />
         <source>Unreviewed suggestions expire after</source>
         <translation>未审核建议过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="158" />
+        <location filename="../../ui/views/settings_view.py" line="165" />
         <source>Suggestions still waiting in the review queue expire after this.</source>
         <translation>仍在审核队列中等待的建议在此时间后过期。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="163" />
+        <location filename="../../ui/views/settings_view.py" line="170" />
         <source>Review what the user states before it becomes memory</source>
         <translation>用户陈述的内容须经审核才成为记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="166" />
+        <location filename="../../ui/views/settings_view.py" line="173" />
         <source>Quarantine untrusted sources (web, e-mail, issues)</source>
         <translation>隔离不可信来源（网页、邮件、工单）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="171" />
+        <location filename="../../ui/views/settings_view.py" line="178" />
         <source>Always ask before new memories of these scopes:</source>
         <translation>以下范围的新记忆总是先征求确认：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="181" />
+        <location filename="../../ui/views/settings_view.py" line="188" />
         <source>Always ask: %1</source>
         <translation>总是确认：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="187" />
-        <location filename="../../ui/views/settings_view.py" line="197" />
+        <location filename="../../ui/views/settings_view.py" line="194" />
+        <location filename="../../ui/views/settings_view.py" line="204" />
         <source>Personal data</source>
         <translation>个人数据</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="188" />
+        <location filename="../../ui/views/settings_view.py" line="195" />
         <source>Reject the memory</source>
         <translation>拒绝该记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="189" />
+        <location filename="../../ui/views/settings_view.py" line="196" />
         <source>Keep it redacted, for confirmation</source>
         <translation>脱敏后保留，待确认</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="192" />
+        <location filename="../../ui/views/settings_view.py" line="199" />
         <source>What happens to a new memory that contains personal data such as an e-mail address or a phone number.</source>
         <translation>新记忆含有个人数据（如邮箱地址或电话号码）时如何处理。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="198" />
+        <location filename="../../ui/views/settings_view.py" line="205" />
         <source>Apply</source>
         <translation>应用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="199" />
+        <location filename="../../ui/views/settings_view.py" line="206" />
         <source>Apply memory policy</source>
         <translation>应用记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="202" />
+        <location filename="../../ui/views/settings_view.py" line="209" />
         <source>Revert</source>
         <translation>还原</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="203" />
+        <location filename="../../ui/views/settings_view.py" line="210" />
         <source>Revert memory policy</source>
         <translation>还原记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="215" />
+        <location filename="../../ui/views/settings_view.py" line="222" />
         <source>global (user-wide)</source>
         <translation>全局（整个用户）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="216" />
+        <location filename="../../ui/views/settings_view.py" line="223" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="217" />
+        <location filename="../../ui/views/settings_view.py" line="224" />
         <source>organisation</source>
         <translation>组织</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="218" />
+        <location filename="../../ui/views/settings_view.py" line="225" />
         <source>environment</source>
         <translation>环境</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="219" />
+        <location filename="../../ui/views/settings_view.py" line="226" />
         <source>agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="220" />
+        <location filename="../../ui/views/settings_view.py" line="227" />
         <source>project</source>
         <translation>项目</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="221" />
+        <location filename="../../ui/views/settings_view.py" line="228" />
         <source>repository</source>
         <translation>代码仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="222" />
+        <location filename="../../ui/views/settings_view.py" line="229" />
         <source>session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="230" />
+        <location filename="../../ui/views/settings_view.py" line="237" />
         <source> days</source>
         <translation> 天</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="237" />
+        <location filename="../../ui/views/settings_view.py" line="244" />
         <source>Search index</source>
         <translation>检索索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="241" />
+        <location filename="../../ui/views/settings_view.py" line="248" />
         <source>Embedder</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="242" />
+        <location filename="../../ui/views/settings_view.py" line="249" />
         <source>Vectors</source>
         <translation>向量</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="243" />
+        <location filename="../../ui/views/settings_view.py" line="250" />
         <source>Keyword documents</source>
         <translation>关键词文档</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="248" />
+        <location filename="../../ui/views/settings_view.py" line="255" />
         <source>Embedder to use</source>
         <translation>要使用的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="251" />
+        <location filename="../../ui/views/settings_view.py" line="258" />
         <source>Use and rebuild</source>
         <translation>使用并重建</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="254" />
+        <location filename="../../ui/views/settings_view.py" line="261" />
         <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
         <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="263" />
+        <location filename="../../ui/views/settings_view.py" line="270" />
         <source>Use embedder</source>
         <translation>使用嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="264" />
+        <location filename="../../ui/views/settings_view.py" line="271" />
         <source>Rebuild indexes</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="266" />
+        <location filename="../../ui/views/settings_view.py" line="273" />
         <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
         <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="274" />
+        <location filename="../../ui/views/settings_view.py" line="281" />
         <source>Rebuilding the index</source>
         <translation>正在重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="285" />
+        <location filename="../../ui/views/settings_view.py" line="292" />
         <source>Backup and transfer</source>
         <translation>备份与迁移</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="289" />
+        <location filename="../../ui/views/settings_view.py" line="296" />
         <source>Export the active and suggested memories to a JSON file, or import such a file; imported memories arrive as suggestions in the review queue.</source>
         <translation>将已生效和待审核的记忆导出为 JSON 文件，或导入此类文件；导入的记忆会作为建议进入审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="295" />
+        <location filename="../../ui/views/settings_view.py" line="302" />
         <source>Export memories…</source>
         <translation>导出记忆…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="297" />
+        <location filename="../../ui/views/settings_view.py" line="304" />
         <source>Write the memories' text to a JSON file. The file is not encrypted.</source>
         <translation>将记忆的文本写入 JSON 文件。该文件不加密。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="300" />
+        <location filename="../../ui/views/settings_view.py" line="307" />
         <source>Import memories…</source>
         <translation>导入记忆…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="302" />
+        <location filename="../../ui/views/settings_view.py" line="309" />
         <source>Read an export file; every memory becomes a suggestion the policy decides.</source>
         <translation>读取导出文件；每条记忆都会成为一条由记忆策略决定的建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="346" />
+        <location filename="../../ui/views/settings_view.py" line="353" />
         <source>unknown embedder</source>
         <translation>未知的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="349" />
+        <location filename="../../ui/views/settings_view.py" line="356" />
         <source>Not installed on this computer.</source>
         <translation>此电脑上未安装。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="362" />
+        <location filename="../../ui/views/settings_view.py" line="369" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="369" />
+        <location filename="../../ui/views/settings_view.py" line="376" />
         <source>the operating system keyring</source>
         <translation>操作系统钥匙串</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="370" />
+        <location filename="../../ui/views/settings_view.py" line="377" />
         <source>a passphrase-protected key file</source>
         <translation>受口令保护的密钥文件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="444" />
+        <location filename="../../ui/views/settings_view.py" line="451" />
         <source>Memory policy saved.</source>
         <translation>记忆策略已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="473" />
+        <location filename="../../ui/views/settings_view.py" line="480" />
         <source>none (keyword search only)</source>
         <translation>无（仅关键词检索）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="495" />
+        <location filename="../../ui/views/settings_view.py" line="502" />
         <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
         <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="503" />
+        <location filename="../../ui/views/settings_view.py" line="510" />
         <source>Now searching with %1; the vector index was rebuilt.</source>
         <translation>现在使用 %1 检索；向量索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="514" />
+        <location filename="../../ui/views/settings_view.py" line="521" />
         <source>Rebuilding the indexes…</source>
         <translation>正在重建索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="519" />
+        <location filename="../../ui/views/settings_view.py" line="526" />
         <source>Indexes rebuilt.</source>
         <translation>索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="534" />
+        <location filename="../../ui/views/settings_view.py" line="541" />
         <source>Rotate the encryption key</source>
         <translation>轮换加密密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="536" />
+        <location filename="../../ui/views/settings_view.py" line="543" />
         <source>Re-encrypt every event, memory and snapshot under a new key? The old key is kept until everything is re-encrypted. On a large store this takes a while; you can stop and continue later.</source>
         <translation>要用新密钥重新加密所有事件、记忆和快照吗？在全部重新加密之前会保留旧密钥。记忆库较大时需要一些时间；可以中途停止，稍后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="543" />
+        <location filename="../../ui/views/settings_view.py" line="550" />
         <source>Rotate key</source>
         <translation>轮换密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="544" />
+        <location filename="../../ui/views/settings_view.py" line="551" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="546" />
+        <location filename="../../ui/views/settings_view.py" line="553" />
         <source>Confirm key rotation</source>
         <translation>确认轮换密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="558" />
+        <location filename="../../ui/views/settings_view.py" line="565" />
         <source>Key rotated: %1 rows re-encrypted under %2.</source>
         <translation>密钥已轮换：%1 行已用 %2 重新加密。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="577" />
-        <location filename="../../ui/views/settings_view.py" line="606" />
+        <location filename="../../ui/views/settings_view.py" line="584" />
+        <location filename="../../ui/views/settings_view.py" line="613" />
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="579" />
-        <location filename="../../ui/views/settings_view.py" line="589" />
+        <location filename="../../ui/views/settings_view.py" line="586" />
+        <location filename="../../ui/views/settings_view.py" line="596" />
         <source>JSON files (*.json);;All files (*)</source>
         <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="587" />
+        <location filename="../../ui/views/settings_view.py" line="594" />
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="608" />
+        <location filename="../../ui/views/settings_view.py" line="615" />
         <source>The export file is NOT encrypted: it holds the full text of your active and suggested memories in plain, readable JSON. Anyone who can read the file can read them. Keep it somewhere safe and delete it when you no longer need it.</source>
         <translation>导出文件【不加密】：它以明文、可直接阅读的 JSON 保存您已生效和待审核记忆的完整文本。任何能读取该文件的人都能看到这些记忆。请妥善保管，不再需要时请删除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="615" />
+        <location filename="../../ui/views/settings_view.py" line="622" />
         <source>Export to %1?</source>
         <translation>导出到 %1？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="616" />
+        <location filename="../../ui/views/settings_view.py" line="623" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="618" />
+        <location filename="../../ui/views/settings_view.py" line="625" />
         <source>Confirm export</source>
         <translation>确认导出</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings_view.py" line="630" />
+        <location filename="../../ui/views/settings_view.py" line="637" />
         <source>%n memories exported to %2 (not encrypted).</source>
         <translation><numerusform>已导出 %n 条记忆到 %2（未加密）。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="651" />
+        <location filename="../../ui/views/settings_view.py" line="659" />
         <source>cannot be read as a JSON export file (%1)</source>
         <translation>无法作为 JSON 导出文件读取（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings_view.py" line="671" />
+        <location filename="../../ui/views/settings_view.py" line="684" />
         <source>%1 imported: %2 suggested, %3 merged, %4 rejected</source>
         <translation>已导入 %1 条：%2 条建议，%3 条合并，%4 条拒绝</translation>
     </message>
@@ -2309,52 +2365,52 @@
 <context>
     <name>Source</name>
     <message>
-        <location filename="../../ui/presentation.py" line="109" />
+        <location filename="../../ui/presentation.py" line="107" />
         <source>chat</source>
         <translation>聊天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="110" />
+        <location filename="../../ui/presentation.py" line="108" />
         <source>web page</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="111" />
+        <location filename="../../ui/presentation.py" line="109" />
         <source>search result</source>
         <translation>搜索结果</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="112" />
+        <location filename="../../ui/presentation.py" line="110" />
         <source>e-mail</source>
         <translation>邮件</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="113" />
+        <location filename="../../ui/presentation.py" line="111" />
         <source>issue</source>
         <translation>工单</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="114" />
+        <location filename="../../ui/presentation.py" line="112" />
         <source>document</source>
         <translation>文档</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="115" />
+        <location filename="../../ui/presentation.py" line="113" />
         <source>terminal</source>
         <translation>终端</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="116" />
+        <location filename="../../ui/presentation.py" line="114" />
         <source>CI</source>
         <translation>持续集成</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="117" />
+        <location filename="../../ui/presentation.py" line="115" />
         <source>file</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="118" />
+        <location filename="../../ui/presentation.py" line="116" />
         <source>import</source>
         <translation>导入</translation>
     </message>
@@ -2432,63 +2488,50 @@ Current scope: %3</source>
 <context>
     <name>StartWindow</name>
     <message>
-        <location filename="../../app/gui_start.py" line="68" />
-        <location filename="../../app/gui_start.py" line="81" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="69" />
         <source>Memory Center is starting</source>
         <translation>记忆中心正在启动</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="84" />
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="86" />
         <source>Start-up progress</source>
         <translation>启动进度</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="102" />
         <source>Welcome to Memory Center</source>
         <translation>欢迎使用记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="107" />
         <source>Memory Center keeps what your AI agents remember about you, encrypted on this computer, and lets you see, correct and control it.</source>
         <translation>记忆中心在这台电脑上加密保存 AI 智能体记住的关于您的内容，让您可以查看、更正和掌控。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="113" />
         <source>Explore a demo store</source>
         <translation>浏览演示库</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="116" />
         <source>Sample memories of made-up people, in a separate store. Your agents never see it, and your own store stays empty.</source>
         <translation>虚构人物的示例记忆，保存在单独的记忆库中。您的智能体永远看不到它，您自己的记忆库保持为空。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="120" />
         <source>Start with an empty store</source>
         <translation>从空记忆库开始</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="123" />
         <source>Your own store: it fills as your agents and you add memories.</source>
         <translation>您自己的记忆库：随着您和智能体添加记忆而充实。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="132" />
         <source>Look around with sample memories first (a separate demo store).</source>
         <translation>先用示例记忆四处看看（单独的演示库）。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="134" />
         <source>Your own memory store, empty for now.</source>
         <translation>您自己的记忆库，目前为空。</translation>
     </message>
@@ -2496,42 +2539,42 @@ Current scope: %3</source>
 <context>
     <name>Status</name>
     <message>
-        <location filename="../../ui/presentation.py" line="40" />
+        <location filename="../../ui/presentation.py" line="38" />
         <source>suggested</source>
         <translation>待审</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="41" />
+        <location filename="../../ui/presentation.py" line="39" />
         <source>active</source>
         <translation>生效</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="42" />
+        <location filename="../../ui/presentation.py" line="40" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="43" />
+        <location filename="../../ui/presentation.py" line="41" />
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="44" />
+        <location filename="../../ui/presentation.py" line="42" />
         <source>superseded</source>
         <translation>已被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="45" />
+        <location filename="../../ui/presentation.py" line="43" />
         <source>quarantined</source>
         <translation>已隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="46" />
+        <location filename="../../ui/presentation.py" line="44" />
         <source>rejected</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="47" />
+        <location filename="../../ui/presentation.py" line="45" />
         <source>deleted</source>
         <translation>已删除</translation>
     </message>
@@ -2539,32 +2582,32 @@ Current scope: %3</source>
 <context>
     <name>Time</name>
     <message>
-        <location filename="../../ui/presentation.py" line="168" />
+        <location filename="../../ui/presentation.py" line="166" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="170" />
+        <location filename="../../ui/presentation.py" line="168" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="187" />
+        <location filename="../../ui/presentation.py" line="185" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="190" />
+        <location filename="../../ui/presentation.py" line="188" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="195" />
+        <location filename="../../ui/presentation.py" line="193" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="197" />
+        <location filename="../../ui/presentation.py" line="195" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -2572,47 +2615,47 @@ Current scope: %3</source>
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="48" />
+        <location filename="../../ui/models/timeline_model.py" line="42" />
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="49" />
+        <location filename="../../ui/models/timeline_model.py" line="43" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="50" />
+        <location filename="../../ui/models/timeline_model.py" line="44" />
         <source>Content</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="51" />
+        <location filename="../../ui/models/timeline_model.py" line="45" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="52" />
+        <location filename="../../ui/models/timeline_model.py" line="46" />
         <source>Conf.</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="53" />
+        <location filename="../../ui/models/timeline_model.py" line="47" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="54" />
+        <location filename="../../ui/models/timeline_model.py" line="48" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="230" />
+        <location filename="../../ui/models/timeline_model.py" line="177" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="249" />
+        <location filename="../../ui/models/timeline_model.py" line="196" />
         <source>event</source>
         <translation>事件</translation>
     </message>
@@ -2753,17 +2796,17 @@ Current scope: %3</source>
         <translation>%1：第 %2 / %3 个会话</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="167" />
+        <location filename="../../ui/transcript_import.py" line="168" />
         <source>Stopping after the current session…</source>
         <translation>将在当前会话完成后停止…</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="178" />
+        <location filename="../../ui/transcript_import.py" line="180" />
         <source>Import finished</source>
         <translation>导入完成</translation>
     </message>
     <message>
-        <location filename="../../ui/transcript_import.py" line="180" />
+        <location filename="../../ui/transcript_import.py" line="182" />
         <source>Import summary</source>
         <translation>导入摘要</translation>
     </message>
@@ -2771,22 +2814,22 @@ Current scope: %3</source>
 <context>
     <name>Trust</name>
     <message>
-        <location filename="../../ui/presentation.py" line="67" />
+        <location filename="../../ui/presentation.py" line="65" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="68" />
+        <location filename="../../ui/presentation.py" line="66" />
         <source>tool-verified</source>
         <translation>工具验证</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="69" />
+        <location filename="../../ui/presentation.py" line="67" />
         <source>inferred</source>
         <translation>推断</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="70" />
+        <location filename="../../ui/presentation.py" line="68" />
         <source>untrusted</source>
         <translation>不可信</translation>
     </message>
@@ -2837,22 +2880,18 @@ Current scope: %3</source>
 <context>
     <name>self.window</name>
     <message>
-        <location filename="../../app/gui_start.py" line="230" />
         <source>Opening the demo store…</source>
         <translation>正在打开演示库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="232" />
         <source>Opening your memory store…</source>
         <translation>正在打开您的记忆库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="264" />
         <source>Loading your memories…</source>
         <translation>正在载入您的记忆…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="315" />
         <source>Memory Center cannot open the store</source>
         <translation>记忆中心无法打开记忆库</translation>
     </message>
