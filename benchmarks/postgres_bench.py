@@ -7,9 +7,13 @@ Starts a throwaway local PostgreSQL server (initdb + pg_ctl, as the tests do), t
 - append throughput on PostgreSQL with 1 and 3 writer processes (one event per transaction,
   and in batches of 100), every event landing on one hash chain;
 - catch-up: how long a second device takes to bring its catalog up to date after the first
-  device made 10,000 changes.
+  device made 10,000 changes;
+- the offline spool (R23): with the server stopped, how fast writes go to the local spool,
+  then, with it started again, the flush rate (writes applied per second, each through the
+  policy, with its id claimed in the store).
 
     .venv/bin/python benchmarks/postgres_bench.py [--sizes 10000 100000] [--queries 300]
+        [--only inject append catchup spool] [--spool 1000]
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from core import MemoryService  # noqa: E402
 from tests.support.postgres import PostgresServer  # noqa: E402
 
 PASSPHRASE = "benchmark passphrase"
+MEASURES = ("inject", "append", "catchup", "spool")
 
 WRITER = """
 import sys, time
@@ -150,6 +155,41 @@ def catch_up(server: PostgresServer, changes: int) -> None:
     print(f"catch-up   device B after {changes:,} new memories: {elapsed:.2f} s ({count:,} active)")
 
 
+def spool_flush(server: PostgresServer, n: int) -> None:
+    """n writes made while the server is away (events and remembered facts, alternating),
+    then flushed when it is back: spool rate and flush rate."""
+    from core import NewEvent, WriteSpooledError
+
+    url = server.database()
+    with tempfile.TemporaryDirectory() as tmp:
+        svc = _open(Path(tmp) / "a", url)
+        server.stop("fast")
+        t0 = time.perf_counter()
+        for i in range(n):
+            try:
+                if i % 2:
+                    svc.remember({"user": "ann", "project": f"p{i % 7}"}, f"fact number {i}")
+                else:
+                    svc.append_event(
+                        NewEvent(f"s{i % 5}", "tool", "tool_verified", {"user": "ann"}, f"e{i}")
+                    )
+            except WriteSpooledError:
+                pass
+        spool_s = time.perf_counter() - t0
+        waiting = svc.spool_status().waiting
+        server.restart()
+        t0 = time.perf_counter()
+        report = svc.flush_spool()
+        flush_s = time.perf_counter() - t0
+        ok = svc.verify().ok
+        svc.close()
+    print(
+        f"spool      {waiting:,} writes spooled at {waiting / spool_s:7.0f} /s; flushed "
+        f"{len(report.applied):,} at {len(report.applied) / flush_s:6.0f} /s "
+        f"({report.waiting} left, chain ok: {ok})"
+    )
+
+
 def fill_small(svc: MemoryService, rng: random.Random, start: int, n: int) -> None:
     """n memories in one transaction (one change-feed row)."""
     fill(svc, n, 50, rng)
@@ -162,11 +202,15 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--events", type=int, default=1000, help="events per writer")
     parser.add_argument("--changes", type=int, default=10_000)
+    parser.add_argument("--spool", type=int, default=1000, help="writes spooled offline")
+    parser.add_argument(
+        "--only", nargs="+", choices=MEASURES, default=list(MEASURES), help="measures to run"
+    )
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
     server = PostgresServer().start()
     try:
-        for n in args.sizes:
+        for n in args.sizes if "inject" in args.only else ():
             with tempfile.TemporaryDirectory() as tmp:
                 svc = _open(Path(tmp), None)
                 inject_latency("sqlite", svc, n, args.queries)
@@ -175,10 +219,13 @@ def main() -> None:
                 svc = _open(Path(tmp), server.database())
                 inject_latency("postgresql", svc, n, args.queries)
                 svc.close()
-        for writers in (1, 3):
+        for writers in (1, 3) if "append" in args.only else ():
             for batch in (1, 100):
                 append_throughput(server, writers, args.events, batch)
-        catch_up(server, args.changes)
+        if "catchup" in args.only:
+            catch_up(server, args.changes)
+        if "spool" in args.only:
+            spool_flush(server, args.spool)
     finally:
         server.destroy()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,8 @@ class LocalSpool:
         self.path = data_dir / SPOOL_FILE_NAME
         self._lock_path = data_dir / LOCK_NAME
         self._codec = codec
+        self._conn: sqlite3.Connection | None = None
+        self._conn_lock = threading.Lock()
 
     def add(
         self, operation: str, call: dict[str, Any], now: Any, *, entry_id: str | None = None
@@ -106,7 +109,7 @@ class LocalSpool:
 
     def remove(self, entry_id: str) -> None:
         """Forget an entry the store applied (or refused); its bytes are overwritten."""
-        with self._connect() as conn:
+        with self._connect(durable=False) as conn:
             conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,))
 
     def note_attempt(self, entry_id: str, error: str) -> None:
@@ -160,36 +163,58 @@ class LocalSpool:
             os.close(fd)
 
     @contextlib.contextmanager
-    def _connect(self, *, create: bool = False) -> Iterator[sqlite3.Connection]:
+    def _connect(
+        self, *, create: bool = False, durable: bool = True
+    ) -> Iterator[sqlite3.Connection]:
+        """One transaction on this process's connection to the spool file.
+
+        `durable=False` skips the fsync: forgetting an applied entry may be lost in a
+        crash, and the next flush then finds it claimed in the store and drops it.
+        """
+        with self._conn_lock:
+            conn = self._connection(create)
+            try:
+                # FULL: the commit is fsync'd; a spooled write is the only copy of that write.
+                conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise ResourceUnavailableError(f"the spool {self.path}: {exc}") from None
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+
+    def _connection(self, create: bool) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
         if not self.path.exists():
             if not create:
                 raise ResourceUnavailableError(f"no spool at {self.path}")
             # Owner-only from the first byte: SQLite gives the WAL the file's mode.
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         try:
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise ResourceUnavailableError(f"cannot open the spool {self.path}: {exc}") from None
-        try:
+            conn = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
             conn.execute("PRAGMA journal_mode=WAL")
-            # FULL: every commit is fsync'd; a spooled write is the only copy of that write.
-            conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA secure_delete=ON")
             for ddl in _DDL:
                 conn.execute(ddl)
-            conn.execute("BEGIN IMMEDIATE")
-            yield conn
-            conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-            raise ResourceUnavailableError(f"the spool {self.path}: {exc}") from None
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-            raise
-        finally:
-            conn.close()
+            raise ResourceUnavailableError(f"cannot open the spool {self.path}: {exc}") from None
+        self._conn = conn
+        return conn
+
+    def close(self) -> None:
+        """Close this process's connection to the spool file."""
+        with self._conn_lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
 
 def claim(tx: WriteTx, entry: SpoolEntry, device: str, *, check: bool = True) -> None:

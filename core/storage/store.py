@@ -94,6 +94,8 @@ class Store:
         self._local = threading.local()
         self._channel: str | None = None
         self.listener: ChangeListener | None = None
+        # Run at dispose: local resources tied to this store (the spool file's connection).
+        self.on_dispose: list[Callable[[], None]] = []
 
     @contextlib.contextmanager
     def write(self, action: str) -> Iterator[WriteTx]:
@@ -227,6 +229,8 @@ class Store:
 
     def dispose(self) -> None:
         """Close every pooled connection."""
+        for step in self.on_dispose:
+            step()
         if self.listener is None and self.is_server:
             # A closed listener: a waiter arriving after dispose gets an error, no connection.
             self.listener = ChangeListener("", "")

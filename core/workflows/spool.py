@@ -103,6 +103,7 @@ class Spooler:
         self._store = store
         self._device = device
         self.local = LocalSpool(data_dir, lambda: store.codec)
+        store.on_dispose.append(self.local.close)
         self._lock = threading.RLock()
         self._replaying = threading.local()
         self._retry_at = 0.0

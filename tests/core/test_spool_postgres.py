@@ -83,9 +83,11 @@ class Writer:
             time.sleep(0.05)
 
     def finish(self) -> tuple[int, list[str], str]:
-        _, err = self.process.communicate(timeout=180)
+        self.process.wait(timeout=180)
         self._reader.join(timeout=10)
-        return self.process.returncode, self.lines, err
+        assert self.process.stdout is not None and self.process.stderr is not None
+        with self.process.stderr as err, self.process.stdout:
+            return self.process.returncode, self.lines, err.read()
 
 
 def test_two_writer_processes_survive_a_crash_of_the_server(
@@ -153,9 +155,11 @@ def test_a_flush_cut_off_after_the_commit_never_applies_twice(
         with pytest.raises(WriteSpooledError):
             service.append_event(_event(f"offline-{i}"))
     server.restart()
+    service.close()  # the spool file is complete on disk
     spool = tmp_path / "a" / "spool.sqlite3"
     before = tmp_path / "spool-before-flush.sqlite3"
     shutil.copyfile(spool, before)
+    service = _open(tmp_path / "a", url)
     assert len(service.flush_spool().applied) == 3
     # As if the process died after the store committed but before the spool forgot them.
     service.close()
