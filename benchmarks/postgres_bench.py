@@ -155,28 +155,80 @@ def catch_up(server: PostgresServer, changes: int) -> None:
     print(f"catch-up   device B after {changes:,} new memories: {elapsed:.2f} s ({count:,} active)")
 
 
-def spool_flush(server: PostgresServer, n: int) -> None:
-    """n writes made while the server is away (events and remembered facts, alternating),
-    then flushed when it is back: spool rate and flush rate."""
+WORDS = [
+    "garden",
+    "kettle",
+    "violin",
+    "harbour",
+    "ledger",
+    "pepper",
+    "tundra",
+    "cobalt",
+    "lantern",
+    "meadow",
+    "orbit",
+    "quartz",
+    "saddle",
+    "thimble",
+    "walnut",
+    "yonder",
+    "amber",
+    "bishop",
+    "canyon",
+    "dolphin",
+    "ember",
+    "falcon",
+    "glacier",
+    "hazel",
+    "indigo",
+    "jasmine",
+    "kayak",
+    "lemur",
+    "mosaic",
+    "nectar",
+    "oyster",
+    "prairie",
+    "quiver",
+    "raven",
+    "sierra",
+    "tulip",
+]
+
+
+def _mixed_writes(svc: MemoryService, n: int, rng: random.Random) -> int:
+    """n writes: two events, then one remembered fact of unrelated words, and so on.
+    Returns how many were spooled."""
     from core import NewEvent, WriteSpooledError
 
-    url = server.database()
+    spooled = 0
+    for i in range(n):
+        words = " ".join(rng.sample(WORDS, 4))
+        try:
+            if i % 3 == 2:
+                svc.remember({"user": "ann", "project": f"p{i % 7}"}, f"Ann noted: {words}")
+            else:
+                svc.append_event(
+                    NewEvent(f"s{i % 5}", "tool", "tool_verified", {"user": "ann"}, words)
+                )
+        except WriteSpooledError:
+            spooled += 1
+    return spooled
+
+
+def spool_flush(server: PostgresServer, n: int) -> None:
+    """The same n writes made with the server up (direct), and made while it is away, then
+    flushed when it is back: direct rate, spool rate, flush rate."""
     with tempfile.TemporaryDirectory() as tmp:
-        svc = _open(Path(tmp) / "a", url)
+        svc = _open(Path(tmp) / "direct", server.database())
+        t0 = time.perf_counter()
+        _mixed_writes(svc, n, random.Random(3))
+        direct_s = time.perf_counter() - t0
+        svc.close()
+        svc = _open(Path(tmp) / "a", server.database())
         server.stop("fast")
         t0 = time.perf_counter()
-        for i in range(n):
-            try:
-                if i % 2:
-                    svc.remember({"user": "ann", "project": f"p{i % 7}"}, f"fact number {i}")
-                else:
-                    svc.append_event(
-                        NewEvent(f"s{i % 5}", "tool", "tool_verified", {"user": "ann"}, f"e{i}")
-                    )
-            except WriteSpooledError:
-                pass
+        waiting = _mixed_writes(svc, n, random.Random(3))
         spool_s = time.perf_counter() - t0
-        waiting = svc.spool_status().waiting
         server.restart()
         t0 = time.perf_counter()
         report = svc.flush_spool()
@@ -184,7 +236,8 @@ def spool_flush(server: PostgresServer, n: int) -> None:
         ok = svc.verify().ok
         svc.close()
     print(
-        f"spool      {waiting:,} writes spooled at {waiting / spool_s:7.0f} /s; flushed "
+        f"spool      {n:,} writes (2 events : 1 remember): direct {n / direct_s:6.0f} /s; "
+        f"offline {waiting:,} spooled at {waiting / spool_s:6.0f} /s; flushed "
         f"{len(report.applied):,} at {len(report.applied) / flush_s:6.0f} /s "
         f"({report.waiting} left, chain ok: {ok})"
     )
