@@ -96,6 +96,7 @@ class Store:
         self.listener: ChangeListener | None = None
         # Run at dispose: local resources tied to this store (the spool file's connection).
         self.on_dispose: list[Callable[[], None]] = []
+        self._disposed = False
 
     @contextlib.contextmanager
     def write(self, action: str) -> Iterator[WriteTx]:
@@ -229,6 +230,7 @@ class Store:
 
     def dispose(self) -> None:
         """Close every pooled connection."""
+        self._disposed = True
         for step in self.on_dispose:
             step()
         if self.listener is None and self.is_server:
@@ -312,7 +314,7 @@ class Store:
         deadline = time.monotonic() + max(0.0, timeout)
         while True:
             current = self.revision()
-            if current > revision or time.monotonic() >= deadline:
+            if current > revision or time.monotonic() >= deadline or self._disposed:
                 return current
             time.sleep(min(SQLITE_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
