@@ -27,6 +27,7 @@ from core.errors import (
     AlreadyAppliedError,
     InvalidInputError,
     MemoryCenterError,
+    ResourceUnavailableError,
     ServerUnavailableError,
     WriteSpooledError,
 )
@@ -119,8 +120,8 @@ class Spooler:
         """
         if getattr(self._replaying, "on", False):
             return run()
-        call = {"operation": operation, "arguments": _encode(arguments)}
         _prevalidate(operation, arguments)
+        call = {"operation": operation, "arguments": _encode(arguments)}
         with self._lock:
             waiting, _ = self.local.summary()
             if waiting and (time.monotonic() < self._retry_at or self.flush().waiting):
@@ -161,10 +162,14 @@ class Spooler:
                 error = "another process is flushing this spool"
             for entry in self.local.entries() if mine else []:
                 outcome = self._apply(entry)
-                if isinstance(outcome, ServerUnavailableError):
+                if isinstance(outcome, ResourceUnavailableError):
+                    # Server away, key or disk unavailable: not a decision; keep it, stop.
                     error = outcome.message
                     self.local.note_attempt(entry.id, error)
-                    self._went_offline(error)
+                    if isinstance(outcome, ServerUnavailableError):
+                        self._went_offline(error)
+                    else:
+                        self.local.note(ERROR_NOTE, error)
                     break
                 if outcome is None:
                     applied.append(entry.id)
@@ -188,14 +193,19 @@ class Spooler:
             if operation not in SPOOLABLE or operation != entry.operation:
                 raise InvalidInputError("operation", f"{operation!r} cannot be replayed")
             method = getattr(type(self._service), operation).__wrapped__
-            arguments = _decode(call["arguments"])
+            try:
+                arguments = _decode(call["arguments"])
+                inspect.signature(method).bind(self._service, **arguments)
+            except (TypeError, ValueError, KeyError) as exc:
+                # Arguments this code cannot call the method with (an older spool format).
+                raise InvalidInputError("arguments", f"cannot be replayed: {exc}") from None
             self._replaying.on = True
             try:
                 with self._store.first_write_also(self._claimer(entry, direct=False)):
                     method(self._service, **arguments)
             finally:
                 self._replaying.on = False
-        except (AlreadyAppliedError, ServerUnavailableError) as exc:
+        except (AlreadyAppliedError, ResourceUnavailableError) as exc:
             return exc
         except MemoryCenterError as exc:
             return self._refuse(entry, exc)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -273,3 +274,27 @@ def _event(text: str, scope: dict[str, str] | None = None) -> NewEvent:
         scope={"user": "ann"} if scope is None else scope,
         text=text,
     )
+
+
+def test_an_altered_spool_entry_is_refused_not_applied(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    server.stop("immediate")
+    with pytest.raises(WriteSpooledError):
+        service.append_event(_event("kept"))
+    with pytest.raises(WriteSpooledError):
+        service.append_event(_event("altered"))
+    second = service.spooled_writes()[1].id
+    with sqlite3.connect(tmp_path / "a" / "spool.sqlite3") as raw:
+        body = bytearray(
+            raw.execute("SELECT body FROM entries WHERE id = ?", (second,)).fetchone()[0]
+        )
+        body[-1] ^= 1
+        raw.execute("UPDATE entries SET body = ? WHERE id = ?", (bytes(body), second))
+    server.restart()
+    report = service.flush_spool()
+    assert len(report.applied) == 1 and [r.id for r in report.refused] == [second]
+    assert "integrity" in report.refused[0].message
+    assert _texts(service, "s") == ["kept"]
+    service.close()
