@@ -320,9 +320,6 @@ class Retriever:
     ) -> InjectResult:
         found = Retrieval(-1, [], [])
         dropped = [DroppedHit("*", DEGRADED_TEXT)]
-        if self.breaker.is_open and self._store.is_server:
-            # The server keeps failing: no memory, and no round trip to record it (R23).
-            return _unrecorded(found, request, dropped)
         try:
             found.revision = self._store.revision()
         except ServerUnavailableError:
