@@ -1,7 +1,7 @@
 """Waiting for another machine's commit on PostgreSQL: LISTEN on the store's channel.
 
-Every write transaction that bumps the store revision on a server also runs
-`pg_notify(channel, revision)` (store.py); PostgreSQL delivers it to listeners at commit. A
+Every write transaction that bumps the store revision on a server fires a trigger that runs
+`pg_notify(channel, revision)` (migration 8); PostgreSQL delivers it to listeners at commit. A
 listener keeps one connection of its own in autocommit, outside the pools, so a long wait
 never holds a pooled connection. The GUI's live refresh sleeps here instead of polling.
 """
@@ -9,6 +9,7 @@ never holds a pooled connection. The GUI's live refresh sleeps here instead of p
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -19,8 +20,9 @@ CHANNEL_PREFIX = "memory_center_"
 
 
 def notify_channel(store_id: str) -> str:
-    """The NOTIFY channel of one store (several stores may share a server)."""
-    return CHANNEL_PREFIX + "".join(ch for ch in store_id.lower() if ch.isalnum())[:40]
+    """The NOTIFY channel of one store (several stores may share a server); the same rule
+    as the trigger that notifies it (migrations.POSTGRES_NOTIFY)."""
+    return CHANNEL_PREFIX + re.sub("[^a-z0-9]", "", store_id.lower())
 
 
 class ChangeListener:

@@ -44,6 +44,21 @@ POSTGRES_APPEND_ONLY = [
 ]
 
 
+POSTGRES_NOTIFY = [
+    """CREATE OR REPLACE FUNCTION mc_notify_revision() RETURNS trigger AS $$
+       BEGIN
+         PERFORM pg_notify(
+           'memory_center_' || COALESCE(
+             (SELECT regexp_replace(lower(value), '[^a-z0-9]', '', 'g') FROM store_meta
+              WHERE key = 'store_id'), ''),
+           NEW.revision::text);
+         RETURN NEW;
+       END $$ LANGUAGE plpgsql""",
+    """CREATE TRIGGER store_revision_notify AFTER UPDATE ON store_revision
+       FOR EACH ROW EXECUTE FUNCTION mc_notify_revision()""",
+]
+
+
 @dataclass(frozen=True)
 class Migration:
     """One schema step."""
@@ -144,6 +159,11 @@ def _v8_spool_applied(conn: Connection) -> None:
                applied_at VARCHAR(40) NOT NULL,
                outcome VARCHAR(64) NOT NULL)"""
     )
+    if conn.dialect.name == "postgresql":
+        # Every revision bump wakes the store's listeners at commit (LISTEN/NOTIFY), from
+        # inside the server: no extra round trip per write.
+        for ddl in POSTGRES_NOTIFY:
+            conn.exec_driver_sql(ddl)
 
 
 MIGRATIONS: tuple[Migration, ...] = (

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, select, text, update
+from sqlalchemy import Connection, Engine, select, update
 
 from core.crypto.codec import Codec
 from core.model.clock import Clock, from_iso, to_iso
@@ -25,7 +25,7 @@ from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
 from core.storage.engine import translated
-from core.storage.listener import ChangeListener, notify_channel
+from core.storage.listener import ChangeListener
 
 DB_FILE_NAME = "memory-center.sqlite3"
 SQLITE_POLL_SECONDS = 0.2
@@ -92,7 +92,6 @@ class Store:
         self._write_lock = threading.RLock()
         self.key_reloader: Callable[[], Codec] | None = None
         self._local = threading.local()
-        self._channel: str | None = None
         self.listener: ChangeListener | None = None
         # Run at dispose: local resources tied to this store (the spool file's connection).
         self.on_dispose: list[Callable[[], None]] = []
@@ -283,21 +282,8 @@ class Store:
                 memory_ids=json.dumps(_capped(tx.memory_ids)),
             )
         )
-        if self.is_server:
-            # Wakes every listener of this store (another machine's GUI) at commit.
-            tx.conn.execute(
-                text("SELECT pg_notify(:channel, :revision)"),
-                {"channel": self._notify_channel(tx.conn), "revision": str(revision)},
-            )
+        # On PostgreSQL a trigger on store_revision NOTIFYs the store's channel (migration 8).
         return revision
-
-    def _notify_channel(self, conn: Connection) -> str:
-        if self._channel is None:
-            store_id = conn.execute(
-                select(s.store_meta.c.value).where(s.store_meta.c.key == "store_id")
-            ).scalar_one_or_none()
-            self._channel = notify_channel(str(store_id or ""))
-        return self._channel
 
     def wait_for_change(self, revision: int, timeout: float) -> int:
         """Block until the store revision passes `revision` or `timeout` seconds pass.
