@@ -7,10 +7,14 @@ Starts a throwaway local PostgreSQL server (initdb + pg_ctl, as the tests do), t
 - append throughput on PostgreSQL with 1 and 3 writer processes (one event per transaction,
   and in batches of 100), every event landing on one hash chain;
 - catch-up: how long a second device takes to bring its catalog up to date after the first
-  device made 10,000 changes (and its first inject after that).
+  device made 10,000 changes (and its first inject after that);
+- the offline spool (R23): with the server stopped, how fast writes go to the local spool,
+  then, with it started again, the flush rate (writes applied per second, each through the
+  policy, with its id claimed in the store).
 
     .venv/bin/python benchmarks/postgres_bench.py [--sizes 10000 100000] [--queries 300]
-        [--events 1000] [--changes 10000] [--per-tx 10] [--only inject append catch-up]
+        [--events 1000] [--changes 10000] [--per-tx 10] [--spool 1000]
+        [--only inject append catch-up spool]
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from core import MemoryService  # noqa: E402
 from tests.support.postgres import PostgresServer  # noqa: E402
 
 PASSPHRASE = "benchmark passphrase"
+MEASURES = ("inject", "append", "catch-up", "spool")
 
 WRITER = """
 import sys, time
@@ -172,6 +177,94 @@ def catch_up(server: PostgresServer, changes: int, per_tx: int) -> None:
     )
 
 
+WORDS = [
+    "garden",
+    "kettle",
+    "violin",
+    "harbour",
+    "ledger",
+    "pepper",
+    "tundra",
+    "cobalt",
+    "lantern",
+    "meadow",
+    "orbit",
+    "quartz",
+    "saddle",
+    "thimble",
+    "walnut",
+    "yonder",
+    "amber",
+    "bishop",
+    "canyon",
+    "dolphin",
+    "ember",
+    "falcon",
+    "glacier",
+    "hazel",
+    "indigo",
+    "jasmine",
+    "kayak",
+    "lemur",
+    "mosaic",
+    "nectar",
+    "oyster",
+    "prairie",
+    "quiver",
+    "raven",
+    "sierra",
+    "tulip",
+]
+
+
+def _mixed_writes(svc: MemoryService, n: int, rng: random.Random) -> int:
+    """n writes: two events, then one remembered fact of unrelated words, and so on.
+    Returns how many were spooled."""
+    from core import NewEvent, WriteSpooledError
+
+    spooled = 0
+    for i in range(n):
+        words = " ".join(rng.sample(WORDS, 4))
+        try:
+            if i % 3 == 2:
+                svc.remember({"user": "ann", "project": f"p{i % 7}"}, f"Ann noted: {words}")
+            else:
+                svc.append_event(
+                    NewEvent(f"s{i % 5}", "tool", "tool_verified", {"user": "ann"}, words)
+                )
+        except WriteSpooledError:
+            spooled += 1
+    return spooled
+
+
+def spool_flush(server: PostgresServer, n: int) -> None:
+    """The same n writes made with the server up (direct), and made while it is away, then
+    flushed when it is back: direct rate, spool rate, flush rate."""
+    with tempfile.TemporaryDirectory() as tmp:
+        svc = _open(Path(tmp) / "direct", server.database())
+        t0 = time.perf_counter()
+        _mixed_writes(svc, n, random.Random(3))
+        direct_s = time.perf_counter() - t0
+        svc.close()
+        svc = _open(Path(tmp) / "a", server.database())
+        server.stop("fast")
+        t0 = time.perf_counter()
+        waiting = _mixed_writes(svc, n, random.Random(3))
+        spool_s = time.perf_counter() - t0
+        server.restart()
+        t0 = time.perf_counter()
+        report = svc.flush_spool()
+        flush_s = time.perf_counter() - t0
+        ok = svc.verify().ok
+        svc.close()
+    print(
+        f"spool      {n:,} writes (2 events : 1 remember): direct {n / direct_s:6.0f} /s; "
+        f"offline {waiting:,} spooled at {waiting / spool_s:6.0f} /s; flushed "
+        f"{len(report.applied):,} at {len(report.applied) / flush_s:6.0f} /s "
+        f"({report.waiting} left, chain ok: {ok})"
+    )
+
+
 def main() -> None:
     """Parse arguments, start the server, run every measure."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -180,11 +273,10 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1000, help="events per writer")
     parser.add_argument("--changes", type=int, default=10_000)
     parser.add_argument("--per-tx", type=int, default=10, help="memories per transaction (A)")
-    parser.add_argument(
-        "--only", choices=["inject", "append", "catch-up"], nargs="+", help="default: all"
-    )
+    parser.add_argument("--spool", type=int, default=1000, help="writes spooled offline")
+    parser.add_argument("--only", choices=MEASURES, nargs="+", help="default: all")
     args = parser.parse_args()
-    parts = set(args.only or ["inject", "append", "catch-up"])
+    parts = set(args.only or MEASURES)
     print(
         f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}; "
         f"load average {os.getloadavg()[0]:.1f}"
@@ -205,6 +297,8 @@ def main() -> None:
                 append_throughput(server, writers, args.events, batch)
         if "catch-up" in parts:
             catch_up(server, args.changes, args.per_tx)
+        if "spool" in parts:
+            spool_flush(server, args.spool)
     finally:
         server.destroy()
 

@@ -19,7 +19,9 @@ from core.errors import (
     RotationInterruptedError,
     ScopeRequiredError,
     ScopeWidenedError,
+    ServerUnavailableError,
     StoreVersionError,
+    WriteSpooledError,
     WrongPassphraseError,
 )
 from core.model import *  # noqa: F403 - the model is public by design
@@ -75,7 +77,9 @@ __all__ = [
     "RotationInterruptedError",
     "ScopeRequiredError",
     "ScopeWidenedError",
+    "ServerUnavailableError",
     "StoreVersionError",
+    "WriteSpooledError",
     "WrongPassphraseError",
     "read_resource",
     "resource_path",

@@ -81,6 +81,12 @@ class ConflictError(MemoryCenterError):
     kind = "conflict"
 
 
+class AlreadyAppliedError(ConflictError):
+    """A spooled write was applied before (by another process flushing the same spool)."""
+
+    kind = "already_applied"
+
+
 class PolicyDeniedError(MemoryCenterError):
     """The MemoryPolicy refused an operation.
 
@@ -101,6 +107,37 @@ class ResourceUnavailableError(MemoryCenterError):
     """Something outside our control is missing or busy: disk, lock, keyring, index file."""
 
     kind = "unavailable"
+
+
+class ServerUnavailableError(ResourceUnavailableError):
+    """The database server of a shared store cannot be reached (down, refused, timed out,
+    or the connection dropped): reads degrade and writes go to the local spool (R23)."""
+
+    kind = "server_unavailable"
+
+
+class WriteSpooledError(MemoryCenterError):
+    """A write was not applied: the server is away, so it waits in this machine's spool.
+
+    It is applied, and decided by the policy, when the server returns (R23). A write is
+    never reported successful before that.
+
+    Attributes:
+        entry_id: the spool entry that holds the write.
+        operation: the service method spooled (remember, approve, ...).
+        waiting: how many writes wait in the spool, this one included.
+    """
+
+    kind = "spooled"
+
+    def __init__(self, entry_id: str, operation: str, waiting: int) -> None:
+        super().__init__(
+            f"the database server is not reachable: {operation} was kept in this machine's "
+            f"spool ({entry_id}, {waiting} waiting) and is applied when the server returns"
+        )
+        self.entry_id = entry_id
+        self.operation = operation
+        self.waiting = waiting
 
 
 class EmbedderUnavailableError(ResourceUnavailableError):

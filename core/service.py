@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from core.governance.agents import AgentInfo
@@ -48,7 +49,9 @@ from core.model.records import (
     VerifyReport,
 )
 from core.model.scope import Scope
+from core.model.spool import FlushReport, SpoolEntry, SpoolStatus
 from core.services.facade import FacadeBase
+from core.workflows.spool import Spooler, spool_summary, spoolable
 
 ScopeArg = Mapping[str, str] | Scope | None
 
@@ -66,10 +69,12 @@ class MemoryService(FacadeBase):
 
     # --- the event log (R1-R3) -------------------------------------------------
 
+    @spoolable
     def append_event(self, item: NewEvent) -> Result[Event]:
         """Append one event to a session's log (the session is created on first use)."""
         return self._events.append_event(item)
 
+    @spoolable
     def append_events(self, items: Sequence[NewEvent]) -> Result[list[Event]]:
         """Append several events in one transaction: all of them or none."""
         return self._events.append_events(items)
@@ -116,6 +121,7 @@ class MemoryService(FacadeBase):
 
     # --- the write path of memory (R4-R12) --------------------------------------
 
+    @spoolable
     def remember(
         self,
         scope: ScopeArg,
@@ -138,6 +144,7 @@ class MemoryService(FacadeBase):
             said_at=said_at,
         )
 
+    @spoolable
     def suggest(
         self,
         scope: ScopeArg,
@@ -154,6 +161,7 @@ class MemoryService(FacadeBase):
             scope, text, kind=kind, evidence=evidence, session=session, by=by, said_at=said_at
         )
 
+    @spoolable
     def observe(
         self,
         scope: ScopeArg,
@@ -199,16 +207,19 @@ class MemoryService(FacadeBase):
 
     # --- user controls (R9, R22, R25, R26) ---------------------------------------
 
+    @spoolable
     def approve(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Confirm a suggested (or checked quarantined) memory: it becomes active."""
         return self._review.approve(memory_id, by)
 
+    @spoolable
     def reject(
         self, memory_id: str, *, reason: str | None = None, by: str | None = None
     ) -> Result[MemoryRecord]:
         """Reject a suggested memory; it stays in the ledger so it is not suggested again."""
         return self._review.reject(memory_id, reason, by)
 
+    @spoolable
     def edit(self, memory_id: str, new_text: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Change a memory's content as a new revision; history keeps the old one."""
         return self._review.edit(memory_id, new_text, by)
@@ -225,12 +236,14 @@ class MemoryService(FacadeBase):
         """Broaden a memory's scope; by the user, this is the cross-scope confirmation (R7)."""
         return self._review.change_scope(memory_id, scope, "widen", by)
 
+    @spoolable
     def disable(
         self, memory_id: str, *, by: str | None = None, reason: str | None = None
     ) -> Result[MemoryRecord]:
         """Keep a memory but never inject or return it."""
         return self._review.disable(memory_id, by, reason)
 
+    @spoolable
     def enable(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
         """Make a disabled memory active again."""
         return self._review.enable(memory_id, by)
@@ -297,6 +310,7 @@ class MemoryService(FacadeBase):
         narrows it (downgrade), anything else is the user widening it (R7)."""
         return self._review.rescope_and_approve(memory_id, scope, by)
 
+    @spoolable
     def delete(
         self,
         memory_id: str,
@@ -528,6 +542,40 @@ class MemoryService(FacadeBase):
         """True when a key rotation was started and not finished (resume it with
         `rotate_key` or `remove_member_tracked`)."""
         return self._admin.rotation_pending()
+
+    # --- writes while the server is away (R23) --------------------------------------
+
+    def write_gate(self) -> Spooler | None:
+        """The offline spool of a store on a server (None for a local file)."""
+        return self._spool.gate()
+
+    def spool_status(self) -> SpoolStatus:
+        """Writes waiting on this machine for the server, the oldest, the last error."""
+        return self._spool.status()
+
+    def spooled_writes(self) -> list[SpoolEntry]:
+        """The waiting writes, oldest first (what and when, not their content)."""
+        return self._spool.entries()
+
+    def flush_spool(self) -> FlushReport:
+        """Apply the waiting writes in order, each decided by the policy now."""
+        return self._spool.flush()
+
+    def wait_for_change(self, revision: int, timeout: float = 5.0) -> int:
+        """Block until the store revision passes `revision` (another process or machine
+        committed) or `timeout` seconds pass; returns the revision last seen. LISTEN/NOTIFY
+        on PostgreSQL, polling on SQLite.
+
+        Raises:
+            ServerUnavailableError: the server cannot be reached.
+        """
+        return self._spool.wait_for_change(revision, timeout)
+
+    @staticmethod
+    def offline_spool_status(data_dir: Path) -> SpoolStatus:
+        """The spool of `data_dir` read without opening the store (no key, no server):
+        what `status` can still say while the server is away."""
+        return spool_summary(data_dir)
 
     # --- agents: model warm-up and per-agent pause (#13, #14) -----------------------------
 

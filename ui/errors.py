@@ -40,6 +40,14 @@ def headline(kind: str) -> str:
             "Error", "This store was made by a newer Memory Center."
         ),
         "integrity": QCoreApplication.translate("Error", "The store failed an integrity check."),
+        "server_unavailable": QCoreApplication.translate(
+            "Error", "The database server cannot be reached."
+        ),
+        "spooled": QCoreApplication.translate(
+            "Error",
+            "The server cannot be reached: the change waits on this computer and is applied "
+            "when it returns.",
+        ),
     }
     return words.get(kind, QCoreApplication.translate("Error", "Memory Center could not do this."))
 

@@ -1,8 +1,9 @@
 """The main window: navigation on the left, one view at a time, memory detail at the side.
 
-Follows changes made by this window (through the change bus) and by other processes (by
-polling the store revision every second and reading the change feed); views that are not
-visible only mark themselves dirty.
+Follows changes made by this window (through the change bus) and by other processes (woken
+by `ui/live.py`'s waiter, LISTEN/NOTIFY on a server, with a poll of the store revision every
+second as the fallback, then reading the change feed); views that are not visible only mark
+themselves dirty. The status bar says "offline, N changes waiting" while the server is away.
 
 File > Import transcripts… runs importers injected by the application; File > Lock (for a
 passphrase-protected key) closes the service and shows a locked page until an injected
@@ -30,14 +31,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import ChangeKind, Changes, MemoryService, StoreStatus
+from core import (
+    ChangeEntry,
+    ChangeKind,
+    Changes,
+    FlushReport,
+    MemoryService,
+    ServerUnavailableError,
+    SpoolStatus,
+    StoreStatus,
+)
 
 from ui.changes import ChangeBus, touches_any
 from ui.context import Importer, UiContext, Unlock, utc_now
 from ui.errors import show_error
 from ui.integrations import Connectors
+from ui.live import ChangeWaiter, OfflineBadge
 from ui.models.review_model import QueueData, load_queue
-from ui.ops import query
+from ui.ops import MutatingOp, query
 from ui.presentation import icon
 from ui.tasks import TaskRunner
 from ui.transcript_import import ImportDialog, TranscriptImport
@@ -50,6 +61,9 @@ from ui.views.timeline_view import TimelineView
 from ui.window_fit import fit_to_screen
 
 POLL_MS = 1000
+# What one poll learns: the store's status (None while the server is away), the change
+# feed since the last poll, and this machine's spool.
+Polled = tuple[StoreStatus | None, list[ChangeEntry], SpoolStatus]
 MESSAGE_MS = 8000
 TIMELINE, REVIEW, SESSIONS, SETTINGS, AGENTS = range(5)
 DETAIL_MIN = 300
@@ -128,6 +142,9 @@ class MainWindow(QMainWindow):
         )
         self._build_views()
         self.bus.changes_applied.connect(self._on_changes)
+        self._poll_again = self._flushing = False
+        self.waiter = ChangeWaiter(self.tasks, service, self.tasks)
+        self.waiter.woke.connect(lambda _revision: self.refresh_if_changed())
         self.poll.start()
         self.refresh_if_changed()
         self._update_badge()
@@ -272,6 +289,8 @@ class MainWindow(QMainWindow):
         self.status_label.setAccessibleName(self.tr("Store status"))
         self.statusBar().addWidget(self.message)
         self.statusBar().addWidget(self.undo_button)
+        self.offline_badge = OfflineBadge()
+        self.statusBar().addPermanentWidget(self.offline_badge)
         self.statusBar().addPermanentWidget(self.status_label)
         self.demo_label = QLabel(self.tr("DEMO store"))
         self.demo_label.setToolTip(
@@ -446,20 +465,33 @@ class MainWindow(QMainWindow):
     def refresh_if_changed(self) -> None:
         """Read the change feed when the store revision moved (this or another process)."""
         if self._polling:
+            self._poll_again = True  # woken while a poll runs: look once more after it
             return
         self._polling = True
         known = self.bus.revision
 
-        def work(s: MemoryService) -> tuple[StoreStatus, list]:  # type: ignore[type-arg]
-            st = s.status()
+        def work(s: MemoryService) -> Polled:
+            spool = s.spool_status()
+            try:
+                st = s.status()
+            except ServerUnavailableError:
+                return None, [], spool  # the badge says so; keep polling (R23)
             entries = s.changes_since(known) if 0 <= known < st.revision else []
-            return st, entries
+            return st, entries, spool
 
         query(self.ctx, work).on_success(self._polled).on_failure(self._poll_failed).run(self)
 
-    def _polled(self, result: tuple[StoreStatus, list]) -> None:  # type: ignore[type-arg]
+    def _polled(self, result: Polled) -> None:
         self._polling = False
-        st, entries = result
+        st, entries, spool = result
+        self.offline_badge.show_state(spool, reachable=st is not None)
+        if st is None:
+            return
+        if spool.waiting and not self._flushing:
+            self._flush_spool()
+        if self._poll_again:
+            self._poll_again = False
+            QTimer.singleShot(0, self, self.refresh_if_changed)
         if st.key.source != self._key_source:
             self._key_source = st.key.source
             if hasattr(self, "lock_action"):
@@ -470,9 +502,23 @@ class MainWindow(QMainWindow):
         self.status_label.setToolTip(st.path)
         if self.bus.revision < 0:
             self.bus.revision = st.revision
+            self.waiter.start(st.revision)
             return
         if st.revision > self.bus.revision:
             self.bus.absorb(entries, st.revision)
+
+    def _flush_spool(self) -> None:
+        """The server answers again: apply the writes that waited (the poll shows them)."""
+        self._flushing = True
+
+        def settled(_report: object) -> None:
+            self._flushing = False
+
+        def failed(_exc: BaseException) -> None:
+            self._flushing = False
+
+        flush = MutatingOp[FlushReport](self.ctx, lambda s: s.flush_spool())
+        flush.on_success(settled).on_failure(failed).run(self)
 
     def _poll_failed(self, exc: BaseException) -> None:
         self._polling = False
@@ -526,6 +572,7 @@ class MainWindow(QMainWindow):
         self.poll.stop()
         if self._connectors.capture is not None:
             self._connectors.capture.stop_all()
+        self.waiter.stop()
         self.tasks.shutdown()
         self.service.close()
         self.locked = True
@@ -579,5 +626,6 @@ class MainWindow(QMainWindow):
         if self._connectors.capture is not None:
             self._connectors.capture.stop_all()
         if not self.locked:
+            self.waiter.stop()
             self.tasks.shutdown()
         super().closeEvent(event)

@@ -72,6 +72,10 @@ VERBS: dict[str, tuple[str, str]] = {
         "app.cli.team:join",
         "Join a team store from this machine with an invitation file and its code.",
     ),
+    "spool": (
+        "app.cli.spool:spool",
+        "Writes kept on this machine while the database server was away.",
+    ),
     "agent": (
         "app.cli.agents:agent",
         "Agents: pause or resume memory for every session of an agent, new ones too.",

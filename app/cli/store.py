@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import click
@@ -39,7 +40,18 @@ def init(ctx: Context, database_url: str | None, member: str | None) -> None:
 @handles_errors
 def status(ctx: Context) -> None:
     """Show path, revision, schema version, key source and counts."""
-    st = ctx.service().status()
+    from core import MemoryService, ServerUnavailableError
+
+    try:
+        st = ctx.service().status()
+    except ServerUnavailableError:
+        # What this machine still knows: the writes waiting for the server (R23).
+        if not ctx.as_json:
+            from app.cli.spool import spool_line
+
+            waiting = MemoryService.offline_spool_status(ctx.data_dir)
+            click.echo(spool_line(dataclasses.replace(waiting, offline=True)))
+        raise
 
     def human() -> None:
         click.echo(f"store:     {st.path}")
@@ -53,8 +65,17 @@ def status(ctx: Context) -> None:
         click.echo(f"memories:  {counts}")
         if st.damaged_rows:
             click.echo(f"damaged:   {st.damaged_rows} row(s) excluded (see security events)")
+        _spool_status_line(ctx)
 
     ctx.emit(st, human)
+
+
+def _spool_status_line(ctx: Context) -> None:
+    from app.cli.spool import spool_line
+
+    line = spool_line(ctx.service().spool_status())
+    if line:
+        click.echo(line)
 
 
 @click.command()

@@ -57,6 +57,7 @@ from core.model.sessions import (
     internal_session,
     is_internal_session,
 )
+from core.model.spool import FlushReport, SpoolEntry, SpoolRefusal, SpoolStatus
 
 __all__ = [
     "DIRECT_SESSION",
@@ -75,6 +76,7 @@ __all__ = [
     "Event",
     "EventKind",
     "EventSource",
+    "FlushReport",
     "InjectResult",
     "InjectedItem",
     "KeyInfo",
@@ -102,6 +104,9 @@ __all__ = [
     "Sensitivity",
     "SessionInfo",
     "Snapshot",
+    "SpoolEntry",
+    "SpoolRefusal",
+    "SpoolStatus",
     "StoreStatus",
     "SystemClock",
     "Tombstone",

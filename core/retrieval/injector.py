@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.errors import MemoryCenterError
+from core.errors import MemoryCenterError, ServerUnavailableError
 from core.governance.agents import PauseGate
 from core.governance.policy import CONFIRMED, CONFLICT, STALE
 from core.governance.policy import VERSION as POLICY_VERSION
@@ -365,21 +365,26 @@ class Retriever:
         self, request: Scope, goal: str, budget: int, session: str | None, now: dt.datetime
     ) -> InjectResult:
         found = Retrieval(-1, [], [])
+        dropped = [DroppedHit("*", DEGRADED_TEXT)]
         try:
             found.revision = self._store.revision()
+        except ServerUnavailableError:
+            return _unrecorded(found, request, dropped)
         except MemoryCenterError:
             found.revision = 0
-        return self._record(
-            request,
-            goal,
-            budget,
-            session,
-            found,
-            [],
-            [DroppedHit("*", DEGRADED_TEXT)],
-            now,
-            degraded=True,
-        )
+        try:
+            return self._record(
+                request, goal, budget, session, found, [], dropped, now, degraded=True
+            )
+        except ServerUnavailableError:
+            return _unrecorded(found, request, dropped)
+
+
+def _unrecorded(_found: Retrieval, _request: Scope, _dropped: list[DroppedHit]) -> InjectResult:
+    """A degraded answer when the server of a shared store is away: no memory, and no
+    snapshot (there is nowhere to record it); `snapshot_id` is empty."""
+    text = render.block([])
+    return InjectResult(text, "", (), estimate_tokens(text), True)
 
 
 def _notes(record: MemoryRecord) -> tuple[str, ...]:

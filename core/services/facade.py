@@ -25,6 +25,7 @@ from core.services.events import EventService
 from core.services.memories import MemoryReads, MemoryWrites
 from core.services.retrieval import RetrievalService
 from core.services.review import ReviewService
+from core.services.spool import SpoolService
 from core.storage.opener import discard_new_store, join_server_store, open_store
 from core.storage.store import Store
 
@@ -75,6 +76,7 @@ class FacadeBase:
         self._admin = KeyAdmin(engine)
         self._agents = AgentControls(engine)
         self._batches = BatchWrites(engine)
+        self._spool = SpoolService(engine, self)
 
     @classmethod
     def open(

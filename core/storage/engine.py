@@ -16,14 +16,21 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 
-from core.errors import IntegrityError, MemoryCenterError, ResourceUnavailableError
+from core.errors import (
+    IntegrityError,
+    MemoryCenterError,
+    ResourceUnavailableError,
+    ServerUnavailableError,
+)
 
 BUSY_TIMEOUT_MS = 15_000
 # One advisory lock id for "the store's writer": every write transaction on PostgreSQL takes
 # it at BEGIN, the server-side equivalent of SQLite's BEGIN IMMEDIATE, so the hash chain stays
 # one linear chain and read-modify-writes never interleave, across processes and machines.
 PG_WRITE_LOCK = 0x4D43_5354  # "MCST"
-PG_CONNECT_TIMEOUT_S = 5
+# Short: an unreachable server must send writes to the spool and reads to "no memory"
+# quickly (R23). libpq counts whole seconds and treats less than 2 as 2.
+PG_CONNECT_TIMEOUT_S = 2
 
 
 def sqlite_engines(path: str) -> tuple[Engine, Engine]:
@@ -112,16 +119,50 @@ def translated(action: str) -> Iterator[None]:
         yield
     except MemoryCenterError:
         raise
-    except sa_exc.OperationalError as exc:
-        raise _operational(action, exc) from None
-    except sa_exc.IntegrityError as exc:
-        raise IntegrityError(f"{action}: the database refused the change: {_msg(exc)}") from None
-    except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:
-        text = _msg(exc)
-        if "append-only" in text or "never deleted" in text:
-            # PostgreSQL's trigger functions raise plain exceptions, not constraint errors.
-            raise IntegrityError(f"{action}: {text.splitlines()[0]}") from None
-        raise ResourceUnavailableError(f"{action}: database error: {text}") from None
+    except sa_exc.DBAPIError as exc:
+        if server_away(exc):
+            raise ServerUnavailableError(
+                f"{action}: the database server is not reachable: {_msg(exc)}"
+            ) from None
+        if isinstance(exc, sa_exc.OperationalError):
+            raise _operational(action, exc) from None
+        if isinstance(exc, sa_exc.IntegrityError):
+            raise IntegrityError(
+                f"{action}: the database refused the change: {_msg(exc)}"
+            ) from None
+        raise _database_error(action, exc) from None
+    except sqlite3.DatabaseError as exc:
+        raise _database_error(action, exc) from None
+
+
+def server_away(exc: BaseException) -> bool:
+    """True when a driver error means the PostgreSQL server cannot be reached now.
+
+    Connection failures carry no SQLSTATE (refused, timed out) or one of class 08
+    (connection exception) or 57P (the server shutting down or crashing); a dropped
+    connection is also marked invalidated by SQLAlchemy.
+    """
+    if getattr(exc, "connection_invalidated", False):
+        return True
+    orig = getattr(exc, "orig", None)
+    if orig is None or not type(orig).__module__.startswith("psycopg"):
+        return False
+    import psycopg
+
+    if isinstance(orig, psycopg.InterfaceError):
+        return True
+    state = getattr(orig, "sqlstate", None)
+    if isinstance(orig, psycopg.OperationalError) and state is None:
+        return True
+    return isinstance(state, str) and (state.startswith("08") or state.startswith("57P"))
+
+
+def _database_error(action: str, exc: BaseException) -> MemoryCenterError:
+    text = _msg(exc)
+    if "append-only" in text or "never deleted" in text:
+        # PostgreSQL's trigger functions raise plain exceptions, not constraint errors.
+        return IntegrityError(f"{action}: {text.splitlines()[0]}")
+    return ResourceUnavailableError(f"{action}: database error: {text}")
 
 
 def _operational(action: str, exc: sa_exc.OperationalError) -> MemoryCenterError:

@@ -44,6 +44,21 @@ POSTGRES_APPEND_ONLY = [
 ]
 
 
+POSTGRES_NOTIFY = [
+    """CREATE OR REPLACE FUNCTION mc_notify_revision() RETURNS trigger AS $$
+       BEGIN
+         PERFORM pg_notify(
+           'memory_center_' || COALESCE(
+             (SELECT regexp_replace(lower(value), '[^a-z0-9]', '', 'g') FROM store_meta
+              WHERE key = 'store_id'), ''),
+           NEW.revision::text);
+         RETURN NEW;
+       END $$ LANGUAGE plpgsql""",
+    """CREATE TRIGGER store_revision_notify AFTER UPDATE ON store_revision
+       FOR EACH ROW EXECUTE FUNCTION mc_notify_revision()""",
+]
+
+
 @dataclass(frozen=True)
 class Migration:
     """One schema step."""
@@ -135,6 +150,26 @@ def _v8_personal_keys(conn: Connection) -> None:
     s.personal_keys.create(conn, checkfirst=True)
 
 
+def _v9_spool_applied(conn: Connection) -> None:
+    # Writes spooled on a machine while the server was away, once applied (R23): replay
+    # records each id in the same transaction as the write, so it applies exactly once.
+    # Self-contained DDL (numbered 8 on its branch, 9 after the merge).
+    conn.exec_driver_sql(
+        """CREATE TABLE IF NOT EXISTS spool_applied (
+               id VARCHAR(64) PRIMARY KEY,
+               device VARCHAR(64) NOT NULL,
+               operation VARCHAR(32) NOT NULL,
+               spooled_at VARCHAR(40) NOT NULL,
+               applied_at VARCHAR(40) NOT NULL,
+               outcome VARCHAR(64) NOT NULL)"""
+    )
+    if conn.dialect.name == "postgresql":
+        # Every revision bump wakes the store's listeners at commit (LISTEN/NOTIFY), from
+        # inside the server: no extra round trip per write.
+        for ddl in POSTGRES_NOTIFY:
+            conn.exec_driver_sql(ddl)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -150,6 +185,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         8, "personal keys of team members, sealed to each of their devices", _v8_personal_keys
     ),
+    Migration(9, "ids of spooled writes applied after the server returned", _v9_spool_applied),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

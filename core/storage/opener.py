@@ -178,6 +178,11 @@ def configured_database_url(data_dir: Path) -> str | None:
     return url if isinstance(url, str) and url else None
 
 
+def device_id(data_dir: Path) -> str:
+    """This machine's device id for the server store in `data_dir` ("" for a local store)."""
+    return str(_local_config(data_dir).get("device_id") or "")
+
+
 def _local_config(data_dir: Path) -> dict[str, object]:
     path = data_dir / LOCAL_CONFIG_NAME
     if not path.exists():

@@ -318,3 +318,15 @@ personal_keys = Table(
     Column("sealed_at", Ts, nullable=False),
 )
 Index("ix_personal_keys_member", personal_keys.c.member)
+
+# Spooled writes applied after the server returned (R23), one row each: exactly once.
+spool_applied = Table(
+    "spool_applied",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("device", String(64), nullable=False),
+    Column("operation", String(32), nullable=False),
+    Column("spooled_at", Ts, nullable=False),
+    Column("applied_at", Ts, nullable=False),
+    Column("outcome", String(64), nullable=False),
+)

@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +26,10 @@ from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
 from core.storage.engine import translated
+from core.storage.listener import ChangeListener
 
 DB_FILE_NAME = "memory-center.sqlite3"
+SQLITE_POLL_SECONDS = 0.2
 
 
 @dataclass
@@ -119,6 +122,11 @@ class Store:
         self.index_dir = index_dir or (path.parent / "index" if path else None)
         self._write_lock = threading.RLock()
         self.key_reloader: Callable[[], Codec] | None = None
+        self._local = threading.local()
+        self.listener: ChangeListener | None = None
+        # Run at dispose: local resources tied to this store (the spool file's connection).
+        self.on_dispose: list[Callable[[], None]] = []
+        self._disposed = False
 
     @contextlib.contextmanager
     def write(self, action: str) -> Iterator[WriteTx]:
@@ -130,8 +138,25 @@ class Store:
         with self._write_lock, translated(action), self.write_engine.begin() as conn:
             self._follow_key_rotation(conn)
             tx = WriteTx(conn, self.clock.now(), self.codec)
+            first: Callable[[WriteTx], None] | None = getattr(self._local, "first", None)
+            if first is not None:
+                self._local.first = None
+                first(tx)
             yield tx
             tx.revision = self._bump(tx) if tx.kinds else self._revision(conn)
+
+    @contextlib.contextmanager
+    def first_write_also(self, step: Callable[[WriteTx], None]) -> Iterator[None]:
+        """Run `step` inside the next write transaction this thread opens, right after BEGIN
+        (under the write lock), so it commits or rolls back with that write.
+
+        The spool records a replayed write's id this way: applied and recorded at once.
+        """
+        self._local.first = step
+        try:
+            yield
+        finally:
+            self._local.first = None
 
     @contextlib.contextmanager
     def read(self, action: str) -> Iterator[Connection]:
@@ -235,6 +260,14 @@ class Store:
 
     def dispose(self) -> None:
         """Close every pooled connection."""
+        self._disposed = True
+        for step in self.on_dispose:
+            step()
+        if self.listener is None and self.is_server:
+            # A closed listener: a waiter arriving after dispose gets an error, no connection.
+            self.listener = ChangeListener("", "")
+        if self.listener is not None:
+            self.listener.close()
         self.write_engine.dispose()
         self.read_engine.dispose()
 
@@ -280,7 +313,27 @@ class Store:
                 memory_ids=json.dumps(_capped(tx.memory_ids)),
             )
         )
+        # On PostgreSQL a trigger on store_revision NOTIFYs the store's channel (migration 9).
         return revision
+
+    def wait_for_change(self, revision: int, timeout: float) -> int:
+        """Block until the store revision passes `revision` or `timeout` seconds pass.
+
+        On PostgreSQL this sleeps on LISTEN (a commit anywhere wakes it at once); on SQLite
+        it polls the revision. Returns the revision last seen.
+        """
+        if self.is_server:
+            if self.listener is None:
+                self.listener = ChangeListener(
+                    self.server_url(hide_password=False), self.meta("store_id") or ""
+                )
+            return self.listener.wait(self.revision, revision, timeout)
+        deadline = time.monotonic() + max(0.0, timeout)
+        while True:
+            current = self.revision()
+            if current > revision or time.monotonic() >= deadline or self._disposed:
+                return current
+            time.sleep(min(SQLITE_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
 
 def revision_of(conn: Connection) -> int:

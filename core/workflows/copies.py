@@ -334,6 +334,13 @@ PLACES: tuple[Place, ...] = (
         "secure_delete zeroes freed pages; the service checkpoints the WAL after a purge",
     ),
     Place(
+        "spool.sqlite3 (a machine's offline spool of a server store)",
+        "writes made while the server was away, sealed with the codec",
+        None,
+        "short-lived: an entry is deleted (secure_delete) once applied, and it is applied "
+        "before anything it wrote can be purged; a purge made while offline waits behind it",
+    ),
+    Place(
         "export-case and export files",
         "documents the user wrote out (memory export-case --output, memory export)",
         None,

@@ -665,6 +665,13 @@ ZH.update(
         "Database server": "数据库服务器",
         "Open a result to see the comparison.": "打开一个结果以查看对比。",
         "%1 removed; the key rotated to %2 (%3 values re-encrypted).": "已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。",
+        "offline, %n change(s) waiting": "离线，%n 项更改等待同步",
+        "offline": "离线",
+        "%n change(s) waiting to be sent": "%n 项更改等待发送",
+        "Server connection": "服务器连接",
+        "The database server cannot be reached. Changes made here wait on this computer and are applied, in order, when it returns.": "无法连接数据库服务器。在这里所做的更改会保存在本机，服务器恢复后按顺序应用。",
+        "The database server cannot be reached.": "无法连接数据库服务器。",
+        "The server cannot be reached: the change waits on this computer and is applied when it returns.": "无法连接服务器：此更改保存在本机，服务器恢复后应用。",
     }
 )
 

@@ -120,6 +120,23 @@
     </message>
   </context>
   <context>
+    <name>OfflineBadge</name>
+    <message numerus="yes">
+      <source>offline, %n change(s) waiting</source>
+      <translation>
+        <numerusform>offline, %n change waiting</numerusform>
+        <numerusform>offline, %n changes waiting</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n change(s) waiting to be sent</source>
+      <translation>
+        <numerusform>%n change waiting to be sent</numerusform>
+        <numerusform>%n changes waiting to be sent</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
     <name>Snapshot</name>
     <message numerus="yes">
       <source>Injected (%n)</source>

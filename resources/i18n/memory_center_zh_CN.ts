@@ -294,84 +294,84 @@
 <context>
     <name>AgentsView</name>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="110" />
-        <location filename="../../ui/views/agents_view.py" line="120" />
+        <location filename="../../ui/views/agents_view.py" line="107" />
+        <location filename="../../ui/views/agents_view.py" line="117" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="114" />
+        <location filename="../../ui/views/agents_view.py" line="111" />
         <source>Each client that used your memory: what it wrote (events) and what it read (model calls and the memories they were given).</source>
         <translation>使用过您记忆的每个客户端：它写入了什么（事件），读取了什么（模型调用及其收到的记忆）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="123" />
+        <location filename="../../ui/views/agents_view.py" line="120" />
         <source>Agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="124" />
+        <location filename="../../ui/views/agents_view.py" line="121" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="125" />
+        <location filename="../../ui/views/agents_view.py" line="122" />
         <source>Events written</source>
         <translation>写入的事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="126" />
+        <location filename="../../ui/views/agents_view.py" line="123" />
         <source>Model calls</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="127" />
+        <location filename="../../ui/views/agents_view.py" line="124" />
         <source>Memories read</source>
         <translation>读取的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="128" />
+        <location filename="../../ui/views/agents_view.py" line="125" />
         <source>Last active</source>
         <translation>最近活动</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="129" />
+        <location filename="../../ui/views/agents_view.py" line="126" />
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="139" />
-        <location filename="../../ui/views/agents_view.py" line="198" />
+        <location filename="../../ui/views/agents_view.py" line="136" />
+        <location filename="../../ui/views/agents_view.py" line="195" />
         <source>Pause memory for this agent</source>
         <translation>暂停此智能体的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="142" />
-        <source>Turns memory off for every session of this agent so far: nothing is injected into them or extracted from them. New sessions start with memory on.</source>
-        <translation>关闭此智能体目前所有会话的记忆：不再向这些会话注入记忆，也不再从中提取。新会话开始时记忆为开启状态。</translation>
+        <location filename="../../ui/views/agents_view.py" line="139" />
+        <source>Turns memory off for this agent: nothing is injected into any of its sessions, new ones included, until you resume it.</source>
+        <translation>关闭此智能体的记忆：不再向它的任何会话注入记忆，包括以后的新会话，直到你恢复为止。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="167" />
+        <location filename="../../ui/views/agents_view.py" line="164" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="167" />
+        <location filename="../../ui/views/agents_view.py" line="164" />
         <source>on</source>
         <translation>开启</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="196" />
+        <location filename="../../ui/views/agents_view.py" line="193" />
         <source>Resume memory for this agent</source>
         <translation>恢复此智能体的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="208" />
+        <location filename="../../ui/views/agents_view.py" line="205" />
         <source>Memory paused for %1.</source>
         <translation>已暂停 %1 的记忆。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="208" />
+        <location filename="../../ui/views/agents_view.py" line="205" />
         <source>Memory resumed for %1.</source>
         <translation>已恢复 %1 的记忆。</translation>
     </message>
@@ -951,22 +951,32 @@
         <translation>记忆库未通过完整性检查。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="44" />
+        <location filename="../../ui/errors.py" line="43" />
+        <source>The database server cannot be reached.</source>
+        <translation>无法连接数据库服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="46" />
+        <source>The server cannot be reached: the change waits on this computer and is applied when it returns.</source>
+        <translation>无法连接服务器：此更改保存在本机，服务器恢复后应用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="52" />
         <source>Memory Center could not do this.</source>
         <translation>记忆中心无法完成此操作。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="49" />
+        <location filename="../../ui/errors.py" line="57" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="53" />
+        <location filename="../../ui/errors.py" line="61" />
         <source>Something unexpected went wrong.</source>
         <translation>发生了意外错误。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="57" />
+        <location filename="../../ui/errors.py" line="65" />
         <source>Error message</source>
         <translation>错误消息</translation>
     </message>
@@ -1390,225 +1400,253 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="99" />
-        <location filename="../../ui/main_window.py" line="176" />
-        <location filename="../../ui/main_window.py" line="219" />
+        <location filename="../../ui/main_window.py" line="113" />
+        <location filename="../../ui/main_window.py" line="193" />
+        <location filename="../../ui/main_window.py" line="236" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="101" />
+        <location filename="../../ui/main_window.py" line="115" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="187" />
+        <location filename="../../ui/main_window.py" line="204" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="161" />
-        <location filename="../../ui/main_window.py" line="189" />
+        <location filename="../../ui/main_window.py" line="178" />
+        <location filename="../../ui/main_window.py" line="206" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="190" />
+        <location filename="../../ui/main_window.py" line="207" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="191" />
+        <location filename="../../ui/main_window.py" line="208" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="192" />
+        <location filename="../../ui/main_window.py" line="209" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="237" />
+        <location filename="../../ui/main_window.py" line="254" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="238" />
+        <location filename="../../ui/main_window.py" line="255" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="243" />
+        <location filename="../../ui/main_window.py" line="260" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="249" />
+        <location filename="../../ui/main_window.py" line="266" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="263" />
+        <location filename="../../ui/main_window.py" line="280" />
         <source>Last action</source>
         <translation>最近操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="178" />
-        <location filename="../../ui/main_window.py" line="267" />
+        <location filename="../../ui/main_window.py" line="195" />
+        <location filename="../../ui/main_window.py" line="284" />
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="62" />
+        <location filename="../../ui/main_window.py" line="76" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="63" />
+        <location filename="../../ui/main_window.py" line="77" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="65" />
+        <location filename="../../ui/main_window.py" line="79" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="97" />
-        <location filename="../../ui/main_window.py" line="174" />
+        <location filename="../../ui/main_window.py" line="111" />
+        <location filename="../../ui/main_window.py" line="191" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="179" />
-        <location filename="../../ui/main_window.py" line="276" />
+        <location filename="../../ui/main_window.py" line="196" />
+        <location filename="../../ui/main_window.py" line="295" />
         <source>DEMO store</source>
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="182" />
+        <location filename="../../ui/main_window.py" line="199" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="193" />
+        <location filename="../../ui/main_window.py" line="210" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="268" />
+        <location filename="../../ui/main_window.py" line="285" />
         <source>Undo last action</source>
         <translation>撤销上一步操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="272" />
+        <location filename="../../ui/main_window.py" line="289" />
         <source>Store status</source>
         <translation>存储状态</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="278" />
+        <location filename="../../ui/main_window.py" line="297" />
         <source>Sample memories of made-up people, kept apart from your own store.</source>
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="289" />
+        <location filename="../../ui/main_window.py" line="308" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="291" />
+        <location filename="../../ui/main_window.py" line="310" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="294" />
+        <location filename="../../ui/main_window.py" line="313" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="296" />
+        <location filename="../../ui/main_window.py" line="315" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="299" />
+        <location filename="../../ui/main_window.py" line="318" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="304" />
+        <location filename="../../ui/main_window.py" line="323" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="313" />
+        <location filename="../../ui/main_window.py" line="332" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="322" />
+        <location filename="../../ui/main_window.py" line="341" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="326" />
+        <location filename="../../ui/main_window.py" line="345" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="337" />
+        <location filename="../../ui/main_window.py" line="356" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342" />
+        <location filename="../../ui/main_window.py" line="361" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="345" />
+        <location filename="../../ui/main_window.py" line="364" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="346" />
+        <location filename="../../ui/main_window.py" line="365" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="348" />
+        <location filename="../../ui/main_window.py" line="367" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="431" />
+        <location filename="../../ui/main_window.py" line="450" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="432" />
+        <location filename="../../ui/main_window.py" line="451" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="433" />
+        <location filename="../../ui/main_window.py" line="452" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="435" />
+        <location filename="../../ui/main_window.py" line="454" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="468" />
+        <location filename="../../ui/main_window.py" line="500" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="534" />
+        <location filename="../../ui/main_window.py" line="581" />
         <source>locked</source>
         <translation>已锁定</translation>
+    </message>
+</context>
+<context>
+    <name>OfflineBadge</name>
+    <message>
+        <location filename="../../ui/live.py" line="28" />
+        <source>Server connection</source>
+        <translation>服务器连接</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/live.py" line="35" />
+        <source>offline, %n change(s) waiting</source>
+        <translation><numerusform>离线，%n 项更改等待同步</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/live.py" line="37" />
+        <source>offline</source>
+        <translation>离线</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/live.py" line="39" />
+        <source>%n change(s) waiting to be sent</source>
+        <translation><numerusform>%n 项更改等待发送</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/live.py" line="46" />
+        <source>The database server cannot be reached. Changes made here wait on this computer and are applied, in order, when it returns.</source>
+        <translation>无法连接数据库服务器。在这里所做的更改会保存在本机，服务器恢复后按顺序应用。</translation>
     </message>
 </context>
 <context>
@@ -2576,12 +2614,12 @@
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="305" />
+        <location filename="../../ui/views/sessions_view.py" line="306" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="307" />
+        <location filename="../../ui/views/sessions_view.py" line="308" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -2954,12 +2992,12 @@ Current scope: %3</source>
 <context>
     <name>Team</name>
     <message>
-        <location filename="../../ui/operations/team.py" line="49" />
+        <location filename="../../ui/operations/team.py" line="54" />
         <source>Removing %1: re-encrypting the store under a new key…</source>
         <translation>正在移除 %1：用新密钥重新加密存储…</translation>
     </message>
     <message>
-        <location filename="../../ui/operations/team.py" line="52" />
+        <location filename="../../ui/operations/team.py" line="57" />
         <source>rows re-encrypted</source>
         <translation>行已重新加密</translation>
     </message>

@@ -29,6 +29,26 @@ def pg_server() -> Iterator[PostgresServer]:
     server.destroy()
 
 
+@pytest.fixture(scope="module")
+def pg_crash_server() -> Iterator[PostgresServer]:
+    """A durable server of this module's own, which its tests stop and restart (R23)."""
+    server, why = start_or_explain(durable=True)
+    if server is None:
+        if required():
+            pytest.fail(f"PostgreSQL is required for this run but unavailable: {why}")
+        pytest.skip(f"PostgreSQL backend not tested: {why}")
+    yield server
+    server.destroy()
+
+
+@pytest.fixture
+def pg_crash_url(pg_crash_server: PostgresServer) -> Iterator[str]:
+    """A fresh database on the crash server; the server runs again after the test."""
+    yield pg_crash_server.database()
+    if not pg_crash_server.running():
+        pg_crash_server.restart()
+
+
 @pytest.fixture
 def pg_url(pg_server: PostgresServer) -> str:
     """A fresh, empty database on the test server."""

@@ -47,7 +47,10 @@ def _free_port() -> int:
 class PostgresServer:
     """One local server; `database()` hands out a fresh, empty database URL."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
+        # Durable: a crash (`stop("immediate")`) keeps every acknowledged commit, as a real
+        # server does; tests that crash the server need it.
+        self.durable = durable
         self.bin = _bin_dir()
         self.root = Path(tempfile.mkdtemp(prefix="mc-pg-"))
         self.data = self.root / "data"
@@ -79,14 +82,17 @@ class PostgresServer:
         """pg_ctl stop (`immediate` simulates a crash)."""
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
 
+    def running(self) -> bool:
+        """True while the server runs."""
+        return self._run("pg_ctl", "-D", str(self.data), "status", check=False).returncode == 0
+
     def restart(self) -> None:
         """Start the server (again, after `stop`) on the same port and data."""
-        # Durability is off: a test server's data is thrown away at the end.
-        options = (
-            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-            "-c max_connections=200"
-        )
+        # Durability is off unless asked for: a test server's data is thrown away at the end.
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
+        if not self.durable:
+            options += "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+        options += "-c max_connections=200"
         log = self.root / "server.log"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(log), "-o", options, "-w", "start")
 
@@ -109,14 +115,14 @@ class PostgresServer:
         return self.url(name)
 
 
-def start_or_explain() -> tuple[PostgresServer | None, str]:
+def start_or_explain(*, durable: bool = False) -> tuple[PostgresServer | None, str]:
     """Start a server, or return why not (the caller skips or fails on `required()`)."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
         return None, "psycopg is not installed"
     try:
-        return PostgresServer().start(), ""
+        return PostgresServer(durable=durable).start(), ""
     except (PostgresUnavailable, OSError, subprocess.TimeoutExpired) as exc:
         return None, str(exc)
 

@@ -1,0 +1,326 @@
+"""Writes while the server is away (R23): spool them on this machine, replay them in order.
+
+Service methods marked `@spoolable` pass through `Spooler.call` on a store kept on a server.
+A write goes straight to the store when nothing waits; when the server cannot be reached it
+goes to the local spool (`core/storage/spool.py`) and the caller gets `WriteSpooledError`,
+never a success. While writes wait, new writes queue behind them, so the store sees this
+machine's writes in the order they were made. `flush` replays each entry through the same
+service method (the policy decides it at apply time) with its id claimed in the store in the
+same transaction. A direct write claims its id too, so a write whose commit was cut off in
+flight (committed, but the answer lost) and then spooled is recognised and not applied twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import functools
+import inspect
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, cast
+
+from core.errors import (
+    AlreadyAppliedError,
+    InvalidInputError,
+    MemoryCenterError,
+    ResourceUnavailableError,
+    ServerUnavailableError,
+    WriteSpooledError,
+)
+from core.model.clock import from_iso
+from core.model.records import NewEvent
+from core.model.scope import Scope
+from core.model.spool import FlushReport, SpoolEntry, SpoolRefusal, SpoolStatus
+from core.model.validate import identifier, new_event
+from core.storage.spool import LocalSpool, claim, record_refused
+from core.storage.store import Store, WriteTx, new_id
+
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+# After the server was found away, writes go straight to the spool for this long before the
+# next one tries the server again: an agent's turn never waits for a connect timeout twice.
+RETRY_SECONDS = 5.0
+OFFLINE_NOTE = "offline_since"
+ERROR_NOTE = "last_error"
+# Replayed calls: every method here takes only plain, scope, event and time arguments.
+SPOOLABLE = frozenset(
+    {
+        "append_event",
+        "append_events",
+        "remember",
+        "suggest",
+        "observe",
+        "approve",
+        "reject",
+        "edit",
+        "disable",
+        "enable",
+        "delete",
+    }
+)
+
+
+class Gated(Protocol):
+    """A service whose writes may be spooled."""
+
+    def write_gate(self) -> Spooler | None: ...
+
+
+def spoolable(method: F) -> F:
+    """Mark a service write: on a server store it is spooled while the server is away."""
+    name = method.__name__
+    if name not in SPOOLABLE:
+        raise TypeError(f"{name} is not a spoolable operation")
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def wrapper(self: Gated, *args: Any, **kwargs: Any) -> Any:
+        gate = self.write_gate()
+        if gate is None:
+            return method(self, *args, **kwargs)
+        bound = signature.bind(self, *args, **kwargs).arguments
+        arguments = {k: v for k, v in bound.items() if k != "self"}
+        return gate.call(name, arguments, lambda: method(self, *args, **kwargs))
+
+    return cast(F, wrapper)
+
+
+class Spooler:
+    """The spool gate of one service on a server store.
+
+    Args:
+        service: the service whose undecorated methods replay entries.
+        store: its store (for the claim in the replaying transaction).
+        data_dir: the local data directory that holds the spool file.
+        device: this machine's device id, recorded with each applied entry.
+    """
+
+    def __init__(self, service: object, store: Store, data_dir: Path, device: str) -> None:
+        self._service = service
+        self._store = store
+        self._device = device
+        self.local = LocalSpool(data_dir, lambda: store.codec)
+        store.on_dispose.append(self.local.close)
+        self._lock = threading.RLock()
+        self._replaying = threading.local()
+        self._retry_at = 0.0
+        self._offline = False
+
+    # --- the gate -----------------------------------------------------------------
+
+    def call(self, operation: str, arguments: dict[str, Any], run: Callable[[], T]) -> T:
+        """Run a write, or spool it when the server is away or earlier writes still wait.
+
+        Raises:
+            WriteSpooledError: the write waits in the spool.
+        """
+        if getattr(self._replaying, "on", False):
+            return run()
+        _prevalidate(operation, arguments)
+        call = {"operation": operation, "arguments": _encode(arguments)}
+        with self._lock:
+            waiting, _ = self.local.summary()
+            if waiting and (time.monotonic() < self._retry_at or self.flush().waiting):
+                raise self._spool(operation, call, None)
+            entry = SpoolEntry(new_id("sp", self._store.clock.now()), operation, self._now())
+            try:
+                with self._store.first_write_also(self._claimer(entry, direct=True)):
+                    result = run()
+            except ServerUnavailableError as exc:
+                raise self._spool(operation, call, str(exc), entry_id=entry.id) from None
+            self._back_online()
+            return result
+
+    def _spool(
+        self, operation: str, call: dict[str, Any], error: str | None, entry_id: str | None = None
+    ) -> WriteSpooledError:
+        if error is not None:
+            self._went_offline(error)
+        entry = self.local.add(operation, call, self._now(), entry_id=entry_id)
+        waiting, _ = self.local.summary()
+        return WriteSpooledError(entry.id, operation, waiting)
+
+    # --- replay -------------------------------------------------------------------
+
+    def flush(self) -> FlushReport:
+        """Apply waiting writes in order until the spool is empty or the server goes away.
+
+        An entry the store refuses at apply time (its memory was deleted meanwhile, the
+        input no longer fits) is recorded as refused in the store, reported, and dropped;
+        a policy rejection (a secret) is a normal outcome of the applied write.
+        """
+        applied: list[str] = []
+        already: list[str] = []
+        refused: list[SpoolRefusal] = []
+        error: str | None = None
+        with self._lock, self.local.flushing() as mine:
+            if not mine:
+                error = "another process is flushing this spool"
+            for entry in self.local.entries() if mine else []:
+                outcome = self._apply(entry)
+                if isinstance(outcome, ResourceUnavailableError):
+                    # Server away, key or disk unavailable: not a decision; keep it, stop.
+                    error = outcome.message
+                    self.local.note_attempt(entry.id, error)
+                    if isinstance(outcome, ServerUnavailableError):
+                        self._went_offline(error)
+                    else:
+                        self.local.note(ERROR_NOTE, error)
+                    break
+                if outcome is None:
+                    applied.append(entry.id)
+                elif isinstance(outcome, AlreadyAppliedError):
+                    already.append(entry.id)
+                else:
+                    refused.append(SpoolRefusal(entry.id, entry.operation, outcome.message))
+                    self.local.note(ERROR_NOTE, f"{entry.operation} refused: {outcome.message}")
+                self.local.remove(entry.id)
+            waiting, _ = self.local.summary()
+        if mine and error is None:
+            self._back_online()
+            self.local.note(OFFLINE_NOTE, None)  # another process may have set it
+        return FlushReport(tuple(applied), tuple(already), tuple(refused), waiting, error)
+
+    def _apply(self, entry: SpoolEntry) -> MemoryCenterError | None:
+        """Replay one entry; None when applied, else the error that settled or stopped it."""
+        try:
+            call = self.local.call(entry.id)
+            operation = str(call["operation"])
+            if operation not in SPOOLABLE or operation != entry.operation:
+                raise InvalidInputError("operation", f"{operation!r} cannot be replayed")
+            method = getattr(type(self._service), operation).__wrapped__
+            try:
+                arguments = _decode(call["arguments"])
+                inspect.signature(method).bind(self._service, **arguments)
+            except (TypeError, ValueError, KeyError) as exc:
+                # Arguments this code cannot call the method with (an older spool format).
+                raise InvalidInputError("arguments", f"cannot be replayed: {exc}") from None
+            self._replaying.on = True
+            try:
+                with self._store.first_write_also(self._claimer(entry, direct=False)):
+                    method(self._service, **arguments)
+            finally:
+                self._replaying.on = False
+        except (AlreadyAppliedError, ResourceUnavailableError) as exc:
+            return exc
+        except MemoryCenterError as exc:
+            return self._refuse(entry, exc)
+        return None
+
+    def _refuse(self, entry: SpoolEntry, exc: MemoryCenterError) -> MemoryCenterError:
+        try:
+            with self._store.write("record a refused spooled write") as tx:
+                record_refused(tx, entry, self._device, exc.kind)
+        except ServerUnavailableError as away:
+            return away
+        return exc
+
+    def _claimer(self, entry: SpoolEntry, *, direct: bool) -> Callable[[WriteTx], None]:
+        def step(tx: WriteTx) -> None:
+            claim(tx, entry, self._device, check=not direct)
+
+        return step
+
+    # --- state ----------------------------------------------------------------------
+
+    def status(self) -> SpoolStatus:
+        """Waiting writes, the oldest, the last error, and whether the server was away."""
+        waiting, oldest = self.local.summary()
+        notes = self.local.notes() if waiting or self.local.path.exists() else {}
+        return SpoolStatus(
+            waiting=waiting,
+            oldest=from_iso(oldest) if oldest else None,
+            last_error=notes.get(ERROR_NOTE),
+            offline=self._offline or (waiting > 0 and OFFLINE_NOTE in notes),
+        )
+
+    def _went_offline(self, error: str) -> None:
+        self._retry_at = time.monotonic() + RETRY_SECONDS
+        self.local.note(ERROR_NOTE, error)
+        if not self._offline:
+            self._offline = True
+            self.local.note(OFFLINE_NOTE, self._now().isoformat())
+
+    def _back_online(self) -> None:
+        if self._offline or self._retry_at:
+            self._offline = False
+            self._retry_at = 0.0
+            self.local.note(OFFLINE_NOTE, None)
+
+    def _now(self) -> dt.datetime:
+        return self._store.clock.now()
+
+
+def spool_summary(data_dir: Path) -> SpoolStatus:
+    """A spool's state read from its file alone (nothing is decrypted)."""
+
+    def no_codec() -> Any:
+        raise InvalidInputError("spool", "reading the summary needs no key")
+
+    local = LocalSpool(data_dir, no_codec)
+    waiting, oldest = local.summary()
+    notes = local.notes()
+    return SpoolStatus(
+        waiting=waiting,
+        oldest=from_iso(oldest) if oldest else None,
+        last_error=notes.get(ERROR_NOTE),
+        offline=OFFLINE_NOTE in notes,
+    )
+
+
+# --- the sealed form of a call ----------------------------------------------------------
+
+
+def _encode(value: Any) -> Any:
+    """A call's arguments as tagged JSON (scopes, events, times and mappings keep their type)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Scope):
+        return {"$scope": dict(value.items_)}
+    if isinstance(value, NewEvent):
+        return {"$event": {f.name: _encode(getattr(value, f.name)) for f in fields(value)}}
+    if isinstance(value, dt.datetime):
+        return {"$time": value.isoformat()}
+    if isinstance(value, Mapping):
+        return {"$map": {str(k): _encode(v) for k, v in value.items()}}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    raise InvalidInputError("arguments", f"a {type(value).__name__} cannot be kept in the spool")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$scope" in value:
+        return Scope.required(value["$scope"])
+    if "$event" in value:
+        parts = {k: _decode(v) for k, v in value["$event"].items()}
+        parts["refs"] = tuple(parts.get("refs") or ())
+        return NewEvent(**parts)
+    if "$time" in value:
+        return dt.datetime.fromisoformat(value["$time"])
+    if "$map" in value:
+        return {k: _decode(v) for k, v in value["$map"].items()}
+    return {k: _decode(v) for k, v in value.items()}
+
+
+def _prevalidate(operation: str, arguments: dict[str, Any]) -> None:
+    """Refuse bad input before it is spooled (what can be checked without the store)."""
+    if operation == "append_event":
+        new_event(arguments["item"])
+    elif operation == "append_events":
+        for i, item in enumerate(arguments["items"]):
+            new_event(item, field=f"events[{i}]")
+    elif "memory_id" in arguments:
+        identifier(arguments["memory_id"], "memory_id", 64)
+    if operation in {"remember", "suggest", "observe"}:
+        scope = arguments.get("scope")
+        Scope.required(dict(scope.items_) if isinstance(scope, Scope) else scope)

@@ -1,0 +1,300 @@
+"""Writes while the PostgreSQL server is away (R23, #12): the spool, its replay, LISTEN/NOTIFY.
+
+The server is really stopped (`pg_ctl stop -m immediate`, a crash) and restarted; the
+writers are real separate processes with their own data directories (devices).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from core import (
+    MemoryService,
+    NewEvent,
+    ServerUnavailableError,
+    WriteSpooledError,
+)
+from tests.support.pg_fixtures import PG_PASSPHRASE
+from tests.support.postgres import PostgresServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "AKIAIOSFODNN7EXAMPLQ"
+
+
+@pytest.fixture
+def server(pg_crash_server: PostgresServer) -> PostgresServer:
+    return pg_crash_server
+
+
+@pytest.fixture
+def url(pg_crash_url: str) -> str:
+    return pg_crash_url
+
+
+def _open(data_dir: Path, url: str) -> MemoryService:
+    return MemoryService.open(
+        data_dir, passphrase=PG_PASSPHRASE, prefer_keyring=False, database_url=url
+    )
+
+
+def _join(owner: MemoryService, data_dir: Path, name: str) -> None:
+    raw, code = owner.invite_member(name).value
+    MemoryService.join(data_dir, raw, code, passphrase=PG_PASSPHRASE, prefer_keyring=False).close()
+
+
+def _texts(service: MemoryService, session: str) -> list[str]:
+    return [e.text for e in service.list_events(session=session, limit=10_000)]
+
+
+class Writer:
+    """A writer process and the lines it printed so far."""
+
+    def __init__(self, data_dir: Path, count: int, name: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.spool_writer", str(data_dir), str(count), name],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "MEMORY_CENTER_EMBEDDER": "none"},
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line.strip())
+
+    def wait_for_lines(self, count: int) -> None:
+        deadline = time.monotonic() + 120
+        while len(self.lines) < count and time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+
+    def finish(self) -> tuple[int, list[str], str]:
+        self.process.wait(timeout=180)
+        self._reader.join(timeout=10)
+        assert self.process.stdout is not None and self.process.stderr is not None
+        with self.process.stderr as err, self.process.stdout:
+            return self.process.returncode, self.lines, err.read()
+
+
+def test_two_writer_processes_survive_a_crash_of_the_server(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    owner = _open(tmp_path / "a", url)
+    _join(owner, tmp_path / "b", "bob")
+    owner.close()
+    count = 120
+    writers = [Writer(tmp_path / "a", count, "a"), Writer(tmp_path / "b", count, "b")]
+    for writer in writers:
+        writer.wait_for_lines(15)  # both are writing
+    server.stop("immediate")
+    time.sleep(1.5)  # writes meanwhile go to each machine's spool
+    server.restart()
+    for writer in writers:
+        code, lines, err = writer.finish()
+        assert code == 0, err
+        assert lines[-1] == "flushed 0"
+        assert any(line.startswith("spooled") for line in lines), "the outage was not met"
+        assert any(line.startswith("ok") for line in lines)
+    with _open(tmp_path / "a", url) as service:
+        for name in ("a", "b"):
+            texts = _texts(service, f"writer-{name}")
+            # Every write is there exactly once, and each machine's writes in order.
+            assert texts == [f"{name}-{i}" for i in range(count)]
+        assert service.verify().ok
+
+
+def test_spooled_purge_and_a_spooled_secret_are_decided_at_apply_time(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    kept = service.remember({"user": "ann"}, "My locker code at the gym is number 4711").value
+    assert kept.record is not None
+    server.stop("immediate")
+    with pytest.raises(WriteSpooledError) as spooled:
+        service.delete(kept.record.id, reason="no longer true", purge=True)
+    assert spooled.value.operation == "delete" and spooled.value.waiting == 1
+    with pytest.raises(WriteSpooledError):
+        service.remember({"user": "ann"}, f"my AWS access key is {SECRET}")
+    status = service.spool_status()
+    assert status.waiting == 2 and status.offline and status.oldest is not None
+    assert [e.operation for e in service.spooled_writes()] == ["delete", "remember"]
+    spool_bytes = (tmp_path / "a" / "spool.sqlite3").read_bytes()
+    assert SECRET.encode() not in spool_bytes  # sealed with the store's key
+    server.restart()
+    report = service.flush_spool()
+    assert len(report.applied) == 2 and report.waiting == 0 and report.error is None
+    assert service.get_memory(kept.record.id).status.value == "deleted"
+    contents = [m.content for m in service.list_memories()]
+    assert not any(SECRET in text for text in contents)  # the policy rejected it on apply
+    assert service.security_events()
+    assert service.verify().ok
+    assert not service.spool_status().offline
+    service.close()
+
+
+def test_a_flush_cut_off_after_the_commit_never_applies_twice(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    server.stop("immediate")
+    for i in range(3):
+        with pytest.raises(WriteSpooledError):
+            service.append_event(_event(f"offline-{i}"))
+    server.restart()
+    service.close()  # the spool file is complete on disk
+    spool = tmp_path / "a" / "spool.sqlite3"
+    before = tmp_path / "spool-before-flush.sqlite3"
+    shutil.copyfile(spool, before)
+    service = _open(tmp_path / "a", url)
+    assert len(service.flush_spool().applied) == 3
+    # As if the process died after the store committed but before the spool forgot them.
+    service.close()
+    spool.unlink()
+    for extra in ("-wal", "-shm"):
+        Path(str(spool) + extra).unlink(missing_ok=True)
+    shutil.copyfile(before, spool)
+    service = _open(tmp_path / "a", url)
+    again = service.flush_spool()
+    assert again.applied == () and len(again.already) == 3 and again.waiting == 0
+    assert _texts(service, "s") == ["offline-0", "offline-1", "offline-2"]
+    service.close()
+
+
+def test_a_spooled_approval_of_a_memory_deleted_meanwhile_is_refused_and_reported(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    suggested = service.suggest({"user": "ann"}, "Ann likes hiking in the Alps").value
+    assert suggested.record is not None
+    server.stop("immediate")
+    with pytest.raises(WriteSpooledError):
+        service.approve(suggested.record.id)
+    with pytest.raises(WriteSpooledError):
+        service.approve("mem_doesnotexist")
+    server.restart()
+    report = service.flush_spool()
+    assert len(report.applied) == 1
+    assert [r.operation for r in report.refused] == ["approve"]
+    assert "not found" in report.refused[0].message
+    assert service.get_memory(suggested.record.id).status.value == "active"
+    assert service.spool_status().last_error is not None
+    service.close()
+
+
+def test_bad_input_is_refused_at_once_even_while_offline(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    server.stop("immediate")
+    with pytest.raises(WriteSpooledError):
+        service.append_event(_event("first"))
+    with pytest.raises(Exception) as bad:
+        service.append_event(_event("x", scope={}))
+    assert bad.value.__class__.__name__ == "ScopeRequiredError"
+    assert service.spool_status().waiting == 1
+    reads = service.inject({"user": "ann"}, "anything", 300).value
+    assert reads.degraded and reads.snapshot_id == "" and not reads.items
+    server.restart()
+    assert service.flush_spool().waiting == 0
+    service.close()
+
+
+def test_a_commit_on_one_machine_wakes_the_other_machines_waiter(url: str, tmp_path: Path) -> None:
+    first = _open(tmp_path / "a", url)
+    _join(first, tmp_path / "b", "bob")
+    second = _open(tmp_path / "b", url)
+    start = second.revision()
+    woke = threading.Event()
+    seen: list[int] = []
+
+    def wait() -> None:
+        seen.append(second.wait_for_change(start, timeout=30))
+        woke.set()
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.3)  # the waiter is asleep on LISTEN
+    assert not woke.is_set()
+    first.remember({"user": "ann"}, "The team meets on Tuesdays at ten")
+    assert woke.wait(timeout=10)  # a guard only: it wakes at the commit
+    waiter.join()
+    assert seen[0] > start
+    first.close()
+    second.close()
+
+
+def test_waiting_for_changes_while_the_server_is_away_says_so(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    server.stop("immediate")
+    with pytest.raises(ServerUnavailableError):
+        service.wait_for_change(service_revision_unknown(), timeout=0.5)
+    server.restart()
+    assert service.wait_for_change(-1, timeout=1) >= 0
+    service.close()
+
+
+def test_wait_for_change_polls_on_sqlite(tmp_path: Path) -> None:
+    first = MemoryService.open(tmp_path / "s", passphrase=PG_PASSPHRASE, prefer_keyring=False)
+    second = MemoryService.open(tmp_path / "s", passphrase=PG_PASSPHRASE, prefer_keyring=False)
+    start = second.revision()
+    assert second.wait_for_change(start, timeout=0.2) == start  # nothing happened
+    assert second.write_gate() is None and second.spool_status().waiting == 0
+    first.remember({"user": "ann"}, "Ann's flight to Osaka leaves at 9")
+    assert second.wait_for_change(start, timeout=5) > start
+    first.close()
+    second.close()
+
+
+def service_revision_unknown() -> int:
+    return 10**9
+
+
+def _event(text: str, scope: dict[str, str] | None = None) -> NewEvent:
+    return NewEvent(
+        session="s",
+        actor="user",
+        trust="user",
+        scope={"user": "ann"} if scope is None else scope,
+        text=text,
+    )
+
+
+def test_an_altered_spool_entry_is_refused_not_applied(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    server.stop("immediate")
+    with pytest.raises(WriteSpooledError):
+        service.append_event(_event("kept"))
+    with pytest.raises(WriteSpooledError):
+        service.append_event(_event("altered"))
+    second = service.spooled_writes()[1].id
+    with sqlite3.connect(tmp_path / "a" / "spool.sqlite3") as raw:
+        body = bytearray(
+            raw.execute("SELECT body FROM entries WHERE id = ?", (second,)).fetchone()[0]
+        )
+        body[-1] ^= 1
+        raw.execute("UPDATE entries SET body = ? WHERE id = ?", (bytes(body), second))
+    server.restart()
+    report = service.flush_spool()
+    assert len(report.applied) == 1 and [r.id for r in report.refused] == [second]
+    assert "integrity" in report.refused[0].message
+    assert _texts(service, "s") == ["kept"]
+    service.close()
