@@ -13,11 +13,9 @@ passed in; used directly, the core takes the embedder stored in the store, else 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.governance.agents import AgentInfo
 from core.governance.policy import Origin, PolicySettings
 from core.model.capture import CaptureCursor
 from core.model.memory import (
@@ -37,26 +35,20 @@ from core.model.records import (
     ChangeEntry,
     Decision,
     Event,
-    KeyInfo,
-    MemberInfo,
     MemoryRecord,
     NewEvent,
     Result,
-    RotationProgress,
-    RotationReport,
     SessionInfo,
-    StoreStatus,
     VerifyReport,
 )
 from core.model.scope import Scope
-from core.model.spool import FlushReport, SpoolEntry, SpoolStatus
-from core.services.facade import FacadeBase
-from core.workflows.spool import Spooler, spool_summary, spoolable
+from core.services.admin_facade import AdminFacade
+from core.workflows.spool import spoolable
 
 ScopeArg = Mapping[str, str] | Scope | None
 
 
-class MemoryService(FacadeBase):
+class MemoryService(AdminFacade):
     """The facade over one store.
 
     Args:
@@ -431,29 +423,6 @@ class MemoryService(FacadeBase):
         """Remove an injected fault."""
         self.faults.clear()
 
-    # --- the derived indexes and the embedder (R14) ----------------------------------
-
-    def check_embedder(self) -> None:
-        """Raise when the configured embedder is not the one in use (no silent fallback)."""
-        self._index.check_embedder()
-
-    def index_status(self) -> dict[str, object]:
-        """Which indexes exist, their sizes and the embedder (for `index status`)."""
-        return self._index.index_status()
-
-    def rebuild_index(self) -> dict[str, object]:
-        """Throw away the derived indexes and rebuild them from the store."""
-        return self._index.rebuild_index()
-
-    def embedder_choices(self) -> dict[str, str]:
-        """Every known embedder by name: "" when it can be used here, else why not (a
-        package it needs is not installed). Weights are not loaded."""
-        return self._index.embedder_choices()
-
-    def set_embedder(self, name: str) -> Result[str]:
-        """Choose the embedder (stored in the store); the vector index is rebuilt for it."""
-        return self._index.set_embedder(name)
-
     # --- settings -----------------------------------------------------------------
 
     def policy_settings(self) -> PolicySettings:
@@ -481,130 +450,6 @@ class MemoryService(FacadeBase):
     def changes_since(self, revision: int, limit: int = 1000) -> list[ChangeEntry]:
         """What changed after `revision`, oldest first."""
         return self._events.changes_since(revision, limit)
-
-    # --- team stores on a server (members, invitations) -----------------------------
-
-    def invite_member(self, name: str, *, by: str | None = None) -> Result[tuple[bytes, str]]:
-        """Write an invitation for a member's device: the file's bytes and its one-time code."""
-        return self._admin.invite_member(name, by)
-
-    def remove_member(
-        self,
-        name: str,
-        *,
-        progress: Callable[[int], None] | None = None,
-        should_stop: Callable[[], bool] | None = None,
-    ) -> Result[RotationReport]:
-        """Remove a member: revoke their devices, then rotate the key (resumable)."""
-        return self._admin.remove_member(name, progress, None, should_stop)
-
-    def members(self) -> list[MemberInfo]:
-        """The members of a team store (empty for a local store)."""
-        return self._admin.members()
-
-    def key_info(self) -> KeyInfo:
-        """Where the key lives and which key id is active."""
-        return self._admin.key_info()
-
-    def rotate_key(
-        self,
-        *,
-        progress: Callable[[int], None] | None = None,
-        should_stop: Callable[[], bool] | None = None,
-    ) -> Result[RotationReport]:
-        """Re-encrypt everything under a new key; resumable (see core.storage.rotation)."""
-        return self._admin.rotate_key(progress, should_stop)
-
-    def status(self) -> StoreStatus:
-        """Path, revision, schema version, key source and counts."""
-        return self._admin.status()
-
-    # --- member removal with progress (R24, #12) ------------------------------------------
-
-    def remove_member_tracked(
-        self,
-        name: str,
-        *,
-        on_progress: Callable[[RotationProgress], None] | None = None,
-        should_stop: Callable[[], bool] | None = None,
-    ) -> Result[RotationReport]:
-        """`remove_member`, reporting a `RotationProgress` (phase, values visited of total)
-        after each batch, for a progress bar. Resumable: for a member already removed whose
-        rotation did not finish (stopped, crashed), calling it again finishes the rotation.
-
-        Raises:
-            NotFoundError: no such member (or removed, with no rotation left to finish).
-            RotationInterruptedError: `should_stop` said stop; call again to resume.
-        """
-        return self._admin.remove_member(name, None, on_progress, should_stop)
-
-    def rotation_pending(self) -> bool:
-        """True when a key rotation was started and not finished (resume it with
-        `rotate_key` or `remove_member_tracked`)."""
-        return self._admin.rotation_pending()
-
-    # --- writes while the server is away (R23) --------------------------------------
-
-    def write_gate(self) -> Spooler | None:
-        """The offline spool of a store on a server (None for a local file)."""
-        return self._spool.gate()
-
-    def spool_status(self) -> SpoolStatus:
-        """Writes waiting on this machine for the server, the oldest, the last error."""
-        return self._spool.status()
-
-    def spooled_writes(self) -> list[SpoolEntry]:
-        """The waiting writes, oldest first (what and when, not their content)."""
-        return self._spool.entries()
-
-    def flush_spool(self) -> FlushReport:
-        """Apply the waiting writes in order, each decided by the policy now."""
-        return self._spool.flush()
-
-    def wait_for_change(self, revision: int, timeout: float = 5.0) -> int:
-        """Block until the store revision passes `revision` (another process or machine
-        committed) or `timeout` seconds pass; returns the revision last seen. LISTEN/NOTIFY
-        on PostgreSQL, polling on SQLite.
-
-        Raises:
-            ServerUnavailableError: the server cannot be reached.
-        """
-        return self._spool.wait_for_change(revision, timeout)
-
-    @staticmethod
-    def offline_spool_status(data_dir: Path) -> SpoolStatus:
-        """The spool of `data_dir` read without opening the store (no key, no server):
-        what `status` can still say while the server is away."""
-        return spool_summary(data_dir)
-
-    # --- agents: model warm-up and per-agent pause (#13, #14) -----------------------------
-
-    def warm_up(self, wait: float = 0.0) -> bool:
-        """Start loading the embedding model in the background (idempotent).
-
-        For a store opened for an agent (MCP server, SDK runtime, hook daemon, the GUI), so
-        the first query does not pay for the load; a one-shot CLI command that needs no
-        embedding never loads the model. Until it is loaded, `inject` serves from the
-        keyword path (R17). `wait`: seconds to wait for the load; returns whether the model
-        is ready (True when there is no model).
-        """
-        return self._agents.warm_up(wait)
-
-    def paused_agents(self) -> frozenset[str]:
-        """The agents whose reads get no memory (R26)."""
-        return self._agents.paused_agents()
-
-    def set_agent_paused(self, agent: str, paused: bool) -> Result[frozenset[str]]:
-        """Pause (or resume) memory for an agent: every session of it, new ones included.
-
-        `agent` is a client name (`mcp`, `claude-code`, `codex`, `chatgpt`, `sdk`) or the
-        value of a request's `agent` scope key. Returns the paused names afterwards.
-        """
-        return self._agents.set_agent_paused(agent, paused)
-
-    def list_agents(self) -> list[AgentInfo]:
-        """The agents seen in the sessions (and any paused ones), with their pause state."""
-        return self._agents.list_agents(self.list_sessions(limit=100_000))
 
     # --- batches on the write path (#13) -----------------------------------------------
 
