@@ -26,7 +26,7 @@ from core import (
 from tests.support.pg_fixtures import PG_PASSPHRASE
 from tests.support.postgres import PostgresServer
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SECRET = "AKIAIOSFODNN7EXAMPLQ"
 
 
