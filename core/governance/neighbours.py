@@ -35,7 +35,7 @@ from core.model.enums import MemoryStatus
 from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.storage import memories
+from core.storage import memories, memory_queries
 from core.storage.store import EVERYTHING, WriteTx, changed_memory_ids, revision_of
 
 RELATED_STATUSES = (
@@ -181,7 +181,7 @@ class Neighbours:
             flt = MemoryFilter(
                 statuses=tuple(x.value for x in RELATED_STATUSES), scope=scope, limit=10_000_000
             )
-            for record in memories.query(tx.conn, tx.codec, flt):
+            for record in memory_queries.query(tx.conn, tx.codec, flt):
                 index.put(record)
                 self._where[record.id] = scope
             self._scopes[scope] = index

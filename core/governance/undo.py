@@ -19,7 +19,7 @@ from collections.abc import Callable
 from core.errors import InvalidStateError
 from core.governance.policy import VERSION
 from core.model.records import Decision, MemoryRecord
-from core.storage import memories, settings
+from core.storage import memories, memory_history, settings
 from core.storage.store import WriteTx
 
 UNDOABLE = ("approve", "reject", "quarantine")
@@ -59,7 +59,7 @@ def undo(tx: WriteTx, record: MemoryRecord, action: str, actor: str) -> Decision
     """
     if action not in UNDOABLE:
         raise InvalidStateError(f"cannot undo {action!r}; only {', '.join(UNDOABLE)} can be")
-    history = memories.history(tx.conn, tx.codec, record.id)
+    history = memory_history.history(tx.conn, tx.codec, record.id)
     last = history[-1] if history else None
     if last is None or last.action != action:
         latest = last.action if last else "nothing"

@@ -14,7 +14,7 @@ from core.model.records import Changes, Decision, Event, MemoryRecord, Result
 from core.model.scope import Scope
 from core.model.validate import identifier, memory_filter
 from core.services.context import Engine, one, required_scope
-from core.storage import event_log, memories
+from core.storage import event_log, memories, memory_history, memory_queries
 from core.storage.store import changes_of, revision_of
 from core.workflows import deletion, portability, replay, writes
 
@@ -122,7 +122,7 @@ class MemoryReads:
         chosen = self._e.at_now(flt or MemoryFilter(limit=1_000_000))
         memory_filter(chosen)
         with self._e.store.read("list memories") as conn:
-            found = memories.query(conn, self._e.store.codec, chosen)
+            found = memory_queries.query(conn, self._e.store.codec, chosen)
         self._e.report_damage(found.damaged)
         return list(found)
 
@@ -138,23 +138,23 @@ class MemoryReads:
         chosen = self._e.at_now(flt or MemoryFilter())
         memory_filter(chosen)
         with self._e.store.read("count memories") as conn:
-            return memories.count(conn, chosen)
+            return memory_queries.count(conn, chosen)
 
     def history(self, memory_id: str) -> list[Decision]:
         record = self.get_memory(memory_id)
         with self._e.store.read("read history") as conn:
-            return memories.history(conn, self._e.store.codec, record.id)
+            return memory_history.history(conn, self._e.store.codec, record.id)
 
     def revisions(self, memory_id: str) -> list[tuple[int, dt.datetime, str, Scope, str]]:
         record = self.get_memory(memory_id)
         with self._e.store.read("read revisions") as conn:
-            return memories.revisions(conn, self._e.store.codec, record.id)
+            return memory_history.revisions(conn, self._e.store.codec, record.id)
 
     def memory_at(self, revision: int) -> list[MemoryRecord]:
         if isinstance(revision, bool) or not isinstance(revision, int) or revision < 0:
             raise InvalidInputError("revision", "must be a store revision (a whole number >= 0)")
         with self._e.store.read("reconstruct memory") as conn:
-            return memories.state_at(conn, self._e.store.codec, revision)
+            return memory_history.state_at(conn, self._e.store.codec, revision)
 
     def tombstone(self, memory_id: str) -> Tombstone:
         with self._e.store.read("read tombstone") as conn:

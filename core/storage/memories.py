@@ -4,6 +4,10 @@ Nothing is overwritten in place: an edit or a scope change adds a revision (the 
 stays, encrypted, until a purge); every status transition adds a decision row and a
 `memory_decision` event to the log (R5). Decision events carry ids and statuses, never
 content, so purging a memory never has to touch the hash-chained log.
+
+This module writes records and reads them by id (with the binding check every read passes);
+lists by filter are in `memory_queries`, a record's decisions and revisions and the store
+as of a past revision in `memory_history`.
 """
 
 from __future__ import annotations
@@ -12,13 +16,13 @@ import datetime as dt
 import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, func, or_, select, update
+from sqlalchemy import Connection, and_, delete, select, update
 
 from core.crypto.codec import Aad, Codec
-from core.errors import DamagedRowError, InvalidInputError, NotFoundError
+from core.errors import DamagedRowError, NotFoundError
 from core.model.clock import from_iso, to_iso
 from core.model.enums import (
     Actor,
@@ -29,7 +33,6 @@ from core.model.enums import (
     Sensitivity,
     TrustLevel,
 )
-from core.model.memory import MemoryFilter
 from core.model.records import Decision, MemoryRecord
 from core.model.scope import Scope
 from core.model.sessions import GOVERNANCE_SESSION as GOVERNANCE_SESSION
@@ -318,10 +321,10 @@ def load(conn: Connection, codec: Codec, ids: Sequence[str]) -> Records[MemoryRe
     """Records by id (unknown ids are skipped), in the order given; damaged ones on the side."""
     if not ids:
         return Records()
-    rows = conn.execute(_record_query().where(s.memories.c.id.in_(list(ids)))).mappings().all()
+    rows = conn.execute(record_query().where(s.memories.c.id.in_(list(ids)))).mappings().all()
     records = {r["id"]: r for r in rows}
-    sources = _sources(conn, list(records))
-    return split(_checked(records[i], codec, sources.get(i, ())) for i in ids if i in records)
+    sources = source_ids(conn, list(records))
+    return split(checked(records[i], codec, sources.get(i, ())) for i in ids if i in records)
 
 
 def active_rows(conn: Connection) -> list[tuple[str, str, int]]:
@@ -337,129 +340,6 @@ def active_rows(conn: Connection) -> list[tuple[str, str, int]]:
         )
     ).all()
     return list(rows)
-
-
-def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> Records[MemoryRecord]:
-    """Records matching a filter, newest first.
-
-    Filters on clear metadata run in SQL, and so do LIMIT/OFFSET when no filter needs the
-    decrypted content or the scope rule: then only the requested page is decrypted.
-    """
-    q = _filtered(_record_query(), flt)
-    q = q.order_by(s.memories.c.updated_at.desc(), s.memories.c.id.desc())
-    in_python = flt.visible_to is not None or bool(flt.text)
-    if not in_python:
-        q = q.limit(flt.limit).offset(flt.offset)
-    rows = conn.execute(q).mappings().all()
-    if flt.visible_to is not None:
-        # A cheap first cut on the clear column; the binding check below makes it exact.
-        rows = [r for r in rows if _maybe_visible(r["scope_json"], flt.visible_to)]
-    sources = _sources(conn, [r["id"] for r in rows])
-    found = split(_checked(r, codec, sources.get(r["id"], ())) for r in rows)
-    # Scope rules run on the verified record, never on an unchecked clear column.
-    records = [r for r in found if _scope_matches(r, flt)]
-    if flt.text:
-        needle = flt.text.casefold()
-        records = [r for r in records if needle in r.content.casefold()]
-    page = records[flt.offset : flt.offset + flt.limit] if in_python else records
-    return Records(page, found.damaged)
-
-
-def _maybe_visible(scope_json: str, request: Scope) -> bool:
-    try:
-        return Scope.from_json(scope_json).visible_to(request)
-    except (ValueError, TypeError, InvalidInputError):
-        return True  # unreadable: let the checked decode report it as damage
-
-
-def _scope_matches(record: MemoryRecord, flt: MemoryFilter) -> bool:
-    if flt.visible_to is not None and not record.scope.visible_to(flt.visible_to):
-        return False
-    return all(record.scope.get(k) == v for k, v in (flt.scope_contains or {}).items())
-
-
-def count(conn: Connection, flt: MemoryFilter) -> int:
-    """How many records match the metadata part of a filter (no text or visibility rule)."""
-    q = _filtered(select(func.count()).select_from(s.memories), flt)
-    return int(conn.execute(q).scalar_one())
-
-
-def _effective(status: str, now: dt.datetime | None) -> Any:
-    """SQL for one effective status: `expired` is active or pending with its time up."""
-    moment = to_iso(now or dt.datetime.now(dt.UTC))
-    expiring = (MemoryStatus.ACTIVE.value, MemoryStatus.CANDIDATE.value)
-    lapsed = s.memories.c.expires_at.is_not(None) & (s.memories.c.expires_at <= moment)
-    if status == "expired":
-        return s.memories.c.status.in_(expiring) & lapsed
-    if status in expiring:
-        return (s.memories.c.status == status) & ~lapsed
-    return s.memories.c.status == status
-
-
-def _filtered(q: Any, flt: MemoryFilter) -> Any:
-    """Apply every metadata condition of a filter (all in SQL)."""
-    for condition in (*_attribute_conditions(flt), *_range_conditions(flt)):
-        q = q.where(condition)
-    return q
-
-
-def _attribute_conditions(flt: MemoryFilter) -> list[Any]:
-    out: list[Any] = []
-    if flt.statuses:
-        out.append(s.memories.c.status.in_(list(flt.statuses)))
-    if flt.kinds:
-        out.append(s.memories.c.kind.in_(list(flt.kinds)))
-    if flt.source_trust:
-        out.append(s.memories.c.source_trust.in_(list(flt.source_trust)))
-    if flt.scope is not None:
-        out.append(s.memories.c.scope_json == flt.scope.to_json())
-    if flt.effective_statuses:
-        out.append(or_(*(_effective(st, flt.now) for st in flt.effective_statuses)))
-    for key, value in (flt.scope_contains or {}).items():
-        having = select(s.memory_scopes.c.memory_id).where(
-            (s.memory_scopes.c.key == key) & (s.memory_scopes.c.value == value)
-        )
-        out.append(s.memories.c.id.in_(having))
-    return out
-
-
-def _range_conditions(flt: MemoryFilter) -> list[Any]:
-    out: list[Any] = []
-    if flt.after is not None:
-        moment, last_id = to_iso(flt.after[0]), flt.after[1]
-        out.append(
-            (s.memories.c.updated_at < moment)
-            | ((s.memories.c.updated_at == moment) & (s.memories.c.id < last_id))
-        )
-    if flt.updated_from is not None:
-        out.append(s.memories.c.updated_at >= to_iso(flt.updated_from))
-    if flt.updated_to is not None:
-        out.append(s.memories.c.updated_at < to_iso(flt.updated_to))
-    return out
-
-
-def in_scope(
-    conn: Connection, codec: Codec, scope: Scope, statuses: Sequence[MemoryStatus]
-) -> list[MemoryRecord]:
-    """Records with exactly this scope in these statuses (duplicate and conflict checks)."""
-    return query(
-        conn,
-        codec,
-        MemoryFilter(statuses=tuple(x.value for x in statuses), scope=scope, limit=10_000),
-    )
-
-
-def visible(
-    conn: Connection, codec: Codec, request: Scope, statuses: Sequence[MemoryStatus]
-) -> list[MemoryRecord]:
-    """Records whose scope the request may see (containment rule), in these statuses."""
-    return query(
-        conn,
-        codec,
-        MemoryFilter(
-            statuses=tuple(x.value for x in statuses), visible_to=request, limit=1_000_000
-        ),
-    )
 
 
 def fenced(conn: Connection, fingerprint: str) -> str | None:
@@ -487,53 +367,6 @@ def lift_fence(tx: WriteTx, memory_id: str) -> int:
         raise NotFoundError("deletion fence of memory", memory_id)
     tx.touch(ChangeKind.POLICY, memory_ids=(memory_id,))
     return int(lifted)
-
-
-def history(conn: Connection, codec: Codec, memory_id: str) -> list[Decision]:
-    """Every decision about a record, oldest first."""
-    # Store revision, then log position: decisions of one transaction keep their order
-    # even when they share a timestamp.
-    rows = conn.execute(
-        select(s.decisions)
-        .outerjoin(s.events, s.events.c.id == s.decisions.c.event_id)
-        .where(s.decisions.c.memory_id == memory_id)
-        .order_by(s.decisions.c.store_revision, s.events.c.position, s.decisions.c.id)
-    ).mappings()
-    return [
-        Decision(
-            id=r["id"],
-            memory_id=r["memory_id"],
-            ts=from_iso(r["ts"]),
-            action=r["action"],
-            from_status=MemoryStatus(r["from_status"]) if r["from_status"] else None,
-            to_status=MemoryStatus(r["to_status"]),
-            actor=r["actor"],
-            reason=codec.open_text(r["reason"], reason_aad(r["id"])),
-            policy_version=r["policy_version"],
-            store_revision=r["store_revision"],
-            event_id=r["event_id"],
-        )
-        for r in rows
-    ]
-
-
-def revisions(
-    conn: Connection, codec: Codec, memory_id: str
-) -> list[tuple[int, dt.datetime, str, Scope, str]]:
-    """(revision, ts, actor, scope, content) of every stored revision, oldest first."""
-    rows = conn.execute(
-        select(s.memory_revisions)
-        .where(s.memory_revisions.c.memory_id == memory_id)
-        .order_by(s.memory_revisions.c.revision)
-    ).mappings()
-    out = []
-    for r in rows:
-        blob = r["content"]
-        text = codec.open_text(blob, content_aad(memory_id, r["revision"])) if blob else PURGED_TEXT
-        out.append(
-            (r["revision"], from_iso(r["ts"]), r["actor"], Scope.from_json(r["scope_json"]), text)
-        )
-    return out
 
 
 def excluded_sessions(conn: Connection, memory_ids: Sequence[str], session: str) -> set[str]:
@@ -579,7 +412,8 @@ def by_source_events(conn: Connection, event_ids: Sequence[str]) -> list[str]:
     )
 
 
-def _record_query() -> Any:
+def record_query() -> Any:
+    """Memory rows joined with the ciphertext of their current revision."""
     return select(s.memories, s.memory_revisions.c.content).join(
         s.memory_revisions,
         and_(
@@ -589,7 +423,9 @@ def _record_query() -> Any:
     )
 
 
-def _sources(conn: Connection, ids: list[str]) -> dict[str, tuple[str, ...]]:
+def source_ids(conn: Connection, ids: list[str]) -> dict[str, tuple[str, ...]]:
+    """The source event ids of each memory, in id order (asked in chunks: SQLite caps the
+    number of bound parameters)."""
     out: dict[str, list[str]] = {}
     for chunk_start in range(0, len(ids), 900):
         chunk = ids[chunk_start : chunk_start + 900]
@@ -603,7 +439,7 @@ def _sources(conn: Connection, ids: list[str]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _checked(
+def checked(
     row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]
 ) -> MemoryRecord | Damage:
     """Decode a row only if its binding verifies; any failure is damage of that row."""
@@ -652,50 +488,3 @@ def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -
         index_refs=tuple(json.loads(row["index_refs_json"])),
         superseded_by=row["superseded_by"],
     )
-
-
-def state_at(conn: Connection, codec: Codec, revision: int) -> list[MemoryRecord]:
-    """Memory as it stood at a past store revision, rebuilt from history and decisions (R21).
-
-    Status comes from the last decision at or before `revision`; content and scope from the
-    last stored revision at or before it. Purged content stays purged.
-    """
-    decided: dict[str, str] = {}
-    for mid, status in conn.execute(
-        select(s.decisions.c.memory_id, s.decisions.c.to_status)
-        .outerjoin(s.events, s.events.c.id == s.decisions.c.event_id)
-        .where(s.decisions.c.store_revision <= revision)
-        .order_by(s.decisions.c.store_revision, s.events.c.position, s.decisions.c.id)
-    ).all():
-        decided[str(mid)] = str(status)
-    out = []
-    for record in load(conn, codec, list(decided)):
-        row = (
-            conn.execute(
-                select(s.memory_revisions)
-                .where(
-                    (s.memory_revisions.c.memory_id == record.id)
-                    & (s.memory_revisions.c.store_revision <= revision)
-                )
-                .order_by(s.memory_revisions.c.revision.desc())
-                .limit(1)
-            )
-            .mappings()
-            .first()
-        )
-        if row is None:
-            continue
-        blob = row["content"]
-        content = (
-            codec.open_text(blob, content_aad(record.id, row["revision"])) if blob else PURGED_TEXT
-        )
-        out.append(
-            replace(
-                record,
-                status=MemoryStatus(decided[record.id]),
-                content=content,
-                scope=Scope.from_json(row["scope_json"]),
-                revision=int(row["revision"]),
-            )
-        )
-    return out

@@ -17,15 +17,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import select, update
-
 from core.errors import IntegrityError, PrivateScopeError
 from core.model.enums import EventKind
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.retrieval import render
-from core.storage import event_log, memories, snapshots
-from core.storage import schema as s
+from core.storage import event_log, memories, purge, snapshots
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import WriteTx
 
@@ -100,41 +97,26 @@ class Place:
 
 
 def _revisions(p: Purge) -> None:
-    p.tx.conn.execute(
-        update(s.memory_revisions)
-        .where(s.memory_revisions.c.memory_id == p.record.id)
-        .values(content=None)
-    )
+    purge.destroy_revision_contents(p.tx.conn, p.record.id)
     p.report.append("memory_revisions: content of every revision destroyed")
 
 
 def _decisions(p: Purge) -> None:
     """The memory's own decision reasons, and other memories' reasons that name it or
     quote it (conflict and supersede descriptions quote the differing values)."""
-    own: list[Any] = list(
-        p.tx.conn.execute(
-            select(s.decisions.c.id).where(s.decisions.c.memory_id == p.record.id)
-        ).scalars()
-    )
+    own = purge.decision_ids(p.tx.conn, p.record.id)
     for did in own:
-        _seal_reason(p, str(did), PURGED_REASON)
+        _seal_reason(p, did, PURGED_REASON)
     p.report.append(f"decisions: {len(own)} reason(s) redacted")
     neighbours = _same_scope_memories(p)
-    rows: list[Any] = list(
-        p.tx.conn.execute(
-            select(s.decisions.c.id, s.decisions.c.reason).where(
-                s.decisions.c.memory_id.in_(neighbours)
-            )
-        ).all()
-    )
     mentioned = 0
-    for did, blob in rows:
+    for did, blob in purge.sealed_reasons(p.tx.conn, neighbours):
         try:
-            reason = p.tx.codec.open_text(blob, memories.reason_aad(str(did)))
+            reason = p.tx.codec.open_text(blob, memories.reason_aad(did))
         except (IntegrityError, PrivateScopeError):
             reason = ""  # damaged: verify names it; nothing readable to redact
         if p.record.id in reason or p.carries(reason):
-            _seal_reason(p, str(did), f"{PURGED_REASON} (it described purged {p.record.id})")
+            _seal_reason(p, did, f"{PURGED_REASON} (it described purged {p.record.id})")
             mentioned += 1
     if mentioned:
         p.report.append(f"decisions of related memories: {mentioned} description(s) redacted")
@@ -142,29 +124,12 @@ def _decisions(p: Purge) -> None:
 
 def _same_scope_memories(p: Purge) -> list[str]:
     # Duplicates, conflicts and supersedes are only ever judged within one exact scope.
-    found: list[Any] = list(
-        p.tx.conn.execute(
-            select(s.memories.c.id).where(
-                (s.memories.c.scope_json == p.record.scope.to_json())
-                & (s.memories.c.id != p.record.id)
-            )
-        ).scalars()
-    )
-    return [str(m) for m in found]
+    return purge.other_memories_in_scope(p.tx.conn, p.record.scope.to_json(), p.record.id)
 
 
 def _seal_reason(p: Purge, decision_id: str, text: str) -> None:
-    p.tx.conn.execute(
-        update(s.decisions)
-        .where(s.decisions.c.id == decision_id)
-        .values(
-            reason=p.tx.codec.seal_text(
-                text,
-                memories.reason_aad(decision_id),
-                key_id=p.tx.key_for(p.record.scope.get("user"), strict=False),
-            )
-        )
-    )
+    key_id = p.tx.key_for(p.record.scope.get("user"), strict=False)
+    purge.rewrite_reason(p.tx, decision_id, text, key_id)
 
 
 def _snapshots(p: Purge) -> None:
@@ -213,8 +178,7 @@ def _snapshots(p: Purge) -> None:
 
 
 def _snapshots_seeing(p: Purge) -> set[str]:
-    rows = p.tx.conn.execute(select(s.snapshots.c.id, s.snapshots.c.scope_json)).all()
-    return {str(sid) for sid, scope_json in rows if p.visible_in(str(scope_json))}
+    return {sid for sid, scope_json in purge.snapshot_scopes(p.tx.conn) if p.visible_in(scope_json)}
 
 
 def _source_events(p: Purge) -> None:
@@ -226,12 +190,8 @@ def _audit_events(p: Purge) -> None:
     """`agent_call` audit events whose tool arguments (content, query, goal) carry it."""
     if not p.purge_events:
         return
-    rows = p.tx.conn.execute(
-        select(s.events.c.id, s.events.c.scope_json).where(
-            s.events.c.kind == EventKind.AGENT_CALL.value
-        )
-    ).all()
-    ids = [str(eid) for eid, scope_json in rows if p.visible_in(str(scope_json))]
+    rows = purge.agent_call_scopes(p.tx.conn)
+    ids = [eid for eid, scope_json in rows if p.visible_in(scope_json)]
     found = 0
     for event in event_log.list_by_ids(p.tx.conn, p.tx.codec, ids):
         if _any_string(event.data, p.carries) and _redact(p, event.id):
@@ -241,13 +201,7 @@ def _audit_events(p: Purge) -> None:
 
 
 def _redact(p: Purge, event_id: str) -> bool:
-    sealed = p.tx.codec.seal_json({"redacted": True}, event_log.payload_aad(event_id))
-    changed = p.tx.conn.execute(
-        update(s.event_payloads)
-        .where((s.event_payloads.c.event_id == event_id) & s.event_payloads.c.redacted_at.is_(None))
-        .values(ciphertext=sealed, redacted_at=p.tx.now_iso)
-    ).rowcount
-    return bool(changed)
+    return purge.redact_payload(p.tx, event_id)
 
 
 def _announce(p: Purge) -> None:

@@ -26,7 +26,7 @@ from core.model.enums import ChangeKind, MemoryStatus
 from core.model.memory import Tombstone
 from core.model.records import MemoryRecord
 from core.model.validate import text
-from core.storage import fences, memories, tombstones
+from core.storage import fences, memories, memory_history, tombstones
 from core.storage.store import WriteTx
 from core.workflows import copies
 
@@ -105,7 +105,9 @@ def delete(
 
 
 def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes, embed: Embed | None) -> None:
-    contents = {c for (_, _, _, _, c) in memories.revisions(tx.conn, tx.codec, record.id) if c}
+    contents = {
+        c for (_, _, _, _, c) in memory_history.revisions(tx.conn, tx.codec, record.id) if c
+    }
     for content in contents:
         fp = fingerprint(fp_key, content)
         feats = features(fp_key, content)
@@ -133,7 +135,7 @@ def _purge(
     tx: WriteTx, record: MemoryRecord, deleted_at: str, purge_events: bool, report: list[str]
 ) -> list[str]:
     """Destroy every copy of the content: the places are listed in `copies.PLACES`."""
-    history = memories.revisions(tx.conn, tx.codec, record.id)
+    history = memory_history.revisions(tx.conn, tx.codec, record.id)
     work = copies.Purge(
         tx,
         record,

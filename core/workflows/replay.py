@@ -22,7 +22,7 @@ from core.model.memory import (
 )
 from core.model.records import MemoryRecord
 from core.retrieval import render
-from core.storage import event_log, memories, snapshots
+from core.storage import event_log, memories, memory_history, snapshots
 
 
 def marks_for(
@@ -164,7 +164,7 @@ def _not_injectable(
 def adoption_chain(conn: Connection, codec: Codec, memory_id: str) -> AdoptionChain:
     """Source events -> activating decision -> every injection -> corrections (R22)."""
     record = memories.get(conn, codec, memory_id)
-    decisions = memories.history(conn, codec, memory_id)
+    decisions = memory_history.history(conn, codec, memory_id)
     activation = next((d for d in decisions if d.to_status == MemoryStatus.ACTIVE), None)
     uses = snapshots.using_memory(conn, memory_id)
     injections = tuple((sid, sess, dt.datetime.fromisoformat(ts)) for sid, sess, ts in uses)

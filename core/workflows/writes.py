@@ -23,7 +23,7 @@ from core.model.scope import Scope
 from core.model.sessions import DIRECT_SESSION
 from core.model.validate import ValidEvent, enum_value, event_said_at, identifier, text
 from core.model.validate import said_at as valid_said_at
-from core.storage import event_log, memories
+from core.storage import event_log, memories, memory_queries
 from core.storage.store import WriteTx
 
 MAX_DAYS = 36_500
@@ -199,7 +199,9 @@ def observe(
         if record.status != MemoryStatus.DELETED:
             controls.mark_stale(tx, record, event.id, "observation")
         return event
-    live = memories.visible(tx.conn, tx.codec, scope, [MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE])
+    live = memory_queries.visible(
+        tx.conn, tx.codec, scope, [MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE]
+    )
     for record in live:
         rel = relate(words, record.content)
         if rel.kind != "contradiction":

@@ -1,0 +1,147 @@
+"""Memory records by filter: the lists, counts and scope queries the views and checks ask for.
+
+Filters on clear metadata run in SQL; the scope rules and the text filter run on records
+that passed the binding check (`memories.checked`), never on an unchecked clear column.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, func, or_, select
+
+from core.crypto.codec import Codec
+from core.errors import InvalidInputError
+from core.model.clock import to_iso
+from core.model.enums import MemoryStatus
+from core.model.memory import MemoryFilter
+from core.model.records import MemoryRecord
+from core.model.scope import Scope
+from core.storage import schema as s
+from core.storage.damage import Records, split
+from core.storage.memories import checked, record_query, source_ids
+
+
+def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> Records[MemoryRecord]:
+    """Records matching a filter, newest first.
+
+    Filters on clear metadata run in SQL, and so do LIMIT/OFFSET when no filter needs the
+    decrypted content or the scope rule: then only the requested page is decrypted.
+    """
+    q = _filtered(record_query(), flt)
+    q = q.order_by(s.memories.c.updated_at.desc(), s.memories.c.id.desc())
+    in_python = flt.visible_to is not None or bool(flt.text)
+    if not in_python:
+        q = q.limit(flt.limit).offset(flt.offset)
+    rows = conn.execute(q).mappings().all()
+    if flt.visible_to is not None:
+        # A cheap first cut on the clear column; the binding check below makes it exact.
+        rows = [r for r in rows if _maybe_visible(r["scope_json"], flt.visible_to)]
+    sources = source_ids(conn, [r["id"] for r in rows])
+    found = split(checked(r, codec, sources.get(r["id"], ())) for r in rows)
+    # Scope rules run on the verified record, never on an unchecked clear column.
+    records = [r for r in found if _scope_matches(r, flt)]
+    if flt.text:
+        needle = flt.text.casefold()
+        records = [r for r in records if needle in r.content.casefold()]
+    page = records[flt.offset : flt.offset + flt.limit] if in_python else records
+    return Records(page, found.damaged)
+
+
+def _maybe_visible(scope_json: str, request: Scope) -> bool:
+    try:
+        return Scope.from_json(scope_json).visible_to(request)
+    except (ValueError, TypeError, InvalidInputError):
+        return True  # unreadable: let the checked decode report it as damage
+
+
+def _scope_matches(record: MemoryRecord, flt: MemoryFilter) -> bool:
+    if flt.visible_to is not None and not record.scope.visible_to(flt.visible_to):
+        return False
+    return all(record.scope.get(k) == v for k, v in (flt.scope_contains or {}).items())
+
+
+def count(conn: Connection, flt: MemoryFilter) -> int:
+    """How many records match the metadata part of a filter (no text or visibility rule)."""
+    q = _filtered(select(func.count()).select_from(s.memories), flt)
+    return int(conn.execute(q).scalar_one())
+
+
+def _effective(status: str, now: dt.datetime | None) -> Any:
+    """SQL for one effective status: `expired` is active or pending with its time up."""
+    moment = to_iso(now or dt.datetime.now(dt.UTC))
+    expiring = (MemoryStatus.ACTIVE.value, MemoryStatus.CANDIDATE.value)
+    lapsed = s.memories.c.expires_at.is_not(None) & (s.memories.c.expires_at <= moment)
+    if status == "expired":
+        return s.memories.c.status.in_(expiring) & lapsed
+    if status in expiring:
+        return (s.memories.c.status == status) & ~lapsed
+    return s.memories.c.status == status
+
+
+def _filtered(q: Any, flt: MemoryFilter) -> Any:
+    """Apply every metadata condition of a filter (all in SQL)."""
+    for condition in (*_attribute_conditions(flt), *_range_conditions(flt)):
+        q = q.where(condition)
+    return q
+
+
+def _attribute_conditions(flt: MemoryFilter) -> list[Any]:
+    out: list[Any] = []
+    if flt.statuses:
+        out.append(s.memories.c.status.in_(list(flt.statuses)))
+    if flt.kinds:
+        out.append(s.memories.c.kind.in_(list(flt.kinds)))
+    if flt.source_trust:
+        out.append(s.memories.c.source_trust.in_(list(flt.source_trust)))
+    if flt.scope is not None:
+        out.append(s.memories.c.scope_json == flt.scope.to_json())
+    if flt.effective_statuses:
+        out.append(or_(*(_effective(st, flt.now) for st in flt.effective_statuses)))
+    for key, value in (flt.scope_contains or {}).items():
+        having = select(s.memory_scopes.c.memory_id).where(
+            (s.memory_scopes.c.key == key) & (s.memory_scopes.c.value == value)
+        )
+        out.append(s.memories.c.id.in_(having))
+    return out
+
+
+def _range_conditions(flt: MemoryFilter) -> list[Any]:
+    out: list[Any] = []
+    if flt.after is not None:
+        moment, last_id = to_iso(flt.after[0]), flt.after[1]
+        out.append(
+            (s.memories.c.updated_at < moment)
+            | ((s.memories.c.updated_at == moment) & (s.memories.c.id < last_id))
+        )
+    if flt.updated_from is not None:
+        out.append(s.memories.c.updated_at >= to_iso(flt.updated_from))
+    if flt.updated_to is not None:
+        out.append(s.memories.c.updated_at < to_iso(flt.updated_to))
+    return out
+
+
+def in_scope(
+    conn: Connection, codec: Codec, scope: Scope, statuses: Sequence[MemoryStatus]
+) -> list[MemoryRecord]:
+    """Records with exactly this scope in these statuses (duplicate and conflict checks)."""
+    return query(
+        conn,
+        codec,
+        MemoryFilter(statuses=tuple(x.value for x in statuses), scope=scope, limit=10_000),
+    )
+
+
+def visible(
+    conn: Connection, codec: Codec, request: Scope, statuses: Sequence[MemoryStatus]
+) -> list[MemoryRecord]:
+    """Records whose scope the request may see (containment rule), in these statuses."""
+    return query(
+        conn,
+        codec,
+        MemoryFilter(
+            statuses=tuple(x.value for x in statuses), visible_to=request, limit=1_000_000
+        ),
+    )
