@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QPushButton,
-    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -36,10 +35,10 @@ from ui.changes import ChangeBus, touches_any
 from ui.context import Importer, UiContext, Unlock, utc_now
 from ui.errors import show_error
 from ui.integrations import Connectors
-from ui.live import OfflineBadge
 from ui.models.review_model import QueueData, load_queue
 from ui.ops import query
 from ui.presentation import icon
+from ui.status_bar import MainStatusBar
 from ui.store_follower import StoreFollower
 from ui.tasks import TaskRunner
 from ui.transcript_import import ImportDialog, TranscriptImport
@@ -174,8 +173,7 @@ class MainWindow(QMainWindow):
             if self.demo
             else self.tr("Memory Center")
         )
-        self.undo_button.setText(self.tr("Undo"))
-        self.demo_label.setText(self.tr("DEMO store"))
+        self.status_bar.retranslate()
         self._key_source = ""  # the next poll writes the status bar in the new language
         self._update_badge()
         self.notify(self.tr("The language was changed."), None)
@@ -258,29 +256,12 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(page)
 
     def _build_status_bar(self) -> None:
-        self.message = QLabel()
-        self.message.setAccessibleName(self.tr("Last action"))
-        # A long message must never widen the window past the screen.
-        self.message.setMinimumWidth(1)
-        self.message.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        self.undo_button = QPushButton(icon("undo"), self.tr("Undo"))
-        self.undo_button.setAccessibleName(self.tr("Undo last action"))
-        self.undo_button.hide()
+        self.status_bar = bar = MainStatusBar(self.demo)
+        self.setStatusBar(bar)
+        self.message, self.undo_button = bar.message, bar.undo_button
+        self.status_label, self.offline_badge = bar.status_label, bar.offline_badge
+        self.demo_label = bar.demo_label
         self.undo_button.clicked.connect(self.undo)
-        self.status_label = QLabel()
-        self.status_label.setAccessibleName(self.tr("Store status"))
-        self.statusBar().addWidget(self.message)
-        self.statusBar().addWidget(self.undo_button)
-        self.offline_badge = OfflineBadge()
-        self.statusBar().addPermanentWidget(self.offline_badge)
-        self.statusBar().addPermanentWidget(self.status_label)
-        self.demo_label = QLabel(self.tr("DEMO store"))
-        self.demo_label.setToolTip(
-            self.tr("Sample memories of made-up people, kept apart from your own store.")
-        )
-        self.demo_label.setObjectName("DemoBadge")
-        self.demo_label.setVisible(self.demo)
-        self.statusBar().addPermanentWidget(self.demo_label)
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
         self._message_timer.setInterval(MESSAGE_MS)
