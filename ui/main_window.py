@@ -1,9 +1,8 @@
 """The main window: navigation on the left, one view at a time, memory detail at the side.
 
-Follows changes made by this window (through the change bus) and by other processes (woken
-by `ui/live.py`'s waiter, LISTEN/NOTIFY on a server, with a poll of the store revision every
-second as the fallback, then reading the change feed); views that are not visible only mark
-themselves dirty. The status bar says "offline, N changes waiting" while the server is away.
+Follows changes made by this window (through the change bus) and by other processes (through
+its `StoreFollower`, `ui/store_follower.py`); views that are not visible only mark themselves
+dirty. The status bar says "offline, N changes waiting" while the server is away.
 
 File > Import transcripts… runs importers injected by the application; File > Lock (for a
 passphrase-protected key) closes the service and shows a locked page until an injected
@@ -24,32 +23,23 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QPushButton,
-    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from core import (
-    ChangeEntry,
-    ChangeKind,
-    Changes,
-    FlushReport,
-    MemoryService,
-    ServerUnavailableError,
-    SpoolStatus,
-    StoreStatus,
-)
+from core import ChangeKind, Changes, MemoryService, StoreStatus
 
 from ui.changes import ChangeBus, touches_any
 from ui.context import Importer, UiContext, Unlock, utc_now
 from ui.errors import show_error
 from ui.integrations import Connectors
-from ui.live import ChangeWaiter, OfflineBadge
 from ui.models.review_model import QueueData, load_queue
-from ui.ops import MutatingOp, query
+from ui.ops import query
 from ui.presentation import icon
+from ui.status_bar import MainStatusBar
+from ui.store_follower import StoreFollower
 from ui.tasks import TaskRunner
 from ui.transcript_import import ImportDialog, TranscriptImport
 from ui.views.agents_view import AgentsView
@@ -60,10 +50,6 @@ from ui.views.settings import SettingsView
 from ui.views.timeline_view import TimelineView
 from ui.window_fit import fit_to_screen
 
-POLL_MS = 1000
-# What one poll learns: the store's status (None while the server is away), the change
-# feed since the last poll, and this machine's spool.
-Polled = tuple[StoreStatus | None, list[ChangeEntry], SpoolStatus]
 MESSAGE_MS = 8000
 TIMELINE, REVIEW, SESSIONS, SETTINGS, AGENTS = range(5)
 DETAIL_MIN = 300
@@ -118,9 +104,9 @@ class MainWindow(QMainWindow):
         self._build_locked_page()
         self.setCentralWidget(self.pages)
         self._build_status_bar()
-        self.poll = QTimer(self)
-        self.poll.setInterval(POLL_MS)
-        self.poll.timeout.connect(self.refresh_if_changed)
+        self.follower = StoreFollower(self, self.offline_badge)
+        self.follower.status_read.connect(self._show_status)
+        self.poll = self.follower.poll
         self._open_on(service)
         self._build_menu()
         self._restore()
@@ -129,7 +115,6 @@ class MainWindow(QMainWindow):
         """Build the context and every view over `service`; start following the store."""
         self.service = service
         self.locked = False
-        self._polling = False
         self.tasks = TaskRunner(self)
         self.bus = ChangeBus(self)
         self.ctx = UiContext(
@@ -142,11 +127,7 @@ class MainWindow(QMainWindow):
         )
         self._build_views()
         self.bus.changes_applied.connect(self._on_changes)
-        self._poll_again = self._flushing = False
-        self.waiter = ChangeWaiter(self.tasks, service, self.tasks)
-        self.waiter.woke.connect(lambda _revision: self.refresh_if_changed())
-        self.poll.start()
-        self.refresh_if_changed()
+        self.follower.follow(self.ctx)
         self._update_badge()
 
     # --- building ---------------------------------------------------------------------
@@ -192,8 +173,7 @@ class MainWindow(QMainWindow):
             if self.demo
             else self.tr("Memory Center")
         )
-        self.undo_button.setText(self.tr("Undo"))
-        self.demo_label.setText(self.tr("DEMO store"))
+        self.status_bar.retranslate()
         self._key_source = ""  # the next poll writes the status bar in the new language
         self._update_badge()
         self.notify(self.tr("The language was changed."), None)
@@ -276,29 +256,12 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(page)
 
     def _build_status_bar(self) -> None:
-        self.message = QLabel()
-        self.message.setAccessibleName(self.tr("Last action"))
-        # A long message must never widen the window past the screen.
-        self.message.setMinimumWidth(1)
-        self.message.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        self.undo_button = QPushButton(icon("undo"), self.tr("Undo"))
-        self.undo_button.setAccessibleName(self.tr("Undo last action"))
-        self.undo_button.hide()
+        self.status_bar = bar = MainStatusBar(self.demo)
+        self.setStatusBar(bar)
+        self.message, self.undo_button = bar.message, bar.undo_button
+        self.status_label, self.offline_badge = bar.status_label, bar.offline_badge
+        self.demo_label = bar.demo_label
         self.undo_button.clicked.connect(self.undo)
-        self.status_label = QLabel()
-        self.status_label.setAccessibleName(self.tr("Store status"))
-        self.statusBar().addWidget(self.message)
-        self.statusBar().addWidget(self.undo_button)
-        self.offline_badge = OfflineBadge()
-        self.statusBar().addPermanentWidget(self.offline_badge)
-        self.statusBar().addPermanentWidget(self.status_label)
-        self.demo_label = QLabel(self.tr("DEMO store"))
-        self.demo_label.setToolTip(
-            self.tr("Sample memories of made-up people, kept apart from your own store.")
-        )
-        self.demo_label.setObjectName("DemoBadge")
-        self.demo_label.setVisible(self.demo)
-        self.statusBar().addPermanentWidget(self.demo_label)
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
         self._message_timer.setInterval(MESSAGE_MS)
@@ -462,36 +425,8 @@ class MainWindow(QMainWindow):
 
     # --- following the store -------------------------------------------------------------
 
-    def refresh_if_changed(self) -> None:
-        """Read the change feed when the store revision moved (this or another process)."""
-        if self._polling:
-            self._poll_again = True  # woken while a poll runs: look once more after it
-            return
-        self._polling = True
-        known = self.bus.revision
-
-        def work(s: MemoryService) -> Polled:
-            spool = s.spool_status()
-            try:
-                st = s.status()
-            except ServerUnavailableError:
-                return None, [], spool  # the badge says so; keep polling (R23)
-            entries = s.changes_since(known) if 0 <= known < st.revision else []
-            return st, entries, spool
-
-        query(self.ctx, work).on_success(self._polled).on_failure(self._poll_failed).run(self)
-
-    def _polled(self, result: Polled) -> None:
-        self._polling = False
-        st, entries, spool = result
-        self.offline_badge.show_state(spool, reachable=st is not None)
-        if st is None:
-            return
-        if spool.waiting and not self._flushing:
-            self._flush_spool()
-        if self._poll_again:
-            self._poll_again = False
-            QTimer.singleShot(0, self, self.refresh_if_changed)
+    def _show_status(self, st: StoreStatus) -> None:
+        """What a poll read: events recorded and where the key is held, in the status bar."""
         if st.key.source != self._key_source:
             self._key_source = st.key.source
             if hasattr(self, "lock_action"):
@@ -500,30 +435,6 @@ class MainWindow(QMainWindow):
             self.tr("%n events recorded", "", st.event_count) + "  ·  " + key_words(st.key.source)
         )
         self.status_label.setToolTip(st.path)
-        if self.bus.revision < 0:
-            self.bus.revision = st.revision
-            self.waiter.start(st.revision)
-            return
-        if st.revision > self.bus.revision:
-            self.bus.absorb(entries, st.revision)
-
-    def _flush_spool(self) -> None:
-        """The server answers again: apply the writes that waited (the poll shows them)."""
-        self._flushing = True
-
-        def settled(_report: object) -> None:
-            self._flushing = False
-
-        def failed(_exc: BaseException) -> None:
-            self._flushing = False
-
-        flush = MutatingOp[FlushReport](self.ctx, lambda s: s.flush_spool())
-        flush.on_success(settled).on_failure(failed).run(self)
-
-    def _poll_failed(self, exc: BaseException) -> None:
-        self._polling = False
-        self.poll.stop()
-        show_error(self, exc)
 
     def _on_changes(self, changes: Changes, _initiator: object) -> None:
         if touches_any(changes, frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES})):
@@ -569,10 +480,9 @@ class MainWindow(QMainWindow):
         """Stop polling, wait for running work, close the service, show the locked page."""
         if self.locked or not self.lock_action.isEnabled():
             return
-        self.poll.stop()
+        self.follower.stop()
         if self._connectors.capture is not None:
             self._connectors.capture.stop_all()
-        self.waiter.stop()
         self.tasks.shutdown()
         self.service.close()
         self.locked = True
@@ -622,10 +532,9 @@ class MainWindow(QMainWindow):
         # The panel is hidden (width 0) while nothing is selected: keep the last real width.
         if not self.locked and self.detail.isVisible() and sizes[1] >= DETAIL_MIN:
             settings.setValue("main_window/detail_split", sizes)
-        self.poll.stop()
+        self.follower.stop()
         if self._connectors.capture is not None:
             self._connectors.capture.stop_all()
         if not self.locked:
-            self.waiter.stop()
             self.tasks.shutdown()
         super().closeEvent(event)

@@ -29,7 +29,11 @@ def test_switching_to_chinese_and_back_needs_no_restart(qtbot: QtBot, window: Ma
     assert window.nav.currentRow() == SETTINGS  # still on the Settings page
     assert window.menuBar().actions()[0].text() != "&File"
     qtbot.waitUntil(lambda: "事件" in window.status_label.text(), timeout=TIMEOUT)
+    # The status bar's own texts (built outside MainWindow) follow the language too.
+    assert window.undo_button.text() == "撤销"
+    assert window.demo_label.text() == "演示库"
     _choose(qtbot, window, "en")
     qtbot.waitUntil(lambda: window.nav.item(TIMELINE).text() == "Timeline", timeout=TIMEOUT)
     qtbot.waitUntil(lambda: "events recorded" in window.status_label.text(), timeout=TIMEOUT)
     assert "language was changed" in window.message.text()
+    assert window.undo_button.text() == "Undo" and window.demo_label.text() == "DEMO store"
