@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from core import MemoryService, Result
@@ -104,11 +104,12 @@ class _Op(Generic[T]):
         if self._progress_label is None:
             return None, None
         relay = ProgressRelay()
-        dialog = QProgressDialog(self._progress_label, "Stop", 0, 0, self._parent)
-        dialog.setWindowTitle("Memory Center")
+        stop = QCoreApplication.translate("Progress", "Stop")
+        dialog = QProgressDialog(self._progress_label, stop, 0, 0, self._parent)
+        dialog.setWindowTitle(QCoreApplication.translate("Progress", "Memory Center"))
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(0)
-        dialog.setAccessibleName("Progress")
+        dialog.setAccessibleName(QCoreApplication.translate("Progress", "Progress"))
         unit = self._progress_unit
         label = self._progress_label
         # Queued: the worker thread emits, and a lambda has no receiver to route it by, so a

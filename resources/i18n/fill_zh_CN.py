@@ -652,6 +652,8 @@ ZH.update(
         "Remove and rotate the key": "移除并轮换密钥",
         "Confirm member removal": "确认移除成员",
         "Removing %1: re-encrypting the store under a new key…": "正在移除 %1：用新密钥重新加密存储…",
+        "Re-encrypting the store under a new key…": "正在用新密钥重新加密存储…",
+        "Progress": "进度",
         "rows re-encrypted": "行已重新加密",
         "Close": "关闭",
         "Run on recorded sessions…": "在录制的会话上运行…",

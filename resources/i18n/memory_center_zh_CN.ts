@@ -1370,6 +1370,19 @@
     </message>
 </context>
 <context>
+    <name>Keys</name>
+    <message>
+        <location filename="../../ui/operations/keys.py" line="23" />
+        <source>Re-encrypting the store under a new key…</source>
+        <translation>正在用新密钥重新加密存储…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/operations/keys.py" line="24" />
+        <source>rows re-encrypted</source>
+        <translation>行已重新加密</translation>
+    </message>
+</context>
+<context>
     <name>Kind</name>
     <message>
         <location filename="../../ui/presentation.py" line="53" />
@@ -1400,223 +1413,221 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="113" />
-        <location filename="../../ui/main_window.py" line="193" />
-        <location filename="../../ui/main_window.py" line="236" />
+        <location filename="../../ui/main_window.py" line="99" />
+        <location filename="../../ui/main_window.py" line="174" />
+        <location filename="../../ui/main_window.py" line="216" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="115" />
+        <location filename="../../ui/main_window.py" line="101" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="204" />
+        <location filename="../../ui/main_window.py" line="184" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="178" />
-        <location filename="../../ui/main_window.py" line="206" />
+        <location filename="../../ui/main_window.py" line="159" />
+        <location filename="../../ui/main_window.py" line="186" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="207" />
+        <location filename="../../ui/main_window.py" line="187" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="208" />
+        <location filename="../../ui/main_window.py" line="188" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="209" />
+        <location filename="../../ui/main_window.py" line="189" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="254" />
+        <location filename="../../ui/main_window.py" line="234" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="255" />
+        <location filename="../../ui/main_window.py" line="235" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="260" />
+        <location filename="../../ui/main_window.py" line="240" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="266" />
+        <location filename="../../ui/main_window.py" line="246" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="280" />
+        <location filename="../../ui/status_bar.py" line="23" />
         <source>Last action</source>
         <translation>最近操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="195" />
-        <location filename="../../ui/main_window.py" line="284" />
+        <location filename="../../ui/status_bar.py" line="54" />
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="76" />
+        <location filename="../../ui/main_window.py" line="62" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="77" />
+        <location filename="../../ui/main_window.py" line="63" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="79" />
+        <location filename="../../ui/main_window.py" line="65" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="111" />
-        <location filename="../../ui/main_window.py" line="191" />
+        <location filename="../../ui/main_window.py" line="97" />
+        <location filename="../../ui/main_window.py" line="172" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="196" />
-        <location filename="../../ui/main_window.py" line="295" />
+        <location filename="../../ui/status_bar.py" line="55" />
         <source>DEMO store</source>
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="199" />
+        <location filename="../../ui/main_window.py" line="179" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="210" />
+        <location filename="../../ui/main_window.py" line="190" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="285" />
+        <location filename="../../ui/status_bar.py" line="29" />
         <source>Undo last action</source>
         <translation>撤销上一步操作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="289" />
+        <location filename="../../ui/status_bar.py" line="34" />
         <source>Store status</source>
         <translation>存储状态</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="297" />
+        <location filename="../../ui/status_bar.py" line="43" />
         <source>Sample memories of made-up people, kept apart from your own store.</source>
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="308" />
+        <location filename="../../ui/main_window.py" line="271" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="310" />
+        <location filename="../../ui/main_window.py" line="273" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="313" />
+        <location filename="../../ui/main_window.py" line="276" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="315" />
+        <location filename="../../ui/main_window.py" line="278" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="318" />
+        <location filename="../../ui/main_window.py" line="281" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="323" />
+        <location filename="../../ui/main_window.py" line="286" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="332" />
+        <location filename="../../ui/main_window.py" line="295" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="341" />
+        <location filename="../../ui/main_window.py" line="304" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="345" />
+        <location filename="../../ui/main_window.py" line="308" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="356" />
+        <location filename="../../ui/main_window.py" line="319" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361" />
+        <location filename="../../ui/main_window.py" line="324" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="364" />
+        <location filename="../../ui/main_window.py" line="327" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="365" />
+        <location filename="../../ui/main_window.py" line="328" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="367" />
+        <location filename="../../ui/main_window.py" line="330" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="450" />
+        <location filename="../../ui/main_window.py" line="413" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="451" />
+        <location filename="../../ui/main_window.py" line="414" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="452" />
+        <location filename="../../ui/main_window.py" line="415" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="454" />
+        <location filename="../../ui/main_window.py" line="417" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="500" />
+        <location filename="../../ui/main_window.py" line="435" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="581" />
+        <location filename="../../ui/main_window.py" line="491" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -1900,6 +1911,24 @@
         <location filename="../../ui/views/settings/preferences.py" line="23" />
         <source>System default</source>
         <translation>跟随系统</translation>
+    </message>
+</context>
+<context>
+    <name>Progress</name>
+    <message>
+        <location filename="../../ui/ops.py" line="107" />
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ops.py" line="109" />
+        <source>Memory Center</source>
+        <translation>记忆中心</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ops.py" line="112" />
+        <source>Progress</source>
+        <translation>进度</translation>
     </message>
 </context>
 <context>

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
+
 from core import MemoryService, Result, RotationReport
 
 from ui.context import UiContext
@@ -17,5 +19,8 @@ def rotate_key(ctx: UiContext) -> MutatingOp[RotationReport]:
         return s.rotate_key(progress=relay.report, should_stop=relay.should_stop)
 
     op: MutatingOp[RotationReport] = MutatingOp(ctx, work)
-    op.with_progress("Re-encrypting the store under a new key…", "rows re-encrypted")
+    op.with_progress(
+        QCoreApplication.translate("Keys", "Re-encrypting the store under a new key…"),
+        QCoreApplication.translate("Keys", "rows re-encrypted"),
+    )
     return op
