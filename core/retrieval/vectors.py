@@ -161,10 +161,8 @@ class VectorLayer:
             for record in records:
                 self._pending[record.id] = record
                 self._cancelled.discard(record.id)
-            if not self._pending or (self._worker is not None and self._worker.is_alive()):
-                return
-            self._worker = threading.Thread(target=self._drain, name="mc-embed", daemon=True)
-            self._worker.start()
+            if self._pending:
+                self._ensure_worker()
 
     def put_soon(self, records: list[MemoryRecord], now_up_to: int) -> None:
         """Embed a few records at once when the model is loaded and idle (a single user
@@ -190,11 +188,15 @@ class VectorLayer:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
-                if self._worker is None or not self._worker.is_alive():
-                    self._worker = threading.Thread(target=self._drain, daemon=True)
-                    self._worker.start()
+                self._ensure_worker()
                 self._idle.wait(left if left is None else min(left, 1.0))
             return True
+
+    def _ensure_worker(self) -> None:
+        """Start the background embedder unless it runs (call with the lock held)."""
+        if self._worker is None or not self._worker.is_alive():
+            self._worker = threading.Thread(target=self._drain, name="mc-embed", daemon=True)
+            self._worker.start()
 
     def _drain(self) -> None:
         while True:
