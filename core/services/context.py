@@ -31,7 +31,7 @@ from core.model.scope import Scope
 from core.model.validate import identifier
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
-from core.retrieval.injector import Retriever
+from core.retrieval.injector import HOT_PATH_SECONDS, Retriever
 from core.retrieval.vectors import VectorLayer
 from core.storage import memories, settings
 from core.storage.damage import Damage
@@ -46,6 +46,10 @@ Action = Callable[[WriteTx, MemoryRecord, str, str], None]
 """A control applied to one record inside a write: (tx, record, actor, effective status)."""
 
 
+MAX_HOT_PATH_SECONDS = 10.0
+"""Beyond this a "limit" no longer protects the agent's turn."""
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     """Choices made by the composition root (`app/compose.py`), passed in.
@@ -53,9 +57,13 @@ class EngineConfig:
     Attributes:
         embedder: the embedder by name; None uses the one stored in the store, else the
             default; "none" switches the vector index off (keyword-only retrieval).
+        hot_path_seconds: how long an injection or search may take before it degrades (R17).
+            The product's limit is 0.5 s; a test harness on a shared, loaded machine may widen
+            it so that scheduling noise is not mistaken for a failing read path.
     """
 
     embedder: str | None = None
+    hot_path_seconds: float | None = None
 
 
 class Engine:
@@ -79,12 +87,14 @@ class Engine:
         self.extractor: Extractor = extractor or RuleExtractor()
         self.ledger = Ledger(self.policy, keys.fingerprint_key)
         self.embedder_error: str | None = None
-        self.catalog = Catalog(store, self._vector_layer((config or EngineConfig()).embedder))
+        config = config or EngineConfig()
+        self.catalog = Catalog(store, self._vector_layer(config.embedder))
         if self.settings_damage is not None:
             self.catalog.damage.note([self.settings_damage])
         self.ledger.embed = self.fence_embed
         self.faults = FaultSwitch()
         self.retriever = Retriever(store, self.catalog, self.faults, CircuitBreaker(store.clock))
+        self.retriever.timeout = _hot_path_limit(config.hot_path_seconds)
 
     # --- configuration ------------------------------------------------------------------
 
@@ -225,3 +235,14 @@ def budget(value: object) -> int:
             "budget_tokens", "must be a whole number of tokens from 1 to 100000"
         )
     return value
+
+
+def _hot_path_limit(seconds: float | None) -> float:
+    if seconds is None:
+        return HOT_PATH_SECONDS
+    if not 0 < seconds <= MAX_HOT_PATH_SECONDS:
+        raise InvalidInputError(
+            "hot_path_seconds",
+            f"must be above 0 and at most {MAX_HOT_PATH_SECONDS:g}, not {seconds!r}",
+        )
+    return float(seconds)

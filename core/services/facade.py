@@ -54,6 +54,7 @@ class FacadeBase:
         policy: MemoryPolicy | None = None,
         extractor: Extractor | None = None,
         embedder: str | None = None,
+        hot_path_seconds: float | None = None,
     ) -> None:
         self._store = store
         self._key_store = key_store
@@ -63,7 +64,7 @@ class FacadeBase:
             keys,
             policy=policy,
             extractor=extractor,
-            config=EngineConfig(embedder=embedder),
+            config=EngineConfig(embedder=embedder, hot_path_seconds=hot_path_seconds),
         )
         self._engine = engine
         store.key_reloader = self._reload_keys
@@ -90,6 +91,7 @@ class FacadeBase:
         database_url: str | None = None,
         embedder: str | None = None,
         member: str | None = None,
+        hot_path_seconds: float | None = None,
     ) -> Self:
         """Open (or create) the store in `data_dir`. See `core.storage.opener.open_store`."""
         opened = open_store(
@@ -102,7 +104,13 @@ class FacadeBase:
             member=identifier(member, "member", 64) if member else None,
         )
         try:
-            return cls(opened.store, opened.key_store, opened.keys, embedder=embedder)
+            return cls(
+                opened.store,
+                opened.key_store,
+                opened.keys,
+                embedder=embedder,
+                hot_path_seconds=hot_path_seconds,
+            )
         except BaseException:
             # e.g. a misconfigured embedder: a store this call created is not left behind.
             opened.store.dispose()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core import ManualClock, MemoryService
-from tests.scenarios.adapter import PASSPHRASE
+from tests.scenarios.adapter import PASSPHRASE, SCENARIO_HOT_PATH_SECONDS
 from tests.scenarios.runner import load, play, scenario_paths
 from tests.scenarios.test_scenarios import MISSING_REASON, SCENARIO_DIR, must_pass_ids
 from tests.support.postgres import PostgresServer
@@ -30,7 +30,12 @@ def test_scenario_on_postgres(path: Path | None, pg_server: PostgresServer) -> N
 
     def opener(data_dir: Path, clock: ManualClock) -> MemoryService:
         return MemoryService.open(
-            data_dir, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False, database_url=url
+            data_dir,
+            passphrase=PASSPHRASE,
+            clock=clock,
+            prefer_keyring=False,
+            database_url=url,
+            hot_path_seconds=SCENARIO_HOT_PATH_SECONDS,
         )
 
     play(load(path), opener=opener)
