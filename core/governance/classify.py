@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-_REMEMBER = re.compile(
+from core.model.patterns import lazy
+
+_REMEMBER = lazy(
     r"^\s*(?:please\s+)?(?:remember|keep in mind|note|don't forget|do not forget|make a note)\b"
     r"(?:\s+(?:that|this|:|-))?[:,\s-]*"
     r"|^\s*(?:请)?(?:记住|记一下|记下|记得|帮我记住|帮我记一下)[:：，,\s]*",
@@ -17,14 +19,14 @@ _REMEMBER = re.compile(
 )
 # An imperative: at the start of a sentence or clause, or after "please" ("I can't
 # remember the port" is not a request to remember anything).
-_REMEMBER_ANYWHERE = re.compile(
+_REMEMBER_ANYWHERE = lazy(
     r"(?:^|[.!?;:,]\s*|\bplease\s+|\band\s+)"
     r"(?:remember|keep in mind|don't forget|do not forget|make a note)\b"
     r"|(?<![不没])记住|记一下|记下来|帮我记",
     re.IGNORECASE,
 )
 
-_INSTRUCTION = re.compile(
+_INSTRUCTION = lazy(
     r"(?:ignore (?:all |any )?(?:previous|prior|above) (?:instructions|rules)"
     r"|(?:note|message|attention) to (?:ai|llm|the) (?:assistants?|agents?|models?)"
     r"|ai (?:assistants?|agents?)[^.]{0,40}(?:must|should|please)"
@@ -40,26 +42,26 @@ _INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 
-_TEMPORARY = re.compile(
+_TEMPORARY = lazy(
     r"\b(?:today(?!\.\w)|tonight|for now|for this (?:session|task|run|time|once)|this time"
     r"|right now|just this once|for the moment|temporarily|until (?:tomorrow|later)"
     r"|for the next (?:hour|few minutes)|this afternoon|this morning)\b"
     r"|今天|今晚|这次|这一次|暂时|先别|先不|临时|目前先|这会儿|本次",
     re.IGNORECASE,
 )
-_LONG_TERM = re.compile(
+_LONG_TERM = lazy(
     r"\b(?:always|never|every time|from now on|in general|by default|going forward)\b"
     r"|总是|一直|每次|以后|永远|默认|一律",
     re.IGNORECASE,
 )
 
-_STEP_MARKERS = re.compile(
+_STEP_MARKERS = lazy(
     r"(?:(?:^|\n|\s|[;；:：,，。(（])(?:\d+[.)、]|step \d+|first(?:ly)?,?|then,?|next,?"
     r"|after that,?|finally,?)"
     r"|第[一二三四五六七八九十\d]+步|首先|然后|接着|之后|最后)",
     re.IGNORECASE,
 )
-_SEQUENCE_ARROWS = re.compile(r"(?:->|→|=>)")
+_SEQUENCE_ARROWS = lazy(r"(?:->|→|=>)")
 
 
 def strip_remember(text: str) -> str:

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from core.governance import classify
 from core.model.enums import Actor, EventKind, MemoryKind, TrustLevel
+from core.model.patterns import lazy
 from core.model.records import Event
 
 SKIP_KINDS = frozenset(
@@ -53,47 +54,45 @@ class Extractor(Protocol):
         ...
 
 
-_QUESTION = re.compile(
+_QUESTION = lazy(
     r"[?？]\s*$|^\s*(?:can|could|would|will) you\b"
     r"|^\s*(?:please )?(?:look up|find|check|search|tell me)\b"
     r"|^\s*(?:请)?帮我|^\s*(?:能|可以)不能?|吗[？?。]?\s*$",
     re.IGNORECASE,
 )
-_FILLER = re.compile(
+_FILLER = lazy(
     r"^\s*(?:ok(?:ay)?|good|great|thanks|sure|yes|also|and|for the record|heads-up|fyi|btw|"
     r"reminder|另外|好的|好|嗯|那|对了|顺便说一下)[.,:!，。：！\s]+",
     re.IGNORECASE,
 )
-_PREFERENCE = re.compile(
+_PREFERENCE = lazy(
     r"\b(?:i|we) (?:prefer|like|love|hate|dislike|want|don't like|do not like|usually)\b"
     r"|\bprefers?\b|偏好|喜欢|不喜欢|不吃|不喝|习惯|讨厌",
     re.IGNORECASE,
 )
-_CONVENTION = re.compile(
+_CONVENTION = lazy(
     r"\b(?:always|never|must|should|convention|by default|every (?:time|push|commit|release))\b"
     r"|统一|一律|必须|规范|约定|都要|总是|不要|别用",
     re.IGNORECASE,
 )
-_DECISION = re.compile(
+_DECISION = lazy(
     r"\b(?:we decided|decided to|let's go with|we'll use|we will use|going with|is set to)\b"
     r"|定为|决定|就用|改用|定在|选定",
     re.IGNORECASE,
 )
-_FACT = re.compile(
+_FACT = lazy(
     r"\b(?:uses?|runs?|requires?|lives?|works?|is|are|has|have|reads?|deploys?|listens? on)\b"
     r"|用的是|使用|是|在|位于|跑在|端口",
     re.IGNORECASE,
 )
-_PAST = re.compile(
-    r"\b(?:was|were|failed|yesterday|last (?:week|month)|did)\b|昨天|上周", re.IGNORECASE
-)
-_INFERRED = re.compile(
+_PAST = lazy(r"\b(?:was|were|failed|yesterday|last (?:week|month)|did)\b|昨天|上周", re.IGNORECASE)
+_INFERRED = lazy(
     r"\b(?:the )?user (?:seems to |probably |likely )?(?:prefers?|likes?|wants?)\b"
     r"|\b(?:alice|bob|they|he|she) (?:seems to|probably) prefer"
     r"|用户(?:似乎|可能|好像)?(?:偏好|喜欢|更喜欢)",
     re.IGNORECASE,
 )
-_NOISE = re.compile(
+_NOISE = lazy(
     r"Traceback \(most recent call last\)|^\s*at [\w.$]+\(|FAILED |Error:|Exception:|"
     r"exit code [1-9]|^\s*\$ |/tmp/|/var/folders/|\bstack trace\b|npm ERR!",
     re.IGNORECASE | re.MULTILINE,
@@ -107,9 +106,7 @@ LOCKFILES = {
     "uv.lock": "uv",
     "Pipfile.lock": "Pipenv",
 }
-_VERSION_FILE = re.compile(
-    r"cat (\.nvmrc|\.python-version|\.node-version|\.tool-versions)\s*\n\s*(\S+)"
-)
+_VERSION_FILE = lazy(r"cat (\.nvmrc|\.python-version|\.node-version|\.tool-versions)\s*\n\s*(\S+)")
 
 
 class RuleExtractor:

@@ -44,6 +44,7 @@ from core.governance.extractor import MAX_LEN, MIN_LEN, SKIP_KINDS, Proposal
 from core.governance.sensitivity import redact, scan
 from core.governance.text import squash, token_set
 from core.model.enums import Actor, EventKind, MemoryKind
+from core.model.patterns import lazy
 from core.model.records import Event
 from core.resources import resource_path
 
@@ -59,8 +60,8 @@ MAX_ITEMS = 50
 MAX_IDS_PER_ITEM = 20
 MAX_RESPONSE_BYTES = 2_000_000
 TAINT_COVERAGE = 0.5
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
+_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_FENCE = lazy(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
 
 
 def prompt_path() -> Path:

@@ -23,14 +23,13 @@ import re
 from dataclasses import dataclass
 
 from core.governance.text import STOPWORDS, normalize, stem
+from core.model.patterns import lazy
 
-UNIT = re.compile(
-    r"[\u3400-\u4dbf\u4e00-\u9fff]|[a-z0-9$€£¥][a-z0-9_.:/+#$%-]*[a-z0-9+#%]|[a-z0-9]"
-)
-CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_IDENTIFIER = re.compile(r"\d|^[a-z]+[-_.][a-z0-9]")
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z]+")
-_SENTENCE = re.compile(r"[^.!?。！？\n]+")
+UNIT = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff]|[a-z0-9$€£¥][a-z0-9_.:/+#$%-]*[a-z0-9+#%]|[a-z0-9]")
+CJK_CHAR = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_IDENTIFIER = lazy(r"\d|^[a-z]+[-_.][a-z0-9]")
+_CAPITALISED = lazy(r"\b[A-Z][A-Za-z]+")
+_SENTENCE = lazy(r"[^.!?。！？\n]+")
 
 # Function characters of Chinese that carry no content of their own.
 _CJK_FUNCTION = frozenset("的了是在都也很就还着过把被给和与及呢吧啊呀吗嘛哦")
@@ -89,30 +88,30 @@ _FILLER = frozenset(
         "lol",
     ]
 )
-_NEGATION_EN = re.compile(
+_NEGATION_EN = lazy(
     r"\b(?:not|no|never|without|none|nobody|nothing|neither|nor|cannot)\b|n't\b|\bno longer\b",
     re.IGNORECASE,
 )
 # 不 except where it starts a word that is not a denial (不过 "but", 不错 "good" ...).
 # Not 非常 ("very"), 无锡 (a city), 别人 ("others"), 未来 ("future").
-_NEGATION_ZH = re.compile(
+_NEGATION_ZH = lazy(
     r"不(?!过(?!敏)|错|同|久|少|断|管|仅|但|光|论)|没有?|别(?![人的处])|未(?!来)|无法|无需|无须|并非"
 )
-_REPLACING = re.compile(
+_REPLACING = lazy(
     r"\b(?:now|instead|switched|switch(?:es|ing)?|moved|migrated|replac\w*|changed|"
     r"no longer|anymore|any more|from now on|change of plan|going forward|rather than)\b"
     r"|改(?=[\u4e00-\u9fff])|换成|换到|换了|不再|现在|已经换|迁移到|从此|以后|而不是|代替|取代",
     re.IGNORECASE,
 )
 # "instead of X", "switched from X", "不再用 X": X is what the new statement replaces.
-_REPLACED = re.compile(
+_REPLACED = lazy(
     r"(?:\binstead of|\brather than|\b(?:switched|moved|migrated)\b([^,.;]{0,30}?)\bfrom"
     r"|\bno longer (?:uses?|using|takes?|runs?|on)"
     r"|不再用|不再使用|不再走|不再|而不是|取代了?|代替了?)"
     r"\s*([^,.;!?，。；！？]{1,40}?)(?=$|[,.;!?，。；！？]|\s+(?:to|for|with|and|in|on)\b|，|了)",
     re.IGNORECASE,
 )
-_LIST_VALUED = re.compile(
+_LIST_VALUED = lazy(
     r"\b(?:allergic|allergy|allergies|likes?|loves?|enjoys?|hates?|dislikes?|eats?|drinks?|"
     r"takes?|pays? for|collaborates? with|speaks?|plays?|owns?|collects?|supports?)\b"
     r"|过敏|喜欢|爱吃|爱喝|讨厌|不吃|不喝|吃|喝|交|合作|会说|收藏|养了?",
@@ -193,7 +192,7 @@ def is_number(unit: str) -> bool:
     return bool(_NUMBER.fullmatch(unit))
 
 
-_NUMBER = re.compile(r"[$€£¥]?\d[\d.,:/%-]*[a-z]{0,3}")
+_NUMBER = lazy(r"[$€£¥]?\d[\d.,:/%-]*[a-z]{0,3}")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -272,11 +271,11 @@ def _valueish(unit: str, names: set[str]) -> bool:
     return bool(_IDENTIFIER.search(unit)) or unit in names
 
 
-_CONTRACTION = re.compile(r"(?<=[A-Za-z])'(?:m|re|ve|ll|d)\b|(?<=\b[Ii])'m\b")
+_CONTRACTION = lazy(r"(?<=[A-Za-z])'(?:m|re|ve|ll|d)\b|(?<=\b[Ii])'m\b")
 _DIGIT = dict(zip("〇零一二两三四五六七八九", "00122345678 9".replace(" ", ""), strict=True))
 # A run of Chinese numerals that is a number: before a unit of time, count or measure, or
 # after 周/星期 (weekdays). "一直", "一共", "万一" are words, not numbers.
-_CJK_NUMBER = re.compile(
+_CJK_NUMBER = lazy(
     r"(?<=[周期拜])[一二三四五六日天]|[〇零一二两三四五六七八九十]+(?=[月日号点年周岁度元块个次天分秒倍层楼轮人家周])"
 )
 

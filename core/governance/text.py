@@ -7,9 +7,11 @@ import hmac
 import re
 import unicodedata
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#/-]*[a-z0-9+#]|[a-z0-9]", re.IGNORECASE)
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+from core.model.patterns import lazy
+
+_WORD = lazy(r"[a-z0-9][a-z0-9_.+#/-]*[a-z0-9+#]|[a-z0-9]", re.IGNORECASE)
+_CJK = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_PUNCT = lazy(r"[\W_]+", re.UNICODE)
 
 STOPWORDS = frozenset(
     [

@@ -27,7 +27,6 @@ import importlib.util
 import logging
 import math
 import os
-import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from core.errors import EmbedderUnavailableError, InvalidInputError, ResourceUnavailableError
 from core.governance.text import normalize, tokens
+from core.model.patterns import lazy
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,7 +50,7 @@ EmbedKind = Literal["query", "passage"]
 if TYPE_CHECKING:
     Matrix = NDArray[np.float32]
 
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_CHAR = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Model inputs longer than this are truncated; memories are short, and attention cost is
 # quadratic, so a runaway text must not stall the background indexer.
 MAX_MODEL_TOKENS = 256

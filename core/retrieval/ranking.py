@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.governance.policy import REDACTED, STALE, authority
 from core.governance.text import estimate_tokens, tokens
+from core.model.patterns import lazy
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 
@@ -197,7 +197,7 @@ def in_span(
     return out
 
 
-_IDENTIFIER = re.compile(r"[a-z][\w]*[-_./:#]\w|\d")
+_IDENTIFIER = lazy(r"[a-z][\w]*[-_./:#]\w|\d")
 
 
 def is_lookup(query: str) -> bool:

@@ -7,12 +7,12 @@ block is phrased as background notes, never as instructions.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from functools import lru_cache
 
 from core.errors import ResourceUnavailableError
 from core.governance.policy import CONFIRMED
 from core.governance.text import STOPWORDS, estimate_tokens
+from core.model.patterns import lazy
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.resources import read_resource
@@ -149,8 +149,8 @@ def previews(text: str) -> tuple[str, ...]:
     return (gist(text), legacy)
 
 
-_LEADING_TAGS = re.compile(r"^(?:\s*[\[(][^\])]{0,40}[\])])+")
-_CJK_CHAR = re.compile("[\u4e00-\u9fff]")
+_LEADING_TAGS = lazy(r"^(?:\s*[\[(][^\])]{0,40}[\])])+")
+_CJK_CHAR = lazy("[\u4e00-\u9fff]")
 
 
 def _bare(word: str) -> str:

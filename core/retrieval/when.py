@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from core.model.patterns import lazy
+
 MONTHS = {
     name: i
     for i, names in enumerate(
@@ -36,19 +38,17 @@ MONTHS = {
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 ZH_WEEKDAYS = "一二三四五六日"
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
-_DAY_MONTH_YEAR = re.compile(
+_DAY_MONTH_YEAR = lazy(
     rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\.?|({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?)"
     rf"(?:,?\s+(\d{{4}}))?\b",
     re.IGNORECASE,
 )
-_MONTH_YEAR = re.compile(
-    rf"\b(?:in|during|of|since|by)?\s*({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I
-)
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_YEAR = re.compile(r"\b(?:in|during)\s+(\d{4})\b", re.IGNORECASE)
-_ZH_DATE = re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?")
-_LAST_WEEKDAY = re.compile(r"\blast\s+(" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE)
-_ZH_LAST_WEEKDAY = re.compile(r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
+_MONTH_YEAR = lazy(rf"\b(?:in|during|of|since|by)?\s*({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I)
+_ISO = lazy(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_YEAR = lazy(r"\b(?:in|during)\s+(\d{4})\b", re.IGNORECASE)
+_ZH_DATE = lazy(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?")
+_LAST_WEEKDAY = lazy(r"\blast\s+(" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE)
+_ZH_LAST_WEEKDAY = lazy(r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
 _RELATIVE = {
     "yesterday": (1, 1),
     "昨天": (1, 1),

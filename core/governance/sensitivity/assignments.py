@@ -20,6 +20,7 @@ from core.governance.sensitivity.heuristics import (
     password_shape_ok,
 )
 from core.governance.sensitivity.rules import QUOTED_VALUE, match_span, match_value
+from core.model.patterns import LazyPattern, lazy
 
 ASSIGNMENT_PRIORITY = 70
 
@@ -100,26 +101,26 @@ _KEY_EXCLUDE_PARTS = frozenset(
         "rule",
     }
 )
-_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CAMEL_PARTS = lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 _ASCII_KEY = (
     r"[A-Za-z][A-Za-z0-9_.\-]{0,40}(?:[ ](?!(?:is|was|are)\b)[A-Za-z][A-Za-z0-9_.\-]{0,20}){0,2}"
 )
 _ZH_KEY = r"密码|口令|PIN码|令牌|密钥|秘钥|私钥"
-_KV_ASCII = re.compile(
+_KV_ASCII = lazy(
     rf"(?<![A-Za-z0-9_.])(?P<key>{_ASCII_KEY})[\"']?"
     r"(?P<conn>[ \t]*(?::=|=>|=(?![=>])|:|：)[ \t]*|[ \t]*(?:是|为)[ \t]*[:：]?[ \t]*"
     r"|[ \t]+(?:is|was)[ \t]+:?[ \t]*|[ \t]+)" + QUOTED_VALUE
 )
 _ZH_CONN = r"(?:是|为|(?:改|换|设|重置|更新)(?:成|为)了?|设置为|设为)"
-_KV_ZH = re.compile(
+_KV_ZH = lazy(
     rf"(?P<key>{_ZH_KEY})(?P<conn>[ \t]*(?:{_ZH_CONN})?[ \t]*[:：=]?[ \t]*)" + QUOTED_VALUE
 )
 # <password>...</password> and <add key="ApiKey" value="..."/> in XML configs
-_KV_XML_ELEMENT = re.compile(
+_KV_XML_ELEMENT = lazy(
     r"<(?P<key>[A-Za-z][\w.\-]{0,40})(?P<conn>>)(?P<bare>[^<>\n]{1,200})</(?P=key)>"
 )
-_KV_XML_ATTRIBUTE = re.compile(
+_KV_XML_ATTRIBUTE = lazy(
     r"(?i:key|name)\s*=\s*\"(?P<key>[A-Za-z][\w.\-]{0,40})\"(?P<conn>\s+(?i:value)\s*=\s*)"
     r"\"(?P<dq>[^\"\n]{1,200})\""
 )
@@ -127,9 +128,9 @@ _AMBIGUOUS_PASSWORD_KEYS = frozenset({"pass", "pw"})
 _CODE_OBJECTS = ("self.", "this.", "cls.", "ctx.", "args.", "opts.", "options.", "util.")
 _SECRET_NOUNS = frozenset({"token", "key", "secret", "apikey", "credential", "credentials"})
 _SHORT_KEY_NAMES = frozenset({"AK", "SK", "AK/SK"})  # cloud consoles label key pairs this way
-_PROSE_AFTER = re.compile(r"[ \t]+[^\s#/;]")
-_CODE_ARGUMENT_AFTER = re.compile(r"[ \t]*[,)]")
-_ASSIGNED_AFTER = re.compile(r"[\"']?[ \t]*(?:=(?!=)|:=)")
+_PROSE_AFTER = lazy(r"[ \t]+[^\s#/;]")
+_CODE_ARGUMENT_AFTER = lazy(r"[ \t]*[,)]")
+_ASSIGNED_AFTER = lazy(r"[\"']?[ \t]*(?:=(?!=)|:=)")
 
 
 def _key_parts(key: str) -> list[str]:
@@ -235,7 +236,7 @@ def _kv_finding(m: re.Match[str]) -> Finding | None:
     return Finding(kind, start, end, detector) if ok and start < end else None
 
 
-_KV_HINT = re.compile(
+_KV_HINT = lazy(
     r"(?i)pass|pwd|pw|token|secret|key|auth|bearer|jwt|credential|session|密码|口令|令牌|密钥|秘钥"
     r"|私钥|(?<![a-z])[as]k(?![a-z])"
 )
@@ -245,7 +246,7 @@ _KV_HINT = re.compile(
 class KeyValueDetector:
     """Secrets introduced by a key name (configs, env files, prose) in one syntax."""
 
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
 
     @property
     def priorities(self) -> Mapping[str, int]:

@@ -11,6 +11,8 @@ import math
 import re
 from collections import Counter
 
+from core.model.patterns import lazy
+
 _PLACEHOLDER_WORDS = frozenset(
     {
         "password",
@@ -67,7 +69,7 @@ _PLACEHOLDER_WORDS = frozenset(
         "yourpassword",
     }
 )
-_PLACEHOLDER_SHAPE = re.compile(
+_PLACEHOLDER_SHAPE = lazy(
     r"""^(?:<.*>|\{.*\}|\[.*\]|\(.*\)|%[\w()]*%?s?|[xX*•·._#\-=~]+|\.{2,}|…+|\?+)$"""
 )
 _PLACEHOLDER_SUBSTRINGS = ("your", "xxxx", "****", "changeme", "placeholder", "redacted", "<", ">")
@@ -88,15 +90,15 @@ _REFERENCE_PREFIXES = (
     "ref+",
 )
 _REFERENCE_SUBSTRINGS = ("os.environ", "process.env", "getenv", "environ[", "secrets.", "()", ").")
-_CODE_EXPRESSION = re.compile(r"^[A-Za-z_][\w.]*[(\[]")
-_DOTTED_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_]+)+$")
-_VARIABLE_NAME = re.compile(
+_CODE_EXPRESSION = lazy(r"^[A-Za-z_][\w.]*[(\[]")
+_DOTTED_IDENTIFIER = lazy(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_]+)+$")
+_VARIABLE_NAME = lazy(
     r"^(?=[A-Za-z_]*_)(?=.*(?:pass|pwd|secret|token|key))[A-Za-z_]+$", re.IGNORECASE
 )
-_CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY)[A-Z0-9_]*$")
-_SNAKE_IDENTIFIER = re.compile(r"^[a-z]+(?:_[a-z]+)+$")
-_FORMAT_FIELD = re.compile(r"\{\w*\}|%\(\w+\)[sd]|%[sd]")
-_PATH_SHAPE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/]*$")
+_CONSTANT_NAME = lazy(r"^[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY)[A-Z0-9_]*$")
+_SNAKE_IDENTIFIER = lazy(r"^[a-z]+(?:_[a-z]+)+$")
+_FORMAT_FIELD = lazy(r"\{\w*\}|%\(\w+\)[sd]|%[sd]")
+_PATH_SHAPE = lazy(r"^(?:~|\.{1,2})?/[\w.\-/]*$")
 TRAILING_PUNCT = ".,;:)]}!?"
 
 
@@ -243,7 +245,7 @@ _PROSE_WORDS = frozenset(
 )
 
 
-_DICEWARE_WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]{0,23}\d{0,4}$")
+_DICEWARE_WORD = lazy(r"^[A-Za-z][A-Za-z'\-]{0,23}\d{0,4}$")
 
 
 def passphrase_words_ok(value: str) -> bool:
@@ -254,11 +256,11 @@ def passphrase_words_ok(value: str) -> bool:
     return not any(w.lower() in _PROSE_WORDS for w in words)
 
 
-_NOT_NUMBER_CONTEXT = re.compile(
+_NOT_NUMBER_CONTEXT = lazy(
     r"订单|运单|单号|编号|流水|工单|版本|(?<![a-z])(?:order|tracking|invoice|trace|txn|"
     r"transaction|build|ticket|id|no\.)(?![a-z])"
 )
-_NUMBER_CONTEXT = re.compile(
+_NUMBER_CONTEXT = lazy(
     r"手机|电话|联系|微信|卡|(?<![a-z])(?:phone|mobile|tel|call|whatsapp|card|visa|mastercard|amex)"
     r"(?![a-z])"
 )

@@ -16,6 +16,7 @@ from core.governance.sensitivity.validators import (
     iban_valid,
     tw_national_id_valid,
 )
+from core.model.patterns import lazy
 
 
 def _card_ok(m: re.Match[str]) -> bool:
@@ -33,9 +34,7 @@ def _hkid_ok(m: re.Match[str]) -> bool:
     return hk_identity_card_valid(match_value(m))
 
 
-_TW_ID_CONTEXT = re.compile(
-    r"身分證|身份证|身份證|证件|證件|台胞|(?<![a-z])(?:id|identity)(?![a-z])"
-)
+_TW_ID_CONTEXT = lazy(r"身分證|身份证|身份證|证件|證件|台胞|(?<![a-z])(?:id|identity)(?![a-z])")
 
 
 def _twid_ok(m: re.Match[str]) -> bool:
@@ -115,7 +114,7 @@ RULES: tuple[RegexRule, ...] = (
 )
 
 
-_IBAN_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}")
+_IBAN_CANDIDATE = lazy(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}")
 
 
 def _iban_end(text: str, start: int, length: int) -> int | None:

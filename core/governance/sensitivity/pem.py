@@ -8,15 +8,16 @@ from collections.abc import Iterator
 from core.governance.sensitivity.finding import Finding, FindingType
 from core.governance.sensitivity.heuristics import is_placeholder
 from core.governance.sensitivity.rules import FunctionDetector
+from core.model.patterns import lazy
 
-_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BEGIN = lazy(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_LINE_END = r"(?=[ \t]*(?:\r?\n|\\[nr]|$|[\-.…\"']))"
-_PEM_BODY = re.compile(
+_PEM_BODY = lazy(
     r"(?:(?:[ \t]*(?:\r?\n|\\[nr]))*[ \t]*"
     r"(?:[A-Za-z0-9+/=]{4,}|[A-Z][A-Za-z\-]+:[ ][^\n\\]*)" + _PEM_LINE_END + ")*"
 )
-_PEM_END = re.compile(r"(?:\s|\\[nr])*-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
-_PEM_HEADER_LINE = re.compile(r"[A-Z][A-Za-z\-]+:[ ][^\n\\]*")  # e.g. "Version: GnuPG v2"
+_PEM_END = lazy(r"(?:\s|\\[nr])*-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_HEADER_LINE = lazy(r"[A-Z][A-Za-z\-]+:[ ][^\n\\]*")  # e.g. "Version: GnuPG v2"
 _PEM_MIN_BODY = 16
 
 

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from core.governance.sensitivity.finding import Finding, FindingType
 from core.governance.sensitivity.heuristics import TRAILING_PUNCT
+from core.model.patterns import LazyPattern, lazy
 
 Validator = Callable[[re.Match[str]], bool]
 
@@ -87,9 +88,9 @@ class RegexRule:
 
     detector: str
     type: FindingType
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     validate: Validator | None = None
-    hint: re.Pattern[str] | None = None  # cheap pre-check; skips texts that cannot match
+    hint: LazyPattern | None = None  # cheap pre-check; skips texts that cannot match
     priority: int = DEFAULT_PRIORITY
 
     @property
@@ -127,9 +128,9 @@ def regex_rule(
     return RegexRule(
         detector,
         kind,
-        re.compile(pattern),
+        lazy(pattern),
         validate,
-        re.compile(hint) if hint else None,
+        lazy(hint) if hint else None,
         priority,
     )
 
