@@ -28,6 +28,14 @@ BUSY_TIMEOUT_MS = 15_000
 # it at BEGIN, the server-side equivalent of SQLite's BEGIN IMMEDIATE, so the hash chain stays
 # one linear chain and read-modify-writes never interleave, across processes and machines.
 PG_WRITE_LOCK = 0x4D43_5354  # "MCST"
+# How long a write waits for the store's write lock before it counts the server as away:
+# another device holding the lock that long (a crashed client whose connection the server has
+# not dropped yet, an overloaded server) must not hang this device's agent; the write goes to
+# the spool and is applied, in order, when the lock is free again (R23). Long enough that an
+# ordinary batch of another device (1,000 memories take ~9 s) rarely sends writes there.
+PG_WRITE_LOCK_WAIT_S = 10.0
+# SQLSTATE of a lock wait that ran past lock_timeout.
+PG_LOCK_NOT_AVAILABLE = "55P03"
 # Short: an unreachable server must send writes to the spool and reads to "no memory"
 # quickly (R23). libpq counts whole seconds and treats less than 2 as 2.
 PG_CONNECT_TIMEOUT_S = 2
@@ -86,6 +94,8 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
 
     @event.listens_for(write, "begin")
     def _take_write_lock(conn: Any) -> None:
+        # SET LOCAL: the limit ends with the transaction; it bounds every lock wait in it.
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(PG_WRITE_LOCK_WAIT_S * 1000)}")
         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
 
     return write, read
@@ -120,6 +130,11 @@ def translated(action: str) -> Iterator[None]:
     except MemoryCenterError:
         raise
     except sa_exc.DBAPIError as exc:
+        if lock_wait_ran_out(exc):
+            raise ServerUnavailableError(
+                f"{action}: the store's write lock was not granted within "
+                f"{PG_WRITE_LOCK_WAIT_S:g} s (another device holds it, or the server is overloaded)"
+            ) from None
         if server_away(exc):
             raise ServerUnavailableError(
                 f"{action}: the database server is not reachable: {_msg(exc)}"
@@ -155,6 +170,12 @@ def server_away(exc: BaseException) -> bool:
     if isinstance(orig, psycopg.OperationalError) and state is None:
         return True
     return isinstance(state, str) and (state.startswith("08") or state.startswith("57P"))
+
+
+def lock_wait_ran_out(exc: BaseException) -> bool:
+    """True when a PostgreSQL lock wait (the store's write lock) ran past its limit."""
+    orig = getattr(exc, "orig", None)
+    return getattr(orig, "sqlstate", None) == PG_LOCK_NOT_AVAILABLE
 
 
 def _database_error(action: str, exc: BaseException) -> MemoryCenterError:

@@ -23,6 +23,7 @@ from core import (
     ServerUnavailableError,
     WriteSpooledError,
 )
+from core.storage.engine import PG_WRITE_LOCK, PG_WRITE_LOCK_WAIT_S
 from tests.support.pg_fixtures import PG_PASSPHRASE
 from tests.support.postgres import PostgresServer
 
@@ -297,4 +298,35 @@ def test_an_altered_spool_entry_is_refused_not_applied(
     assert len(report.applied) == 1 and [r.id for r in report.refused] == [second]
     assert "integrity" in report.refused[0].message
     assert _texts(service, "s") == ["kept"]
+    service.close()
+
+
+def test_a_write_lock_held_too_long_elsewhere_spools_the_write_instead_of_hanging(
+    url: str, tmp_path: Path
+) -> None:
+    """Another device's transaction holds the store's write lock and does not finish (a
+    stuck client): this device's write waits PG_WRITE_LOCK_WAIT_S, then goes to the spool, and
+    is applied once the lock is free (R23)."""
+    import psycopg
+
+    service = _open(tmp_path / "a", url)
+    service.remember({"user": "ann"}, "The team standup is at 9:30 on weekdays")
+    stuck = psycopg.connect(url)  # a plain client transaction, as another device's would be
+    stuck.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+    started = time.monotonic()
+    try:
+        with pytest.raises(WriteSpooledError) as spooled:
+            service.remember({"user": "ann"}, "The retro is every second Friday at 15:00")
+        waited = time.monotonic() - started
+        assert PG_WRITE_LOCK_WAIT_S - 0.5 <= waited <= PG_WRITE_LOCK_WAIT_S + 15
+        assert spooled.value.waiting == 1
+        assert "write lock was not granted" in (service.spool_status().last_error or "")
+    finally:
+        stuck.rollback()  # the other device gives the lock back
+        stuck.close()
+    report = service.flush_spool()
+    assert len(report.applied) == 1 and report.waiting == 0 and report.error is None
+    texts = [m.content for m in service.list_memories()]
+    assert "The retro is every second Friday at 15:00" in texts
+    assert service.verify().ok
     service.close()
