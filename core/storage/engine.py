@@ -80,8 +80,11 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
         ) from None
     driver_url = "postgresql+psycopg://" + url.split("://", 1)[1]
     args = {"connect_timeout": PG_CONNECT_TIMEOUT_S, "application_name": "memory-center"}
+    # lock_timeout as a session setting of the write connections: it bounds every lock wait
+    # of a write (the advisory write lock first) at no cost per transaction.
+    write_args = {**args, "options": f"-c lock_timeout={int(PG_WRITE_LOCK_WAIT_S * 1000)}"}
     write = create_engine(
-        driver_url, pool_size=2, max_overflow=4, pool_pre_ping=True, connect_args=args
+        driver_url, pool_size=2, max_overflow=4, pool_pre_ping=True, connect_args=write_args
     )
     read = create_engine(
         driver_url,
@@ -94,8 +97,6 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
 
     @event.listens_for(write, "begin")
     def _take_write_lock(conn: Any) -> None:
-        # SET LOCAL: the limit ends with the transaction; it bounds every lock wait in it.
-        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(PG_WRITE_LOCK_WAIT_S * 1000)}")
         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
 
     return write, read
