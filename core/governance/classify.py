@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.model.patterns import lazy
+from core.patterns import lazy
 
 _REMEMBER = lazy(
     r"^\s*(?:please\s+)?(?:remember|keep in mind|note|don't forget|do not forget|make a note)\b"

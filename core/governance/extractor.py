@@ -15,8 +15,8 @@ from typing import Protocol
 
 from core.governance import classify
 from core.model.enums import Actor, EventKind, MemoryKind, TrustLevel
-from core.model.patterns import lazy
 from core.model.records import Event
+from core.patterns import lazy
 
 SKIP_KINDS = frozenset(
     {

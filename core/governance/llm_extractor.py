@@ -44,8 +44,8 @@ from core.governance.extractor import MAX_LEN, MIN_LEN, SKIP_KINDS, Proposal
 from core.governance.sensitivity import redact, scan
 from core.governance.text import squash, token_set
 from core.model.enums import Actor, EventKind, MemoryKind
-from core.model.patterns import lazy
 from core.model.records import Event
+from core.patterns import lazy
 from core.resources import resource_path
 
 PROMPT = ("prompts", "extract_memories.txt")  # inside the `resources` package

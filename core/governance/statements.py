@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from core.governance.text import STOPWORDS, normalize, stem
-from core.model.patterns import lazy
+from core.patterns import lazy
 
 UNIT = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff]|[a-z0-9$€£¥][a-z0-9_.:/+#$%-]*[a-z0-9+#%]|[a-z0-9]")
 CJK_CHAR = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff]")

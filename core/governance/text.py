@@ -7,7 +7,7 @@ import hmac
 import re
 import unicodedata
 
-from core.model.patterns import lazy
+from core.patterns import lazy
 
 _WORD = lazy(r"[a-z0-9][a-z0-9_.+#/-]*[a-z0-9+#]|[a-z0-9]", re.IGNORECASE)
 _CJK = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")

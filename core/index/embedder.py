@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from core.errors import EmbedderUnavailableError, InvalidInputError, ResourceUnavailableError
 from core.governance.text import normalize, tokens
-from core.model.patterns import lazy
+from core.patterns import lazy
 
 if TYPE_CHECKING:
     import numpy as np

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from core.governance.policy import REDACTED, STALE, authority
 from core.governance.text import estimate_tokens, tokens
-from core.model.patterns import lazy
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
+from core.patterns import lazy
 
 WEIGHTS = {
     "relevance": 0.55,

@@ -12,9 +12,9 @@ from functools import lru_cache
 from core.errors import ResourceUnavailableError
 from core.governance.policy import CONFIRMED
 from core.governance.text import STOPWORDS, estimate_tokens
-from core.model.patterns import lazy
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
+from core.patterns import lazy
 from core.resources import read_resource
 
 TEMPLATE = ("templates", "memory_block.txt")  # inside the `resources` package

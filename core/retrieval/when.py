@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from core.model.patterns import lazy
+from core.patterns import lazy
 
 MONTHS = {
     name: i

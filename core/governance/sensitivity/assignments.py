@@ -20,7 +20,7 @@ from core.governance.sensitivity.heuristics import (
     password_shape_ok,
 )
 from core.governance.sensitivity.rules import QUOTED_VALUE, match_span, match_value
-from core.model.patterns import LazyPattern, lazy
+from core.patterns import LazyPattern, lazy
 
 ASSIGNMENT_PRIORITY = 70
 

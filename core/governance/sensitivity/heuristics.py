@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-from core.model.patterns import lazy
+from core.patterns import lazy
 
 _PLACEHOLDER_WORDS = frozenset(
     {

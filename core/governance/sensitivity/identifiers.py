@@ -16,7 +16,7 @@ from core.governance.sensitivity.validators import (
     iban_valid,
     tw_national_id_valid,
 )
-from core.model.patterns import lazy
+from core.patterns import lazy
 
 
 def _card_ok(m: re.Match[str]) -> bool:

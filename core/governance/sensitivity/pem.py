@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from core.governance.sensitivity.finding import Finding, FindingType
 from core.governance.sensitivity.heuristics import is_placeholder
 from core.governance.sensitivity.rules import FunctionDetector
-from core.model.patterns import lazy
+from core.patterns import lazy
 
 _PEM_BEGIN = lazy(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_LINE_END = r"(?=[ \t]*(?:\r?\n|\\[nr]|$|[\-.…\"']))"

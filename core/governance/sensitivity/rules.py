@@ -14,7 +14,7 @@ from typing import Protocol
 
 from core.governance.sensitivity.finding import Finding, FindingType
 from core.governance.sensitivity.heuristics import TRAILING_PUNCT
-from core.model.patterns import LazyPattern, lazy
+from core.patterns import LazyPattern, lazy
 
 Validator = Callable[[re.Match[str]], bool]
 

@@ -5,7 +5,7 @@ statement and date grammars). Compiling them at import cost ~0.2 s of every CLI 
 start-up, though most commands (`status`, `verify`, `memory list`, `inject`) never run most
 of them (#13). A `LazyPattern` reads like `re.compile(...)` at the definition and compiles
 the first time one of its methods is called; a bad pattern therefore fails at first use, and
-`tests/core/model/test_patterns.py` compiles every module-level one so that it fails in CI.
+`tests/core/test_patterns.py` compiles every module-level one so that it fails in CI.
 """
 
 from __future__ import annotations

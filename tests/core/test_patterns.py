@@ -11,8 +11,8 @@ import threading
 import pytest
 
 import core
-from core.model import patterns
-from core.model.patterns import LazyPattern, compile_all, lazy
+from core import patterns
+from core.patterns import LazyPattern, compile_all, lazy
 
 
 def test_a_lazy_pattern_answers_as_re_does_and_compiles_only_when_used() -> None:
