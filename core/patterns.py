@@ -1,6 +1,6 @@
 """Regular expressions compiled on first use.
 
-The governance and retrieval modules hold about 180 module-level patterns (sensitivity rules,
+The governance, retrieval and index modules hold 133 module-level patterns (sensitivity rules,
 statement and date grammars). Compiling them at import cost ~0.2 s of every CLI command's
 start-up, though most commands (`status`, `verify`, `memory list`, `inject`) never run most
 of them (#13). A `LazyPattern` reads like `re.compile(...)` at the definition and compiles
@@ -46,11 +46,6 @@ class LazyPattern:
     def pattern(self) -> str:
         """The source text, as `re.Pattern.pattern`."""
         return self._source
-
-    @property
-    def flags(self) -> int:
-        """The flags as given (the compiled pattern adds re.UNICODE)."""
-        return self._flags
 
     @property
     def groupindex(self) -> Any:

@@ -73,14 +73,19 @@ class Retriever:
     """Retrieval over the catalog, guarded for the hot path."""
 
     def __init__(
-        self, store: Store, catalog: Catalog, faults: FaultSwitch, breaker: CircuitBreaker
+        self,
+        store: Store,
+        catalog: Catalog,
+        faults: FaultSwitch,
+        breaker: CircuitBreaker,
+        timeout: float = HOT_PATH_SECONDS,
     ) -> None:
         self._store = store
         self.catalog = catalog
         self.faults = faults
         self.breaker = breaker
         self.neighbours = context.Neighbours(store)
-        self.timeout = HOT_PATH_SECONDS
+        self.timeout = timeout
         self.last_revision = 0
         self._in_flight = 0
         self._flight_lock = threading.Lock()

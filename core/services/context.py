@@ -93,8 +93,13 @@ class Engine:
             self.catalog.damage.note([self.settings_damage])
         self.ledger.embed = self.fence_embed
         self.faults = FaultSwitch()
-        self.retriever = Retriever(store, self.catalog, self.faults, CircuitBreaker(store.clock))
-        self.retriever.timeout = _hot_path_limit(config.hot_path_seconds)
+        self.retriever = Retriever(
+            store,
+            self.catalog,
+            self.faults,
+            CircuitBreaker(store.clock),
+            timeout=_hot_path_limit(config.hot_path_seconds),
+        )
 
     # --- configuration ------------------------------------------------------------------
 
