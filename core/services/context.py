@@ -242,10 +242,14 @@ def budget(value: object) -> int:
     return value
 
 
-def _hot_path_limit(seconds: float | None) -> float:
+def _hot_path_limit(seconds: object) -> float:
     if seconds is None:
         return HOT_PATH_SECONDS
-    if not 0 < seconds <= MAX_HOT_PATH_SECONDS:
+    if (
+        not isinstance(seconds, int | float)
+        or isinstance(seconds, bool)
+        or not 0 < seconds <= MAX_HOT_PATH_SECONDS
+    ):
         raise InvalidInputError(
             "hot_path_seconds",
             f"must be above 0 and at most {MAX_HOT_PATH_SECONDS:g}, not {seconds!r}",
