@@ -50,7 +50,7 @@ from core.errors import (
     ResourceUnavailableError,
 )
 from core.index.embedder import Embedder, normalise_rows
-from core.index.framing import frame, unframe
+from core.storage.framing import frame, unframe
 
 if TYPE_CHECKING:
     import hnswlib

@@ -30,6 +30,7 @@ from core.retrieval.vectors import VectorLayer, remove_stale_temp_files
 from core.storage import memories
 from core.storage.damage import Damage
 from core.storage.store import EVERYTHING, Store
+from core.storage.text_index import TextIndex
 
 log = logging.getLogger(__name__)
 
@@ -176,6 +177,8 @@ class Catalog:
         self._scope_of: dict[str, Scope] = {}
         self.records = RecordCache(self._scope_of, self._read_records)
         self.keywords = KeywordIndex()
+        # Text of memories in every status for the memory center's substring search.
+        self.texts = TextIndex(store.index_dir)
         self._keywords_read = False
         self._keywords_dirty = False
         self._pending_save = 0
@@ -276,7 +279,7 @@ class Catalog:
             return removed or scope is not None
 
     def purge(self, memory_ids: Iterable[str]) -> None:
-        """After a compliance purge: rewrite the keyword and vector files without them (R19).
+        """After a compliance purge: rewrite the keyword, text and vector files without them (R19).
 
         A process that never read the keyword file (a CLI purge) reads and reconciles it
         first: writing its empty in-memory index would throw every other entry away.
@@ -288,6 +291,7 @@ class Catalog:
                 self.forget(memory_id)
             self._keywords_dirty = True
             self.save_keywords()
+        self.texts.purge(self._store.codec, ids)
         if self.vectors is not None:
             self.vectors.purge(ids)
 
@@ -298,6 +302,7 @@ class Catalog:
             self._keywords_read = True
             self._keywords_dirty = True
             self.save_keywords()
+        self.texts.reseal(self._store.codec)
         if self.vectors is not None:
             self.vectors.reseal()
 
@@ -305,6 +310,8 @@ class Catalog:
         """Write the derived index files that changed (at close)."""
         with contextlib.suppress(MemoryCenterError):
             self.save_keywords()
+        with contextlib.suppress(MemoryCenterError):
+            self.texts.save(self._store.codec)
         if self.vectors is not None:
             self.vectors.save()
 

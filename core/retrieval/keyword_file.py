@@ -15,8 +15,6 @@ so a compliance purge rewrites it at once (see core/workflows/copies.py).
 
 from __future__ import annotations
 
-import sys
-from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,8 +22,8 @@ from typing import Any
 from core.crypto.codec import Aad, Codec
 from core.crypto.keys import atomic_write
 from core.errors import IntegrityError, ResourceUnavailableError
-from core.index.framing import frame, unframe
 from core.retrieval.keyword import KeywordIndex, Packed
+from core.storage.framing import frame, from_le_uint32, le_uint32, unframe
 
 FILE_NAME = "keywords.mcidx"
 AAD_TABLE = "index_files"
@@ -54,10 +52,10 @@ def plaintext(index: KeywordIndex, store_revision: int) -> bytes:
     packed = index.packed()
     sections = {
         "ids": "\n".join(packed.ids).encode("utf-8"),
-        "stamps": _le(packed.stamps),
+        "stamps": le_uint32(packed.stamps),
         "terms": "\n".join(packed.terms).encode("utf-8"),
-        "offsets": _le(packed.offsets),
-        "forward": _le(packed.forward),
+        "offsets": le_uint32(packed.offsets),
+        "forward": le_uint32(packed.forward),
     }
     header = {
         "store_revision": store_revision,
@@ -122,10 +120,10 @@ def unpack(data: bytes) -> tuple[KeywordIndex, KeywordMeta]:
         parts = _sections(body, sizes)
         packed = Packed(
             ids=_lines(parts["ids"]),
-            stamps=_from_le(parts["stamps"]),
+            stamps=from_le_uint32(parts["stamps"]),
             terms=_lines(parts["terms"]),
-            offsets=_from_le(parts["offsets"]),
-            forward=_from_le(parts["forward"]),
+            offsets=from_le_uint32(parts["offsets"]),
+            forward=from_le_uint32(parts["forward"]),
         )
         _check_shape(packed, meta)
         return KeywordIndex.from_packed(packed), meta
@@ -162,21 +160,3 @@ def _check_shape(packed: Packed, meta: KeywordMeta) -> None:
 
 def _lines(data: bytes) -> list[str]:
     return data.decode("utf-8").split("\n") if data else []
-
-
-def _le(values: array[int]) -> bytes:
-    if sys.byteorder == "little":
-        return values.tobytes()
-    swapped = array("I", values)
-    swapped.byteswap()
-    return swapped.tobytes()
-
-
-def _from_le(data: bytes) -> array[int]:
-    if len(data) % 4:
-        raise ValueError("a packed section is not whole uint32 values")
-    out = array("I")
-    out.frombytes(data)
-    if sys.byteorder != "little":
-        out.byteswap()
-    return out

@@ -79,6 +79,7 @@ class IndexAdmin:
         layer = self._e.catalog.vectors
         if layer is not None:
             layer.reset()
+        self._e.catalog.texts.reset()
         self._e.catalog.invalidate()
         self._e.catalog.sync()
         if layer is not None:

@@ -122,7 +122,7 @@ class MemoryReads:
         chosen = self._e.at_now(flt or MemoryFilter(limit=1_000_000))
         memory_filter(chosen)
         with self._e.store.read("list memories") as conn:
-            found = memory_queries.query(conn, self._e.store.codec, chosen)
+            found = memory_queries.query(conn, self._e.store.codec, chosen, self._e.catalog.texts)
         self._e.report_damage(found.damaged)
         return list(found)
 

@@ -19,17 +19,24 @@ from core.model.enums import MemoryStatus
 from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
+from core.storage import memories
 from core.storage import schema as s
-from core.storage.damage import Records, split
+from core.storage.damage import Damage, Records, split
 from core.storage.memories import checked, record_query, source_ids
+from core.storage.text_index import TextIndex
 
 
-def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> Records[MemoryRecord]:
+def query(
+    conn: Connection, codec: Codec, flt: MemoryFilter, texts: TextIndex | None = None
+) -> Records[MemoryRecord]:
     """Records matching a filter, newest first.
 
     Filters on clear metadata run in SQL, and so do LIMIT/OFFSET when no filter needs the
-    decrypted content or the scope rule: then only the requested page is decrypted.
+    decrypted content or the scope rule: then only the requested page is decrypted. With a
+    `TextIndex`, a text filter decrypts only the rows it has not cached and the matches.
     """
+    if flt.text and texts is not None:
+        return _text_query(conn, codec, flt, texts)
     q = _filtered(record_query(), flt)
     q = q.order_by(s.memories.c.updated_at.desc(), s.memories.c.id.desc())
     in_python = flt.visible_to is not None or bool(flt.text)
@@ -39,15 +46,70 @@ def query(conn: Connection, codec: Codec, flt: MemoryFilter) -> Records[MemoryRe
     if flt.visible_to is not None:
         # A cheap first cut on the clear column; the binding check below makes it exact.
         rows = [r for r in rows if _maybe_visible(r["scope_json"], flt.visible_to)]
+    found = _decode(conn, codec, rows, texts)
+    return _finish(found, flt, paged_in_sql=not in_python)
+
+
+def _text_query(
+    conn: Connection, codec: Codec, flt: MemoryFilter, texts: TextIndex
+) -> Records[MemoryRecord]:
+    """A text filter answered from the sealed text index: `(id, revision)` of the rows the
+    metadata admits, the cached text matched, only the uncached rows and the matches read."""
+    m = s.memories.c
+    q = _filtered(select(m.id, m.revision, m.scope_json), flt)
+    light = conn.execute(q.order_by(m.updated_at.desc(), m.id.desc())).all()
+    if flt.visible_to is not None:
+        light = [r for r in light if _maybe_visible(r[2], flt.visible_to)]
+    order = {str(r[0]): at for at, r in enumerate(light)}
+    needle = (flt.text or "").casefold()
+    hits, unknown = texts.split(codec, [(str(r[0]), int(r[1])) for r in light], needle)
+    damaged: list[Damage] = []
+    unavailable = 0
+    records: list[MemoryRecord] = []
+    for chunk in _chunks(unknown):
+        rows = conn.execute(record_query().where(m.id.in_(chunk))).mappings().all()
+        found = _decode(conn, codec, rows, texts)
+        damaged += found.damaged
+        unavailable += found.unavailable
+        records += [r for r in found if needle in r.content.casefold()]
+    for chunk in _chunks(hits):
+        # Cached text said these match: read and verify them like any record.
+        found = memories.load(conn, codec, chunk)
+        damaged += found.damaged
+        unavailable += found.unavailable
+        records += found
+    records.sort(key=lambda r: order[r.id])
+    out = Records(records, damaged, unavailable)
+    return _finish(out, flt, paged_in_sql=False)
+
+
+def _decode(
+    conn: Connection, codec: Codec, rows: Sequence[Any], texts: TextIndex | None
+) -> Records[MemoryRecord]:
+    """Checked records of raw rows; their verified text feeds the text index when given."""
     sources = source_ids(conn, [r["id"] for r in rows])
     found = split(checked(r, codec, sources.get(r["id"], ())) for r in rows)
-    # Scope rules run on the verified record, never on an unchecked clear column.
+    if texts is not None and found:
+        by_id = {r.id: r.content for r in found}
+        texts.learn(codec, ((r, by_id[r["id"]]) for r in rows if r["id"] in by_id))
+    return found
+
+
+def _finish(
+    found: Records[MemoryRecord], flt: MemoryFilter, *, paged_in_sql: bool
+) -> Records[MemoryRecord]:
+    # Scope rules and the text match run on the verified record, never on a clear column.
     records = [r for r in found if _scope_matches(r, flt)]
     if flt.text:
         needle = flt.text.casefold()
         records = [r for r in records if needle in r.content.casefold()]
-    page = records[flt.offset : flt.offset + flt.limit] if in_python else records
-    return Records(page, found.damaged)
+    page = records if paged_in_sql else records[flt.offset : flt.offset + flt.limit]
+    return Records(page, found.damaged, found.unavailable)
+
+
+def _chunks(ids: list[str], size: int = 900) -> list[list[str]]:
+    # SQLite caps the number of bound parameters of one statement.
+    return [ids[at : at + size] for at in range(0, len(ids), size)]
 
 
 def _maybe_visible(scope_json: str, request: Scope) -> bool:

@@ -95,6 +95,7 @@ class SealedFile:
 SEALED_FILES: tuple[SealedFile, ...] = (
     SealedFile("index/vectors.mcidx", "index_files", "vector", derived=True),
     SealedFile("index/keywords.mcidx", "index_files", "keyword", derived=True),
+    SealedFile("index/texts.mcidx", "index_files", "texts", derived=True),
 )
 # Sealed values in store_meta are not listed here: the key check is opened at every open,
 # the chain head by the chain walk of `verify`.

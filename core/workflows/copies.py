@@ -282,6 +282,14 @@ PLACES: tuple[Place, ...] = (
         "vector file; a term no other memory holds leaves the file's dictionary",
     ),
     Place(
+        "index/texts.mcidx (sealed text index of the memory center's search)",
+        "the memory's casefolded content and its id (never a private scope's: those stay "
+        "under the personal key)",
+        None,
+        "rewritten without them right after the purge commits (Catalog.purge); a copy that "
+        "does not open is deleted",
+    ),
+    Place(
         "SQLite WAL and freed pages",
         "old page images",
         None,

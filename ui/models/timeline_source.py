@@ -10,9 +10,10 @@ How a filter is answered, cheapest first:
   filter matches by containment; neither is a SQL filter of the core yet. Those filters read
   every record the SQL part admits (decrypted once per store revision and cached), then
   filter here. Correct, and fast again on the next keystroke.
-* Text search matches the same cached records (the core's `MemoryFilter(text=...)` decrypts
-  the whole selection on every call). With a `key=value` scope the user may ask for ranked
-  hybrid search (`search_memory`) instead.
+* Text search matches the same cached records once the warm-up has read them all; before
+  that it is the core's `MemoryFilter(text=...)`, answered from the core's sealed text index
+  (only new or changed rows and the matches are decrypted). With a `key=value` scope the
+  user may ask for ranked hybrid search (`search_memory`) instead.
 
 After the first page is shown the view warms the cache with every record in the background,
 so the first search or scope filter does not wait for the decryption either.
@@ -275,6 +276,12 @@ class ScanCache:
             self._key, self._records = (revision, flt), records
         return records
 
+    def holds_everything(self, service: MemoryService) -> bool:
+        """True when every record of the store's current revision is cached."""
+        revision = service.revision()
+        with self._lock:
+            return self._key == (revision, EVERYTHING)
+
     @property
     def warmed(self) -> bool:
         """True when every record of some revision is cached."""
@@ -323,9 +330,12 @@ def open_source(
             return ListedMemories([r for _, r in hits if keep(r)], ranked=True)
     free_scope = bool(flt.scope_text.strip()) and sql_scope(flt.scope_text) is None
     if flt.text.strip() or free_scope:
-        # The text match runs here, over the cached decrypted records, rather than as
-        # `MemoryFilter(text=...)`: that would decrypt the whole selection on every keystroke.
-        records = cache.records(service, sql_filter(replace(flt, text="")))
+        # Once every record is cached (the background warm-up), typing filters them here.
+        # Before that a text search goes to the core, whose sealed text index decrypts only
+        # the matches; free scope words still need the records of the SQL part.
+        text_in_core = bool(flt.text.strip()) and not cache.holds_everything(service)
+        core_filter = sql_filter(flt if text_in_core else replace(flt, text=""))
+        records = cache.records(service, core_filter)
         return ListedMemories(filter_memories(records, flt, now))
     mflt = sql_filter(flt)
     return PagedMemories(service, mflt, service.count_memories(mflt))

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from core import (
     KeyUnavailableError,
     ManualClock,
+    MemoryFilter,
     MemoryService,
     NotFoundError,
     PrivateScopeError,
@@ -25,6 +26,7 @@ from core import (
 )
 from core.crypto.codec import NONCE_BYTES, Aad, Codec, read_header
 from core.crypto.keys import KEY_FILE_NAME, KeySet, PassphraseKeyStore
+from core.storage import text_index
 from core.storage.event_log import payload_aad
 from core.storage.memories import content_aad, reason_aad
 from core.storage.snapshots import body_aad
@@ -144,6 +146,26 @@ def test_teammate_with_team_key_and_raw_sql_cannot_read_a_private_memory(
         pg_url, "SELECT content FROM memory_revisions WHERE memory_id=%s", shared.id
     )
     assert ben_codec.open_text(bytes(team_blob), content_aad(shared.id, 1)) == shared.content  # type: ignore[arg-type]
+
+
+def test_the_owners_text_index_holds_no_private_text(
+    team: tuple[MemoryService, MemoryService, Path],
+) -> None:
+    """The desktop's text index is sealed with the team key, so a private memory's text never
+    enters it: the owner's search still finds it, decrypting it with the personal key (#13)."""
+    ana, _ben, tmp_path = team
+    private = ana.remember(ANA, SECRET).value.record
+    shared = ana.remember(TEAM, SHARED).value.record
+    assert private is not None and shared is not None
+    found = [r.id for r in ana.list_memories(MemoryFilter(text="thursdays"))]
+    assert found == [private.id]
+    assert [r.id for r in ana.list_memories(MemoryFilter(text="release freeze"))] == [shared.id]
+    ana.catalog.texts.save(ana._store.codec)
+    path = tmp_path / "ana-desk" / "index" / text_index.FILE_NAME
+    assert SECRET.encode()[:20] not in path.read_bytes()
+    entries = text_index.load(path, Codec(_keys(tmp_path / "ben-desk", "ben passphrase")))
+    assert private.id not in entries and shared.id in entries
+    assert all("thursdays" not in text for _rev, text in entries.values())
 
 
 def test_teammate_never_sees_it_and_the_owner_gets_both(

@@ -1,10 +1,12 @@
-"""The framing both sealed index files share (vectors and keywords): a magic tag, a format
+"""The framing the sealed index files share (vectors, keywords, texts): a magic tag, a format
 version, a JSON header and a body. Sealing and atomic writing are the callers' own."""
 
 from __future__ import annotations
 
 import json
 import struct
+import sys
+from array import array
 from typing import Any
 
 from core.errors import IntegrityError, StoreVersionError
@@ -38,3 +40,27 @@ def unframe(data: bytes, magic: bytes, version: int, what: str) -> tuple[dict[st
     if not isinstance(header, dict):
         raise IntegrityError(f"{what} header is not an object")
     return header, start + length
+
+
+def le_uint32(values: array[int]) -> bytes:
+    """Unsigned 32-bit values as little-endian bytes (the files' byte order on any machine)."""
+    if sys.byteorder == "little":
+        return values.tobytes()
+    swapped = array("I", values)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def from_le_uint32(data: bytes) -> array[int]:
+    """The inverse of `le_uint32`.
+
+    Raises:
+        ValueError: the length is not a whole number of values.
+    """
+    if len(data) % 4:
+        raise ValueError("a packed section is not whole uint32 values")
+    out = array("I")
+    out.frombytes(data)
+    if sys.byteorder != "little":
+        out.byteswap()
+    return out
