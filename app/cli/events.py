@@ -62,7 +62,7 @@ def event_add(
         source=source,
         data=data,
     )
-    result = ctx.service().append_event(item)
+    result = ctx.write("append_event", item)
     ev = result.value
     ctx.emit(
         {"event": ev, "revision": result.changes.revision},

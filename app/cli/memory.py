@@ -96,7 +96,7 @@ def _simple(name: str, doc: str, call: str, *, reason: bool = False) -> None:
     @pass_ctx
     @handles_errors
     def command(ctx: Context, memory_id: str, by: str | None) -> None:
-        rec = getattr(ctx.service(), call)(memory_id, by=by).value
+        rec = ctx.write(call, memory_id, by=by).value
         show(ctx, rec, f"{name}d" if name.endswith("e") else f"{name}ed")
 
     del command
@@ -155,17 +155,14 @@ def memory_delete(
     requested_by: str | None,
 ) -> None:
     """Delete a memory: tombstone and removal from every derived store (R19)."""
-    stone = (
-        ctx.service()
-        .delete(
-            memory_id,
-            reason=reason,
-            purge=purge,
-            purge_events=purge_events,
-            requested_by=requested_by,
-        )
-        .value
-    )
+    stone = ctx.write(
+        "delete",
+        memory_id,
+        reason=reason,
+        purge=purge,
+        purge_events=purge_events,
+        requested_by=requested_by,
+    ).value
     lines = [f"deleted {stone.memory_id}" + (" and purged" if stone.purged else ""), *stone.report]
     ctx.emit(stone, "\n".join(lines))
 

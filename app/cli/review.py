@@ -33,18 +33,15 @@ def remember(
     by: str | None,
 ) -> None:
     """Remember something, as the user's explicit request (the policy still checks it)."""
-    out = (
-        ctx.service()
-        .remember(
-            Scope.parse(scopes),
-            text,
-            session=session,
-            kind=kind,
-            expires_in_days=expires_in_days,
-            by=by,
-        )
-        .value
-    )
+    out = ctx.write(
+        "remember",
+        Scope.parse(scopes),
+        text,
+        session=session,
+        kind=kind,
+        expires_in_days=expires_in_days,
+        by=by,
+    ).value
     human = f"{out.outcome}: " + "; ".join(out.reasons)
     if out.record is not None:
         human += "\n" + line(out.record)
@@ -112,10 +109,10 @@ def candidates_approve(
         raise click.UsageError("give memory ids or --all-suggested, not both and not neither")
     if scopes and not all_suggested:
         raise click.UsageError("--scope narrows --all-suggested; it does not go with ids")
-    svc = ctx.service()
     if len(memory_ids) == 1:
-        show(ctx, svc.approve(memory_ids[0], by=by).value, "approved")
+        show(ctx, ctx.write("approve", memory_ids[0], by=by).value, "approved")
         return
+    svc = ctx.service()
     ids = list(memory_ids) or _suggested(svc, scopes)
     records = svc.approve_many(ids, by=by).value if ids else []
     lines = [f"approved {len(records)}", *(line(r) for r in records)] if records else []
@@ -135,7 +132,7 @@ def _suggested(svc: MemoryService, scopes: tuple[str, ...]) -> list[str]:
 @handles_errors
 def candidates_reject(ctx: Context, memory_id: str, reason: str | None) -> None:
     """Reject a suggested memory."""
-    show(ctx, ctx.service().reject(memory_id, reason=reason).value, "rejected")
+    show(ctx, ctx.write("reject", memory_id, reason=reason).value, "rejected")
 
 
 @candidates.command("edit")

@@ -57,6 +57,33 @@ class Context:
             self._service.check_embedder()
         return self._service
 
+    def write(self, operation: str, *args: Any, **kwargs: Any) -> Any:
+        """Run one of the service's spoolable writes (R23).
+
+        On a store kept on a server that cannot be reached, even to open it, the write is
+        sealed into this machine's spool with its local copy of the key set, and the
+        command fails with the same "kept in this machine's spool" error an open store
+        gives; the next write to the open store (or `spool flush`) applies it.
+        """
+        from core import MemoryService, ServerUnavailableError
+
+        try:
+            service = self.service()
+        except ServerUnavailableError as away:
+            from app.paths import passphrase_from_env
+
+            passphrase = passphrase_from_env()
+            if passphrase is None and self._key_file_exists():
+                passphrase = _prompt_passphrase(False)
+            writer = MemoryService.offline_writer(
+                self.data_dir, passphrase=passphrase, reason=away.message
+            )
+            raise writer.spool(operation, *args, **kwargs) from None
+        return getattr(service, operation)(*args, **kwargs)
+
+    def _key_file_exists(self) -> bool:
+        return (self.data_dir / "keyfile.json").exists()
+
     def close(self) -> None:
         """Release the store."""
         if self._service is not None:

@@ -8,10 +8,12 @@ delegation to a feature service in `core/services/`.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 
 from core.governance.agents import AgentInfo
+from core.model.clock import Clock, SystemClock
 from core.model.records import (
     KeyInfo,
     MemberInfo,
@@ -22,7 +24,8 @@ from core.model.records import (
 )
 from core.model.spool import FlushReport, SpoolEntry, SpoolStatus
 from core.services.facade import FacadeBase
-from core.workflows.spool import Spooler, spool_summary
+from core.storage.opener import offline_codec
+from core.workflows.spool import SPOOLABLE, OfflineWriter, Spooler, spool_summary
 
 
 class AdminFacade(FacadeBase):
@@ -145,6 +148,32 @@ class AdminFacade(FacadeBase):
         """The spool of `data_dir` read without opening the store (no key, no server):
         what `status` can still say while the server is away."""
         return spool_summary(data_dir)
+
+    @classmethod
+    def offline_writer(
+        cls,
+        data_dir: Path,
+        *,
+        passphrase: str | None = None,
+        clock: Clock | None = None,
+        reason: str = "the database server is not reachable",
+    ) -> OfflineWriter:
+        """Writes for a store on a server that cannot be opened now: each `spool(...)` is
+        sealed into this machine's spool and applied by the next open (R23).
+
+        Raises:
+            ResourceUnavailableError: not a server store, or never opened on this machine
+                since it records what offline writes need.
+            KeyUnavailableError: this machine's copy of the key set cannot be loaded.
+            WrongPassphraseError: the passphrase does not unlock the key file.
+        """
+        signatures = {
+            name: inspect.signature(getattr(cls, name).__wrapped__)
+            for name in SPOOLABLE
+            if hasattr(getattr(cls, name, None), "__wrapped__")
+        }
+        codec = offline_codec(data_dir, passphrase)
+        return OfflineWriter(data_dir, codec, clock or SystemClock(), signatures, reason)
 
     # --- agents: model warm-up and per-agent pause (#13, #14) -----------------------------
 

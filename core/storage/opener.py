@@ -178,6 +178,29 @@ def configured_database_url(data_dir: Path) -> str | None:
     return url if isinstance(url, str) and url else None
 
 
+def offline_codec(data_dir: Path, passphrase: str | None) -> Codec:
+    """The codec of this machine's copy of a server store's key set, without the server.
+
+    For sealing writes into the local spool when the store cannot be opened (R23).
+
+    Raises:
+        ResourceUnavailableError: not a server store, or this machine has not opened it
+            since it began recording what offline writes need (the store id).
+        KeyUnavailableError: the key set is not in this machine's keyring or key file.
+        WrongPassphraseError: the passphrase does not unlock the key file.
+    """
+    config = _local_config(data_dir)
+    store_id, source = config.get("store_id"), config.get("key_source")
+    if not config.get("database_url") or not isinstance(store_id, str):
+        raise ResourceUnavailableError(
+            "writes cannot be kept for later: this machine has not opened the store on the "
+            "server since it was set up (open it once while the server is reachable)"
+        )
+    if not isinstance(source, str):
+        raise ResourceUnavailableError(f"{data_dir / LOCAL_CONFIG_NAME} names no key source")
+    return Codec(_key_store(source, store_id, data_dir, passphrase).load())
+
+
 def device_id(data_dir: Path) -> str:
     """This machine's device id for the server store in `data_dir` ("" for a local store)."""
     return str(_local_config(data_dir).get("device_id") or "")
@@ -258,6 +281,7 @@ def _open_server_store(
                 data_dir,
                 {
                     "database_url": url,
+                    "store_id": store_id,
                     "key_source": source,
                     "device_id": device_id,
                     "member": member,

@@ -272,6 +272,68 @@ def spool_summary(data_dir: Path) -> SpoolStatus:
     )
 
 
+class OfflineWriter:
+    """The spoolable writes of a server store that could not be opened (R23).
+
+    A one-shot process (a CLI call, an agent hook) that starts while the server is away
+    cannot open the store, but this machine still holds its copy of the key set: the write
+    is sealed into the same local spool an open service uses, and the next process that
+    writes to the open store (or `spool flush`) applies it in order, each decided by the
+    policy then. Nothing is
+    checked against the store now; bad input that can be checked without it is refused.
+
+    Args:
+        data_dir: the store's local data directory (holds the spool file).
+        codec: sealed with this machine's copy of the key set.
+        clock: stamps the entries.
+        signatures: the service's spoolable methods, to name positional arguments.
+        reason: why the server could not be used (kept as the spool's last error).
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        codec: Any,
+        clock: Any,
+        signatures: Mapping[str, inspect.Signature],
+        reason: str,
+    ) -> None:
+        self._data_dir = data_dir
+        self._codec = codec
+        self._clock = clock
+        self._signatures = signatures
+        self._reason = reason
+
+    def spool(self, operation: str, *args: Any, **kwargs: Any) -> WriteSpooledError:
+        """Seal one write into the spool; return the error that tells the caller so.
+
+        Raises:
+            InvalidInputError: not a spoolable operation, arguments it does not take, or
+                input refused before it is kept.
+        """
+        signature = self._signatures.get(operation)
+        if operation not in SPOOLABLE or signature is None:
+            raise InvalidInputError("operation", f"{operation!r} cannot be kept in the spool")
+        try:
+            bound = signature.bind(None, *args, **kwargs).arguments
+        except TypeError as exc:
+            raise InvalidInputError("arguments", f"{operation}: {exc}") from None
+        arguments = {k: v for k, v in bound.items() if k != "self"}
+        _prevalidate(operation, arguments)
+        call = {"operation": operation, "arguments": _encode(arguments)}
+        now = self._clock.now()
+        local = LocalSpool(self._data_dir, lambda: self._codec)
+        try:
+            entry = local.add(operation, call, now)
+            local.note(ERROR_NOTE, self._reason)
+            if OFFLINE_NOTE not in local.notes():
+                local.note(OFFLINE_NOTE, now.isoformat())
+            waiting, _ = local.summary()
+        finally:
+            local.close()
+        return WriteSpooledError(entry.id, operation, waiting)
+
+
 # --- the sealed form of a call ----------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -50,3 +51,102 @@ def test_status_list_and_flush_of_a_spool(
     found = _run("--data-dir", data, "search", "--scope", "user=ann", "bike")
     assert "blue shed" in found.output
     assert _run("--data-dir", data, "spool", "list").output.strip() == "no writes waiting"
+
+
+def test_commands_started_while_the_server_is_away_keep_their_writes(
+    pg_crash_server: PostgresServer, pg_crash_url: str, tmp_path: Path
+) -> None:
+    """A CLI call (an agent's script, a hook) that starts during the outage cannot open the
+    store; its write goes to this machine's spool all the same and is applied later."""
+    data = str(tmp_path / "a")
+    assert _run("--data-dir", data, "init", "--database", pg_crash_url).exit_code == 0
+    kept = _run(
+        "--data-dir",
+        data,
+        "--json",
+        "remember",
+        "--scope",
+        "user=ann",
+        "--text",
+        "Ann's kayak is blue",
+    )
+    assert kept.exit_code == 0, kept.output
+    memory_id = json.loads(kept.output)["record"]["id"]
+    pg_crash_server.stop("immediate")
+    try:
+        spooled = [
+            _run(
+                "--data-dir",
+                data,
+                "remember",
+                "--scope",
+                "user=ann",
+                "--text",
+                "Ann's canoe is in the red barn",
+            ),
+            _run(
+                "--data-dir",
+                data,
+                "event",
+                "add",
+                "--session",
+                "s-away",
+                "--actor",
+                "user",
+                "--trust",
+                "user",
+                "--scope",
+                "user=ann",
+                "--text",
+                "written during the outage",
+            ),
+            _run("--data-dir", data, "memory", "disable", memory_id),
+        ]
+        for result in spooled:
+            assert result.exit_code == 1, result.output
+            assert "kept in this machine's spool" in result.output
+        assert "3 waiting" in spooled[-1].output
+        # Bad input is refused at once, by name, and nothing is kept for it.
+        bad = _run(
+            "--data-dir", data, "remember", "--scope", "colour=blue", "--text", "no valid scope"
+        )
+        assert bad.exit_code == 1 and "scope" in bad.output
+        assert "kept in this machine's spool" not in bad.output
+        away = _run("--data-dir", data, "status")
+        assert "spool:     3 write(s) waiting" in away.output
+        assert b"red barn" not in (tmp_path / "a" / "spool.sqlite3").read_bytes()
+    finally:
+        pg_crash_server.restart()
+    flushed = _run("--data-dir", data, "spool", "flush")
+    assert "3 applied, 0 applied before, 0 refused, 0 still waiting" in flushed.output
+    found = _run("--data-dir", data, "search", "--scope", "user=ann", "canoe")
+    assert "red barn" in found.output
+    shown = _run("--data-dir", data, "--json", "memory", "show", memory_id)
+    assert json.loads(shown.output)["memory"]["status"] == "disabled"
+    events = _run("--data-dir", data, "--json", "event", "list", "--session", "s-away")
+    assert "written during the outage" in events.output
+    assert _run("--data-dir", data, "verify").exit_code == 0
+
+
+def test_an_offline_write_needs_this_machines_key(
+    pg_crash_server: PostgresServer, pg_crash_url: str, tmp_path: Path
+) -> None:
+    data = str(tmp_path / "a")
+    assert _run("--data-dir", data, "init", "--database", pg_crash_url).exit_code == 0
+    pg_crash_server.stop("immediate")
+    try:
+        env = {"MEMORY_CENTER_PASSPHRASE": "not the passphrase", "MEMORY_CENTER_EMBEDDER": "none"}
+        args = [
+            "--data-dir",
+            data,
+            "remember",
+            "--scope",
+            "user=ann",
+            "--text",
+            "Ann's canoe is red",
+        ]
+        wrong = CliRunner().invoke(cli, args, env=env)
+        assert wrong.exit_code == 1 and "passphrase" in wrong.output
+        assert not (tmp_path / "a" / "spool.sqlite3").exists()
+    finally:
+        pg_crash_server.restart()
