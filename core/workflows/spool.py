@@ -275,12 +275,12 @@ def spool_summary(data_dir: Path) -> SpoolStatus:
 class OfflineWriter:
     """The spoolable writes of a server store that could not be opened (R23).
 
-    A one-shot process (a CLI call, an agent hook) that starts while the server is away
+    A one-shot process (a CLI call, an agent's script) that starts while the server is away
     cannot open the store, but this machine still holds its copy of the key set: the write
     is sealed into the same local spool an open service uses, and the next process that
     writes to the open store (or `spool flush`) applies it in order, each decided by the
-    policy then. Nothing is
-    checked against the store now; bad input that can be checked without it is refused.
+    policy then. Nothing is checked against the store now; bad input that can be checked
+    without it is refused.
 
     Args:
         data_dir: the store's local data directory (holds the spool file).
