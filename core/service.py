@@ -331,6 +331,11 @@ class MemoryService(AdminFacade):
         """Records in every status and scope unless filtered, newest first."""
         return self._reads.list_memories(flt)
 
+    def prepare_text_search(self) -> int:
+        """Bring the index of full-text search up to date now; returns how many records had
+        to be decrypted (the desktop calls it in the background after the first paint)."""
+        return self._reads.prepare_text_search()
+
     def export_memories(self, flt: MemoryFilter | None = None) -> dict[str, Any]:
         """A portable JSON document of memories (default: active and suggested ones)."""
         return self._reads.export_memories(flt)

@@ -126,6 +126,15 @@ class MemoryReads:
         self._e.report_damage(found.damaged)
         return list(found)
 
+    def prepare_text_search(self) -> int:
+        texts, codec = self._e.catalog.texts, self._e.store.codec
+        before = texts.decrypted
+        with self._e.store.read("prepare text search") as conn:
+            damaged = texts.catch_up(conn, codec)
+        self._e.report_damage(damaged)
+        texts.save_if_due(codec)
+        return texts.decrypted - before
+
     def export_memories(self, flt: MemoryFilter | None) -> dict[str, Any]:
         """A portable JSON document of memories (default: active and suggested ones).
 

@@ -19,9 +19,8 @@ from core.model.enums import MemoryStatus
 from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.storage import memories
 from core.storage import schema as s
-from core.storage.damage import Damage, Records, split
+from core.storage.damage import Records, split
 from core.storage.memories import checked, record_query, source_ids
 from core.storage.text_index import TextIndex
 
@@ -33,7 +32,8 @@ def query(
 
     Filters on clear metadata run in SQL, and so do LIMIT/OFFSET when no filter needs the
     decrypted content or the scope rule: then only the requested page is decrypted. With a
-    `TextIndex`, a text filter decrypts only the rows it has not cached and the matches.
+    `TextIndex`, a text filter decrypts only rows changed since the index last caught up
+    and the rows whose cached text matches.
     """
     if flt.text and texts is not None:
         return _text_query(conn, codec, flt, texts)
@@ -43,56 +43,51 @@ def query(
     if not in_python:
         q = q.limit(flt.limit).offset(flt.offset)
     rows = conn.execute(q).mappings().all()
-    if flt.visible_to is not None:
-        # A cheap first cut on the clear column; the binding check below makes it exact.
-        rows = [r for r in rows if _maybe_visible(r["scope_json"], flt.visible_to)]
-    found = _decode(conn, codec, rows, texts)
+    found = _decode(conn, codec, rows, flt)
     return _finish(found, flt, paged_in_sql=not in_python)
 
 
 def _text_query(
     conn: Connection, codec: Codec, flt: MemoryFilter, texts: TextIndex
 ) -> Records[MemoryRecord]:
-    """A text filter answered from the sealed text index: `(id, revision)` of the rows the
-    metadata admits, the cached text matched, only the uncached rows and the matches read."""
-    m = s.memories.c
-    q = _filtered(select(m.id, m.revision, m.scope_json), flt)
-    light = conn.execute(q.order_by(m.updated_at.desc(), m.id.desc())).all()
-    if flt.visible_to is not None:
-        light = [r for r in light if _maybe_visible(r[2], flt.visible_to)]
-    order = {str(r[0]): at for at, r in enumerate(light)}
+    """A text filter answered from the sealed text index (see core/storage/text_index.py).
+
+    The rows whose cached text matches are read newest first, through the metadata filter,
+    in chunks, until the page is full: a later chunk only holds older rows. The opaque rows
+    (private, damaged) are read every time.
+    """
+    damaged = {d.row_id: d for d in texts.catch_up(conn, codec)}
+    texts.save_if_due(codec)
     needle = (flt.text or "").casefold()
-    hits, unknown = texts.split(codec, [(str(r[0]), int(r[1])) for r in light], needle)
-    damaged: list[Damage] = []
+    hits, opaque = texts.candidates(needle)
+    wanted = flt.offset + flt.limit
+    matched: list[MemoryRecord] = []
     unavailable = 0
-    records: list[MemoryRecord] = []
-    for chunk in _chunks(unknown):
-        rows = conn.execute(record_query().where(m.id.in_(chunk))).mappings().all()
-        found = _decode(conn, codec, rows, texts)
-        damaged += found.damaged
+    chunks = _chunks(opaque)
+    from_hits = len(chunks)
+    chunks += _chunks(hits)
+    for number, chunk in enumerate(chunks):
+        if number >= from_hits and len(matched) >= wanted:
+            break
+        q = _filtered(record_query(), flt).where(s.memories.c.id.in_(chunk))
+        found = _decode(conn, codec, conn.execute(q).mappings().all(), flt)
+        damaged.update((d.row_id, d) for d in found.damaged)
         unavailable += found.unavailable
-        records += [r for r in found if needle in r.content.casefold()]
-    for chunk in _chunks(hits):
-        # Cached text said these match: read and verify them like any record.
-        found = memories.load(conn, codec, chunk)
-        damaged += found.damaged
-        unavailable += found.unavailable
-        records += found
-    records.sort(key=lambda r: order[r.id])
-    out = Records(records, damaged, unavailable)
-    return _finish(out, flt, paged_in_sql=False)
+        # The same checks `_finish` makes, so that the count that stops the loop is exact.
+        matched += [r for r in found if _scope_matches(r, flt) and needle in r.content.casefold()]
+    matched.sort(key=lambda r: (r.updated_at, r.id), reverse=True)
+    return _finish(Records(matched, damaged.values(), unavailable), flt, paged_in_sql=False)
 
 
 def _decode(
-    conn: Connection, codec: Codec, rows: Sequence[Any], texts: TextIndex | None
+    conn: Connection, codec: Codec, rows: Sequence[Any], flt: MemoryFilter
 ) -> Records[MemoryRecord]:
-    """Checked records of raw rows; their verified text feeds the text index when given."""
+    """Checked records of raw rows (a cheap first cut on visibility before decrypting)."""
+    if flt.visible_to is not None:
+        # The cut uses the clear column; the binding check below makes it exact.
+        rows = [r for r in rows if _maybe_visible(r["scope_json"], flt.visible_to)]
     sources = source_ids(conn, [r["id"] for r in rows])
-    found = split(checked(r, codec, sources.get(r["id"], ())) for r in rows)
-    if texts is not None and found:
-        by_id = {r.id: r.content for r in found}
-        texts.learn(codec, ((r, by_id[r["id"]]) for r in rows if r["id"] in by_id))
-    return found
+    return split(checked(r, codec, sources.get(r["id"], ())) for r in rows)
 
 
 def _finish(

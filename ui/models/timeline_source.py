@@ -289,11 +289,15 @@ class ScanCache:
             return self._key is not None and self._key[1] == EVERYTHING
 
     def warm(self, service: MemoryService) -> bool:
-        """Read every record unless already cached for this revision; True if it read."""
+        """Read every record unless already cached for this revision; True if it read.
+
+        The core's text index is brought up to date first (cheap once its file exists), so
+        a search typed while the records are still being read is answered from it."""
         revision = service.revision()
         with self._lock:
             if self._key == (revision, EVERYTHING):
                 return False
+        service.prepare_text_search()
         records = service.list_memories(EVERYTHING)
         with self._lock:
             self._key, self._records = (revision, EVERYTHING), records

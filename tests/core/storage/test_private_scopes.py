@@ -163,9 +163,12 @@ def test_the_owners_text_index_holds_no_private_text(
     ana.catalog.texts.save(ana._store.codec)
     path = tmp_path / "ana-desk" / "index" / text_index.FILE_NAME
     assert SECRET.encode()[:20] not in path.read_bytes()
-    entries = text_index.load(path, Codec(_keys(tmp_path / "ben-desk", "ben passphrase")))
+    entries, opaque, _at = text_index.load(
+        path, Codec(_keys(tmp_path / "ben-desk", "ben passphrase"))
+    )
     assert private.id not in entries and shared.id in entries
-    assert all("thursdays" not in text for _rev, text in entries.values())
+    assert private.id in opaque  # read, with ana's personal key, at every search
+    assert all("thursdays" not in e.text for e in entries.values())
 
 
 def test_teammate_never_sees_it_and_the_owner_gets_both(

@@ -44,8 +44,9 @@ def _fill(data_dir: Path) -> dict[str, str]:
         suggested = svc.suggest(SCOPE, FACTS[-1]).value.record
         assert suggested is not None
         ids[FACTS[-1]] = suggested.id
-        # A full listing (the desktop's background warm-up) teaches the index every text.
-        assert len(svc.list_memories(None)) == len(FACTS)
+        # What the desktop does in the background after its first paint.
+        assert svc.prepare_text_search() == len(FACTS)
+        assert svc.prepare_text_search() == 0  # current: nothing more to read
     finally:
         svc.close()
     return ids
@@ -93,12 +94,15 @@ def test_a_reopened_store_answers_from_the_file_without_decrypting_non_matches(
     assert b"zanzibar" not in raw.lower() and b"MCTX" not in raw  # sealed, not plain
     svc = _open(data_dir)
     try:
-        texts = svc.catalog.texts
-        rows = [(memory_id, 1) for memory_id in ids.values()]
-        hits, unknown = texts.split(svc._store.codec, rows, "zanzibar")
-        assert unknown == []  # every text came from the file
-        assert sorted(hits) == sorted([ids[FACTS[0]], ids[FACTS[-1]]])
         assert sorted(_search(svc, "zanzibar")) == sorted([FACTS[0], FACTS[-1]])
+        texts = svc.catalog.texts
+        assert texts.decrypted == 0  # every text came from the file, nothing changed since
+        hits, opaque = texts.candidates("zanzibar")
+        assert sorted(hits) == sorted([ids[FACTS[0]], ids[FACTS[-1]]]) and opaque == []
+        # A change made now is caught up from the change feed: one row, not the store.
+        svc.remember(SCOPE, "The Zanzibar router reboots nightly.")
+        assert len(_search(svc, "zanzibar")) == 3
+        assert texts.decrypted == 1
     finally:
         svc.close()
 
@@ -135,9 +139,9 @@ def test_purge_rewrites_the_file_without_the_memory(data_dir: Path) -> None:
     svc = _open(data_dir)
     try:
         svc.delete(ids[FACTS[0]], reason="wrong", purge=True)
-        entries = text_index.load(_file(data_dir), svc._store.codec)
+        entries, _opaque, _at = text_index.load(_file(data_dir), svc._store.codec)
         assert ids[FACTS[0]] not in entries
-        assert all(marker.casefold() not in text for _rev, text in entries.values())
+        assert all(marker.casefold() not in e.text for e in entries.values())
         assert ids[FACTS[2]] in entries  # the others survive
         assert _search(svc, "zanzibar") == [FACTS[-1]]
     finally:
@@ -155,7 +159,7 @@ def test_a_purge_in_a_process_that_never_searched_keeps_the_other_entries(
         svc.close()
     svc = _open(data_dir)
     try:
-        entries = text_index.load(_file(data_dir), svc._store.codec)
+        entries, _opaque, _at = text_index.load(_file(data_dir), svc._store.codec)
         assert set(entries) == set(ids.values()) - {ids[FACTS[1]]}
     finally:
         svc.close()
@@ -235,13 +239,11 @@ def test_index_rebuild_drops_the_file_and_search_still_answers(data_dir: Path) -
 
 
 def test_a_malformed_plaintext_is_refused_by_name() -> None:
-    good = TextIndex(None)
+    entry = text_index.Entry(3, "2026-01-02T03:04:05.000000+00:00", "héllo 上海")
+    plain = text_index._plaintext({"m1": entry}, {"m2"}, 41)
+    assert text_index.unpack(plain) == ({"m1": entry}, {"m2"}, 41)
     with pytest.raises(IntegrityError, match="text index"):
         text_index.unpack(b"MCKW" + b"\x00" * 10)
     with pytest.raises(IntegrityError, match="malformed"):
-        plain = text_index._plaintext({"m1": (1, "hello")})
         text_index.unpack(plain[:-2])
-    assert len(good) == 0
-    assert text_index.unpack(text_index._plaintext({"m1": (3, "héllo 上海")})) == {
-        "m1": (3, "héllo 上海")
-    }
+    assert len(TextIndex(None)) == 0
