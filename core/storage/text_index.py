@@ -27,11 +27,11 @@ What it holds and does not:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import threading
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +60,9 @@ FULL_PASS_AFTER = 5_000
 CHUNK = 900
 
 
-@dataclass(frozen=True)
-class Entry:
-    """What the index knows of one memory."""
-
-    revision: int
-    updated_at: str
-    text: str
+# What the index knows of one memory: (revision, updated_at, casefolded text). Plain tuples:
+# 100k of them are built from a file in C (zip), where objects took a quarter of a second.
+Entry = tuple[int, str, str]
 
 
 def aad(path: Path) -> Aad:
@@ -127,9 +123,9 @@ class TextIndex:
         stale: list[str] = []
         for memory_id, revision, updated_at in rows:
             known = self._texts.get(memory_id)
-            if known is not None and known.revision == revision:
-                if known.updated_at != updated_at:
-                    self._texts[memory_id] = Entry(revision, updated_at, known.text)
+            if known is not None and known[0] == revision:
+                if known[1] != updated_at:
+                    self._texts[memory_id] = (revision, updated_at, known[2])
             else:
                 stale.append(memory_id)
         damage: list[Damage] = []
@@ -149,8 +145,10 @@ class TextIndex:
                     continue
                 self._opaque.discard(memory_id)
                 record = found[0]
-                self._texts[memory_id] = Entry(
-                    record.revision, str(row["updated_at"]), record.content.casefold()
+                self._texts[memory_id] = (
+                    record.revision,
+                    str(row["updated_at"]),
+                    record.content.casefold(),
                 )
                 self._new += 1
         return damage
@@ -161,7 +159,7 @@ class TextIndex:
         """Ids whose cached text holds `needle` (casefolded), newest first, and the opaque
         ids a search must read itself. Call `catch_up` first."""
         with self._lock:
-            hits = [(e.updated_at, i) for i, e in self._texts.items() if needle in e.text]
+            hits = [(e[1], i) for i, e in self._texts.items() if needle in e[2]]
             opaque = sorted(self._opaque)
         hits.sort(reverse=True)
         return [i for _at, i in hits], opaque
@@ -312,10 +310,10 @@ def _plaintext(texts: Mapping[str, Entry], opaque: set[str], complete_at: int) -
     entries = [texts[i] for i in ids]
     sections = {
         "ids": "\n".join(ids).encode("utf-8"),
-        "revisions": le_uint32(array("I", (e.revision for e in entries))),
-        "lengths": le_uint32(array("I", (len(e.text) for e in entries))),
-        "updated": "\n".join(e.updated_at for e in entries).encode("utf-8"),
-        "texts": "".join(e.text for e in entries).encode("utf-8"),
+        "revisions": le_uint32(array("I", (e[0] for e in entries))),
+        "lengths": le_uint32(array("I", (len(e[2]) for e in entries))),
+        "updated": "\n".join(e[1] for e in entries).encode("utf-8"),
+        "texts": "".join(e[2] for e in entries).encode("utf-8"),
         "opaque": "\n".join(sorted(opaque)).encode("utf-8"),
     }
     header = {
@@ -350,13 +348,9 @@ def unpack(data: bytes) -> tuple[dict[str, Entry], set[str], int]:
             raise ValueError("entry counts disagree")
         if sum(lengths) != len(text):
             raise ValueError("text lengths disagree")
-        out: dict[str, Entry] = {}
-        start = 0
-        for memory_id, revision, stamp, length in zip(
-            ids, revisions, updated, lengths, strict=True
-        ):
-            out[memory_id] = Entry(revision, stamp, text[start : start + length])
-            start += length
+        ends = list(itertools.accumulate(lengths))
+        texts = [text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)] if ends else []
+        out: dict[str, Entry] = dict(zip(ids, zip(revisions, updated, texts, strict=True)))
         return out, set(_lines(parts["opaque"])), complete_at
     except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
         raise IntegrityError(f"text index content is malformed: {exc}") from None

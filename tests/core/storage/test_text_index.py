@@ -141,7 +141,7 @@ def test_purge_rewrites_the_file_without_the_memory(data_dir: Path) -> None:
         svc.delete(ids[FACTS[0]], reason="wrong", purge=True)
         entries, _opaque, _at = text_index.load(_file(data_dir), svc._store.codec)
         assert ids[FACTS[0]] not in entries
-        assert all(marker.casefold() not in e.text for e in entries.values())
+        assert all(marker.casefold() not in text for _rev, _at, text in entries.values())
         assert ids[FACTS[2]] in entries  # the others survive
         assert _search(svc, "zanzibar") == [FACTS[-1]]
     finally:
@@ -239,7 +239,7 @@ def test_index_rebuild_drops_the_file_and_search_still_answers(data_dir: Path) -
 
 
 def test_a_malformed_plaintext_is_refused_by_name() -> None:
-    entry = text_index.Entry(3, "2026-01-02T03:04:05.000000+00:00", "héllo 上海")
+    entry = (3, "2026-01-02T03:04:05.000000+00:00", "héllo 上海")
     plain = text_index._plaintext({"m1": entry}, {"m2"}, 41)
     assert text_index.unpack(plain) == ({"m1": entry}, {"m2"}, 41)
     with pytest.raises(IntegrityError, match="text index"):
