@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +23,7 @@ from core.errors import (
     ResourceUnavailableError,
     ServerUnavailableError,
 )
+from core.storage.watchdog import AnswerWatchdog
 
 BUSY_TIMEOUT_MS = 15_000
 # One advisory lock id for "the store's writer": every write transaction on PostgreSQL takes
@@ -39,6 +41,11 @@ PG_LOCK_NOT_AVAILABLE = "55P03"
 # Short: an unreachable server must send writes to the spool and reads to "no memory"
 # quickly (R23). libpq counts whole seconds and treats less than 2 as 2.
 PG_CONNECT_TIMEOUT_S = 2
+# How long a store transaction may wait with no answer at all from the server before its
+# connections are cut (core/storage/watchdog.py): longer than the write-lock wait, so a lock
+# held elsewhere is reported as that, and than any single statement of a healthy server.
+PG_ANSWER_LIMIT_S = 30.0
+_WATCHDOGS: weakref.WeakKeyDictionary[Engine, AnswerWatchdog] = weakref.WeakKeyDictionary()
 
 
 def sqlite_engines(path: str) -> tuple[Engine, Engine]:
@@ -99,7 +106,47 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
     def _take_write_lock(conn: Any) -> None:
         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
 
+    for engine in (write, read):
+        _watch_answers(engine)
     return write, read
+
+
+def _watch_answers(engine: Engine) -> None:
+    dog = AnswerWatchdog(PG_ANSWER_LIMIT_S, lambda connection: connection.fileno())
+    _WATCHDOGS[engine] = dog
+
+    @event.listens_for(engine, "connect")
+    def _track(dbapi_connection: Any, _record: Any) -> None:
+        dog.track(dbapi_connection)
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _answered(*_args: Any) -> None:
+        dog.answered()
+
+
+def watchdog_of(engine: Engine) -> AnswerWatchdog | None:
+    """The answer watchdog of a PostgreSQL engine (None for SQLite)."""
+    return _WATCHDOGS.get(engine)
+
+
+@contextlib.contextmanager
+def answer_watch(engine: Engine, action: str) -> Iterator[None]:
+    """Around one store transaction on `engine`: a server that stops answering is cut off
+    after `PG_ANSWER_LIMIT_S` and the caller gets `ServerUnavailableError` naming that."""
+    dog = _WATCHDOGS.get(engine)
+    if dog is None:
+        yield
+        return
+    try:
+        with dog.waiting():
+            yield
+    except ServerUnavailableError:
+        if not dog.recently_cut():
+            raise
+        raise ServerUnavailableError(
+            f"{action}: the database server did not answer for {dog.limit:g} s "
+            "(stopped or overloaded)"
+        ) from None
 
 
 def _configure_sqlite(engine: Engine, *, begin: str) -> None:

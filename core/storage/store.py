@@ -25,7 +25,7 @@ from core.model.clock import Clock, from_iso, to_iso
 from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
-from core.storage.engine import translated
+from core.storage.engine import answer_watch, translated
 from core.storage.listener import ChangeListener
 
 DB_FILE_NAME = "memory-center.sqlite3"
@@ -135,7 +135,12 @@ class Store:
         Args:
             action: what the caller is doing, for error messages.
         """
-        with self._write_lock, translated(action), self.write_engine.begin() as conn:
+        with (
+            self._write_lock,
+            answer_watch(self.write_engine, action),
+            translated(action),
+            self.write_engine.begin() as conn,
+        ):
             self._follow_key_rotation(conn)
             tx = WriteTx(conn, self.clock.now(), self.codec)
             first: Callable[[WriteTx], None] | None = getattr(self._local, "first", None)
@@ -165,7 +170,12 @@ class Store:
         Reads follow another process's key rotation lazily: the codec reloads the key set
         when it meets a key id it does not hold.
         """
-        with translated(action), self.read_engine.connect() as conn, conn.begin():
+        with (
+            answer_watch(self.read_engine, action),
+            translated(action),
+            self.read_engine.connect() as conn,
+            conn.begin(),
+        ):
             yield conn
 
     def revision(self) -> int:

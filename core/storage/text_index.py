@@ -350,7 +350,8 @@ def unpack(data: bytes) -> tuple[dict[str, Entry], set[str], int]:
             raise ValueError("text lengths disagree")
         ends = list(itertools.accumulate(lengths))
         texts = [text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)] if ends else []
-        out: dict[str, Entry] = dict(zip(ids, zip(revisions, updated, texts, strict=True)))
+        entries = zip(revisions, updated, texts, strict=True)
+        out: dict[str, Entry] = dict(zip(ids, entries, strict=True))
         return out, set(_lines(parts["opaque"])), complete_at
     except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
         raise IntegrityError(f"text index content is malformed: {exc}") from None

@@ -10,10 +10,12 @@ refuses to run as root, so as root the cluster belongs to the `postgres` system 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -81,6 +83,35 @@ class PostgresServer:
     def stop(self, mode: str = "fast") -> None:
         """pg_ctl stop (`immediate` simulates a crash)."""
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
+
+    def freeze(self) -> list[int]:
+        """Stop every process of the server with SIGSTOP (a frozen host): its TCP
+        connections stay open and the kernel still acknowledges. Returns the pids."""
+        pids = self._processes()
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        return pids
+
+    def thaw(self, pids: list[int]) -> None:
+        """Let processes stopped by `freeze` run again."""
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+    def _processes(self) -> list[int]:
+        main = int((self.data / "postmaster.pid").read_text().split()[0])
+        found = [main]
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            # The parent pid is the second field after the command name in parentheses.
+            if int(stat.rsplit(")", 1)[1].split()[1]) == main:
+                found.append(int(entry.name))
+        return found
 
     def running(self) -> bool:
         """True while the server runs."""

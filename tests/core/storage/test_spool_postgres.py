@@ -23,7 +23,12 @@ from core import (
     ServerUnavailableError,
     WriteSpooledError,
 )
-from core.storage.engine import PG_WRITE_LOCK, PG_WRITE_LOCK_WAIT_S
+from core.storage.engine import (
+    PG_ANSWER_LIMIT_S,
+    PG_WRITE_LOCK,
+    PG_WRITE_LOCK_WAIT_S,
+    watchdog_of,
+)
 from tests.support.pg_fixtures import PG_PASSPHRASE
 from tests.support.postgres import PostgresServer
 
@@ -329,4 +334,51 @@ def test_a_write_lock_held_too_long_elsewhere_spools_the_write_instead_of_hangin
     texts = [m.content for m in service.list_memories()]
     assert "The retro is every second Friday at 15:00" in texts
     assert service.verify().ok
+    service.close()
+
+
+def test_a_frozen_server_is_cut_off_writes_spool_and_reads_degrade(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    """SIGSTOP on every server process: TCP stays open and the kernel acknowledges, so only
+    the client-side answer watchdog can end the wait (core/storage/watchdog.py)."""
+    service = _open(tmp_path / "a", url)
+    service.remember({"user": "ann"}, "Ann keeps the spare key under the blue pot")
+    for engine in (service._store.write_engine, service._store.read_engine):
+        dog = watchdog_of(engine)
+        assert dog is not None and dog.limit == PG_ANSWER_LIMIT_S
+        dog.limit = 2.0  # the product waits 30 s; the test need not
+    frozen = server.freeze()
+    try:
+        started = time.monotonic()
+        with pytest.raises(WriteSpooledError) as spooled:
+            service.remember({"user": "ann"}, "Ann's bike lock code is 4411")
+        took = time.monotonic() - started
+        assert took < 2.0 + 10.0, took  # the limit, plus a reconnect attempt's timeout
+        assert "did not answer for 2 s" in (service.spool_status().last_error or "")
+        assert spooled.value.waiting == 1
+        reads = service.inject({"user": "ann"}, "where is the spare key", 300).value
+        assert reads.degraded and not reads.items
+    finally:
+        server.thaw(frozen)
+    report = service.flush_spool()
+    assert report.applied and report.waiting == 0 and report.error is None, report
+    contents = [m.content for m in service.list_memories()]
+    assert "Ann's bike lock code is 4411" in contents
+    assert service.verify().ok
+    service.close()
+
+
+def test_a_long_transaction_that_keeps_getting_answers_is_never_cut(
+    url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    dog = watchdog_of(service._store.write_engine)
+    assert dog is not None
+    dog.limit = 1.0
+    items = [
+        {"scope": {"user": "ann"}, "text": f"Ann's note number {i} about tides"} for i in range(150)
+    ]
+    outcomes = service.remember_many(items).value  # one transaction, several seconds
+    assert len(outcomes) == 150 and dog.cut_at is None
     service.close()
