@@ -43,14 +43,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.crypto.codec import Aad, Codec
-from core.crypto.keys import atomic_write
 from core.errors import (
     IntegrityError,
     InvalidInputError,
-    ResourceUnavailableError,
 )
 from core.index.embedder import Embedder, normalise_rows
-from core.storage.framing import frame, unframe
+from core.storage.framing import frame, read_file, unframe, write_file
 
 if TYPE_CHECKING:
     import hnswlib
@@ -386,12 +384,7 @@ class VectorIndex:
         """
         data = self.plaintext(meta)
         blob = codec.seal(data, _aad(path), compress=False)  # float vectors barely shrink
-        try:
-            atomic_write(path, blob)
-        except OSError as exc:
-            raise ResourceUnavailableError(
-                f"cannot write vector index {path}: {exc.strerror or exc}"
-            ) from exc
+        write_file(path, blob, "vector index", make_dir=False)
         return replace(meta, count=len(self))
 
     @classmethod
@@ -406,12 +399,7 @@ class VectorIndex:
             KeyUnavailableError: sealed with a key the codec does not hold.
             StoreVersionError: written by a newer format.
         """
-        try:
-            blob = path.read_bytes()
-        except OSError as exc:
-            raise ResourceUnavailableError(
-                f"cannot read vector index {path}: {exc.strerror or exc}"
-            ) from exc
+        blob = read_file(path, "vector index")
         plain = codec.open(blob, _aad(path))
         # 200+ MB each at 100k: neither the sealed nor the plain bytes are held while the
         # next copy is made (peak RSS, #13).

@@ -20,10 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from core.crypto.codec import Aad, Codec
-from core.crypto.keys import atomic_write
-from core.errors import IntegrityError, ResourceUnavailableError
+from core.errors import IntegrityError
 from core.retrieval.keyword import KeywordIndex, Packed
-from core.storage.framing import frame, from_le_uint32, le_uint32, unframe
+from core.storage.framing import (
+    frame,
+    from_le_uint32,
+    le_uint32,
+    read_file,
+    unframe,
+    write_file,
+)
 
 FILE_NAME = "keywords.mcidx"
 AAD_TABLE = "index_files"
@@ -76,14 +82,7 @@ def save(path: Path, codec: Codec, index: KeywordIndex, store_revision: int) -> 
     data = plaintext(index, store_revision)
     # Packed integers shrink, but zlib at level 6 costs about a second per 20 MB: the
     # write (at close and after a purge) matters more than a few MB of disk.
-    blob = codec.seal(data, aad(path), compress=False)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        atomic_write(path, blob)
-    except OSError as exc:
-        raise ResourceUnavailableError(
-            f"cannot write keyword index {path}: {exc.strerror or exc}"
-        ) from exc
+    write_file(path, codec.seal(data, aad(path), compress=False), "keyword index")
 
 
 def load(path: Path, codec: Codec) -> tuple[KeywordIndex, KeywordMeta]:
@@ -95,13 +94,7 @@ def load(path: Path, codec: Codec) -> tuple[KeywordIndex, KeywordMeta]:
         KeyUnavailableError: sealed with a key the codec does not hold.
         StoreVersionError: written by a newer format.
     """
-    try:
-        blob = path.read_bytes()
-    except OSError as exc:
-        raise ResourceUnavailableError(
-            f"cannot read keyword index {path}: {exc.strerror or exc}"
-        ) from exc
-    return unpack(codec.open(blob, aad(path)))
+    return unpack(codec.open(read_file(path, "keyword index"), aad(path)))
 
 
 def unpack(data: bytes) -> tuple[KeywordIndex, KeywordMeta]:

@@ -7,9 +7,11 @@ import json
 import struct
 import sys
 from array import array
+from pathlib import Path
 from typing import Any
 
-from core.errors import IntegrityError, StoreVersionError
+from core.crypto.keys import atomic_write
+from core.errors import IntegrityError, ResourceUnavailableError, StoreVersionError
 
 _HEADER = struct.Struct(">BI")  # format version, header length
 
@@ -64,3 +66,31 @@ def from_le_uint32(data: bytes) -> array[int]:
     if sys.byteorder != "little":
         out.byteswap()
     return out
+
+
+def read_file(path: Path, what: str) -> bytes:
+    """The sealed bytes of an index file.
+
+    Raises:
+        ResourceUnavailableError: missing or unreadable (the caller rebuilds instead).
+    """
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ResourceUnavailableError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
+
+
+def write_file(path: Path, blob: bytes, what: str, *, make_dir: bool = True) -> None:
+    """Write a sealed index file atomically, creating its owner-only folder if asked.
+
+    Raises:
+        ResourceUnavailableError: the file cannot be written (disk full, no permission).
+    """
+    try:
+        if make_dir:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write(path, blob)
+    except OSError as exc:
+        raise ResourceUnavailableError(
+            f"cannot write {what} {path}: {exc.strerror or exc}"
+        ) from exc

@@ -38,11 +38,17 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from core.crypto.codec import Aad, Codec, is_personal
-from core.crypto.keys import atomic_write
 from core.errors import IntegrityError, MemoryCenterError, ResourceUnavailableError
 from core.storage import schema as s
 from core.storage.damage import Damage, split
-from core.storage.framing import frame, from_le_uint32, le_uint32, unframe
+from core.storage.framing import (
+    frame,
+    from_le_uint32,
+    le_uint32,
+    read_file,
+    unframe,
+    write_file,
+)
 from core.storage.memories import checked, record_query, source_ids
 from core.storage.store import EVERYTHING
 
@@ -190,14 +196,11 @@ class TextIndex:
             self._dirty, self._new = False, 0
         blob = codec.seal(data, aad(self.path), compress=False)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            atomic_write(self.path, blob)
-        except OSError as exc:
+            write_file(self.path, blob, "text index")
+        except ResourceUnavailableError:
             with self._lock:
                 self._dirty = True
-            raise ResourceUnavailableError(
-                f"cannot write text index {self.path}: {exc.strerror or exc}"
-            ) from exc
+            raise
 
     def purge(self, codec: Codec, memory_ids: Sequence[str]) -> None:
         """Drop purged memories and rewrite the file at once (R19).
@@ -293,13 +296,7 @@ def load(path: Path, codec: Codec) -> tuple[dict[str, Entry], set[str], int]:
         KeyUnavailableError: sealed with a key the codec does not hold.
         StoreVersionError: written by another format version.
     """
-    try:
-        blob = path.read_bytes()
-    except OSError as exc:
-        raise ResourceUnavailableError(
-            f"cannot read text index {path}: {exc.strerror or exc}"
-        ) from exc
-    return unpack(codec.open(blob, aad(path)))
+    return unpack(codec.open(read_file(path, "text index"), aad(path)))
 
 
 _SECTIONS = ("ids", "revisions", "lengths", "updated", "texts", "opaque")
