@@ -19,7 +19,7 @@ import inspect
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
@@ -194,7 +194,7 @@ class Spooler:
                 raise InvalidInputError("operation", f"{operation!r} cannot be replayed")
             method = getattr(type(self._service), operation).__wrapped__
             try:
-                arguments = _decode(call["arguments"])
+                arguments = _dated(operation, _decode(call["arguments"]), entry.spooled_at)
                 inspect.signature(method).bind(self._service, **arguments)
             except (TypeError, ValueError, KeyError) as exc:
                 # Arguments this code cannot call the method with (an older spool format).
@@ -372,6 +372,24 @@ def _decode(value: Any) -> Any:
     if "$map" in value:
         return {k: _decode(v) for k, v in value["$map"].items()}
     return {k: _decode(v) for k, v in value.items()}
+
+
+def _dated(operation: str, arguments: dict[str, Any], made_at: dt.datetime) -> dict[str, Any]:
+    """A spooled memory or event keeps the time it was made, not the time the server came
+    back: what was said has the spool time as its own time unless the caller gave one."""
+    if operation in {"remember", "suggest"} and arguments.get("said_at") is None:
+        return {**arguments, "said_at": made_at}
+    if operation == "append_event" and isinstance(arguments.get("item"), NewEvent):
+        return {**arguments, "item": _event_dated(arguments["item"], made_at)}
+    if operation == "append_events" and isinstance(arguments.get("items"), list):
+        return {**arguments, "items": [_event_dated(i, made_at) for i in arguments["items"]]}
+    return arguments
+
+
+def _event_dated(item: Any, made_at: dt.datetime) -> Any:
+    if isinstance(item, NewEvent) and item.said_at is None:
+        return replace(item, said_at=made_at)
+    return item
 
 
 def _prevalidate(operation: str, arguments: dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ writers are real separate processes with their own data directories (devices).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import sqlite3
@@ -23,6 +24,7 @@ from core import (
     ServerUnavailableError,
     WriteSpooledError,
 )
+from core.model.validate import event_said_at
 from core.storage.engine import (
     PG_ANSWER_LIMIT_S,
     PG_WRITE_LOCK,
@@ -381,4 +383,30 @@ def test_a_long_transaction_that_keeps_getting_answers_is_never_cut(
     ]
     outcomes = service.remember_many(items).value  # one transaction, several seconds
     assert len(outcomes) == 150 and dog.cut_at is None
+    service.close()
+
+
+def test_a_spooled_memory_and_event_keep_the_time_they_were_made(
+    server: PostgresServer, url: str, tmp_path: Path
+) -> None:
+    service = _open(tmp_path / "a", url)
+    server.stop("immediate")
+    try:
+        with pytest.raises(WriteSpooledError):
+            service.remember({"user": "ann"}, "Ann moved the meeting to Thursday")
+        with pytest.raises(WriteSpooledError):
+            service.append_event(_event("said while the server was away"))
+        made = service.spooled_writes()
+        time.sleep(1.5)  # applied later than made, by more than the clocks' resolution
+    finally:
+        server.restart()
+    applied_at_least = made[-1].spooled_at + dt.timedelta(seconds=1)
+    assert service.flush_spool().waiting == 0
+    (memory,) = [m for m in service.list_memories() if "Thursday" in m.content]
+    assert abs(memory.valid_from - made[0].spooled_at) < dt.timedelta(seconds=1)
+    assert memory.created_at >= applied_at_least  # the row itself is from the flush
+    (event,) = [e for e in service.list_events(limit=100) if "server was away" in e.text]
+    assert event_said_at(event.data) is not None
+    assert abs(event_said_at(event.data) - made[1].spooled_at) < dt.timedelta(seconds=1)  # type: ignore[operator]
+    assert service.verify().ok
     service.close()
