@@ -69,6 +69,7 @@ CHUNK = 900
 # What the index knows of one memory: (revision, updated_at, casefolded text). Plain tuples:
 # 100k of them are built from a file in C (zip), where objects took a quarter of a second.
 Entry = tuple[int, str, str]
+LightRow = tuple[str, int, str, bool]  # id, revision, updated_at, content purged
 
 
 def aad(path: Path) -> Aad:
@@ -123,11 +124,15 @@ class TextIndex:
             self._dirty = True
             return damage
 
-    def _reconcile(
-        self, conn: Connection, codec: Codec, rows: Sequence[tuple[str, int, str]]
-    ) -> list[Damage]:
+    def _reconcile(self, conn: Connection, codec: Codec, rows: Sequence[LightRow]) -> list[Damage]:
         stale: list[str] = []
-        for memory_id, revision, updated_at in rows:
+        for memory_id, revision, updated_at, purged in rows:
+            if purged:
+                # Purged here or on another device (same revision, content gone): its text
+                # leaves this copy too, and an empty text matches nothing (R19).
+                self._texts.pop(memory_id, None)
+                self._opaque.discard(memory_id)
+                continue
             known = self._texts.get(memory_id)
             if known is not None and known[0] == revision:
                 if known[1] != updated_at:
@@ -249,17 +254,19 @@ class TextIndex:
             self.path.unlink(missing_ok=True)
 
 
-def _light_rows(conn: Connection, ids: Sequence[str] | None) -> list[tuple[str, int, str]]:
-    """(id, revision, updated_at) of these memories, or of all."""
-    m = s.memories.c
-    query = select(m.id, m.revision, m.updated_at)
+def _light_rows(conn: Connection, ids: Sequence[str] | None) -> list[LightRow]:
+    """(id, revision, updated_at, purged) of these memories, or of all; nothing decrypted."""
+    m, r = s.memories.c, s.memory_revisions.c
+    query = select(m.id, m.revision, m.updated_at, r.content.is_(None)).join(
+        s.memory_revisions, (r.memory_id == m.id) & (r.revision == m.revision)
+    )
     found: list[Any] = []
     if ids is None:
         found = list(conn.execute(query))
     for at in range(0, len(ids or ()), CHUNK):
         chunk = list((ids or ())[at : at + CHUNK])
         found += conn.execute(query.where(m.id.in_(chunk)))
-    return [(str(i), int(r), str(u)) for i, r, u in found]
+    return [(str(i), int(rev), str(u), bool(p)) for i, rev, u, p in found]
 
 
 def _changed_since(conn: Connection, revision: int) -> tuple[set[str], int] | None:

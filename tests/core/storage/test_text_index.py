@@ -247,3 +247,28 @@ def test_a_malformed_plaintext_is_refused_by_name() -> None:
     with pytest.raises(IntegrityError, match="malformed"):
         text_index.unpack(plain[:-2])
     assert len(TextIndex(None)) == 0
+
+
+def test_a_purge_by_another_process_leaves_this_processs_copy_too(data_dir: Path) -> None:
+    ids = _fill(data_dir)
+    target = ids[FACTS[2]]
+    here = _open(data_dir)
+    try:
+        assert _search(here, "oat milk") == [FACTS[2]]  # this process holds the text
+        other = _open(data_dir)
+        try:
+            other.delete(target, reason="wrong", purge=True)
+        finally:
+            other.close()
+        assert _search(here, "oat milk") == []
+        hits, _opaque = here.catalog.texts.candidates("oat milk")
+        assert hits == []  # gone from memory, not just filtered out
+    finally:
+        here.close()  # writes its copy of the file
+    svc = _open(data_dir)
+    try:
+        entries, _opaque, _at = text_index.load(_file(data_dir), svc._store.codec)
+        assert target not in entries
+        assert all("oat milk" not in text for _rev, _at2, text in entries.values())
+    finally:
+        svc.close()
