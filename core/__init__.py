@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from core.governance.policy import PolicySettings
     from core.resources import read_resource, resource_path
     from core.service import MemoryService
+    from core.workflows.spool import OfflineWriter
 
 # Loaded on first use: a command that only prints help or reads a model type should not pay
 # for the whole engine (SQLAlchemy, numpy, the sensitivity rules) at import time.
@@ -41,6 +42,7 @@ _LAZY = {
     "agent_of_session": "core.governance.agents",
     "LLMExtractor": "core.governance.llm_extractor",
     "MemoryService": "core.service",
+    "OfflineWriter": "core.workflows.spool",
     "PolicySettings": "core.governance.policy",
     "read_resource": "core.resources",
     "resource_path": "core.resources",
@@ -70,6 +72,7 @@ __all__ = [
     "MemoryCenterError",
     "MemoryService",
     "NotFoundError",
+    "OfflineWriter",
     "PolicyDeniedError",
     "PolicySettings",
     "PrivateScopeError",

@@ -5,10 +5,18 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any, cast
 
 from app.compose import open_service
 from app.hooks import claude_code
-from core import MemoryCenterError, MemoryService
+from app.paths import passphrase_from_env
+from core import (
+    MemoryCenterError,
+    MemoryService,
+    NewEvent,
+    OfflineWriter,
+    ServerUnavailableError,
+)
 
 log = logging.getLogger(__name__)
 HANDLERS = {"claude-code": claude_code.handle}
@@ -22,10 +30,42 @@ def handle(service: MemoryService, agent: str, raw: bytes | str) -> str:
     return handler(service, raw)
 
 
+class _SpoolOnly:
+    """A server store that cannot be opened now, as the hook adapters see it (R23): their
+    event writes go to this machine's spool; anything that reads fails as the server being
+    away, which the adapter records (in the spool too) as a degraded call."""
+
+    def __init__(self, writer: OfflineWriter, reason: str) -> None:
+        self._writer = writer
+        self._reason = reason
+
+    def append_event(self, item: NewEvent) -> Any:
+        raise self._writer.spool("append_event", item)
+
+    def append_events(self, items: list[NewEvent]) -> Any:
+        raise self._writer.spool("append_events", items)
+
+    def __getattr__(self, name: str) -> Any:
+        def away(*_args: Any, **_kwargs: Any) -> Any:
+            raise ServerUnavailableError(self._reason)
+
+        return away
+
+
 def run_once(data_dir: Path, agent: str, raw: bytes) -> str:
-    """Open the store, handle one call, close. Nothing printed when the store cannot open."""
+    """Open the store, handle one call, close. Nothing printed when the store cannot open;
+    on a server store that cannot be reached, the call's events are spooled."""
     try:
         service = open_service(data_dir, create=True, prompt=None)
+    except ServerUnavailableError as away:
+        try:
+            writer = MemoryService.offline_writer(
+                data_dir, passphrase=passphrase_from_env(), reason=away.message
+            )
+        except MemoryCenterError as exc:
+            log.warning("memory store unavailable for a hook: %s", exc.message)
+            return ""
+        return handle(cast(MemoryService, _SpoolOnly(writer, away.message)), agent, raw)
     except MemoryCenterError as exc:
         log.warning("memory store unavailable for a hook: %s", exc.message)
         return ""

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from app.cli import cli
+from app.hooks import runner
 from core import MemoryService, WriteSpooledError
 from tests.support.postgres import PostgresServer
 
@@ -150,3 +152,43 @@ def test_an_offline_write_needs_this_machines_key(
         assert not (tmp_path / "a" / "spool.sqlite3").exists()
     finally:
         pg_crash_server.restart()
+
+
+def test_a_hook_run_while_the_server_is_away_spools_its_events(
+    pg_crash_server: PostgresServer,
+    pg_crash_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The one-shot hook runner (no daemon up) cannot open the store during the outage: the
+    tool call and its result still go to the spool, beside a note that the call got no
+    memory, and are applied when the server returns."""
+    data = tmp_path / "a"
+    assert _run("--data-dir", str(data), "init", "--database", pg_crash_url).exit_code == 0
+    monkeypatch.setenv("MEMORY_CENTER_PASSPHRASE", PASSPHRASE)
+    monkeypatch.setenv("MEMORY_CENTER_EMBEDDER", "none")
+    monkeypatch.setenv("MEMORY_CENTER_USER", "alice")
+    payload = {
+        "session_id": "s-hook",
+        "transcript_path": str(tmp_path / "none.jsonl"),
+        "cwd": str(tmp_path),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "psql --version"},
+        "tool_response": {"stdout": "psql (PostgreSQL) 16.2", "stderr": ""},
+        "tool_use_id": "toolu_1",
+    }
+    pg_crash_server.stop("immediate")
+    try:
+        assert runner.run_once(data, "claude-code", json.dumps(payload).encode()) == ""
+        assert MemoryService.offline_spool_status(data).waiting >= 1
+    finally:
+        pg_crash_server.restart()
+    with MemoryService.open(data, passphrase=PASSPHRASE, prefer_keyring=False) as service:
+        report = service.flush_spool()
+        assert report.waiting == 0 and not report.refused, report
+        events = service.list_events(session="claude-code:s-hook")
+        kinds = [e.kind.value for e in events]
+        assert kinds[:2] == ["tool_call", "tool_result"], kinds
+        assert events[1].text == "psql (PostgreSQL) 16.2"
+        assert service.verify().ok
