@@ -25,7 +25,7 @@ from core.model.clock import Clock, from_iso, to_iso
 from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
-from core.storage.engine import answer_watch, translated
+from core.storage.engine import answer_watch, translated, watchdog_of
 from core.storage.listener import ChangeListener
 
 DB_FILE_NAME = "memory-center.sqlite3"
@@ -278,8 +278,11 @@ class Store:
             self.listener = ChangeListener("", "")
         if self.listener is not None:
             self.listener.close()
-        self.write_engine.dispose()
-        self.read_engine.dispose()
+        for engine in (self.write_engine, self.read_engine):
+            dog = watchdog_of(engine)
+            if dog is not None:
+                dog.close()
+            engine.dispose()
 
     def replace_codec(self, codec: Codec) -> None:
         """Use a new key set from now on (key rotation)."""

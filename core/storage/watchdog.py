@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 TICK_S = 0.25
+IDLE_EXIT_S = 10.0
 
 
 class AnswerWatchdog:
@@ -44,6 +45,7 @@ class AnswerWatchdog:
         self._last_answer = time.monotonic()
         self._thread: threading.Thread | None = None
         self.cut_at: float | None = None  # when it last cut (monotonic), for messages
+        self._closed = False
 
     def track(self, dbapi_connection: Any) -> None:
         """A new connection of the engine (pool `connect` event)."""
@@ -77,14 +79,27 @@ class AnswerWatchdog:
         """True when this watchdog cut the connections within the last minute."""
         return self.cut_at is not None and time.monotonic() - self.cut_at < 60.0
 
+    def close(self) -> None:
+        """Stop the watching thread (the engine is disposed)."""
+        with self._lock:
+            self._closed = True
+
     def _run(self) -> None:
+        idle_since: float | None = None
         while True:
             time.sleep(TICK_S)
             with self._lock:
+                now = time.monotonic()
                 if self._waiting == 0:
-                    self._thread = None
-                    return
-                silent = time.monotonic() - self._last_answer
+                    # Kept alive while transactions come and go: starting a thread per
+                    # transaction cost a tenth of the single-event append rate.
+                    idle_since = idle_since or now
+                    if self._closed or now - idle_since > IDLE_EXIT_S:
+                        self._thread = None
+                        return
+                    continue
+                idle_since = None
+                silent = now - self._last_answer
                 victims = list(self._connections) if silent > self.limit else []
             if victims:
                 self.cut_at = time.monotonic()
