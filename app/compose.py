@@ -13,7 +13,7 @@ from app.paths import (
     database_url_from_env,
     passphrase_from_env,
 )
-from core import KeyUnavailableError, MemoryService, WrongPassphraseError
+from core import KeyUnavailableError, MemoryService, OfflineWriter, WrongPassphraseError
 from core.index.embedder import EMBEDDER_ENV
 
 PassphrasePrompt = Callable[[bool], str | None]
@@ -78,12 +78,33 @@ def _open(
         if passphrase is not None or prompt is None:
             raise
         first = exc
-    new_store = not (data_dir / "keyfile.json").exists()
+    new_store = not _has_key_file(data_dir)
     asked = prompt(new_store)
     if not asked:
         # Nobody could be asked (no terminal) or the user declined: say how to give one.
         raise first
     return opened(asked)
+
+
+def offline_writer(
+    data_dir: Path, reason: str, prompt: PassphrasePrompt | None = None
+) -> OfflineWriter:
+    """Writes for a server store that cannot be opened now (R23), with this machine's key
+    copy unlocked the way `open_service` unlocks it: the keyring, else
+    $MEMORY_CENTER_PASSPHRASE, else `prompt` (only when a key file exists to unlock).
+
+    Raises:
+        ResourceUnavailableError: not a server store, or never opened on this machine.
+        KeyUnavailableError / WrongPassphraseError: the key copy cannot be unlocked.
+    """
+    passphrase = passphrase_from_env()
+    if passphrase is None and prompt is not None and _has_key_file(data_dir):
+        passphrase = prompt(False)
+    return MemoryService.offline_writer(data_dir, passphrase=passphrase, reason=reason)
+
+
+def _has_key_file(data_dir: Path) -> bool:
+    return (data_dir / "keyfile.json").exists()
 
 
 def embedder_from_env() -> str | None:

@@ -65,24 +65,16 @@ class Context:
         command fails with the same "kept in this machine's spool" error an open store
         gives; the next write to the open store (or `spool flush`) applies it.
         """
-        from core import MemoryService, ServerUnavailableError
+        from core import ServerUnavailableError
 
         try:
             service = self.service()
         except ServerUnavailableError as away:
-            from app.paths import passphrase_from_env
+            from app.compose import offline_writer
 
-            passphrase = passphrase_from_env()
-            if passphrase is None and self._key_file_exists():
-                passphrase = _prompt_passphrase(False)
-            writer = MemoryService.offline_writer(
-                self.data_dir, passphrase=passphrase, reason=away.message
-            )
+            writer = offline_writer(self.data_dir, away.message, _prompt_passphrase)
             raise writer.spool(operation, *args, **kwargs) from None
         return getattr(service, operation)(*args, **kwargs)
-
-    def _key_file_exists(self) -> bool:
-        return (self.data_dir / "keyfile.json").exists()
 
     def close(self) -> None:
         """Release the store."""

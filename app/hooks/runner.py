@@ -7,9 +7,8 @@ import logging
 from pathlib import Path
 from typing import Any, cast
 
-from app.compose import open_service
+from app.compose import offline_writer, open_service
 from app.hooks import claude_code
-from app.paths import passphrase_from_env
 from core import (
     MemoryCenterError,
     MemoryService,
@@ -59,9 +58,7 @@ def run_once(data_dir: Path, agent: str, raw: bytes) -> str:
         service = open_service(data_dir, create=True, prompt=None)
     except ServerUnavailableError as away:
         try:
-            writer = MemoryService.offline_writer(
-                data_dir, passphrase=passphrase_from_env(), reason=away.message
-            )
+            writer = offline_writer(data_dir, away.message)
         except MemoryCenterError as exc:
             log.warning("memory store unavailable for a hook: %s", exc.message)
             return ""

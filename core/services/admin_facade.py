@@ -167,11 +167,7 @@ class AdminFacade(FacadeBase):
             KeyUnavailableError: this machine's copy of the key set cannot be loaded.
             WrongPassphraseError: the passphrase does not unlock the key file.
         """
-        signatures = {
-            name: inspect.signature(getattr(cls, name).__wrapped__)
-            for name in SPOOLABLE
-            if hasattr(getattr(cls, name, None), "__wrapped__")
-        }
+        signatures = {name: inspect.signature(getattr(cls, name).__wrapped__) for name in SPOOLABLE}
         codec = offline_codec(data_dir, passphrase)
         return OfflineWriter(data_dir, codec, clock or SystemClock(), signatures, reason)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import weakref
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
@@ -45,7 +45,18 @@ PG_CONNECT_TIMEOUT_S = 2
 # connections are cut (core/storage/watchdog.py): longer than the write-lock wait, so a lock
 # held elsewhere is reported as that, and than any single statement of a healthy server.
 PG_ANSWER_LIMIT_S = 30.0
+# Ids bound in one `IN (...)` list: SQLite caps the number of bound parameters of a statement.
+MAX_BOUND_IDS = 900
 _WATCHDOGS: weakref.WeakKeyDictionary[Engine, AnswerWatchdog] = weakref.WeakKeyDictionary()
+
+
+T = TypeVar("T")
+
+
+def chunks(values: Sequence[T], size: int = MAX_BOUND_IDS) -> Iterator[list[T]]:
+    """`values` in lists of at most `size`, for statements that bind one parameter each."""
+    for at in range(0, len(values), size):
+        yield list(values[at : at + size])
 
 
 def sqlite_engines(path: str) -> tuple[Engine, Engine]:

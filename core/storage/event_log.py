@@ -33,6 +33,7 @@ from core.model.scope import Scope
 from core.model.validate import ValidEvent
 from core.storage import schema as s
 from core.storage.damage import Damage, Records, Unavailable, guarded, split
+from core.storage.engine import chunks
 from core.storage.store import WriteTx, new_id, set_meta
 
 REDACTED_TEXT = "[payload redacted]"
@@ -245,8 +246,7 @@ def get_events(conn: Connection, codec: Codec, ids: Sequence[str]) -> list[Event
 def list_by_ids(conn: Connection, codec: Codec, ids: Sequence[str]) -> Records[Event]:
     """The events with these ids that exist, in log order; damaged ones on the side."""
     out: Records[Event] = Records()
-    for start in range(0, len(ids), 900):
-        chunk = list(ids[start : start + 900])
+    for chunk in chunks(ids):
         rows = conn.execute(
             _event_query().where(s.events.c.id.in_(chunk)).order_by(s.events.c.position)
         ).mappings()

@@ -40,6 +40,7 @@ from core.model.validate import ValidEvent
 from core.storage import binding, event_log
 from core.storage import schema as s
 from core.storage.damage import Damage, Records, guarded, split
+from core.storage.engine import chunks
 from core.storage.store import WriteTx, new_id
 
 PURGED_TEXT = ""
@@ -427,8 +428,7 @@ def source_ids(conn: Connection, ids: list[str]) -> dict[str, tuple[str, ...]]:
     """The source event ids of each memory, in id order (asked in chunks: SQLite caps the
     number of bound parameters)."""
     out: dict[str, list[str]] = {}
-    for chunk_start in range(0, len(ids), 900):
-        chunk = ids[chunk_start : chunk_start + 900]
+    for chunk in chunks(ids):
         rows = conn.execute(
             select(s.memory_sources.c.memory_id, s.memory_sources.c.event_id)
             .where(s.memory_sources.c.memory_id.in_(chunk))

@@ -21,6 +21,7 @@ from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.storage import schema as s
 from core.storage.damage import Records, split
+from core.storage.engine import chunks
 from core.storage.memories import checked, record_query, source_ids
 from core.storage.text_index import TextIndex
 
@@ -63,20 +64,21 @@ def _text_query(
     wanted = flt.offset + flt.limit
     matched: list[MemoryRecord] = []
     unavailable = 0
-    chunks = _chunks(opaque)
-    from_hits = len(chunks)
-    chunks += _chunks(hits)
-    for number, chunk in enumerate(chunks):
+    batches = list(chunks(opaque))
+    from_hits = len(batches)
+    batches += chunks(hits)
+    for number, chunk in enumerate(batches):
         if number >= from_hits and len(matched) >= wanted:
             break
         q = _filtered(record_query(), flt).where(s.memories.c.id.in_(chunk))
         found = _decode(conn, codec, conn.execute(q).mappings().all(), flt)
         damaged.update((d.row_id, d) for d in found.damaged)
         unavailable += found.unavailable
-        # The same checks `_finish` makes, so that the count that stops the loop is exact.
+        # Matched on the verified record, so that the count that stops the loop is exact.
         matched += [r for r in found if _scope_matches(r, flt) and needle in r.content.casefold()]
     matched.sort(key=lambda r: (r.updated_at, r.id), reverse=True)
-    return _finish(Records(matched, damaged.values(), unavailable), flt, paged_in_sql=False)
+    page = matched[flt.offset : flt.offset + flt.limit]
+    return Records(page, damaged.values(), unavailable)
 
 
 def _decode(
@@ -100,11 +102,6 @@ def _finish(
         records = [r for r in records if needle in r.content.casefold()]
     page = records if paged_in_sql else records[flt.offset : flt.offset + flt.limit]
     return Records(page, found.damaged, found.unavailable)
-
-
-def _chunks(ids: list[str], size: int = 900) -> list[list[str]]:
-    # SQLite caps the number of bound parameters of one statement.
-    return [ids[at : at + size] for at in range(0, len(ids), size)]
 
 
 def _maybe_visible(scope_json: str, request: Scope) -> bool:

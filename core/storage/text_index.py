@@ -41,6 +41,7 @@ from core.crypto.codec import Aad, Codec, is_personal
 from core.errors import IntegrityError, MemoryCenterError, ResourceUnavailableError
 from core.storage import schema as s
 from core.storage.damage import Damage, split
+from core.storage.engine import chunks
 from core.storage.framing import (
     frame,
     from_le_uint32,
@@ -60,10 +61,11 @@ FORMAT_VERSION = 2
 # A catch-up that had to decrypt this many rows writes the file at once (the first search
 # of a large store, an import); fewer wait for `save` at close.
 SAVE_AFTER_NEW = 500
-# More change-feed rows than this since the last search: read every row's revision instead.
+# More changed memories than this since the last catch-up, or more change-feed rows than
+# FEED_ROWS_MAX (most rows name no memory: every inject's snapshot is one): read every row's
+# revision instead of following the feed.
 FULL_PASS_AFTER = 5_000
-# Rows fetched per statement (SQLite caps the number of bound parameters).
-CHUNK = 900
+FEED_ROWS_MAX = 200_000
 
 
 # What the index knows of one memory: (revision, updated_at, casefolded text). Plain tuples:
@@ -141,8 +143,7 @@ class TextIndex:
                 stale.append(memory_id)
         damage: list[Damage] = []
         self.decrypted += len(stale)
-        for at in range(0, len(stale), CHUNK):
-            chunk = stale[at : at + CHUNK]
+        for chunk in chunks(stale):
             full = conn.execute(record_query().where(s.memories.c.id.in_(chunk))).mappings().all()
             sources = source_ids(conn, [r["id"] for r in full])
             for row in full:
@@ -263,8 +264,7 @@ def _light_rows(conn: Connection, ids: Sequence[str] | None) -> list[LightRow]:
     found: list[Any] = []
     if ids is None:
         found = list(conn.execute(query))
-    for at in range(0, len(ids or ()), CHUNK):
-        chunk = list((ids or ())[at : at + CHUNK])
+    for chunk in chunks(ids or ()):
         found += conn.execute(query.where(m.id.in_(chunk)))
     return [(str(i), int(rev), str(u), bool(p)) for i, rev, u, p in found]
 
@@ -278,10 +278,10 @@ def _changed_since(conn: Connection, revision: int) -> tuple[set[str], int] | No
             select(c.revision, c.memory_ids)
             .where(c.revision > revision)
             .order_by(c.revision)
-            .limit(FULL_PASS_AFTER + 1)
+            .limit(FEED_ROWS_MAX + 1)
         )
     )
-    if len(rows) > FULL_PASS_AFTER:
+    if len(rows) > FEED_ROWS_MAX:
         return None
     ids: set[str] = set()
     last = revision
@@ -290,6 +290,8 @@ def _changed_since(conn: Connection, revision: int) -> tuple[set[str], int] | No
         if EVERYTHING in named:
             return None
         ids.update(str(i) for i in named)
+        if len(ids) > FULL_PASS_AFTER:
+            return None
         last = max(last, int(rev))
     return ids, last
 

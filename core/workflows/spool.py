@@ -312,7 +312,7 @@ class OfflineWriter:
                 input refused before it is kept.
         """
         signature = self._signatures.get(operation)
-        if operation not in SPOOLABLE or signature is None:
+        if signature is None:
             raise InvalidInputError("operation", f"{operation!r} cannot be kept in the spool")
         try:
             bound = signature.bind(None, *args, **kwargs).arguments

@@ -334,12 +334,10 @@ def open_source(
             return ListedMemories([r for _, r in hits if keep(r)], ranked=True)
     free_scope = bool(flt.scope_text.strip()) and sql_scope(flt.scope_text) is None
     if flt.text.strip() or free_scope:
-        # Once every record is cached (the background warm-up), typing filters them here.
-        # Before that a text search goes to the core, whose sealed text index decrypts only
-        # the matches; free scope words still need the records of the SQL part.
-        text_in_core = bool(flt.text.strip()) and not cache.holds_everything(service)
-        core_filter = sql_filter(flt if text_in_core else replace(flt, text=""))
-        records = cache.records(service, core_filter)
+        # Once every record is cached (the background warm-up), `records` returns them all
+        # and typing filters them here. Before that the text goes to the core, whose sealed
+        # text index decrypts only the matches; free scope words filter here either way.
+        records = cache.records(service, sql_filter(flt))
         return ListedMemories(filter_memories(records, flt, now))
     mflt = sql_filter(flt)
     return PagedMemories(service, mflt, service.count_memories(mflt))
