@@ -35,7 +35,7 @@ class EventService:
             InvalidInputError: a field is missing, unknown or oversized (nothing written).
             ScopeRequiredError: the event has no scope."""
         valid = new_event(item)
-        with self._e.store.write("append event") as tx:
+        with self._e.store.write("append event", session=valid.session) as tx:
             (event,) = event_log.append(tx, [valid])
         return Result(event, changes_of(tx))
 

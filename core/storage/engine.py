@@ -9,6 +9,7 @@ write lock before the first read of a read-modify-write.
 from __future__ import annotations
 
 import contextlib
+import select
 import sqlite3
 import weakref
 from collections.abc import Iterator, Sequence
@@ -101,25 +102,50 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
     # lock_timeout as a session setting of the write connections: it bounds every lock wait
     # of a write (the advisory write lock first) at no cost per transaction.
     write_args = {**args, "options": f"-c lock_timeout={int(PG_WRITE_LOCK_WAIT_S * 1000)}"}
-    write = create_engine(
-        driver_url, pool_size=2, max_overflow=4, pool_pre_ping=True, connect_args=write_args
-    )
+    write = create_engine(driver_url, pool_size=2, max_overflow=4, connect_args=write_args)
     read = create_engine(
         driver_url,
         pool_size=4,
         max_overflow=4,
-        pool_pre_ping=True,
         connect_args=args,
         isolation_level="REPEATABLE READ",
     )
 
+    # The driver runs the write connections in autocommit and the transaction is begun here,
+    # BEGIN and the lock in one round trip (psycopg would send its own BEGIN first): every
+    # round trip under the store's write lock is one all other writers wait for.
+    @event.listens_for(write, "connect")
+    def _driver_autocommit(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.autocommit = True
+
     @event.listens_for(write, "begin")
     def _take_write_lock(conn: Any) -> None:
-        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+        conn.exec_driver_sql(f"BEGIN; SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
 
     for engine in (write, read):
         _watch_answers(engine)
+        event.listen(engine, "checkout", _drop_if_closed_by_server)
     return write, read
+
+
+def _drop_if_closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """At checkout: hand out no connection the server has closed (restarted, or it ended the
+    session), without a round trip.
+
+    A pooled connection between transactions has nothing to read; if its socket is
+    readable the server has sent the end of the session (or closed it), so the pool opens a
+    new one. This replaces a `SELECT 1` ping per checkout (a round trip before every read
+    and write). A server that is unreachable without closing the socket is found by the
+    first statement (`server_away`) and by the answer watchdog, as before.
+    """
+    if dbapi_connection.closed or dbapi_connection.broken:
+        raise sa_exc.DisconnectionError("the connection was closed")
+    try:
+        readable, _, _ = select.select([dbapi_connection.fileno()], [], [], 0)
+    except (OSError, ValueError):
+        raise sa_exc.DisconnectionError("the connection's socket is gone") from None
+    if readable:
+        raise sa_exc.DisconnectionError("the server closed the connection")
 
 
 def _watch_answers(engine: Engine) -> None:

@@ -34,7 +34,7 @@ from core.model.validate import ValidEvent
 from core.storage import schema as s
 from core.storage.damage import Damage, Records, Unavailable, guarded, split
 from core.storage.engine import chunks
-from core.storage.store import WriteTx, new_id, set_meta
+from core.storage.store import WriteTx, new_id, queue_meta
 
 REDACTED_TEXT = "[payload redacted]"
 
@@ -70,13 +70,11 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
         payload_rows.append(payload)
         position += 1
         prev_hash = event.hash
-    tx.conn.execute(s.events.insert(), event_rows)
-    tx.conn.execute(s.event_payloads.insert(), payload_rows)
-    tx.conn.execute(
-        update(s.sessions)
-        .where(s.sessions.c.id == bindparam("sid"))
-        .values(event_count=bindparam("count"), last_event_at=tx.now_iso),
-        [{"sid": sid, "count": n} for sid, n in counts.items()],
+    tx.later(s.events.insert(), event_rows)
+    tx.later(s.event_payloads.insert(), payload_rows)
+    tx.later(
+        _COUNT_SESSION_EVENTS,
+        [{"sid": sid, "count": n, "at": tx.now_iso} for sid, n in counts.items()],
     )
     write_head(tx, out[-1].position, out[-1].hash)
     tx.chain_head = (out[-1].position, out[-1].hash)
@@ -84,6 +82,13 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
     tx.touch(ChangeKind.EVENTS, event_ids=tuple(e.id for e in out))
     tx.touch(ChangeKind.SESSIONS)
     return out
+
+
+_COUNT_SESSION_EVENTS = (
+    update(s.sessions)
+    .where(s.sessions.c.id == bindparam("sid"))
+    .values(event_count=bindparam("count"), last_event_at=bindparam("at"))
+)
 
 
 def system_event(
@@ -108,20 +113,27 @@ def _session_counts(tx: WriteTx, names: set[str]) -> dict[str, int]:
     """Current event counts of these sessions, creating the ones that are new."""
     known = {n: tx.session_counts[n] for n in names if n in tx.session_counts}
     names = names - known.keys()
-    if not names:
-        return known
-    found: dict[str, int] = dict(
-        tx.conn.execute(
-            select(s.sessions.c.id, s.sessions.c.event_count).where(s.sessions.c.id.in_(names))
-        ).all()
-    )
-    new = [
-        {"id": n, "created_at": tx.now_iso, "opted_out": False, "event_count": 0}
-        for n in sorted(names - found.keys())
-    ]
-    if new:
-        tx.conn.execute(s.sessions.insert(), new)
-    return {**known, **{n: int(found.get(n, 0)) for n in names}}
+    # Sessions the transaction already knows to be absent (`Store.write(session=...)`).
+    absent = names & tx.new_sessions
+    names -= absent
+    found: dict[str, int] = {}
+    if names:
+        found = dict(
+            tx.conn.execute(
+                select(s.sessions.c.id, s.sessions.c.event_count).where(s.sessions.c.id.in_(names))
+            ).all()
+        )
+    created = sorted(absent | (names - found.keys()))
+    if created:
+        tx.later(
+            s.sessions.insert(),
+            [
+                {"id": n, "created_at": tx.now_iso, "opted_out": False, "event_count": 0}
+                for n in created
+            ],
+        )
+        tx.new_sessions.difference_update(created)
+    return {**known, **{n: int(found.get(n, 0)) for n in names | absent}}
 
 
 def _build(
@@ -485,7 +497,7 @@ def head_aad() -> Aad:
 def write_head(tx: WriteTx, position: int, digest: str) -> None:
     """Seal the chain head (last position and hash) so truncating the log is detected."""
     sealed = tx.codec.seal_json({"position": position, "hash": digest}, head_aad())
-    set_meta(tx.conn, HEAD_KEY, sealed.hex())
+    queue_meta(tx, HEAD_KEY, sealed.hex())
 
 
 def read_head(conn: Connection, codec: Codec) -> tuple[int, str] | None:

@@ -27,21 +27,20 @@ def body_aad(snapshot_id: str) -> Aad:
 
 
 def insert(tx: WriteTx, snap: Snapshot) -> None:
-    """Store a snapshot and its lineage rows."""
-    tx.conn.execute(
-        s.snapshots.insert().values(
-            id=snap.id,
-            session_id=snap.session_id,
-            ts=to_iso(snap.ts),
-            store_revision=snap.store_revision,
-            scope_json=snap.scope.to_json(),
-            policy_version=snap.policy_version,
-            index_version=snap.index_version,
-            embedder=snap.embedder,
-            degraded=snap.degraded,
-            body=tx.codec.seal_json(to_body(snap), body_aad(snap.id), key_id=_key(tx, snap)),
-        )
-    )
+    """Store a snapshot and its lineage rows (queued writes: nothing reads them back)."""
+    row = {
+        "id": snap.id,
+        "session_id": snap.session_id,
+        "ts": to_iso(snap.ts),
+        "store_revision": snap.store_revision,
+        "scope_json": snap.scope.to_json(),
+        "policy_version": snap.policy_version,
+        "index_version": snap.index_version,
+        "embedder": snap.embedder,
+        "degraded": snap.degraded,
+        "body": tx.codec.seal_json(to_body(snap), body_aad(snap.id), key_id=_key(tx, snap)),
+    }
+    tx.later(s.snapshots.insert(), [row])
     rows = [
         {"snapshot_id": snap.id, "memory_id": i.memory_id, "injected": True, "revision": i.revision}
         for i in snap.injected
@@ -53,7 +52,7 @@ def insert(tx: WriteTx, snap: Snapshot) -> None:
         if d.memory_id not in seen and not seen.add(d.memory_id)  # type: ignore[func-returns-value]
     ]
     if rows:
-        tx.conn.execute(s.snapshot_items.insert(), rows)
+        tx.later(s.snapshot_items.insert(), rows)
     tx.touch(ChangeKind.SNAPSHOTS)
 
 

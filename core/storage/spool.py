@@ -254,13 +254,15 @@ def applied_ids(conn: Any, ids: list[str]) -> set[str]:
 
 
 def _record(tx: WriteTx, entry: SpoolEntry, device: str, outcome: str) -> None:
-    tx.conn.execute(
-        s.spool_applied.insert().values(
-            id=entry.id,
-            device=device or "unknown",
-            operation=entry.operation,
-            spooled_at=to_iso(entry.spooled_at),
-            applied_at=tx.now_iso,
-            outcome=outcome,
-        )
-    )
+    row = {
+        "id": entry.id,
+        "device": device or "unknown",
+        "operation": entry.operation,
+        "spooled_at": to_iso(entry.spooled_at),
+        "applied_at": tx.now_iso,
+        "outcome": outcome,
+    }
+    tx.later(_INSERT_APPLIED, [row])
+
+
+_INSERT_APPLIED = s.spool_applied.insert()

@@ -16,8 +16,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, Executable, bindparam, select, update
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects import postgresql, sqlite
 
 from core.crypto.codec import Codec
 from core.errors import PrivateScopeError
@@ -34,9 +37,15 @@ SQLITE_POLL_SECONDS = 0.2
 
 @dataclass
 class WriteTx:
-    """An open write transaction. Record what you change with `touch`."""
+    """An open write transaction. Record what you change with `touch`.
 
-    conn: Connection
+    Writes that nothing in the transaction reads back may be queued with `later`: they are
+    sent, in order, before the next use of `conn` or at commit, on PostgreSQL in one
+    pipeline (one round trip for all of them instead of one each, while every other writer
+    waits for the write lock).
+    """
+
+    connection: Connection
     now: dt.datetime
     codec: Codec
     kinds: set[ChangeKind] = field(default_factory=set)
@@ -48,7 +57,42 @@ class WriteTx:
     # chain's head, sessions' event counts, and the revision this transaction commits as.
     chain_head: tuple[int, str] | None = None
     session_counts: dict[str, int] = field(default_factory=dict)
+    new_sessions: set[str] = field(default_factory=set)
     pending_revision: int | None = None
+    _queued: list[tuple[Executable, list[dict[str, Any]] | None]] = field(default_factory=list)
+
+    @property
+    def conn(self) -> Connection:
+        """The transaction's connection, with every queued write sent first."""
+        if self._queued:
+            self.send_queued()
+        return self.connection
+
+    def later(self, statement: Executable, rows: list[dict[str, Any]] | None = None) -> None:
+        """Queue a write whose result nobody reads (no RETURNING, no rowcount)."""
+        self._queued.append((statement, rows))
+
+    def send_queued(self, *, commit: bool = False) -> None:
+        """Send the queued writes in order; one round trip on PostgreSQL, which with
+        `commit` also carries the COMMIT (the transaction's own commit then finds nothing
+        left to do; a failed write turns it into a rollback, as a failed COMMIT does)."""
+        queued, self._queued = self._queued, []
+        conn = self.connection
+        if conn.dialect.name == "postgresql" and (len(queued) > 1 or commit):
+            driver: Any = conn.connection.driver_connection
+            try:
+                with driver.pipeline():
+                    for statement, rows in queued:
+                        conn.execute(statement, rows)
+                    if commit:
+                        driver.execute("COMMIT")
+            except driver.Error as exc:
+                # A refused write can surface when the pipeline syncs, from the driver
+                # itself: give it SQLAlchemy's shape, so it is translated like any other.
+                raise sa_exc.DBAPIError.instance(None, None, exc, driver.Error) from None
+            return
+        for statement, rows in queued:
+            conn.execute(statement, rows)
 
     def touch(
         self, kind: ChangeKind, *, event_ids: tuple[str, ...] = (), memory_ids: tuple[str, ...] = ()
@@ -129,11 +173,13 @@ class Store:
         self._disposed = False
 
     @contextlib.contextmanager
-    def write(self, action: str) -> Iterator[WriteTx]:
+    def write(self, action: str, *, session: str | None = None) -> Iterator[WriteTx]:
         """Run one write transaction; on commit, bump the revision if anything changed.
 
         Args:
             action: what the caller is doing, for error messages.
+            session: the session the write appends events to, if known: its event count
+                is read with the transaction's first statement instead of on its own.
         """
         with (
             self._write_lock,
@@ -141,27 +187,46 @@ class Store:
             translated(action),
             self.write_engine.begin() as conn,
         ):
-            self._follow_key_rotation(conn)
+            revision, head, count = self._prologue(conn, session)
             tx = WriteTx(conn, self.clock.now(), self.codec)
+            tx.pending_revision = revision + 1
+            tx.chain_head = head
+            if session is not None:
+                if count is None:
+                    tx.new_sessions.add(session)
+                else:
+                    tx.session_counts[session] = count
             first: Callable[[WriteTx], None] | None = getattr(self._local, "first", None)
+            last: Callable[[WriteTx], None] | None = getattr(self._local, "last", None)
+            self._local.first = self._local.last = None
             if first is not None:
-                self._local.first = None
                 first(tx)
             yield tx
-            tx.revision = self._bump(tx) if tx.kinds else self._revision(conn)
+            if last is not None:
+                last(tx)
+            if tx.kinds:
+                self._bump(tx)
+                tx.revision = revision + 1
+            else:
+                tx.revision = revision
+            tx.send_queued(commit=True)
 
     @contextlib.contextmanager
-    def first_write_also(self, step: Callable[[WriteTx], None]) -> Iterator[None]:
+    def first_write_also(
+        self, step: Callable[[WriteTx], None], *, at_start: bool = True
+    ) -> Iterator[None]:
         """Run `step` inside the next write transaction this thread opens, right after BEGIN
-        (under the write lock), so it commits or rolls back with that write.
+        (under the write lock), or after the write's own work (`at_start=False`), so it
+        commits or rolls back with that write.
 
         The spool records a replayed write's id this way: applied and recorded at once.
         """
-        self._local.first = step
+        name = "first" if at_start else "last"
+        setattr(self._local, name, step)
         try:
             yield
         finally:
-            self._local.first = None
+            setattr(self._local, name, None)
 
     @contextlib.contextmanager
     def read(self, action: str) -> Iterator[Connection]:
@@ -288,17 +353,25 @@ class Store:
         """Use a new key set from now on (key rotation)."""
         self.codec = codec
 
-    def _follow_key_rotation(self, conn: Connection) -> None:
-        """Reload the key set if another process rotated it, before sealing anything new.
+    def _prologue(
+        self, conn: Connection, session: str | None
+    ) -> tuple[int, tuple[int, str] | None, int | None]:
+        """What every write reads first under the write lock, in one statement: the store
+        revision, the event chain's head, the active key id, and the event count of
+        `session` (None when it does not exist yet).
 
-        Without this a process holding the old key set could write rows under a key that
+        The key set is reloaded if another process rotated it, before sealing anything new:
+        without this a process holding the old key set could write rows under a key that
         the rotating process is about to retire.
         """
-        active = conn.execute(
-            select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id")
-        ).scalar_one_or_none()
+        row = conn.execute(_PROLOGUE, {"session": session or ""}).one()
+        revision, position, digest, active, count = cast(
+            "tuple[int, int | None, str | None, str | None, int | None]", row
+        )
         if active and active != self.codec.active_key_id and self.key_reloader is not None:
             self.codec = self.key_reloader()
+        head = (int(position), str(digest)) if position is not None else None
+        return int(revision), head, None if count is None else int(count)
 
     @staticmethod
     def _revision(conn: Connection) -> int:
@@ -307,27 +380,26 @@ class Store:
         ).scalar_one()
         return int(value)
 
-    def _bump(self, tx: WriteTx) -> int:
-        # One statement: increment and read back (a round trip saved on a server).
-        revision = int(
-            tx.conn.execute(
-                update(s.store_revision)
-                .where(s.store_revision.c.id == 1)
-                .values(revision=s.store_revision.c.revision + 1)
-                .returning(s.store_revision.c.revision)
-            ).scalar_one()
-        )
-        tx.conn.execute(
-            s.changes.insert().values(
-                revision=revision,
-                ts=tx.now_iso,
-                kinds=json.dumps(sorted(k.value for k in tx.kinds)),
-                event_ids=json.dumps(_capped(tx.event_ids)),
-                memory_ids=json.dumps(_capped(tx.memory_ids)),
-            )
+    @staticmethod
+    def _bump(tx: WriteTx) -> None:
+        # The revision was read under the write lock at BEGIN, so it is set, not read back;
+        # both writes join the queue (changes.revision is the primary key: a second writer
+        # with the same revision could not commit).
+        assert tx.pending_revision is not None
+        tx.later(_SET_REVISION, [{"new_revision": tx.pending_revision}])
+        tx.later(
+            _INSERT_CHANGE,
+            [
+                {
+                    "revision": tx.pending_revision,
+                    "ts": tx.now_iso,
+                    "kinds": json.dumps(sorted(k.value for k in tx.kinds)),
+                    "event_ids": json.dumps(_capped(tx.event_ids)),
+                    "memory_ids": json.dumps(_capped(tx.memory_ids)),
+                }
+            ],
         )
         # On PostgreSQL a trigger on store_revision NOTIFYs the store's channel (migration 9).
-        return revision
 
     def wait_for_change(self, revision: int, timeout: float) -> int:
         """Block until the store revision passes `revision` or `timeout` seconds pass.
@@ -359,6 +431,42 @@ def set_meta(conn: Connection, key: str, value: str) -> None:
     done = conn.execute(update(s.store_meta).where(s.store_meta.c.key == key).values(value=value))
     if done.rowcount == 0:
         conn.execute(s.store_meta.insert().values(key=key, value=value))
+
+
+def queue_meta(tx: WriteTx, key: str, value: str) -> None:
+    """Insert or replace one store_meta value as a queued write (`WriteTx.later`)."""
+    tx.later(_UPSERT_META[tx.connection.dialect.name], [{"key": key, "value": value}])
+
+
+def _upsert_meta(insert: Any) -> Executable:
+    statement = insert(s.store_meta)
+    done: Executable = statement.on_conflict_do_update(
+        index_elements=[s.store_meta.c.key], set_={"value": statement.excluded.value}
+    )
+    return done
+
+
+# Statements of every write, built once: building one costs more than sending it.
+_LAST_EVENT = select(s.events.c.position, s.events.c.hash).order_by(s.events.c.position.desc())
+_PROLOGUE = select(
+    select(s.store_revision.c.revision).where(s.store_revision.c.id == 1).scalar_subquery(),
+    _LAST_EVENT.with_only_columns(s.events.c.position).limit(1).scalar_subquery(),
+    _LAST_EVENT.with_only_columns(s.events.c.hash).limit(1).scalar_subquery(),
+    select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id").scalar_subquery(),
+    select(s.sessions.c.event_count)
+    .where(s.sessions.c.id == bindparam("session"))
+    .scalar_subquery(),
+)
+_SET_REVISION = (
+    update(s.store_revision)
+    .where(s.store_revision.c.id == 1)
+    .values(revision=bindparam("new_revision"))
+)
+_INSERT_CHANGE = s.changes.insert()
+_UPSERT_META = {
+    "postgresql": _upsert_meta(postgresql.insert),
+    "sqlite": _upsert_meta(sqlite.insert),
+}
 
 
 def new_id(prefix: str, now: dt.datetime) -> str:

@@ -128,7 +128,11 @@ class Spooler:
                 raise self._spool(operation, call, None)
             entry = SpoolEntry(new_id("sp", self._store.clock.now()), operation, self._now())
             try:
-                with self._store.first_write_also(self._claimer(entry, direct=True)):
+                # A direct write's fresh id cannot be there yet: recorded after the write's own
+                # work, it joins the queued writes sent at commit (no round trip of its own).
+                with self._store.first_write_also(
+                    self._claimer(entry, direct=True), at_start=False
+                ):
                     result = run()
             except ServerUnavailableError as exc:
                 raise self._spool(operation, call, str(exc), entry_id=entry.id) from None

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Engine, func, select, text
 
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet
@@ -185,3 +185,76 @@ def test_store_metadata_round_trips(store: Store) -> None:
         set_meta(tx.conn, "contract", "値 value")
     assert store.meta("contract") == "値 value"
     assert store.meta("absent") is None
+
+
+# --- queued writes (`WriteTx.later`, #12) ----------------------------------------------
+# On PostgreSQL the queue goes to the server in one pipeline together with the COMMIT; what
+# must hold on both backends: a read inside the transaction sees every queued write, a
+# failure rolls all of it back, a queued write the database refuses is reported as that and
+# leaves nothing behind, and the next transaction works.
+
+
+def _meta_rows(store: Store, key: str) -> int:
+    with store.read("count") as conn:
+        return int(
+            conn.execute(
+                select(func.count()).select_from(s.store_meta).where(s.store_meta.c.key == key)
+            ).scalar_one()
+        )
+
+
+def test_a_read_in_the_transaction_sees_the_queued_writes(store: Store) -> None:
+    with store.write("queue then read") as tx:
+        tx.later(s.store_meta.insert(), [{"key": "queued-1", "value": "a"}])
+        tx.later(s.store_meta.insert(), [{"key": "queued-2", "value": "b"}])
+        seen = tx.conn.execute(
+            select(s.store_meta.c.value)
+            .where(s.store_meta.c.key.in_(["queued-1", "queued-2"]))
+            .order_by(s.store_meta.c.key)
+        ).scalars()
+        assert list(seen) == ["a", "b"]
+    assert _meta_rows(store, "queued-1") == 1 and _meta_rows(store, "queued-2") == 1
+
+
+def test_queued_writes_roll_back_with_the_transaction(store: Store) -> None:
+    _append(store, "kept")
+    before = store.revision()
+    with pytest.raises(RuntimeError, match="boom"), store.write("queue then fail") as tx:
+        event_log.append(tx, _events("lost"))  # its rows are queued, not sent
+        tx.later(s.store_meta.insert(), [{"key": "never", "value": "x"}])
+        raise RuntimeError("boom")
+    assert store.revision() == before
+    assert _texts(store) == ["kept"] and _meta_rows(store, "never") == 0
+
+
+def test_a_refused_queued_write_rolls_back_everything_and_says_so(store: Store) -> None:
+    _append(store, "kept")
+    with store.write("seed") as tx:
+        tx.later(s.store_meta.insert(), [{"key": "taken", "value": "first"}])
+    before = store.revision()
+    with pytest.raises(IntegrityError, match="refused"), store.write("duplicate key") as tx:
+        event_log.append(tx, _events("lost"))
+        tx.later(s.store_meta.insert(), [{"key": "taken", "value": "second"}])
+    assert store.revision() == before
+    assert _texts(store) == ["kept"]
+    assert store.meta("taken") == "first"
+    assert _append(store, "next")  # the connection and the chain are fine afterwards
+    assert _texts(store) == ["kept", "next"]
+    with store.read("verify") as conn:
+        report = event_log.verify(conn, store.codec)
+    assert report.ok and report.events_checked == 2  # the sealed head moved with the chain
+
+
+def test_sessions_named_at_begin_count_their_events(store: Store) -> None:
+    # `Store.write(session=...)` reads the session's count with the first statement; a new
+    # session is created, an existing one continues, both in one chain.
+    for n in range(3):
+        with store.write("append", session="hinted") as tx:
+            (event,) = event_log.append(tx, _events(f"h{n}", session="hinted"))
+        assert event.seq == n + 1
+    with store.write("append", session="hinted") as tx:
+        events = event_log.append(tx, [*_events("h3", session="hinted"), *_events("o1")])
+    assert [e.seq for e in events] == [4, 1]
+    with store.read("sessions") as conn:
+        counts = dict(conn.execute(select(s.sessions.c.id, s.sessions.c.event_count)).all())
+    assert counts == {"hinted": 4, "s1": 1}
