@@ -229,21 +229,23 @@ def main() -> None:
     parser.add_argument("--approve", type=int, default=5000)
     parser.add_argument("--singles", type=int, default=100)
     parser.add_argument("--slow-cap", type=int, default=60)
-    parser.add_argument("--embedder", default=None, help="MEMORY_CENTER_EMBEDDER for the run")
+    parser.add_argument("--embedder", default=None, help="the store's embedder (none: no vectors)")
     parser.add_argument("--label", default="")
     args = parser.parse_args()
-    if args.embedder:
-        os.environ["MEMORY_CENTER_EMBEDDER"] = args.embedder
     load = os.getloadavg()
     print(
         f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"load {load[0]:.2f}, embedder {os.environ.get('MEMORY_CENTER_EMBEDDER', 'default')}"
+        f"load {load[0]:.2f}, embedder {args.embedder or 'default'}"
     )
     rng = random.Random(13)
     with tempfile.TemporaryDirectory() as tmp:
         clock = ManualClock(NOW)
         svc = MemoryService.open(
-            Path(tmp) / "store", passphrase=PASSPHRASE, clock=clock, prefer_keyring=False
+            Path(tmp) / "store",
+            passphrase=PASSPHRASE,
+            clock=clock,
+            prefer_keyring=False,
+            embedder=args.embedder,
         )
         try:
             for size in args.sizes:

@@ -30,7 +30,7 @@ class FenceCheck:
 
     def views(self, tx: WriteTx) -> list[FenceView]:
         """The standing fences, re-read only when the fence tables changed."""
-        state = fences.state(tx.conn)
+        state = fences.state_in(tx)
         with self._lock:
             if state != self._state:
                 self._views = [

@@ -185,8 +185,7 @@ class Ledger:
             flags=verdict.flags | _ttl_flag(cand, verdict),
             conflict_set=conflict_set,
         )
-        memory_id = memories.insert(tx, draft)
-        record = memories.get(tx.conn, tx.codec, memory_id)
+        record = memories.insert(tx, draft)
         memories.record_decision(
             tx,
             record,

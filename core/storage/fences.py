@@ -46,6 +46,7 @@ def save_features(
     key_id: str | None = None,
 ) -> None:
     """Store (or replace) the features of one fence."""
+    tx.fence_state = None
     tx.conn.execute(delete(s.fence_features).where(s.fence_features.c.fingerprint == fingerprint))
     name, blob = None, None
     if embedding is not None:
@@ -99,6 +100,13 @@ def standing(conn: Connection, codec: Codec) -> list[StoredFence]:
             )
         )
     return out
+
+
+def state_in(tx: WriteTx) -> tuple[object, ...]:
+    """`state` read once per transaction, until the transaction writes a fence."""
+    if tx.fence_state is None:
+        tx.fence_state = state(tx.conn)
+    return tx.fence_state
 
 
 def state(conn: Connection) -> tuple[object, ...]:

@@ -77,57 +77,67 @@ class Draft:
     conflict_set: str | None = None
 
 
-def insert(tx: WriteTx, draft: Draft) -> str:
-    """Insert a record with its first revision and sources; return its id."""
+def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
+    """Insert a record with its first revision and sources; return it as stored.
+
+    Nothing is read back: the binding is computed from the row as written, the record is
+    built from it, and the rows are queued writes (`WriteTx.later`).
+    """
     memory_id = new_id("mem", tx.now)
-    tx.conn.execute(
-        s.memories.insert().values(
-            id=memory_id,
-            kind=draft.kind.value,
-            scope_json=draft.scope.to_json(),
-            status=draft.status.value,
-            confidence=draft.confidence,
-            created_at=tx.now_iso,
-            updated_at=tx.now_iso,
-            valid_from=to_iso(draft.valid_from),
-            expires_at=to_iso(draft.expires_at) if draft.expires_at else None,
-            supersedes=draft.supersedes,
-            sensitivity=draft.sensitivity.value,
-            owner=draft.owner,
-            revision=1,
-            source_trust=draft.source_trust.value,
-            flags_json=json.dumps(sorted(draft.flags)),
-            conflict_set=draft.conflict_set,
-            index_refs_json="[]",
-            fingerprint=draft.fingerprint,
-        )
-    )
+    row: dict[str, Any] = {
+        "id": memory_id,
+        "kind": draft.kind.value,
+        "scope_json": draft.scope.to_json(),
+        "status": draft.status.value,
+        "confidence": float(draft.confidence),
+        "created_at": tx.now_iso,
+        "updated_at": tx.now_iso,
+        "valid_from": to_iso(draft.valid_from),
+        "expires_at": to_iso(draft.expires_at) if draft.expires_at else None,
+        "supersedes": draft.supersedes,
+        "superseded_by": None,
+        "sensitivity": draft.sensitivity.value,
+        "owner": draft.owner,
+        "revision": 1,
+        "source_trust": draft.source_trust.value,
+        "flags_json": json.dumps(sorted(draft.flags)),
+        "conflict_set": draft.conflict_set,
+        "index_refs_json": "[]",
+        "fingerprint": draft.fingerprint,
+    }
+    row[binding.BINDING_COLUMN] = binding.compute(tx.codec, row)
+    tx.later(_INSERT_MEMORY, [row])
     _insert_revision(tx, memory_id, 1, draft.content, draft.owner, draft.scope)
-    binding.rebind(tx.conn, tx.codec, memory_id)
     _index_scope(tx, memory_id, draft.scope)
-    add_sources(tx, memory_id, draft.source_event_ids)
+    sources = tuple(sorted(dict.fromkeys(draft.source_event_ids)))
+    if sources:
+        tx.later(_INSERT_SOURCE, [{"memory_id": memory_id, "event_id": e} for e in sources])
     tx.touch(_change_kind(draft.status), memory_ids=(memory_id,))
-    return memory_id
+    return _from_row(row, draft.content, sources)
+
+
+_INSERT_MEMORY = s.memories.insert()
+_INSERT_REVISION = s.memory_revisions.insert()
+_INSERT_SCOPE = s.memory_scopes.insert()
+_INSERT_SOURCE = s.memory_sources.insert()
+_INSERT_DECISION = s.decisions.insert()
 
 
 def _insert_revision(
     tx: WriteTx, memory_id: str, revision: int, content: str, actor: str, scope: Scope
 ) -> None:
-    tx.conn.execute(
-        s.memory_revisions.insert().values(
-            memory_id=memory_id,
-            revision=revision,
-            ts=tx.now_iso,
-            actor=actor,
-            scope_json=scope.to_json(),
-            content=tx.codec.seal_text(
-                content,
-                content_aad(memory_id, revision),
-                key_id=tx.key_for(scope.get("user")),
-            ),
-            store_revision=_pending_revision(tx),
-        )
-    )
+    row = {
+        "memory_id": memory_id,
+        "revision": revision,
+        "ts": tx.now_iso,
+        "actor": actor,
+        "scope_json": scope.to_json(),
+        "content": tx.codec.seal_text(
+            content, content_aad(memory_id, revision), key_id=tx.key_for(scope.get("user"))
+        ),
+        "store_revision": _pending_revision(tx),
+    }
+    tx.later(_INSERT_REVISION, [row])
 
 
 def add_revision(
@@ -160,9 +170,8 @@ def add_revision(
 
 
 def _index_scope(tx: WriteTx, memory_id: str, scope: Scope) -> None:
-    tx.conn.execute(
-        s.memory_scopes.insert(),
-        [{"memory_id": memory_id, "key": k, "value": v} for k, v in scope.items()],
+    tx.later(
+        _INSERT_SCOPE, [{"memory_id": memory_id, "key": k, "value": v} for k, v in scope.items()]
     )
 
 
@@ -235,23 +244,22 @@ def record_decision(
         ],
     )
     revision_now = _pending_revision(tx)
-    tx.conn.execute(
-        s.decisions.insert().values(
-            id=decision_id,
-            memory_id=record.id,
-            ts=tx.now_iso,
-            action=action,
-            from_status=from_status.value if from_status else None,
-            to_status=to_status.value,
-            actor=actor,
-            reason=tx.codec.seal_text(
-                reason, reason_aad(decision_id), key_id=tx.key_for(record.scope.get("user"))
-            ),
-            policy_version=policy_version,
-            store_revision=revision_now,
-            event_id=event.id,
-        )
-    )
+    row = {
+        "id": decision_id,
+        "memory_id": record.id,
+        "ts": tx.now_iso,
+        "action": action,
+        "from_status": from_status.value if from_status else None,
+        "to_status": to_status.value,
+        "actor": actor,
+        "reason": tx.codec.seal_text(
+            reason, reason_aad(decision_id), key_id=tx.key_for(record.scope.get("user"))
+        ),
+        "policy_version": policy_version,
+        "store_revision": revision_now,
+        "event_id": event.id,
+    }
+    tx.later(_INSERT_DECISION, [row])
     tx.touch(ChangeKind.MEMORIES, memory_ids=(record.id,))
     return Decision(
         id=decision_id,
@@ -357,6 +365,7 @@ def fenced(conn: Connection, fingerprint: str) -> str | None:
 
 def lift_fence(tx: WriteTx, memory_id: str) -> int:
     """Lift the deletion fence of a memory; return how many fingerprints were lifted."""
+    tx.fence_state = None
     lifted = tx.conn.execute(
         update(s.deletion_fences)
         .where(
@@ -465,6 +474,10 @@ def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -
     content = (
         codec.open_text(blob, content_aad(row["id"], row["revision"])) if blob else PURGED_TEXT
     )
+    return _from_row(row, content, sources)
+
+
+def _from_row(row: Mapping[Any, Any], content: str, sources: tuple[str, ...]) -> MemoryRecord:
     expires = row["expires_at"]
     return MemoryRecord(
         id=row["id"],

@@ -58,6 +58,9 @@ class WriteTx:
     chain_head: tuple[int, str] | None = None
     session_counts: dict[str, int] = field(default_factory=dict)
     new_sessions: set[str] = field(default_factory=set)
+    # The fence tables' summary (`fences.state`) as this transaction last read it; every
+    # write to those tables clears it, so a batch of writes reads it once.
+    fence_state: tuple[object, ...] | None = None
     pending_revision: int | None = None
     _queued: list[tuple[Executable, list[dict[str, Any]] | None]] = field(default_factory=list)
 
