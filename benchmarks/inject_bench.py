@@ -64,7 +64,7 @@ def fill(svc: MemoryService, n: int, scopes: int, rng: random.Random) -> list[Sc
             for i in range(start, min(n, start + batch)):
                 scope = all_scopes[i % scopes]
                 text = _text(rng, i)
-                mid = memories.insert(
+                inserted = memories.insert(
                     tx,
                     Draft(
                         kind=MemoryKind.FACT,
@@ -79,7 +79,12 @@ def fill(svc: MemoryService, n: int, scopes: int, rng: random.Random) -> list[Sc
                         valid_from=tx.now,
                     ),
                 )
-                record = memories.get(tx.conn, tx.codec, mid)
+                # Older trees return the id, newer ones the record as stored.
+                record = (
+                    memories.get(tx.conn, tx.codec, inserted)
+                    if isinstance(inserted, str)
+                    else inserted
+                )
                 memories.record_decision(
                     tx,
                     record,

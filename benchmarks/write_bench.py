@@ -122,7 +122,8 @@ def seed_direct(svc: MemoryService, scope: Scope, items: list[str], status: str)
                 fingerprint=ledger.fingerprint(text),
                 valid_from=tx.now,
             )
-            ids.append(memories.insert(tx, draft))
+            inserted = memories.insert(tx, draft)  # older trees return the id
+            ids.append(inserted if isinstance(inserted, str) else inserted.id)
     return ids
 
 

@@ -19,6 +19,7 @@ from core.storage import neighbours
 
 if TYPE_CHECKING:
     from core.model.records import MemoryRecord
+    from core.retrieval.catalog import RecordCache
     from core.storage.store import Store
 
 # Measured on benchmarks/conversation_eval.py (docs/retrieval.md).
@@ -65,14 +66,16 @@ class Neighbours:
 
 def spread(
     relevance: Mapping[str, float],
-    records: Mapping[str, MemoryRecord],
+    records: RecordCache,
     allowed: set[str],
     finder: Neighbours,
 ) -> dict[str, float]:
     """Give the neighbours of the best hits a share of their relevance (never lowering any)."""
     seeds = heapq.nlargest(NEIGHBOUR_SEEDS, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+    wanted = [mid for mid, value in seeds if value > 0]
+    records.ensure(wanted)  # one batch read for the seeds, not one read each
     # `get`, not `[]`: a lazily read record can turn out damaged (then it is not a seed).
-    found = (records.get(mid) for mid, value in seeds if value > 0)
+    found = (records.get(mid) for mid in wanted)
     chosen = [r for r in found if r is not None]
     if not chosen:
         return dict(relevance)

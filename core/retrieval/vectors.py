@@ -90,7 +90,11 @@ class VectorLayer:
         self._inflight: set[str] = set()
         self._cancelled: set[str] = set()
         self._worker: threading.Thread | None = None
+        self._backfiller: threading.Thread | None = None
         self._idle = threading.Condition(self._lock)
+        # Set by `stop` (the service closes): background threads end after their current
+        # batch instead of reading from a store that is gone.
+        self._stopping = threading.Event()
 
     @property
     def index(self) -> VectorIndex:
@@ -142,7 +146,10 @@ class VectorLayer:
             self.put_later(load(missing) if missing else [])
         else:
             # A big first build: records are decrypted in slices, not all held at once.
-            threading.Thread(target=self._backfill, args=(missing, load), daemon=True).start()
+            self._backfiller = threading.Thread(
+                target=self._backfill, args=(missing, load), name="mc-backfill", daemon=True
+            )
+            self._backfiller.start()
 
     def put(self, records: Iterable[MemoryRecord]) -> None:
         """Embed and index records (new, or with changed content)."""
@@ -198,10 +205,20 @@ class VectorLayer:
             self._worker = threading.Thread(target=self._drain, name="mc-embed", daemon=True)
             self._worker.start()
 
+    def stop(self, timeout: float) -> bool:
+        """End the background threads after their current batch (what is left is found
+        missing and embedded by the next open); True when they ended within `timeout`."""
+        self._stopping.set()
+        deadline = time.monotonic() + timeout
+        for thread in (self._backfiller, self._worker):
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(t is not None and t.is_alive() for t in (self._backfiller, self._worker))
+
     def _drain(self) -> None:
         while True:
             with self._lock:
-                if not self._pending:
+                if not self._pending or self._stopping.is_set():
                     self._idle.notify_all()
                     return
                 chunk = [self._pending.pop(i) for i in list(self._pending)[:BACKGROUND_BATCH]]
@@ -264,7 +281,11 @@ class VectorLayer:
         try:
             # In slices: the decrypted texts of a whole 100k store need not be held at once.
             for start in range(0, len(missing), BACKFILL_SLICE):
-                self.put(load(missing[start : start + BACKFILL_SLICE]))
+                records = load(missing[start : start + BACKFILL_SLICE])
+                for first in range(0, len(records), EMBED_BATCH):
+                    if self._stopping.is_set():
+                        return  # the closing service saves what was embedded
+                    self.put(records[first : first + EMBED_BATCH])
             self.save()
         except MemoryCenterError as exc:
             log.warning("background vector build stopped: %s", exc)

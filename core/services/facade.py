@@ -31,6 +31,7 @@ from core.storage.store import Store
 
 # How long `close` waits for queued embeddings before saving the vector index.
 CLOSE_EMBED_SECONDS = 60.0
+CLOSE_STOP_SECONDS = 30.0
 
 
 class FacadeBase:
@@ -127,6 +128,9 @@ class FacadeBase:
                 # What is still queued is embedded now, within a bound; the rest is found
                 # missing and embedded in the background by the next open.
                 self.catalog.vectors.wait_idle(CLOSE_EMBED_SECONDS)
+                # A first build of a big store may still run: it stops after its batch, so
+                # nothing reads from the store or writes index files once close returns.
+                self.catalog.vectors.stop(CLOSE_STOP_SECONDS)
             self.catalog.save()
         self._engine.retriever.close()
         self._store.dispose()

@@ -70,8 +70,8 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
         payload_rows.append(payload)
         position += 1
         prev_hash = event.hash
-    tx.later(s.events.insert(), event_rows)
-    tx.later(s.event_payloads.insert(), payload_rows)
+    tx.later_rows(s.events, event_rows)
+    tx.later_rows(s.event_payloads, payload_rows)
     tx.later(
         _COUNT_SESSION_EVENTS,
         [{"sid": sid, "count": n, "at": tx.now_iso} for sid, n in counts.items()],

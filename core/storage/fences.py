@@ -46,7 +46,7 @@ def save_features(
     key_id: str | None = None,
 ) -> None:
     """Store (or replace) the features of one fence."""
-    tx.fence_state = None
+    tx.fences_changed()
     tx.conn.execute(delete(s.fence_features).where(s.fence_features.c.fingerprint == fingerprint))
     name, blob = None, None
     if embedding is not None:

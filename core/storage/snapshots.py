@@ -51,8 +51,7 @@ def insert(tx: WriteTx, snap: Snapshot) -> None:
         for d in snap.dropped
         if d.memory_id not in seen and not seen.add(d.memory_id)  # type: ignore[func-returns-value]
     ]
-    if rows:
-        tx.later(s.snapshot_items.insert(), rows)
+    tx.later_rows(s.snapshot_items, rows)
     tx.touch(ChangeKind.SNAPSHOTS)
 
 

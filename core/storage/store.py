@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, Executable, bindparam, select, update
+from sqlalchemy import Connection, Engine, Executable, Table, bindparam, select, text, update
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -59,7 +59,7 @@ class WriteTx:
     session_counts: dict[str, int] = field(default_factory=dict)
     new_sessions: set[str] = field(default_factory=set)
     # The fence tables' summary (`fences.state`) as this transaction last read it; every
-    # write to those tables clears it, so a batch of writes reads it once.
+    # write to those tables calls `fences_changed`, so a batch of writes reads it once.
     fence_state: tuple[object, ...] | None = None
     pending_revision: int | None = None
     _queued: list[tuple[Executable, list[dict[str, Any]] | None]] = field(default_factory=list)
@@ -74,6 +74,20 @@ class WriteTx:
     def later(self, statement: Executable, rows: list[dict[str, Any]] | None = None) -> None:
         """Queue a write whose result nobody reads (no RETURNING, no rowcount)."""
         self._queued.append((statement, rows))
+
+    def later_rows(self, table: Table, rows: list[dict[str, Any]]) -> None:
+        """Queue an insert of many rows with the same keys. On PostgreSQL it is one
+        statement (`unnest` of one array per column): a driver's executemany sends a
+        statement per row, which for a snapshot's 100 lineage rows cost 3.5-4.4 ms against
+        0.8-1.1 ms (#12)."""
+        keys = tuple(rows[0]) if rows else ()
+        if any(tuple(row) != keys for row in rows):
+            raise ValueError(f"rows for {table.name} must all have the same keys")
+        if len(rows) > 1 and self.connection.dialect.name == "postgresql":
+            statement, params = _unnest_insert(table, rows)
+            self._queued.append((statement, [params]))
+        elif rows:
+            self._queued.append((table.insert(), rows))
 
     def send_queued(self, *, commit: bool = False) -> None:
         """Send the queued writes in order; one round trip on PostgreSQL, which with
@@ -96,6 +110,10 @@ class WriteTx:
             return
         for statement, rows in queued:
             conn.execute(statement, rows)
+
+    def fences_changed(self) -> None:
+        """A fence was stood, lifted or given features: the next `fences.state_in` reads."""
+        self.fence_state = None
 
     def touch(
         self, kind: ChangeKind, *, event_ids: tuple[str, ...] = (), memory_ids: tuple[str, ...] = ()
@@ -248,8 +266,29 @@ class Store:
 
     def revision(self) -> int:
         """The latest committed store revision."""
+        if self.is_server:
+            return self._server_revision()
         with self.read("read revision") as conn:
             return self._revision(conn)
+
+    def _server_revision(self) -> int:
+        # Every retrieval asks this first. One statement on a write connection (the driver
+        # runs those in autocommit, and no BEGIN is sent outside `write`): one round trip
+        # instead of BEGIN, SELECT and ROLLBACK of a read transaction (#12).
+        with (
+            answer_watch(self.write_engine, "read revision"),
+            translated("read revision"),
+        ):
+            # `connect` (not `raw_connection`) so a refused connection is translated like
+            # any other; nothing is executed through it, so no transaction begins.
+            with self.write_engine.connect() as conn:
+                driver: Any = conn.connection.driver_connection
+                try:
+                    row = driver.execute(_REVISION_SQL).fetchone()
+                except driver.Error as exc:
+                    conn.invalidate()  # a broken session is not handed out again
+                    raise sa_exc.DBAPIError.instance(None, None, exc, driver.Error) from None
+            return int(row[0])
 
     def changes_since(self, revision: int, limit: int = 1000) -> list[ChangeEntry]:
         """Change-feed rows after `revision`, oldest first."""
@@ -431,9 +470,7 @@ def revision_of(conn: Connection) -> int:
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
     """Insert or replace one store_meta value."""
-    done = conn.execute(update(s.store_meta).where(s.store_meta.c.key == key).values(value=value))
-    if done.rowcount == 0:
-        conn.execute(s.store_meta.insert().values(key=key, value=value))
+    conn.execute(_UPSERT_META[conn.dialect.name], {"key": key, "value": value})
 
 
 def queue_meta(tx: WriteTx, key: str, value: str) -> None:
@@ -470,6 +507,26 @@ _UPSERT_META = {
     "postgresql": _upsert_meta(postgresql.insert),
     "sqlite": _upsert_meta(sqlite.insert),
 }
+
+
+_REVISION_SQL = "SELECT revision FROM store_revision WHERE id = 1"
+_UNNEST: dict[tuple[str, tuple[str, ...]], Executable] = {}
+
+
+def _unnest_insert(table: Table, rows: list[dict[str, Any]]) -> tuple[Executable, dict[str, Any]]:
+    """`INSERT ... SELECT * FROM unnest(:c1::type[], ...)` and its one array per column."""
+    keys = tuple(rows[0])
+    cached = _UNNEST.get((table.name, keys))
+    if cached is None:
+        dialect: Any = postgresql.dialect()  # type: ignore[no-untyped-call]
+        arrays = ", ".join(
+            f"CAST(:{k} AS {table.c[k].type.compile(dialect=dialect)}[])" for k in keys
+        )
+        cached = text(
+            f"INSERT INTO {table.name} ({', '.join(keys)}) SELECT * FROM unnest({arrays})"
+        )
+        _UNNEST[(table.name, keys)] = cached
+    return cached, {k: [row[k] for row in rows] for k in keys}
 
 
 def new_id(prefix: str, now: dt.datetime) -> str:

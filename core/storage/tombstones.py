@@ -77,7 +77,7 @@ def read(conn: Connection, codec: Codec, memory_id: str) -> Tombstone:
 def stand_fence(tx: WriteTx, fingerprint: str, memory_id: str) -> None:
     """Fence a content fingerprint for `memory_id`; a lifted fence of the same content (the
     same text deleted again) stands again."""
-    tx.fence_state = None
+    tx.fences_changed()
     have = tx.conn.execute(
         select(s.deletion_fences.c.fingerprint).where(
             s.deletion_fences.c.fingerprint == fingerprint

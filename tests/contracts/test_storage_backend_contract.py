@@ -245,6 +245,32 @@ def test_a_refused_queued_write_rolls_back_everything_and_says_so(store: Store) 
     assert report.ok and report.events_checked == 2  # the sealed head moved with the chain
 
 
+def test_many_rows_queued_at_once_land_with_their_values(store: Store) -> None:
+    # `later_rows`: on PostgreSQL one `unnest` statement for all rows, elsewhere executemany;
+    # a batch of events goes this way (#12).
+    texts = [f"batch {i} 値" for i in range(150)]
+    with store.write("batch") as tx:
+        event_log.append(tx, _events(*texts))
+        tx.later_rows(
+            s.store_meta,
+            [{"key": f"row-{i}", "value": f"v{i} 値"} for i in range(3)],
+        )
+    assert _texts(store, limit=len(texts)) == texts
+    assert [store.meta(f"row-{i}") for i in range(3)] == ["v0 値", "v1 値", "v2 値"]
+    with store.read("verify") as conn:
+        assert event_log.verify(conn, store.codec).ok
+
+
+def test_rows_queued_at_once_must_share_their_keys(store: Store) -> None:
+    before = store.revision()
+    with (
+        pytest.raises(ValueError, match="store_meta must all have the same keys"),
+        store.write("ragged") as tx,
+    ):
+        tx.later_rows(s.store_meta, [{"key": "a", "value": "1"}, {"key": "b"}])
+    assert store.revision() == before and store.meta("a") is None
+
+
 def test_sessions_named_at_begin_count_their_events(store: Store) -> None:
     # `Store.write(session=...)` reads the session's count with the first statement; a new
     # session is created, an existing one continues, both in one chain.

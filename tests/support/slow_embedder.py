@@ -51,3 +51,25 @@ class SlowLoadingEmbedder:
         """Embed, loading first (and waiting for a load in progress)."""
         self.load()
         return self._inner.embed(texts, kind=kind)
+
+
+SLOW_PASSAGES_NAME = "slow-passages-hashing"
+PASSAGE_BATCH_SECONDS = 0.5
+
+
+class SlowPassageEmbedder(SlowLoadingEmbedder):
+    """Loaded at once, but each batch of passages takes `PASSAGE_BATCH_SECONDS` (a model on a
+    busy machine building a big store's vectors); queries stay fast."""
+
+    name = SLOW_PASSAGES_NAME
+    version = "hashing-slow-passages-v1"
+
+    def load(self) -> None:
+        """Nothing to wait for."""
+        self._loaded = True
+
+    def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
+        """Embed; passages slowly."""
+        if kind == "passage":
+            time.sleep(PASSAGE_BATCH_SECONDS)
+        return self._inner.embed(texts, kind=kind)
