@@ -1,8 +1,9 @@
 """The `memory-center` entry point: the desktop window starts before the engine is imported.
 
 `memory-center` and `memory-center gui` (with `--demo`, `--data-dir DIR`) open the window at
-once and load everything else behind a progress state; every other command goes to the
-command line, the package `app.cli`.
+once and load everything else behind a progress state; the common per-turn commands go to
+the store's daemon when one is running (`app/hooks/cli_forward.py`); every other command
+goes to the command line, the package `app.cli`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def main() -> None:
     """Open the window fast, or run the command line."""
     request = gui_request(sys.argv[1:])
     if request is None:
+        from app.hooks.cli_forward import forward
+
+        code = forward(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
         from app.cli import main as cli_main
 
         cli_main()

@@ -1,13 +1,16 @@
 """Whole-process wall time of `memory-center` commands on a small store (#13).
 
 Usage:
-    python benchmarks/cli_startup.py [--runs 10] [--before DIR]
+    python benchmarks/cli_startup.py [--runs 10] [--before DIR] [--daemon]
 
-Each command runs as its own process (`python -c "from app.cli import main; main()" ...`), as
-an agent hook or a script calling the CLI per turn would run it; the median of `--runs` runs is
-printed. With `--before DIR` (a checkout of an older commit, e.g. made with `git worktree
-add`), the same commands run from that checkout too, interleaved run by run with this one so
-both see the same machine load; each checkout gets its own small store (a few memories and
+Each command runs as its own process (`python -c "from app.launch import main; main()" ...`,
+what the `memory-center` command runs), as an agent hook or a script calling the CLI per turn
+would run it; the median of `--runs` runs is printed. With `--daemon`, a third column runs the
+same commands with the store's daemon started (`memory-center daemon start`), which answers
+the per-turn commands for the process; `--help` is always answered in process. With
+`--before DIR` (a checkout of an older commit, e.g. made with `git worktree add`), the same
+commands run from that checkout too, interleaved run by run with this one so both see the
+same machine load; each checkout gets its own small store (a few memories and
 events). `python -c pass` is timed as the floor. The load average is printed at the start and
 the end. The store key is protected by a passphrase here (no OS keyring on a headless
 machine), so every command that opens the store pays its scrypt derivation (the
@@ -27,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = "from app.cli import main; main()"
+CLI = "from app.launch import main; main()"
 PASSPHRASE = "benchmark passphrase for the CLI"
 SCOPE = ["--scope", "user=bench"]
 SEED = [
@@ -54,11 +57,14 @@ def commands(run: int) -> dict[str, list[str]]:
     }
 
 
-def environment(data_dir: Path) -> dict[str, str]:
+def environment(data_dir: Path, daemon: bool) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         MEMORY_CENTER_DATA_DIR=str(data_dir),
         MEMORY_CENTER_PASSPHRASE=PASSPHRASE,
+        MEMORY_CENTER_CLI_DAEMON="1" if daemon else "0",
+        # A private runtime directory for the daemon's socket, apart from the user's.
+        XDG_RUNTIME_DIR=str(data_dir.parent),
         OPENBLAS_NUM_THREADS="1",
         OMP_NUM_THREADS="1",
     )
@@ -85,11 +91,14 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def prepare(checkout: Path, data_dir: Path) -> dict[str, str]:
-    env = environment(data_dir)
+def prepare(checkout: Path, data_dir: Path, daemon: bool) -> dict[str, str]:
+    data_dir.parent.mkdir(mode=0o700)
+    env = environment(data_dir, daemon)
     run_cli(checkout, ["init"], env)
     for text in SEED:
         run_cli(checkout, ["remember", *SCOPE, "--text", text], env)
+    if daemon:
+        run_cli(checkout, ["daemon", "start", "--idle", "3600"], env)
     return env
 
 
@@ -109,13 +118,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--before", type=Path, help="A checkout of the code to compare with.")
+    parser.add_argument("--daemon", action="store_true", help="Also time with a daemon running.")
     args = parser.parse_args()
     checkouts = {"after": ROOT}
     if args.before:
         checkouts = {"before": args.before.resolve(), **checkouts}
+    if args.daemon:
+        checkouts["daemon"] = ROOT
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    with tempfile.TemporaryDirectory(prefix="mc-cli-bench-") as tmp:
-        envs = {name: prepare(path, Path(tmp) / name) for name, path in checkouts.items()}
+    with tempfile.TemporaryDirectory(prefix="mccli") as tmp:
+        envs = {
+            name: prepare(path, Path(tmp) / name / "store", name == "daemon")
+            for name, path in checkouts.items()
+        }
         times: dict[tuple[str, str], list[tuple[float, float]]] = {}
         floor: list[float] = []
         for run in range(args.runs):
@@ -123,6 +138,8 @@ def main() -> None:
             for command, argv in commands(run).items():
                 for name, path in checkouts.items():
                     times.setdefault((name, command), []).append(run_cli(path, argv, envs[name]))
+        if args.daemon:
+            run_cli(ROOT, ["daemon", "stop"], envs["daemon"])
     report(checkouts, times, floor, args.runs)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -92,6 +92,10 @@ VERBS: dict[str, tuple[str, str]] = {
         "app.hooks.cli:hook_group",
         "Agent lifecycle hooks: inject memory per prompt, record events as they happen.",
     ),
+    "daemon": (
+        "app.hooks.daemon_cli:daemon_group",
+        "The store's local daemon: keeps the store open so per-turn commands answer at once.",
+    ),
     "watch": (
         "app.capture.cli:watch_command",
         "Follow an agent's session files as they grow and record new events.",

@@ -7,10 +7,13 @@ groups live in their own modules of this package and import this one; `app.cli` 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -23,6 +26,22 @@ if TYPE_CHECKING:
     from core import MemoryService
 
 F = TypeVar("F", bound=Callable[..., Any])
+# A store kept open by the local daemon (`app/hooks/cli_serve.py`) for the command it runs:
+# (its data directory, resolved; the open service).
+_BORROWED: contextvars.ContextVar[tuple[str, MemoryService] | None] = contextvars.ContextVar(
+    "memory_center_borrowed_service", default=None
+)
+
+
+@contextlib.contextmanager
+def borrowed_service(data_dir: Path, service: MemoryService) -> Iterator[None]:
+    """Commands run inside use `service` for the store at `data_dir` instead of opening it,
+    and leave it open."""
+    token = _BORROWED.set((os.path.realpath(data_dir), service))
+    try:
+        yield
+    finally:
+        _BORROWED.reset(token)
 
 
 class Context:
@@ -32,6 +51,7 @@ class Context:
         self.data_dir = data_dir
         self.as_json = as_json
         self._service: MemoryService | None = None
+        self._borrowed = False
         self.database_url: str | None = None
         self.member: str | None = None
 
@@ -41,6 +61,8 @@ class Context:
         A configured embedder that cannot load stops every command with one line, except
         the `index` commands that show and repair it (`check_embedder=False`).
         """
+        if self._service is None:
+            self._service = self._borrow(create)
         if self._service is None:
             # Imported here: the engine loads for commands that open the store, not for help.
             from app.compose import open_service
@@ -56,6 +78,16 @@ class Context:
         if check_embedder:
             self._service.check_embedder()
         return self._service
+
+    def _borrow(self, create: bool) -> MemoryService | None:
+        """The daemon's open service when it serves exactly this store (not for `init`)."""
+        lent = _BORROWED.get()
+        if lent is None or create or self.database_url or self.member:
+            return None
+        if os.path.realpath(self.data_dir) != lent[0]:
+            return None
+        self._borrowed = True
+        return lent[1]
 
     def write(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         """Run one of the service's spoolable writes (R23).
@@ -78,9 +110,10 @@ class Context:
 
     def close(self) -> None:
         """Release the store."""
-        if self._service is not None:
+        if self._service is not None and not self._borrowed:
             self._service.close()
-            self._service = None
+        self._service = None
+        self._borrowed = False
 
     def emit(self, value: Any, human: Callable[[], None] | str) -> None:
         """Print `value` as JSON, or the human form."""

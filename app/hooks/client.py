@@ -50,6 +50,15 @@ STAMP_FILES = (
     "hooks/runner.py",
     "capture/follow.py",
     "capture/claude_code.py",
+    # The commands the daemon runs for the CLI (`cli_forward`).
+    "hooks/cli_forward.py",
+    "hooks/cli_serve.py",
+    "cli/root.py",
+    "cli/store.py",
+    "cli/events.py",
+    "cli/memory.py",
+    "cli/review.py",
+    "cli/retrieval.py",
 )
 
 
@@ -134,10 +143,10 @@ def ask(paths: Paths, agent: str, raw: bytes, timeout: float) -> str | None:
     return body.decode("utf-8", errors="replace")
 
 
-def _read_all(conn: _socket.socket) -> bytes:
+def _read_all(conn: _socket.socket, limit: int = MAX_REPLY) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    while size <= MAX_REPLY:
+    while size <= limit:
         part = conn.recv(65536)
         if not part:
             break
@@ -146,14 +155,15 @@ def _read_all(conn: _socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def spawn_daemon(paths: Paths) -> None:
+def spawn_daemon(paths: Paths, idle: float | None = None) -> None:
     """Start the daemon detached (no inherited stdout: the agent waits for its EOF)."""
     import subprocess
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+    extra = [] if idle is None else ["--idle", str(idle)]
     subprocess.Popen(
-        [sys.executable, "-m", "app.hooks.daemon", "--data-dir", paths.data_dir],
+        [sys.executable, "-m", "app.hooks.daemon", "--data-dir", paths.data_dir, *extra],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

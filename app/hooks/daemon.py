@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.hooks.cli_forward import AGENT as CLI_AGENT
 from app.hooks.client import PROTOCOL, Paths, code_stamp
 
 IDLE_ENV = "MEMORY_CENTER_HOOK_IDLE"
@@ -141,7 +142,8 @@ class Daemon:
             with conn:
                 conn.settimeout(30)
                 status, out = self._answer(conn)
-                conn.sendall(status + b"\n" + out.encode("utf-8"))
+                body = out if isinstance(out, bytes) else out.encode("utf-8")
+                conn.sendall(status + b"\n" + body)
         except OSError:
             pass
         finally:
@@ -149,7 +151,7 @@ class Daemon:
                 self.busy -= 1
                 self.last = time.monotonic()
 
-    def _answer(self, conn: socket.socket) -> tuple[bytes, str]:
+    def _answer(self, conn: socket.socket) -> tuple[bytes, str | bytes]:
         from app.hooks.runner import handle
 
         if not _same_user(conn):
@@ -163,7 +165,19 @@ class Daemon:
         if parts[2].decode("ascii", errors="replace") != self.stamp:
             self.stop.set()  # newer hook code: let a fresh daemon take over
             return b"ERR restart", ""
-        return b"OK", handle(self.service, parts[3].decode("ascii", errors="replace"), payload)
+        agent = parts[3].decode("ascii", errors="replace")
+        if agent == CLI_AGENT:
+            return self._command(payload)
+        return b"OK", handle(self.service, agent, payload)
+
+    def _command(self, payload: bytes) -> tuple[bytes, bytes]:
+        """A `memory-center` command handed over by a CLI process (`cli_forward`)."""
+        from app.hooks.cli_serve import Refused, run_cli
+
+        try:
+            return b"OK", run_cli(self.service, Path(self.paths.data_dir), payload)
+        except Refused as refused:
+            return b"ERR " + str(refused).encode("ascii"), b""
 
 
 def _read_request(conn: socket.socket) -> tuple[bytes, bytes]:
