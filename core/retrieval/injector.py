@@ -413,24 +413,26 @@ def _pack(
 ) -> tuple[list[InjectedItem], list[DroppedHit]]:
     """Fill the budget with whole items, then a digest, and say why the rest was dropped."""
     left = budget - render.overhead_tokens() - 1
-    scope_cost = estimate_tokens(render.scope_line(request)) + 1
-    shared = False  # the scope line is paid for once, by the first item that needs it
+    shared = _shared(ranked, request)
+    shared_cost = estimate_tokens(render.shared_line(shared)) + 1
+    paid = False  # the shared line is paid for once, by the first item that needs it
     items: list[InjectedItem] = []
     overflow: list[Scored] = []
     for scored in ranked:
         rec = scored.record
-        if rec.kind == MemoryKind.SKILL_SUGGESTION and CONFIRMED not in rec.flags:
+        if not _injectable(rec):
             continue
-        line = render.item_line(rec, _notes(rec), now, request)
+        line = render.item_line(rec, _notes(rec), now, shared=shared)
         cost = estimate_tokens(line) + 1
-        if rec.scope == request and not shared:
-            cost += scope_cost
+        needs_line = render.uses_shared(rec, shared)
+        if needs_line and not paid:
+            cost += shared_cost
         # The budget alone decides how many whole items go in (a fixed cap of 8 left most
         # of a 1,000-token budget to digest references on chat-like stores).
         if cost <= left:
             items.append(_item(scored, request, cost, digest=False))
             left -= cost
-            shared = shared or rec.scope == request
+            paid = paid or needs_line
         else:
             overflow.append(scored)
     digest: list[Scored] = []
@@ -451,6 +453,16 @@ def _pack(
     ]
     items += [_item(s, request, 0, digest=True) for s in digest]
     return items, dropped
+
+
+def _injectable(rec: MemoryRecord) -> bool:
+    """Skill suggestions go in only once the user confirmed them."""
+    return rec.kind != MemoryKind.SKILL_SUGGESTION or CONFIRMED in rec.flags
+
+
+def _shared(ranked: Sequence[Scored], request: Scope) -> render.Shared:
+    """What the block states once (see `render.Shared`), from its injectable candidates."""
+    return render.shared_for([s.record for s in ranked if _injectable(s.record)], request)
 
 
 def _item(scored: Scored, request: Scope, tokens: int, *, digest: bool) -> InjectedItem:
@@ -474,9 +486,10 @@ def _lines(
 ) -> list[str]:
     by_id = {s.record.id: s.record for s in found.ranked}
     whole = [(by_id[i.memory_id], i.notes) for i in items if not i.in_digest]
-    full = [render.item_line(rec, notes, now, request) for rec, notes in whole]
-    if any(rec.scope == request for rec, _ in whole):
-        full.insert(0, render.scope_line(request))
+    shared = _shared(found.ranked, request)  # as `_pack` chose it, from the same ranking
+    full = [render.item_line(rec, notes, now, shared=shared) for rec, notes in whole]
+    if any(render.uses_shared(rec, shared) for rec, _ in whole):
+        full.insert(0, render.shared_line(shared))
     digest = [by_id[i.memory_id] for i in items if i.in_digest]
     return full + ([render.digest_line(digest)] if digest else [])
 

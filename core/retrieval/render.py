@@ -7,6 +7,9 @@ block is phrased as background notes, never as instructions.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from core.errors import ResourceUnavailableError
@@ -53,24 +56,68 @@ def source_label(record: MemoryRecord) -> str:
     }[record.source_trust.value]
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What the notes of one block have in common, said once in its first line instead of in
+    every header: the request's scope, and the most common provenance (kind, source,
+    confidence) of the best hits. On a chat-like store every note shares both, and a header
+    that repeats them cost nearly as many tokens as the turn it labels (#17)."""
+
+    scope: Scope | None = None
+    provenance: tuple[str, str, str] | None = None
+
+
+SHARED_SAMPLE = 20
+"""How many of the best hits decide the block's shared provenance."""
+
+
+def provenance(record: MemoryRecord) -> tuple[str, str, str]:
+    """A note's kind, source and confidence as its header shows them."""
+    return record.kind.value, source_label(record), f"{record.confidence:.2f}"
+
+
+def shared_for(records: Sequence[MemoryRecord], request: Scope) -> Shared:
+    """The scope and provenance a block states once, from its best candidates (in rank
+    order): the provenance at least two of the first `SHARED_SAMPLE` share, the most common."""
+    counts = Counter(provenance(r) for r in records[:SHARED_SAMPLE])
+    common = [p for p, n in counts.most_common(1) if n >= 2]
+    return Shared(scope=request, provenance=common[0] if common else None)
+
+
+def uses_shared(record: MemoryRecord, shared: Shared) -> bool:
+    """True when the note's header leaves out something the block's first line states."""
+    return record.scope == shared.scope or provenance(record) == shared.provenance
+
+
 def item_line(
-    record: MemoryRecord, notes: tuple[str, ...], now: dt.datetime, request: Scope | None = None
+    record: MemoryRecord,
+    notes: tuple[str, ...],
+    now: dt.datetime,
+    request: Scope | None = None,
+    shared: Shared | None = None,
 ) -> str:
     """One memory with its provenance: id, kind, scope, source, confidence, age or said date.
 
-    With `request`, a memory filed under exactly the request's scope leaves its scope out
-    (`scope_line` names it once for the block), and a memory with its own time shows that
-    date instead of an age: on chat-like stores the header cost nearly as much as the turn.
+    With `request` (or `shared`), a memory filed under exactly the request's scope leaves its
+    scope out, one with the block's shared kind, source and confidence leaves those out
+    (`shared_line` names them once for the block), and a memory with its own time shows that
+    date instead of an age. Without either (replay, resume) every header is complete.
     """
+    if shared is None and request is not None:
+        shared = Shared(scope=request)
     scope = ",".join(f"{k}={v}" for k, v in record.scope.items())
-    if request is not None and record.scope == request:
+    if shared is not None and record.scope == shared.scope:
         scope = ""
-    head = f"[{short_ref(record.id)} {record.kind.value} {scope} ".replace("  ", " ")
-    head += f"{source_label(record)} {record.confidence:.2f} "
+    kind, source, confidence = provenance(record)
+    head = f"[{short_ref(record.id)} "
+    if shared is None or provenance(record) != shared.provenance:
+        head += f"{kind} {scope} {source} {confidence} ".replace("  ", " ")
+    elif scope:
+        head += f"{scope} "
     when = said_at(record)
     if when is None:
         head += f"{_age(now - record.valid_from)}]"
-    elif request is None:
+    elif shared is None:
         head += f"{_age(now - record.valid_from)} said {when:%Y-%m-%d}]"
     else:
         head += f"said {when:%Y-%m-%d}]"
@@ -80,8 +127,18 @@ def item_line(
 
 def scope_line(request: Scope) -> str:
     """Names the scope once for every item line that leaves its own out."""
-    scope = ",".join(f"{k}={v}" for k, v in request.items())
-    return f"- (notes without a scope are filed under {scope})"
+    return shared_line(Shared(scope=request))
+
+
+def shared_line(shared: Shared) -> str:
+    """The block's first line: what a header that leaves it out means."""
+    parts = []
+    if shared.scope is not None:
+        parts.append("filed under " + ",".join(f"{k}={v}" for k, v in shared.scope.items()))
+    if shared.provenance is not None:
+        kind, source, confidence = shared.provenance
+        parts.append(f"{kind}, {source}, confidence {confidence}")
+    return f"- (unless its header says otherwise, a note is {'; '.join(parts)})"
 
 
 def said_at(record: MemoryRecord) -> dt.datetime | None:
