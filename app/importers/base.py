@@ -10,19 +10,21 @@ what the session already holds and adds nothing twice.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import MemoryCenterError, MemoryService, NewEvent, Scope
+from core import InvalidInputError, MemoryCenterError, MemoryService, NewEvent, Scope
 from core.model import limits
 from core.model.jsonsafe import has_lone_surrogate
-from core.model.validate import new_event as check_event
 
 PAGE = 10_000
 # Events appended (and then extracted) per transaction by an import.
 BATCH_EVENTS = 2_000
+# Where `append_events` names the event it refused: "events[17].text".
+_EVENT_FIELD = re.compile(r"events\[(\d+)\]")
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ def write_sessions(
     one more (#13); when a batch fails, its sessions are written one by one so the failure
     is reported against the session that caused it and the others still land.
     """
-    batch: list[tuple[SourceSession, list[NewEvent]]] = []
+    batch: list[tuple[SourceSession, list[Pending]]] = []
     for sess in sessions:
         report.sessions_seen += 1
         try:
@@ -151,36 +153,38 @@ def _problem(report: ImportReport, sess: SourceSession, exc: MemoryCenterError) 
     report.problems.append(Problem(sess.origin or sess.session, where, exc.message))
 
 
+Pending = tuple[NewEvent, SourceEvent]
+"""An event to append, with the transcript line it came from (to name it if refused)."""
+
+
 def _prepare(
     service: MemoryService, sess: SourceSession, scope: Scope, report: ImportReport, importer: str
-) -> list[NewEvent]:
-    """The session's events not imported before, checked (bad ones reported and skipped)."""
+) -> list[Pending]:
+    """The session's events not imported before, each with the line it came from."""
     present = existing_source_ids(service, sess.session)
     fresh = [e for e in sess.events if e.source_id not in present]
     report.events_already_present += len(sess.events) - len(fresh)
     if not fresh:
         return []
     where = Scope.of({**dict(sess.scope_extra), **dict(scope.items_)})
-    return _checked(sess, [_new_event(sess, where, e, importer) for e in fresh], fresh, report)
+    return [(_new_event(sess, where, e, importer), e) for e in fresh]
 
 
 def _flush(
     service: MemoryService,
-    batch: list[tuple[SourceSession, list[NewEvent]]],
+    batch: list[tuple[SourceSession, list[Pending]]],
     report: ImportReport,
     extract: bool,
 ) -> None:
     if not batch:
         return
     try:
-        service.append_events([item for _, items in batch for item in items])
-        written = batch
+        written = _append(service, batch, report)
     except MemoryCenterError:
         written = []
         for sess, items in batch:  # one by one: the failing session is named, others land
             try:
-                service.append_events(items)
-                written.append((sess, items))
+                written += _append(service, [(sess, items)], report)
             except MemoryCenterError as exc:
                 _problem(report, sess, exc)
     for _, items in written:
@@ -188,6 +192,40 @@ def _flush(
         report.events_written += len(items)
     if extract and written:
         _extract(service, [sess for sess, _ in written], report)
+
+
+def _append(
+    service: MemoryService, batch: list[tuple[SourceSession, list[Pending]]], report: ImportReport
+) -> list[tuple[SourceSession, list[Pending]]]:
+    """Append the batch in one transaction; what was written, by session.
+
+    The service validates each event once (#13: the importer no longer checks them first).
+    An event it refuses (a NUL, invalid Unicode, oversized data ...) is reported with its
+    place in the transcript and left out, and the rest is tried again: the session is kept.
+    """
+    batch = [(sess, list(items)) for sess, items in batch]
+    while batch:
+        flat = [(b, k) for b, (_, items) in enumerate(batch) for k in range(len(items))]
+        try:
+            service.append_events([batch[b][1][k][0] for b, k in flat])
+            return batch
+        except InvalidInputError as exc:
+            found = _EVENT_FIELD.match(exc.field)
+            if found is None or int(found.group(1)) >= len(flat):
+                raise
+            b, k = flat[int(found.group(1))]
+            sess, items = batch[b]
+            _, source = items.pop(k)
+            field_name = "event" + exc.field[found.end() :]
+            report.problems.append(
+                Problem(
+                    sess.origin or sess.session,
+                    source.where or f"event {source.source_id}",
+                    f"{field_name}: {exc.problem}; event skipped",
+                )
+            )
+            batch = [entry for entry in batch if entry[1]]
+    return []
 
 
 def _extract(service: MemoryService, sessions: list[SourceSession], report: ImportReport) -> None:
@@ -202,25 +240,6 @@ def _extract(service: MemoryService, sessions: list[SourceSession], report: Impo
                 _problem(report, sess, exc)
     for outcome in outcomes:
         report.suggestions[outcome.outcome] += 1
-
-
-def _checked(
-    sess: SourceSession, items: list[NewEvent], sources: list[SourceEvent], report: ImportReport
-) -> list[NewEvent]:
-    """The events that pass validation; each one that does not (a NUL, invalid Unicode,
-    oversized data ...) is reported with its location and left out, the session kept."""
-    kept = []
-    for item, source in zip(items, sources, strict=True):
-        try:
-            check_event(item)
-        except MemoryCenterError as exc:
-            where = source.where or f"event {source.source_id}"
-            report.problems.append(
-                Problem(sess.origin or sess.session, where, f"{exc.message}; event skipped")
-            )
-            continue
-        kept.append(item)
-    return kept
 
 
 def _new_event(sess: SourceSession, scope: Scope, ev: SourceEvent, importer: str) -> NewEvent:

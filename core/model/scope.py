@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from core.errors import InvalidInputError, ScopeRequiredError
-from core.model.jsonsafe import check_string
+from core.model.jsonsafe import check_string, has_control
 
 SCOPE_KEYS = ("user", "org", "project", "repo", "agent", "session", "environment", "visibility")
 MAX_SCOPE_VALUE = 200
@@ -121,6 +121,6 @@ def _check_value(key: str, value: object, field: str) -> str:
         raise InvalidInputError(f"{field}.{key}", "must not be empty")
     if len(text) > MAX_SCOPE_VALUE:
         raise InvalidInputError(f"{field}.{key}", f"longer than {MAX_SCOPE_VALUE} characters")
-    if any(unicodedata.category(ch) == "Cc" for ch in text):
+    if has_control(text):
         raise InvalidInputError(f"{field}.{key}", "contains control characters")
     return text

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from core.errors import InvalidInputError
 from core.model import limits
 from core.model.enums import Actor, EventKind, EventSource, MemoryKind, MemoryStatus, TrustLevel
-from core.model.jsonsafe import check_string, check_tree
+from core.model.jsonsafe import check_string, check_tree, has_control
 from core.model.memory import MemoryFilter
 from core.model.records import NewEvent
 from core.model.scope import Scope
@@ -95,7 +95,7 @@ def said_at(value: object, now: dt.datetime, field: str = "said_at") -> dt.datet
 def identifier(value: object, field: str, max_len: int = limits.MAX_SESSION_ID) -> str:
     """A name such as a session id: non-blank, single line, no control characters."""
     cleaned = text(value, field, max_len)
-    if any(unicodedata.category(ch) == "Cc" for ch in cleaned):
+    if has_control(cleaned):
         raise InvalidInputError(field, "must be one line without control characters")
     return cleaned
 

@@ -168,6 +168,8 @@ def test_claude_code_bad_event_keeps_its_session_and_other_sessions(
     assert _counts(service) == {"claude-code:a": 1, "claude-code:b": 2, "claude-code:c": 1}
     where = sorted((p.where, "event skipped" in p.message) for p in report.problems)
     assert where == [("line 3", True), ("line 4", True)]
+    # Named as the event's own field, not by its place in the import's batch.
+    assert all(p.message.startswith("event.text: ") for p in report.problems)
     texts = [e.text for e in service.list_events(session="claude-code:b")]
     assert texts == ["first of b", "last of b"]
 
