@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from app.hooks import client, install
+from app.hooks.daemon_cli import running_pid
 from core import MemoryCenterError
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def hook_status(obj: Context, project: Path | None) -> None:
         sys.exit(1)
     finally:
         obj.close()
-    daemon = _daemon_pid(obj.data_dir)
+    daemon = running_pid(obj.data_dir)
     doc = {
         "settings": {w: {"path": str(files[w]), "events": e} for w, e in installed.items()},
         "daemon_pid": daemon,
@@ -126,16 +126,3 @@ def hook_status(obj: Context, project: Path | None) -> None:
             click.echo(f"captured {agent}: {captured} events from {count} files")
 
     obj.emit(doc, human)
-
-
-def _daemon_pid(data_dir: Path) -> int | None:
-    """The pid of the daemon serving this store, if one is alive."""
-    try:
-        paths = client.Paths(data_dir)
-        pid = int(Path(paths.lock).read_text().strip() or "0")
-        if pid and os.path.exists(paths.socket):
-            os.kill(pid, 0)
-            return pid
-    except (OSError, ValueError):
-        return None
-    return None
