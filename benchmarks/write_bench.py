@@ -62,8 +62,11 @@ TEMPLATES = [
 def names(rng: random.Random, count: int) -> list[str]:
     """Made-up project and people names, so the vocabulary grows with the store."""
     out: set[str] = set()
+    # Two or three syllables give only ~2,300 distinct names: a 10k scope asks for 2,500, which
+    # never ended. Bigger requests may use four (smaller ones draw exactly as before).
+    longest = 3 if count <= 2000 else 4
     while len(out) < count:
-        out.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))))
+        out.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, longest))))
     return sorted(out)
 
 
