@@ -21,6 +21,7 @@ bytes of both streams.
 from __future__ import annotations
 
 import _socket
+import io
 import os
 import sys
 
@@ -136,17 +137,25 @@ def forward(argv: list[str]) -> int | None:
         stdin = sys.stdin.buffer.read()  # the JSON payload the command reads
     reply = _ask(paths, token, _request(folder, argv, stdin))
     if reply == b"":
-        return None  # refused before running: not for this environment, or newer code
+        _give_back(stdin)  # refused before running: another environment, newer code
+        return None
     code = None if reply is None else _write_reply(reply)
     if code is not None:
         return code
     if (verb, sub) in READS:
+        _give_back(stdin)
         return None
     sys.stderr.write(
         "error: the memory-center daemon stopped answering during the command; "
         "check with `memory-center status` whether it was done\n"
     )
     return 1
+
+
+def _give_back(stdin: bytes) -> None:
+    """The command runs in this process after all: give it back the stdin read for it."""
+    if stdin:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
 
 
 def _request(folder: str, argv: list[str], stdin: bytes) -> bytes:

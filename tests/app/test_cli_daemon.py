@@ -179,6 +179,21 @@ def test_another_environment_runs_in_process(daemon: Path, env: dict[str, str]) 
     assert "wrong passphrase" in output(wrong)
 
 
+def test_a_refused_hand_over_keeps_the_stdin_it_read(daemon: Path, env: dict[str, str]) -> None:
+    """`event add` reads its payload before asking the daemon; when the daemon refuses (here:
+    another environment), the command runs in process with that same payload."""
+    other = {**env, "MEMORY_CENTER_USER": "someone-else"}
+    added = run(
+        other,
+        *("event", "add", "--session", "s2", "--actor", "user", "--trust", "user", *SCOPE),
+        stdin=json.dumps({"text": "Book the Porto train"}),
+    )
+    assert not served(added)
+    _ok(added)
+    events = json.loads(run(local(env), "--json", "event", "list", "--session", "s2").stdout)
+    assert [e["text"] for e in events] == ["Book the Porto train"]
+
+
 def test_commands_outside_the_list_run_in_process(daemon: Path, env: dict[str, str]) -> None:
     for args in (("--help",), ("status", "--help"), ("policy", "show")):
         done = run(env, *args)
