@@ -184,7 +184,7 @@ def via_daemon(paths: Paths, agent: str, raw: bytes, event: str) -> str | None:
     next_spawn = 0.0
     started = time.time()
     while time.monotonic() < deadline:
-        if _failed_since(paths, started):
+        if failed_since(paths, started):
             return None  # the daemon could not open the store: do not wait for it
         if time.monotonic() >= next_spawn:
             # Again every second: a daemon that was just told to make way may still hold
@@ -199,7 +199,7 @@ def via_daemon(paths: Paths, agent: str, raw: bytes, event: str) -> str | None:
     return None
 
 
-def _failed_since(paths: Paths, started: float) -> bool:
+def failed_since(paths: Paths, started: float) -> bool:
     """True when a daemon started after `started` left a note that it could not start."""
     try:
         return os.stat(paths.error).st_mtime >= started - 1

@@ -98,7 +98,7 @@ def start(data_dir: Path, idle: float | None = None) -> int:
         pid = running_pid(data_dir)
         if pid is not None and client.ask(paths, "ping", b"", 5.0) is not None:
             return pid
-        if client._failed_since(paths, started):
+        if client.failed_since(paths, started):
             note = ""
             with contextlib.suppress(OSError):
                 note = Path(paths.error).read_text(encoding="utf-8").strip()

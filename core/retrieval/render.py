@@ -108,9 +108,10 @@ def item_line(
     scope = ",".join(f"{k}={v}" for k, v in record.scope.items())
     if shared is not None and record.scope == shared.scope:
         scope = ""
-    kind, source, confidence = provenance(record)
+    own = provenance(record)
+    kind, source, confidence = own
     head = f"[{short_ref(record.id)} "
-    if shared is None or provenance(record) != shared.provenance:
+    if shared is None or own != shared.provenance:
         head += f"{kind} {scope} {source} {confidence} ".replace("  ", " ")
     elif scope:
         head += f"{scope} "
