@@ -14,14 +14,15 @@ import hmac
 import json
 import os
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from core.crypto.keys import PERSONAL_PREFIX, KeySet
+from core.crypto.stream import TAG_BYTES, decrypt_pieces, encrypt_pieces
 from core.errors import IntegrityError, KeyUnavailableError, PrivateScopeError
 
 MAGIC = b"MC"
@@ -58,8 +59,12 @@ class Header:
     length: int
 
 
-def read_header(blob: bytes) -> Header:
+def read_header(blob: bytes, total: int | None = None) -> Header:
     """Parse the header of a sealed value without decrypting it.
+
+    Args:
+        blob: the sealed value, or at least its first bytes when `total` is given.
+        total: the whole value's length, when `blob` is only its beginning (a file).
 
     Raises:
         IntegrityError: the bytes are not a sealed value of a known format.
@@ -70,7 +75,7 @@ def read_header(blob: bytes) -> Header:
     if version != FORMAT_VERSION:
         raise IntegrityError(f"unknown encryption format version {version}")
     end = 5 + key_len
-    if len(blob) < end + NONCE_BYTES + 16:
+    if (len(blob) if total is None else total) < end + NONCE_BYTES + TAG_BYTES:
         raise IntegrityError("encrypted value is truncated")
     try:
         key_id = blob[5:end].decode("ascii", errors="strict")
@@ -89,6 +94,7 @@ class Codec:
     def __init__(self, keys: KeySet, reload: Callable[[], KeySet] | None = None) -> None:
         self._keys = keys
         self._ciphers = _ciphers(keys)
+        self._keys_by_id = _raw_keys(keys)
         self._reload = reload
         # Rotation keeps the fingerprint key, so this never changes for a store.
         self._mac_key = hmac.digest(keys.fingerprint_key, MAC_KEY_LABEL, "sha256")
@@ -175,6 +181,48 @@ class Codec:
             return zlib.decompress(body)
         return body
 
+    def seal_to(self, pieces: Iterable[bytes | memoryview], aad: Aad, handle: BinaryIO) -> None:
+        """Seal the concatenation of `pieces` into an open file, piece by piece.
+
+        The file holds the same layout `seal(..., compress=False)` gives, so `open` reads it
+        too; neither the whole plaintext nor the whole ciphertext is ever in memory.
+        """
+        kid_bytes = self._keys.active_id.encode("ascii")
+        header = MAGIC + bytes((FORMAT_VERSION, 0, len(kid_bytes))) + kid_bytes
+        nonce = os.urandom(NONCE_BYTES)
+        handle.write(header + nonce)
+        key = self._key(self._keys.active_id)
+        encrypt_pieces(key, nonce, header + aad.encode(), pieces, handle.write)
+
+    def open_from(self, handle: BinaryIO, size: int, aad: Aad) -> bytearray:
+        """Open a sealed value of `size` bytes stored in a seekable file, reading it in pieces.
+
+        Raises:
+            IntegrityError, KeyUnavailableError: as `open`.
+        """
+        head, length, pieces = self._file_pieces(handle, size, aad)
+        if head.flags & FLAG_COMPRESSED:
+            inflate = zlib.decompressobj()
+            out = bytearray()
+            for piece in pieces:
+                out += inflate.decompress(piece)
+            return out + inflate.flush()
+        out = bytearray(length)
+        at = 0
+        for piece in pieces:
+            out[at : at + len(piece)] = piece
+            at += len(piece)
+        return out
+
+    def check_from(self, handle: BinaryIO, size: int, aad: Aad) -> None:
+        """Verify a sealed file's tag without keeping its plaintext (for `verify`).
+
+        Raises:
+            IntegrityError, KeyUnavailableError: as `open`.
+        """
+        for _ in self._file_pieces(handle, size, aad)[2]:
+            pass
+
     def seal_json(self, value: Any, aad: Aad, *, key_id: str | None = None) -> bytes:
         """Seal a JSON-serialisable value."""
         return self.seal(_dump(value), aad, key_id=key_id)
@@ -195,6 +243,26 @@ class Codec:
         """Re-encrypt under the active key (key rotation); the plaintext never leaves this call."""
         return self.seal(self.open(blob, aad), aad)
 
+    def _file_pieces(
+        self, handle: BinaryIO, size: int, aad: Aad
+    ) -> tuple[Header, int, Iterator[bytes]]:
+        """The header, the ciphertext length and the plaintext pieces of a sealed file."""
+        start = handle.read(5)
+        start += handle.read(start[4] + NONCE_BYTES if len(start) == 5 else 0)
+        head = read_header(start, size)
+        header, nonce = start[: head.length], start[head.length : head.length + NONCE_BYTES]
+        key = self._key(head.key_id)
+        length = size - head.length - NONCE_BYTES - TAG_BYTES
+        handle.seek(size - TAG_BYTES)
+        tag = handle.read(TAG_BYTES)
+        handle.seek(head.length + NONCE_BYTES)
+        pieces = decrypt_pieces(key, nonce, tag, header + aad.encode(), handle, length)
+        return head, length, _named_failure(pieces, aad)
+
+    def _key(self, key_id: str) -> bytes:
+        self._cipher(key_id)  # the same errors, and a reload after another process rotated
+        return self._keys_by_id[key_id]
+
     def _cipher(self, key_id: str) -> AESGCM:
         if key_id not in self._ciphers and key_id.startswith(PERSONAL_PREFIX):
             # Another member's private row: no reload would bring their key here.
@@ -206,6 +274,7 @@ class Codec:
             # Another process rotated the key: fetch the key set once and look again.
             self._keys = self._reload()
             self._ciphers = _ciphers(self._keys)
+            self._keys_by_id = _raw_keys(self._keys)
         try:
             return self._ciphers[key_id]
         except KeyError:
@@ -223,6 +292,21 @@ def _ciphers(keys: KeySet) -> dict[str, AESGCM]:
     found = {kid: AESGCM(raw) for kid, raw in keys.keys.items()}
     found.update({kid: AESGCM(raw) for kid, raw in keys.personal.values()})
     return found
+
+
+def _raw_keys(keys: KeySet) -> dict[str, bytes]:
+    return {**keys.keys, **dict(keys.personal.values())}
+
+
+def _named_failure(pieces: Iterator[bytes], aad: Aad) -> Iterator[bytes]:
+    """`pieces`, with a failed tag reported as `open` reports it (naming the place)."""
+    try:
+        yield from pieces
+    except IntegrityError:
+        raise IntegrityError(
+            f"integrity check failed for {aad.table}.{aad.field} of {aad.row_id}: "
+            "the ciphertext was altered, moved, truncated, or sealed with a different key"
+        ) from None
 
 
 def _dump(value: Any) -> bytes:

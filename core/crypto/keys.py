@@ -14,9 +14,10 @@ import binascii
 import json
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -307,11 +308,16 @@ def keyring_usable() -> bool:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write a file so that readers see the old or the new bytes, never half of them."""
+    atomic_write_with(path, lambda handle: handle.write(data))
+
+
+def atomic_write_with(path: Path, fill: Callable[[BinaryIO], object]) -> None:
+    """`atomic_write` for content that `fill` writes piece by piece into the open file."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            fill(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -4,15 +4,24 @@ Design choices, and why:
 
 * Space ``"ip"`` on unit vectors: inner product is cosine similarity, and unlike hnswlib's
   ``"cosine"`` space the stored floats are exactly the ones we gave it.
-* The float32 vectors of live ids are **kept in the object** as well, one row per label.
+* The vectors of live ids are **kept in the object** as well, one float16 row per label.
   Every search names a scope (R13), so scoped search is the main path, and for small scopes
   exact numpy search over those rows is both exact and faster than a filtered graph walk
   (which degenerates to visiting most of the graph when few nodes pass the filter).
-  hnswlib's ``get_items`` cannot serve that: it costs ~45 us per vector. The rows also make
-  `compact` a plain rebuild. Cost: a second copy in RAM (150 MB at 100k x 384).
-  The file does **not** store them twice: at load they are read back, vectorised, out of
-  the graph's own serialized storage (hnswlib stores ``"ip"`` vectors verbatim), checked
-  against ``get_items`` on a sample, with ``get_items`` for all as the fallback.
+  hnswlib's ``get_items`` cannot serve that: it costs ~25 us per vector. Half precision
+  halves the copy (77 MB instead of 154 MB at 100k x 384, #13) and moves a cosine by about
+  1e-5 (a unit vector's components are ~0.05, float16 keeps 11 bits), far below any gap a
+  ranking or threshold acts on; the graph keeps the exact float32 vectors, which
+  `get_vector` and `compact` read.
+* The file does **not** store the vectors twice: at load they are read out of the graph's
+  own serialized element table (hnswlib stores ``"ip"`` vectors verbatim), checked against
+  ``get_items`` on a sample, with ``get_items`` for all as the fallback.
+* Large files are never held whole, nor copied on the way: the graph is pickled with
+  protocol 5 and its arrays are written **out of band** after the small pickle stream, then
+  sealed and written piece by piece (`Codec.seal_to`); a load decrypts piece by piece into
+  one buffer (`Codec.open_from`) whose slices become the arrays hnswlib copies from. The
+  peak of an open is the plaintext, the graph and the float16 rows (it was the sealed file,
+  the plaintext, the unpickled arrays and the graph before).
 * Deletion scrubs: hnswlib's ``mark_deleted`` only hides an element and leaves its floats in
   memory and in every later save. `remove` first overwrites the element's vector with zeros
   (hnswlib updates a known label in place), zeroes our row, then marks it deleted, so a
@@ -24,9 +33,11 @@ Design choices, and why:
   silently point at another memory.
 * The file is ``codec.seal(plaintext, Aad("index_files", <file name>, "vector"))`` written
   atomically: the name in the AAD means a file renamed or swapped for another index fails to
-  open. Plaintext = magic, a JSON header (meta, id<->label map, parameters) and
-  ``pickle.dumps(hnswlib.Index)``. Unpickling goes through an allow-list (hnswlib.Index and
-  the numpy array reconstructors) as defence in depth behind the authentication tag.
+  open. Plaintext (format 2) = magic, a JSON header (meta, id<->label map, parameters, the
+  lengths of the pickle stream and of each out-of-band buffer), the pickle stream of the
+  hnswlib.Index, then the buffers; format 1 (the whole pickle in band) still loads.
+  Unpickling goes through an allow-list (hnswlib.Index and the numpy array reconstructors)
+  as defence in depth behind the authentication tag.
 
 Every public method takes one lock: hnswlib's own per-call thread safety does not cover our
 id map and rows, and on a two-core machine parallel queries gain little.
@@ -39,6 +50,7 @@ import pickle
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +60,13 @@ from core.errors import (
     InvalidInputError,
 )
 from core.index.embedder import Embedder, normalise_rows
-from core.storage.framing import frame, read_file, unframe, write_file
+from core.storage.framing import (
+    frame,
+    frame_version,
+    open_sealed_file,
+    unframe,
+    write_file_with,
+)
 
 if TYPE_CHECKING:
     import hnswlib
@@ -60,7 +78,11 @@ else:
 AAD_TABLE = "index_files"
 AAD_FIELD = "vector"
 MAGIC = b"MCVX"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+# Rows are copied out of the graph's element table this many at a time, so the float32
+# intermediate of the float16 rows stays small.
+COPY_BATCH = 8192
 M = 16
 EF_CONSTRUCTION = 200
 # ef 128 buys recall@10 ~0.99 at 100k for ~0.1 ms more than ef 64 (docs/retrieval.md).
@@ -87,6 +109,7 @@ _SAFE_GLOBALS = frozenset(
 
 if TYPE_CHECKING:
     Vector = NDArray[np.float32]
+    HalfRows = NDArray[np.float16]
 
 
 @dataclass(frozen=True)
@@ -166,7 +189,7 @@ class VectorIndex:
         self._next_label = 0
         self._dead = 0
         self._index = self._new_hnsw(max(capacity, 16))
-        self._rows: Vector = np.zeros((max(capacity, 16), dim), dtype=np.float32)
+        self._rows: HalfRows = np.zeros((max(capacity, 16), dim), dtype=np.float16)
 
     # --- size and introspection ----------------------------------------------------------
 
@@ -209,12 +232,12 @@ class VectorIndex:
             return [self._ids[label] for label in sorted(self._ids)]
 
     def get_vector(self, memory_id: str) -> Vector | None:
-        """The stored vector of a live id (None when absent)."""
+        """The stored vector of a live id (None when absent), exactly as the graph holds it."""
         with self._lock:
             label = self._labels.get(memory_id)
             if label is None:
                 return None
-            row: Vector = self._rows[label].copy()
+            row: Vector = _graph_vectors(self._index, [label], self._dim)[0]
             return row
 
     # --- writes --------------------------------------------------------------------------
@@ -251,7 +274,7 @@ class VectorIndex:
             zero = np.zeros((1, self._dim), dtype=np.float32)
             self._index.add_items(zero, np.asarray([label], dtype=np.uint64), num_threads=1)
             self._index.mark_deleted(label)
-            self._rows[label] = 0.0
+            self._rows[label] = 0
             self._dead += 1
             return True
 
@@ -264,14 +287,19 @@ class VectorIndex:
         with self._lock:
             reclaimed = self._dead
             live = sorted(self._ids.items())
-            vectors = self._vectors([label for label, _ in live])
             capacity = max(len(live) + len(live) // 4, 16)
             fresh = self._new_hnsw(capacity)
-            if live:
-                fresh.add_items(vectors, np.arange(len(live), dtype=np.uint64), num_threads=1)
+            rows = np.zeros((capacity, self._dim), dtype=np.float16)
+            # Batch by batch from the graph's exact float32 vectors: the new graph is built
+            # from what the old one held, never from the float16 rows.
+            for at in range(0, len(live), COPY_BATCH):
+                part = [label for label, _ in live[at : at + COPY_BATCH]]
+                vectors = _graph_vectors(self._index, part, self._dim)
+                new_labels = np.arange(at, at + len(part), dtype=np.uint64)
+                fresh.add_items(vectors, new_labels, num_threads=1)
+                rows[at : at + len(part)] = vectors
             self._index = fresh
-            self._rows = np.zeros((capacity, self._dim), dtype=np.float32)
-            self._rows[: len(live)] = vectors
+            self._rows = rows
             self._labels = {memory_id: i for i, (_, memory_id) in enumerate(live)}
             self._ids = {i: memory_id for memory_id, i in self._labels.items()}
             self._next_label = len(live)
@@ -360,10 +388,18 @@ class VectorIndex:
 
     def plaintext(self, meta: IndexMeta) -> bytes:
         """The exact bytes `save` seals: for tests and audits of what reaches disk."""
+        return b"".join(self._pieces(meta))
+
+    def _pieces(self, meta: IndexMeta) -> list[bytes | memoryview]:
+        """The plaintext as the framed header with the pickle stream, then the graph's arrays
+        (out of band: written as they are, never copied into one bytes object)."""
         with self._lock:
             if meta.dim != self._dim:
                 raise InvalidInputError("meta.dim", f"index has dim {self._dim}, meta {meta.dim}")
             live = sorted(self._ids.items())
+            buffers: list[pickle.PickleBuffer] = []
+            stream = pickle.dumps(self._index, protocol=5, buffer_callback=buffers.append)
+            raws = [buffer.raw() for buffer in buffers]
             header = {
                 "meta": asdict(replace(meta, count=len(live))),
                 "labels": [label for label, _ in live],
@@ -372,9 +408,10 @@ class VectorIndex:
                 "dead": self._dead,
                 "ef_search": self._ef,
                 "seed": self._seed,
+                "pickle": len(stream),
+                "buffers": [raw.nbytes for raw in raws],
             }
-            body = pickle.dumps(self._index, protocol=pickle.HIGHEST_PROTOCOL)
-            return frame(MAGIC, FORMAT_VERSION, header, body)
+            return [frame(MAGIC, FORMAT_VERSION, header, stream), *raws]
 
     def save(self, path: Path, codec: Codec, meta: IndexMeta) -> IndexMeta:
         """Seal and atomically write the index to `path`; return the meta written.
@@ -382,9 +419,11 @@ class VectorIndex:
         Raises:
             ResourceUnavailableError: the file cannot be written (disk full, no directory).
         """
-        data = self.plaintext(meta)
-        blob = codec.seal(data, _aad(path), compress=False)  # float vectors barely shrink
-        write_file(path, blob, "vector index", make_dir=False)
+        pieces = self._pieces(meta)
+        aad = _aad(path)
+        write_file_with(
+            path, lambda handle: codec.seal_to(pieces, aad, handle), "vector index", make_dir=False
+        )
         return replace(meta, count=len(self))
 
     @classmethod
@@ -399,31 +438,19 @@ class VectorIndex:
             KeyUnavailableError: sealed with a key the codec does not hold.
             StoreVersionError: written by a newer format.
         """
-        blob = read_file(path, "vector index")
-        plain = codec.open(blob, _aad(path))
-        # 200+ MB each at 100k: neither the sealed nor the plain bytes are held while the
-        # next copy is made (peak RSS, #13).
-        del blob
-        header, index, meta = _graph_of(plain)
-        del plain
-        return cls._assembled(header, index, meta, ef_search)
+        return cls.from_plaintext(open_sealed_file(path, codec, _aad(path), "vector index"))
 
     @classmethod
     def from_plaintext(
-        cls, data: bytes, *, ef_search: int | None = None
+        cls, data: bytes | bytearray, *, ef_search: int | None = None
     ) -> tuple[VectorIndex, IndexMeta]:
         """Rebuild an index from `plaintext` bytes (already authenticated)."""
-        return cls._assembled(*_graph_of(data), ef_search)
-
-    @classmethod
-    def _assembled(
-        cls, header: dict[str, Any], index: Any, meta: IndexMeta, ef_search: int | None
-    ) -> tuple[VectorIndex, IndexMeta]:
+        header, state, meta = _graph_state_of(data)
         self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
-        self._restore(header, index, meta)
+        self._restore(header, state, meta)
         return self, meta
 
-    def _restore(self, header: dict[str, Any], index: Any, meta: IndexMeta) -> None:
+    def _restore(self, header: dict[str, Any], state: Any, meta: IndexMeta) -> None:
         try:
             labels = [int(x) for x in header["labels"]]
             ids = [str(x) for x in header["ids"]]
@@ -432,13 +459,20 @@ class VectorIndex:
             self._seed = int(header.get("seed", self._seed))
         except (KeyError, TypeError, ValueError) as exc:
             raise IntegrityError(f"vector index header is malformed: {exc}") from None
+        rows = np.zeros((max(self._next_label, 16), meta.dim), dtype=np.float16)
+        try:
+            _fill_from_state(rows, state[0], meta.dim)
+        except (KeyError, IndexError, TypeError, ValueError):
+            rows[:] = 0  # an unknown layout: the sample check below takes the slow path
+        index = _graph_from_state(state)
+        del state
         if len(labels) != len(ids) or len(ids) != meta.count or index.dim != meta.dim:
             raise IntegrityError("vector index header does not match its graph")
         self._labels = dict(zip(ids, labels, strict=True))
         self._ids = dict(zip(labels, ids, strict=True))
         self._index = index
         self._index.set_ef(self._ef)  # hnswlib resets ef to 10 on load
-        self._rows = _rows_from_graph(index, meta.dim, labels, self._next_label)
+        self._rows = _checked_rows(rows, index, meta.dim, labels)
 
     # --- internals -----------------------------------------------------------------------
 
@@ -464,12 +498,12 @@ class VectorIndex:
         if needed > capacity:
             self._index.resize_index(max(needed, capacity * 2))
         if needed > len(self._rows):
-            grown = np.zeros((max(needed, 2 * len(self._rows)), self._dim), dtype=np.float32)
+            grown = np.zeros((max(needed, 2 * len(self._rows)), self._dim), dtype=np.float16)
             grown[: len(self._rows)] = self._rows
             self._rows = grown
 
     def _vectors(self, labels: list[int]) -> Vector:
-        rows: Vector = self._rows[np.asarray(labels, dtype=np.int64)]
+        rows: Vector = self._rows[np.asarray(labels, dtype=np.int64)].astype(np.float32)
         return rows
 
     def _check_batch(self, ids: Sequence[str], vectors: ArrayLike) -> Vector:
@@ -487,35 +521,37 @@ class VectorIndex:
         return normalise_rows(matrix) if len(ids) else matrix
 
 
-def _rows_from_graph(index: Any, dim: int, labels: list[int], next_label: int) -> Vector:
-    """Our per-label vector rows, read back from a loaded hnswlib graph.
+def _graph_vectors(index: Any, labels: list[int], dim: int) -> Vector:
+    """The exact float32 vectors the graph holds for `labels` (~25 us each)."""
+    found = index.get_items(np.asarray(labels, dtype=np.uint64), return_type="numpy")
+    vectors: Vector = np.asarray(found, dtype=np.float32).reshape(-1, dim)
+    return vectors
 
-    Reads the element table of hnswlib's pickle state directly (one vectorised slice), then
-    verifies a sample against the public ``get_items``; any mismatch or unknown layout falls
-    back to ``get_items`` for every label (slow, ~45 us each, but always right).
-    """
-    rows = np.zeros((max(next_label, 16), dim), dtype=np.float32)
+
+def _checked_rows(rows: HalfRows, index: Any, dim: int, labels: list[int]) -> HalfRows:
+    """`rows` if a sample of them matches the graph's own vectors; else rows read through
+    ``get_items`` for every label (slow, but right whatever hnswlib's layout)."""
     if not labels:
         return rows
-    try:
-        _fill_from_state(rows, index.__getstate__()[0], dim)
-    except (KeyError, IndexError, TypeError, ValueError):
-        rows[:] = 0.0
     sample = labels[:: max(1, len(labels) // 16)]
-    expected = np.asarray(index.get_items(sample), dtype=np.float32).reshape(-1, dim)
+    expected = _graph_vectors(index, sample, dim).astype(np.float16)
     if not np.array_equal(rows[sample], expected):
-        rows[labels] = np.asarray(index.get_items(labels), dtype=np.float32).reshape(-1, dim)
+        for at in range(0, len(labels), COPY_BATCH):
+            part = labels[at : at + COPY_BATCH]
+            rows[part] = _graph_vectors(index, part, dim)
     return rows
 
 
-def _fill_from_state(rows: Vector, state: dict[str, Any], dim: int) -> None:
+def _fill_from_state(rows: HalfRows, state: dict[str, Any], dim: int) -> None:
     """Copy live vectors out of hnswlib's serialized element table into `rows`."""
     count, width = int(state["cur_element_count"]), int(state["size_data_per_element"])
     table = np.asarray(state["data_level0"], dtype=np.uint8)[: count * width].reshape(count, width)
     data_at, label_at = int(state["offset_data"]), int(state["label_offset"])
-    vectors = np.ascontiguousarray(table[:, data_at : data_at + 4 * dim]).view(np.float32)
-    element_labels = np.ascontiguousarray(table[:, label_at : label_at + 8]).view(np.uint64)
-    rows[element_labels[:, 0].astype(np.int64)] = vectors
+    for at in range(0, count, COPY_BATCH):
+        part = table[at : at + COPY_BATCH]
+        vectors = np.ascontiguousarray(part[:, data_at : data_at + 4 * dim]).view(np.float32)
+        element_labels = np.ascontiguousarray(part[:, label_at : label_at + 8]).view(np.uint64)
+        rows[element_labels[:, 0].astype(np.int64)] = vectors
 
 
 def _check_ef(ef: int) -> int:
@@ -528,38 +564,63 @@ def _aad(path: Path) -> Aad:
     return Aad(AAD_TABLE, path.name, AAD_FIELD)
 
 
-def _graph_of(data: bytes) -> tuple[dict[str, Any], Any, IndexMeta]:
-    """The header, the unpickled hnswlib graph and the meta of a file's plaintext."""
-    header, body = _split(data)
+def _graph_state_of(data: bytes | bytearray) -> tuple[dict[str, Any], Any, IndexMeta]:
+    """The header, the graph's pickled state (not yet an hnswlib index) and the meta of a
+    file's plaintext. In format 2 the state's arrays are views of `data`, not copies."""
+    header, body_at = unframe(data, MAGIC, READABLE_VERSIONS, "vector index")
     meta = IndexMeta.from_json(header.get("meta"))
-    return header, _safe_unpickle(body), meta
+    view = memoryview(data)
+    if frame_version(data, MAGIC) == 1:
+        return header, _safe_unpickle(io.BytesIO(view[body_at:]), None), meta
+    try:
+        stream_end = body_at + int(header["pickle"])
+        ends = list(accumulate((int(n) for n in header["buffers"]), initial=stream_end))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise IntegrityError(f"vector index header is malformed: {exc}") from None
+    if ends[-1] != len(data) or any(b < a for a, b in pairwise(ends)):
+        raise IntegrityError("vector index buffers do not add up to the file's length")
+    buffers = [view[a:b] for a, b in pairwise(ends)]
+    return header, _safe_unpickle(io.BytesIO(view[body_at:stream_end]), buffers), meta
 
 
-def _split(data: bytes) -> tuple[dict[str, Any], io.BytesIO]:
-    """Split plaintext into the JSON header and the pickled graph (a reader over `data`:
-    slicing would copy the whole graph once more)."""
-    header, body_at = unframe(data, MAGIC, FORMAT_VERSION, "vector index")
-    body = io.BytesIO(data)
-    body.seek(body_at)
-    return header, body
+class _GraphState:
+    """Stands in for hnswlib.Index while unpickling: it keeps the state, so rows can be read
+    from it before hnswlib copies it (and so nothing is copied twice)."""
+
+    state: Any = None
+
+    def __setstate__(self, state: Any) -> None:
+        self.state = state
 
 
 class _SafeUnpickler(pickle.Unpickler):
-    """Only hnswlib.Index and numpy arrays may be reconstructed."""
+    """Only hnswlib.Index (captured as `_GraphState`) and numpy arrays may be reconstructed."""
 
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in _SAFE_GLOBALS:
             raise IntegrityError(f"vector index contains a forbidden object {module}.{name}")
+        if (module, name) == ("hnswlib", "Index"):
+            return _GraphState
         return super().find_class(module, name)
 
 
-def _safe_unpickle(body: io.BytesIO) -> Any:
+def _safe_unpickle(body: io.BytesIO, buffers: list[memoryview] | None) -> Any:
     try:
-        index = _SafeUnpickler(body).load()
+        found = _SafeUnpickler(body, buffers=buffers).load()
     except IntegrityError:
         raise
     except Exception as exc:  # any unpickling failure of authenticated bytes is corruption
         raise IntegrityError(f"vector index graph cannot be read: {exc}") from None
-    if not isinstance(index, hnswlib.Index):
+    if not isinstance(found, _GraphState) or not isinstance(found.state, tuple):
         raise IntegrityError("vector index graph is not an hnswlib index")
+    return found.state
+
+
+def _graph_from_state(state: Any) -> Any:
+    """An hnswlib index holding `state` (hnswlib copies the arrays into its own memory)."""
+    index = hnswlib.Index.__new__(hnswlib.Index)
+    try:
+        index.__setstate__(state)
+    except Exception as exc:  # hnswlib rejects a state it cannot use with various errors
+        raise IntegrityError(f"vector index graph cannot be read: {exc}") from None
     return index

@@ -9,6 +9,7 @@ files under the data directory. The first failure names table, row and field.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -229,7 +230,9 @@ def _sealed_files(codec: Codec, data_dir: Path | None, tally: _Tally) -> Iterato
         if not path.exists():
             continue
         try:
-            codec.open(path.read_bytes(), sealed.aad())
+            # In pieces: a 100k vector file is ~200 MB, and verify need not hold it (#13).
+            with path.open("rb") as handle:
+                codec.check_from(handle, os.fstat(handle.fileno()).st_size, sealed.aad())
         except (IntegrityError, KeyUnavailableError, OSError) as exc:
             problem = getattr(exc, "message", None) or str(exc)
             if sealed.derived:

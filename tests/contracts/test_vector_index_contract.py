@@ -58,9 +58,10 @@ def test_results_are_best_first_and_at_most_k(make: IndexFactory) -> None:
     scores = [s for _i, s in hits]
     assert len(hits) == 10 and scores == sorted(scores, reverse=True)
     exact = index.search_exact(_vectors(1, seed=99)[0], 10)
-    # At 200 vectors the graph search is exact; scores agree to float32 rounding.
+    # At 200 vectors the graph search is exact. Exact search scores the half-precision rows,
+    # the graph its float32 vectors: they agree to ~1e-4 at this small dimension.
     assert [i for i, _s in hits] == [i for i, _s in exact]
-    assert scores == pytest.approx([s for _i, s in exact], abs=1e-5)
+    assert scores == pytest.approx([s for _i, s in exact], abs=5e-4)
 
 
 def test_allowed_ids_confine_the_search(make: IndexFactory) -> None:

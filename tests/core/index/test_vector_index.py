@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.crypto.codec import Codec
+from core.crypto.codec import Aad, Codec
 from core.crypto.keys import KeySet
 from core.errors import (
     IntegrityError,
@@ -20,7 +20,8 @@ from core.errors import (
 )
 from core.index import vector_index as vi_module
 from core.index.embedder import HashingEmbedder
-from core.index.vector_index import MAGIC, IndexMeta, VectorIndex
+from core.index.vector_index import FORMAT_VERSION, MAGIC, IndexMeta, VectorIndex
+from core.storage.framing import frame, unframe
 
 DIM = 32
 N = 300
@@ -316,13 +317,70 @@ def test_missing_file_is_unavailable(tmp_path: Path, codec: Codec) -> None:
         VectorIndex(DIM).save(tmp_path / "no-dir" / "x.idx", codec, META)
 
 
+def _reframed(plain: bytes, stream: bytes, parts: list[bytes], **changes: Any) -> bytes:
+    """A format-2 plaintext with this pickle stream and these buffers, header otherwise kept."""
+    header, _ = unframe(plain, MAGIC, FORMAT_VERSION, "vector index")
+    header.update(pickle=len(stream), buffers=[len(b) for b in parts])
+    header.update(changes)
+    return frame(MAGIC, FORMAT_VERSION, header, stream + b"".join(parts))
+
+
 def test_forbidden_pickle_is_rejected(index: VectorIndex) -> None:
     """Defence in depth: authenticated bytes still may only rebuild an hnswlib index."""
-    plain = index.plaintext(META)
-    head_end = plain.index(b"\x80\x05")  # start of the pickle (protocol 5)
-    evil = plain[:head_end] + pickle.dumps(print)
+    evil = _reframed(index.plaintext(META), pickle.dumps(print), [])
     with pytest.raises(IntegrityError, match="forbidden"):
         VectorIndex.from_plaintext(evil)
+
+
+def test_buffers_that_do_not_add_up_are_refused(index: VectorIndex) -> None:
+    """Lengths in the header that overrun or fall short of the file are corruption."""
+    plain = index.plaintext(META)
+    header, at = unframe(plain, MAGIC, FORMAT_VERSION, "vector index")
+    stream = plain[at : at + header["pickle"]]
+    buffers = [b"x" * n for n in header["buffers"]]
+    for lengths in ([*header["buffers"][:-1], header["buffers"][-1] + 1], [-1, 1]):
+        bad = _reframed(plain, stream, buffers, buffers=lengths)
+        with pytest.raises(IntegrityError, match=r"add up|malformed"):
+            VectorIndex.from_plaintext(bad)
+    with pytest.raises(IntegrityError, match="malformed"):
+        VectorIndex.from_plaintext(_reframed(plain, stream, buffers, buffers="many"))
+
+
+def test_format_1_files_still_load(index: VectorIndex, ids: list[str], vectors: Array) -> None:
+    """A file written before the arrays moved out of band opens with the same content."""
+    plain = index.plaintext(META)
+    header, _ = unframe(plain, MAGIC, FORMAT_VERSION, "vector index")
+    del header["pickle"], header["buffers"]
+    old = frame(MAGIC, 1, header, pickle.dumps(index._index, protocol=pickle.HIGHEST_PROTOCOL))
+    loaded, meta = VectorIndex.from_plaintext(old)
+    assert meta.count == N and loaded.ids() == index.ids()
+    for i in (0, N // 2, N - 1):
+        np.testing.assert_array_equal(loaded.get_vector(ids[i]), index.get_vector(ids[i]))
+        assert loaded.search(vectors[i], 5) == index.search(vectors[i], 5)
+
+
+def test_saved_file_is_one_sealed_value(index: VectorIndex, tmp_path: Path, codec: Codec) -> None:
+    """Written in pieces, read back whole: the file is exactly the sealed plaintext."""
+    path = tmp_path / "vectors.idx"
+    index.save(path, codec, META)
+    assert codec.open(path.read_bytes(), Aad("index_files", path.name, "vector")) == (
+        index.plaintext(META)
+    )
+
+
+def test_half_precision_rows_rank_as_the_exact_vectors(
+    index: VectorIndex, ids: list[str], vectors: Array
+) -> None:
+    """The float16 search rows move a cosine by far less than any gap between neighbours, and
+    the vector handed out is the graph's exact float32."""
+    np.testing.assert_array_equal(index.get_vector(ids[3]), vectors[3])
+    allowed = set(ids[:200])
+    for q in unit_vectors(20, seed=5):
+        hits = index.search(q, 10, allowed=allowed)
+        exact = sorted(((float(vectors[i] @ q), ids[i]) for i in range(200)), reverse=True)[:10]
+        assert [h for h, _ in hits] == [i for _, i in exact]
+        for (_, score), (truth, _) in zip(hits, exact, strict=True):
+            assert abs(score - truth) < 1e-3
 
 
 def test_meta_must_match_dim(index: VectorIndex) -> None:
