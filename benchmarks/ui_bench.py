@@ -8,7 +8,10 @@ A store built with `ui_bench_store.py DIR COUNT --bulk` (inject_bench's `fill()`
 "... (note N).", scopes user=userK project=projectK) is detected by its texts and
 searched with matching terms ('note 1234', project=project7, user=user7 project=project7).
 
-Targets: first paint <= 1.5 s, filter <= 100 ms. Numbers are printed, not asserted.
+Targets: first paint <= 1.5 s, filter <= 100 ms. Numbers are printed, not asserted, with
+resident memory at each step. MEMORY_CENTER_EMBEDDER picks the embedder (`hashing` reads the
+vector file `open_bench.py --embedder hashing` leaves; the default model would embed the whole
+store first).
 """
 
 from __future__ import annotations
@@ -24,6 +27,18 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+
+
+def _rss(label: str) -> None:
+    """Print resident memory now and at its peak (VmRSS / VmHWM from /proc, MiB; #13)."""
+    values = {}
+    with open("/proc/self/status", encoding="ascii") as handle:
+        for line in handle:
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0]) / 1024
+    if values:
+        print(f"RSS {label}: {values['VmRSS']:.0f} MiB (peak so far {values['VmHWM']:.0f} MiB)")
 
 
 def _wait(app: object, until: object, limit: float = 120.0) -> float:
@@ -58,20 +73,26 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
     from ui_bench_store import PASSPHRASE
 
-    from core import MemoryService
+    from core import MemoryFilter, MemoryService
 
     from ui.main_window import MainWindow
 
     store = Path(sys.argv[1])
     app = QApplication(sys.argv[:1])
     QCoreApplication.setOrganizationName("Memory Center Bench")
-    service = MemoryService.open(store, passphrase=PASSPHRASE, prefer_keyring=False)
+    service = MemoryService.open(
+        store,
+        passphrase=PASSPHRASE,
+        prefer_keyring=False,
+        embedder=os.environ.get("MEMORY_CENTER_EMBEDDER") or None,
+    )
     count = sum(service.status().memory_counts.values())
+    _rss("after open")
     t0 = time.perf_counter()
-    raw = service.list_memories()
+    raw = service.list_memories(MemoryFilter(limit=100))
     core_read = time.perf_counter() - t0
-    print(f"store: {count} memories; core list_memories() of all: {core_read:.2f} s ({len(raw)})")
-    bulk = any("(note " in r.content for r in raw[:100])
+    print(f"store: {count} memories; core list_memories() of 100: {core_read:.2f} s")
+    bulk = any("(note " in r.content for r in raw)
     del raw
     term, term2 = ("note 1234", "note 1235") if bulk else ("port 1234", "port 1235")
     project = "project=project7" if bulk else "project=project-7"
@@ -82,6 +103,7 @@ def main() -> int:
     model = window.timeline.model
     _wait(app, lambda: model.item_count > 0)
     print(f"first paint (window shown -> first page of rows): {time.perf_counter() - start:.2f} s")
+    _rss("after first paint")
     view = window.timeline
     _time_filter(
         app,
@@ -96,6 +118,7 @@ def main() -> int:
         "background warm-up (every record decrypted once) done after "
         f"{time.perf_counter() - t:.2f} s"
     )
+    _rss("after warm-up")
     for label, setup in (
         (
             "status=candidate",
@@ -143,6 +166,7 @@ def main() -> int:
         f"scroll to the end: {model.item_count} rows in {pages} pages, {took:.2f} s "
         f"({took / max(pages, 1) * 1000:.1f} ms per page)"
     )
+    _rss("after scrolling to the end")
     # Ranked search last: its first call starts the core's background vector backfill.
     for label, setup in (
         (
@@ -159,6 +183,11 @@ def main() -> int:
         ),
     ):
         _time_filter(app, view, label, setup)
+    layer = service.catalog.vectors
+    if layer is not None:
+        active = service.status().memory_counts.get("active", 0)
+        _wait(app, lambda: len(layer.index) >= active, limit=1800)
+    _rss("with the vector index loaded (GUI open)")
     window.close()
     service.close()
     sys.stdout.flush()

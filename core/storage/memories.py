@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,7 @@ from core.storage.engine import chunks
 from core.storage.store import WriteTx, new_id
 
 PURGED_TEXT = ""
+NO_FLAGS: frozenset[str] = frozenset()
 
 
 def content_aad(memory_id: str, revision: int) -> Aad:
@@ -493,8 +495,20 @@ def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -
     return _from_row(row, content, sources)
 
 
+def _flags(flags_json: str) -> frozenset[str]:
+    # Most records have none: one shared empty set instead of ~200 bytes each (#13).
+    flags = json.loads(flags_json)
+    return frozenset(flags) if flags else NO_FLAGS
+
+
 def _from_row(row: Mapping[Any, Any], content: str, sources: tuple[str, ...]) -> MemoryRecord:
     expires = row["expires_at"]
+    # A record's three times are often the same instant: one object for equal strings.
+    times: dict[str, dt.datetime] = {}
+    created, updated, valid = (
+        times.get(t) or times.setdefault(t, from_iso(t))
+        for t in (row["created_at"], row["updated_at"], row["valid_from"])
+    )
     return MemoryRecord(
         id=row["id"],
         kind=MemoryKind(row["kind"]),
@@ -503,16 +517,16 @@ def _from_row(row: Mapping[Any, Any], content: str, sources: tuple[str, ...]) ->
         source_event_ids=sources,
         confidence=float(row["confidence"]),
         status=MemoryStatus(row["status"]),
-        created_at=from_iso(row["created_at"]),
-        updated_at=from_iso(row["updated_at"]),
-        valid_from=from_iso(row["valid_from"]),
+        created_at=created,
+        updated_at=updated,
+        valid_from=valid,
         expires_at=from_iso(expires) if expires else None,
         supersedes=row["supersedes"],
         sensitivity=Sensitivity(row["sensitivity"]),
-        owner=row["owner"],
+        owner=sys.intern(row["owner"]),
         revision=int(row["revision"]),
         source_trust=TrustLevel(row["source_trust"]),
-        flags=frozenset(json.loads(row["flags_json"])),
+        flags=_flags(row["flags_json"]),
         conflict_set=row["conflict_set"],
         index_refs=tuple(json.loads(row["index_refs_json"])),
         superseded_by=row["superseded_by"],

@@ -25,6 +25,8 @@ from core.storage.engine import chunks
 from core.storage.memories import checked, record_query, source_ids
 from core.storage.text_index import TextIndex
 
+DECODE_CHUNK = 2000
+
 
 def query(
     conn: Connection, codec: Codec, flt: MemoryFilter, texts: TextIndex | None = None
@@ -43,8 +45,15 @@ def query(
     in_python = flt.visible_to is not None or bool(flt.text)
     if not in_python:
         q = q.limit(flt.limit).offset(flt.offset)
-    rows = conn.execute(q).mappings().all()
-    found = _decode(conn, codec, rows, flt)
+    # Decoded a chunk at a time: rows of the whole store at once (the memory center reads
+    # every record) were a transient peak of ~120 MB at 100k that, interleaved with the
+    # records kept, stayed resident afterwards (#13).
+    found: Records[MemoryRecord] = Records()
+    for part in conn.execute(q).mappings().partitions(DECODE_CHUNK):
+        decoded = _decode(conn, codec, part, flt)
+        found.extend(decoded)
+        found.damaged += decoded.damaged
+        found.unavailable += decoded.unavailable
     return _finish(found, flt, paged_in_sql=not in_python)
 
 
