@@ -118,11 +118,21 @@ class _ScopeIndex:
             spent += df
             for memory_id in self.postings[unit]:
                 scores[memory_id] += weight
-        for unit, weight in late:
-            for memory_id in scores:
-                if unit in self.units[memory_id]:
-                    scores[memory_id] += weight
-        return [mid for mid, _ in heapq.nlargest(limit, scores.items(), key=lambda kv: kv[1])]
+        pool = list(scores)
+        if late:
+            # The common units can lift a record by at most `bonus`: only records within
+            # `bonus` of the provisional limit-th best can still reach the top, so only they
+            # are scored on them (the same result, without a pass over thousands, #13).
+            late_weight = dict(late)
+            late_units = frozenset(late_weight)
+            bonus = sum(late_weight.values())
+            if len(scores) > limit:
+                floor = heapq.nlargest(limit, scores.values())[-1] - bonus
+                pool = [memory_id for memory_id, score in scores.items() if score >= floor]
+            for memory_id in pool:
+                for unit in self.units[memory_id] & late_units:
+                    scores[memory_id] += late_weight[unit]
+        return heapq.nlargest(limit, pool, key=scores.__getitem__)
 
 
 class Neighbours:
@@ -199,13 +209,21 @@ class Neighbours:
         """At a transaction's first use: catch up with what was committed since."""
         if tx is self._tx:
             return
-        previous = list(self._tx.memory_ids) if self._tx is not None else []
+        last = self._tx
+        previous = list(last.memory_ids) if last is not None else []
         self._tx, self._applied = tx, 0
         revision = revision_of(tx.conn)
         if revision == self._revision and not previous:
             return
         ids: set[str] | None = set()
-        if self._scopes:
+        # When the only commit since is the previous transaction, its own writes (re-read
+        # below) are all that changed: no feed read. A batch of more than 500 memories is
+        # fed as "everything", which would unload every scope (1.7 s to load one of 10k
+        # records again, #13).
+        only_ours = (
+            last is not None and last.committed and last.revision == revision == self._revision + 1
+        )
+        if self._scopes and not only_ours:
             ids = changed_memory_ids(tx.conn, self._revision, revision, FEED_LIMIT)
         if ids is None:
             self._scopes.clear()

@@ -52,6 +52,9 @@ class WriteTx:
     event_ids: list[str] = field(default_factory=list)
     memory_ids: list[str] = field(default_factory=list)
     revision: int = 0
+    # Set once the commit returned: a follower may then trust `revision` as this
+    # transaction's own.
+    committed: bool = False
     _memory_seen: set[str] = field(default_factory=set)
     # Read once per transaction (the write lock keeps them true until commit): the event
     # chain's head, sessions' event counts, and the revision this transaction commits as.
@@ -231,6 +234,7 @@ class Store:
             else:
                 tx.revision = revision
             tx.send_queued(commit=True)
+            tx.committed = True
 
     @contextlib.contextmanager
     def first_write_also(
