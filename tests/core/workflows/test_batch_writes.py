@@ -221,3 +221,35 @@ def test_scopes_evicted_from_the_neighbour_index_load_again(
     again = service.remember(SCOPE, "The CI runs on GitHub Actions.").value
     assert again.outcome == "merged" and again.record is not None
     assert again.record.id == first.id
+
+
+def test_a_batch_past_the_feed_limit_keeps_the_scope_loaded_and_exact(
+    service: MemoryService, data_dir: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch of 600 is fed as "everything"; the neighbour index re-reads the batch's own
+    writes instead of loading the scope again (#13), yet still sees another process's."""
+    from core.storage import memory_queries
+
+    loads: list[object] = []
+    real = memory_queries.query
+
+    def counted(*args: object, **kwargs: object) -> object:
+        loads.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(memory_queries, "query", counted)
+    texts = _filler(600)
+    service.remember_many([{"scope": FAMILY, "text": t} for t in texts])
+    assert len(loads) == 1  # the scope's first use
+    repeat = service.remember(FAMILY, texts[123]).value
+    assert repeat.outcome == "merged"
+    assert len(loads) == 1  # not loaded again after the big batch
+    other = MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False)
+    try:
+        written = other.remember(FAMILY, "The piano tuner comes every March.").value.record
+        assert written is not None
+    finally:
+        other.close()
+    again = service.remember(FAMILY, "The piano tuner comes every March.").value
+    assert again.outcome == "merged" and again.record is not None
+    assert again.record.id == written.id
