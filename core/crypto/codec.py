@@ -22,7 +22,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from core.crypto.keys import PERSONAL_PREFIX, KeySet
-from core.crypto.stream import TAG_BYTES, decrypt_pieces, encrypt_pieces
+from core.crypto.stream import TAG_BYTES, decrypt_into, decrypt_pieces, encrypt_pieces
 from core.errors import IntegrityError, KeyUnavailableError, PrivateScopeError
 
 MAGIC = b"MC"
@@ -200,19 +200,17 @@ class Codec:
         Raises:
             IntegrityError, KeyUnavailableError: as `open`.
         """
-        head, length, pieces = self._file_pieces(handle, size, aad)
-        if head.flags & FLAG_COMPRESSED:
-            inflate = zlib.decompressobj()
-            out = bytearray()
-            for piece in pieces:
-                out += inflate.decompress(piece)
-            return out + inflate.flush()
-        out = bytearray(length)
-        at = 0
-        for piece in pieces:
-            out[at : at + len(piece)] = piece
-            at += len(piece)
-        return out
+        sealed = self._sealed_file(handle, size, aad)
+        if not sealed.head.flags & FLAG_COMPRESSED:
+            try:
+                return decrypt_into(*sealed.secrets, handle, sealed.length)
+            except IntegrityError:
+                raise _failed(aad) from None
+        inflate = zlib.decompressobj()
+        out = bytearray()
+        for piece in _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad):
+            out += inflate.decompress(piece)
+        return out + inflate.flush()
 
     def check_from(self, handle: BinaryIO, size: int, aad: Aad) -> None:
         """Verify a sealed file's tag without keeping its plaintext (for `verify`).
@@ -220,7 +218,8 @@ class Codec:
         Raises:
             IntegrityError, KeyUnavailableError: as `open`.
         """
-        for _ in self._file_pieces(handle, size, aad)[2]:
+        sealed = self._sealed_file(handle, size, aad)
+        for _ in _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad):
             pass
 
     def seal_json(self, value: Any, aad: Aad, *, key_id: str | None = None) -> bytes:
@@ -243,21 +242,18 @@ class Codec:
         """Re-encrypt under the active key (key rotation); the plaintext never leaves this call."""
         return self.seal(self.open(blob, aad), aad)
 
-    def _file_pieces(
-        self, handle: BinaryIO, size: int, aad: Aad
-    ) -> tuple[Header, int, Iterator[bytes]]:
-        """The header, the ciphertext length and the plaintext pieces of a sealed file."""
+    def _sealed_file(self, handle: BinaryIO, size: int, aad: Aad) -> _SealedFile:
+        """A sealed file's header and secrets; `handle` is left at the ciphertext."""
         start = handle.read(5)
         start += handle.read(start[4] + NONCE_BYTES if len(start) == 5 else 0)
         head = read_header(start, size)
         header, nonce = start[: head.length], start[head.length : head.length + NONCE_BYTES]
         key = self._key(head.key_id)
-        length = size - head.length - NONCE_BYTES - TAG_BYTES
         handle.seek(size - TAG_BYTES)
         tag = handle.read(TAG_BYTES)
         handle.seek(head.length + NONCE_BYTES)
-        pieces = decrypt_pieces(key, nonce, tag, header + aad.encode(), handle, length)
-        return head, length, _named_failure(pieces, aad)
+        length = size - head.length - NONCE_BYTES - TAG_BYTES
+        return _SealedFile(head, (key, nonce, tag, header + aad.encode()), length)
 
     def _key(self, key_id: str) -> bytes:
         self._cipher(key_id)  # the same errors, and a reload after another process rotated
@@ -298,15 +294,29 @@ def _raw_keys(keys: KeySet) -> dict[str, bytes]:
     return {**keys.keys, **dict(keys.personal.values())}
 
 
+@dataclass(frozen=True)
+class _SealedFile:
+    """What opening a sealed file needs: its header, (key, nonce, tag, associated data) and
+    the ciphertext's length."""
+
+    head: Header
+    secrets: tuple[bytes, bytes, bytes, bytes]
+    length: int
+
+
+def _failed(aad: Aad) -> IntegrityError:
+    return IntegrityError(
+        f"integrity check failed for {aad.table}.{aad.field} of {aad.row_id}: "
+        "the ciphertext was altered, moved, truncated, or sealed with a different key"
+    )
+
+
 def _named_failure(pieces: Iterator[bytes], aad: Aad) -> Iterator[bytes]:
     """`pieces`, with a failed tag reported as `open` reports it (naming the place)."""
     try:
         yield from pieces
     except IntegrityError:
-        raise IntegrityError(
-            f"integrity check failed for {aad.table}.{aad.field} of {aad.row_id}: "
-            "the ciphertext was altered, moved, truncated, or sealed with a different key"
-        ) from None
+        raise _failed(aad) from None
 
 
 def _dump(value: Any) -> bytes:

@@ -247,10 +247,23 @@ class Catalog:
             self.vectors.put_soon(changed, embed_now)
 
     def advance(self, own_revision: int) -> None:
-        """Our own write produced `own_revision`; if nothing else came between, skip its feed."""
-        with self._lock:
+        """Our own write produced `own_revision`; if nothing else came between, skip its feed.
+
+        Never waits: while a first load holds the lock (seconds at 100k), a degraded inject
+        must return at once; the feed row is then simply read at the next catch-up.
+        """
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
             if self.revision == own_revision - 1:
                 self.revision = own_revision
+        finally:
+            self._lock.release()
+
+    @property
+    def loaded(self) -> bool:
+        """True once the catalog mirrors the store (its first load is done)."""
+        return self.revision >= 0
 
     def session_state(self, session: str | None) -> tuple[bool, frozenset[str]]:
         """(opted out?, excluded memory ids) of a session, cached until sessions change."""

@@ -55,6 +55,9 @@ DEGRADED_TEXT = "degraded_memory_unavailable"
 # Cold start (R17): how long an injection waits for an embedding model that is still
 # loading before it answers from the keyword index alone, well inside HOT_PATH_SECONDS.
 COLD_MODEL_WAIT = 0.2
+# For this long after a store opens, a read that timed out while the catalog or the vector
+# file was still loading (seconds at 100k) does not count towards the circuit breaker.
+COLD_GRACE_SECONDS = 60.0
 KEYWORD_ONLY_TEXT = "keyword_only: the embedding model is still loading"
 
 
@@ -86,6 +89,7 @@ class Retriever:
         self.breaker = breaker
         self.neighbours = context.Neighbours(store)
         self.timeout = timeout
+        self._started = time.monotonic()
         self.last_revision = 0
         self._in_flight = 0
         self._flight_lock = threading.Lock()
@@ -242,7 +246,7 @@ class Retriever:
             if self._in_flight >= MAX_IN_FLIGHT:
                 return None  # earlier reads are still stuck: do not pile up threads
             self._in_flight += 1
-        cold = not self._model_ready_now()
+        cold = not self._warm_now()
         future: cf.Future[Retrieval] = cf.Future()
         thread = threading.Thread(
             target=self._run_read, args=(future, request, query, session), daemon=True
@@ -254,16 +258,23 @@ class Retriever:
             result = future.result(timeout=self.timeout)
         except (cf.TimeoutError, MemoryCenterError):
             if not cold:
-                # A read that ran while the model was loading says nothing about the
-                # health of memory: it degrades this call but never opens the breaker.
+                # A read that ran while the model, the catalog or the vector file was
+                # loading says nothing about the health of memory: it degrades this call
+                # but never opens the breaker.
                 self.breaker.failure()
             return None
         self.breaker.success()
         return result
 
-    def _model_ready_now(self) -> bool:
+    def _warm_now(self) -> bool:
         layer = self.catalog.vectors
-        return layer is None or layer.model_ready()
+        if layer is not None and not layer.model_ready():
+            return False
+        if time.monotonic() - self._started > COLD_GRACE_SECONDS:
+            # A process that has not loaded by now is stuck, not starting: its timeouts
+            # count, so the breaker spares later turns the wait.
+            return True
+        return self.catalog.loaded and (layer is None or layer.file_loaded)
 
     def _run_read(
         self, future: cf.Future[Retrieval], request: Scope, query: str, session: str | None

@@ -332,6 +332,12 @@ class VectorLayer:
             return True
         return wait > 0 and self._ready.wait(wait)
 
+    @property
+    def file_loaded(self) -> bool:
+        """True once the index file was read (or found absent): a query no longer waits
+        for a 100k-vector file to be read and opened (~1 s)."""
+        return self._loaded
+
     def remove(self, memory_id: str) -> bool:
         """Scrub a memory's vector (zeroed, then marked deleted)."""
         with self._lock:

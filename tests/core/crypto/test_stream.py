@@ -95,10 +95,11 @@ def test_a_file_sealed_under_another_key_is_unavailable(codec: Codec, tmp_path: 
 
 def test_a_reader_that_stops_early_is_caught() -> None:
     """A file shorter than its length claims ends the read with an error, not a short value."""
-    source = io.BytesIO(b"\x00" * 10)
-    pieces = stream.decrypt_pieces(bytes(32), bytes(12), bytes(16), b"", source, 100)
+    pieces = stream.decrypt_pieces(bytes(32), bytes(12), bytes(16), b"", io.BytesIO(bytes(10)), 100)
     with pytest.raises(IntegrityError, match="truncated"):
         list(pieces)
+    with pytest.raises(IntegrityError, match="truncated"):
+        stream.decrypt_into(bytes(32), bytes(12), bytes(16), b"", io.BytesIO(bytes(10)), 100)
 
 
 def test_check_passes_an_intact_file(codec: Codec, tmp_path: Path) -> None:

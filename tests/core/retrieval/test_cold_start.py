@@ -88,3 +88,35 @@ def test_a_command_that_needs_no_embedding_never_loads_the_model(store_dir: Path
         assert layer is not None
         assert layer.embedder.loads == 0  # type: ignore[attr-defined]
         assert not layer.model_ready()
+
+
+def test_reads_that_time_out_before_the_catalog_loaded_keep_the_breaker_closed(
+    data_dir: Path,
+) -> None:
+    """A fresh process's first reads may outlast the limit while the catalog (and at 100k the
+    vector file) loads; they degrade that turn but do not switch memory off (#13, R17)."""
+    stall = 0.3
+    # A model-free embedder: the model's own grace (above) must not be what saves the turn.
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
+    svc = MemoryService.open(
+        data_dir,
+        passphrase=PASSPHRASE,
+        prefer_keyring=False,
+        embedder="hashing",
+        hot_path_seconds=stall / 3,
+    )
+    try:
+        assert not svc.catalog.loaded
+        svc.faults.slow_seconds = stall
+        svc.set_fault("memory_read", "slow")
+        first = [svc.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(2)]
+        assert all(r.degraded for r in first)  # two in a row: enough to open the breaker
+        svc.clear_fault()
+        answered = svc.inject(SCOPE, GOAL, 400, session="s1").value
+        assert not answered.degraded
+        assert "Water the tomatoes" in answered.text
+    finally:
+        svc.close()
