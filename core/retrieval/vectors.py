@@ -332,6 +332,11 @@ class VectorLayer:
             return True
         return wait > 0 and self._ready.wait(wait)
 
+    def load_file(self) -> None:
+        """Read the index file now (otherwise the first query that needs it does)."""
+        with self._lock:
+            self._ensure_loaded()
+
     @property
     def file_loaded(self) -> bool:
         """True once the index file was read (or found absent): a query no longer waits

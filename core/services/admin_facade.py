@@ -174,7 +174,8 @@ class AdminFacade(FacadeBase):
     # --- agents: model warm-up and per-agent pause (#13, #14) -----------------------------
 
     def warm_up(self, wait: float = 0.0) -> bool:
-        """Start loading the embedding model in the background (idempotent).
+        """Start loading the embedding model, the catalog and the vector file in the
+        background (idempotent).
 
         For a store opened for an agent (MCP server, SDK runtime, hook daemon, the GUI), so
         the first query does not pay for the load; a one-shot CLI command that needs no

@@ -16,6 +16,7 @@ class AgentControls:
         self._e = engine
 
     def warm_up(self, wait: float) -> bool:
+        self._e.catalog.warm_in_background()
         layer = self._e.catalog.vectors
         if layer is None:
             return True

@@ -7,6 +7,7 @@ chosen through the embedder registry and the store's normal configuration.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,3 +121,24 @@ def test_reads_that_time_out_before_the_catalog_loaded_keep_the_breaker_closed(
         assert "Water the tomatoes" in answered.text
     finally:
         svc.close()
+
+
+def test_warm_up_loads_the_catalog_and_the_vector_file_before_any_turn(data_dir: Path) -> None:
+    """An agent's store warms in the background at start: the first turn finds it loaded."""
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        layer = svc.catalog.vectors
+        assert layer is not None
+        assert not svc.catalog.loaded and not layer.file_loaded
+        assert svc.warm_up(wait=5.0)
+        deadline = time.monotonic() + 10
+        while not (svc.catalog.loaded and layer.file_loaded) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert svc.catalog.loaded and layer.file_loaded and len(layer.index) == 1
+        svc.warm_up()  # idempotent: nothing more starts
+        assert "Water the tomatoes" in svc.inject(SCOPE, GOAL, 400).value.text
