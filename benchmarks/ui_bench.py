@@ -31,14 +31,10 @@ os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 
 def _rss(label: str) -> None:
     """Print resident memory now and at its peak (VmRSS / VmHWM from /proc, MiB; #13)."""
-    values = {}
-    with open("/proc/self/status", encoding="ascii") as handle:
-        for line in handle:
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                values[key] = int(rest.split()[0]) / 1024
-    if values:
-        print(f"RSS {label}: {values['VmRSS']:.0f} MiB (peak so far {values['VmHWM']:.0f} MiB)")
+    from open_bench import rss_mib
+
+    now, peak = rss_mib()
+    print(f"RSS {label}: {now:.0f} MiB (peak so far {peak:.0f} MiB)")
 
 
 def _wait(app: object, until: object, limit: float = 120.0) -> float:
