@@ -152,8 +152,7 @@ class Codec:
             packed = zlib.compress(data, 6)
             if len(packed) < len(data):
                 body, flags = packed, FLAG_COMPRESSED
-        kid_bytes = kid.encode("ascii")
-        header = MAGIC + bytes((FORMAT_VERSION, flags, len(kid_bytes))) + kid_bytes
+        header = _header(kid, flags)
         nonce = os.urandom(NONCE_BYTES)
         cipher = self._cipher(kid)
         return header + nonce + cipher.encrypt(nonce, body, header + aad.encode())
@@ -173,10 +172,7 @@ class Codec:
                 nonce, blob[head.length + NONCE_BYTES :], header + aad.encode()
             )
         except InvalidTag:
-            raise IntegrityError(
-                f"integrity check failed for {aad.table}.{aad.field} of {aad.row_id}: "
-                "the ciphertext was altered, moved, or sealed with a different key"
-            ) from None
+            raise _failed(aad) from None
         if head.flags & FLAG_COMPRESSED:
             return zlib.decompress(body)
         return body
@@ -187,8 +183,7 @@ class Codec:
         The file holds the same layout `seal(..., compress=False)` gives, so `open` reads it
         too; neither the whole plaintext nor the whole ciphertext is ever in memory.
         """
-        kid_bytes = self._keys.active_id.encode("ascii")
-        header = MAGIC + bytes((FORMAT_VERSION, 0, len(kid_bytes))) + kid_bytes
+        header = _header(self._keys.active_id, 0)
         nonce = os.urandom(NONCE_BYTES)
         handle.write(header + nonce)
         key = self._key(self._keys.active_id)
@@ -304,10 +299,16 @@ class _SealedFile:
     length: int
 
 
+def _header(key_id: str, flags: int) -> bytes:
+    kid = key_id.encode("ascii")
+    return MAGIC + bytes((FORMAT_VERSION, flags, len(kid))) + kid
+
+
 def _failed(aad: Aad) -> IntegrityError:
+    """The one message for a value that does not open: it names the place."""
     return IntegrityError(
         f"integrity check failed for {aad.table}.{aad.field} of {aad.row_id}: "
-        "the ciphertext was altered, moved, truncated, or sealed with a different key"
+        "the ciphertext was altered, moved, or sealed with a different key"
     )
 
 

@@ -11,7 +11,7 @@ act on them until the read returns: the readers below only fill a buffer or disc
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -51,22 +51,15 @@ def decrypt_into(
     Raises:
         IntegrityError: the tag does not verify, or the file ends early.
     """
-    decryptor = Cipher(algorithms.AES(key), modes.GCM(nonce, tag)).decryptor()
-    decryptor.authenticate_additional_data(associated)
+    decryptor = _decryptor(key, nonce, tag, associated)
     # update_into may need a block of slack past what it writes.
     out = bytearray(length + _SLACK)
     view = memoryview(out)
     at = 0
-    while at < length:
-        piece = source.read(min(CHUNK_BYTES, length - at))
-        if not piece:
-            raise IntegrityError("encrypted file is truncated")
+    for piece in _ciphertext(source, length):
         at += decryptor.update_into(piece, view[at : at + len(piece) + _SLACK])
     view.release()
-    try:
-        decryptor.finalize()
-    except InvalidTag:
-        raise IntegrityError("authentication tag does not verify") from None
+    _finish(decryptor)
     del out[length:]
     return out
 
@@ -82,16 +75,31 @@ def decrypt_pieces(
     Raises:
         IntegrityError: the tag does not verify, or the file ends early.
     """
+    decryptor = _decryptor(key, nonce, tag, associated)
+    for piece in _ciphertext(source, length):
+        yield decryptor.update(piece)
+    yield _finish(decryptor)
+
+
+def _decryptor(key: bytes, nonce: bytes, tag: bytes, associated: bytes) -> Any:
     decryptor = Cipher(algorithms.AES(key), modes.GCM(nonce, tag)).decryptor()
     decryptor.authenticate_additional_data(associated)
+    return decryptor
+
+
+def _ciphertext(source: BinaryIO, length: int) -> Iterator[bytes]:
     left = length
     while left > 0:
         piece = source.read(min(CHUNK_BYTES, left))
         if not piece:
             raise IntegrityError("encrypted file is truncated")
         left -= len(piece)
-        yield decryptor.update(piece)
+        yield piece
+
+
+def _finish(decryptor: Any) -> bytes:
     try:
-        yield decryptor.finalize()
+        last: bytes = decryptor.finalize()
     except InvalidTag:
         raise IntegrityError("authentication tag does not verify") from None
+    return last

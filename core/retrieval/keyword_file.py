@@ -26,7 +26,7 @@ from core.storage.framing import (
     frame,
     from_le_uint32,
     le_uint32,
-    read_file,
+    open_sealed_file,
     unframe,
     write_file,
 )
@@ -94,10 +94,10 @@ def load(path: Path, codec: Codec) -> tuple[KeywordIndex, KeywordMeta]:
         KeyUnavailableError: sealed with a key the codec does not hold.
         StoreVersionError: written by a newer format.
     """
-    return unpack(codec.open(read_file(path, "keyword index"), aad(path)))
+    return unpack(open_sealed_file(path, codec, aad(path), "keyword index"))
 
 
-def unpack(data: bytes) -> tuple[KeywordIndex, KeywordMeta]:
+def unpack(data: bytes | bytearray) -> tuple[KeywordIndex, KeywordMeta]:
     """The index and meta in a file's plaintext.
 
     Raises:
@@ -124,12 +124,12 @@ def unpack(data: bytes) -> tuple[KeywordIndex, KeywordMeta]:
         raise IntegrityError(f"keyword index content is malformed: {exc}") from None
 
 
-def _split(data: bytes) -> tuple[dict[str, Any], bytes]:
+def _split(data: bytes | bytearray) -> tuple[dict[str, Any], bytes | bytearray]:
     header, body_at = unframe(data, MAGIC, FORMAT_VERSION, "keyword index")
     return header, data[body_at:]
 
 
-def _sections(body: bytes, sizes: list[int]) -> dict[str, bytes]:
+def _sections(body: bytes | bytearray, sizes: list[int]) -> dict[str, bytes | bytearray]:
     if len(sizes) != len(_SECTIONS) or sum(sizes) != len(body) or min(sizes) < 0:
         raise ValueError("section sizes do not match the body")
     out, at = {}, 0
@@ -151,5 +151,5 @@ def _check_shape(packed: Packed, meta: KeywordMeta) -> None:
         raise ValueError("offsets are not increasing")
 
 
-def _lines(data: bytes) -> list[str]:
+def _lines(data: bytes | bytearray) -> list[str]:
     return data.decode("utf-8").split("\n") if data else []

@@ -67,7 +67,7 @@ def le_uint32(values: array[int]) -> bytes:
     return swapped.tobytes()
 
 
-def from_le_uint32(data: bytes) -> array[int]:
+def from_le_uint32(data: bytes | bytearray) -> array[int]:
     """The inverse of `le_uint32`.
 
     Raises:
@@ -93,18 +93,6 @@ def open_sealed_file(path: Path, codec: Codec, aad: Aad, what: str) -> bytearray
     try:
         with path.open("rb") as handle:
             return codec.open_from(handle, os.fstat(handle.fileno()).st_size, aad)
-    except OSError as exc:
-        raise ResourceUnavailableError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
-
-
-def read_file(path: Path, what: str) -> bytes:
-    """The sealed bytes of an index file.
-
-    Raises:
-        ResourceUnavailableError: missing or unreadable (the caller rebuilds instead).
-    """
-    try:
-        return path.read_bytes()
     except OSError as exc:
         raise ResourceUnavailableError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
 

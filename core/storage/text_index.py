@@ -46,7 +46,7 @@ from core.storage.framing import (
     frame,
     from_le_uint32,
     le_uint32,
-    read_file,
+    open_sealed_file,
     unframe,
     write_file,
 )
@@ -305,7 +305,7 @@ def load(path: Path, codec: Codec) -> tuple[dict[str, Entry], set[str], int]:
         KeyUnavailableError: sealed with a key the codec does not hold.
         StoreVersionError: written by another format version.
     """
-    return unpack(codec.open(read_file(path, "text index"), aad(path)))
+    return unpack(open_sealed_file(path, codec, aad(path), "text index"))
 
 
 _SECTIONS = ("ids", "revisions", "lengths", "updated", "texts", "opaque")
@@ -330,7 +330,7 @@ def _plaintext(texts: Mapping[str, Entry], opaque: set[str], complete_at: int) -
     return frame(MAGIC, FORMAT_VERSION, header, b"".join(sections[n] for n in _SECTIONS))
 
 
-def unpack(data: bytes) -> tuple[dict[str, Entry], set[str], int]:
+def unpack(data: bytes | bytearray) -> tuple[dict[str, Entry], set[str], int]:
     """The entries, opaque ids and completeness revision in a text file's plaintext.
 
     Raises:
@@ -343,7 +343,7 @@ def unpack(data: bytes) -> tuple[dict[str, Entry], set[str], int]:
         sizes = [int(x) for x in header["sizes"]]
         if len(sizes) != len(_SECTIONS) or min(sizes) < 0 or at + sum(sizes) != len(data):
             raise ValueError("section sizes do not match the body")
-        parts: dict[str, bytes] = {}
+        parts: dict[str, bytes | bytearray] = {}
         for name, size in zip(_SECTIONS, sizes, strict=True):
             parts[name] = data[at : at + size]
             at += size
@@ -363,5 +363,5 @@ def unpack(data: bytes) -> tuple[dict[str, Entry], set[str], int]:
         raise IntegrityError(f"text index content is malformed: {exc}") from None
 
 
-def _lines(data: bytes) -> list[str]:
+def _lines(data: bytes | bytearray) -> list[str]:
     return data.decode("utf-8").split("\n") if data else []
