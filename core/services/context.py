@@ -37,6 +37,7 @@ from core.storage import memories, settings
 from core.storage.damage import Damage
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import integrity
+from core.workflows.recording import SnapshotRecorder
 
 T = TypeVar("T")
 # A single call's new memories up to this many are embedded at once if the model is loaded.
@@ -93,11 +94,14 @@ class Engine:
             self.catalog.damage.note([self.settings_damage])
         self.ledger.embed = self.fence_embed
         self.faults = FaultSwitch()
+        self.recorder = SnapshotRecorder(store, self.catalog.advance)
+        store.before_access = self.recorder.drain
         self.retriever = Retriever(
             store,
             self.catalog,
             self.faults,
             CircuitBreaker(store.clock),
+            self.recorder.submit,
             timeout=_hot_path_limit(config.hot_path_seconds),
         )
 

@@ -123,6 +123,7 @@ class FacadeBase:
 
     def close(self) -> None:
         """Save the derived index files and release connections; the service is then unusable."""
+        self._engine.recorder.close()
         with contextlib.suppress(MemoryCenterError):
             if self.catalog.vectors is not None:
                 # What is still queued is embedded now, within a bound; the rest is found

@@ -195,6 +195,10 @@ class Store:
         # Run at dispose: local resources tied to this store (the spool file's connection).
         self.on_dispose: list[Callable[[], None]] = []
         self._disposed = False
+        # Run before this process's writes and its reads outside the hot path: writes that
+        # were handed off to be done later (injection snapshots) land first, so nothing this
+        # process does next (a purge, a replay) can miss them.
+        self.before_access: Callable[[], None] | None = None
 
     @contextlib.contextmanager
     def write(self, action: str, *, session: str | None = None) -> Iterator[WriteTx]:
@@ -205,7 +209,9 @@ class Store:
             session: the session the write appends events to, if known: its event count
                 is read with the transaction's first statement instead of on its own.
         """
+        self._settle()
         with (
+            self._inside_write(),
             self._write_lock,
             answer_watch(self.write_engine, action),
             translated(action),
@@ -236,6 +242,30 @@ class Store:
             tx.send_queued(commit=True)
             tx.committed = True
 
+    def _settle(self) -> None:
+        # Not from inside a write: its lock is held, and the hand-off may need it.
+        if self.before_access is not None and not getattr(self._local, "writing", 0):
+            self.before_access()
+
+    @contextlib.contextmanager
+    def _inside_write(self) -> Iterator[None]:
+        self._local.writing = getattr(self._local, "writing", 0) + 1
+        try:
+            yield
+        finally:
+            self._local.writing -= 1
+
+    @contextlib.contextmanager
+    def hot_path(self) -> Iterator[None]:
+        """Reads of this thread inside the block do not wait for handed-off writes: an
+        injection never waits for the previous injection's snapshot (R17)."""
+        before = getattr(self._local, "hot", False)
+        self._local.hot = True
+        try:
+            yield
+        finally:
+            self._local.hot = before
+
     @contextlib.contextmanager
     def first_write_also(
         self, step: Callable[[WriteTx], None], *, at_start: bool = True
@@ -260,6 +290,8 @@ class Store:
         Reads follow another process's key rotation lazily: the codec reloads the key set
         when it meets a key id it does not hold.
         """
+        if not getattr(self._local, "hot", False):
+            self._settle()
         with (
             answer_watch(self.read_engine, action),
             translated(action),

@@ -7,6 +7,7 @@ visibility and are shown in lists).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import Connection, select, update
@@ -54,6 +55,18 @@ def write(tx: WriteTx, stone: Tombstone, *, replace_existing: bool) -> None:
         )
     else:
         tx.conn.execute(s.tombstones.insert().values(memory_id=stone.memory_id, **values))
+
+
+def purged_among(conn: Connection, memory_ids: Collection[str]) -> dict[str, str]:
+    """Which of `memory_ids` were purged, with the time each was deleted (stored form)."""
+    if not memory_ids:
+        return {}
+    rows = conn.execute(
+        select(s.tombstones.c.memory_id, s.tombstones.c.deleted_at).where(
+            s.tombstones.c.memory_id.in_(sorted(memory_ids)), s.tombstones.c.purged.is_(True)
+        )
+    )
+    return {str(mid): str(deleted_at) for mid, deleted_at in rows}
 
 
 def read(conn: Connection, codec: Codec, memory_id: str) -> Tombstone:

@@ -13,12 +13,13 @@ memory saying "yes" does not redact every query containing "yes".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.errors import IntegrityError, PrivateScopeError
 from core.model.enums import EventKind
+from core.model.memory import Snapshot
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.retrieval import render
@@ -47,34 +48,11 @@ class Purge:
 
     def carries(self, text: str) -> bool:
         """True when `text` holds a copy of the content (see the module docstring)."""
-        if not text:
-            return False
-        folded = text.casefold()
-        for content in self.needles():
-            if len(content) < MIN_MATCH:
-                if folded.strip() == content:
-                    return True
-            elif content in folded or _runs_into(folded, content):
-                return True
-        return False
-
-    def needles(self) -> list[str]:
-        """The texts to look for: each revision and its previews, casefolded, longest first."""
-        out = {c.casefold() for c in self.contents if c}
-        out |= {
-            p.rstrip(ELLIPSIS).casefold() for c in self.contents if c for p in render.previews(c)
-        }
-        return sorted((n for n in out if n.strip()), key=len, reverse=True)
+        return carries(text, self.contents)
 
     def scrub(self, text: str) -> str:
         """`text` with every copy of the content replaced by the marker."""
-        out = text
-        for content in sorted(self.contents, key=len, reverse=True):
-            if content:
-                out = _replace_folded(out, content, self.marker)
-                for preview in render.previews(content):
-                    out = _replace_folded(out, preview, self.marker)
-        return out if not self.carries(out) else self.marker
+        return scrub(text, self.contents, self.marker)
 
     def visible_in(self, scope_json: str) -> bool:
         """True when a request or event with this clear scope could see the memory."""
@@ -154,13 +132,8 @@ def _snapshots(p: Purge) -> None:
         goal = p.scrub(snap.goal) if p.carries(snap.goal) else snap.goal
         if snap_id not in used and goal == snap.goal:
             continue
-        items = tuple(
-            replace(i, content=p.marker) if i.memory_id == p.record.id else i for i in snap.injected
-        )
         digests += sum(1 for i in snap.injected if i.memory_id == p.record.id and i.in_digest)
-        purged = tuple(dict.fromkeys((*snap.purged_memory_ids, p.record.id)))
-        new = replace(snap, goal=goal, text=p.scrub(snap.text), injected=items)
-        snapshots.rewrite(p.tx, replace(new, purged_memory_ids=purged))
+        snapshots.rewrite(p.tx, redact_injected(snap, p.record.id, p.contents, p.marker))
         touched += snap_id in used
         goals += goal != snap.goal
     if touched:
@@ -332,6 +305,56 @@ def _any_string(value: Any, test: Callable[[str], bool]) -> bool:
     if isinstance(value, list | tuple):
         return any(_any_string(v, test) for v in value)
     return False
+
+
+def carries(text: str, contents: Sequence[str]) -> bool:
+    """True when `text` holds a copy of one of `contents` (see the module docstring)."""
+    if not text:
+        return False
+    folded = text.casefold()
+    for content in _needles(contents):
+        if len(content) < MIN_MATCH:
+            if folded.strip() == content:
+                return True
+        elif content in folded or _runs_into(folded, content):
+            return True
+    return False
+
+
+def _needles(contents: Sequence[str]) -> list[str]:
+    """The texts to look for: each revision and its previews, casefolded, longest first."""
+    out = {c.casefold() for c in contents if c}
+    out |= {p.rstrip(ELLIPSIS).casefold() for c in contents if c for p in render.previews(c)}
+    return sorted((n for n in out if n.strip()), key=len, reverse=True)
+
+
+def scrub(text: str, contents: Sequence[str], marker: str) -> str:
+    """`text` with every copy of `contents` replaced by `marker`."""
+    out = text
+    for content in sorted(contents, key=len, reverse=True):
+        if content:
+            out = _replace_folded(out, content, marker)
+            for preview in render.previews(content):
+                out = _replace_folded(out, preview, marker)
+    return out if not carries(out, contents) else marker
+
+
+def redact_injected(
+    snap: Snapshot, memory_id: str, contents: Sequence[str], marker: str
+) -> Snapshot:
+    """`snap` with a purged memory's injected copies (item, text, digest, goal) replaced."""
+    goal = scrub(snap.goal, contents, marker) if carries(snap.goal, contents) else snap.goal
+    items = tuple(
+        replace(i, content=marker) if i.memory_id == memory_id else i for i in snap.injected
+    )
+    purged = tuple(dict.fromkeys((*snap.purged_memory_ids, memory_id)))
+    return replace(
+        snap,
+        goal=goal,
+        text=scrub(snap.text, contents, marker),
+        injected=items,
+        purged_memory_ids=purged,
+    )
 
 
 def _runs_into(folded: str, content: str) -> bool:
