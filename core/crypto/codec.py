@@ -34,6 +34,8 @@ COMPRESS_THRESHOLD = 256
 # Domain label of the MAC key: the fingerprint key itself keys content fingerprints, so the
 # binding MACs use a key derived from it for this one purpose.
 MAC_KEY_LABEL = b"memory-center record binding v1"
+# Domain label of a member's personal fingerprint key, derived from their personal key.
+PERSONAL_FINGERPRINT_LABEL = b"memory-center personal fingerprint v1"
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,27 @@ class Codec:
             return None
         own = self._keys.personal.get(user)
         return own[0] if own is not None else None
+
+    def fingerprint_key_for(self, user: str | None) -> bytes:
+        """The key of content fingerprints (duplicates, deletion fences) in a scope of `user`.
+
+        A member's private scope uses a key derived from their personal key, so a teammate
+        holding the team keys cannot test a guessed text against it (#12); everything else,
+        and every single-user store, uses the store's fingerprint key.
+        """
+        own = self._keys.personal.get(user) if user is not None and self.shared else None
+        if own is None:
+            return self._keys.fingerprint_key
+        return hmac.digest(own[1], PERSONAL_FINGERPRINT_LABEL, "sha256")
+
+    def fingerprint_keys(self) -> tuple[bytes, ...]:
+        """Every fingerprint key this device can check with: the store's, then each personal
+        one it holds (a fence stood under one of them is met under the same key)."""
+        members = sorted(self._keys.personal) if self.shared else []
+        return (
+            self._keys.fingerprint_key,
+            *(self.fingerprint_key_for(member) for member in members),
+        )
 
     def seal(
         self, data: bytes, aad: Aad, *, key_id: str | None = None, compress: bool = True

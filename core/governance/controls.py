@@ -85,7 +85,7 @@ def reject(
     _decide(tx, record, "reject", MemoryStatus.REJECTED, actor, reason or "rejected by the user")
 
 
-def edit(tx: WriteTx, record: MemoryRecord, new_text: str, actor: str, fp_key: bytes) -> None:
+def edit(tx: WriteTx, record: MemoryRecord, new_text: str, actor: str) -> None:
     """New content as a new revision; the old one stays in history until a purge."""
     if record.status in (MemoryStatus.DELETED, MemoryStatus.REJECTED, MemoryStatus.SUPERSEDED):
         raise InvalidStateError(f"cannot edit memory {record.id}: it is {record.status.value}")
@@ -99,7 +99,11 @@ def edit(tx: WriteTx, record: MemoryRecord, new_text: str, actor: str, fp_key: b
             f"contains sensitive data ({', '.join(finding_types(findings))}); not stored",
         )
     memories.add_revision(
-        tx, record, actor=actor, content=content, fingerprint=fingerprint(fp_key, content)
+        tx,
+        record,
+        actor=actor,
+        content=content,
+        fingerprint=fingerprint(tx.codec.fingerprint_key_for(record.scope.get("user")), content),
     )
     memories.update_fields(tx, record.id, flags=record.flags - {STALE, REDACTED} | {CONFIRMED})
     _decide(

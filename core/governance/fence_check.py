@@ -22,8 +22,7 @@ Vector = tuple[str, Sequence[float]] | None
 class FenceCheck:
     """Finds the standing fence a content meets (R19), with the fences cached."""
 
-    def __init__(self, fingerprint_key: bytes) -> None:
-        self._key = fingerprint_key
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._state: tuple[object, ...] | None = None
         self._views: list[FenceView] = []
@@ -47,13 +46,16 @@ class FenceCheck:
         views = self.views(tx)
         if not views:
             return None, ""
-        feats = features(self._key, content)
-        near = [v for v in views if v.vector is not None and _could_mean(feats, v)]
+        # Features under every fingerprint key this device holds: a fence stood in a
+        # member's private scope hashes its units with that member's key (#12).
+        every = [features(key, content) for key in tx.codec.fingerprint_keys()]
+        near = any(v.vector is not None and _could_mean(feats, v) for feats in every for v in views)
         vector = embed(content) if near else None
-        for view in views:
-            why = match(feats, vector, view)
-            if why:
-                return view.memory_id, why
+        for feats in every:
+            for view in views:
+                why = match(feats, vector, view)
+                if why:
+                    return view.memory_id, why
         return None, ""
 
 

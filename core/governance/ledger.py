@@ -80,10 +80,10 @@ class Ledger:
         self.embed = embed
         # The records a candidate is compared with, found by index (#13), and the fences.
         self.neighbours = Neighbours()
-        self._fences = FenceCheck(fingerprint_key)
+        self._fences = FenceCheck()
 
     def fingerprint(self, text: str) -> str:
-        """Keyed fingerprint of a content."""
+        """Keyed fingerprint of a content, for comparisons in memory (never stored)."""
         return fingerprint(self._fp_key, text)
 
     def submit(self, tx: WriteTx, cand: Candidate, *, session: str | None) -> MemoryOutcome:
@@ -116,9 +116,10 @@ class Ledger:
 
     def fence_of(self, tx: WriteTx, content: str) -> tuple[str | None, str]:
         """The deleted memory whose fence this content meets, and how (R19)."""
-        exact = memories.fenced(tx.conn, self.fingerprint(content))
-        if exact:
-            return exact, "the same content"
+        for key in tx.codec.fingerprint_keys():
+            exact = memories.fenced(tx.conn, fingerprint(key, content))
+            if exact:
+                return exact, "the same content"
         return self._fences.meet(tx, content, self._vector)
 
     def _vector(self, content: str) -> tuple[str, Sequence[float]] | None:
@@ -177,7 +178,9 @@ class Ledger:
             status=verdict.status,
             owner=cand.owner,
             source_trust=cand.source_trust,
-            fingerprint=self.fingerprint(verdict.content),
+            fingerprint=fingerprint(
+                tx.codec.fingerprint_key_for(cand.scope.get("user")), verdict.content
+            ),
             valid_from=cand.said_at or tx.now,
             expires_at=verdict.expires_at,
             supersedes=verdict.supersedes[0] if verdict.supersedes else None,

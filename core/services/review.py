@@ -186,7 +186,6 @@ class ReviewService:
                 requested_by=who,
                 purge=purge,
                 purge_events=purge_events,
-                fp_key=self._e.keys.fingerprint_key,
                 derived=self._e.forget_derived,
                 embed=self._e.fence_embed,
             )
@@ -196,5 +195,4 @@ class ReviewService:
         return Result(stone, changes_of(tx))
 
     def _edit(self, new_text: str) -> Action:
-        key = self._e.keys.fingerprint_key
-        return lambda tx, r, who, _st: controls.edit(tx, r, new_text, who, key)
+        return lambda tx, r, who, _st: controls.edit(tx, r, new_text, who)

@@ -46,7 +46,6 @@ def delete(
     requested_by: str,
     purge: bool,
     purge_events: bool,
-    fp_key: bytes,
     derived: Callable[[str], list[str]],
     embed: Embed | None = None,
 ) -> Tombstone:
@@ -57,7 +56,7 @@ def delete(
         raise InvalidStateError(f"memory {record.id} is already deleted")
     report: list[str] = []
     if existing is None:
-        _fence(tx, record, fp_key, embed)
+        _fence(tx, record, embed)
         memories.update_fields(tx, record.id, status=MemoryStatus.DELETED)
         memories.record_decision(
             tx,
@@ -104,7 +103,9 @@ def delete(
     return stone
 
 
-def _fence(tx: WriteTx, record: MemoryRecord, fp_key: bytes, embed: Embed | None) -> None:
+def _fence(tx: WriteTx, record: MemoryRecord, embed: Embed | None) -> None:
+    # A private scope's fence is keyed with its member's personal fingerprint key (#12).
+    fp_key = tx.codec.fingerprint_key_for(record.scope.get("user"))
     contents = {
         c for (_, _, _, _, c) in memory_history.revisions(tx.conn, tx.codec, record.id) if c
     }

@@ -7,6 +7,7 @@ machines; the server is a real, throwaway PostgreSQL; the crypto is the real cod
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import psycopg
@@ -19,6 +20,7 @@ from core import (
     ManualClock,
     MemoryFilter,
     MemoryService,
+    NewEvent,
     NotFoundError,
     PrivateScopeError,
     RotationInterruptedError,
@@ -26,6 +28,8 @@ from core import (
 )
 from core.crypto.codec import NONCE_BYTES, Aad, Codec, read_header
 from core.crypto.keys import KEY_FILE_NAME, KeySet, PassphraseKeyStore
+from core.governance.fences import features
+from core.governance.text import fingerprint
 from core.storage import text_index
 from core.storage.event_log import payload_aad
 from core.storage.memories import content_aad, reason_aad
@@ -350,3 +354,35 @@ def test_purges_reach_private_copies_on_either_side(
     for svc in (ana, ben):
         report = svc.verify()
         assert report.ok, report.first_failure
+
+
+def test_a_teammate_cannot_test_a_guessed_text_against_private_fingerprints(
+    team: tuple[MemoryService, MemoryService, Path], pg_url: str
+) -> None:
+    """Fingerprints and fences of a private scope are keyed with the member's personal
+    fingerprint key: ben, holding the team keys and raw SQL, guesses the exact text and
+    finds nothing; ana's own fence still stops the text coming back."""
+    ana, _ben, tmp_path = team
+    private = ana.remember(ANA, SECRET).value.record
+    shared = ana.remember(TEAM, SHARED).value.record
+    assert private is not None and shared is not None
+    team_key = _keys(tmp_path / "ben-desk", "ben passphrase").fingerprint_key
+    stored = dict(_sql(pg_url, "SELECT id, fingerprint FROM memories"))
+    # A team memory's fingerprint is the team key's (dedupe across the team works) ...
+    assert stored[shared.id] == fingerprint(team_key, shared.content)
+    # ... a private one's is not, and no row answers ben's guess.
+    assert fingerprint(team_key, private.content) not in stored.values()
+    assert stored[private.id] != fingerprint(team_key, private.content)
+
+    ana.delete(private.id, reason="not for the team to know")
+    fences = [r[0] for r in _sql(pg_url, "SELECT fingerprint FROM deletion_fences")]
+    assert len(fences) == 1 and fingerprint(team_key, private.content) not in fences
+    guess = features(team_key, private.content)
+    (terms_json,) = _sql(pg_url, "SELECT terms_json FROM fence_features")[0]
+    assert guess.terms and not guess.terms & set(json.loads(str(terms_json)))
+    # Ana's fence stands for her: the same text extracted again is refused.
+    ana.append_event(NewEvent("s-ana", "user", "user", ANA, SECRET))
+    (again,) = ana.extract("s-ana").value
+    assert any("deletion fence: the same content" in r for r in again.reasons)
+    assert again.record is not None and again.record.status.value != "active"
+    assert ana.verify().ok
