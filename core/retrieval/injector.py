@@ -60,6 +60,7 @@ COLD_MODEL_WAIT = 0.2
 # file was still loading (seconds at 100k) does not count towards the circuit breaker.
 COLD_GRACE_SECONDS = 60.0
 KEYWORD_ONLY_TEXT = "keyword_only: the embedding model is still loading"
+KEYWORD_ONLY_FILE_TEXT = "keyword_only: the vector index file is still being read"
 
 
 @dataclass
@@ -152,10 +153,11 @@ class Retriever:
             allowed.discard(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         keyword = self.catalog.keywords.search(query, allowed=allowed)
-        if fill and not self._model_ready():
-            # The injection never waits for a model load: the keyword path answers now.
+        cold = self._vectors_cold() if fill else None
+        if cold is not None:
+            # The injection never waits for a model or the index file: keywords answer now.
             vector: dict[str, float] = {}
-            dropped.append(DroppedHit("*", KEYWORD_ONLY_TEXT))
+            dropped.append(DroppedHit("*", cold))
         else:
             # A search may wait for the model and for this process's queued embeddings; the
             # guarded injection never waits for the model to load (checked above).
@@ -211,6 +213,16 @@ class Retriever:
                     out.append(Scored(rec, scored.score, signals))
                     present.add(mid)
         return out
+
+    def _vectors_cold(self) -> str | None:
+        """Why vector scores cannot be had without waiting, or None when they can."""
+        if not self._model_ready():
+            return KEYWORD_ONLY_TEXT
+        layer = self.catalog.vectors
+        if layer is not None and not layer.file_loaded:
+            layer.load_in_background()
+            return KEYWORD_ONLY_FILE_TEXT
+        return None
 
     def _model_ready(self) -> bool:
         """True when a query can be embedded without waiting for the model to load.

@@ -91,6 +91,13 @@ class VectorLayer:
         self._cancelled: set[str] = set()
         self._worker: threading.Thread | None = None
         self._backfiller: threading.Thread | None = None
+        # The first read of the index file, in the background, and what the catalog held
+        # then (entries of the file outside it are stale); set once the file is read.
+        self._file_loader: threading.Thread | None = None
+        self._first_lock = threading.Lock()
+        self._wanted: set[str] | None = None
+        self._first: tuple[list[str], Callable[[list[str]], list[MemoryRecord]], int] | None = None
+        self._file_ready = threading.Event()
         self._idle = threading.Condition(self._lock)
         # Set by `stop` (the service closes): background threads end after their current
         # batch instead of reading from a store that is gone.
@@ -129,17 +136,47 @@ class VectorLayer:
         """Make the index hold exactly these memories' vectors (after a full catalog load).
 
         `load` reads records by id: only the memories missing from the index are read (and
-        decrypted) to be embedded.
+        decrypted) to be embedded. The first time, the index file is read in the background
+        (~0.8 s at 100k): the catalog, and the turn waiting for it, go on without it, and
+        injections answer from the keyword index until it is in (R17, #13).
         """
-        wanted = set(ids)
+        with self._first_lock:
+            # Not `_lock`: the read of the file holds that for its whole length.
+            first = not self._file_ready.is_set()
+            if first:
+                # Stale entries are dropped as the file is read, under the same lock, so a
+                # memory embedded meanwhile is never mistaken for one. A later full load
+                # before the read replaces what the read will reconcile with.
+                self._wanted = set(ids)
+                self._first = (list(ids), load, revision)
+        if first:
+            self._start_file_load()
+            return
         with self._lock:
-            if not self._loaded:
-                self._load()
+            wanted = set(ids)
             for stale in set(self.index.ids()) - wanted:
                 self.index.remove(stale)
                 self._dirty = True
             missing = [mid for mid in ids if mid not in self.index]
             self._revision = revision
+        self._embed_missing(missing, load)
+
+    def _first_reconcile(self) -> None:
+        with self._lock:
+            self._ensure_loaded()
+            with self._first_lock:
+                first, self._first = self._first, None
+            if first is None:
+                return
+            ids, load, revision = first
+            missing = [mid for mid in ids if mid not in self.index]
+            self._revision = revision
+        if not self._stopping.is_set():
+            self._embed_missing(missing, load)
+
+    def _embed_missing(
+        self, missing: list[str], load: Callable[[list[str]], list[MemoryRecord]]
+    ) -> None:
         # Missing vectors are embedded in the background; until then retrieval uses the
         # keyword index plus whatever vectors exist (R17: never stall the turn).
         if len(missing) <= SYNC_BACKFILL:
@@ -150,6 +187,20 @@ class VectorLayer:
                 target=self._backfill, args=(missing, load), name="mc-backfill", daemon=True
             )
             self._backfiller.start()
+
+    def load_in_background(self) -> None:
+        """Start reading the index file, unless it is read or being read."""
+        self._start_file_load()
+
+    def _start_file_load(self) -> None:
+        """Read the index file in a background thread, once."""
+        with self._first_lock:
+            if self._file_loader is not None or self._file_ready.is_set():
+                return
+            self._file_loader = threading.Thread(
+                target=self._first_reconcile, name="mc-vector-load", daemon=True
+            )
+        self._file_loader.start()
 
     def put(self, records: Iterable[MemoryRecord]) -> None:
         """Embed and index records (new, or with changed content)."""
@@ -210,10 +261,11 @@ class VectorLayer:
         missing and embedded by the next open); True when they ended within `timeout`."""
         self._stopping.set()
         deadline = time.monotonic() + timeout
-        for thread in (self._backfiller, self._worker):
+        threads = (self._file_loader, self._backfiller, self._worker)
+        for thread in threads:
             if thread is not None and thread is not threading.current_thread():
                 thread.join(max(0.0, deadline - time.monotonic()))
-        return not any(t is not None and t.is_alive() for t in (self._backfiller, self._worker))
+        return not any(t is not None and t.is_alive() for t in threads)
 
     def _drain(self) -> None:
         while True:
@@ -333,15 +385,15 @@ class VectorLayer:
         return wait > 0 and self._ready.wait(wait)
 
     def load_file(self) -> None:
-        """Read the index file now (otherwise the first query that needs it does)."""
-        with self._lock:
-            self._ensure_loaded()
+        """Read the index file now (otherwise the first query that needs it does), then
+        start embedding what the catalog's first load found missing from it."""
+        self._first_reconcile()
 
     @property
     def file_loaded(self) -> bool:
         """True once the index file was read (or found absent): a query no longer waits
         for a 100k-vector file to be read and opened (~1 s)."""
-        return self._loaded
+        return self._file_ready.is_set()
 
     def remove(self, memory_id: str) -> bool:
         """Scrub a memory's vector (zeroed, then marked deleted)."""
@@ -385,6 +437,9 @@ class VectorLayer:
             return {}
         if patient:
             self._catch_up(allowed, None)
+        elif not self._file_ready.is_set():
+            self._start_file_load()  # no scores until the file is in: keywords answer
+            return {}
         elif self._loading() and not self._ready.wait(WARM_WAIT):
             return {}
         else:
@@ -439,6 +494,8 @@ class VectorLayer:
     def mark_loaded(self) -> None:
         """Skip loading the file: the index was replaced in memory (rebuild)."""
         self._loaded = True
+        with self._first_lock:
+            self._file_ready.set()
 
     def reset(self) -> None:
         """Start from an empty index (a rebuild): the file is not read, and is rewritten on
@@ -448,6 +505,9 @@ class VectorLayer:
             self._queries.clear()
             self._dirty = True
             self._loaded = True
+            with self._first_lock:
+                self._wanted = self._first = None
+                self._file_ready.set()
 
     def status(self) -> dict[str, object]:
         """Facts for `index status`."""
@@ -472,6 +532,18 @@ class VectorLayer:
 
     def _load(self) -> None:
         self._loaded = True
+        try:
+            self._read_file()
+        finally:
+            with self._first_lock:
+                wanted, self._wanted = self._wanted, None
+                if wanted is not None:
+                    for stale in set(self.index.ids()) - wanted:
+                        self.index.remove(stale)
+                        self._dirty = True
+                self._file_ready.set()
+
+    def _read_file(self) -> None:
         path = self.path
         if path is None:
             return

@@ -15,7 +15,7 @@ import pytest
 
 from core import MemoryService
 from core.index.embedder import register_embedder, unregister_embedder
-from core.retrieval.injector import DEGRADED_TEXT, KEYWORD_ONLY_TEXT
+from core.retrieval.injector import DEGRADED_TEXT, KEYWORD_ONLY_FILE_TEXT, KEYWORD_ONLY_TEXT
 from tests.conftest import PASSPHRASE
 from tests.support.slow_embedder import LOAD_SECONDS, NAME, SlowLoadingEmbedder
 
@@ -142,3 +142,38 @@ def test_warm_up_loads_the_catalog_and_the_vector_file_before_any_turn(data_dir:
         assert svc.catalog.loaded and layer.file_loaded and len(layer.index) == 1
         svc.warm_up()  # idempotent: nothing more starts
         assert "Water the tomatoes" in svc.inject(SCOPE, GOAL, 400).value.text
+
+
+def test_turns_while_the_vector_file_is_read_answer_from_keywords(data_dir: Path) -> None:
+    """At 100k the vector file takes about a second to read; the first turns after an open
+    are served from the keyword index meanwhile, neither waiting nor degrading (#13, R17).
+    The read holds the vector layer's lock for its whole length; the test holds that lock
+    to keep the read from finishing."""
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
+        svc.remember(SCOPE, "The basil goes on the sunny windowsill")
+    svc = MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    )
+    try:
+        layer = svc.catalog.vectors
+        assert layer is not None
+        with layer._lock:  # as the file read holds it
+            during = [svc.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(3)]
+            assert not layer.file_loaded
+        for result in during:
+            assert not result.degraded
+            assert "Water the tomatoes" in result.text
+            assert _reasons(svc, result.snapshot_id) == [KEYWORD_ONLY_FILE_TEXT]
+        deadline = time.monotonic() + 10
+        while not layer.file_loaded and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert layer.file_loaded and len(layer.index) == 2  # read, nothing lost or re-embedded
+        after = svc.inject(SCOPE, GOAL, 400, session="s1").value
+        assert not after.degraded and "Water the tomatoes" in after.text
+        reasons = _reasons(svc, after.snapshot_id)
+        assert not {KEYWORD_ONLY_FILE_TEXT, KEYWORD_ONLY_TEXT, DEGRADED_TEXT} & set(reasons)
+    finally:
+        svc.close()
