@@ -75,3 +75,20 @@ def test_device_and_personal_keys_survive_the_key_store_round_trip() -> None:
     back = KeySet.from_bytes(ana.to_bytes())
     assert back.device_key == ana.device_key and back.personal == {"ana": (kid, raw)}
     assert back.shared
+
+
+def test_fingerprints_of_a_private_scope_use_a_key_only_its_member_holds() -> None:
+    """#12: a teammate holding the team keys cannot recompute a private scope's
+    fingerprints; a local store keeps its one fingerprint key everywhere."""
+    team = KeySet.generate()
+    kid, raw = new_personal_key()
+    ana = Codec(_device(team).with_personal("ana", kid, raw))
+    ben = Codec(_device(team))
+    private = ana.fingerprint_key_for("ana")
+    assert private not in (team.fingerprint_key, raw)  # derived, never the sealing key
+    assert ana.fingerprint_key_for("ben") == ana.fingerprint_key_for(None) == team.fingerprint_key
+    assert ben.fingerprint_key_for("ana") == team.fingerprint_key  # ben cannot derive ana's
+    assert ana.fingerprint_keys() == (team.fingerprint_key, private)
+    assert ben.fingerprint_keys() == (team.fingerprint_key,)
+    local = Codec(KeySet.generate().with_personal("ana", kid, raw))  # not a team store
+    assert local.fingerprint_keys() == (local.fingerprint_key_for("ana"),)
