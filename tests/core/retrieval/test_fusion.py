@@ -6,6 +6,7 @@ import datetime as dt
 
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.ranking import (
+    KEYWORD_TAIL_WEIGHT,
     VECTOR_TAIL_TOP,
     VECTOR_TOP,
     fuse,
@@ -33,8 +34,17 @@ def test_keyword_weight_follows_how_much_of_the_request_is_covered() -> None:
     vector = {k: 0.80 for k in DOCS}
     specific = "Caroline support group"
     vague = "how is Caroline doing these days with everything"
-    strong = fuse(index.search(specific), vector, 0.05, query=specific, ideal=index.ideal(specific))
-    weak = fuse(index.search(vague), vector, 0.05, query=vague, ideal=index.ideal(vague))
+    strong = fuse(
+        index.search(specific),
+        vector,
+        0.05,
+        query=specific,
+        ideal=index.ideal(specific),
+        tail=False,
+    )
+    weak = fuse(
+        index.search(vague), vector, 0.05, query=vague, ideal=index.ideal(vague), tail=False
+    )
     assert max(strong, key=lambda k: strong[k]) == "a"
     assert strong["a"] - strong["c"] > 3 * (weak["a"] - weak["c"])
 
@@ -75,3 +85,21 @@ def test_spans_are_timezone_aware_days() -> None:
     span = resolve("on 2023-05-07", dt.datetime(2024, 1, 1, tzinfo=dt.UTC))
     assert span is not None and span[0].tzinfo is not None
     assert span[1] - span[0] == dt.timedelta(days=1)
+
+
+def test_keyword_tail_fills_injections_not_searches() -> None:
+    """Injection (tail): the best keyword hits keep a rank-decaying share even when the
+    keyword confidence is low, so they are in line for the budget; a search is unchanged."""
+    index = _index()
+    vague = "how is Caroline doing these days with everything"
+    keyword = index.search(vague)
+    vector = {"c": 0.90, "a": 0.70, "b": 0.70, "d": 0.70}  # the vector favours another memory
+    ideal = index.ideal(vague)
+    search = fuse(keyword, vector, 0.05, query=vague, ideal=ideal, tail=False)
+    inject = fuse(keyword, vector, 0.05, query=vague, ideal=ideal, tail=True)
+    best_kw = max(keyword, key=lambda k: keyword[k])
+    assert inject[best_kw] - search.get(best_kw, 0.0) >= KEYWORD_TAIL_WEIGHT * 0.9
+    ranked = sorted(keyword, key=lambda k: (-keyword[k], k))
+    shares = [inject[m] - search.get(m, 0.0) for m in ranked]
+    assert shares == sorted(shares, reverse=True)  # decays with the keyword rank
+    assert fuse(keyword, {}, 0.05, query=vague, tail=True) == fuse(keyword, {}, 0.05, query=vague)
