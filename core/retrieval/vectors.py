@@ -150,7 +150,7 @@ class VectorLayer:
                 self._wanted = set(ids)
                 self._first = (list(ids), load, revision)
         if first:
-            self._start_file_load()
+            self.load_in_background()
             return
         with self._lock:
             wanted = set(ids)
@@ -189,11 +189,8 @@ class VectorLayer:
             self._backfiller.start()
 
     def load_in_background(self) -> None:
-        """Start reading the index file, unless it is read or being read."""
-        self._start_file_load()
-
-    def _start_file_load(self) -> None:
-        """Read the index file in a background thread, once."""
+        """Start reading the index file in a background thread, unless it is read or being
+        read (then the catalog's first load is reconciled with it)."""
         with self._first_lock:
             if self._file_loader is not None or self._file_ready.is_set():
                 return
@@ -438,7 +435,7 @@ class VectorLayer:
         if patient:
             self._catch_up(allowed, None)
         elif not self._file_ready.is_set():
-            self._start_file_load()  # no scores until the file is in: keywords answer
+            self.load_in_background()  # no scores until the file is in: keywords answer
             return {}
         elif self._loading() and not self._ready.wait(WARM_WAIT):
             return {}
