@@ -183,10 +183,13 @@ class VectorLayer:
             self.put_later(load(missing) if missing else [])
         else:
             # A big first build: records are decrypted in slices, not all held at once.
-            self._backfiller = threading.Thread(
+            # Started before it is published: `stop` (another thread) joins only started
+            # threads, and one it does not see yet finds `_stopping` set and ends.
+            backfiller = threading.Thread(
                 target=self._backfill, args=(missing, load), name="mc-backfill", daemon=True
             )
-            self._backfiller.start()
+            backfiller.start()
+            self._backfiller = backfiller
 
     def load_in_background(self) -> None:
         """Start reading the index file in a background thread, unless it is read or being
@@ -194,10 +197,11 @@ class VectorLayer:
         with self._first_lock:
             if self._file_loader is not None or self._file_ready.is_set():
                 return
+            # Started under the lock: `stop` never sees a thread it cannot join yet.
             self._file_loader = threading.Thread(
                 target=self._first_reconcile, name="mc-vector-load", daemon=True
             )
-        self._file_loader.start()
+            self._file_loader.start()
 
     def put(self, records: Iterable[MemoryRecord]) -> None:
         """Embed and index records (new, or with changed content)."""
@@ -258,7 +262,9 @@ class VectorLayer:
         missing and embedded by the next open); True when they ended within `timeout`."""
         self._stopping.set()
         deadline = time.monotonic() + timeout
-        threads = (self._file_loader, self._backfiller, self._worker)
+        with self._first_lock:
+            loader = self._file_loader
+        threads = (loader, self._backfiller, self._worker)
         for thread in threads:
             if thread is not None and thread is not threading.current_thread():
                 thread.join(max(0.0, deadline - time.monotonic()))
@@ -330,6 +336,8 @@ class VectorLayer:
         try:
             # In slices: the decrypted texts of a whole 100k store need not be held at once.
             for start in range(0, len(missing), BACKFILL_SLICE):
+                if self._stopping.is_set():
+                    return
                 records = load(missing[start : start + BACKFILL_SLICE])
                 for first in range(0, len(records), EMBED_BATCH):
                     if self._stopping.is_set():
