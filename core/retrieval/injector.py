@@ -280,8 +280,9 @@ class Retriever:
             target=self._run_read, args=(future, request, query, session), daemon=True
         )
         with self._flight_lock:
+            # Started under the lock `close` reads the set with: it joins started threads.
             self._threads.add(thread)
-        thread.start()
+            thread.start()
         try:
             result = future.result(timeout=self.timeout)
         except (cf.TimeoutError, MemoryCenterError):
