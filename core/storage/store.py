@@ -301,23 +301,20 @@ class Store:
             yield conn
 
     def revision(self) -> int:
-        """The latest committed store revision."""
-        if self.is_server:
-            return self._server_revision()
-        with self.read("read revision") as conn:
-            return self._revision(conn)
+        """The latest committed store revision.
 
-    def _server_revision(self) -> int:
-        # Every retrieval asks this first. One statement on a write connection (the driver
-        # runs those in autocommit, and no BEGIN is sent outside `write`): one round trip
-        # instead of BEGIN, SELECT and ROLLBACK of a read transaction (#12).
-        with (
-            answer_watch(self.write_engine, "read revision"),
-            translated("read revision"),
-        ):
+        Every retrieval asks this first: one statement outside a transaction (the driver
+        runs it in autocommit), instead of BEGIN, SELECT and ROLLBACK of a read transaction:
+        one round trip instead of three on a server (#12), 20 instead of 145 us on SQLite.
+        On a server it goes through a write connection (no BEGIN is sent outside `write`).
+        """
+        if not getattr(self._local, "hot", False):
+            self._settle()
+        engine = self.write_engine if self.is_server else self.read_engine
+        with answer_watch(engine, "read revision"), translated("read revision"):
             # `connect` (not `raw_connection`) so a refused connection is translated like
             # any other; nothing is executed through it, so no transaction begins.
-            with self.write_engine.connect() as conn:
+            with engine.connect() as conn:
                 driver: Any = conn.connection.driver_connection
                 try:
                     row = driver.execute(_REVISION_SQL).fetchone()
