@@ -95,6 +95,7 @@ class VectorLayer:
         # then (entries of the file outside it are stale); set once the file is read.
         self._file_loader: threading.Thread | None = None
         self._first_lock = threading.Lock()
+        self._reconcile_lock = threading.Lock()
         self._wanted: set[str] | None = None
         self._first: tuple[list[str], Callable[[list[str]], list[MemoryRecord]], int] | None = None
         self._file_ready = threading.Event()
@@ -162,17 +163,21 @@ class VectorLayer:
         self._embed_missing(missing, load)
 
     def _first_reconcile(self) -> None:
-        with self._lock:
-            self._ensure_loaded()
-            with self._first_lock:
-                first, self._first = self._first, None
-            if first is None:
-                return
-            ids, load, revision = first
-            missing = [mid for mid in ids if mid not in self.index]
-            self._revision = revision
-        if not self._stopping.is_set():
-            self._embed_missing(missing, load)
+        """Read the file if nobody did, and queue what the catalog's first load found
+        missing from it. Whoever calls this returns only once that is queued (the reader
+        thread, or a patient reader that must not miss a memory: a search, close)."""
+        with self._reconcile_lock:
+            with self._lock:
+                self._ensure_loaded()
+                with self._first_lock:
+                    first, self._first = self._first, None
+                if first is None:
+                    return
+                ids, load, revision = first
+                missing = [mid for mid in ids if mid not in self.index]
+                self._revision = revision
+            if not self._stopping.is_set():
+                self._embed_missing(missing, load)
 
     def _embed_missing(
         self, missing: list[str], load: Callable[[list[str]], list[MemoryRecord]]
@@ -242,6 +247,7 @@ class VectorLayer:
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until the background embedding is done (tests, benchmarks, close)."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        self._first_reconcile()
         with self._lock:
             while self._pending or self._inflight:
                 left = None if deadline is None else deadline - time.monotonic()
@@ -441,6 +447,7 @@ class VectorLayer:
         if not allowed:
             return {}
         if patient:
+            self._first_reconcile()
             self._catch_up(allowed, None)
         elif not self._file_ready.is_set():
             self.load_in_background()  # no scores until the file is in: keywords answer
