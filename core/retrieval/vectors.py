@@ -179,6 +179,14 @@ class VectorLayer:
             if not self._stopping.is_set():
                 self._embed_missing(missing, load)
 
+    def _settle_first(self) -> None:
+        """Wait for (or do) a first reconcile that is due; nothing when none is: a command
+        that never loaded the catalog does not read the file (nor import numpy) at close."""
+        with self._first_lock:
+            due = self._first is not None or self._reconcile_lock.locked()
+        if due:
+            self._first_reconcile()
+
     def _embed_missing(
         self, missing: list[str], load: Callable[[list[str]], list[MemoryRecord]]
     ) -> None:
@@ -247,7 +255,7 @@ class VectorLayer:
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until the background embedding is done (tests, benchmarks, close)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        self._first_reconcile()
+        self._settle_first()
         with self._lock:
             while self._pending or self._inflight:
                 left = None if deadline is None else deadline - time.monotonic()
@@ -447,7 +455,7 @@ class VectorLayer:
         if not allowed:
             return {}
         if patient:
-            self._first_reconcile()
+            self._settle_first()
             self._catch_up(allowed, None)
         elif not self._file_ready.is_set():
             self.load_in_background()  # no scores until the file is in: keywords answer
