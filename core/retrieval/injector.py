@@ -135,10 +135,6 @@ class Retriever:
         `fill` (injection): the nearest neighbours below the vector window are hits too, so
         budget that would stay empty carries them; a search lists only the real hits.
         """
-        with self._store.hot_path():
-            return self._retrieve(request, query, session, fill)
-
-    def _retrieve(self, request: Scope, query: str, session: str | None, fill: bool) -> Retrieval:
         self.faults.check("memory_read")
         revision = self.catalog.sync()
         paused = self.pauses.reason(request, session, revision)
@@ -322,10 +318,6 @@ class Retriever:
 
     def inject(self, request: Scope, goal: str, budget: int, session: str | None) -> InjectResult:
         """Build the reference block for one model call and record its snapshot (R15, R18)."""
-        with self._store.hot_path():
-            return self._inject(request, goal, budget, session)
-
-    def _inject(self, request: Scope, goal: str, budget: int, session: str | None) -> InjectResult:
         now = self._store.clock.now()
         # The opt-out switch is read inside the guarded read (after the catalog caught up with
         # other processes), so even that check cannot stall the turn.

@@ -176,8 +176,22 @@ class VectorLayer:
                 ids, load, revision = first
                 missing = [mid for mid in ids if mid not in self.index]
                 self._revision = revision
-            if not self._stopping.is_set():
+            if self._stopping.is_set():
+                return
+            try:
                 self._embed_missing(missing, load)
+            except MemoryCenterError:
+                # Reading the records failed (a server away): the next patient reader,
+                # close or full catalog load tries again.
+                with self._first_lock:
+                    self._first = self._first or first
+                raise
+
+    def _read_in_background(self) -> None:
+        try:
+            self._first_reconcile()
+        except MemoryCenterError as exc:
+            log.warning("vector index: the first reconcile failed, retried later: %s", exc)
 
     def _settle_first(self) -> None:
         """Wait for (or do) a first reconcile that is due; nothing when none is: a command
@@ -212,7 +226,7 @@ class VectorLayer:
                 return
             # Started under the lock: `stop` never sees a thread it cannot join yet.
             self._file_loader = threading.Thread(
-                target=self._first_reconcile, name="mc-vector-load", daemon=True
+                target=self._read_in_background, name="mc-vector-load", daemon=True
             )
             self._file_loader.start()
 

@@ -99,6 +99,7 @@ class EventService:
     def verify(self) -> VerifyReport:
         store = self._e.store
         data_dir = store.path.parent if store.path else None
+        store.settle()
         with store.read("verify the store") as conn:
             return checkup.verify_store(conn, store.codec, data_dir)
 
@@ -135,6 +136,7 @@ class EventService:
 
     def list_snapshots(self, session: str, *, limit: int) -> list[Snapshot]:
         name = identifier(session, "session")
+        self._e.store.settle()
         with self._e.store.read("list snapshots") as conn:
             ids = [sid for sid, _, _ in snapshots.list_for_session(conn, name)][-limit:]
             found = split(self._snapshot_or_damage(conn, sid) for sid in ids)
@@ -148,6 +150,7 @@ class EventService:
         )
 
     def revision(self) -> int:
+        self._e.store.settle()  # counts this process's recorded injections
         return self._e.store.revision()
 
     def changes_since(self, revision: int, limit: int) -> list[ChangeEntry]:

@@ -128,7 +128,8 @@ class FacadeBase:
             if self.catalog.vectors is not None:
                 # What is still queued is embedded now, within a bound; the rest is found
                 # missing and embedded in the background by the next open.
-                self.catalog.vectors.wait_idle(CLOSE_EMBED_SECONDS)
+                with contextlib.suppress(MemoryCenterError):
+                    self.catalog.vectors.wait_idle(CLOSE_EMBED_SECONDS)
                 # A first build of a big store may still run: it stops after its batch, so
                 # nothing reads from the store or writes index files once close returns.
                 self.catalog.vectors.stop(CLOSE_STOP_SECONDS)

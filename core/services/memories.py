@@ -170,11 +170,13 @@ class MemoryReads:
             return deletion.read_tombstone(conn, self._e.store.codec, self._e.mid(memory_id))
 
     def adoption_chain(self, memory_id: str) -> AdoptionChain:
+        self._e.store.settle()
         with self._e.store.read("adoption chain") as conn:
             return replay.adoption_chain(conn, self._e.store.codec, self._e.mid(memory_id))
 
     def export_regression(self, memory_id: str) -> dict[str, Any]:
         store = self._e.store
+        store.settle()
         with store.read("export regression case") as conn:
             return replay.regression_case(
                 conn, store.codec, self._e.mid(memory_id), store.clock.now()

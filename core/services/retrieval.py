@@ -50,6 +50,7 @@ class RetrievalService:
         return hits
 
     def get_snapshot(self, snapshot_id: str) -> Snapshot:
+        self._e.store.settle()  # this process's injections are recorded first
         with self._e.store.read("read snapshot") as conn:
             return snapshots.get(
                 conn, self._e.store.codec, identifier(snapshot_id, "snapshot_id", 64)
@@ -57,6 +58,7 @@ class RetrievalService:
 
     def replay(self, snapshot_id: str) -> Replay:
         store = self._e.store
+        store.settle()
         with store.read("replay") as conn:
             return replay.replay(
                 conn, store.codec, identifier(snapshot_id, "snapshot_id", 64), store.clock.now()
@@ -66,5 +68,6 @@ class RetrievalService:
         name = identifier(session, "session")
         sid = identifier(snapshot_id, "snapshot_id", 64) if snapshot_id else None
         store = self._e.store
+        store.settle()
         with store.read("resume") as conn:
             return replay.resume(conn, store.codec, name, sid, store.clock.now())

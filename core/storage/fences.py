@@ -67,7 +67,8 @@ def save_features(
 
 
 def _others_private(codec: Codec, blob: bytes) -> bool:
-    """Another member's private fence: its keyed terms still fence, its embedding is theirs."""
+    """Another member's private fence: keyed with their personal fingerprint key, so it
+    fences nothing on this device; its embedding is theirs too."""
     return is_personal(blob) and not codec.holds(read_header(blob).key_id)
 
 

@@ -195,8 +195,8 @@ class Store:
         # Run at dispose: local resources tied to this store (the spool file's connection).
         self.on_dispose: list[Callable[[], None]] = []
         self._disposed = False
-        # Run before this process's writes and its reads outside the hot path: writes that
-        # were handed off to be done later (injection snapshots) land first, so nothing this
+        # Run before this process's writes and by readers of snapshots (`settle`): writes
+        # handed off to be done later (injection snapshots) land first, so nothing this
         # process does next (a purge, a replay) can miss them.
         self.before_access: Callable[[], None] | None = None
 
@@ -209,7 +209,12 @@ class Store:
             session: the session the write appends events to, if known: its event count
                 is read with the transaction's first statement instead of on its own.
         """
-        self._settle()
+        # This write's own steps are taken before the queued snapshots are written, so
+        # that their transaction never runs them (the spool's claim belongs to this one).
+        first: Callable[[WriteTx], None] | None = getattr(self._local, "first", None)
+        last: Callable[[WriteTx], None] | None = getattr(self._local, "last", None)
+        self._local.first = self._local.last = None
+        self.settle()
         with (
             self._inside_write(),
             self._write_lock,
@@ -226,9 +231,6 @@ class Store:
                     tx.new_sessions.add(session)
                 else:
                     tx.session_counts[session] = count
-            first: Callable[[WriteTx], None] | None = getattr(self._local, "first", None)
-            last: Callable[[WriteTx], None] | None = getattr(self._local, "last", None)
-            self._local.first = self._local.last = None
             if first is not None:
                 first(tx)
             yield tx
@@ -242,8 +244,14 @@ class Store:
             tx.send_queued(commit=True)
             tx.committed = True
 
-    def _settle(self) -> None:
-        # Not from inside a write: its lock is held, and the hand-off may need it.
+    def settle(self) -> None:
+        """Write what this process handed off (queued injection snapshots) now.
+
+        Run before every write, and by readers of snapshots (get, replay, usage, export,
+        verify). Not by other reads: a reader may hold the catalog's lock, which a write
+        in progress may be waiting for. Not from inside a write: its lock is held, and the
+        hand-off needs it.
+        """
         if self.before_access is not None and not getattr(self._local, "writing", 0):
             self.before_access()
 
@@ -254,17 +262,6 @@ class Store:
             yield
         finally:
             self._local.writing -= 1
-
-    @contextlib.contextmanager
-    def hot_path(self) -> Iterator[None]:
-        """Reads of this thread inside the block do not wait for handed-off writes: an
-        injection never waits for the previous injection's snapshot (R17)."""
-        before = getattr(self._local, "hot", False)
-        self._local.hot = True
-        try:
-            yield
-        finally:
-            self._local.hot = before
 
     @contextlib.contextmanager
     def first_write_also(
@@ -290,8 +287,6 @@ class Store:
         Reads follow another process's key rotation lazily: the codec reloads the key set
         when it meets a key id it does not hold.
         """
-        if not getattr(self._local, "hot", False):
-            self._settle()
         with (
             answer_watch(self.read_engine, action),
             translated(action),
@@ -308,8 +303,6 @@ class Store:
         one round trip instead of three on a server (#12), 20 instead of 145 us on SQLite.
         On a server it goes through a write connection (no BEGIN is sent outside `write`).
         """
-        if not getattr(self._local, "hot", False):
-            self._settle()
         engine = self.write_engine if self.is_server else self.read_engine
         with answer_watch(engine, "read revision"), translated("read revision"):
             # `connect` (not `raw_connection`) so a refused connection is translated like

@@ -134,7 +134,10 @@ class SnapshotRecorder:
             return
         finally:
             self._local.busy = False
-        self._written(tx.revision)
+        try:
+            self._written(tx.revision)
+        except Exception:  # the catalog's bookkeeping must not stop the recorder thread
+            log.exception("after recording snapshots")
 
 
 def _without_purged(snap: Snapshot, purged: dict[str, str]) -> Snapshot:

@@ -13,12 +13,14 @@ import contextlib
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from core import MemoryService
+from core.storage.store import WriteTx
 from tests.conftest import PASSPHRASE
 
 SCOPE = {"user": "alice", "project": "garden"}
@@ -155,4 +157,30 @@ def test_a_purge_committed_elsewhere_before_the_write_is_applied_to_the_snapshot
         assert secret_id in snap.purged_memory_ids
         assert any(i.memory_id == secret_id for i in snap.injected)
     finally:
+        svc.close()
+
+
+def test_a_write_after_an_injection_keeps_its_own_steps(store: Path) -> None:
+    """A write that finds snapshots still queued writes them first, in their own
+    transaction; the write's own first/last steps (the spool claims a write's id this way)
+    run in the write's transaction, not the snapshots'."""
+    svc = _open(store)
+    recorder = svc._engine.recorder
+    try:
+        # Keep the snapshot queued until the write below: as if the recorder's thread had
+        # not been scheduled yet (a thread that never starts stands in for it).
+        recorder._thread = threading.Thread(target=lambda: None)
+        svc.inject(SCOPE, "where is the greenhouse door code", 300)
+        assert recorder.pending == 1
+        seen: list[list[str]] = []
+
+        def step(tx: WriteTx) -> None:
+            seen.append(sorted(k.value for k in tx.kinds))
+
+        with svc._store.first_write_also(step, at_start=False):
+            svc.remember(SCOPE, "The potting bench is behind the shed")
+        assert recorder.pending == 0
+        assert len(seen) == 1 and "memories" in seen[0] and "snapshots" not in seen[0], seen
+    finally:
+        recorder._thread = None
         svc.close()
