@@ -6,11 +6,14 @@ longer waits for a write transaction: on PostgreSQL that transaction was half of
 inject's time, and on either backend another process's long write (an import, a bulk
 approve, a key rotation) held every agent turn for as long as it held the write lock.
 
-Order within this process: the store calls `drain` before every write and before every
-read outside the hot path (`Store.before_access`), so a purge, a replay or `get_snapshot`
-here always finds the snapshots of earlier injections. A purge committed by another process
-between an injection's read and its snapshot's write is caught when writing: an injected
-memory whose tombstone says purged is redacted as the purge would have done.
+Order within this process: the store calls `drain` before every write, and the readers of
+snapshots call it through `Store.settle` (`Store.before_access`), so a purge, a replay or
+`get_snapshot` here always finds the snapshots of earlier injections. Other reads do not:
+a reader may hold the catalog's lock, which a write in progress may be waiting for.
+
+A purge committed by another process between an injection's read and its snapshot's write
+is caught when writing: an injected memory whose tombstone says purged is redacted as the
+purge would have done.
 
 What can be lost: snapshots still queued when the process dies without `close` (a kill or
 a crash, a few milliseconds' worth), and those whose write fails (the server went away).
