@@ -26,9 +26,18 @@ class FenceCheck:
         self._lock = threading.Lock()
         self._state: tuple[object, ...] | None = None
         self._views: list[FenceView] = []
+        self._exact: dict[str, str] = {}
 
     def views(self, tx: WriteTx) -> list[FenceView]:
         """The standing fences, re-read only when the fence tables changed."""
+        return self._read(tx)[0]
+
+    def exact(self, tx: WriteTx, fingerprints: Sequence[str]) -> str | None:
+        """The deleted memory whose standing fence has one of these content fingerprints."""
+        known = self._read(tx)[1]
+        return next((known[fp] for fp in fingerprints if fp in known), None)
+
+    def _read(self, tx: WriteTx) -> tuple[list[FenceView], dict[str, str]]:
         state = fences.state_in(tx)
         with self._lock:
             if state != self._state:
@@ -36,8 +45,9 @@ class FenceCheck:
                     FenceView(f.memory_id, f.terms, f.marks, f.embedder, f.vector)
                     for f in fences.standing(tx.conn, tx.codec)
                 ]
+                self._exact = fences.standing_fingerprints(tx.conn)
                 self._state = state
-            return self._views
+            return self._views, self._exact
 
     def meet(
         self, tx: WriteTx, content: str, embed: Callable[[str], Vector]

@@ -95,15 +95,19 @@ class Ledger:
         if lift:
             note = f"deletion fence of {lift} lifted: the user explicitly asked to remember it"
             verdict = replace(verdict, reasons=(*verdict.reasons, note))
+        # The records the verdict names are among `related`, as the store holds them now
+        # (the neighbour index follows every write): no need to read and decrypt them again.
+        held = {r.id: r for r in related}
+        changed: list[MemoryRecord] = []
         if verdict.merge_into:
-            record = self._merge(tx, cand, verdict)
+            record = self._merge(tx, cand, verdict, held)
         else:
-            record = self._create(tx, cand, verdict)
+            record = self._create(tx, cand, verdict, held, changed)
         if lift:
             self._lift_fence(tx, lift, record, cand.owner)
         if verdict.findings:
             self._security_event(tx, session, cand.scope, verdict.findings, record)
-        self.neighbours.note(tx, [record])
+        self.neighbours.note(tx, [record, *changed])
         return MemoryOutcome(
             record=record,
             outcome=verdict.outcome,
@@ -116,10 +120,10 @@ class Ledger:
 
     def fence_of(self, tx: WriteTx, content: str) -> tuple[str | None, str]:
         """The deleted memory whose fence this content meets, and how (R19)."""
-        for key in tx.codec.fingerprint_keys():
-            exact = memories.fenced(tx.conn, fingerprint(key, content))
-            if exact:
-                return exact, "the same content"
+        keys = tx.codec.fingerprint_keys()
+        exact = self._fences.exact(tx, [fingerprint(key, content) for key in keys])
+        if exact:
+            return exact, "the same content"
         return self._fences.meet(tx, content, self._vector)
 
     def _vector(self, content: str) -> tuple[str, Sequence[float]] | None:
@@ -146,9 +150,11 @@ class Ledger:
             user_action=True,
         )
 
-    def _merge(self, tx: WriteTx, cand: Candidate, verdict: Verdict) -> MemoryRecord:
+    def _merge(
+        self, tx: WriteTx, cand: Candidate, verdict: Verdict, held: dict[str, MemoryRecord]
+    ) -> MemoryRecord:
         assert verdict.merge_into is not None
-        target = memories.get(tx.conn, tx.codec, verdict.merge_into)
+        target = _held(tx, held, verdict.merge_into)
         memories.add_sources(tx, target.id, cand.source_event_ids)
         boosted = min(0.99, max(target.confidence, verdict.confidence) + 0.05)
         memories.update_fields(tx, target.id, confidence=boosted)
@@ -167,8 +173,23 @@ class Ledger:
         sources = tuple(sorted({*target.source_event_ids, *cand.source_event_ids}))
         return replace(target, confidence=boosted, source_event_ids=sources, updated_at=tx.now)
 
-    def _create(self, tx: WriteTx, cand: Candidate, verdict: Verdict) -> MemoryRecord:
-        conflict_set = self._conflict_set(tx, verdict) if verdict.conflicts_with else None
+    def _create(
+        self,
+        tx: WriteTx,
+        cand: Candidate,
+        verdict: Verdict,
+        held: dict[str, MemoryRecord],
+        changed: list[MemoryRecord],
+    ) -> MemoryRecord:
+        """Write the new record; the older records it supersedes or conflicts with are
+        changed too, and appended to `changed` in their new state."""
+        olds = [_held(tx, held, i) for i in (*verdict.supersedes, *verdict.conflicts_with)]
+        old_of = {old.id: old for old in olds}
+        conflict_set = (
+            _conflict_set(tx, [old_of[i] for i in verdict.conflicts_with])
+            if verdict.conflicts_with
+            else None
+        )
         draft = Draft(
             kind=verdict.kind,
             content=verdict.content,
@@ -201,21 +222,30 @@ class Ledger:
         )
         why = dict(verdict.why)
         for old_id in verdict.supersedes:
-            self._supersede(tx, old_id, record, cand.owner, why.get(old_id, ""))
-        for old_id in verdict.conflicts_with:
-            old = memories.get(tx.conn, tx.codec, old_id)
-            memories.update_fields(
-                tx, old_id, flags=old.flags | {CONFLICT}, conflict_set=conflict_set
+            old = old_of[old_id]
+            self._supersede(tx, old, record, cand.owner, why.get(old_id, ""))
+            changed.append(
+                replace(
+                    old,
+                    status=MemoryStatus.SUPERSEDED,
+                    superseded_by=record.id,
+                    flags=old.flags - {CONFLICT},
+                    updated_at=tx.now,
+                )
             )
+        for old_id in verdict.conflicts_with:
+            old = old_of[old_id]
+            flags = old.flags | {CONFLICT}
+            memories.update_fields(tx, old_id, flags=flags, conflict_set=conflict_set)
+            changed.append(replace(old, flags=flags, conflict_set=conflict_set, updated_at=tx.now))
         return record  # the links above change the older records, not this one
 
     def _supersede(
-        self, tx: WriteTx, old_id: str, new: MemoryRecord, actor: str, relation: str
+        self, tx: WriteTx, old: MemoryRecord, new: MemoryRecord, actor: str, relation: str
     ) -> None:
-        old = memories.get(tx.conn, tx.codec, old_id)
         memories.update_fields(
             tx,
-            old_id,
+            old.id,
             status=MemoryStatus.SUPERSEDED,
             superseded_by=new.id,
             flags=old.flags - {CONFLICT},
@@ -230,13 +260,6 @@ class Ledger:
             reason=_supersede_reason(old, new, relation),
             policy_version=self.policy.version,
         )
-
-    def _conflict_set(self, tx: WriteTx, verdict: Verdict) -> str:
-        for old_id in verdict.conflicts_with:
-            old = memories.get(tx.conn, tx.codec, old_id)
-            if old.conflict_set:
-                return old.conflict_set
-        return new_id("cs", tx.now)
 
     def _security_event(
         self,
@@ -262,6 +285,20 @@ class Ledger:
                 "detectors": sorted({f.detector for f in findings}),
             },
         )
+
+
+def _held(tx: WriteTx, held: dict[str, MemoryRecord], memory_id: str) -> MemoryRecord:
+    """A record the verdict names: the policy's copy, else read from the store."""
+    found = held.get(memory_id)
+    return found if found is not None else memories.get(tx.conn, tx.codec, memory_id)
+
+
+def _conflict_set(tx: WriteTx, olds: Sequence[MemoryRecord]) -> str:
+    """The conflict set the new record joins: the first old record's, else a new one."""
+    for old in olds:
+        if old.conflict_set:
+            return old.conflict_set
+    return new_id("cs", tx.now)
 
 
 def _asked_again(cand: Candidate) -> bool:

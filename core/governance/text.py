@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -122,8 +123,10 @@ def normalize(text: str) -> str:
     return " ".join(folded.split())
 
 
+@functools.lru_cache(maxsize=16384)
 def squash(text: str) -> str:
-    """Normalised text without punctuation or spaces: the duplicate key."""
+    """Normalised text without punctuation or spaces: the duplicate key (cached: the policy
+    squashes each neighbour's text for every candidate it is compared with)."""
     return _PUNCT.sub("", normalize(text))
 
 

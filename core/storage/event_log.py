@@ -72,10 +72,9 @@ def append(tx: WriteTx, items: Sequence[ValidEvent]) -> list[Event]:
         prev_hash = event.hash
     tx.later_rows(s.events, event_rows)
     tx.later_rows(s.event_payloads, payload_rows)
-    tx.later(
-        _COUNT_SESSION_EVENTS,
-        [{"sid": sid, "count": n, "at": tx.now_iso} for sid, n in counts.items()],
-    )
+    for sid, n in counts.items():
+        row = {"sid": sid, "count": n, "at": tx.now_iso}
+        tx.at_commit(f"session_count:{sid}", _COUNT_SESSION_EVENTS, [row])
     write_head(tx, out[-1].position, out[-1].hash)
     tx.chain_head = (out[-1].position, out[-1].hash)
     tx.session_counts.update(counts)

@@ -103,6 +103,16 @@ def standing(conn: Connection, codec: Codec) -> list[StoredFence]:
     return out
 
 
+def standing_fingerprints(conn: Connection) -> dict[str, str]:
+    """Fingerprint -> deleted memory id of every fence not lifted."""
+    rows = conn.execute(
+        select(s.deletion_fences.c.fingerprint, s.deletion_fences.c.memory_id).where(
+            s.deletion_fences.c.lifted_at.is_(None)
+        )
+    )
+    return {str(fp): str(memory_id) for fp, memory_id in rows}
+
+
 def state_in(tx: WriteTx) -> tuple[object, ...]:
     """`state` read once per transaction, until the transaction writes a fence."""
     if tx.fence_state is None:

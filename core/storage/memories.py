@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, func, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, func, select, update
 
 from core.crypto.codec import Aad, Codec
 from core.errors import DamagedRowError, NotFoundError
@@ -200,10 +200,25 @@ def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
             values[key] = to_iso(values[key])
     if isinstance(values.get("status"), MemoryStatus):
         values["status"] = values["status"].value
+    if "confidence" in values:
+        values["confidence"] = float(values["confidence"])  # bound as the column returns it
     values["updated_at"] = tx.now_iso
+    # The binding of the row as it will be, from its bound fields now and the new values:
+    # one read and one write (an update, then a rebind that reads it back, was three, #13).
+    # A row changed behind our back since the caller read it is refused, not re-bound.
+    bound = tx.conn.execute(_BOUND_ROW, {"memory_id": memory_id}).mappings().first()
+    if bound is not None:
+        wrong = binding.problem(tx.codec, bound)
+        if wrong is not None:
+            raise DamagedRowError("binding", f"memory {memory_id} is damaged: {wrong}")
+        values[binding.BINDING_COLUMN] = binding.compute(tx.codec, {**bound, **values})
     tx.conn.execute(update(s.memories).where(s.memories.c.id == memory_id).values(values))
-    binding.rebind(tx.conn, tx.codec, memory_id)
     tx.touch(ChangeKind.MEMORIES, memory_ids=(memory_id,))
+
+
+_BOUND_ROW = select(
+    *(s.memories.c[name] for name in (*binding.BOUND_FIELDS, binding.BINDING_COLUMN))
+).where(s.memories.c.id == bindparam("memory_id"))
 
 
 def record_decision(
@@ -367,18 +382,6 @@ def active_rows(conn: Connection) -> list[tuple[str, str, int]]:
         )
     ).all()
     return list(rows)
-
-
-def fenced(conn: Connection, fingerprint: str) -> str | None:
-    """The deleted memory whose content this fingerprint matches, if the fence stands."""
-    return conn.execute(
-        select(s.deletion_fences.c.memory_id).where(
-            and_(
-                s.deletion_fences.c.fingerprint == fingerprint,
-                s.deletion_fences.c.lifted_at.is_(None),
-            )
-        )
-    ).scalar_one_or_none()
 
 
 def lift_fence(tx: WriteTx, memory_id: str) -> int:

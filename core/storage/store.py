@@ -18,7 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, Executable, Table, bindparam, select, text, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Executable,
+    Insert,
+    Table,
+    bindparam,
+    select,
+    text,
+    update,
+)
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -66,6 +76,7 @@ class WriteTx:
     fence_state: tuple[object, ...] | None = None
     pending_revision: int | None = None
     _queued: list[tuple[Executable, list[dict[str, Any]] | None]] = field(default_factory=list)
+    _final: dict[str, tuple[Executable, list[dict[str, Any]]]] = field(default_factory=dict)
 
     @property
     def conn(self) -> Connection:
@@ -78,26 +89,33 @@ class WriteTx:
         """Queue a write whose result nobody reads (no RETURNING, no rowcount)."""
         self._queued.append((statement, rows))
 
+    def at_commit(self, key: str, statement: Executable, rows: list[dict[str, Any]]) -> None:
+        """Queue a write sent just before COMMIT, replacing the one queued under the same
+        `key`: for state whose last value alone matters (the sealed chain head, a session's
+        event count), which every append rewrote (#13: 4 of 14 statements per remember).
+        Nothing in the transaction may read it back from the table."""
+        self._final[key] = (statement, rows)
+
     def later_rows(self, table: Table, rows: list[dict[str, Any]]) -> None:
-        """Queue an insert of many rows with the same keys. On PostgreSQL it is one
-        statement (`unnest` of one array per column): a driver's executemany sends a
-        statement per row, which for a snapshot's 100 lineage rows cost 3.5-4.4 ms against
-        0.8-1.1 ms (#12)."""
+        """Queue an insert of many rows with the same keys (on PostgreSQL sent as one
+        statement, see `_as_unnest`)."""
         keys = tuple(rows[0]) if rows else ()
         if any(tuple(row) != keys for row in rows):
             raise ValueError(f"rows for {table.name} must all have the same keys")
-        if len(rows) > 1 and self.connection.dialect.name == "postgresql":
-            statement, params = _unnest_insert(table, rows)
-            self._queued.append((statement, [params]))
-        elif rows:
-            self._queued.append((table.insert(), rows))
+        if rows:
+            self._queued.append((_insert_into(table), rows))
 
     def send_queued(self, *, commit: bool = False) -> None:
         """Send the queued writes in order; one round trip on PostgreSQL, which with
         `commit` also carries the COMMIT (the transaction's own commit then finds nothing
         left to do; a failed write turns it into a rollback, as a failed COMMIT does)."""
-        queued, self._queued = self._queued, []
+        if commit:
+            self._queued.extend(self._final.values())
+            self._final = {}
+        queued, self._queued = _grouped(self._queued), []
         conn = self.connection
+        if conn.dialect.name == "postgresql":
+            queued = [_as_unnest(statement, rows) for statement, rows in queued]
         if conn.dialect.name == "postgresql" and (len(queued) > 1 or commit):
             driver: Any = conn.connection.driver_connection
             try:
@@ -499,9 +517,72 @@ def set_meta(conn: Connection, key: str, value: str) -> None:
     conn.execute(_UPSERT_META[conn.dialect.name], {"key": key, "value": value})
 
 
+def _grouped(
+    queued: list[tuple[Executable, list[dict[str, Any]] | None]],
+) -> list[tuple[Executable, list[dict[str, Any]] | None]]:
+    """The queue with each run of plain inserts merged: the rows of one statement go in one
+    executemany (a batch of remembers queues the same seven inserts per item, #13), parent
+    tables before their children's so foreign keys hold. Other writes keep their place."""
+    out: list[tuple[Executable, list[dict[str, Any]] | None]] = []
+    run: dict[tuple[Executable, tuple[str, ...]], list[dict[str, Any]]] = {}
+
+    def close() -> None:
+        ranked = sorted(run.items(), key=lambda item: _TABLE_RANK[cast(Insert, item[0][0]).table])
+        out.extend((statement, rows) for (statement, _keys), rows in ranked)
+        run.clear()
+
+    for statement, rows in queued:
+        if rows and _plain_insert(statement):
+            run.setdefault((statement, tuple(rows[0])), []).extend(rows)
+        else:
+            close()
+            out.append((statement, rows))
+    close()
+    return out
+
+
+def _plain_insert(statement: Executable) -> bool:
+    """An insert of given rows into one of our tables (no upsert, no inline values)."""
+    return (
+        isinstance(statement, Insert)
+        and statement._post_values_clause is None
+        and not statement._values
+        and statement.table in _TABLE_RANK
+    )
+
+
+def _as_unnest(
+    statement: Executable, rows: list[dict[str, Any]] | None
+) -> tuple[Executable, list[dict[str, Any]] | None]:
+    """Many rows of a plain insert as one PostgreSQL statement (`unnest` of one array per
+    column): a driver's executemany sends a statement per row, which for a snapshot's 100
+    lineage rows cost 3.5-4.4 ms against 0.8-1.1 ms (#12)."""
+    if not rows or len(rows) < 2 or not _plain_insert(statement):
+        return statement, rows
+    unnest, params = _unnest_insert(cast(Insert, statement).table, rows)  # type: ignore[arg-type]
+    return unnest, [params]
+
+
+_INSERTS: dict[Table, Insert] = {}
+
+
+def _insert_into(table: Table) -> Insert:
+    """One insert statement per table, so queued inserts into it can be merged."""
+    found = _INSERTS.get(table)
+    if found is None:
+        found = _INSERTS[table] = table.insert()
+    return found
+
+
+# Parents first (`sorted_tables` orders by foreign-key dependency).
+_TABLE_RANK: dict[object, int] = {t: i for i, t in enumerate(s.metadata.sorted_tables)}
+
+
 def queue_meta(tx: WriteTx, key: str, value: str) -> None:
-    """Insert or replace one store_meta value as a queued write (`WriteTx.later`)."""
-    tx.later(_UPSERT_META[tx.connection.dialect.name], [{"key": key, "value": value}])
+    """Insert or replace one store_meta value at commit (`WriteTx.at_commit`): the
+    transaction's last value for `key` is written."""
+    rows = [{"key": key, "value": value}]
+    tx.at_commit(f"store_meta:{key}", _UPSERT_META[tx.connection.dialect.name], rows)
 
 
 def _upsert_meta(insert: Any) -> Executable:

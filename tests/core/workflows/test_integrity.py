@@ -490,3 +490,24 @@ def test_a_damaged_snapshot_does_not_hide_the_sessions_other_snapshots(
     _flip_last_byte(data_dir, "snapshots", "body", "id = ?", (first,))
     assert [s.id for s in service.list_snapshots("s5")] == [second]
     assert service.status().damaged_rows == 1
+
+
+def test_a_record_changed_by_sql_while_the_policy_holds_it_is_not_bound_again(
+    data_dir: Path, clock: ManualClock
+) -> None:
+    """The policy compares with its in-memory neighbours (#13); a contradiction then
+    changes the older record. If SQL changed that row meanwhile, the write is refused with
+    the damage named, instead of sealing the forged metadata with a fresh binding."""
+    svc = _open(data_dir, clock)
+    try:
+        old = svc.remember(BOB, "Bob's team uses pnpm for the web app.").value.record
+        assert old is not None
+        svc.remember(BOB, "Bob keeps the passport in the blue folder.")  # the index is loaded
+        _sql(data_dir, ("UPDATE memories SET owner = 'mallory' WHERE id = ?", (old.id,)))
+        revision = svc.revision()
+        with pytest.raises(DamagedRowError, match=old.id):
+            svc.remember(BOB, "Bob's team now uses yarn instead of pnpm for the web app.")
+        assert svc.revision() == revision  # nothing of the refused write was kept
+        assert not svc.verify().ok  # still reported as damage, not re-bound
+    finally:
+        svc.close()

@@ -1,0 +1,83 @@
+"""Queued writes of a transaction: merged inserts and last-value-only state (#13).
+
+A batch of remembers queues the same inserts for every item; they are sent as one
+executemany per statement, parents' tables first so foreign keys hold, and the chain head
+and session counts, which every append used to rewrite, are written once at commit.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import event, update
+
+from core import MemoryService, Scope
+from core.storage import schema as s
+from core.storage.store import _grouped, _insert_into
+
+ROW_EVENT = {"id": "e", "position": 1}
+
+
+def test_a_run_of_inserts_is_merged_parents_first_and_other_writes_keep_their_place() -> None:
+    events, payloads = _insert_into(s.events), _insert_into(s.event_payloads)
+    barrier = update(s.sessions).values(event_count=1)
+    queued: list[tuple[Any, Any]] = [
+        (payloads, [{"event_id": "a"}]),  # a child queued before its parent
+        (events, [{"id": "a"}]),
+        (payloads, [{"event_id": "b"}]),
+        (events, [{"id": "b"}]),
+        (barrier, [{}]),
+        (payloads, [{"event_id": "c"}]),
+        (events, [{"id": "c", "extra": 1}]),  # other keys: a separate executemany
+        (events, [{"id": "d"}]),
+    ]
+    out = _grouped(queued)
+    assert out == [
+        (events, [{"id": "a"}, {"id": "b"}]),
+        (payloads, [{"event_id": "a"}, {"event_id": "b"}]),
+        (barrier, [{}]),
+        (events, [{"id": "c", "extra": 1}]),
+        (events, [{"id": "d"}]),
+        (payloads, [{"event_id": "c"}]),
+    ]
+
+
+def test_a_batch_writes_the_chain_head_and_session_counts_once_and_verifies(
+    service: MemoryService,
+) -> None:
+    statements: Counter[str] = Counter()
+    engine = service._store.write_engine  # counting statements: the point of the change
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def count(*args: Any) -> None:
+        statements[" ".join(str(args[2]).split()[:3])] += 1
+
+    scope = Scope.of({"user": "alice", "project": "queue"})
+    names = ["kalo", "mire", "tosan", "velu", "dorin", "pesk", "quar", "zenti", "lumo", "brask"]
+    texts = [
+        f"The {a}{b} service deploys to region {len(a) + len(b)}." for a in names for b in names
+    ]
+    texts += ["The kalomire service deploys to region 8.", "服务 kalo 使用工具 vite。"]
+    out = service.remember_many(
+        [{"scope": scope, "text": t, "session": f"s{i % 2}"} for i, t in enumerate(texts)]
+    )
+    event.remove(engine, "before_cursor_execute", count)
+    assert len(out.value) == len(texts)
+    assert statements["UPDATE sessions SET"] <= 3  # s0, s1 and the governance session
+    assert statements["INSERT INTO store_meta"] == 1
+    # One executemany per run of inserts: a merge or conflict reads the store, which
+    # sends what is queued, so a few runs.
+    assert statements["INSERT INTO events"] < len(texts) / 4
+    report = service.verify()
+    assert report.ok, report
+    events = service.list_events(limit=10_000)
+    by_session = Counter(e.session_id for e in events)
+    for info in service.list_sessions():
+        assert info.event_count == by_session[info.id], info
+        assert [e.seq for e in events if e.session_id == info.id] == list(
+            range(1, info.event_count + 1)
+        )
+    # Within the batch, the merge and the conflicting memories were decided as before.
+    outcomes = Counter(str(o.outcome) for o in out.value)
+    assert outcomes["merged"] >= 1 and outcomes["active"] >= 1
