@@ -109,6 +109,7 @@ def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
     }
     row[binding.BINDING_COLUMN] = binding.compute(tx.codec, row)
     tx.later(_INSERT_MEMORY, [row])
+    tx.queued_memories.add(memory_id)
     _insert_revision(tx, memory_id, 1, draft.content, draft.owner, draft.scope)
     _index_scope(tx, memory_id, draft.scope)
     sources = tuple(sorted(dict.fromkeys(draft.source_event_ids)))
@@ -179,8 +180,11 @@ def _index_scope(tx: WriteTx, memory_id: str, scope: Scope) -> None:
 
 def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
     """Link source events (merges add evidence this way)."""
+    # Sent at once, never queued: the next merge into the same record reads them back. And
+    # after the queue: the source events themselves are usually queued.
+    conn = tx.conn
     have: set[str] = set(
-        tx.conn.execute(
+        conn.execute(
             select(s.memory_sources.c.event_id).where(s.memory_sources.c.memory_id == memory_id)
         ).scalars()
     )
@@ -188,7 +192,7 @@ def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
         {"memory_id": memory_id, "event_id": e} for e in dict.fromkeys(event_ids) if e not in have
     ]
     if rows:
-        tx.conn.execute(s.memory_sources.insert(), rows)
+        conn.execute(_INSERT_SOURCE, rows)
 
 
 def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
@@ -206,13 +210,14 @@ def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
     # The binding of the row as it will be, from its bound fields now and the new values:
     # one read and one write (an update, then a rebind that reads it back, was three, #13).
     # A row changed behind our back since the caller read it is refused, not re-bound.
-    bound = tx.conn.execute(_BOUND_ROW, {"memory_id": memory_id}).mappings().first()
+    conn = tx.conn_for_memory(memory_id)
+    bound = conn.execute(_BOUND_ROW, {"memory_id": memory_id}).mappings().first()
     if bound is not None:
         wrong = binding.problem(tx.codec, bound)
         if wrong is not None:
             raise DamagedRowError("binding", f"memory {memory_id} is damaged: {wrong}")
         values[binding.BINDING_COLUMN] = binding.compute(tx.codec, {**bound, **values})
-    tx.conn.execute(update(s.memories).where(s.memories.c.id == memory_id).values(values))
+    conn.execute(update(s.memories).where(s.memories.c.id == memory_id).values(values))
     tx.touch(ChangeKind.MEMORIES, memory_ids=(memory_id,))
 
 

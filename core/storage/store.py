@@ -77,6 +77,11 @@ class WriteTx:
     pending_revision: int | None = None
     _queued: list[tuple[Executable, list[dict[str, Any]] | None]] = field(default_factory=list)
     _final: dict[str, tuple[Executable, list[dict[str, Any]]]] = field(default_factory=dict)
+    # New memory rows still in the queue: the only queued writes to the memories table, so
+    # a statement on any other memory row need not send the queue first (`conn_for_memory`).
+    queued_memories: set[str] = field(default_factory=set)
+    # Whether a user has a personal key on the store (a member), as `key_for` read it.
+    _members: dict[str, bool] = field(default_factory=dict)
 
     @property
     def conn(self) -> Connection:
@@ -84,6 +89,12 @@ class WriteTx:
         if self._queued:
             self.send_queued()
         return self.connection
+
+    def conn_for_memory(self, memory_id: str) -> Connection:
+        """The connection for reading or changing one existing memory row: the queue is
+        sent first only when it holds that row (so a batch's queue keeps growing into
+        bigger executemanys while the policy updates older records, #13)."""
+        return self.conn if memory_id in self.queued_memories else self.connection
 
     def later(self, statement: Executable, rows: list[dict[str, Any]] | None = None) -> None:
         """Queue a write whose result nobody reads (no RETURNING, no rowcount)."""
@@ -113,6 +124,7 @@ class WriteTx:
             self._queued.extend(self._final.values())
             self._final = {}
         queued, self._queued = _grouped(self._queued), []
+        self.queued_memories.clear()
         conn = self.connection
         if conn.dialect.name == "postgresql":
             queued = [_as_unnest(statement, rows) for statement, rows in queued]
@@ -167,10 +179,18 @@ class WriteTx:
         kid = self.codec.key_for(user)
         if kid is not None or user is None or not self.codec.shared or not strict:
             return kid
-        taken = self.conn.execute(
-            select(s.personal_keys.c.device_id).where(s.personal_keys.c.member == user).limit(1)
-        ).first()
+        taken = self._members.get(user)
         if taken is None:
+            # Asked once per transaction and user: each ask would send the queued writes.
+            taken = self._members[user] = (
+                self.conn.execute(
+                    select(s.personal_keys.c.device_id)
+                    .where(s.personal_keys.c.member == user)
+                    .limit(1)
+                ).first()
+                is not None
+            )
+        if not taken:
             return None
         raise PrivateScopeError(
             f"scope user={user} is private to member {user!r} on this team store, and this "

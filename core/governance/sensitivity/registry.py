@@ -6,6 +6,7 @@ so families are listed from the most to the least specific.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 from core.governance.sensitivity import (
@@ -77,4 +78,11 @@ def scan(text: str) -> list[Finding]:
     """
     if not text:
         return []
-    return merge(finding for detector in DETECTORS for finding in detector(text))
+    return list(_scan(text))
+
+
+# A few texts only: a write scans the same words twice in a row (the log's copy, then the
+# policy's candidate), and raw secrets should not linger in a big cache.
+@functools.lru_cache(maxsize=8)
+def _scan(text: str) -> tuple[Finding, ...]:
+    return tuple(merge(finding for detector in DETECTORS for finding in detector(text)))

@@ -8,13 +8,15 @@ and session counts, which every append used to rewrite, are written once at comm
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event, update
 
-from core import MemoryService, Scope
+from core import ManualClock, MemoryService, Scope
 from core.storage import schema as s
 from core.storage.store import _grouped, _insert_into
+from tests.support.pg_fixtures import ServiceOpener
 
 ROW_EVENT = {"id": "e", "position": 1}
 
@@ -44,8 +46,19 @@ def test_a_run_of_inserts_is_merged_parents_first_and_other_writes_keep_their_pl
 
 
 def test_a_batch_writes_the_chain_head_and_session_counts_once_and_verifies(
-    service: MemoryService,
+    backend: ServiceOpener, data_dir: Path, clock: ManualClock
 ) -> None:
+    service = backend(data_dir, clock)
+    try:
+        _batch_and_check(service)
+    finally:
+        service.close()
+
+
+def _batch_and_check(service: MemoryService) -> None:
+    scope = Scope.of({"user": "alice", "project": "queue"})
+    earlier = service.remember(scope, "The brask service deploys to region 3.").value.record
+    assert earlier is not None
     statements: Counter[str] = Counter()
     engine = service._store.write_engine  # counting statements: the point of the change
 
@@ -53,12 +66,16 @@ def test_a_batch_writes_the_chain_head_and_session_counts_once_and_verifies(
     def count(*args: Any) -> None:
         statements[" ".join(str(args[2]).split()[:3])] += 1
 
-    scope = Scope.of({"user": "alice", "project": "queue"})
     names = ["kalo", "mire", "tosan", "velu", "dorin", "pesk", "quar", "zenti", "lumo", "brask"]
     texts = [
         f"The {a}{b} service deploys to region {len(a) + len(b)}." for a in names for b in names
     ]
     texts += ["The kalomire service deploys to region 8.", "服务 kalo 使用工具 vite。"]
+    # Each replaces an older record: one of an earlier transaction, one of this batch.
+    texts += [
+        "The brask service now deploys to region 4.",
+        "The kalokalo service now deploys to region 12.",
+    ]
     out = service.remember_many(
         [{"scope": scope, "text": t, "session": f"s{i % 2}"} for i, t in enumerate(texts)]
     )
@@ -78,6 +95,13 @@ def test_a_batch_writes_the_chain_head_and_session_counts_once_and_verifies(
         assert [e.seq for e in events if e.session_id == info.id] == list(
             range(1, info.event_count + 1)
         )
-    # Within the batch, the merge and the conflicting memories were decided as before.
     outcomes = Counter(str(o.outcome) for o in out.value)
     assert outcomes["merged"] >= 1 and outcomes["active"] >= 1
+    first_in_batch = out.value[0].record
+    assert first_in_batch is not None
+    assert out.value[-2].superseded == (earlier.id,)
+    assert out.value[-1].superseded == (first_in_batch.id,)
+    for old, new in ((earlier.id, out.value[-2].record), (first_in_batch.id, out.value[-1].record)):
+        changed = service.get_memory(old)
+        assert new is not None
+        assert changed.status == "superseded" and changed.superseded_by == new.id
