@@ -119,6 +119,12 @@ def _names_old_value(a: Statement, b: Statement) -> str | None:
     if not a.replaced:
         return None
     old_units = set(b.units)
+    # A value in the replaced phrase (a number, a name, a version) says which statement is
+    # replaced: "instead of region 3" replaces what says region 3, not every memory that
+    # mentions a region.
+    values = [u for u in a.replaced if u in a.values]
+    if values and not any(v in old_units for v in values):
+        return None
     named = [u for u in a.replaced if u in old_units and u not in GENERIC]
     rest = [u for u in dict.fromkeys(a.units) if u in old_units and u not in GENERIC]
     # Besides the replaced thing, the new statement adds little: its new value, not a

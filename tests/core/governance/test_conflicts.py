@@ -163,3 +163,24 @@ def test_negation_contradicts_and_never_merges(new: str, old: str) -> None:
 def test_chinese_numbers_compare_with_digits() -> None:
     assert relate("我们八月去新疆。", "我们 8 月去新疆。").kind == "duplicate"
     assert relate("我们九月去新疆。", "我们 8 月去新疆。").kind == "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("old", "replaced"),
+    [
+        ("Ana lives in region 5 of the city.", False),
+        ("The kalo service deploys to region 8.", False),
+        ("The brask service deploys to region 3.", True),
+        ("我们的航班从C2登机口出发。", True),
+        ("登机口B12离休息室最近。", False),
+    ],
+)
+def test_a_replaced_value_names_the_statement_it_replaces(old: str, replaced: bool) -> None:
+    """ "instead of region 3" replaces what says region 3, not every mention of a region."""
+    new = (
+        "我们的航班现在从C4登机口出发，不再从C2登机口出发。"
+        if "登机口" in old
+        else "The brask service now deploys to region 4 instead of region 3."
+    )
+    rel = relate(new, old)
+    assert (rel.kind == "contradiction" and rel.replaces) == replaced, rel
