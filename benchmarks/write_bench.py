@@ -24,6 +24,7 @@ numbers, so most are new facts, some are duplicates and some contradict earlier 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import os
 import platform
@@ -31,7 +32,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -226,6 +227,21 @@ def bench_approve(svc: MemoryService, count: int, cap: int, rng: random.Random, 
     )
 
 
+@contextlib.contextmanager
+def _database(postgres: bool) -> Iterator[str | None]:
+    """None (SQLite in the data directory), or a database on a throwaway PostgreSQL server."""
+    if not postgres:
+        yield None
+        return
+    from tests.support.postgres import PostgresServer
+
+    server = PostgresServer().start()
+    try:
+        yield server.database()
+    finally:
+        server.destroy()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 1000, 10000])
@@ -235,6 +251,11 @@ def main() -> None:
     parser.add_argument("--slow-cap", type=int, default=60)
     parser.add_argument("--embedder", default=None, help="the store's embedder (none: no vectors)")
     parser.add_argument("--label", default="")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="the store on a throwaway local PostgreSQL server (needs its Debian packages)",
+    )
     args = parser.parse_args()
     load = os.getloadavg()
     print(
@@ -242,7 +263,7 @@ def main() -> None:
         f"load {load[0]:.2f}, embedder {args.embedder or 'default'}"
     )
     rng = random.Random(13)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _database(args.postgres) as url:
         clock = ManualClock(NOW)
         svc = MemoryService.open(
             Path(tmp) / "store",
@@ -250,6 +271,7 @@ def main() -> None:
             clock=clock,
             prefer_keyring=False,
             embedder=args.embedder,
+            database_url=url,
         )
         try:
             for size in args.sizes:
