@@ -6,7 +6,6 @@ many, before and after dead slots are compacted, always the exact idf-weighted t
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 import random
 
@@ -14,34 +13,15 @@ import pytest
 
 from core.governance import neighbours
 from core.governance.neighbours import _ScopeIndex, units_for
-from core.model.enums import MemoryKind, MemoryStatus, Sensitivity, TrustLevel
 from core.model.records import MemoryRecord
-from core.model.scope import Scope
+from tests.core.governance.test_policy import rec
 
-NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 WORDS = ["pnpm", "yarn", "Lisbon", "Porto", "deploys", "budget", "kalo", "renmi", "tosa", "vite"]
 WORDS += ["meets", "prefers", "allergic", "peanuts", "redis", "Osaka", "days", "team", "port"]
 
 
 def record(memory_id: str, text: str) -> MemoryRecord:
-    return MemoryRecord(
-        id=memory_id,
-        kind=MemoryKind.FACT,
-        content=text,
-        scope=Scope.of({"project": "p"}),
-        source_event_ids=(),
-        confidence=0.9,
-        status=MemoryStatus.ACTIVE,
-        created_at=NOW,
-        updated_at=NOW,
-        valid_from=NOW,
-        expires_at=None,
-        supersedes=None,
-        sensitivity=Sensitivity.NONE,
-        owner="alice",
-        revision=1,
-        source_trust=TrustLevel.USER,
-    )
+    return rec(text, ident=memory_id)
 
 
 def sentence(rng: random.Random) -> str:
