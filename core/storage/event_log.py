@@ -124,8 +124,8 @@ def _session_counts(tx: WriteTx, names: set[str]) -> dict[str, int]:
         )
     created = sorted(absent | (names - found.keys()))
     if created:
-        tx.later(
-            s.sessions.insert(),
+        tx.later_rows(
+            s.sessions,
             [
                 {"id": n, "created_at": tx.now_iso, "opted_out": False, "event_count": 0}
                 for n in created

@@ -13,6 +13,7 @@ as of a past revision in `memory_history`.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import functools
 import json
 import sys
@@ -108,22 +109,15 @@ def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
         "fingerprint": draft.fingerprint,
     }
     row[binding.BINDING_COLUMN] = binding.compute(tx.codec, row)
-    tx.later(_INSERT_MEMORY, [row])
+    tx.later_rows(s.memories, [row])
     tx.queued_memories.add(memory_id)
     _insert_revision(tx, memory_id, 1, draft.content, draft.owner, draft.scope)
     _index_scope(tx, memory_id, draft.scope)
     sources = tuple(sorted(dict.fromkeys(draft.source_event_ids)))
     if sources:
-        tx.later(_INSERT_SOURCE, [{"memory_id": memory_id, "event_id": e} for e in sources])
+        tx.later_rows(s.memory_sources, [{"memory_id": memory_id, "event_id": e} for e in sources])
     tx.touch(_change_kind(draft.status), memory_ids=(memory_id,))
     return _from_row(row, draft.content, sources)
-
-
-_INSERT_MEMORY = s.memories.insert()
-_INSERT_REVISION = s.memory_revisions.insert()
-_INSERT_SCOPE = s.memory_scopes.insert()
-_INSERT_SOURCE = s.memory_sources.insert()
-_INSERT_DECISION = s.decisions.insert()
 
 
 def _insert_revision(
@@ -140,7 +134,7 @@ def _insert_revision(
         ),
         "store_revision": _pending_revision(tx),
     }
-    tx.later(_INSERT_REVISION, [row])
+    tx.later_rows(s.memory_revisions, [row])
 
 
 def add_revision(
@@ -173,8 +167,8 @@ def add_revision(
 
 
 def _index_scope(tx: WriteTx, memory_id: str, scope: Scope) -> None:
-    tx.later(
-        _INSERT_SCOPE, [{"memory_id": memory_id, "key": k, "value": v} for k, v in scope.items()]
+    tx.later_rows(
+        s.memory_scopes, [{"memory_id": memory_id, "key": k, "value": v} for k, v in scope.items()]
     )
 
 
@@ -192,7 +186,7 @@ def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
         {"memory_id": memory_id, "event_id": e} for e in dict.fromkeys(event_ids) if e not in have
     ]
     if rows:
-        conn.execute(_INSERT_SOURCE, rows)
+        conn.execute(s.memory_sources.insert(), rows)
 
 
 def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
@@ -202,14 +196,15 @@ def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
     for key in ("expires_at", "valid_from"):
         if isinstance(values.get(key), dt.datetime):
             values[key] = to_iso(values[key])
-    if isinstance(values.get("status"), MemoryStatus):
-        values["status"] = values["status"].value
+    # Every value as the column returns it: the binding is computed from these.
+    values = {k: v.value if isinstance(v, enum.Enum) else v for k, v in values.items()}
     if "confidence" in values:
-        values["confidence"] = float(values["confidence"])  # bound as the column returns it
+        values["confidence"] = float(values["confidence"])
     values["updated_at"] = tx.now_iso
     # The binding of the row as it will be, from its bound fields now and the new values:
     # one read and one write (an update, then a rebind that reads it back, was three, #13).
-    # A row changed behind our back since the caller read it is refused, not re-bound.
+    # A row whose stored binding no longer verifies (changed by SQL) is refused, not
+    # bound again.
     conn = tx.conn_for_memory(memory_id)
     bound = conn.execute(_BOUND_ROW, {"memory_id": memory_id}).mappings().first()
     if bound is not None:
@@ -281,7 +276,7 @@ def record_decision(
         "store_revision": revision_now,
         "event_id": event.id,
     }
-    tx.later(_INSERT_DECISION, [row])
+    tx.later_rows(s.decisions, [row])
     tx.touch(ChangeKind.MEMORIES, memory_ids=(record.id,))
     return Decision(
         id=decision_id,

@@ -97,7 +97,7 @@ def _fetch_or_make(
     ).scalar_one_or_none()
     if mine is not None:
         keys = _opened(keys, device_id, member, bytes(mine))
-    elif _member_has_key(conn, member):
+    elif member_has_key(conn, member):
         return keys  # another of the member's devices will seal it to this one
     else:
         key_id, key = new_personal_key()
@@ -107,7 +107,8 @@ def _fetch_or_make(
     return keys
 
 
-def _member_has_key(conn: Connection, member: str) -> bool:
+def member_has_key(conn: Connection, member: str) -> bool:
+    """Whether `member` has a personal key on the store (some device holds it)."""
     return (
         conn.execute(
             select(s.personal_keys.c.device_id).where(s.personal_keys.c.member == member).limit(1)

@@ -40,7 +40,7 @@ def insert(tx: WriteTx, snap: Snapshot) -> None:
         "degraded": snap.degraded,
         "body": tx.codec.seal_json(to_body(snap), body_aad(snap.id), key_id=_key(tx, snap)),
     }
-    tx.later(s.snapshots.insert(), [row])
+    tx.later_rows(s.snapshots, [row])
     rows = [
         {"snapshot_id": snap.id, "memory_id": i.memory_id, "injected": True, "revision": i.revision}
         for i in snap.injected

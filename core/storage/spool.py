@@ -262,7 +262,4 @@ def _record(tx: WriteTx, entry: SpoolEntry, device: str, outcome: str) -> None:
         "applied_at": tx.now_iso,
         "outcome": outcome,
     }
-    tx.later(_INSERT_APPLIED, [row])
-
-
-_INSERT_APPLIED = s.spool_applied.insert()
+    tx.later_rows(s.spool_applied, [row])

@@ -40,6 +40,7 @@ from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
 from core.storage.engine import answer_watch, translated, watchdog_of
 from core.storage.listener import ChangeListener
+from core.storage.personal import member_has_key
 
 DB_FILE_NAME = "memory-center.sqlite3"
 SQLITE_POLL_SECONDS = 0.2
@@ -182,14 +183,7 @@ class WriteTx:
         taken = self._members.get(user)
         if taken is None:
             # Asked once per transaction and user: each ask would send the queued writes.
-            taken = self._members[user] = (
-                self.conn.execute(
-                    select(s.personal_keys.c.device_id)
-                    .where(s.personal_keys.c.member == user)
-                    .limit(1)
-                ).first()
-                is not None
-            )
+            taken = self._members[user] = member_has_key(self.conn, user)
         if not taken:
             return None
         raise PrivateScopeError(
@@ -493,8 +487,8 @@ class Store:
         # with the same revision could not commit).
         assert tx.pending_revision is not None
         tx.later(_SET_REVISION, [{"new_revision": tx.pending_revision}])
-        tx.later(
-            _INSERT_CHANGE,
+        tx.later_rows(
+            s.changes,
             [
                 {
                     "revision": tx.pending_revision,
@@ -567,6 +561,8 @@ def _plain_insert(statement: Executable) -> bool:
         isinstance(statement, Insert)
         and statement._post_values_clause is None
         and not statement._values
+        and not statement._multi_values
+        and not statement._prefixes
         and statement.table in _TABLE_RANK
     )
 
@@ -629,7 +625,6 @@ _SET_REVISION = (
     .where(s.store_revision.c.id == 1)
     .values(revision=bindparam("new_revision"))
 )
-_INSERT_CHANGE = s.changes.insert()
 _UPSERT_META = {
     "postgresql": _upsert_meta(postgresql.insert),
     "sqlite": _upsert_meta(sqlite.insert),
