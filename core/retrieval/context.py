@@ -10,6 +10,7 @@ in the allowed set (R13), and the post-retrieval check re-verifies every hit.
 
 from __future__ import annotations
 
+import datetime as dt
 import heapq
 import threading
 from collections.abc import Mapping
@@ -28,20 +29,36 @@ NEIGHBOUR_SEEDS = 3
 CACHE_LIMIT = 50_000
 # Injection only: in a search, neighbours push real hits down the first page (R@10 fell).
 IN_SEARCH = False
+# Keyword evidence of the turns around a memory, in search and injection (`widen`).
+KEYWORD_CONTEXT_SHARE = 0.5
+KEYWORD_CONTEXT_SEEDS = 100
+# Said this much before it was recorded: a turn of recorded history (`is_recorded_turn`).
+RECORDED_AFTER = dt.timedelta(minutes=5)
 
 
 class Neighbours:
-    """Neighbour look-ups with a cache (a memory's place in its conversation never moves)."""
+    """Neighbour look-ups with a cache: a memory's place in its conversation never moves, so
+    a memory with both neighbours is cached for good; one with fewer (the conversation may
+    go on) until the store's revision changes."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
         self._known: dict[str, tuple[str, ...]] = {}
+        self._partial: dict[str, tuple[str, ...]] = {}
+        self._partial_revision = -1
 
-    def of(self, records: list[MemoryRecord]) -> dict[str, tuple[str, ...]]:
-        """Neighbours of these memories (cached once both sides are known)."""
+    def of(self, records: list[MemoryRecord], revision: int = -1) -> dict[str, tuple[str, ...]]:
+        """Neighbours of these memories at store `revision` (-1: do not cache partial ones)."""
         with self._lock:
-            out = {r.id: self._known[r.id] for r in records if r.id in self._known}
+            if revision != self._partial_revision:
+                self._partial.clear()
+                self._partial_revision = revision
+            out: dict[str, tuple[str, ...]] = {}
+            for r in records:
+                pair = self._known.get(r.id) or self._partial.get(r.id)
+                if pair is not None:
+                    out[r.id] = pair
         missing = {
             r.id: r.source_event_ids[0] for r in records if r.id not in out and r.source_event_ids
         }
@@ -50,18 +67,72 @@ class Neighbours:
         with self._store.read("neighbour turns") as conn:
             found = neighbours.adjacent(conn, missing)
         with self._lock:
-            if len(self._known) > CACHE_LIMIT:
+            if len(self._known) + len(self._partial) > CACHE_LIMIT:
                 self._known.clear()
-            for mid, pair in found.items():
-                # A memory with no later neighbour may get one when the conversation goes on.
+                self._partial.clear()
+            for mid in missing:
+                pair = found.get(mid, ())
                 if len(pair) == 2:
                     self._known[mid] = pair
+                elif revision >= 0 and revision == self._partial_revision:
+                    self._partial[mid] = pair
         return {**out, **found}
 
     def forget(self, memory_id: str) -> None:
         """Drop a deleted memory from the cache (its neighbours' entries are filtered at use)."""
         with self._lock:
             self._known.pop(memory_id, None)
+            self._partial.pop(memory_id, None)
+
+
+def is_recorded_turn(record: MemoryRecord) -> bool:
+    """True for a turn of a conversation recorded after it was said (imported history, a
+    transcript): its meaning may live in the turns around it. A memory written when it was
+    said (a `remember`, a note extracted live, an exported list of facts) stands on its own;
+    its neighbours are merely the notes written before and after it."""
+    return record.valid_from < record.created_at - RECORDED_AFTER
+
+
+def widen(
+    keyword: Mapping[str, float],
+    records: RecordCache,
+    allowed: set[str],
+    finder: Neighbours,
+    revision: int = -1,
+) -> dict[str, float]:
+    """Add to each recorded turn's BM25 score a share of its neighbouring turns' scores.
+
+    A question's words often sit in the turn before its answer ("What did you paint?" /
+    "A sunset by the lake"), so a turn is matched with the words of the conversation
+    around it, as if its neighbours were part of it. Scores are summed at query time,
+    nothing is indexed under another memory's words: a neighbour the request may not see
+    has no score here (the keyword search ran over `allowed` only), and a deleted memory's
+    words leave with it. The best `KEYWORD_CONTEXT_SEEDS` hits pass their share on; only
+    between recorded turns (`is_recorded_turn`), so a `remember`ed note never lends its
+    words to the unrelated note written after it.
+    """
+    seeds = heapq.nlargest(KEYWORD_CONTEXT_SEEDS, keyword.items(), key=lambda kv: (kv[1], kv[0]))
+    wanted = [mid for mid, value in seeds if value > 0]
+    if not wanted:
+        return dict(keyword)
+    records.ensure(wanted)
+    found = (records.get(mid) for mid in wanted)
+    chosen = [r for r in found if r is not None and is_recorded_turn(r)]
+    if not chosen:
+        return dict(keyword)
+    shares: dict[str, float] = {}
+    for mid, around in finder.of(chosen, revision).items():
+        share = KEYWORD_CONTEXT_SHARE * keyword[mid]
+        for other in around:
+            if other in allowed:
+                shares[other] = shares.get(other, 0.0) + share
+    records.ensure(shares)
+    out = dict(keyword)
+    for other, share in shares.items():
+        rec = records.get(other)
+        if rec is not None and is_recorded_turn(rec):
+            out[other] = out.get(other, 0.0) + share
+    return out
 
 
 def spread(
@@ -69,6 +140,7 @@ def spread(
     records: RecordCache,
     allowed: set[str],
     finder: Neighbours,
+    revision: int = -1,
 ) -> dict[str, float]:
     """Give the neighbours of the best hits a share of their relevance (never lowering any)."""
     seeds = heapq.nlargest(NEIGHBOUR_SEEDS, relevance.items(), key=lambda kv: (kv[1], kv[0]))
@@ -80,7 +152,7 @@ def spread(
     if not chosen:
         return dict(relevance)
     out = dict(relevance)
-    for mid, around in finder.of(chosen).items():
+    for mid, around in finder.of(chosen, revision).items():
         share = NEIGHBOUR_SHARE * relevance[mid]
         for other in around:
             if other in allowed and other in records and out.get(other, 0.0) < share:

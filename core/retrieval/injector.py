@@ -149,6 +149,7 @@ class Retriever:
             allowed.discard(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
         keyword = self.catalog.keywords.search(query, allowed=allowed)
+        keyword = context.widen(keyword, self.catalog.records, allowed, self.neighbours, revision)
         cold = self._vectors_cold() if fill else None
         if cold is not None:
             # The injection never waits for a model or the index file: keywords answer now.
@@ -170,7 +171,9 @@ class Retriever:
         # a transaction, a round trip or three on a server).
         self.catalog.records.ensure(mid for mid, _ in best)
         if fill or context.IN_SEARCH:
-            relevance = context.spread(relevance, self.catalog.records, allowed, self.neighbours)
+            relevance = context.spread(
+                relevance, self.catalog.records, allowed, self.neighbours, revision
+            )
             best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
             self.catalog.records.ensure(mid for mid, _ in best)
         hits: dict[str, MemoryRecord] = {}

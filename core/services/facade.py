@@ -83,7 +83,7 @@ class FacadeBase:
     @classmethod
     def open(
         cls,
-        data_dir: Path,
+        data_dir: Path | str,
         *,
         passphrase: str | None = None,
         clock: Clock | None = None,
@@ -96,7 +96,7 @@ class FacadeBase:
     ) -> Self:
         """Open (or create) the store in `data_dir`. See `core.storage.opener.open_store`."""
         opened = open_store(
-            data_dir,
+            Path(data_dir),
             clock or SystemClock(),
             passphrase=passphrase,
             create=create,

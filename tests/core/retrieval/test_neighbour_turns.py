@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-from core import MemoryService
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import event
+
+from core import ManualClock, MemoryService
+from core.storage import neighbours
+from tests.conftest import PASSPHRASE
 
 A = {"user": "ana"}
 B = {"user": "bo"}
 
 
-def _import(service: MemoryService, turns: list[tuple[dict[str, str], str]]) -> list[str]:
+def _import(
+    service: MemoryService, turns: list[tuple[dict[str, str], str]], said_at: str | None = None
+) -> list[str]:
+    """Import turns as one conversation; with `said_at`, as history recorded later."""
+    extra = {"said_at": said_at} if said_at else {}
     doc = {
         "format": "memory-center-export-v1",
-        "memories": [{"content": text, "scope": scope} for scope, text in turns],
+        "memories": [{"content": text, "scope": scope, **extra} for scope, text in turns],
     }
     ids = []
     for outcome in service.import_memories(doc).value:
@@ -71,3 +84,131 @@ def test_a_small_budget_keeps_the_best_hit_not_its_neighbour(service: MemoryServ
     block = service.inject(A, "what kayak trip did Ana book on the fjord", 90).value
     chosen = [i.memory_id for i in block.items if not i.in_digest]
     assert chosen == [ids[0]]
+
+
+# --- the words of the turns around a memory (`context.widen`) ---------------------------
+
+SHED = [
+    (A, "Bo: Which colour did you paint the garden shed in the end?"),
+    (A, "Ana: Sage green, after three coats."),
+    (A, "Bo: My cousin adopted a grey parrot called Pip."),
+    (A, "Ana: Chemistry homework is due on Monday."),
+]
+SHED_QUESTION = "what colour is the garden shed painted"
+LAST_SPRING = "2023-05-08T13:56:00+00:00"  # the history below was said then
+
+
+def _ranking(service: MemoryService, query: str) -> list[tuple[str, float]]:
+    """A's search results as (text, score): comparable across stores (ids differ)."""
+    return [(h.content, h.score) for h in service.search_memory(A, query, limit=10)]
+
+
+@contextmanager
+def _other_store(root: Path, clock: ManualClock) -> Iterator[MemoryService]:
+    svc = MemoryService.open(root, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False)
+    try:
+        yield svc
+    finally:
+        svc.close()
+
+
+def test_an_answer_is_found_by_the_words_of_the_question_before_it(
+    service: MemoryService,
+) -> None:
+    """The answer shares no word with the request; the turn before it does (search, too)."""
+    ids = _import(service, SHED, LAST_SPRING)
+    hits = [h.memory_id for h in service.search_memory(A, SHED_QUESTION, limit=10)]
+    assert hits[:2] == [ids[0], ids[1]]
+    block = service.inject(A, SHED_QUESTION, 400).value
+    chosen = [i.memory_id for i in block.items if not i.in_digest]
+    assert chosen[:2] == [ids[0], ids[1]]
+
+
+def test_a_hidden_turn_lends_no_words_and_gets_none(
+    service: MemoryService, tmp_path: Path, clock: ManualClock
+) -> None:
+    """A turn the request may not see neither lifts its visible neighbour nor is lifted (R13):
+    A's results are the same as in a store where the hidden turns say something else (in as
+    many words, so the keyword statistics of A's words stay the same)."""
+    turns = [
+        (B, "Bo: Which colour did you paint the garden shed in the end?"),
+        (A, "Ana: Sage green, after three coats."),
+        (A, "Ana: Which bus goes to the harbour market?"),
+        (B, "Bo: The number twelve, every ten minutes."),
+        (A, "Ana: Chemistry homework is due on Monday."),
+    ]
+    ids = _import(service, turns, LAST_SPRING)
+    with _other_store(tmp_path / "other", clock) as other:
+        _import(
+            other,
+            [
+                (B, "Bo: Which flavour did you bake the birthday cake in the end?"),
+                *turns[1:3],
+                (B, "Bo: The number seven, every ten seconds."),
+                turns[4],
+            ],
+            LAST_SPRING,
+        )
+        for query in (SHED_QUESTION, "which bus goes to the harbour market"):
+            assert _ranking(service, query) == _ranking(other, query)
+    found = {
+        h.memory_id for h in service.search_memory(A, "which bus goes to the harbour", limit=10)
+    }
+    assert ids[2] in found
+    assert ids[3] not in found
+    block = service.inject(A, "which bus goes to the harbour market", 400).value
+    assert ids[3] not in {i.memory_id for i in block.items}
+    assert "twelve" not in block.text
+
+
+def test_a_deleted_turn_lends_its_words_no_more(
+    service: MemoryService, tmp_path: Path, clock: ManualClock
+) -> None:
+    """After deletion the question's words leave with it (R19): search ranks as in a store
+    where that turn was never written."""
+    ids = _import(service, SHED, LAST_SPRING)
+    before = _ranking(service, SHED_QUESTION)
+    assert [text for text, _ in before[:2]] == [SHED[0][1], SHED[1][1]]
+    service.delete(ids[0], reason="user asked")
+    with _other_store(tmp_path / "other", clock) as other:
+        _import(other, SHED[1:], LAST_SPRING)
+        assert _ranking(service, SHED_QUESTION) == _ranking(other, SHED_QUESTION)
+
+
+def test_neighbours_of_many_turns_come_from_two_statements_per_batch(
+    service: MemoryService, clock: ManualClock
+) -> None:
+    """The bulk look-up agrees with the conversation's order, across batches and sessions."""
+    first = _import(service, [(A, f"Ana: turn {n} of the first talk") for n in range(7)])
+    clock.advance(dt.timedelta(minutes=1))  # another import run, another session
+    second = _import(service, [(A, f"Ana: turn {n} of the second talk") for n in range(3)])
+    records = {r.id: r for r in service.list_memories()}
+    sources = {mid: records[mid].source_event_ids[0] for mid in first + second}
+    statements: list[str] = []
+    with service._store.read("test") as conn:
+
+        def count(*args: object) -> None:
+            statements.append("x")
+
+        event.listen(conn, "before_cursor_execute", count)
+        try:
+            found = neighbours.adjacent(conn, sources, batch=4)
+        finally:
+            event.remove(conn, "before_cursor_execute", count)
+    for talk in (first, second):
+        for i, mid in enumerate(talk):
+            expected = tuple(talk[j] for j in (i - 1, i + 1) if 0 <= j < len(talk))
+            assert found[mid] == expected
+    assert len(statements) == 2 * 3  # ten memories in batches of four
+
+
+def test_notes_written_one_after_another_lend_each_other_nothing(
+    service: MemoryService,
+) -> None:
+    """Notes remembered in a row are not a conversation: a search finds the one it names,
+    not also the note written after it."""
+    first = service.remember(A, "The zanzibar staging box listens on port 7781.").value
+    second = service.remember(A, "Staging deploys run through the blue pipeline every Tuesday.")
+    assert first.record is not None and second.value.record is not None
+    hits = [h.memory_id for h in service.search_memory(A, "zanzibar port", limit=10)]
+    assert hits == [first.record.id]
