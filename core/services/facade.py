@@ -95,8 +95,9 @@ class FacadeBase:
         hot_path_seconds: float | None = None,
     ) -> Self:
         """Open (or create) the store in `data_dir`. See `core.storage.opener.open_store`."""
+        data_dir = Path(data_dir)
         opened = open_store(
-            Path(data_dir),
+            data_dir,
             clock or SystemClock(),
             passphrase=passphrase,
             create=create,

@@ -392,3 +392,19 @@ def test_any_sequence_of_appends_reads_back_in_order(
             assert report.ok and report.events_checked == len(items)
         finally:
             svc.close()
+
+
+def test_a_store_opens_from_a_path_given_as_text(data_dir: Path, clock: ManualClock) -> None:
+    """`MemoryService.open` takes the directory as a string too (scripts pass one)."""
+    first = MemoryService.open(
+        str(data_dir), passphrase=PASSPHRASE, clock=clock, prefer_keyring=False
+    )
+    written = first.remember({"user": "ana"}, "Ana's locker is number 12.").value.record
+    first.close()
+    again = MemoryService.open(
+        str(data_dir), passphrase=PASSPHRASE, clock=clock, prefer_keyring=False
+    )
+    try:
+        assert written is not None and again.get_memory(written.id).content == written.content
+    finally:
+        again.close()
