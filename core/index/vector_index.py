@@ -240,6 +240,15 @@ class VectorIndex:
             row: Vector = _graph_vectors(self._index, [label], self._dim)[0]
             return row
 
+    def get_vectors(self, memory_ids: Iterable[str]) -> dict[str, Vector]:
+        """The stored vectors of the live ones among these ids, in one read of the graph."""
+        with self._lock:
+            found = [(mid, self._labels[mid]) for mid in memory_ids if mid in self._labels]
+            if not found:
+                return {}
+            rows = _graph_vectors(self._index, [label for _, label in found], self._dim)
+        return {mid: rows[i] for i, (mid, _) in enumerate(found)}
+
     # --- writes --------------------------------------------------------------------------
 
     def reserve(self, capacity: int) -> None:

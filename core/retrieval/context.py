@@ -13,8 +13,8 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import threading
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from core.storage import neighbours
 
@@ -32,6 +32,7 @@ IN_SEARCH = False
 # Keyword evidence of the turns around a memory, in search and injection (`widen`).
 KEYWORD_CONTEXT_SHARE = 0.5
 KEYWORD_CONTEXT_SEEDS = 100
+VECTOR_CONTEXT_SHARE = 0.5
 # Said this much before it was recorded: a turn of recorded history (`is_recorded_turn`).
 RECORDED_AFTER = dt.timedelta(minutes=5)
 
@@ -132,6 +133,46 @@ def widen(
         rec = records.get(other)
         if rec is not None and is_recorded_turn(rec):
             out[other] = out.get(other, 0.0) + share
+    return out
+
+
+def widen_vectors(
+    vector: Mapping[str, float],
+    query_vector: Any,
+    stored: Callable[[Iterable[str]], Mapping[str, Any]],
+    records: RecordCache,
+    allowed: set[str],
+    finder: Neighbours,
+    revision: int = -1,
+) -> dict[str, float]:
+    """Mix each recorded turn's cosine with that of its conversation window (#17).
+
+    The window is the mean of the turn's stored vector and its visible neighbours' (the
+    turns said just before and after): `VECTOR_CONTEXT_SHARE` of the score is the query's
+    cosine to that mean. Only the vector hits are rescored, from vectors already stored, so
+    nothing is embedded and nothing is kept under another memory's id.
+    """
+    if not vector:
+        return {}
+    records.ensure(vector)
+    turns = [r for r in map(records.get, vector) if r is not None and is_recorded_turn(r)]
+    if not turns:
+        return dict(vector)
+    around = finder.of(turns, revision)
+    near = {o for pair in around.values() for o in pair if o in allowed}
+    records.ensure(near)
+    near = {o for o in near if (rec := records.get(o)) is not None and is_recorded_turn(rec)}
+    vectors = stored([*around, *near])
+    out = dict(vector)
+    for mid, pair in around.items():
+        own = vectors.get(mid)
+        if own is None:
+            continue
+        window = own + sum((vectors[o] for o in pair if o in near and o in vectors), 0 * own)
+        norm = float((window * window).sum()) ** 0.5
+        if norm > 0:
+            mixed = float((query_vector * window).sum()) / norm
+            out[mid] = (1 - VECTOR_CONTEXT_SHARE) * vector[mid] + VECTOR_CONTEXT_SHARE * mixed
     return out
 
 

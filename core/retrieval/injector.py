@@ -159,6 +159,17 @@ class Retriever:
             # A search may wait for the model and for this process's queued embeddings; the
             # guarded injection never waits for the model to load (checked above).
             vector = self._vector_scores(query, allowed, patient=not fill)
+            layer = self.catalog.vectors
+            if vector and layer is not None:
+                vector = context.widen_vectors(
+                    vector,
+                    layer.query_vector(query),
+                    layer.index.get_vectors,
+                    self.catalog.records,
+                    allowed,
+                    self.neighbours,
+                    revision,
+                )
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
         span = when.resolve(query, now)

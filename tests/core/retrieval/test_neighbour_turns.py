@@ -7,9 +7,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+import pytest
 from sqlalchemy import event
 
-from core import ManualClock, MemoryService
+from core import ManualClock, MemoryService, Scope
+from core.retrieval import context
 from core.storage import neighbours
 from tests.conftest import PASSPHRASE
 
@@ -212,3 +215,53 @@ def test_notes_written_one_after_another_lend_each_other_nothing(
     assert first.record is not None and second.value.record is not None
     hits = [h.memory_id for h in service.search_memory(A, "zanzibar port", limit=10)]
     assert hits == [first.record.id]
+
+
+def test_a_recorded_turns_cosine_is_mixed_with_its_visible_window(service: MemoryService) -> None:
+    """`widen_vectors`: half the score is the cosine to the mean of the turn's stored vector
+    and its visible neighbours'; a hidden neighbour's vector takes no part (R13)."""
+    ids = _import(
+        service,
+        [
+            (A, "Bo: Which colour did you paint the garden shed in the end?"),
+            (A, "Ana: Sage green, after three coats."),
+            (B, "Bo: The garden shed paint chart is in the kitchen drawer."),
+        ],
+        LAST_SPRING,
+    )
+    question, answer, hidden = ids
+    catalog = service.catalog
+    layer = catalog.vectors
+    assert layer is not None
+    catalog.sync()
+    allowed = catalog.visible_ids(Scope.of(A))
+    own = layer.scores(SHED_QUESTION, allowed, patient=True)
+    query = layer.query_vector(SHED_QUESTION)
+    stored = layer.index.get_vectors(ids)
+    finder = context.Neighbours(service._store)
+    mixed = context.widen_vectors(
+        own, query, layer.index.get_vectors, catalog.records, allowed, finder
+    )
+    window = stored[answer] + stored[question]  # not the hidden turn said after it
+    expected = 0.5 * own[answer] + 0.5 * float(query @ window) / float(np.linalg.norm(window))
+    assert mixed[answer] == pytest.approx(expected, abs=1e-5)
+    assert mixed[answer] > own[answer]
+    assert hidden not in mixed
+
+
+def test_remembered_notes_keep_their_own_cosine(service: MemoryService) -> None:
+    """Notes written when they were said are not turns: their scores are left as they are."""
+    for text in ("The garden shed is sage green.", "Chemistry homework is due on Monday."):
+        service.remember(A, text)
+    catalog = service.catalog
+    layer = catalog.vectors
+    assert layer is not None
+    catalog.sync()
+    allowed = catalog.visible_ids(Scope.of(A))
+    own = layer.scores(SHED_QUESTION, allowed, patient=True)
+    finder = context.Neighbours(service._store)
+    query = layer.query_vector(SHED_QUESTION)
+    assert (
+        context.widen_vectors(own, query, layer.index.get_vectors, catalog.records, allowed, finder)
+        == own
+    )
