@@ -100,6 +100,19 @@ def test_search_caps_k_and_handles_an_empty_index() -> None:
     assert len(empty.search(unit_vectors(1, seed=3)[0], 10)) == 2
 
 
+def test_get_vectors_reads_many_live_ids_at_once(
+    index: VectorIndex, ids: list[str], vectors: Array
+) -> None:
+    """The batch read agrees with the graph's exact floats to float16 precision and skips
+    ids that are unknown or removed."""
+    index.remove(ids[3])
+    got = index.get_vectors([ids[1], ids[3], "never-added", ids[7]])
+    assert sorted(got) == sorted([ids[1], ids[7]])
+    for mid in (ids[1], ids[7]):
+        assert got[mid].dtype == np.float32
+        np.testing.assert_allclose(got[mid], stored_vector(index, mid), atol=1e-3)
+
+
 def test_remove_hides_the_id(index: VectorIndex, ids: list[str], vectors: Array) -> None:
     """R19: a removed id is never returned again; removing twice reports False."""
     assert index.remove(ids[5]) is True
