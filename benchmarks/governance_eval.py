@@ -14,7 +14,7 @@ Every case is played on a real encrypted store in a temporary directory:
 
 Prints precision / recall per judgement, per corpus half and per language.
 
-    python benchmarks/governance_eval.py [--half 1|2] [--only contradictions|fences|verified]
+    python benchmarks/governance_eval.py [--half 1|2|3] [--only contradictions|fences|verified]
     python benchmarks/governance_eval.py --locomo      # long-chat supersede count (if present)
 """
 
@@ -349,7 +349,7 @@ def _session_order(key: str) -> tuple[int, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--half", type=int, choices=(1, 2))
+    parser.add_argument("--half", type=int, choices=(1, 2, 3))
     parser.add_argument("--only", choices=("contradictions", "fences", "verified"))
     parser.add_argument("--locomo", action="store_true", help="only the long-chat count")
     parser.add_argument("--turns", type=int, default=10_000)

@@ -72,9 +72,21 @@ def relate(new: str, old: str) -> Relation:
     if named:
         return Relation("contradiction", named, True)
     align = _Alignment(a, b)
-    if a.negated != b.negated:
-        return _negation(align, a, b)
-    return align.classify()
+    rel = _negation(align, a, b) if a.negated != b.negated else align.classify()
+    if rel.kind == "contradiction" and _replaces_another(a, b):
+        # "moved to ward D instead of ward C" replaces what says ward C: an older memory
+        # about ward B is not replaced; it contradicts only if the two share a subject
+        # beyond the kind of thing named ("ward", "号公寓"): then it is a conflict to review.
+        things = set(a.replaced) - a.values
+        beyond = _Alignment(a, b).content_frame_without(things)
+        return Relation("contradiction", rel.reason, False) if beyond >= 1 else _UNRELATED
+    return rel
+
+
+def _replaces_another(a: Statement, b: Statement) -> bool:
+    """The new statement names the values it replaces, and the old one holds none of them."""
+    values = [u for u in a.replaced if u in a.values]
+    return bool(values) and not any(v in b.units for v in values)
 
 
 def may_conflict(new: str, old: str) -> bool:
@@ -174,6 +186,11 @@ class _Alignment:
     def content_frame(self) -> int:
         """How much subject the two share: Latin content words count 1, CJK characters 1/2."""
         shared = set(self.frame()) - GENERIC
+        return sum(1 for u in shared if not is_cjk(u)) + sum(1 for u in shared if is_cjk(u)) // 2
+
+    def content_frame_without(self, units: set[str]) -> int:
+        """`content_frame`, not counting these units."""
+        shared = set(self.frame()) - GENERIC - units
         return sum(1 for u in shared if not is_cjk(u)) + sum(1 for u in shared if is_cjk(u)) // 2
 
     def same_core(self) -> bool:

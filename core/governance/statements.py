@@ -204,7 +204,7 @@ def parse(text: str) -> Statement:
     # Drop the marker and the replaced phrase; keep what stands between ("moved *the docs*
     # from Read the Docs"): it names the subject.
     body = _REPLACED.sub(lambda m: f" {m.group(1) or ''} ", norm)
-    names = _names(text)
+    names = _names(text) | _letter_labels(text)
     core = units_of(_strip_negation(_REPLACING.sub(" ", body)))
     replaced = tuple(u for phrase in replaced_phrases for u in units_of(phrase)[:3])
     values = frozenset(u for u in (*core, *replaced) if _valueish(u, names))
@@ -254,6 +254,15 @@ def _names(text: str) -> set[str]:
             if m.start() > lead or labelled:
                 out.update((m.group().casefold(), stem(m.group().casefold())))
     return out - lower - {stem(w) for w in lower}
+
+
+def _letter_labels(text: str) -> set[str]:
+    """Single capital letters that label a thing ("ward C", "plan B", "B病区", "vitamin D"):
+    values, like names. "I" is a pronoun and "A" before a word an article."""
+    return {m.group().casefold() for m in _LETTER_LABEL.finditer(text)}
+
+
+_LETTER_LABEL = lazy(r"(?<![A-Za-z'’])(?:[B-HJ-Z]|A(?!\s+[a-z]))(?![A-Za-z'’])")
 
 
 def _strip_negation(text: str) -> str:

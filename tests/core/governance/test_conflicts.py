@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.governance.conflicts import explicitly_replaces, relate, units
+from core.governance.statements import parse
 
 
 @pytest.mark.parametrize(
@@ -184,3 +185,46 @@ def test_a_replaced_value_names_the_statement_it_replaces(old: str, replaced: bo
     )
     rel = relate(new, old)
     assert (rel.kind == "contradiction" and rel.replaces) == replaced, rel
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "kind", "replaces"),
+    [
+        # another instance of the kind of thing the replacement names: not about it
+        (
+            "Grandpa was moved to ward D instead of ward C.",
+            "Ward B is on the second floor.",
+            "unrelated",
+            False,
+        ),
+        ("爷爷转到了D病区，而不是C病区。", "B病区在二楼。", "unrelated", False),
+        ("莉娜现在住9号公寓，而不是3号公寓。", "7号公寓的暖气坏了。", "unrelated", False),
+        # the replaced value itself: superseded; one letter is a value like a name
+        (
+            "Grandpa was moved to ward D instead of ward C.",
+            "Grandpa is in ward C.",
+            "contradiction",
+            True,
+        ),
+        ("爷爷转到了D病区，而不是C病区。", "爷爷在C病区。", "contradiction", True),
+        # the same subject with a third value: a conflict for the user, not a replacement
+        (
+            "Lena now lives in flat 9 instead of flat 3.",
+            "Lena lives in flat 7.",
+            "contradiction",
+            False,
+        ),
+    ],
+)
+def test_a_replacement_replaces_only_the_instance_it_names(
+    new: str, old: str, kind: str, replaces: bool
+) -> None:
+    """ "ward D instead of ward C" is about ward C; ward B is another ward (R9)."""
+    rel = relate(new, old)
+    assert (rel.kind, rel.replaces) == (kind, replaces), rel
+
+
+def test_a_capital_letter_is_a_label_value_unless_pronoun_or_article() -> None:
+    """ "plan B", "B座", "vitamin D" carry a value; "I" and the article "A" do not."""
+    assert {"b", "d"} <= parse("Plan B needs vitamin D and B座.").values
+    assert not parse("A dog and I went out.").values
