@@ -85,9 +85,10 @@ def test_the_installed_copy_finds_every_resource(site: Path) -> None:
     wanted = {
         str(p.relative_to(resource_root()))
         for p in resource_root().rglob("*")
-        if p.is_file() and p.suffix in (".txt", ".qss", ".svg", ".qm")
+        if p.is_file() and p.suffix in (".txt", ".qss", ".svg", ".qm", ".json")
     }
     assert wanted <= set(got["files"])
+    assert "models/all-MiniLM-L6-v2/tokenizer.json" in wanted  # MiniLM's tokenizer ships
     assert [f for f in got["files"] if f.endswith((".ts", ".py")) and f != "__init__.py"] == []
     assert got["template"] == read_resource("templates", "memory_block.txt")
     assert got["qss"] > 1000 and got["qm"] is True
