@@ -217,6 +217,25 @@ def test_notes_written_one_after_another_lend_each_other_nothing(
     assert hits == [first.record.id]
 
 
+def _cosines_own_and_mixed(
+    service: MemoryService,
+) -> tuple[dict[str, float], dict[str, float], np.ndarray]:
+    """A's vector hits for the shed question, before and after `widen_vectors`, and the
+    query's vector."""
+    catalog = service.catalog
+    layer = catalog.vectors
+    assert layer is not None
+    catalog.sync()
+    allowed = catalog.visible_ids(Scope.of(A))
+    own = layer.scores(SHED_QUESTION, allowed, patient=True)
+    query = layer.query_vector(SHED_QUESTION)
+    finder = context.Neighbours(service._store)
+    mixed = context.widen_vectors(
+        own, query, layer.index.get_vectors, catalog.records, allowed, finder
+    )
+    return own, mixed, query
+
+
 def test_a_recorded_turns_cosine_is_mixed_with_its_visible_window(service: MemoryService) -> None:
     """`widen_vectors`: half the score is the cosine to the mean of the turn's stored vector
     and its visible neighbours'; a hidden neighbour's vector takes no part (R13)."""
@@ -230,18 +249,10 @@ def test_a_recorded_turns_cosine_is_mixed_with_its_visible_window(service: Memor
         LAST_SPRING,
     )
     question, answer, hidden = ids
-    catalog = service.catalog
-    layer = catalog.vectors
+    own, mixed, query = _cosines_own_and_mixed(service)
+    layer = service.catalog.vectors
     assert layer is not None
-    catalog.sync()
-    allowed = catalog.visible_ids(Scope.of(A))
-    own = layer.scores(SHED_QUESTION, allowed, patient=True)
-    query = layer.query_vector(SHED_QUESTION)
     stored = layer.index.get_vectors(ids)
-    finder = context.Neighbours(service._store)
-    mixed = context.widen_vectors(
-        own, query, layer.index.get_vectors, catalog.records, allowed, finder
-    )
     window = stored[answer] + stored[question]  # not the hidden turn said after it
     expected = 0.5 * own[answer] + 0.5 * float(query @ window) / float(np.linalg.norm(window))
     assert mixed[answer] == pytest.approx(expected, abs=1e-5)
@@ -253,15 +264,5 @@ def test_remembered_notes_keep_their_own_cosine(service: MemoryService) -> None:
     """Notes written when they were said are not turns: their scores are left as they are."""
     for text in ("The garden shed is sage green.", "Chemistry homework is due on Monday."):
         service.remember(A, text)
-    catalog = service.catalog
-    layer = catalog.vectors
-    assert layer is not None
-    catalog.sync()
-    allowed = catalog.visible_ids(Scope.of(A))
-    own = layer.scores(SHED_QUESTION, allowed, patient=True)
-    finder = context.Neighbours(service._store)
-    query = layer.query_vector(SHED_QUESTION)
-    assert (
-        context.widen_vectors(own, query, layer.index.get_vectors, catalog.records, allowed, finder)
-        == own
-    )
+    own, mixed, _ = _cosines_own_and_mixed(service)
+    assert mixed == own
