@@ -285,8 +285,14 @@ def run_product(
         if reuse is not None:
             where = reuse / f"{conv.sample_id}-{path}-{'dated' if dated else 'fields'}"
             where.mkdir(parents=True, exist_ok=True)
+        # The service reads no environment (the app does): name the embedder, or the
+        # header's embedder would not be the one measured.
         service = MemoryService.open(
-            where, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False
+            where,
+            passphrase=PASSPHRASE,
+            clock=clock,
+            prefer_keyring=False,
+            embedder=os.environ.get(EMBEDDER_ENV) or None,
         )
         try:
             owner, ingest_s = _ingest_once(service, conv, path, dated, where / "ingested.json")
