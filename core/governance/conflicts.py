@@ -77,15 +77,19 @@ def relate(new: str, old: str) -> Relation:
         # "moved to ward D instead of ward C" replaces what says ward C: an older memory
         # about ward B is not replaced; it contradicts only if the two share a subject
         # beyond the kind of thing named ("ward", "号公寓"): then it is a conflict to review.
-        things = set(a.replaced) - a.values
-        beyond = _Alignment(a, b).content_frame_without(things)
+        beyond = align.content_frame(without=set(a.replaced) - a.values)
         return Relation("contradiction", rel.reason, False) if beyond >= 1 else _UNRELATED
     return rel
 
 
+def _replaced_values(a: Statement) -> list[str]:
+    """The values the replaced phrase names ("instead of ward C": c)."""
+    return [u for u in a.replaced if u in a.values]
+
+
 def _replaces_another(a: Statement, b: Statement) -> bool:
     """The new statement names the values it replaces, and the old one holds none of them."""
-    values = [u for u in a.replaced if u in a.values]
+    values = _replaced_values(a)
     return bool(values) and not any(v in b.units for v in values)
 
 
@@ -134,7 +138,7 @@ def _names_old_value(a: Statement, b: Statement) -> str | None:
     # A value in the replaced phrase (a number, a name, a version) says which statement is
     # replaced: "instead of region 3" replaces what says region 3, not every memory that
     # mentions a region.
-    values = [u for u in a.replaced if u in a.values]
+    values = _replaced_values(a)
     if values and not any(v in old_units for v in values):
         return None
     named = [u for u in a.replaced if u in old_units and u not in GENERIC]
@@ -183,14 +187,10 @@ class _Alignment:
             for i in range(i1, i2)
         ]
 
-    def content_frame(self) -> int:
-        """How much subject the two share: Latin content words count 1, CJK characters 1/2."""
-        shared = set(self.frame()) - GENERIC
-        return sum(1 for u in shared if not is_cjk(u)) + sum(1 for u in shared if is_cjk(u)) // 2
-
-    def content_frame_without(self, units: set[str]) -> int:
-        """`content_frame`, not counting these units."""
-        shared = set(self.frame()) - GENERIC - units
+    def content_frame(self, without: set[str] | frozenset[str] = frozenset()) -> int:
+        """How much subject the two share: Latin content words count 1, CJK characters 1/2
+        (`without`: units not to count)."""
+        shared = set(self.frame()) - GENERIC - without
         return sum(1 for u in shared if not is_cjk(u)) + sum(1 for u in shared if is_cjk(u)) // 2
 
     def same_core(self) -> bool:

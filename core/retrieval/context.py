@@ -114,25 +114,10 @@ def widen(
     """
     seeds = heapq.nlargest(KEYWORD_CONTEXT_SEEDS, keyword.items(), key=lambda kv: (kv[1], kv[0]))
     wanted = [mid for mid, value in seeds if value > 0]
-    if not wanted:
-        return dict(keyword)
-    records.ensure(wanted)
-    found = (records.get(mid) for mid in wanted)
-    chosen = [r for r in found if r is not None and is_recorded_turn(r)]
-    if not chosen:
-        return dict(keyword)
-    shares: dict[str, float] = {}
-    for mid, around in finder.of(chosen, revision).items():
-        share = KEYWORD_CONTEXT_SHARE * keyword[mid]
-        for other in around:
-            if other in allowed:
-                shares[other] = shares.get(other, 0.0) + share
-    records.ensure(shares)
     out = dict(keyword)
-    for other, share in shares.items():
-        rec = records.get(other)
-        if rec is not None and is_recorded_turn(rec):
-            out[other] = out.get(other, 0.0) + share
+    for mid, around in _turn_neighbours(wanted, records, allowed, finder, revision).items():
+        for other in around:
+            out[other] = out.get(other, 0.0) + KEYWORD_CONTEXT_SHARE * keyword[mid]
     return out
 
 
@@ -152,28 +137,39 @@ def widen_vectors(
     cosine to that mean. Only the vector hits are rescored, from vectors already stored, so
     nothing is embedded and nothing is kept under another memory's id.
     """
-    if not vector:
-        return {}
-    records.ensure(vector)
-    turns = [r for r in map(records.get, vector) if r is not None and is_recorded_turn(r)]
-    if not turns:
-        return dict(vector)
-    around = finder.of(turns, revision)
-    near = {o for pair in around.values() for o in pair if o in allowed}
-    records.ensure(near)
-    near = {o for o in near if (rec := records.get(o)) is not None and is_recorded_turn(rec)}
-    vectors = stored([*around, *near])
+    around = _turn_neighbours(list(vector), records, allowed, finder, revision)
+    vectors = stored({*around, *(o for pair in around.values() for o in pair)})
     out = dict(vector)
     for mid, pair in around.items():
         own = vectors.get(mid)
         if own is None:
             continue
-        window = own + sum((vectors[o] for o in pair if o in near and o in vectors), 0 * own)
+        window = own + sum((vectors[o] for o in pair if o in vectors), 0 * own)
         norm = float((window * window).sum()) ** 0.5
         if norm > 0:
             mixed = float((query_vector * window).sum()) / norm
             out[mid] = (1 - VECTOR_CONTEXT_SHARE) * vector[mid] + VECTOR_CONTEXT_SHARE * mixed
     return out
+
+
+def _turn_neighbours(
+    ids: list[str],
+    records: RecordCache,
+    allowed: set[str],
+    finder: Neighbours,
+    revision: int,
+) -> dict[str, tuple[str, ...]]:
+    """For each recorded turn among `ids`, its neighbours that are recorded turns the
+    request may see (two batch reads of records at most)."""
+    records.ensure(ids)
+    turns = [r for r in map(records.get, ids) if r is not None and is_recorded_turn(r)]
+    if not turns:
+        return {}
+    around = finder.of(turns, revision)
+    near = {o for pair in around.values() for o in pair if o in allowed}
+    records.ensure(near)
+    near = {o for o in near if (rec := records.get(o)) is not None and is_recorded_turn(rec)}
+    return {mid: tuple(o for o in pair if o in near) for mid, pair in around.items()}
 
 
 def spread(
