@@ -342,7 +342,10 @@ class MiniLMOnnxEmbedder(_LazyModel):
         self._session = onnxruntime.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]
         )
-        tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+        try:
+            tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+        except Exception as exc:  # tokenizers raises a bare Exception for a malformed file
+            raise ValueError(f"tokenizer {self._tokenizer_path} is unreadable: {exc}") from exc
         tokenizer.enable_truncation(MAX_MODEL_TOKENS)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the batch's longest
         self._tokenizer = tokenizer

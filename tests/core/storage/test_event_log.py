@@ -408,3 +408,15 @@ def test_a_store_opens_from_a_path_given_as_text(data_dir: Path, clock: ManualCl
         assert written is not None and again.get_memory(written.id).content == written.content
     finally:
         again.close()
+
+
+@pytest.mark.parametrize("given", ["", "store\x00dir"])
+def test_an_empty_or_nul_directory_text_is_refused(
+    given: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "" would be the working directory, and a NUL cannot name a file: one clear error,
+    nothing created."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InvalidInputError, match="data_dir"):
+        MemoryService.open(given, passphrase=PASSPHRASE, prefer_keyring=False)
+    assert list(tmp_path.iterdir()) == []
