@@ -18,9 +18,10 @@ through one of two ingest paths:
   policy decides) and then approved one by one, as a user importing history would;
 * ``remember``: each turn through ``remember``, the user-explicit path, in order.
 
-A turn's text is ``Speaker: text`` (plus a shared photo's caption). Its session time and
-speaker travel as the memory's ``said_at`` and ``speaker`` fields when the service accepts
-them (``--dated-text`` puts the date into the text instead, as an agent had to before).
+A turn's text is its words (plus a shared photo's caption). Its session time and speaker
+travel as the memory's ``said_at`` and ``speaker`` fields when the service accepts them
+(``--dated-text`` puts the date into the text instead, as an agent had to before;
+``--speaker-text`` writes ``Speaker: text``, as before the speaker field).
 
 Every question of categories 1-4 (multi-hop, temporal, open-domain, single-hop; category 5 has
 no answer in the conversation) runs through ``search_memory`` (limit 20) and ``inject`` with the
@@ -168,8 +169,9 @@ def _session_time(text: str) -> dt.datetime:
     return parsed.replace(tzinfo=dt.UTC)
 
 
-def memory_text(turn: Turn, dated: bool) -> str:
-    text = f"{turn.speaker}: {turn.text}"
+def memory_text(turn: Turn, dated: bool, speaker: bool = True) -> str:
+    """The memory's text: the turn, after its speaker's name unless that is a field."""
+    text = f"{turn.speaker}: {turn.text}" if speaker else turn.text
     if dated:
         text = f"[{turn.said_at.day} {turn.said_at:%B %Y}] {text}"
     return text
@@ -183,19 +185,18 @@ def _accepts(fn: Callable[..., object], name: str) -> bool:
 
 
 def ingest(
-    service: MemoryService, conv: Conversation, path: str, dated: bool
+    service: MemoryService, conv: Conversation, path: str, dated: bool, speaker_field: bool = False
 ) -> tuple[dict[str, set[str]], float]:
     """All turns into the store by one ingest path; memory id -> dia ids, and seconds."""
     scope = {"user": conv.sample_id.replace("_", "-")}
     started = time.perf_counter()
+    fields = [_turn_fields(turn, dated, speaker_field) for turn in conv.turns]
     owner: dict[str, set[str]] = defaultdict(set)
     if path == "import":
-        doc = {"format": "memory-center-export-v1", "memories": []}
-        for turn in conv.turns:
-            item = {"content": memory_text(turn, dated), "kind": "fact", "scope": scope}
-            if not dated:
-                item["said_at"] = turn.said_at.isoformat()
-            doc["memories"].append(item)  # type: ignore[attr-defined]
+        doc = {
+            "format": "memory-center-export-v1",
+            "memories": [{**f, "kind": "fact", "scope": scope} for f in fields],
+        }
         outcomes = service.import_memories(doc).value
         for turn, outcome in zip(conv.turns, outcomes, strict=True):
             if outcome.record is None:
@@ -204,13 +205,22 @@ def ingest(
             if outcome.outcome == "candidate":
                 service.approve(outcome.record.id)
     else:
-        extra = _accepts(service.remember, "said_at") and not dated
-        for turn in conv.turns:
-            kwargs = {"said_at": turn.said_at} if extra else {}
-            outcome = service.remember(scope, memory_text(turn, dated), **kwargs).value
+        for turn, f in zip(conv.turns, fields, strict=True):
+            content = f.pop("content")
+            outcome = service.remember(scope, content, **f).value  # type: ignore[arg-type]
             if outcome.record is not None:
                 owner[outcome.record.id].add(turn.dia_id)
     return owner, time.perf_counter() - started
+
+
+def _turn_fields(turn: Turn, dated: bool, speaker_field: bool) -> dict[str, object]:
+    """A turn's content and, where the service takes them, its time and speaker as fields."""
+    out: dict[str, object] = {"content": memory_text(turn, dated, not speaker_field)}
+    if not dated and _accepts(MemoryService.remember, "said_at"):
+        out["said_at"] = turn.said_at.isoformat()
+    if speaker_field:
+        out["speaker"] = turn.speaker
+    return out
 
 
 def _scores(ranked_dias: list[list[str]], evidence: Sequence[str]) -> dict[str, float]:
@@ -258,13 +268,18 @@ def evaluate_product(
 
 
 def _ingest_once(
-    service: MemoryService, conv: Conversation, path: str, dated: bool, marker: Path
+    service: MemoryService,
+    conv: Conversation,
+    path: str,
+    dated: bool,
+    marker: Path,
+    speaker_field: bool,
 ) -> tuple[dict[str, set[str]], float]:
     """Ingest, or reuse a store ingested by an earlier run (`--reuse`: retrieval-only changes)."""
     if marker.exists():
         saved = json.loads(marker.read_text(encoding="utf-8"))
         return {k: set(v) for k, v in saved["owner"].items()}, float(saved["ingest_s"])
-    owner, seconds = ingest(service, conv, path, dated)
+    owner, seconds = ingest(service, conv, path, dated, speaker_field)
     saved = {"owner": {k: sorted(v) for k, v in owner.items()}, "ingest_s": seconds}
     marker.write_text(json.dumps(saved), encoding="utf-8")
     return owner, seconds
@@ -277,13 +292,16 @@ def run_product(
     dated: bool,
     max_q: int | None,
     reuse: Path | None = None,
+    speaker_text: bool = False,
 ) -> dict[str, object]:
     last = max(t.said_at for t in conv.turns)
+    speaker_field = not speaker_text and _accepts(MemoryService.remember, "speaker")
     clock = ManualClock(last + dt.timedelta(days=1))
     with tempfile.TemporaryDirectory(prefix="mc-conv-") as tmp:
         where = Path(tmp)
         if reuse is not None:
-            where = reuse / f"{conv.sample_id}-{path}-{'dated' if dated else 'fields'}"
+            how = "dated" if dated else "fields" if not speaker_field else "fields-speaker"
+            where = reuse / f"{conv.sample_id}-{path}-{how}"
             where.mkdir(parents=True, exist_ok=True)
         # The service reads no environment (the app does): name the embedder, or the
         # header's embedder would not be the one measured.
@@ -295,7 +313,8 @@ def run_product(
             embedder=os.environ.get(EMBEDDER_ENV) or None,
         )
         try:
-            owner, ingest_s = _ingest_once(service, conv, path, dated, where / "ingested.json")
+            marker = where / "ingested.json"
+            owner, ingest_s = _ingest_once(service, conv, path, dated, marker, speaker_field)
             active = service.count_memories(ACTIVE)
             conv_q = Conversation(conv.sample_id, conv.turns, conv.questions[:max_q])
             tally, search_ms, inject_ms = evaluate_product(service, conv_q, owner, budget)
@@ -412,6 +431,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--paths", default="import", help="import,remember")
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--dated-text", action="store_true", help="put the date in the text")
+    parser.add_argument(
+        "--speaker-text", action="store_true", help="put the speaker in the text, not a field"
+    )
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--json", help="write the summaries here")
     parser.add_argument(
@@ -433,7 +455,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in args.paths.split(","):
         reuse = Path(args.reuse) if args.reuse else None
         runs = [
-            run_product(c, path, args.budget, args.dated_text, args.questions, reuse) for c in convs
+            run_product(
+                c, path, args.budget, args.dated_text, args.questions, reuse, args.speaker_text
+            )
+            for c in convs
         ]
         tally = merge(r["tally"] for r in runs)  # type: ignore[misc]
         print_table(f"product, {path} path", tally)

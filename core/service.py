@@ -124,8 +124,12 @@ class MemoryService(AdminFacade):
         expires_in_days: float | None = None,
         by: str | None = None,
         said_at: dt.datetime | str | None = None,
+        speaker: str | None = None,
     ) -> Result[MemoryOutcome]:
-        """The user's explicit request to remember something (R7 row 1)."""
+        """The user's explicit request to remember something (R7 row 1).
+
+        `said_at` and `speaker`: when and by whom it was said (history being imported),
+        kept out of the text."""
         return self._writes.remember(
             scope,
             text,
@@ -134,6 +138,7 @@ class MemoryService(AdminFacade):
             expires_in_days=expires_in_days,
             by=by,
             said_at=said_at,
+            speaker=speaker,
         )
 
     @spoolable
@@ -147,10 +152,18 @@ class MemoryService(AdminFacade):
         session: str | None = None,
         by: str | None = None,
         said_at: dt.datetime | str | None = None,
+        speaker: str | None = None,
     ) -> Result[MemoryOutcome]:
         """An agent proposes a memory, citing evidence events; the policy decides (R6, R11)."""
         return self._writes.suggest(
-            scope, text, kind=kind, evidence=evidence, session=session, by=by, said_at=said_at
+            scope,
+            text,
+            kind=kind,
+            evidence=evidence,
+            session=session,
+            by=by,
+            said_at=said_at,
+            speaker=speaker,
         )
 
     @spoolable
@@ -462,7 +475,8 @@ class MemoryService(AdminFacade):
         """Many `remember` requests in one transaction: all of them or none.
 
         Each item is a mapping with `scope` and `text` and optionally `session`, `kind`,
-        `expires_in_days`, `by`, `said_at` (as `remember` takes them). Items see each other:
+        `expires_in_days`, `by`, `said_at`, `speaker` (as `remember` takes them). Items see
+        each other:
         a duplicate inside the batch merges, a contradiction supersedes or conflicts.
 
         Raises:

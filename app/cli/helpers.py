@@ -30,7 +30,8 @@ def line(rec: MemoryRecord, now: Any = None) -> str:
     """One memory on one line: id, status, kind, scope, content, flags."""
     flags = f" [{','.join(sorted(rec.flags))}]" if rec.flags else ""
     status = rec.effective_status(now) if now is not None else rec.status.value
-    return f"{rec.id}  {status:<11} {rec.kind.value:<16} {rec.scope}  {rec.content[:90]}{flags}"
+    text = f"{rec.speaker}: {rec.content}" if rec.speaker else rec.content
+    return f"{rec.id}  {status:<11} {rec.kind.value:<16} {rec.scope}  {text[:90]}{flags}"
 
 
 def echo_lines(lines: list[str], empty: str) -> Callable[[], None]:

@@ -28,7 +28,8 @@ def search(
     def human() -> None:
         for h in hits:
             notes = f" [{', '.join(h.notes)}]" if h.notes else ""
-            click.echo(f"{h.score:.3f} {h.memory_id} {h.kind:<11} {h.content[:90]}{notes}")
+            text = f"{h.speaker}: {h.content}" if h.speaker else h.content
+            click.echo(f"{h.score:.3f} {h.memory_id} {h.kind:<11} {text[:90]}{notes}")
             click.echo(f"      why visible: {h.why_visible}")
         if not hits:
             click.echo("no matching memory")

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 @click.option("--session", help="Session the request belongs to.")
 @click.option("--expires-in-days", type=float, help="How long it stays valid.")
 @click.option("--by", help="Who asks (default: the scope's user).")
+@click.option("--said-at", help="When it was said (ISO-8601), for history recorded later.")
+@click.option("--speaker", help="Who said it (a name), kept out of the text.")
 @pass_ctx
 @handles_errors
 def remember(
@@ -31,6 +33,8 @@ def remember(
     session: str | None,
     expires_in_days: float | None,
     by: str | None,
+    said_at: str | None,
+    speaker: str | None,
 ) -> None:
     """Remember something, as the user's explicit request (the policy still checks it)."""
     out = ctx.write(
@@ -41,6 +45,8 @@ def remember(
         kind=kind,
         expires_in_days=expires_in_days,
         by=by,
+        said_at=said_at,
+        speaker=speaker,
     ).value
     human = f"{out.outcome}: " + "; ".join(out.reasons)
     if out.record is not None:

@@ -133,6 +133,7 @@ class Gateway:
         evidence: str | None,
         scope: dict[str, str] | None,
         said_at: str | None = None,
+        speaker: str | None = None,
     ) -> dict[str, Any]:
         """Suggest a memory (never active on the agent's word alone; see docs/mcp.md)."""
 
@@ -152,6 +153,7 @@ class Gateway:
                 session=self.settings.session,
                 by=caller.label,
                 said_at=said_at,
+                speaker=speaker,
             ).value
             record = outcome.record
             return {
@@ -163,6 +165,7 @@ class Gateway:
             }
 
         args = {"content": content, "kind": kind, "scope": scope, "said_at": said_at}
+        args |= {"speaker": speaker}
         return self._call(caller, "remember", args, run)
 
     def record_event(

@@ -114,9 +114,12 @@ def _add_write_tools(server: "MCPServer[Any]", gateway: Gateway) -> None:
             str | None,
             Field(description="When it was said or observed (ISO-8601), if not now."),
         ] = None,
+        speaker: Annotated[
+            str | None, Field(description="Who said it (a name), kept out of the text.")
+        ] = None,
     ) -> dict[str, Any]:
         return guarded(
-            lambda: gateway.remember(_caller(ctx), content, kind, evidence, scope, said_at)
+            lambda: gateway.remember(_caller(ctx), content, kind, evidence, scope, said_at, speaker)
         )
 
     @server.tool(

@@ -203,6 +203,7 @@ class Ledger:
                 tx.codec.fingerprint_key_for(cand.scope.get("user")), verdict.content
             ),
             valid_from=cand.said_at or tx.now,
+            speaker=cand.speaker,
             expires_at=verdict.expires_at,
             supersedes=verdict.supersedes[0] if verdict.supersedes else None,
             sensitivity=Sensitivity.REDACTED if verdict.findings else Sensitivity.NONE,

@@ -138,6 +138,7 @@ class Candidate:
     expires_at: dt.datetime | None = None
     confidence: float | None = None
     said_at: dt.datetime | None = None  # when it was said or observed (becomes valid_from)
+    speaker: str | None = None  # who said it (kept out of the text)
     # Where imported content came from (importer, file, session), shown in the decision.
     provenance: str = ""
 
@@ -367,6 +368,7 @@ class MemoryPolicy:
             old
             for old in related
             if (old.kind == MemoryKind.SKILL_SUGGESTION) == skill
+            and not _other_speakers(cand, old)
             and may_conflict(cand.content, old.content)
         )
         for old in comparable:
@@ -402,6 +404,15 @@ class MemoryPolicy:
             flags=verdict.flags | ({CONFLICT} if conflicts else set()),
             why=tuple(why),
         )
+
+
+def _other_speakers(cand: Candidate, old: MemoryRecord) -> bool:
+    """Two people's words (#17): "I moved to Paris" said by Mei neither repeats nor
+    contradicts "I moved to Berlin" said by Jon, and two people's "Yes!" are two turns."""
+    a, b = cand.speaker, old.speaker
+    if not (a and b):
+        return False
+    return a.casefold() != b.casefold()
 
 
 def _duplicate(verdict: Verdict, old: MemoryRecord, why: str) -> Verdict | None:

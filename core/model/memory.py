@@ -130,6 +130,7 @@ class SearchHit:
     created_at: dt.datetime
     notes: tuple[str, ...] = ()
     said_at: dt.datetime | None = None  # the memory's own time, when it differs from created
+    speaker: str | None = None  # who said it (#17)
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,8 @@ class MemoryRecord:
     conflict_set: str | None = None
     index_refs: tuple[str, ...] = ()
     superseded_by: str | None = None
+    # Who said it, for a turn of recorded history (#17): kept out of the text, sealed.
+    speaker: str | None = None
 
     def effective_status(self, now: dt.datetime) -> str:
         """The stored status, or `expired` once an active or pending record's time is up."""

@@ -160,9 +160,21 @@ def _when_and_who(item: NewEvent, field: str) -> dict[str, str]:
     when = said_at(item.said_at, now, f"{field}.said_at")
     if when is not None:
         out["said_at"] = when.isoformat()
-    if item.speaker is not None:
-        out["speaker"] = identifier(item.speaker, f"{field}.speaker", limits.MAX_SPEAKER)
+    who = speaker(item.speaker, f"{field}.speaker")
+    if who is not None:
+        out["speaker"] = who
     return out
+
+
+def speaker(value: object, field: str = "speaker") -> str | None:
+    """Who said a memory or event (one line, at most `MAX_SPEAKER` characters), or None."""
+    return None if value is None else identifier(value, field, limits.MAX_SPEAKER)
+
+
+def event_speaker(data: Mapping[str, Any]) -> str | None:
+    """The speaker an event was recorded with (`NewEvent.speaker`), if any."""
+    value = data.get("speaker")
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def event_said_at(data: Mapping[str, Any]) -> dt.datetime | None:

@@ -75,15 +75,18 @@ class DamageNotes:
 
 
 def keyword_text(record: MemoryRecord) -> str:
-    """What the keyword index sees: the content, plus the date words of its own time.
+    """What the keyword index sees: the content, plus its speaker and the date words of its
+    own time.
 
-    A memory given a `said_at` keeps the date out of its text (so similarity is not distorted
-    by it), but "what did Mei say in May 2023" should still match it by keyword.
+    A memory given a `said_at` and a `speaker` keeps them out of its text (so similarity is
+    not distorted by them), but "what did Mei say in May 2023" should still match it by
+    keyword.
     """
+    text = f"{record.speaker} {record.content}" if record.speaker else record.content
     when = said_at(record)
     if when is None:
-        return record.content
-    return f"{record.content} {when.day} {when:%B %Y}"
+        return text
+    return f"{text} {when.day} {when:%B %Y}"
 
 
 class RecordCache(Mapping[str, MemoryRecord]):

@@ -36,7 +36,7 @@ from core.model.scope import Scope
 from core.retrieval import context, render, when
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
-from core.retrieval.ranking import Scored, fuse, in_span, rank
+from core.retrieval.ranking import Scored, by_speaker, fuse, in_span, rank
 from core.storage import event_log
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, WriteTx, new_id
@@ -52,6 +52,8 @@ MIN_DIGEST_ENTRY = 4  # tokens: a reference alone costs about this much
 MAX_IN_FLIGHT = 8
 # Hits scored in full per read; the rest of a huge scope is cut by the cheap fused relevance.
 MAX_CANDIDATES = 200
+# Hits said by the person the request names gain a little (`ranking.by_speaker`, #17).
+SPEAKER_NUDGE = True
 DEGRADED_TEXT = "degraded_memory_unavailable"
 # Cold start (R17): how long an injection waits for an embedding model that is still
 # loading before it answers from the keyword index alone, well inside HOT_PATH_SECONDS.
@@ -172,11 +174,7 @@ class Retriever:
                 )
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
-        span = when.resolve(query, now)
-        if span is not None:
-            self.catalog.records.ensure([*relevance, *vector])
-            relevance = in_span(relevance, vector, self.catalog.records, span)
-        best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+        relevance, best = self._nudged(relevance, vector, query, now)
         # One verified batch read for the candidates, the seeds of `spread` among them; a
         # second only for neighbours it brings in that were not read yet (#12: each read is
         # a transaction, a round trip or three on a server).
@@ -200,6 +198,23 @@ class Retriever:
         ranked = rank({m: relevance[m] for m in hits}, hits, request, now)
         ranked = self._with_conflict_partners(ranked, allowed, request, now)
         return Retrieval(revision, ranked, dropped, opted_out)
+
+    def _nudged(
+        self, relevance: dict[str, float], vector: dict[str, float], query: str, now: dt.datetime
+    ) -> tuple[dict[str, float], list[tuple[str, float]]]:
+        """The request's own signals on top of the match: the span of time it names and the
+        person it names (#17); returns the relevance and the best candidates."""
+        span = when.resolve(query, now)
+        if span is not None:
+            self.catalog.records.ensure([*relevance, *vector])
+            relevance = in_span(relevance, vector, self.catalog.records, span)
+        best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+        if SPEAKER_NUDGE:
+            # Over the candidates only: their records are read, the rest stay unread.
+            self.catalog.records.ensure(mid for mid, _ in best)
+            relevance = {**relevance, **by_speaker(dict(best), self.catalog.records, query)}
+            best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+        return relevance, best
 
     def _with_conflict_partners(
         self, ranked: list[Scored], allowed: set[str], request: Scope, now: dt.datetime
@@ -369,6 +384,7 @@ class Retriever:
                     created_at=rec.created_at,
                     notes=_notes(rec),
                     said_at=render.said_at(rec),
+                    speaker=rec.speaker,
                 )
             )
         return hits

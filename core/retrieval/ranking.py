@@ -57,6 +57,8 @@ LOOKUP_MIN_CONFIDENCE = 0.5
 # A memory said inside the span of time a request names (see `in_span`).
 TIME_WEIGHT = 0.3
 TIME_SLACK = dt.timedelta(days=1)
+# A hit said by the person the request names (see `by_speaker`).
+SPEAKER_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,45 @@ def in_span(
         if rec is not None and start <= rec.valid_from < end:
             out[mid] = out.get(mid, 0.0) + TIME_WEIGHT
     return out
+
+
+def by_speaker(
+    relevance: Mapping[str, float], records: Mapping[str, MemoryRecord], query: str
+) -> dict[str, float]:
+    """Nudge the hits said by the person the request names (#17).
+
+    "What did Melanie paint?" is most often answered by Melanie's own words: among the hits,
+    those whose `speaker` the request names gain `SPEAKER_WEIGHT`. The speaker's name is
+    matched as a name (one of its words, or the whole name for CJK), never as a keyword of
+    the text. Nothing changes when the request names no speaker among the hits, or names
+    every speaker there (no preference to read).
+    """
+    speakers = {rec.speaker for mid in relevance if (rec := records.get(mid)) and rec.speaker}
+    if len(speakers) < 2:
+        return dict(relevance)
+    named = {s for s in speakers if names_person(query, s)}
+    if not named or named == speakers:
+        return dict(relevance)
+    out = dict(relevance)
+    for mid in relevance:
+        rec = records.get(mid)
+        if rec is not None and rec.speaker in named:
+            out[mid] += SPEAKER_WEIGHT
+    return out
+
+
+_NAME_WORD = lazy(r"[^\W\d_]{2,}")
+
+
+def names_person(query: str, name: str) -> bool:
+    """True when `query` names the person called `name`: the whole name, or one of its
+    words of three letters or more ("Mei" in "What did Mei Lin say", "melanie's")."""
+    text = query.casefold()
+    whole = name.casefold().strip()
+    if whole and whole in text and not whole.isascii():
+        return True  # a CJK name has no word boundaries
+    words = set(_NAME_WORD.findall(text))
+    return any(len(w) >= 3 and w in words for w in _NAME_WORD.findall(whole))
 
 
 _IDENTIFIER = lazy(r"[a-z][\w]*[-_./:#]\w|\d")

@@ -123,7 +123,13 @@ def item_line(
     else:
         head += f"said {when:%Y-%m-%d}]"
     note = "".join(f" ({NOTE_TEXT[n]})" for n in notes if n in NOTE_TEXT)
-    return f"- {head} {record.content}{note}"
+    return f"- {head} {spoken(record)}{note}"
+
+
+def spoken(record: MemoryRecord) -> str:
+    """The content, after the name of who said it when the memory records one (#17): the
+    speaker is kept out of the stored text, but the model must know whose words these are."""
+    return f"{record.speaker}: {record.content}" if record.speaker else record.content
 
 
 def scope_line(request: Scope) -> str:
@@ -154,7 +160,7 @@ DIGEST_HEAD = "- More notes (read back with search_memory): "
 
 def digest_entry(record: MemoryRecord) -> str:
     """One memory's part of a digest line: its reference and what it is about."""
-    return f"{short_ref(record.id)} {gist(record.content)}"
+    return f"{short_ref(record.id)} {gist(spoken(record))}"
 
 
 def digest_line(records: list[MemoryRecord]) -> str:

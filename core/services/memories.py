@@ -30,7 +30,7 @@ class MemoryWrites:
     def remember(self, scope: ScopeArg, text: str, **options: Any) -> Result[MemoryOutcome]:
         """The user's explicit request to remember something (R7 row 1).
 
-        `said_at`: when it was said (history being imported); the memory's own time."""
+        `said_at`, `speaker`: when and by whom it was said (history being imported)."""
         req = required_scope(scope)
         with self._e.store.write("remember") as tx:
             out = writes.remember(tx, self._e.ledger, req, text, **options)

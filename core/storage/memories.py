@@ -54,6 +54,11 @@ def content_aad(memory_id: str, revision: int) -> Aad:
     return Aad("memory_revisions", f"{memory_id}/{revision}", "content")
 
 
+def speaker_aad(memory_id: str, revision: int) -> Aad:
+    """Where one revision's speaker ciphertext belongs."""
+    return Aad("memory_revisions", f"{memory_id}/{revision}", "speaker")
+
+
 def reason_aad(decision_id: str) -> Aad:
     """Where a decision's reason ciphertext belongs."""
     return Aad("decisions", decision_id, "reason")
@@ -78,6 +83,7 @@ class Draft:
     sensitivity: Sensitivity = Sensitivity.NONE
     flags: frozenset[str] = field(default_factory=frozenset)
     conflict_set: str | None = None
+    speaker: str | None = None
 
 
 def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
@@ -111,28 +117,39 @@ def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
     row[binding.BINDING_COLUMN] = binding.compute(tx.codec, row)
     tx.later_rows(s.memories, [row])
     tx.queued_memories.add(memory_id)
-    _insert_revision(tx, memory_id, 1, draft.content, draft.owner, draft.scope)
+    _insert_revision(tx, memory_id, 1, draft.content, draft.owner, draft.scope, draft.speaker)
     _index_scope(tx, memory_id, draft.scope)
     sources = tuple(sorted(dict.fromkeys(draft.source_event_ids)))
     if sources:
         tx.later_rows(s.memory_sources, [{"memory_id": memory_id, "event_id": e} for e in sources])
     tx.touch(_change_kind(draft.status), memory_ids=(memory_id,))
-    return _from_row(row, draft.content, sources)
+    return _from_row(row, draft.content, sources, draft.speaker)
 
 
 def _insert_revision(
-    tx: WriteTx, memory_id: str, revision: int, content: str, actor: str, scope: Scope
+    tx: WriteTx,
+    memory_id: str,
+    revision: int,
+    content: str,
+    actor: str,
+    scope: Scope,
+    speaker: str | None,
 ) -> None:
+    key_id = tx.key_for(scope.get("user"))
     row = {
         "memory_id": memory_id,
         "revision": revision,
         "ts": tx.now_iso,
         "actor": actor,
         "scope_json": scope.to_json(),
-        "content": tx.codec.seal_text(
-            content, content_aad(memory_id, revision), key_id=tx.key_for(scope.get("user"))
-        ),
+        "content": tx.codec.seal_text(content, content_aad(memory_id, revision), key_id=key_id),
         "store_revision": _pending_revision(tx),
+        # Every column, always: a queued insert of several rows must name the same ones.
+        "speaker": (
+            tx.codec.seal_text(speaker, speaker_aad(memory_id, revision), key_id=key_id)
+            if speaker
+            else None
+        ),
     }
     tx.later_rows(s.memory_revisions, [row])
 
@@ -149,7 +166,9 @@ def add_revision(
     """Store a new revision (edited content and/or scope); return its number."""
     revision = record.revision + 1
     new_scope = scope or record.scope
-    _insert_revision(tx, record.id, revision, content or record.content, actor, new_scope)
+    _insert_revision(
+        tx, record.id, revision, content or record.content, actor, new_scope, record.speaker
+    )
     values: dict[str, Any] = {
         "revision": revision,
         "scope_json": new_scope.to_json(),
@@ -445,7 +464,7 @@ def by_source_events(conn: Connection, event_ids: Sequence[str]) -> list[str]:
 
 def record_query() -> Any:
     """Memory rows joined with the ciphertext of their current revision."""
-    return select(s.memories, s.memory_revisions.c.content).join(
+    return select(s.memories, s.memory_revisions.c.content, s.memory_revisions.c.speaker).join(
         s.memory_revisions,
         and_(
             s.memory_revisions.c.memory_id == s.memories.c.id,
@@ -495,7 +514,9 @@ def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -
     content = (
         codec.open_text(blob, content_aad(row["id"], row["revision"])) if blob else PURGED_TEXT
     )
-    return _from_row(row, content, sources)
+    sealed = row["speaker"]
+    speaker = codec.open_text(sealed, speaker_aad(row["id"], row["revision"])) if sealed else None
+    return _from_row(row, content, sources, speaker)
 
 
 def _flags(flags_json: str) -> frozenset[str]:
@@ -504,7 +525,9 @@ def _flags(flags_json: str) -> frozenset[str]:
     return frozenset(flags) if flags else NO_FLAGS
 
 
-def _from_row(row: Mapping[Any, Any], content: str, sources: tuple[str, ...]) -> MemoryRecord:
+def _from_row(
+    row: Mapping[Any, Any], content: str, sources: tuple[str, ...], speaker: str | None = None
+) -> MemoryRecord:
     expires = row["expires_at"]
     # A record's three times are often the same instant: one object for equal strings.
     times: dict[str, dt.datetime] = {}
@@ -533,4 +556,5 @@ def _from_row(row: Mapping[Any, Any], content: str, sources: tuple[str, ...]) ->
         conflict_set=row["conflict_set"],
         index_refs=tuple(json.loads(row["index_refs_json"])),
         superseded_by=row["superseded_by"],
+        speaker=speaker,
     )

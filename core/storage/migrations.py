@@ -170,6 +170,15 @@ def _v9_spool_applied(conn: Connection) -> None:
             conn.exec_driver_sql(ddl)
 
 
+def _v10_revision_speaker(conn: Connection) -> None:
+    # Stores created with this code already have the column (create() uses the current
+    # table); older ones get it by ALTER. Nullable: no speaker, or purged.
+    have = {c["name"] for c in inspect(conn).get_columns("memory_revisions")}
+    if "speaker" not in have:
+        blob = "BYTEA" if conn.dialect.name == "postgresql" else "BLOB"
+        conn.exec_driver_sql(f"ALTER TABLE memory_revisions ADD COLUMN speaker {blob}")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -186,6 +195,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         8, "personal keys of team members, sealed to each of their devices", _v8_personal_keys
     ),
     Migration(9, "ids of spooled writes applied after the server returned", _v9_spool_applied),
+    Migration(10, "who said a memory, sealed beside its content", _v10_revision_speaker),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

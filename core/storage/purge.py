@@ -21,7 +21,7 @@ def destroy_revision_contents(conn: Connection, memory_id: str) -> None:
     conn.execute(
         update(s.memory_revisions)
         .where(s.memory_revisions.c.memory_id == memory_id)
-        .values(content=None)
+        .values(content=None, speaker=None)
     )
 
 

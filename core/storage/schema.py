@@ -141,6 +141,8 @@ memory_revisions = Table(
     Column("scope_json", Text, nullable=False),
     Column("content", LargeBinary),
     Column("store_revision", Integer, nullable=False),
+    # Who said it (#17, schema version 10): sealed like the content, purged with it.
+    Column("speaker", LargeBinary),
 )
 
 memory_sources = Table(

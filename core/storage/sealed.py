@@ -67,6 +67,7 @@ def _after(cols: list[Any], last: tuple[Any, ...]) -> Any:
 SEALED: tuple[SealedColumn, ...] = (
     SealedColumn(s.event_payloads, ("event_id",), "ciphertext"),
     SealedColumn(s.memory_revisions, ("memory_id", "revision"), "content"),
+    SealedColumn(s.memory_revisions, ("memory_id", "revision"), "speaker"),
     SealedColumn(s.decisions, ("id",), "reason"),
     SealedColumn(s.snapshots, ("id",), "body"),
     SealedColumn(s.tombstones, ("memory_id",), "reason"),

@@ -32,8 +32,17 @@ from core.storage.store import WriteTx
 from core.workflows import writes
 
 MAX_BATCH = 10_000
-REMEMBER_FIELDS = ("scope", "text", "session", "kind", "expires_in_days", "by", "said_at")
-SUGGEST_FIELDS = ("scope", "text", "kind", "evidence", "session", "by", "said_at")
+REMEMBER_FIELDS = (
+    "scope",
+    "text",
+    "session",
+    "kind",
+    "expires_in_days",
+    "by",
+    "said_at",
+    "speaker",
+)
+SUGGEST_FIELDS = ("scope", "text", "kind", "evidence", "session", "by", "said_at", "speaker")
 LOAD_CHUNK = 500
 
 
@@ -98,6 +107,7 @@ def remember_many(tx: WriteTx, ledger: Ledger, batch: Sequence[Request]) -> list
             expires_in_days=f.get("expires_in_days"),
             by=f.get("by"),
             said_at=f.get("said_at"),
+            speaker=f.get("speaker"),
         )
 
     return _each(batch, one)
@@ -121,6 +131,7 @@ def suggest_many(tx: WriteTx, ledger: Ledger, batch: Sequence[Request]) -> list[
             session=f.get("session"),
             by=f.get("by"),
             said_at=f.get("said_at"),
+            speaker=f.get("speaker"),
         )
 
     return _each(batch, one)

@@ -21,7 +21,7 @@ from core.model.enums import Actor, EventKind, EventSource, MemoryKind, TrustLev
 from core.model.memory import MemoryOutcome
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.model.validate import ValidEvent, enum_value, identifier, said_at, text
+from core.model.validate import ValidEvent, enum_value, identifier, said_at, speaker, text
 from core.storage import event_log
 from core.storage.store import WriteTx
 
@@ -46,6 +46,7 @@ def export_document(records: Sequence[MemoryRecord], now: dt.datetime) -> dict[s
                 "expires_at": r.expires_at.isoformat() if r.expires_at else None,
                 "source_trust": r.source_trust.value,
                 "said_at": r.valid_from.isoformat(),
+                **({"speaker": r.speaker} if r.speaker else {}),
             }
             for r in records
         ],
@@ -64,6 +65,7 @@ def import_document(
     outcomes = []
     for i, (content, kind, scope) in enumerate(items):
         when = said_at(doc["memories"][i].get("said_at"), tx.now, f"memories[{i}].said_at")
+        who = speaker(doc["memories"][i].get("speaker"), f"memories[{i}].speaker")
         (event,) = event_log.append(
             tx,
             [
@@ -75,7 +77,7 @@ def import_document(
                     content,
                     EventKind.MESSAGE,
                     EventSource.IMPORT,
-                    {"import": FORMAT},
+                    {"import": FORMAT} | ({"speaker": who} if who else {}),
                     (),
                     by,
                 )
@@ -91,6 +93,7 @@ def import_document(
             by,
             evidence_scopes=(scope,),
             said_at=when,
+            speaker=who,
         )
         outcomes.append(ledger.submit(tx, cand, session=session))
     return outcomes

@@ -21,8 +21,16 @@ from core.model.memory import MemoryOutcome
 from core.model.records import Event
 from core.model.scope import Scope
 from core.model.sessions import DIRECT_SESSION
-from core.model.validate import ValidEvent, enum_value, event_said_at, identifier, text
+from core.model.validate import (
+    ValidEvent,
+    enum_value,
+    event_said_at,
+    event_speaker,
+    identifier,
+    text,
+)
 from core.model.validate import said_at as valid_said_at
+from core.model.validate import speaker as valid_speaker
 from core.storage import event_log, memories, memory_queries
 from core.storage.store import WriteTx
 
@@ -80,9 +88,11 @@ def remember(
     expires_in_days: float | None,
     by: str | None,
     said_at: object = None,
+    speaker: object = None,
 ) -> MemoryOutcome:
     """The user's explicit request to remember (R7 row 1): logged, then decided."""
     when = valid_said_at(said_at, tx.now)
+    who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
     owner = owner_of(scope, by)
     name = identifier(session, "session") if session is not None else DIRECT_SESSION
@@ -99,7 +109,7 @@ def remember(
             loggable(words),
             EventKind.MESSAGE,
             EventSource.CHAT,
-            {"request": "remember"},
+            {"request": "remember"} | ({"speaker": who} if who else {}),
             (),
             owner,
         ),
@@ -116,6 +126,7 @@ def remember(
         evidence_scopes=(scope,),
         expires_at=expires,
         said_at=when,
+        speaker=who,
     )
     return ledger.submit(tx, cand, session=name)
 
@@ -131,9 +142,11 @@ def suggest(
     session: str | None,
     by: str | None,
     said_at: object = None,
+    speaker: object = None,
 ) -> MemoryOutcome:
     """An agent proposes a memory; its trust is that of the evidence it cites (R6, R11)."""
     when = valid_said_at(said_at, tx.now)
+    who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
     owner = owner_of(scope, by)
     name = identifier(session, "session") if session is not None else DIRECT_SESSION
@@ -149,7 +162,7 @@ def suggest(
             loggable(words),
             EventKind.AGENT_CALL,
             None,
-            {"tool": "suggest"},
+            {"tool": "suggest"} | ({"speaker": who} if who else {}),
             tuple(ids),
             owner,
         ),
@@ -169,6 +182,7 @@ def suggest(
         owner,
         evidence_scopes=tuple(e.scope for e in events),
         said_at=when,
+        speaker=who,
     )
     return ledger.submit(tx, cand, session=name)
 
@@ -244,6 +258,7 @@ def submit_proposals(
             evidence_scopes=tuple(e.scope for e in sources),
             provenance=imported or "",
             said_at=event_said_at(sources[0].data),
+            speaker=event_speaker(sources[0].data),
         )
         outcomes.append(ledger.submit(tx, cand, session=session))
     return outcomes

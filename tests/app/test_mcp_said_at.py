@@ -1,4 +1,5 @@
-"""MCP `record_event` takes when it was said and who said it (#17), over real stdio."""
+"""MCP `record_event` and `remember` take when it was said and who said it (#17), over real
+stdio."""
 
 from __future__ import annotations
 
@@ -48,6 +49,9 @@ def test_record_event_said_at_and_speaker(tmp_path: Path) -> None:
                     "speaker": "Mei",
                 },
             )
+            got["remember"] = await c.call_tool(
+                "remember", {"content": "Mei's puppy is called Biscuit.", "speaker": "Mei"}
+            )
             got["bad"] = await c.call_tool(
                 "record_event", {"role": "user", "text": "x", "said_at": "last tuesday"}
             )
@@ -64,3 +68,7 @@ def test_record_event_said_at_and_speaker(tmp_path: Path) -> None:
     assert event.text == "We adopted a puppy!"
     assert event.data["speaker"] == "Mei"
     assert event.data["said_at"] == "2023-05-07T13:56:00+00:00"
+    memory_id = got["remember"].structured_content["memory_id"]
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        suggested = svc.get_memory(memory_id)
+    assert suggested.speaker == "Mei" and suggested.content == "Mei's puppy is called Biscuit."

@@ -103,18 +103,22 @@ def test_markers_never_reach_any_file(service: MemoryService, data_dir: Path) ->
 
 
 def _write_memory_markers(service: MemoryService) -> list[str]:
-    """Remember, inject and delete with markers in the content, goal and reason."""
+    """Remember, inject and delete with markers in the content, speaker, goal and reason."""
     scope = {"user": "u1", "project": "p1"}
     content, zh, goal, reason = _marker(), _marker("构建工具-"), _marker(), _marker()
+    speaker = _marker("Speaker-")
     kept = service.remember(
-        scope, f"Remember: releases of p1 are built with the tool {content}.", session="s1"
+        scope,
+        f"Remember: releases of p1 are built with the tool {content}.",
+        session="s1",
+        speaker=speaker,
     ).value
     service.remember(scope, f"记住：p1 的发布用 {zh} 构建。", session="s1")
     injected = service.inject(scope, f"which tool builds releases of p1 {goal}", 400).value
     assert kept.record is not None
-    assert content in injected.text
+    assert content in injected.text and speaker in injected.text
     service.delete(kept.record.id, reason=f"no longer true {reason}")
-    return [content, zh, goal, reason]
+    return [content, zh, goal, reason, speaker]
 
 
 def test_memory_paths_never_reach_any_file(service: MemoryService, data_dir: Path) -> None:

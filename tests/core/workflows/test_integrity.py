@@ -63,11 +63,14 @@ def _flip_last_byte(
 
 @pytest.fixture
 def store(data_dir: Path, clock: ManualClock) -> Iterator[dict[str, str]]:
-    """A store with a user memory, a second one, a snapshot, a decision and a tombstone."""
+    """A store with a user memory, a second one (with a speaker), a snapshot, a decision and a
+    tombstone."""
     svc = _open(data_dir, clock)
     try:
         bob = svc.remember(BOB, "Bob's physiotherapy is on Thursdays at 8.", session="s1")
-        other = svc.remember(BOB, "Bob keeps the passport in the blue folder.", session="s1")
+        other = svc.remember(
+            BOB, "Bob keeps the passport in the blue folder.", session="s1", speaker="Bob"
+        )
         gone = svc.remember(BOB, "Bob's old gym was FitBox Mitte.", session="s1")
         assert bob.value.record and other.value.record and gone.value.record
         snap = svc.inject(BOB, "physiotherapy Thursday", 300, session="s2").value

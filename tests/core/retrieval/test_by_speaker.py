@@ -1,0 +1,71 @@
+"""The person a request names, matched against who said each hit (#17, `by_speaker`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+import pytest
+
+from core.model.enums import MemoryKind, MemoryStatus, Sensitivity, TrustLevel
+from core.model.records import MemoryRecord
+from core.model.scope import Scope
+from core.retrieval.ranking import SPEAKER_WEIGHT, by_speaker, names_person
+
+T = dt.datetime(2023, 5, 8, tzinfo=dt.UTC)
+
+
+def _record(mid: str, speaker: str | None) -> MemoryRecord:
+    return MemoryRecord(
+        id=mid,
+        kind=MemoryKind.FACT,
+        content="I went hiking.",
+        scope=Scope.of({"user": "u"}),
+        source_event_ids=(),
+        confidence=0.7,
+        status=MemoryStatus.ACTIVE,
+        created_at=T,
+        updated_at=T,
+        valid_from=T,
+        expires_at=None,
+        supersedes=None,
+        sensitivity=Sensitivity.NONE,
+        owner="u",
+        revision=1,
+        source_trust=TrustLevel.USER,
+        speaker=speaker,
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "name", "named"),
+    [
+        ("What did Melanie paint?", "Melanie", True),
+        ("What is Caroline's identity?", "Caroline", True),
+        ("Where did MELANIE go?", "Melanie", True),
+        ("What did Mei say about the choir?", "Mei Lin", True),
+        ("张伟去了哪里？", "张伟", True),
+        ("What did she paint?", "Melanie", False),
+        ("Is the melody nice?", "Mel", False),  # not a word of the query
+        ("When did Jo go?", "Jo", False),  # too short to tell from a word
+        ("What about Melanies?", "Melanie", False),
+    ],
+)
+def test_names_person(query: str, name: str, named: bool) -> None:
+    assert names_person(query, name) is named
+
+
+def test_only_the_named_speakers_hits_gain() -> None:
+    records = {"a": _record("a", "Mei"), "b": _record("b", "Jon"), "c": _record("c", None)}
+    relevance = {"a": 0.5, "b": 0.6, "c": 0.4}
+    out = by_speaker(relevance, records, "Where did Mei go hiking?")
+    assert out == {"a": pytest.approx(0.5 + SPEAKER_WEIGHT), "b": 0.6, "c": 0.4}
+
+
+def test_no_preference_when_everyone_or_nobody_is_named() -> None:
+    records = {"a": _record("a", "Mei"), "b": _record("b", "Jon")}
+    relevance = {"a": 0.5, "b": 0.6}
+    assert by_speaker(relevance, records, "Did Mei and Jon go hiking?") == relevance
+    assert by_speaker(relevance, records, "Who went hiking?") == relevance
+    alone = {"a": _record("a", "Mei"), "b": dataclasses.replace(_record("b", "Mei"))}
+    assert by_speaker(relevance, alone, "Where did Mei go hiking?") == relevance

@@ -1,0 +1,194 @@
+"""Who said a memory is a field, not part of its text (#17): every write path, sealed, shown.
+
+A turn of imported history used to carry "Melanie: ..." inside its text, where the speaker's
+name distorted similarity and could not be told from the words. It now travels as `speaker`
+beside `said_at`: sealed in its own column, shown in search hits and injections, matched by
+keyword, carried through edits, export and import, and destroyed by a purge.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core import MemoryService, NewEvent
+from core.errors import InvalidInputError
+from core.retrieval import injector
+from core.storage.migrations import CURRENT_VERSION
+from core.storage.opener import DB_FILE_NAME
+from tests.conftest import PASSPHRASE
+
+SCOPE = {"user": "mei"}
+SAID = "2023-05-08T14:00:00+00:00"
+
+
+def test_remember_keeps_the_speaker_out_of_the_text_and_shows_it(service: MemoryService) -> None:
+    out = service.remember(
+        SCOPE, "I painted a sunset by the lake.", said_at=SAID, speaker="Melanie"
+    ).value
+    assert out.record is not None
+    assert out.record.speaker == "Melanie" and "Melanie" not in out.record.content
+    (hit,) = service.search_memory(SCOPE, "sunset lake")
+    assert hit.speaker == "Melanie" and hit.content == "I painted a sunset by the lake."
+    block = service.inject(SCOPE, "what did she paint by the lake", 300).value.text
+    assert "Melanie: I painted a sunset by the lake." in block
+
+
+def test_the_speakers_name_is_matched_by_keyword(service: MemoryService) -> None:
+    """A question that names the speaker finds their turn though the text never says it."""
+    service.remember(SCOPE, "We adopted a puppy last week.", said_at=SAID, speaker="Caroline")
+    service.remember(SCOPE, "The weather was lovely at the beach.", said_at=SAID, speaker="Mei")
+    hits = service.search_memory(SCOPE, "Caroline")
+    assert [h.content for h in hits][:1] == ["We adopted a puppy last week."]
+
+
+def test_speaker_survives_reopen_and_edit(data_dir: Path) -> None:
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        out = svc.remember(SCOPE, "My bike is blue.", said_at=SAID, speaker="Mei").value
+        assert out.record is not None
+        memory_id = out.record.id
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        assert svc.get_memory(memory_id).speaker == "Mei"
+        edited = svc.edit(memory_id, "My bike is dark blue.").value
+        assert edited.speaker == "Mei" and edited.revision == 2
+        assert svc.get_memory(memory_id).speaker == "Mei"
+        assert svc.verify().ok
+
+
+def test_suggest_batch_import_and_extraction_take_the_speaker(service: MemoryService) -> None:
+    suggested = service.suggest(SCOPE, "Mei prefers green tea.", speaker="Mei").value
+    assert suggested.record is not None and suggested.record.speaker == "Mei"
+    many = service.remember_many(
+        [
+            {"scope": SCOPE, "text": "Our choir meets on Thursdays.", "speaker": "Jon"},
+            {"scope": SCOPE, "text": "The recital is in June."},
+        ]
+    ).value
+    assert [o.record.speaker for o in many if o.record] == ["Jon", None]
+    doc = {
+        "format": "memory-center-export-v1",
+        "memories": [{"content": "Mei's locker is 14.", "scope": SCOPE, "speaker": "Ana"}],
+    }
+    (imported,) = service.import_memories(doc).value
+    assert imported.record is not None and imported.record.speaker == "Ana"
+    exported = {m["content"]: m for m in service.export_memories()["memories"]}
+    assert exported["Mei's locker is 14."]["speaker"] == "Ana"
+    assert "speaker" not in exported["The recital is in June."]
+    service.append_event(
+        NewEvent(
+            session="history",
+            actor="user",
+            trust="user",
+            scope=SCOPE,
+            text="Remember: I always take the 7:40 train.",
+            said_at=SAID,
+            speaker="Mei",
+        )
+    )
+    extracted = service.extract("history").value
+    records = [o.record for o in extracted if o.record is not None]
+    assert records and all(r.speaker == "Mei" for r in records)
+    assert all("Mei:" not in r.content for r in records)
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [("Mei\nsays", "one line"), ("x" * 101, "100"), (12, "string"), ("   ", "blank")],
+)
+def test_bad_speaker_is_a_clear_error_and_writes_nothing(
+    service: MemoryService, value: object, problem: str
+) -> None:
+    before = service.revision()
+    with pytest.raises(InvalidInputError, match=problem) as info:
+        service.remember(SCOPE, "Remember: Mei's locker is 14.", speaker=value)  # type: ignore[arg-type]
+    assert info.value.field == "speaker"
+    doc = {
+        "format": "memory-center-export-v1",
+        "memories": [{"content": "Mei's locker is 14.", "scope": SCOPE, "speaker": value}],
+    }
+    with pytest.raises(InvalidInputError, match=problem) as info:
+        service.import_memories(doc)
+    assert info.value.field == "memories[0].speaker"
+    assert service.revision() == before and service.list_memories() == []
+
+
+def test_a_store_from_before_the_speaker_column_upgrades(data_dir: Path) -> None:
+    """Version 9 had no speaker column: it is added, old memories read with none."""
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        out = svc.remember(SCOPE, "Remember: the gate code is 4411.").value
+        assert out.record is not None
+        memory_id = out.record.id
+    db = sqlite3.connect(data_dir / DB_FILE_NAME)
+    try:
+        db.execute("ALTER TABLE memory_revisions DROP COLUMN speaker")
+        db.execute("DELETE FROM schema_migrations WHERE version = 10")
+        db.execute("UPDATE store_meta SET value = '9' WHERE key = 'schema_version'")
+        db.commit()
+    finally:
+        db.close()
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        assert svc.status().schema_version == CURRENT_VERSION == 10
+        old = svc.get_memory(memory_id)
+        assert old.speaker is None and "4411" in old.content
+        new = svc.remember(SCOPE, "Our dog is called Rex.", speaker="Mei").value
+        assert new.record is not None and new.record.speaker == "Mei"
+        assert svc.verify().ok
+
+
+def test_purge_destroys_the_sealed_speaker(service: MemoryService, data_dir: Path) -> None:
+    """R19: a purge nulls the speaker of every revision, as it nulls the content."""
+    out = service.remember(SCOPE, "My bike lock code is 5521.", speaker="Mei").value
+    assert out.record is not None
+    memory_id = out.record.id
+    service.edit(memory_id, "My bike lock code is 5522.")
+    service.delete(memory_id, reason="forget it", purge=True, purge_events=True)
+    service.close()
+    db = sqlite3.connect(data_dir / DB_FILE_NAME)
+    try:
+        rows = db.execute(
+            "SELECT revision, speaker, content FROM memory_revisions WHERE memory_id = ?",
+            (memory_id,),
+        ).fetchall()
+    finally:
+        db.close()
+    assert [r[0] for r in rows] == [1, 2]
+    assert all(speaker is None and content is None for _, speaker, content in rows)
+
+
+def test_two_peoples_words_neither_merge_nor_supersede(service: MemoryService) -> None:
+    """The same words said by two people are two turns; their values are two facts."""
+    said = {"said_at": SAID}
+    first = service.remember(SCOPE, "Yes, I loved it!", speaker="Mei", **said).value
+    second = service.remember(SCOPE, "Yes, I loved it!", speaker="Jon", **said).value
+    assert first.record and second.record and first.record.id != second.record.id
+    assert second.outcome == "active"
+    paris = service.remember(SCOPE, "I moved to Paris in May.", speaker="Mei", **said).value
+    berlin = service.remember(SCOPE, "I moved to Berlin in May.", speaker="Jon", **said).value
+    assert berlin.superseded == () and berlin.conflicts_with == ()
+    assert paris.record and service.get_memory(paris.record.id).status.value == "active"
+    # One person's repeated words still merge.
+    again = service.remember(SCOPE, "Yes, I loved it!", speaker="mei", **said).value
+    assert again.outcome == "merged" and again.record and again.record.id == first.record.id
+
+
+def test_a_hit_by_the_person_asked_about_gains(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same words said by two people: the person the question names is nudged up, on
+    top of what the keyword and vector match of the name already give (by_speaker)."""
+    said = {"said_at": SAID}
+    mei = service.remember(SCOPE, "I started pottery classes.", speaker="Mei", **said).value
+    service.remember(SCOPE, "I started pottery classes.", speaker="Jon", **said)
+    assert mei.record is not None
+
+    def gap() -> float:
+        hits = service.search_memory(SCOPE, "When did Mei start pottery classes?")
+        score = {service.get_memory(h.memory_id).speaker: h.score for h in hits}
+        return score["Mei"] - score["Jon"]
+
+    with_nudge = gap()
+    monkeypatch.setattr(injector, "SPEAKER_NUDGE", False)
+    without = gap()
+    assert with_nudge > without > 0
