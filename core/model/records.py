@@ -107,6 +107,12 @@ class MemoryRecord:
     # Who said it, for a turn of recorded history (#17): kept out of the text, sealed.
     speaker: str | None = None
 
+    def spoken(self) -> str:
+        """The content after the name of who said it, when the memory records one (#17):
+        what a model reads and what a search by words or meaning matches; the stored text
+        itself stays clean."""
+        return f"{self.speaker}: {self.content}" if self.speaker else self.content
+
     def effective_status(self, now: dt.datetime) -> str:
         """The stored status, or `expired` once an active or pending record's time is up."""
         expirable = self.status in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE)

@@ -82,7 +82,7 @@ def keyword_text(record: MemoryRecord) -> str:
     not distorted by them), but "what did Mei say in May 2023" should still match it by
     keyword.
     """
-    text = f"{record.speaker} {record.content}" if record.speaker else record.content
+    text = record.spoken()
     when = said_at(record)
     if when is None:
         return text

@@ -129,7 +129,7 @@ def item_line(
 def spoken(record: MemoryRecord) -> str:
     """The content, after the name of who said it when the memory records one (#17): the
     speaker is kept out of the stored text, but the model must know whose words these are."""
-    return f"{record.speaker}: {record.content}" if record.speaker else record.content
+    return record.spoken()
 
 
 def scope_line(request: Scope) -> str:

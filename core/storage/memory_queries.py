@@ -84,7 +84,7 @@ def _text_query(
         damaged.update((d.row_id, d) for d in found.damaged)
         unavailable += found.unavailable
         # Matched on the verified record, so that the count that stops the loop is exact.
-        matched += [r for r in found if _scope_matches(r, flt) and needle in r.content.casefold()]
+        matched += [r for r in found if _scope_matches(r, flt) and needle in r.spoken().casefold()]
     matched.sort(key=lambda r: (r.updated_at, r.id), reverse=True)
     page = matched[flt.offset : flt.offset + flt.limit]
     return Records(page, damaged.values(), unavailable)
@@ -108,7 +108,7 @@ def _finish(
     records = [r for r in found if _scope_matches(r, flt)]
     if flt.text:
         needle = flt.text.casefold()
-        records = [r for r in records if needle in r.content.casefold()]
+        records = [r for r in records if needle in r.spoken().casefold()]
     page = records if paged_in_sql else records[flt.offset : flt.offset + flt.limit]
     return Records(page, found.damaged, found.unavailable)
 

@@ -3,7 +3,8 @@
 The memory center's full-text search is a case-insensitive substring match over memory
 content in every status, which BM25 terms cannot answer exactly ("port 12" inside "port
 1234"). Decrypting and binding-checking every row for it cost 3.4-7.5 s at 100k memories
-(#13). `TextIndex` keeps every memory's casefolded content with the memory revision and
+(#13). `TextIndex` keeps every memory's casefolded content (after its speaker's name, when
+it records one) with the memory revision and
 `updated_at` it was read at, and the store revision up to which it is complete, sealed as
 `index/texts.mcidx` with the store's codec (``Aad("index_files", "texts.mcidx", "texts")``),
 written atomically.
@@ -160,7 +161,7 @@ class TextIndex:
                 self._texts[memory_id] = (
                     record.revision,
                     str(row["updated_at"]),
-                    record.content.casefold(),
+                    record.spoken().casefold(),  # "Melanie" finds Melanie's words
                 )
                 self._new += 1
         return damage

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core import MemoryService, NewEvent
+from core import MemoryFilter, MemoryService, NewEvent
 from core.errors import InvalidInputError
 from core.retrieval import injector
 from core.storage.migrations import CURRENT_VERSION
@@ -192,3 +192,12 @@ def test_a_hit_by_the_person_asked_about_gains(
     monkeypatch.setattr(injector, "SPEAKER_NUDGE", False)
     without = gap()
     assert with_nudge > without > 0
+
+
+def test_the_memory_centers_text_search_finds_a_speakers_words(service: MemoryService) -> None:
+    """Searching the memory center for a name lists what that person said (text index)."""
+    service.remember(SCOPE, "We adopted a puppy last week.", said_at=SAID, speaker="Caroline")
+    service.remember(SCOPE, "The weather was lovely.", said_at=SAID, speaker="Mei")
+    for _ in range(2):  # the first search builds the sealed text index, the second reads it
+        found = service.list_memories(MemoryFilter(text="caroline"))
+        assert [r.content for r in found] == ["We adopted a puppy last week."]
