@@ -73,7 +73,10 @@ def main() -> int:
 
     from ui.main_window import MainWindow
 
-    store = Path(sys.argv[1])
+    store = Path(sys.argv[1]) if len(sys.argv) == 2 else None
+    if store is None or not (store / "memory-center.sqlite3").is_file():
+        # Never open (and so create) a store at a mistyped path such as `--help`.
+        sys.exit(f"usage: python benchmarks/ui_bench.py STORE_DIR (a store built first)\n{__doc__}")
     app = QApplication(sys.argv[:1])
     QCoreApplication.setOrganizationName("Memory Center Bench")
     service = MemoryService.open(

@@ -59,6 +59,8 @@ def build_bulk(path: Path, count: int) -> float:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1].startswith("-") or not sys.argv[2].isdigit():
+        sys.exit(__doc__)  # a mistyped `--help` must not become a store directory
     target = Path(sys.argv[1])
     n = int(sys.argv[2])
     took = build_bulk(target, n) if "--bulk" in sys.argv[3:] else build(target, n)
