@@ -252,13 +252,27 @@ _NAME_WORD = lazy(r"[^\W\d_]{2,}")
 
 def names_person(query: str, name: str) -> bool:
     """True when `query` names the person called `name`: the whole name, or one of its
-    words of three letters or more ("Mei" in "What did Mei Lin say", "melanie's")."""
-    text = query.casefold()
+    words of three letters or more ("Mei" in "What did Mei Lin say", "Melanie's").
+
+    Names are often words too ("Will", "May", "Mark", "Hope"): in a request written with
+    capitals, a name counts only capitalised and not as its first word ("Will it rain?",
+    "what will Jon do" name nobody). A request written all in lower case is matched
+    case-insensitively.
+    """
     whole = name.casefold().strip()
-    if whole and whole in text and not whole.isascii():
+    if whole and whole in query.casefold() and not whole.isascii():
         return True  # a CJK name has no word boundaries
-    words = set(_NAME_WORD.findall(text))
-    return any(len(w) >= 3 and w in words for w in _NAME_WORD.findall(whole))
+    parts = {w for w in _NAME_WORD.findall(whole) if len(w) >= 3}
+    if not parts:
+        return False
+    cased = query != query.casefold()
+    for position, match in enumerate(_NAME_WORD.finditer(query)):
+        word = match.group()
+        if word.casefold() not in parts:
+            continue
+        if not cased or (word[0].isupper() and position > 0):
+            return True
+    return False
 
 
 _IDENTIFIER = lazy(r"[a-z][\w]*[-_./:#]\w|\d")

@@ -49,6 +49,11 @@ def _record(mid: str, speaker: str | None) -> MemoryRecord:
         ("Is the melody nice?", "Mel", False),  # not a word of the query
         ("When did Jo go?", "Jo", False),  # too short to tell from a word
         ("What about Melanies?", "Melanie", False),
+        ("what did melanie paint", "Melanie", True),  # all lower case: any case
+        ("Will it rain on Friday?", "Will", False),  # the first word is a verb here
+        ("What will Jon do next?", "Will", False),  # not capitalised
+        ("What did Will say about May?", "Will", True),
+        ("May I ask what Jon said?", "May", False),
     ],
 )
 def test_names_person(query: str, name: str, named: bool) -> None:
