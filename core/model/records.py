@@ -21,6 +21,9 @@ from core.model.scope import Scope
 
 T = TypeVar("T")
 
+# A memory stored this long after the time it is valid from was said before it was stored.
+OWN_TIME_AFTER = dt.timedelta(hours=1)
+
 
 @dataclass(frozen=True)
 class NewEvent:
@@ -106,6 +109,13 @@ class MemoryRecord:
     superseded_by: str | None = None
     # Who said it, for a turn of recorded history (#17): kept out of the text, sealed.
     speaker: str | None = None
+
+    def own_time(self) -> dt.datetime | None:
+        """When it was said or observed, if that was well before it was stored (imported
+        history, a transcript): the time the memory is about, shown as "said" (#17)."""
+        if self.created_at - self.valid_from > OWN_TIME_AFTER:
+            return self.valid_from
+        return None
 
     def spoken(self) -> str:
         """The content after the name of who said it, when the memory records one (#17):

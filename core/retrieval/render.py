@@ -150,9 +150,7 @@ def shared_line(shared: Shared) -> str:
 
 def said_at(record: MemoryRecord) -> dt.datetime | None:
     """The memory's own time when it was given one (said or observed before it was stored)."""
-    if record.created_at - record.valid_from > dt.timedelta(hours=1):
-        return record.valid_from
-    return None
+    return record.own_time()
 
 
 DIGEST_HEAD = "- More notes (read back with search_memory): "

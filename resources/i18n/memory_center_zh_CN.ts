@@ -622,7 +622,7 @@
     </message>
     <message>
         <location filename="../../ui/views/detail_panel.py" line="117" />
-        <location filename="../../ui/views/detail_panel.py" line="307" />
+        <location filename="../../ui/views/detail_panel.py" line="321" />
         <source>Disable</source>
         <translation>停用</translation>
     </message>
@@ -698,131 +698,151 @@
     </message>
     <message>
         <location filename="../../ui/views/detail_panel.py" line="198" />
+        <source>Said</source>
+        <translation>说出时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="199" />
+        <source>Speaker</source>
+        <translation>说话人</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="200" />
         <source>Sensitivity</source>
         <translation>敏感度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="199" />
+        <location filename="../../ui/views/detail_panel.py" line="201" />
         <source>Supersedes</source>
         <translation>取代关系</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="200" />
+        <location filename="../../ui/views/detail_panel.py" line="202" />
         <source>Conflict set</source>
         <translation>冲突组</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="201" />
+        <location filename="../../ui/views/detail_panel.py" line="203" />
         <source>Owner</source>
         <translation>所有者</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="202" />
+        <location filename="../../ui/views/detail_panel.py" line="204" />
         <source>Id</source>
         <translation>编号</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="224" />
+        <location filename="../../ui/views/detail_panel.py" line="226" />
         <source>Select a memory to see where it came from and how it is used.</source>
         <translation>选择一条记忆，查看它的来源和使用情况。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="249" />
+        <location filename="../../ui/views/detail_panel.py" line="251" />
         <source>(content purged)</source>
         <translation>（内容已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="269" />
+        <location filename="../../ui/views/detail_panel.py" line="271" />
         <source>from %1, expires %2</source>
         <translation>自 %1 起，到期：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="275" />
+        <location filename="../../ui/views/detail_panel.py" line="280" />
+        <source>%1, recorded %2</source>
+        <translation>%1，记录于 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="284" />
+        <source>when recorded (%1)</source>
+        <translation>即记录时（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="289" />
         <source>nothing sensitive found</source>
         <translation>未发现敏感内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="276" />
+        <location filename="../../ui/views/detail_panel.py" line="290" />
         <source>sensitive parts removed</source>
         <translation>敏感部分已移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="277" />
+        <location filename="../../ui/views/detail_panel.py" line="291" />
         <source>sensitive</source>
         <translation>敏感</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="283" />
+        <location filename="../../ui/views/detail_panel.py" line="297" />
         <source>supersedes</source>
         <translation>取代</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="287" />
+        <location filename="../../ui/views/detail_panel.py" line="301" />
         <source>superseded by</source>
         <translation>被取代于</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="296" />
+        <location filename="../../ui/views/detail_panel.py" line="310" />
         <source>in conflict with: </source>
         <translation>与之冲突：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="301" />
+        <location filename="../../ui/views/detail_panel.py" line="315" />
         <source>wording version %1</source>
         <translation>措辞版本 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="307" />
+        <location filename="../../ui/views/detail_panel.py" line="321" />
         <source>Enable</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="344" />
+        <location filename="../../ui/views/detail_panel.py" line="358" />
         <source>Memory disabled.</source>
         <translation>记忆已停用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="351" />
+        <location filename="../../ui/views/detail_panel.py" line="365" />
         <source>Memory enabled.</source>
         <translation>记忆已启用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="366" />
+        <location filename="../../ui/views/detail_panel.py" line="380" />
         <source>Scope narrowed.</source>
         <translation>范围已缩小。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="382" />
+        <location filename="../../ui/views/detail_panel.py" line="396" />
         <source>Excluded from the session.</source>
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="389" />
+        <location filename="../../ui/views/detail_panel.py" line="403" />
         <source>Included in the session again.</source>
         <translation>已重新纳入该会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="400" />
+        <location filename="../../ui/views/detail_panel.py" line="414" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="401" />
+        <location filename="../../ui/views/detail_panel.py" line="415" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/detail_panel.py" line="411" />
+        <location filename="../../ui/views/detail_panel.py" line="425" />
         <source>Quarantined; %n session(s) had used it.</source>
         <translation><numerusform>已隔离；曾有 %n 个会话使用过它。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="424" />
+        <location filename="../../ui/views/detail_panel.py" line="438" />
         <source>Quarantine undone.</source>
         <translation>已撤销隔离。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="446" />
+        <location filename="../../ui/views/detail_panel.py" line="460" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
     </message>

@@ -150,7 +150,7 @@ class ReviewQueueModel(RowTableModel[Entry]):
         if role == Qt.ItemDataRole.FontRole and e.is_header:
             return bold_font()
         if role == Qt.ItemDataRole.ToolTipRole and e.record is not None:
-            return e.record.content[:2000]
+            return e.record.spoken()[:2000]
         return None
 
     @staticmethod
@@ -161,4 +161,4 @@ class ReviewQueueModel(RowTableModel[Entry]):
             return " ⟷ ".join(r.content[:50] for r in e.conflict)
         assert e.record is not None
         r = e.record
-        return f"{r.content[:90]}\n{kind_text(r.kind.value)} · {r.scope}"
+        return f"{r.spoken()[:90]}\n{kind_text(r.kind.value)} · {r.scope}"

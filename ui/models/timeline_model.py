@@ -160,7 +160,7 @@ class TimelineModel(RowTableModel[Row]):
             if column == COL_SOURCE and r.sensitivity == Sensitivity.REDACTED:
                 return icon("redacted")
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_CONTENT:
-            return r.content[:2000]
+            return r.spoken()[:2000]
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_SCOPE:
             return str(r.scope)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == COL_CONF:
@@ -173,7 +173,7 @@ class TimelineModel(RowTableModel[Row]):
         if column == COL_KIND:
             return kind_text(r.kind.value)
         if column == COL_CONTENT:
-            text = r.content.replace("\n", " ")[:300]
+            text = r.spoken().replace("\n", " ")[:300]
             return text if text else QCoreApplication.translate("Timeline", "(purged)")
         if column == COL_SCOPE:
             return str(r.scope)

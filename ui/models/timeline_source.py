@@ -173,7 +173,7 @@ def local_matcher(flt: TimelineFilter, now: dt.datetime) -> Callable[[MemoryReco
             return False
         if flt.statuses and r.effective_status(now) not in flt.statuses:
             return False
-        if needle and needle not in r.content.casefold():
+        if needle and needle not in r.spoken().casefold():
             return False
         if dated and not low <= r.updated_at.astimezone().date() <= high:
             return False

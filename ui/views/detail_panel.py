@@ -195,6 +195,8 @@ class DetailPanel(RefreshingView):
             ("confidence", self.tr("Confidence")),
             ("trust", self.tr("Source trust")),
             ("validity", self.tr("Valid")),
+            ("said", self.tr("Said")),
+            ("speaker", self.tr("Speaker")),
             ("sensitivity", self.tr("Sensitivity")),
             ("lineage", self.tr("Supersedes")),
             ("conflict", self.tr("Conflict set")),
@@ -271,6 +273,18 @@ class DetailPanel(RefreshingView):
                 .replace("%2", relative_expiry(r.expires_at, now))
             )
         )
+        # Imported history has a time of its own: when it was said, not when it was stored.
+        said = r.own_time()
+        f["said"].setText(
+            html.escape(
+                self.tr("%1, recorded %2")
+                .replace("%1", local_time(said))
+                .replace("%2", local_time(r.created_at))
+                if said is not None
+                else self.tr("when recorded (%1)").replace("%1", local_time(r.created_at))
+            )
+        )
+        f["speaker"].setText(html.escape(r.speaker) if r.speaker else "—")
         sensitivity = {
             "none": self.tr("nothing sensitive found"),
             "redacted": self.tr("sensitive parts removed"),

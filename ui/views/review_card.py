@@ -78,7 +78,7 @@ class ReviewCard(QFrame):
         quarantined = r.status.value == "quarantined"
         self.warning.setVisible(quarantined or r.source_trust.value == "untrusted")
         self.warning.setText("⚠ " + quarantine_warning())
-        self.content.setText(r.content)
+        self.content.setText(r.spoken())
         redacted = r.sensitivity != Sensitivity.NONE or MemoryFlag.REDACTED in r.flags
         parts = [
             f"<b>{html.escape(kind_text(r.kind.value))}</b>",
