@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
 
-from core import MemoryKind, MemoryRecord, MemoryStatus, Scope, Sensitivity, TrustLevel
+from core import MemoryKind, MemoryRecord, MemoryStatus, Scope, TrustLevel
 from core.governance.policy import (
     CONFIRMED,
     CONFLICT,
@@ -18,6 +19,7 @@ from core.governance.policy import (
     Origin,
     PolicySettings,
 )
+from tests.support.records import make_record
 
 NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 PROJECT = Scope.of({"user": "alice", "project": "web-shop"})
@@ -59,8 +61,8 @@ def rec(
     flags: frozenset[str] = frozenset(),
     kind: MemoryKind = MemoryKind.FACT,
 ) -> MemoryRecord:
-    return MemoryRecord(
-        id=ident,
+    return make_record(
+        ident,
         kind=kind,
         content=content,
         scope=PROJECT,
@@ -70,11 +72,7 @@ def rec(
         created_at=NOW,
         updated_at=NOW,
         valid_from=NOW,
-        expires_at=None,
-        supersedes=None,
-        sensitivity=Sensitivity.NONE,
         owner="alice",
-        revision=1,
         source_trust=trust,
         flags=flags,
     )
@@ -380,3 +378,19 @@ def test_unrelated_chat_turn_never_supersedes_at_any_authority() -> None:
     old = rec("Caroline is researching adoption agencies.", TrustLevel.ASSISTANT)
     new = cand("I'm so happy for you, Caroline, now you're helping others!", explicit=True)
     assert decide(new, [old]).supersedes == ()
+
+
+def test_two_speakers_words_are_never_compared() -> None:
+    """#17: Jon saying "web-shop uses pnpm" neither supersedes nor conflicts with Mei saying
+    "web-shop uses yarn"; the same person's two statements do (names compared
+    case-insensitively), and so do statements without a speaker."""
+    old = dataclasses.replace(rec("web-shop uses yarn", TrustLevel.TOOL_VERIFIED), speaker="Mei")
+
+    def said_by(speaker: str | None) -> Candidate:
+        return dataclasses.replace(cand("web-shop uses pnpm", explicit=True), speaker=speaker)
+
+    verdict = decide(said_by("Jon"), [old])
+    assert verdict.supersedes == () and verdict.conflicts_with == ()
+    assert verdict.merge_into is None
+    assert decide(said_by("mei"), [old]).supersedes == ("mem_old",)
+    assert decide(said_by(None), [old]).supersedes == ("mem_old",)

@@ -2,39 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
-
 import pytest
 
-from core.model.enums import MemoryKind, MemoryStatus, Sensitivity, TrustLevel
 from core.model.records import MemoryRecord
-from core.model.scope import Scope
 from core.retrieval.ranking import SPEAKER_WEIGHT, by_speaker, names_person
-
-T = dt.datetime(2023, 5, 8, tzinfo=dt.UTC)
+from tests.support.records import make_record
 
 
 def _record(mid: str, speaker: str | None) -> MemoryRecord:
-    return MemoryRecord(
-        id=mid,
-        kind=MemoryKind.FACT,
-        content="I went hiking.",
-        scope=Scope.of({"user": "u"}),
-        source_event_ids=(),
-        confidence=0.7,
-        status=MemoryStatus.ACTIVE,
-        created_at=T,
-        updated_at=T,
-        valid_from=T,
-        expires_at=None,
-        supersedes=None,
-        sensitivity=Sensitivity.NONE,
-        owner="u",
-        revision=1,
-        source_trust=TrustLevel.USER,
-        speaker=speaker,
-    )
+    return make_record(mid, speaker=speaker)
 
 
 @pytest.mark.parametrize(
@@ -72,5 +48,5 @@ def test_no_preference_when_everyone_or_nobody_is_named() -> None:
     relevance = {"a": 0.5, "b": 0.6}
     assert by_speaker(relevance, records, "Did Mei and Jon go hiking?") == relevance
     assert by_speaker(relevance, records, "Who went hiking?") == relevance
-    alone = {"a": _record("a", "Mei"), "b": dataclasses.replace(_record("b", "Mei"))}
+    alone = {"a": _record("a", "Mei"), "b": _record("b", "Mei")}
     assert by_speaker(relevance, alone, "Where did Mei go hiking?") == relevance
