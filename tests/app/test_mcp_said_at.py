@@ -34,7 +34,8 @@ def _params(data_dir: Path) -> StdioServerParameters:
 def test_record_event_said_at_and_speaker(tmp_path: Path) -> None:
     """The event keeps both as data, the text stays clean, and a bad date is refused."""
     data_dir = tmp_path / "store"
-    MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False).close()
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        svc.remember({"user": "mei"}, "Our puppy sleeps on the sofa.", speaker="Mei")
     got: dict[str, Any] = {}
 
     async def go() -> None:
@@ -52,6 +53,7 @@ def test_record_event_said_at_and_speaker(tmp_path: Path) -> None:
             got["remember"] = await c.call_tool(
                 "remember", {"content": "Mei's puppy is called Biscuit.", "speaker": "Mei"}
             )
+            got["search"] = await c.call_tool("search_memory", {"query": "puppy sofa"})
             got["bad"] = await c.call_tool(
                 "record_event", {"role": "user", "text": "x", "said_at": "last tuesday"}
             )
@@ -72,3 +74,5 @@ def test_record_event_said_at_and_speaker(tmp_path: Path) -> None:
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         suggested = svc.get_memory(memory_id)
     assert suggested.speaker == "Mei" and suggested.content == "Mei's puppy is called Biscuit."
+    (hit,) = got["search"].structured_content["memories"]
+    assert hit["speaker"] == "Mei" and hit["content"] == "Our puppy sleeps on the sofa."
