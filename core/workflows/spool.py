@@ -35,7 +35,7 @@ from core.model.clock import from_iso
 from core.model.records import NewEvent
 from core.model.scope import Scope
 from core.model.spool import FlushReport, SpoolEntry, SpoolRefusal, SpoolStatus
-from core.model.validate import identifier, new_event
+from core.model.validate import identifier, new_event, said_at, speaker
 from core.storage.spool import LocalSpool, claim, record_refused
 from core.storage.store import Store, WriteTx, new_id
 
@@ -408,3 +408,7 @@ def _prevalidate(operation: str, arguments: dict[str, Any]) -> None:
     if operation in {"remember", "suggest", "observe"}:
         scope = arguments.get("scope")
         Scope.required(dict(scope.items_) if isinstance(scope, Scope) else scope)
+    if operation in {"remember", "suggest"}:
+        # A write that waits in the spool must not fail only when it is replayed.
+        said_at(arguments.get("said_at"), dt.datetime.now(dt.UTC))
+        speaker(arguments.get("speaker"))

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from core import (
+    InvalidInputError,
     MemoryService,
     NewEvent,
     ServerUnavailableError,
@@ -214,6 +215,11 @@ def test_bad_input_is_refused_at_once_even_while_offline(
     with pytest.raises(Exception) as bad:
         service.append_event(_event("x", scope={}))
     assert bad.value.__class__.__name__ == "ScopeRequiredError"
+    # A remember's speaker and time are checked before it waits in the spool (#17).
+    with pytest.raises(InvalidInputError, match="speaker"):
+        service.remember({"user": "ann"}, "Remember: tea.", speaker="a\nb")
+    with pytest.raises(InvalidInputError, match="said_at"):
+        service.remember({"user": "ann"}, "Remember: tea.", said_at="next tuesday")
     assert service.spool_status().waiting == 1
     reads = service.inject({"user": "ann"}, "anything", 300).value
     assert reads.degraded and reads.snapshot_id == "" and not reads.items
