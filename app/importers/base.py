@@ -265,4 +265,27 @@ def to_new_event(
         source=ev.source,
         data=data,
         by=by,
+        said_at=said_before(ev.ts),
     )
+
+
+# A transcript line this much older than now was said before it was recorded (#17).
+RECORDED_LATER = dt.timedelta(minutes=5)
+
+
+def said_before(ts: str | None, now: dt.datetime | None = None) -> str | None:
+    """The source's time of a line as its `said_at`, when it is a valid instant well in the
+    past (imported history): memories extracted from it are valid from when it was said,
+    not from the import. A live line (seconds old, or a clock a little ahead), a time
+    without a zone and an unreadable one give None: the line is then simply recorded now,
+    and its `source_ts` is kept as before."""
+    if not ts:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    now = now or dt.datetime.now(dt.UTC)
+    return moment.isoformat() if moment < now - RECORDED_LATER else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 from pathlib import Path
@@ -11,7 +12,7 @@ from click.testing import CliRunner
 
 from app.cli import Context
 from app.importers import chatgpt, claude_code
-from app.importers.base import ImportReport, write_sessions
+from app.importers.base import ImportReport, said_before, write_sessions
 from app.importers.cli import import_group
 from core import MemoryService, Scope
 from core.model.memory import MemoryFilter
@@ -220,3 +221,25 @@ def test_blank_text_blocks_are_skipped(tmp_path: Path, content: str) -> None:
     )
     sessions, problems = claude_code.parse(f)
     assert sessions == [] and problems == []
+
+
+def test_imported_memories_are_valid_from_when_they_were_said(service: MemoryService) -> None:
+    """#17: a transcript line carries its source time as `said_at`; what extraction takes
+    from it is valid from then, not from the import (and shows as said then)."""
+    _import(service, claude_code, CLAUDE_DIR)
+    records = {m.content: m for m in service.list_memories()}
+    memory = records["I prefer small commits with conventional commit messages."]
+    (source,) = [e for e in service.list_events(limit=1000) if e.id in memory.source_event_ids]
+    said = dt.datetime.fromisoformat(str(source.data["source_ts"]).replace("Z", "+00:00"))
+    assert source.data["said_at"] == said.isoformat()
+    assert memory.valid_from == said and memory.own_time() == said
+
+
+def test_a_live_or_unreadable_source_time_is_not_a_said_at() -> None:
+    now = dt.datetime(2026, 5, 1, 12, 0, tzinfo=dt.UTC)
+    assert said_before("2026-05-01T11:00:00Z", now) == "2026-05-01T11:00:00+00:00"
+    assert said_before("2026-05-01T11:59:30Z", now) is None  # seconds old: live
+    assert said_before("2026-05-01T12:00:05Z", now) is None  # a clock a little ahead
+    assert said_before("2026-05-01T11:00:00", now) is None  # no zone
+    assert said_before("yesterday", now) is None
+    assert said_before(None, now) is None
