@@ -27,11 +27,11 @@ from core import (
     MemoryStatus,
     NewEvent,
     Scope,
-    Sensitivity,
     TrustLevel,
 )
 from core.governance.policy import CONFIRMED, Candidate, MemoryPolicy, Origin, PolicySettings
 from core.governance.sensitivity import scan
+from tests.support.records import make_record
 
 NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 API_KEY = "sk-" + "Ab3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA"
@@ -107,8 +107,8 @@ policy_settings = st.builds(
 
 @st.composite
 def related_records(draw: st.DrawFn) -> MemoryRecord:
-    return MemoryRecord(
-        id=f"mem_{draw(st.integers(0, 10**6))}",
+    return make_record(
+        f"mem_{draw(st.integers(0, 10**6))}",
         kind=draw(st.sampled_from(list(MemoryKind))),
         content=draw(pieces),
         scope=draw(scopes),
@@ -118,11 +118,7 @@ def related_records(draw: st.DrawFn) -> MemoryRecord:
         created_at=NOW,
         updated_at=NOW,
         valid_from=NOW,
-        expires_at=None,
-        supersedes=None,
-        sensitivity=Sensitivity.NONE,
         owner="alice",
-        revision=1,
         source_trust=draw(st.sampled_from(list(TrustLevel))),
         flags=draw(st.frozensets(st.sampled_from([CONFIRMED, "conflict", "stale"]))),
     )
