@@ -201,3 +201,21 @@ def test_the_memory_centers_text_search_finds_a_speakers_words(service: MemorySe
     for _ in range(2):  # the first search builds the sealed text index, the second reads it
         found = service.list_memories(MemoryFilter(text="caroline"))
         assert [r.content for r in found] == ["We adopted a puppy last week."]
+
+
+def test_a_chinese_speaker_is_named_too(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CJK name has no word boundaries: "王芳推荐了什么" names 王芳 (by_speaker)."""
+    said = {"said_at": SAID}
+    service.remember(SCOPE, "我推荐那家新开的川菜馆。", speaker="王芳", **said)
+    service.remember(SCOPE, "我推荐那家新开的川菜馆。", speaker="李娜", **said)
+
+    def gap() -> float:
+        hits = service.search_memory(SCOPE, "王芳推荐了哪家餐馆？")
+        score = {service.get_memory(h.memory_id).speaker: h.score for h in hits}
+        return score["王芳"] - score["李娜"]
+
+    with_nudge = gap()
+    monkeypatch.setattr(injector, "SPEAKER_NUDGE", False)
+    assert with_nudge > gap()
