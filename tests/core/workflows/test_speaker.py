@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from core import MemoryFilter, MemoryService, NewEvent
@@ -219,3 +220,37 @@ def test_a_chinese_speaker_is_named_too(
     with_nudge = gap()
     monkeypatch.setattr(injector, "SPEAKER_NUDGE", False)
     assert with_nudge > gap()
+
+
+def test_a_postgresql_store_from_before_the_speaker_column_upgrades(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The same upgrade on a server store: the column is added as BYTEA by the migration."""
+
+    def open_store() -> MemoryService:
+        return MemoryService.open(
+            tmp_path / "device",
+            passphrase=PASSPHRASE,
+            prefer_keyring=False,
+            database_url=pg_url,
+        )
+
+    with open_store() as svc:
+        out = svc.remember(SCOPE, "Remember: the gate code is 4411.").value
+        assert out.record is not None
+        memory_id = out.record.id
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("ALTER TABLE memory_revisions DROP COLUMN speaker")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 10")
+    with open_store() as svc:
+        assert svc.status().schema_version == CURRENT_VERSION == 10
+        assert svc.get_memory(memory_id).speaker is None
+        new = svc.remember(SCOPE, "Our dog is called Rex.", speaker="Mei").value
+        assert new.record is not None and new.record.speaker == "Mei"
+        assert svc.verify().ok
+    with psycopg.connect(pg_url) as conn:
+        (kind,) = conn.execute(
+            "SELECT data_type FROM information_schema.columns "
+            "WHERE table_name = 'memory_revisions' AND column_name = 'speaker'"
+        ).fetchone()
+    assert kind == "bytea"
