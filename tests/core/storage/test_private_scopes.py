@@ -32,7 +32,7 @@ from core.governance.fences import features
 from core.governance.text import fingerprint
 from core.storage import text_index
 from core.storage.event_log import payload_aad
-from core.storage.memories import content_aad, reason_aad
+from core.storage.memories import content_aad, reason_aad, speaker_aad
 from core.storage.snapshots import body_aad
 from tests.conftest import START
 
@@ -103,7 +103,7 @@ def test_teammate_with_team_key_and_raw_sql_cannot_read_a_private_memory(
     team: tuple[MemoryService, MemoryService, Path], pg_url: str
 ) -> None:
     ana, _ben, tmp_path = team
-    private = ana.remember(ANA, SECRET).value.record
+    private = ana.remember(ANA, SECRET, speaker="Ana Ferreira").value.record
     shared = ana.remember(TEAM, SHARED).value.record
     assert private is not None and shared is not None
     snap = ana.inject(ANA, "when are ana's appointments and the freeze", 800).value
@@ -116,6 +116,15 @@ def test_teammate_with_team_key_and_raw_sql_cannot_read_a_private_memory(
         for m, r, b in _sql(
             pg_url,
             "SELECT memory_id, revision, content FROM memory_revisions WHERE memory_id=%s",
+            private.id,
+        )
+    ]
+    # Who said it is sealed with the same personal key (#17).
+    sealed += [
+        (bytes(b), speaker_aad(m, r))  # type: ignore[arg-type]
+        for m, r, b in _sql(
+            pg_url,
+            "SELECT memory_id, revision, speaker FROM memory_revisions WHERE memory_id=%s",
             private.id,
         )
     ]
@@ -138,7 +147,7 @@ def test_teammate_with_team_key_and_raw_sql_cannot_read_a_private_memory(
             pg_url, "SELECT body FROM snapshots WHERE id=%s", snap.snapshot_id
         )
     ]
-    assert len(sealed) >= 4
+    assert len(sealed) >= 5
     ben_codec = Codec(ben_keys)
     for blob, aad in sealed:
         assert SECRET.encode()[:20] not in blob
