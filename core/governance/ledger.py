@@ -90,6 +90,8 @@ class Ledger:
         """Decide one candidate and write the result."""
         related = self.neighbours.nearest(tx, cand.scope, cand.content)
         fenced, why = self.fence_of(tx, cand.content)
+        if fenced and _said_by_another(tx, fenced, cand.speaker):
+            fenced = None
         verdict = self.policy.decide(cand, related, now=tx.now, fenced_by=fenced, fence_reason=why)
         lift = fenced if fenced and verdict.fenced_by is None and _asked_again(cand) else None
         if lift:
@@ -324,3 +326,17 @@ def _ttl_flag(cand: Candidate, verdict: Verdict) -> frozenset[str]:
     if verdict.expires_at is not None and cand.expires_at is None:
         return frozenset({"policy_ttl"})
     return frozenset()
+
+
+def _said_by_another(tx: WriteTx, deleted_id: str, speaker: str | None) -> bool:
+    """A deletion fence stops the deleted words coming back, not another person saying the
+    same (#17): Jon's "Yes, I loved it!" is not Mei's deleted turn. Only when both speakers
+    are known; a purged memory's speaker is gone, so its fence holds for everyone."""
+    if not speaker:
+        return False
+    try:
+        deleted = memories.get(tx.conn, tx.codec, deleted_id)
+    except MemoryCenterError:
+        return False  # unreadable: the fence holds
+    said = deleted.speaker
+    return said is not None and said.casefold() != speaker.casefold()

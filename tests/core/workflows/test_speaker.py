@@ -254,3 +254,24 @@ def test_a_postgresql_store_from_before_the_speaker_column_upgrades(
             "WHERE table_name = 'memory_revisions' AND column_name = 'speaker'"
         ).fetchone()
     assert kind == "bytea"
+
+
+def test_a_deletion_fence_stops_the_words_of_the_person_who_said_them(
+    service: MemoryService,
+) -> None:
+    """Deleting Mei's turn fences Mei's words, not Jon's identical turn; after a purge the
+    speaker is gone and the fence holds for everyone (R19)."""
+    said = {"said_at": SAID}
+    mei = service.remember(SCOPE, "I finally quit my job.", speaker="Mei", **said).value
+    assert mei.record is not None
+    service.delete(mei.record.id, reason="private")
+    again = service.suggest(SCOPE, "I finally quit my job.", speaker="Mei", **said).value
+    assert again.outcome == "rejected" and again.record is not None
+    assert "deletion fence" in " ".join(again.reasons)
+    jon = service.suggest(SCOPE, "I finally quit my job.", speaker="Jon", **said).value
+    assert jon.outcome != "rejected", jon.reasons
+    # A purge destroys the speaker with the words: the fence then holds for anyone.
+    service.delete(jon.record.id, reason="not needed", purge=True)  # type: ignore[union-attr]
+    service.delete(mei.record.id, reason="private", purge=True)
+    ana = service.suggest(SCOPE, "I finally quit my job.", speaker="Ana", **said).value
+    assert ana.outcome == "rejected", ana.reasons
