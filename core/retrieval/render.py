@@ -123,13 +123,9 @@ def item_line(
     else:
         head += f"said {when:%Y-%m-%d}]"
     note = "".join(f" ({NOTE_TEXT[n]})" for n in notes if n in NOTE_TEXT)
-    return f"- {head} {spoken(record)}{note}"
-
-
-def spoken(record: MemoryRecord) -> str:
-    """The content, after the name of who said it when the memory records one (#17): the
-    speaker is kept out of the stored text, but the model must know whose words these are."""
-    return record.spoken()
+    # Who said it comes first (#17): kept out of the stored text, the model must still know
+    # whose words these are.
+    return f"- {head} {record.spoken()}{note}"
 
 
 def scope_line(request: Scope) -> str:
@@ -158,7 +154,7 @@ DIGEST_HEAD = "- More notes (read back with search_memory): "
 
 def digest_entry(record: MemoryRecord) -> str:
     """One memory's part of a digest line: its reference and what it is about."""
-    return f"{short_ref(record.id)} {gist(spoken(record))}"
+    return f"{short_ref(record.id)} {gist(record.spoken())}"
 
 
 def digest_line(records: list[MemoryRecord]) -> str:

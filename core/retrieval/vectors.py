@@ -21,7 +21,6 @@ from core.errors import MemoryCenterError
 from core.index.embedder import Embedder
 from core.index.vector_index import IndexMeta, VectorIndex
 from core.model.records import MemoryRecord
-from core.retrieval import render
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +46,7 @@ def passage_text(record: MemoryRecord) -> str:
     turn embedded without its speaker lost R@10 0.654 -> 0.556 on the conversation
     benchmark (docs/retrieval.md): the name stays out of the stored text, not out of the
     meaning."""
-    return render.spoken(record)
+    return record.spoken()
 
 
 def remove_stale_temp_files(path: Path, older_than: float = STALE_TEMP_SECONDS) -> list[Path]:
