@@ -5,6 +5,8 @@ Every case is played on a real encrypted store in a temporary directory:
 
 * contradiction pairs (`benchmarks/data/contradictions.jsonl`): `remember(old)` then
   `remember(new)` in one scope; the outcome is read back (merged, superseded, conflict set);
+* speaker pairs (`benchmarks/data/speaker_pairs.jsonl`): the same, each text said by a named
+  person, by the same person, or by nobody known: two people's "I" are two people;
 * fence cases (`benchmarks/data/fences.jsonl`): `remember(deleted)`, `delete(purge)`, then the
   later text arrives by one route (re-import + extraction, extraction of a new session, the
   agent's `suggest`, `memory import`, an LLM extractor's paraphrase, or the user's explicit
@@ -164,6 +166,56 @@ def contradictions(half: int | None, verbose: bool) -> None:
     )
 
 
+# --- two people's words -----------------------------------------------------------------
+
+
+def play_speakers(svc: MemoryService, case: dict[str, object], n: int) -> dict[str, bool]:
+    """`remember(old, speaker=...)` then `remember(new, speaker=...)` in one scope."""
+    scope = {"user": "bench", "project": f"speakers-{n}"}
+    old_by, new_by = case.get("old_speaker"), case.get("new_speaker")
+    first = svc.remember(scope, str(case["old"]), speaker=str(old_by) if old_by else None).value
+    assert first.record is not None
+    second = svc.remember(scope, str(case["new"]), speaker=str(new_by) if new_by else None).value
+    old = svc.get_memory(first.record.id)
+    return {
+        "merged": second.outcome == "merged",
+        "contradiction": old.status.value == "superseded" or bool(second.conflicts_with),
+    }
+
+
+def speakers(half: int | None, verbose: bool) -> None:
+    """Pairs said by two people, by one, or by nobody known (`speaker_pairs.jsonl`, #17)."""
+    groups: Groups = {}
+    cases = load("speaker_pairs.jsonl", half)
+    with store() as svc:
+        for n, case in enumerate(cases):
+            got = play_speakers(svc, case, n)
+            label = case["label"]
+            add(
+                groups,
+                case,
+                "contradiction detected",
+                label == "contradiction",
+                got["contradiction"],
+            )
+            add(groups, case, "duplicate merge", label == "duplicate", got["merged"])
+            two = bool(case.get("old_speaker") and case.get("new_speaker"))
+            if two and str(case["old_speaker"]).casefold() != str(case["new_speaker"]).casefold():
+                add(
+                    groups,
+                    case,
+                    "two people: kept apart",
+                    label == "separate",
+                    not any(got.values()),
+                )
+            if verbose and (
+                got["contradiction"] != (label == "contradiction")
+                or got["merged"] != (label == "duplicate")
+            ):
+                print(f"  MISS {case['id']} {label}: {got} | {case['old']} || {case['new']}")
+    report(f"speaker pairs: {len(cases)}", groups)
+
+
 # --- deletion fences ---------------------------------------------------------------------
 
 
@@ -318,7 +370,7 @@ def locomo(limit: int, speaker: bool, verbose: bool) -> None:
     chats = json.loads(LOCOMO.read_text("utf-8"))
     chat = chats[0]["conversation"] if isinstance(chats, list) else chats
     turns = [
-        f"{t.get('speaker', '')}: {t['text']}" if speaker else t["text"]
+        (t["text"], str(t.get("speaker") or "") or None if speaker else None)
         for key in sorted(chat, key=_session_order)
         if key.startswith("session_") and isinstance(chat[key], list)
         for t in chat[key]
@@ -327,8 +379,9 @@ def locomo(limit: int, speaker: bool, verbose: bool) -> None:
     counts: dict[str, int] = defaultdict(int)
     start = time.perf_counter()
     with store() as svc:
-        for text in turns:
-            out = svc.remember({"user": "chat", "project": "locomo-0"}, text[:4000]).value
+        for text, said_by in turns:
+            scope = {"user": "chat", "project": "locomo-0"}
+            out = svc.remember(scope, text[:4000], speaker=said_by).value
             counts[out.outcome] += 1
         statuses: dict[str, int] = defaultdict(int)
         for record in svc.list_memories():
@@ -336,7 +389,7 @@ def locomo(limit: int, speaker: bool, verbose: bool) -> None:
             if verbose and record.status.value == "superseded":
                 print(f"  {record.content[:90]!r}\n    {svc.history(record.id)[-1].reason[:200]}")
     took = time.perf_counter() - start
-    how = "with speaker names" if speaker else "text only"
+    how = "each said by its speaker" if speaker else "no speaker"
     print(f"\n== long chat: {len(turns)} turns ({how}) remembered one by one ({took:.1f} s)")
     print(f"  outcomes {dict(counts)}")
     print(f"  records by status {dict(statuses)}")
@@ -350,16 +403,21 @@ def _session_order(key: str) -> tuple[int, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", type=int, choices=(1, 2, 3))
-    parser.add_argument("--only", choices=("contradictions", "fences", "verified"))
+    parser.add_argument("--only", choices=("contradictions", "speakers", "fences", "verified"))
     parser.add_argument("--locomo", action="store_true", help="only the long-chat count")
     parser.add_argument("--turns", type=int, default=10_000)
-    parser.add_argument("--speaker", action="store_true", help="prefix each turn with its speaker")
+    parser.add_argument("--speaker", action="store_true", help="give each turn its speaker")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
     args = parser.parse_args()
     if args.locomo:
         locomo(args.turns, args.speaker, args.verbose)
         return
-    runs = {"contradictions": contradictions, "fences": fences, "verified": verified}
+    runs = {
+        "contradictions": contradictions,
+        "speakers": speakers,
+        "fences": fences,
+        "verified": verified,
+    }
     for name, run in runs.items():
         if args.only in (None, name):
             run(args.half, args.verbose)

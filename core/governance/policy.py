@@ -17,6 +17,7 @@ from core.errors import InvalidInputError
 from core.governance import classify
 from core.governance.conflicts import may_conflict, relate
 from core.governance.sensitivity import Finding, FindingType, redact, scan
+from core.governance.statements import speaker_relative
 from core.model.enums import MemoryFlag, MemoryKind, MemoryStatus, OutcomeKind, TrustLevel
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
@@ -368,11 +369,12 @@ class MemoryPolicy:
             old
             for old in related
             if (old.kind == MemoryKind.SKILL_SUGGESTION) == skill
-            and not _other_speakers(cand, old)
             and may_conflict(cand.content, old.content)
         )
         for old in comparable:
             rel = relate(cand.content, old.content)
+            if _two_people(cand, old, rel.kind):
+                continue
             if rel.kind == "duplicate":
                 merged = _duplicate(verdict, old, rel.reason)
                 if merged is not None:
@@ -406,13 +408,19 @@ class MemoryPolicy:
         )
 
 
-def _other_speakers(cand: Candidate, old: MemoryRecord) -> bool:
-    """Two people's words (#17): "I moved to Paris" said by Mei neither repeats nor
-    contradicts "I moved to Berlin" said by Jon, and two people's "Yes!" are two turns."""
+def _two_people(cand: Candidate, old: MemoryRecord, relation: str) -> bool:
+    """True when a duplicate or contradiction is two people's words, not one memory's (#17).
+
+    Two people's "Yes, I loved it!" are two turns, never merged; their "I live in Paris" and
+    "I live in Berlin" are two people's homes. A statement with no speaker-relative subject
+    ("the offsite is in Porto") still contradicts across speakers. Only when both speakers
+    are known (names compared case-insensitively); measured on
+    `benchmarks/data/speaker_pairs.jsonl`."""
     a, b = cand.speaker, old.speaker
-    if not (a and b):
+    if relation == "unrelated" or not (a and b) or a.casefold() == b.casefold():
         return False
-    return a.casefold() != b.casefold()
+    relative = speaker_relative(cand.content) or speaker_relative(old.content)
+    return relation == "duplicate" or relative
 
 
 def _duplicate(verdict: Verdict, old: MemoryRecord, why: str) -> Verdict | None:

@@ -256,6 +256,20 @@ def _names(text: str) -> set[str]:
     return out - lower - {stem(w) for w in lower}
 
 
+# Words whose meaning depends on who says them: "I", "my", "we", "you" (and 我, 你, 您, 咱).
+_SPEAKER_RELATIVE = lazy(
+    r"\b(?:i|me|my|mine|myself|we|us|our|ours|ourselves|you|your|yours|yourself|yourselves)\b"
+    r"|[我你您咱]",
+    re.IGNORECASE,
+)
+
+
+def speaker_relative(text: str) -> bool:
+    """True when the statement speaks of its speaker or the one addressed ("I moved to
+    Paris", "你应该试试"): said by another person it is about someone else (#17)."""
+    return _SPEAKER_RELATIVE.search(text) is not None
+
+
 def _letter_labels(text: str) -> set[str]:
     """Single capital letters that label a thing ("ward C", "plan B", "B病区", "vitamin D"):
     values, like names. "I" is a pronoun and "A" before a word an article."""

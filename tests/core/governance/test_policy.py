@@ -380,17 +380,33 @@ def test_unrelated_chat_turn_never_supersedes_at_any_authority() -> None:
     assert decide(new, [old]).supersedes == ()
 
 
-def test_two_speakers_words_are_never_compared() -> None:
-    """#17: Jon saying "web-shop uses pnpm" neither supersedes nor conflicts with Mei saying
-    "web-shop uses yarn"; the same person's two statements do (names compared
+def test_two_speakers_first_person_words_are_never_compared() -> None:
+    """#17: Jon's "I use pnpm for web-shop" neither supersedes nor conflicts with Mei's "I use
+    yarn for web-shop": two people. The same person's two statements do (names compared
     case-insensitively), and so do statements without a speaker."""
-    old = dataclasses.replace(rec("web-shop uses yarn", TrustLevel.TOOL_VERIFIED), speaker="Mei")
+    old = dataclasses.replace(
+        rec("I use yarn for web-shop", TrustLevel.TOOL_VERIFIED), speaker="Mei"
+    )
 
-    def said_by(speaker: str | None) -> Candidate:
-        return dataclasses.replace(cand("web-shop uses pnpm", explicit=True), speaker=speaker)
+    def said_by(speaker: str | None, text: str = "I use pnpm for web-shop") -> Candidate:
+        return dataclasses.replace(cand(text, explicit=True), speaker=speaker)
 
     verdict = decide(said_by("Jon"), [old])
     assert verdict.supersedes == () and verdict.conflicts_with == ()
     assert verdict.merge_into is None
     assert decide(said_by("mei"), [old]).supersedes == ("mem_old",)
     assert decide(said_by(None), [old]).supersedes == ("mem_old",)
+    # Two people's identical words are two turns, never one merged memory.
+    assert decide(said_by("Jon", "I use yarn for web-shop"), [old]).merge_into is None
+    assert decide(said_by("MEI", "I use yarn for web-shop"), [old]).merge_into == "mem_old"
+
+
+def test_an_impersonal_statement_contradicts_across_speakers() -> None:
+    """#17: "web-shop uses yarn" (Mei) and "web-shop uses pnpm" (Jon) speak of the same thing
+    whoever says them: the contradiction is found as for one speaker."""
+    old = dataclasses.replace(rec("web-shop uses yarn", TrustLevel.TOOL_VERIFIED), speaker="Mei")
+    new = dataclasses.replace(cand("web-shop uses pnpm", explicit=True), speaker="Jon")
+    assert decide(new, [old]).supersedes == ("mem_old",)
+    chinese = dataclasses.replace(rec("我住在上海", TrustLevel.TOOL_VERIFIED), speaker="小梅")
+    moved = dataclasses.replace(cand("我住在北京", explicit=True), speaker="小王")
+    assert decide(moved, [chinese]).supersedes == ()

@@ -174,6 +174,16 @@ def test_two_peoples_words_neither_merge_nor_supersede(service: MemoryService) -
     assert again.outcome == "merged" and again.record and again.record.id == first.record.id
 
 
+def test_an_impersonal_contradiction_across_speakers_is_still_found(
+    service: MemoryService,
+) -> None:
+    """Whoever says it, "the concert is on Sunday" contradicts "the concert is on Saturday"."""
+    old = service.remember(SCOPE, "The concert is on Saturday at 8pm.", speaker="Jon").value
+    new = service.remember(SCOPE, "The concert is on Sunday at 8pm.", speaker="Mei").value
+    assert old.record is not None
+    assert new.superseded == (old.record.id,) or new.conflicts_with == (old.record.id,)
+
+
 def test_a_hit_by_the_person_asked_about_gains(
     service: MemoryService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
