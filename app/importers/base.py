@@ -19,6 +19,7 @@ from typing import Any
 from core import InvalidInputError, MemoryCenterError, MemoryService, NewEvent, Scope
 from core.model import limits
 from core.model.jsonsafe import has_lone_surrogate
+from core.model.records import RECORDED_AFTER
 
 PAGE = 10_000
 # Events appended (and then extracted) per transaction by an import.
@@ -269,10 +270,6 @@ def to_new_event(
     )
 
 
-# A transcript line this much older than now was said before it was recorded (#17).
-RECORDED_LATER = dt.timedelta(minutes=5)
-
-
 def said_before(ts: str | None, now: dt.datetime | None = None) -> str | None:
     """The source's time of a line as its `said_at`, when it is a valid instant well in the
     past (imported history): memories extracted from it are valid from when it was said,
@@ -288,4 +285,4 @@ def said_before(ts: str | None, now: dt.datetime | None = None) -> str | None:
     if moment.tzinfo is None:
         return None
     now = now or dt.datetime.now(dt.UTC)
-    return moment.isoformat() if moment < now - RECORDED_LATER else None
+    return moment.isoformat() if moment < now - RECORDED_AFTER else None

@@ -21,8 +21,10 @@ from core.model.scope import Scope
 
 T = TypeVar("T")
 
-# A memory stored this long after the time it is valid from was said before it was stored.
-OWN_TIME_AFTER = dt.timedelta(hours=1)
+# Said this much before it was stored: recorded history (an import, a transcript, a session
+# extracted after it ended), not a note written as it was said. The one rule for "said"
+# headers, the memory center's "Said" row, conversation context and the importers (#17).
+RECORDED_AFTER = dt.timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ class MemoryRecord:
     def own_time(self) -> dt.datetime | None:
         """When it was said or observed, if that was well before it was stored (imported
         history, a transcript): the time the memory is about, shown as "said" (#17)."""
-        if self.created_at - self.valid_from > OWN_TIME_AFTER:
+        if self.created_at - self.valid_from > RECORDED_AFTER:
             return self.valid_from
         return None
 

@@ -25,7 +25,6 @@ from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.retrieval import keyword_file
 from core.retrieval.keyword import KeywordIndex
-from core.retrieval.render import said_at
 from core.retrieval.vectors import VectorLayer, remove_stale_temp_files
 from core.storage import memories
 from core.storage.damage import Damage
@@ -83,7 +82,7 @@ def keyword_text(record: MemoryRecord) -> str:
     keyword.
     """
     text = record.spoken()
-    when = said_at(record)
+    when = record.own_time()
     if when is None:
         return text
     return f"{text} {when.day} {when:%B %Y}"

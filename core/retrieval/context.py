@@ -10,7 +10,6 @@ in the allowed set (R13), and the post-retrieval check re-verifies every hit.
 
 from __future__ import annotations
 
-import datetime as dt
 import heapq
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -33,8 +32,6 @@ IN_SEARCH = False
 KEYWORD_CONTEXT_SHARE = 0.5
 KEYWORD_CONTEXT_SEEDS = 100
 VECTOR_CONTEXT_SHARE = 0.5
-# Said this much before it was recorded: a turn of recorded history (`is_recorded_turn`).
-RECORDED_AFTER = dt.timedelta(minutes=5)
 
 
 class Neighbours:
@@ -91,7 +88,7 @@ def is_recorded_turn(record: MemoryRecord) -> bool:
     transcript): its meaning may live in the turns around it. A memory written when it was
     said (a `remember`, a note extracted live, an exported list of facts) stands on its own;
     its neighbours are merely the notes written before and after it."""
-    return record.valid_from < record.created_at - RECORDED_AFTER
+    return record.own_time() is not None
 
 
 def widen(

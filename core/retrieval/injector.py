@@ -383,7 +383,7 @@ class Retriever:
                     source_trust=render.source_label(rec),
                     created_at=rec.created_at,
                     notes=_notes(rec),
-                    said_at=render.said_at(rec),
+                    said_at=rec.own_time(),
                     speaker=rec.speaker,
                 )
             )

@@ -115,7 +115,7 @@ def item_line(
         head += f"{kind} {scope} {source} {confidence} ".replace("  ", " ")
     elif scope:
         head += f"{scope} "
-    when = said_at(record)
+    when = record.own_time()
     if when is None:
         head += f"{_age(now - record.valid_from)}]"
     elif shared is None:
@@ -142,11 +142,6 @@ def shared_line(shared: Shared) -> str:
         kind, source, confidence = shared.provenance
         parts.append(f"{kind}, {source}, confidence {confidence}")
     return f"- (unless its header says otherwise, a note is {'; '.join(parts)})"
-
-
-def said_at(record: MemoryRecord) -> dt.datetime | None:
-    """The memory's own time when it was given one (said or observed before it was stored)."""
-    return record.own_time()
 
 
 DIGEST_HEAD = "- More notes (read back with search_memory): "
