@@ -23,7 +23,7 @@ from core.errors import MemoryCenterError
 from core.model.enums import ChangeKind, MemoryStatus
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
-from core.retrieval import keyword_file
+from core.retrieval import context, keyword_file
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.vectors import VectorLayer, remove_stale_temp_files
 from core.storage import memories
@@ -174,7 +174,6 @@ class Catalog:
 
     def __init__(self, store: Store, vectors: VectorLayer | None = None) -> None:
         self._store = store
-        self.vectors = vectors
         self._lock = threading.RLock()
         self._warm_guard = threading.Lock()
         self._warming = False
@@ -192,6 +191,25 @@ class Catalog:
         self._sessions: dict[str, tuple[bool, frozenset[str]]] = {}
         # Damaged rows met while loading: skipped, and reported once by the service.
         self.damage = DamageNotes()
+        # The turns around each memory of a conversation (#17), for ranking and windows.
+        self.neighbours = context.Neighbours(store)
+        self._vectors: VectorLayer | None = None
+        self.vectors = vectors
+
+    @property
+    def vectors(self) -> VectorLayer | None:
+        """The vector layer kept in step (None: keyword only)."""
+        return self._vectors
+
+    @vectors.setter
+    def vectors(self, layer: VectorLayer | None) -> None:
+        # A layer embeds the conversation windows its new vectors make due (#17).
+        if layer is not None:
+            layer.windows_for = self._windows_for
+        self._vectors = layer
+
+    def _windows_for(self, records: list[MemoryRecord]) -> dict[str, str]:
+        return context.windows_of(records, self.records, self.neighbours)
 
     @property
     def keyword_path(self) -> Path | None:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import heapq
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Mapping
 from typing import TYPE_CHECKING, Any
 
+from core.retrieval import windows
 from core.storage import neighbours
 
 if TYPE_CHECKING:
     from core.model.records import MemoryRecord
     from core.retrieval.catalog import RecordCache
+    from core.retrieval.vectors import VectorLayer
     from core.storage.store import Store
 
 # Measured on benchmarks/conversation_eval.py (docs/retrieval.md).
@@ -70,7 +72,7 @@ class Neighbours:
                 self._partial.clear()
             for mid in missing:
                 pair = found.get(mid, ())
-                if len(pair) == 2:
+                if len(pair) == 2 and all(pair):
                     self._known[mid] = pair
                 elif revision >= 0 and revision == self._partial_revision:
                     self._partial[mid] = pair
@@ -113,7 +115,7 @@ def widen(
     wanted = [mid for mid, value in seeds if value > 0]
     out = dict(keyword)
     for mid, around in _turn_neighbours(wanted, records, allowed, finder, revision).items():
-        for other in around:
+        for other in filter(None, around):
             out[other] = out.get(other, 0.0) + KEYWORD_CONTEXT_SHARE * keyword[mid]
     return out
 
@@ -121,27 +123,35 @@ def widen(
 def widen_vectors(
     vector: Mapping[str, float],
     query_vector: Any,
-    stored: Callable[[Iterable[str]], Mapping[str, Any]],
+    layer: VectorLayer,
     records: RecordCache,
     allowed: set[str],
     finder: Neighbours,
     revision: int = -1,
+    *,
+    patient: bool = False,
 ) -> dict[str, float]:
     """Mix each recorded turn's cosine with that of its conversation window (#17).
 
-    The window is the mean of the turn's stored vector and its visible neighbours' (the
-    turns said just before and after): `VECTOR_CONTEXT_SHARE` of the score is the query's
-    cosine to that mean. Only the vector hits are rescored, from vectors already stored, so
-    nothing is embedded and nothing is kept under another memory's id.
+    The window is the turn with its visible neighbours (the turns said just before and
+    after), embedded as one text (`core/retrieval/windows.py`): `VECTOR_CONTEXT_SHARE` of
+    the score is the query's cosine to it. Until a window is embedded (the hot path never
+    waits for it: it is queued), the mean of the three turns' stored vectors stands in.
+    Only vector hits are rescored, and a window is keyed by every turn it holds, so one
+    naming a memory the request may not see is never used.
     """
     around = _turn_neighbours(list(vector), records, allowed, finder, revision)
-    vectors = stored({*around, *(o for pair in around.values() for o in pair)})
+    keys, texts = _windows(around, records.get)
+    found = layer.window_vectors(list(keys.values()), texts.__getitem__, patient=patient)
+    vectors = layer.index.get_vectors({*around, *(o for pair in around.values() for o in pair)})
     out = dict(vector)
     for mid, pair in around.items():
-        own = vectors.get(mid)
-        if own is None:
-            continue
-        window = own + sum((vectors[o] for o in pair if o in vectors), 0 * own)
+        window = found.get(keys.get(mid, ""))
+        if window is None:
+            own = vectors.get(mid)
+            if own is None:
+                continue
+            window = own + sum((vectors[o] for o in pair if o in vectors), 0 * own)
         norm = float((window * window).sum()) ** 0.5
         if norm > 0:
             mixed = float((query_vector * window).sum()) / norm
@@ -149,15 +159,49 @@ def widen_vectors(
     return out
 
 
+def windows_of(
+    changed: list[MemoryRecord], records: RecordCache, finder: Neighbours
+) -> dict[str, str]:
+    """The windows (key -> text) that embedding these memories makes due: each recorded
+    turn's own, and its neighbours' (a new turn is their new neighbour), over active
+    memories, as a request that sees the whole conversation builds them (#17)."""
+    ids = [r.id for r in changed if r.id in records]
+    around = _turn_neighbours(ids, records, records, finder, -1)
+    near = [o for pair in around.values() for o in pair if o and o not in around]
+    around.update(_turn_neighbours(near, records, records, finder, -1))
+    # The records just embedded, not the cache's copy: it may still hold the words before an
+    # edit, and a window of those would come back under the old revision.
+    fresh = {r.id: r for r in changed}
+    _, texts = _windows(around, lambda m: fresh.get(m) or records.get(m))
+    return texts
+
+
+def _windows(
+    around: Mapping[str, tuple[str, str]], record: Callable[[str], MemoryRecord | None]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """For each turn with a neighbour: its window's key, and each key's text."""
+    keys: dict[str, str] = {}
+    texts: dict[str, str] = {}
+    for mid, (before, after) in around.items():
+        turn = record(mid)
+        if turn is not None and (before or after):
+            first = record(before) if before else None
+            last = record(after) if after else None
+            keys[mid] = windows.key(first, turn, last)
+            texts[keys[mid]] = windows.text(first, turn, last)
+    return keys, texts
+
+
 def _turn_neighbours(
     ids: list[str],
     records: RecordCache,
-    allowed: set[str],
+    allowed: Container[str],
     finder: Neighbours,
     revision: int,
-) -> dict[str, tuple[str, ...]]:
-    """For each recorded turn among `ids`, its neighbours that are recorded turns the
-    request may see (two batch reads of records at most)."""
+) -> dict[str, tuple[str, str]]:
+    """For each recorded turn among `ids`, its neighbours `(before, after)` that are
+    recorded turns the request may see, "" for a side with none (two batch reads of
+    records at most)."""
     records.ensure(ids)
     turns = [r for r in map(records.get, ids) if r is not None and is_recorded_turn(r)]
     if not turns:
@@ -166,7 +210,11 @@ def _turn_neighbours(
     near = {o for pair in around.values() for o in pair if o in allowed}
     records.ensure(near)
     near = {o for o in near if (rec := records.get(o)) is not None and is_recorded_turn(rec)}
-    return {mid: tuple(o for o in pair if o in near) for mid, pair in around.items()}
+    return {
+        mid: (pair[0] if pair[0] in near else "", pair[1] if pair[1] in near else "")
+        for mid, pair in around.items()
+        if len(pair) == 2
+    }
 
 
 def spread(

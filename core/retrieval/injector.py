@@ -97,7 +97,7 @@ class Retriever:
         self.catalog = catalog
         self.faults = faults
         self.breaker = breaker
-        self.neighbours = context.Neighbours(store)
+        self.neighbours = catalog.neighbours
         self.timeout = timeout
         self._started = time.monotonic()
         self.last_revision = 0
@@ -166,11 +166,12 @@ class Retriever:
                 vector = context.widen_vectors(
                     vector,
                     layer.query_vector(query),
-                    layer.index.get_vectors,
+                    layer,
                     self.catalog.records,
                     allowed,
                     self.neighbours,
                     revision,
+                    patient=not fill,
                 )
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)

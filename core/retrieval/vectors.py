@@ -21,6 +21,7 @@ from core.errors import MemoryCenterError
 from core.index.embedder import Embedder
 from core.index.vector_index import IndexMeta, VectorIndex
 from core.model.records import MemoryRecord
+from core.retrieval import windows
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +113,14 @@ class VectorLayer:
         # Set by `stop` (the service closes): background threads end after their current
         # batch instead of reading from a store that is gone.
         self._stopping = threading.Event()
+        # Conversation windows (`core/retrieval/windows.py`): which window names which
+        # memory, and windows waiting to be embedded.
+        self._windows: windows.Contributors | None = None
+        self._window_pending: dict[str, str] = {}
+        self._window_inflight = 0
+        self._window_worker: threading.Thread | None = None
+        # Set by the catalog: the windows (key -> text) that new vectors make due.
+        self.windows_for: Callable[[list[MemoryRecord]], dict[str, str]] | None = None
 
     @property
     def index(self) -> VectorIndex:
@@ -126,6 +135,7 @@ class VectorLayer:
     def index(self, value: VectorIndex) -> None:
         with self._lock:
             self._index = value
+            self._windows = None
 
     @property
     def path(self) -> Path | None:
@@ -164,9 +174,7 @@ class VectorLayer:
             return
         with self._lock:
             wanted = set(ids)
-            for stale in set(self.index.ids()) - wanted:
-                self.index.remove(stale)
-                self._dirty = True
+            self._drop_stale(wanted)
             missing = [mid for mid in ids if mid not in self.index]
             self._revision = revision
         self._embed_missing(missing, load)
@@ -247,8 +255,10 @@ class VectorLayer:
             vectors = self.embedder.embed([passage_text(r) for r in chunk], kind="passage")
             with self._lock:
                 self._ensure_loaded()
+                self._drop_windows(r.id for r in chunk)
                 self.index.add([r.id for r in chunk], vectors)
                 self._dirty = True
+            self._queue_windows(chunk)
 
     def put_later(self, records: Iterable[MemoryRecord]) -> None:
         """Queue records for embedding in the background, in batches; returns at once."""
@@ -280,11 +290,14 @@ class VectorLayer:
         deadline = None if timeout is None else time.monotonic() + timeout
         self._settle_first()
         with self._lock:
-            while self._pending or self._inflight:
+            while self._pending or self._inflight or self._window_pending or self._window_inflight:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
-                self._ensure_worker()
+                if self._pending:
+                    self._ensure_worker()
+                if self._window_pending:
+                    self._ensure_window_worker()
                 self._idle.wait(left if left is None else min(left, 1.0))
             return True
 
@@ -301,7 +314,7 @@ class VectorLayer:
         deadline = time.monotonic() + timeout
         with self._first_lock:
             loader = self._file_loader
-        threads = (loader, self._backfiller, self._worker)
+        threads = (loader, self._backfiller, self._worker, self._window_worker)
         for thread in threads:
             if thread is not None and thread is not threading.current_thread():
                 thread.join(max(0.0, deadline - time.monotonic()))
@@ -315,11 +328,18 @@ class VectorLayer:
                     return
                 chunk = [self._pending.pop(i) for i in list(self._pending)[:BACKGROUND_BATCH]]
                 self._inflight.update(r.id for r in chunk)
-            if not self._embed_now(chunk):
+                # Counted until the chunk's windows are queued: `wait_idle` waits for them.
+                self._window_inflight += 1
+            try:
+                if not self._embed_now(chunk):
+                    with self._lock:
+                        self._pending.clear()
+                    return
+                self._queue_windows(chunk)
+            finally:
                 with self._lock:
-                    self._pending.clear()
+                    self._window_inflight -= 1
                     self._idle.notify_all()
-                return
 
     def _settle(self, allowed: set[str]) -> None:
         """The hot path's catch-up on records it can see that wait for their vector (just
@@ -359,6 +379,7 @@ class VectorLayer:
             if vectors is not None:
                 self._ensure_loaded()
                 keep = [i for i, mid in enumerate(ids) if mid not in self._cancelled]
+                self._drop_windows(ids[i] for i in keep)
                 if keep:
                     self.index.add([ids[i] for i in keep], vectors[keep])
                     self._dirty = True
@@ -443,7 +464,8 @@ class VectorLayer:
             self._ensure_loaded()
             self._forget_pending(memory_id)
             removed = self.index.remove(memory_id)
-            self._dirty = self._dirty or removed
+            dropped = self._drop_windows([memory_id])
+            self._dirty = self._dirty or removed or dropped
             return removed
 
     def purge(self, memory_ids: Iterable[str]) -> None:
@@ -460,6 +482,7 @@ class VectorLayer:
             for memory_id in memory_ids:
                 self._forget_pending(memory_id)
                 self.index.remove(memory_id)
+                self._drop_windows([memory_id])
             if self.index.needs_compaction():
                 self.index.compact()
             self._dirty = True
@@ -480,6 +503,10 @@ class VectorLayer:
         if patient:
             self._settle_first()
             self._catch_up(allowed, None)
+            with self._lock:
+                # And those the worker is embedding now: a search never misses them.
+                while self._inflight & allowed and not self._stopping.is_set():
+                    self._idle.wait(1.0)
         elif not self._file_ready.is_set():
             self.load_in_background()  # no scores until the file is in: keywords answer
             return {}
@@ -555,13 +582,130 @@ class VectorLayer:
     def status(self) -> dict[str, object]:
         """Facts for `index status`."""
         with self._lock:
+            windows_held = self._contributors().count
             return {
                 "embedder": self.name,
-                "vectors": len(self.index),
+                "vectors": len(self.index) - windows_held,
+                "windows": windows_held,
                 "dead_slots": self.index.dead_slots,
                 "pending": len(self._pending) + len(self._inflight),
                 "file": str(self.path) if self.path else None,
             }
+
+    # --- conversation windows (#17) ---------------------------------------------------------
+
+    def window_vectors(
+        self, keys: list[str], text_of: Callable[[str], str], *, patient: bool
+    ) -> dict[str, Any]:
+        """The stored vectors of these windows. Missing ones are embedded now when the
+        caller may wait (a search), else queued for the background worker (the hot path
+        uses the mean of stored vectors meanwhile)."""
+        with self._lock:
+            if not self._file_ready.is_set():
+                return {}
+            found = self.index.get_vectors(keys)
+        missing = {k: text_of(k) for k in keys if k not in found}
+        if not missing:
+            return found
+        if patient:
+            found.update(self._embed_windows(missing))
+        else:
+            with self._lock:
+                self._window_pending.update(missing)
+                self._ensure_window_worker()
+        return found
+
+    def _queue_windows(self, records: list[MemoryRecord]) -> None:
+        """Queue the windows these new vectors make due (their turns', their neighbours'),
+        so injections find them embedded rather than fall back to the mean."""
+        source = self.windows_for
+        if source is None or self._stopping.is_set():
+            return
+        try:
+            due = source(records)
+        except MemoryCenterError as exc:
+            log.warning("conversation windows not queued: %s", exc)
+            return
+        with self._lock:
+            fresh = {k: t for k, t in due.items() if k not in self.index}
+            if fresh:
+                self._window_pending.update(fresh)
+                self._ensure_window_worker()
+
+    def _embed_windows(self, items: dict[str, str]) -> dict[str, Any]:
+        keys = list(items)
+        try:
+            vectors = self.embedder.embed([items[k] for k in keys], kind="passage")
+        except MemoryCenterError as exc:
+            log.warning("embedding conversation windows failed: %s", exc)
+            return {}
+        out: dict[str, Any] = {}
+        with self._lock:
+            self._ensure_loaded()
+            for i, window in enumerate(keys):
+                # Every turn it holds must still have its own vector, checked under the
+                # lock `remove` takes: a window of a turn deleted meanwhile is never added.
+                named = windows.contributors(window)
+                if window in self.index:
+                    out.update(self.index.get_vectors([window]))  # embedded meanwhile
+                    continue
+                if not all(m in self.index for m in named):
+                    continue
+                self.index.add([window], vectors[i : i + 1])
+                self._contributors().add(window)
+                out[window] = vectors[i]
+                self._dirty = True
+        return out
+
+    def _ensure_window_worker(self) -> None:
+        """Start the window embedder unless it runs (call with the lock held)."""
+        if self._window_worker is None or not self._window_worker.is_alive():
+            self._window_worker = threading.Thread(
+                target=self._drain_windows, name="mc-embed-windows", daemon=True
+            )
+            self._window_worker.start()
+
+    def _drain_windows(self) -> None:
+        while True:
+            with self._lock:
+                if not self._window_pending or self._stopping.is_set():
+                    self._window_pending.clear()
+                    self._idle.notify_all()
+                    return
+                taken = list(self._window_pending)[:BACKGROUND_BATCH]
+                chunk = {k: self._window_pending.pop(k) for k in taken}
+                self._window_inflight += 1
+            try:
+                self._embed_windows(chunk)
+            finally:
+                with self._lock:
+                    self._window_inflight -= 1
+                    self._idle.notify_all()
+
+    def _contributors(self) -> windows.Contributors:
+        with self._lock:
+            if self._windows is None:
+                self._windows = windows.Contributors(self.index.ids())
+            return self._windows
+
+    def _drop_windows(self, memory_ids: Iterable[str]) -> bool:
+        """Remove every window naming one of these memories (deleted or re-embedded); call
+        with the lock held."""
+        ids = list(memory_ids)
+        dropped = self._contributors().take(ids)
+        for window in dropped:
+            self.index.remove(window)
+        return bool(dropped)
+
+    def _drop_stale(self, wanted: set[str]) -> None:
+        """Entries for memories outside `wanted`, and windows naming one (call with the
+        lock held)."""
+        for stale in {i for i in self.index.ids() if not windows.is_window(i)} - wanted:
+            self.index.remove(stale)
+            self._dirty = True
+        for window in self._contributors().stale(wanted):
+            self.index.remove(window)
+            self._dirty = True
 
     def _forget_pending(self, memory_id: str) -> None:
         """A removed memory's queued or in-flight embedding must never reach the index."""
@@ -581,9 +725,7 @@ class VectorLayer:
             with self._first_lock:
                 wanted, self._wanted = self._wanted, None
                 if wanted is not None:
-                    for stale in set(self.index.ids()) - wanted:
-                        self.index.remove(stale)
-                        self._dirty = True
+                    self._drop_stale(wanted)
                 self._file_ready.set()
 
     def _read_file(self) -> None:

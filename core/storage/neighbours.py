@@ -29,7 +29,8 @@ _LAST = "\uffff"  # sorts after every memory id
 def adjacent(
     conn: Connection, sources: Mapping[str, str], reach: int = REACH, batch: int = BATCH
 ) -> dict[str, tuple[str, ...]]:
-    """For each memory (id -> its first source event id), the nearest memory before and after.
+    """For each memory (id -> its first source event id), the nearest memory before and after
+    as a pair `(before, after)`, "" for a side with none.
 
     Only message events of the same session count as the conversation; a memory whose
     source is not in the log (or is alone in its session) has no neighbours. Two statements
@@ -84,17 +85,12 @@ def _adjacent(
 
 
 def _nearest(rows: list[tuple[int, str]], memory_id: str, seq: int, reach: int) -> tuple[str, ...]:
-    """The memory said just before `seq` and the one just after, from rows sorted by seq
-    (other memories of the same event are not neighbours)."""
+    """The memory said just before `seq` and the one just after ("" where there is none),
+    from rows sorted by seq (other memories of the same event are not neighbours)."""
     lo = bisect.bisect_left(rows, (seq - reach, ""))
     mid = bisect.bisect_left(rows, (seq, ""))
     past = bisect.bisect_right(rows, (seq, _LAST))
     hi = bisect.bisect_right(rows, (seq + reach, _LAST))
     before = [row for row in rows[lo:mid] if row[1] != memory_id]
     after = [row for row in rows[past:hi] if row[1] != memory_id]
-    picked: list[str] = []
-    if before:
-        picked.append(max(before)[1])
-    if after:
-        picked.append(min(after)[1])
-    return tuple(picked)
+    return (max(before)[1] if before else "", min(after)[1] if after else "")
