@@ -172,7 +172,10 @@ def windows_of(
     # The records just embedded, not the cache's copy: it may still hold the words before an
     # edit, and a window of those would come back under the old revision.
     fresh = {r.id: r for r in changed}
-    _, texts = _windows(around, lambda m: fresh.get(m) or records.get(m))
+    # A turn with nobody after it yet may get a neighbour as the conversation goes on: its
+    # window waits for that (or for a query), so an import embeds each window once.
+    complete = {mid: pair for mid, pair in around.items() if pair[1]}
+    _, texts = _windows(complete, lambda m: fresh.get(m) or records.get(m))
     return texts
 
 

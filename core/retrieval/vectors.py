@@ -627,7 +627,13 @@ class VectorLayer:
             log.warning("conversation windows not queued: %s", exc)
             return
         with self._lock:
-            fresh = {k: t for k, t in due.items() if k not in self.index}
+            # Only windows whose every turn has its vector: the others are queued again
+            # when their last turn is embedded.
+            fresh = {
+                k: t
+                for k, t in due.items()
+                if k not in self.index and all(m in self.index for m in windows.contributors(k))
+            }
             if fresh:
                 self._window_pending.update(fresh)
                 self._ensure_window_worker()
