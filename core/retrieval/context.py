@@ -128,21 +128,19 @@ def widen_vectors(
     allowed: set[str],
     finder: Neighbours,
     revision: int = -1,
-    *,
-    patient: bool = False,
 ) -> dict[str, float]:
     """Mix each recorded turn's cosine with that of its conversation window (#17).
 
     The window is the turn with its visible neighbours (the turns said just before and
     after), embedded as one text (`core/retrieval/windows.py`): `VECTOR_CONTEXT_SHARE` of
-    the score is the query's cosine to it. Until a window is embedded (the hot path never
-    waits for it: it is queued), the mean of the three turns' stored vectors stands in.
+    the score is the query's cosine to it. Until a window is embedded (no read waits for
+    it: it is queued), the mean of the three turns' stored vectors stands in.
     Only vector hits are rescored, and a window is keyed by every turn it holds, so one
     naming a memory the request may not see is never used.
     """
     around = _turn_neighbours(list(vector), records, allowed, finder, revision)
     keys, texts = _windows(around, records.get)
-    found = layer.window_vectors(list(keys.values()), texts.__getitem__, patient=patient)
+    found = layer.window_vectors(list(keys.values()), texts.__getitem__)
     vectors = layer.index.get_vectors({*around, *(o for pair in around.values() for o in pair)})
     out = dict(vector)
     for mid, pair in around.items():

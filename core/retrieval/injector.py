@@ -171,7 +171,6 @@ class Retriever:
                     allowed,
                     self.neighbours,
                     revision,
-                    patient=not fill,
                 )
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)

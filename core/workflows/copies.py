@@ -248,6 +248,13 @@ PLACES: tuple[Place, ...] = (
         "removed by the deletion itself (service: derived stores, then the vector file)",
     ),
     Place(
+        "vector index: conversation windows (a turn embedded with its neighbours)",
+        "the meaning of the memory and of the turns around it",
+        None,
+        "every window whose key names the memory is dropped with its vector "
+        "(VectorLayer._drop_windows), before the vector file is rewritten",
+    ),
+    Place(
         "index/keywords.mcidx (sealed keyword index file)",
         "the memory's terms, their postings and its id",
         None,

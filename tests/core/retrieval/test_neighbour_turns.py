@@ -110,7 +110,11 @@ def _same(a: list[tuple[str, float]], b: list[tuple[str, float]]) -> bool:
 
 
 def _ranking(service: MemoryService, query: str) -> list[tuple[str, float]]:
-    """A's search results as (text, score): comparable across stores (ids differ)."""
+    """A's search results as (text, score) once the conversation windows the search asks
+    for are embedded: comparable across stores (ids differ)."""
+    service.search_memory(A, query, limit=10)
+    layer = service.catalog.vectors
+    assert layer is not None and layer.wait_idle(30)
     return [(h.content, h.score) for h in service.search_memory(A, query, limit=10)]
 
 
@@ -226,10 +230,10 @@ def test_notes_written_one_after_another_lend_each_other_nothing(
 
 
 def _cosines_own_and_mixed(
-    service: MemoryService, patient: bool = False
+    service: MemoryService, settled: bool = False
 ) -> tuple[dict[str, float], dict[str, float], np.ndarray]:
     """A's vector hits for the shed question, before and after `widen_vectors`, and the
-    query's vector."""
+    query's vector; `settled`: once the windows this asks for are embedded."""
     catalog = service.catalog
     layer = catalog.vectors
     assert layer is not None
@@ -238,9 +242,10 @@ def _cosines_own_and_mixed(
     own = layer.scores(SHED_QUESTION, allowed, patient=True)
     query = layer.query_vector(SHED_QUESTION)
     finder = context.Neighbours(service._store)
-    mixed = context.widen_vectors(
-        own, query, layer, catalog.records, allowed, finder, patient=patient
-    )
+    mixed = context.widen_vectors(own, query, layer, catalog.records, allowed, finder)
+    if settled:
+        assert layer.wait_idle(30)
+        mixed = context.widen_vectors(own, query, layer, catalog.records, allowed, finder)
     return own, mixed, query
 
 
@@ -292,7 +297,7 @@ def test_the_window_is_embedded_as_one_text_of_the_visible_turns(
     """#17: once embedded, the window's vector is that of the turns' words in the order they
     were said, each after its speaker, and only the turns the request may see."""
     question, answer, _ = _shed_turns(service)
-    own, mixed, query = _cosines_own_and_mixed(service, patient=True)
+    own, mixed, query = _cosines_own_and_mixed(service, settled=True)
     layer = service.catalog.vectors
     assert layer is not None
     records = service.catalog.records
@@ -315,7 +320,7 @@ def test_deleting_or_editing_a_turn_drops_every_window_that_holds_it(
     removes the window from the index and its file; an edit drops the windows of the old
     words, and those of the new ones are embedded."""
     question, answer, _ = _shed_turns(service)
-    _cosines_own_and_mixed(service, patient=True)
+    _cosines_own_and_mixed(service, settled=True)
     assert _windows_naming(service, question)
     service.edit(answer, "Sage green, after four coats.")
     service.catalog.sync()
