@@ -288,12 +288,21 @@ class VectorLayer:
         with self._lock:
             return len(self._pending) + len(self._inflight)
 
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until the background embedding is done (tests, benchmarks, close)."""
+    def wait_idle(self, timeout: float | None = None, *, windows: bool = True) -> bool:
+        """Block until the background embedding is done (tests, benchmarks, close).
+
+        `windows=False`: only the memories' own vectors; conversation windows left queued
+        are made again when a query asks for them (close and rebuild do not wait for them).
+        """
         deadline = None if timeout is None else time.monotonic() + timeout
         self._settle_first()
+
+        def busy() -> bool:
+            own = bool(self._pending or self._inflight)
+            return own or (windows and bool(self._window_pending or self._window_inflight))
+
         with self._lock:
-            while self._pending or self._inflight or self._window_pending or self._window_inflight:
+            while busy():
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
