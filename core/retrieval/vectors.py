@@ -275,7 +275,10 @@ class VectorLayer:
     def put_soon(self, records: list[MemoryRecord], now_up_to: int) -> None:
         """Embed a few records at once when the model is loaded and idle (a single user
         action: its memory is searchable by meaning on the next turn); queue the rest."""
-        if 0 < len(records) <= now_up_to and not self._loading() and not self._inflight:
+        # Not while a worker holds the model (own vectors or conversation windows): the
+        # write would wait for its batch.
+        busy = self._inflight or self._window_pending or self._window_inflight
+        if 0 < len(records) <= now_up_to and not self._loading() and not busy:
             try:
                 self.put(records)
                 return
