@@ -139,8 +139,9 @@ def widen_vectors(
     naming a memory the request may not see is never used.
     """
     around = _turn_neighbours(list(vector), records, allowed, finder, revision)
-    keys, texts = _windows(around, records.get)
-    found = layer.window_vectors(list(keys.values()), texts.__getitem__)
+    keys, turns = _windows(around, records.get)
+    # A window's text is built only when it is missing (queued), not for every hit.
+    found = layer.window_vectors(list(keys.values()), lambda key: windows.text(*turns[key]))
     vectors = layer.index.get_vectors({*around, *(o for pair in around.values() for o in pair)})
     out = dict(vector)
     for mid, pair in around.items():
@@ -173,24 +174,26 @@ def windows_of(
     # A turn with nobody after it yet may get a neighbour as the conversation goes on: its
     # window waits for that (or for a query), so an import embeds each window once.
     complete = {mid: pair for mid, pair in around.items() if pair[1]}
-    _, texts = _windows(complete, lambda m: fresh.get(m) or records.get(m))
-    return texts
+    _, turns = _windows(complete, lambda m: fresh.get(m) or records.get(m))
+    return {key: windows.text(*three) for key, three in turns.items()}
+
+
+Window = tuple["MemoryRecord | None", "MemoryRecord", "MemoryRecord | None"]
 
 
 def _windows(
     around: Mapping[str, tuple[str, str]], record: Callable[[str], MemoryRecord | None]
-) -> tuple[dict[str, str], dict[str, str]]:
-    """For each turn with a neighbour: its window's key, and each key's text."""
+) -> tuple[dict[str, str], dict[str, Window]]:
+    """For each turn with a neighbour: its window's key, and each key's turns in order."""
     keys: dict[str, str] = {}
-    texts: dict[str, str] = {}
+    turns: dict[str, Window] = {}
     for mid, (before, after) in around.items():
         turn = record(mid)
         if turn is not None and (before or after):
-            first = record(before) if before else None
-            last = record(after) if after else None
-            keys[mid] = windows.key(first, turn, last)
-            texts[keys[mid]] = windows.text(first, turn, last)
-    return keys, texts
+            three = (record(before) if before else None, turn, record(after) if after else None)
+            keys[mid] = windows.key(*three)
+            turns[keys[mid]] = three
+    return keys, turns
 
 
 def _turn_neighbours(

@@ -291,10 +291,10 @@ class VectorLayer:
         with self._lock:
             return len(self._pending) + len(self._inflight)
 
-    def wait_idle(self, timeout: float | None = None, *, windows: bool = True) -> bool:
+    def wait_idle(self, timeout: float | None = None, *, with_windows: bool = True) -> bool:
         """Block until the background embedding is done (tests, benchmarks, close).
 
-        `windows=False`: only the memories' own vectors; conversation windows left queued
+        `with_windows=False`: only the memories' own vectors; conversation windows left queued
         are made again when a query asks for them (close and rebuild do not wait for them).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -302,7 +302,7 @@ class VectorLayer:
 
         def busy() -> bool:
             own = bool(self._pending or self._inflight)
-            return own or (windows and bool(self._window_pending or self._window_inflight))
+            return own or (with_windows and bool(self._window_pending or self._window_inflight))
 
         with self._lock:
             while busy():
@@ -648,30 +648,24 @@ class VectorLayer:
                 self._window_pending.update(fresh)
                 self._ensure_window_worker()
 
-    def _embed_windows(self, items: dict[str, str]) -> dict[str, Any]:
+    def _embed_windows(self, items: dict[str, str]) -> None:
         keys = list(items)
         try:
             vectors = self.embedder.embed([items[k] for k in keys], kind="passage")
         except MemoryCenterError as exc:
             log.warning("embedding conversation windows failed: %s", exc)
-            return {}
-        out: dict[str, Any] = {}
+            return
         with self._lock:
             self._ensure_loaded()
             for i, window in enumerate(keys):
                 # Every turn it holds must still have its own vector, checked under the
                 # lock `remove` takes: a window of a turn deleted meanwhile is never added.
                 named = windows.contributors(window)
-                if window in self.index:
-                    out.update(self.index.get_vectors([window]))  # embedded meanwhile
-                    continue
-                if not all(m in self.index for m in named):
+                if window in self.index or not all(m in self.index for m in named):
                     continue
                 self.index.add([window], vectors[i : i + 1])
                 self._contributors().add(window)
-                out[window] = vectors[i]
                 self._dirty = True
-        return out
 
     def _ensure_window_worker(self) -> None:
         """Start the window embedder unless it runs (call with the lock held)."""
