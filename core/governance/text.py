@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import re
 import unicodedata
+from collections.abc import Callable
 
 from core.patterns import lazy
 
@@ -130,14 +131,17 @@ def squash(text: str) -> str:
     return _PUNCT.sub("", normalize(text))
 
 
-def tokens(text: str) -> list[str]:
+def tokens(text: str, stemmer: Callable[[str], str] | None = None) -> list[str]:
     """Search tokens: Latin words (minus stop words) and CJK character bigrams.
 
     Chinese has no spaces; character bigrams match well without a segmenter and keep
-    single-character words reachable through unigrams for short texts.
+    single-character words reachable through unigrams for short texts. `stemmer` reduces
+    each Latin word (default: `stem`, plural folding only; the keyword index passes a
+    fuller English stemmer, `core.retrieval.terms`).
     """
     norm = normalize(text)
-    out = [stem(w) for w in _WORD.findall(norm) if w not in STOPWORDS]
+    fold = stemmer or stem
+    out = [fold(w) for w in _WORD.findall(norm) if w not in STOPWORDS]
     out.extend(w.rstrip(".") for w in list(out) if w.endswith(".") and len(w) > 1)
     for run in _CJK.findall(norm):
         if len(run) == 1:

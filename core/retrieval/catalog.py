@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from core.errors import MemoryCenterError
+from core.errors import MemoryCenterError, StoreVersionError
 from core.model.enums import ChangeKind, MemoryStatus
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
@@ -485,6 +485,11 @@ class Catalog:
             return KeywordIndex()
         try:
             index, _meta = keyword_file.load(path, self._store.codec)
+        except StoreVersionError as exc:
+            # Expected once after an upgrade that changed the terms (a new analyzer).
+            log.info("keyword index file from another version, rebuilding: %s", exc)
+            self._keywords_dirty = True
+            return KeywordIndex()
         except MemoryCenterError as exc:
             # Tampered, damaged, or from another key: never trusted, rebuilt from the store.
             log.warning("keyword index file unusable, rebuilding from the store: %s", exc)

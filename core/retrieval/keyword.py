@@ -14,7 +14,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from core.governance.text import tokens
+from core.retrieval.terms import search_terms
 
 K1 = 1.2
 B = 0.75
@@ -115,14 +115,16 @@ class KeywordIndex:
         half = len(forward) // 2
         return [t for t in (self._terms[i] for i in forward[:half]) if t is not None]
 
-    def knows(self, term: str) -> bool:
-        """True when some indexed document holds this term."""
-        return term in self._term_id
+    def knows(self, word: str) -> bool:
+        """True when some indexed document holds this word's terms (as the index forms them:
+        "pipelines" is held as its stem)."""
+        terms = search_terms(word)
+        return bool(terms) and all(t in self._term_id for t in terms)
 
     def add(self, doc_id: str, text: str, stamp: int = 0) -> None:
         """Index (or re-index) one document."""
         self.remove(doc_id)
-        counts = Counter(tokens(text))
+        counts = Counter(search_terms(text))
         slot = self._new_slot(doc_id, stamp)
         term_ids = [self._term_number(term) for term in counts]
         for tid in term_ids:
@@ -155,7 +157,7 @@ class KeywordIndex:
 
     def search(self, query: str, allowed: Iterable[str] | None = None) -> dict[str, float]:
         """BM25 scores of documents that share a term with the query (optionally restricted)."""
-        q_terms = set(tokens(query))
+        q_terms = set(search_terms(query))
         if not q_terms or not self._slot:
             return {}
         allow = set(allowed) if allowed is not None else None
@@ -191,7 +193,9 @@ class KeywordIndex:
         if n == 0:
             return 0.0
         unknown = math.log(1 + (n + 0.5) / 0.5)
-        return sum(self._idf(t, n) if t in self._term_id else unknown for t in set(tokens(query)))
+        return sum(
+            self._idf(t, n) if t in self._term_id else unknown for t in set(search_terms(query))
+        )
 
     def _score(self, slot: int, idf: dict[int, float], avg: float) -> float:
         stored = self._forward.get(slot)

@@ -35,7 +35,9 @@ FILE_NAME = "keywords.mcidx"
 AAD_TABLE = "index_files"
 AAD_FIELD = "keyword"
 MAGIC = b"MCKW"
-FORMAT_VERSION = 1
+# 2: English words are stemmed (`core.retrieval.terms`); a version-1 file holds other terms, so
+# it is not read but rebuilt from the store.
+FORMAT_VERSION = 2
 _SECTIONS = ("ids", "stamps", "terms", "offsets", "forward")
 
 
