@@ -21,7 +21,8 @@ through one of two ingest paths:
 A turn's text is its words (plus a shared photo's caption). Its session time and speaker
 travel as the memory's ``said_at`` and ``speaker`` fields when the service accepts them
 (``--dated-text`` puts the date into the text instead, as an agent had to before;
-``--speaker-text`` writes ``Speaker: text``, as before the speaker field).
+``--speaker-text`` writes ``Speaker: text``, as before the speaker field; ``--no-windows``
+switches conversation windows off before the ingest).
 
 Every question of categories 1-4 (multi-hop, temporal, open-domain, single-hop; category 5 has
 no answer in the conversation) runs through ``search_memory`` (limit 20) and ``inject`` with the
@@ -308,6 +309,7 @@ def run_product(
     max_q: int | None,
     reuse: Path | None = None,
     speaker_text: bool = False,
+    windows: bool = True,
 ) -> dict[str, object]:
     last = max(t.said_at for t in conv.turns)
     speaker_field = not speaker_text and _accepts(MemoryService.remember, "speaker")
@@ -316,6 +318,7 @@ def run_product(
         where = Path(tmp)
         if reuse is not None:
             how = "dated" if dated else "fields" if not speaker_field else "fields-speaker"
+            how += "" if windows else "-no-windows"
             where = reuse / f"{conv.sample_id}-{path}-{how}"
             where.mkdir(parents=True, exist_ok=True)
         # The service reads no environment (the app does): name the embedder, or the
@@ -328,6 +331,8 @@ def run_product(
             embedder=os.environ.get(EMBEDDER_ENV) or None,
         )
         try:
+            if not windows:
+                service.set_conversation_windows(False)
             marker = where / "ingested.json"
             owner, ingest_s = _ingest_once(service, conv, path, dated, marker, speaker_field)
             settle_s = _settle(service)
@@ -451,6 +456,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--speaker-text", action="store_true", help="put the speaker in the text, not a field"
     )
+    parser.add_argument(
+        "--no-windows", action="store_true", help="switch conversation windows off first"
+    )
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--json", help="write the summaries here")
     parser.add_argument(
@@ -473,7 +481,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         reuse = Path(args.reuse) if args.reuse else None
         runs = [
             run_product(
-                c, path, args.budget, args.dated_text, args.questions, reuse, args.speaker_text
+                c,
+                path,
+                args.budget,
+                args.dated_text,
+                args.questions,
+                reuse,
+                args.speaker_text,
+                not args.no_windows,
             )
             for c in convs
         ]

@@ -1,4 +1,4 @@
-"""CLI verbs of the derived search indexes: `index status`, `index rebuild`."""
+"""CLI verbs of the derived search indexes: `index status`, `index rebuild`, `index windows`."""
 
 from __future__ import annotations
 
@@ -33,4 +33,19 @@ def index_rebuild(ctx: Context, embedder: str | None) -> None:
     if embedder:
         svc.set_embedder(embedder)
     status = svc.rebuild_index()
+    ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))
+
+
+@index.command("windows")
+@click.argument("state", type=click.Choice(["on", "off"]))
+@pass_ctx
+@handles_errors
+def index_windows(ctx: Context, state: str) -> None:
+    """Embed recorded turns with the turns around them (on, the default), or not (off).
+
+    Off takes the background embedding of an imported history to about a third and
+    drops the stored windows; search then uses the mean of the neighbours' vectors."""
+    svc = ctx.service(check_embedder=False)
+    svc.set_conversation_windows(state == "on")
+    status = svc.index_status()
     ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))

@@ -84,7 +84,12 @@ class VectorLayer:
     """
 
     def __init__(
-        self, embedder: Embedder, directory: Path | None, codec: Callable[[], Codec]
+        self,
+        embedder: Embedder,
+        directory: Path | None,
+        codec: Callable[[], Codec],
+        *,
+        windows_enabled: bool = True,
     ) -> None:
         self.embedder = embedder
         self._dir = directory
@@ -122,6 +127,9 @@ class VectorLayer:
         self._window_pending: dict[str, str] = {}
         self._window_inflight = 0
         self._window_worker: threading.Thread | None = None
+        # The store's setting (`conversation_windows`): off, no window is embedded or read,
+        # and the file's windows are dropped; the mean of stored vectors serves instead.
+        self.windows_enabled = windows_enabled
         # Set by the catalog: the windows (key -> text) that new vectors make due.
         self.windows_for: Callable[[list[MemoryRecord]], dict[str, str]] | None = None
 
@@ -605,6 +613,7 @@ class VectorLayer:
                 "dead_slots": self.index.dead_slots,
                 "pending": len(self._pending) + len(self._inflight),
                 "windows_pending": len(self._window_pending),
+                "windows_enabled": self.windows_enabled,
                 "file": str(self.path) if self.path else None,
             }
 
@@ -614,7 +623,7 @@ class VectorLayer:
         """The stored vectors of these windows; missing ones are queued for the background
         worker (no read waits for a window: the mean of stored vectors serves meanwhile)."""
         with self._lock:
-            if not self._file_ready.is_set():
+            if not self._file_ready.is_set() or not self.windows_enabled:
                 return {}
             found = self.index.get_vectors(keys)
             missing = [k for k in keys if k not in found and k not in self._window_pending]
@@ -629,7 +638,7 @@ class VectorLayer:
         """Queue the windows these new vectors make due (their turns', their neighbours'),
         so injections find them embedded rather than fall back to the mean."""
         source = self.windows_for
-        if source is None or self._stopping.is_set():
+        if source is None or self._stopping.is_set() or not self.windows_enabled:
             return
         try:
             due = source(records)
@@ -661,6 +670,8 @@ class VectorLayer:
                 # Every turn it holds must still have its own vector, checked under the
                 # lock `remove` takes: a window of a turn deleted meanwhile is never added.
                 named = windows.contributors(window)
+                if not self.windows_enabled:
+                    return  # switched off while this batch was being embedded
                 if window in self.index or not all(m in self.index for m in named):
                     continue
                 self.index.add([window], vectors[i : i + 1])
@@ -692,6 +703,29 @@ class VectorLayer:
                     self._window_inflight -= 1
                     self._idle.notify_all()
 
+    def set_windows(self, enabled: bool) -> int:
+        """Switch conversation windows on or off; off drops every stored and queued window
+        (the file is rewritten at the next save). Returns how many windows were dropped.
+        Switched on, windows are made again as turns are embedded and as queries ask."""
+        with self._lock:
+            self.windows_enabled = enabled
+            if enabled:
+                return 0
+            self._window_pending.clear()
+            self._idle.notify_all()
+            # Read the file first if nobody did (a CLI call): its windows go now, and the
+            # next save (at close) writes the file without them.
+            self._ensure_loaded()
+            return self._drop_all_windows()
+
+    def _drop_all_windows(self) -> int:
+        """Remove every stored window (call with the lock held)."""
+        dropped = self._contributors().take_all()
+        for window in dropped:
+            self.index.remove(window)
+        self._dirty = self._dirty or bool(dropped)
+        return len(dropped)
+
     def _contributors(self) -> windows.Contributors:
         with self._lock:
             if self._windows is None:
@@ -713,6 +747,8 @@ class VectorLayer:
         for stale in {i for i in self.index.ids() if not windows.is_window(i)} - wanted:
             self.index.remove(stale)
             self._dirty = True
+        if not self.windows_enabled:
+            self._drop_all_windows()
         for window in self._contributors().stale(wanted):
             self.index.remove(window)
             self._dirty = True
@@ -736,6 +772,8 @@ class VectorLayer:
                 wanted, self._wanted = self._wanted, None
                 if wanted is not None:
                     self._drop_stale(wanted)
+                elif not self.windows_enabled:
+                    self._drop_all_windows()
                 self._file_ready.set()
 
     def _read_file(self) -> None:

@@ -86,3 +86,7 @@ class Contributors:
         """Windows naming a memory outside `wanted` (deleted, or no longer active)."""
         gone = [memory_id for memory_id in self._of if memory_id not in wanted]
         return self.take(gone)
+
+    def take_all(self) -> set[str]:
+        """Forget and return every window (windows switched off)."""
+        return self.take(list(self._of))

@@ -10,6 +10,7 @@ from core.crypto.invitation import new_code as new_invitation_code
 from core.crypto.keys import keyring_backend_name
 from core.errors import (
     EmbedderUnavailableError,
+    InvalidInputError,
     InvalidStateError,
     MemoryCenterError,
     NotFoundError,
@@ -30,7 +31,7 @@ from core.model.records import (
 )
 from core.model.validate import identifier
 from core.retrieval.vectors import VectorLayer
-from core.services.context import Engine
+from core.services.context import WINDOWS_SETTING, Engine
 from core.storage import devices, event_log, members, personal, settings, status
 from core.storage.migrations import current_version
 from core.storage.rotation import rotate
@@ -103,10 +104,28 @@ class IndexAdmin:
         with store.write("set embedder") as tx:
             settings.write(tx, "embedder", embedder.name)
             tx.touch(ChangeKind.INDEX)
-        self._e.catalog.vectors = VectorLayer(embedder, store.index_dir, lambda: store.codec)
+        self._e.catalog.vectors = VectorLayer(
+            embedder,
+            store.index_dir,
+            lambda: store.codec,
+            windows_enabled=self._e.conversation_windows(),
+        )
         self._e.embedder_error = None
         self.rebuild_index()
         return Result(embedder.name, changes_of(tx))
+
+    def set_conversation_windows(self, enabled: bool) -> Result[bool]:
+        if not isinstance(enabled, bool):
+            raise InvalidInputError(
+                "conversation windows", f"expected true (on) or false (off), got {enabled!r}"
+            )
+        with self._e.store.write("set conversation windows") as tx:
+            settings.write(tx, WINDOWS_SETTING, enabled)
+            tx.touch(ChangeKind.INDEX)
+        layer = self._e.catalog.vectors
+        if layer is not None:
+            layer.set_windows(enabled)
+        return Result(enabled, changes_of(tx))
 
     def update_policy_settings(self, changes: dict[str, object]) -> Result[PolicySettings]:
         """Change policy settings (e.g. confirm_global=True); stored in the store.

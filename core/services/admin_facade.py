@@ -54,6 +54,13 @@ class AdminFacade(FacadeBase):
         """Choose the embedder (stored in the store); the vector index is rebuilt for it."""
         return self._index.set_embedder(name)
 
+    def set_conversation_windows(self, enabled: bool) -> Result[bool]:
+        """Embed recorded turns together with the turns around them (on by default, #17),
+        or not: off takes the background embedding of an import to about a third and
+        drops the stored windows; retrieval then mixes in the mean of the neighbours'
+        vectors instead. Stored in the store."""
+        return self._index.set_conversation_windows(enabled)
+
     # --- team stores on a server (members, invitations) -----------------------------
 
     def invite_member(self, name: str, *, by: str | None = None) -> Result[tuple[bytes, str]]:

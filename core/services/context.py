@@ -40,6 +40,8 @@ from core.workflows import integrity
 from core.workflows.recording import SnapshotRecorder
 
 T = TypeVar("T")
+# The store setting that switches conversation windows off (`False`); absent means on (#17).
+WINDOWS_SETTING = "conversation_windows"
 # A single call's new memories up to this many are embedded at once if the model is loaded.
 SMALL_WRITE = 4
 
@@ -125,7 +127,16 @@ class Engine:
             return None
         self.embedder_error = resolved.fallback_reason
         store = self.store
-        return VectorLayer(resolved.embedder, store.index_dir, lambda: store.codec)
+        return VectorLayer(
+            resolved.embedder,
+            store.index_dir,
+            lambda: store.codec,
+            windows_enabled=self.conversation_windows(),
+        )
+
+    def conversation_windows(self) -> bool:
+        """The store's `conversation_windows` setting (on unless switched off, #17)."""
+        return self.setting(WINDOWS_SETTING) is not False
 
     def setting(self, key: str) -> Any:
         """A stored setting; settings changed outside Memory Center count as damage: the

@@ -1116,92 +1116,128 @@
 <context>
     <name>IndexPanel</name>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="28" />
+        <location filename="../../ui/views/settings/index.py" line="34" />
         <source>Search index</source>
         <translation>检索索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="33" />
+        <location filename="../../ui/views/settings/index.py" line="39" />
         <source>Embedder</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="34" />
+        <location filename="../../ui/views/settings/index.py" line="40" />
         <source>Vectors</source>
         <translation>向量</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="35" />
+        <location filename="../../ui/views/settings/index.py" line="41" />
+        <source>Conversation windows</source>
+        <translation>对话窗口</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="42" />
         <source>Keyword documents</source>
         <translation>关键词文档</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="40" />
+        <location filename="../../ui/views/settings/index.py" line="46" />
+        <source>Embed each recorded turn with the turns around it</source>
+        <translation>把每条记录的发言与其前后的发言一起嵌入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="49" />
+        <source>Finds more of what a long conversation taught. Costs about three times the embedding work of an imported history, in the background; switching it off drops the stored windows.</source>
+        <translation>能从长对话中找到更多内容。导入历史时后台嵌入的工作量约为原来的三倍；关闭后会丢弃已存储的窗口。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="57" />
         <source>Embedder to use</source>
         <translation>要使用的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="48" />
+        <location filename="../../ui/views/settings/index.py" line="65" />
         <source>Use and rebuild</source>
         <translation>使用并重建</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="51" />
+        <location filename="../../ui/views/settings/index.py" line="68" />
         <source>Switch the embedder and rebuild the vector index with it. Some embedders need an optional package; a model may take a while to load.</source>
         <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="60" />
+        <location filename="../../ui/views/settings/index.py" line="77" />
         <source>Use embedder</source>
         <translation>使用嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="61" />
+        <location filename="../../ui/views/settings/index.py" line="78" />
         <source>Rebuild indexes</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="63" />
+        <location filename="../../ui/views/settings/index.py" line="80" />
         <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
         <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="75" />
+        <location filename="../../ui/views/settings/index.py" line="92" />
         <source>Rebuilding the index</source>
         <translation>正在重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="90" />
+        <location filename="../../ui/views/settings/index.py" line="107" />
         <source>unknown embedder</source>
         <translation>未知的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="93" />
+        <location filename="../../ui/views/settings/index.py" line="110" />
         <source>Not installed on this computer.</source>
         <translation>此电脑上未安装。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="113" />
+        <location filename="../../ui/views/settings/index.py" line="126" />
+        <location filename="../../ui/views/settings/index.py" line="137" />
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="134" />
         <source>none (keyword search only)</source>
         <translation>无（仅关键词检索）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="135" />
+        <location filename="../../ui/views/settings/index.py" line="146" />
+        <source>%1 (%2 waiting)</source>
+        <translation>%1（%2 个等待中）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="165" />
         <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
         <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="143" />
+        <location filename="../../ui/views/settings/index.py" line="173" />
         <source>Now searching with %1; the vector index was rebuilt.</source>
         <translation>现在使用 %1 检索；向量索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="154" />
+        <location filename="../../ui/views/settings/index.py" line="187" />
+        <source>Conversation windows on: turns are embedded with their neighbours.</source>
+        <translation>对话窗口已开启：发言会与其相邻发言一起嵌入。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="189" />
+        <source>Conversation windows off: the stored windows were dropped.</source>
+        <translation>对话窗口已关闭：已存储的窗口已被丢弃。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/index.py" line="200" />
         <source>Rebuilding the indexes…</source>
         <translation>正在重建索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="159" />
+        <location filename="../../ui/views/settings/index.py" line="205" />
         <source>Indexes rebuilt.</source>
         <translation>索引已重建。</translation>
     </message>

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,20 @@ def test_cli_stops_with_one_line_and_index_status_names_it(tmp_path: Path, no_mo
         cli, ["--json", "index", "status"], env={**env, "MEMORY_CENTER_EMBEDDER": ""}
     )
     assert default.exit_code == 0 and "hashing" in default.stdout
+
+
+def test_index_windows_off_and_on_from_the_cli(tmp_path: Path) -> None:
+    """`index windows off|on` stores the choice and prints the index status (#17)."""
+    runner = CliRunner(env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE})
+    store = str(tmp_path / "s")
+    base = ["--data-dir", store, "--json"]
+    assert runner.invoke(cli, ["--data-dir", store, "init"]).exit_code == 0
+    off = runner.invoke(cli, [*base, "index", "windows", "off"])
+    assert off.exit_code == 0, off.output
+    assert json.loads(off.output)["vector"]["windows_enabled"] is False
+    status = runner.invoke(cli, [*base, "index", "status"])
+    assert json.loads(status.output)["vector"]["windows_enabled"] is False
+    bad = runner.invoke(cli, [*base, "index", "windows", "maybe"])
+    assert bad.exit_code != 0 and "'maybe' is not one of 'on', 'off'" in bad.output
+    on = runner.invoke(cli, [*base, "index", "windows", "on"])
+    assert json.loads(on.output)["vector"]["windows_enabled"] is True

@@ -168,3 +168,23 @@ def test_unavailable_embedder_is_reported(
     assert isinstance(shown[0], ResourceUnavailableError)
     assert not view.index.index_working
     assert demo.index_status()["vector"] == before
+
+
+def test_conversation_windows_switch_off_and_on(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """The checkbox is the store's setting; off drops the windows and says so (#17)."""
+    view = _open_settings(qtbot, window)
+    box = view.index.windows
+    assert box.isEnabled() and box.isChecked()
+    box.click()
+    qtbot.waitUntil(lambda: "Conversation windows off" in window.message.text(), timeout=TIMEOUT)
+    vector = demo.index_status()["vector"]
+    assert isinstance(vector, dict)
+    assert vector["windows_enabled"] is False and vector["windows"] == 0
+    qtbot.waitUntil(lambda: view.values["windows"].text() == "off", timeout=TIMEOUT)
+    assert not box.isChecked()
+    box.click()
+    qtbot.waitUntil(lambda: "Conversation windows on" in window.message.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: view.values["windows"].text() != "off", timeout=TIMEOUT)
+    assert box.isChecked() and demo.index_status()["vector"]["windows_enabled"] is True  # type: ignore[index]

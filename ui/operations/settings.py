@@ -47,6 +47,11 @@ def use_embedder(ctx: UiContext, name: str) -> MutatingOp[str]:
     return mutate(ctx, lambda s: s.set_embedder(name))
 
 
+def use_conversation_windows(ctx: UiContext, enabled: bool) -> MutatingOp[bool]:
+    """Switch conversation windows on or off (off drops the stored windows)."""
+    return mutate(ctx, lambda s: s.set_conversation_windows(enabled))
+
+
 def rebuild_indexes(ctx: UiContext) -> MutatingOp[dict[str, Any]]:
     """Throw away the derived indexes and rebuild them (on the writer: no write overlaps)."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
@@ -16,7 +17,12 @@ from PySide6.QtWidgets import (
 
 from ui.context import UiContext
 from ui.errors import show_error
-from ui.operations.settings import EMBEDDERS, rebuild_indexes, use_embedder
+from ui.operations.settings import (
+    EMBEDDERS,
+    rebuild_indexes,
+    use_conversation_windows,
+    use_embedder,
+)
 from ui.presentation import embedder_title, installing_hint
 from ui.views.settings.panel import SettingsPanel, left, value_label
 
@@ -32,10 +38,21 @@ class IndexPanel(SettingsPanel):
         for key, title in (
             ("embedder", self.tr("Embedder")),
             ("vectors", self.tr("Vectors")),
+            ("windows", self.tr("Conversation windows")),
             ("keywords", self.tr("Keyword documents")),
         ):
             self.values[key] = value_label(title)
             form.addRow(title, self.values[key])
+        self.windows = QCheckBox(self.tr("Embed each recorded turn with the turns around it"))
+        self.windows.setToolTip(
+            self.tr(
+                "Finds more of what a long conversation taught. Costs about three times the "
+                "embedding work of an imported history, in the background; switching it off "
+                "drops the stored windows."
+            )
+        )
+        self.windows.clicked.connect(self.choose_windows)
+        form.addRow("", self.windows)
         self.embedder = QComboBox()
         self.embedder.setAccessibleName(self.tr("Embedder to use"))
         # Elide a long embedder name rather than widen the page past the window.
@@ -105,6 +122,10 @@ class IndexPanel(SettingsPanel):
             v["embedder"].setText(embedder_title(name))
             v["embedder"].setToolTip(version)
             v["vectors"].setText(str(vector.get("vectors", 0)))
+            enabled = vector.get("windows_enabled") is not False
+            v["windows"].setText(self._windows_text(vector) if enabled else self.tr("off"))
+            self.windows.setEnabled(not self.index_working)
+            self.windows.setChecked(enabled)
             if not self.index_working:
                 found = self.embedder.findData(name)
                 if found >= 0:
@@ -113,7 +134,16 @@ class IndexPanel(SettingsPanel):
             v["embedder"].setText(self.tr("none (keyword search only)"))
             v["embedder"].setToolTip("")
             v["vectors"].setText("0")
+            v["windows"].setText(self.tr("off"))
+            self.windows.setChecked(False)
+            self.windows.setEnabled(False)  # no embedder, nothing to embed windows with
         v["keywords"].setText(str(index.get("keyword_documents", 0)))
+
+    def _windows_text(self, vector: dict[object, object]) -> str:
+        held, waiting = str(vector.get("windows", 0)), str(vector.get("windows_pending", 0))
+        if waiting in ("0", "None"):
+            return held
+        return self.tr("%1 (%2 waiting)").replace("%1", held).replace("%2", waiting)
 
     @property
     def index_working(self) -> bool:
@@ -125,7 +155,7 @@ class IndexPanel(SettingsPanel):
         self.index_busy_label.setText(text)
         self.index_busy_label.setVisible(working)
         self.index_busy.setVisible(working)
-        for w in (self.embedder, self.use_embedder_button, self.rebuild_button):
+        for w in (self.embedder, self.use_embedder_button, self.rebuild_button, self.windows):
             w.setEnabled(not working)
 
     def choose_embedder(self) -> None:
@@ -148,6 +178,22 @@ class IndexPanel(SettingsPanel):
             self.reload_requested.emit()
 
         use_embedder(self.ctx, name).on_success(done).on_failure(self._index_failed).run(self)
+
+    def choose_windows(self, enabled: bool) -> None:
+        """Switch conversation windows on or off (the store keeps the choice)."""
+
+        def done(_on: bool) -> None:
+            self.notified.emit(
+                self.tr("Conversation windows on: turns are embedded with their neighbours.")
+                if enabled
+                else self.tr("Conversation windows off: the stored windows were dropped."),
+                None,
+            )
+            self.reload_requested.emit()
+
+        use_conversation_windows(self.ctx, enabled).on_success(done).on_failure(
+            self._index_failed
+        ).run(self)
 
     def rebuild(self) -> None:
         """Rebuild the keyword and vector indexes from the store (in the background)."""
