@@ -11,36 +11,19 @@ import numpy as np
 import pytest
 from sqlalchemy import event
 
-from core import ManualClock, MemoryService, Scope
-from core.retrieval import context, windows
+from core import ManualClock, MemoryService
+from core.retrieval import windows
 from core.storage import neighbours
 from tests.conftest import PASSPHRASE
+from tests.support.conversation import import_turns, own_and_mixed
 
 A = {"user": "ana"}
 B = {"user": "bo"}
 
 
-def _import(
-    service: MemoryService, turns: list[tuple[dict[str, str], str]], said_at: str | None = None
-) -> list[str]:
-    """Import turns as one conversation; with `said_at`, as history recorded later."""
-    extra = {"said_at": said_at} if said_at else {}
-    doc = {
-        "format": "memory-center-export-v1",
-        "memories": [{"content": text, "scope": scope, **extra} for scope, text in turns],
-    }
-    ids = []
-    for outcome in service.import_memories(doc).value:
-        assert outcome.record is not None
-        if outcome.outcome == "candidate":
-            service.approve(outcome.record.id)
-        ids.append(outcome.record.id)
-    return ids
-
-
 def test_the_turn_before_the_answer_comes_along(service: MemoryService) -> None:
     """The question's words are in one turn; the answer next to it shares none of them."""
-    ids = _import(
+    ids = import_turns(
         service,
         [
             (A, "Ana: We finally booked the kayak trip on the fjord!"),
@@ -60,7 +43,7 @@ def test_the_turn_before_the_answer_comes_along(service: MemoryService) -> None:
 
 def test_a_neighbour_in_another_scope_never_comes_along(service: MemoryService) -> None:
     """Neighbours obey the scope contract: a turn filed under another user stays out (R13)."""
-    ids = _import(
+    ids = import_turns(
         service,
         [
             (A, "Ana: We finally booked the kayak trip on the fjord!"),
@@ -77,7 +60,7 @@ def test_a_neighbour_in_another_scope_never_comes_along(service: MemoryService) 
 
 def test_a_small_budget_keeps_the_best_hit_not_its_neighbour(service: MemoryService) -> None:
     """Neighbours compete for the budget; they never displace the hit that chose them."""
-    ids = _import(
+    ids = import_turns(
         service,
         [
             (A, "Ana: We finally booked the kayak trip on the fjord!"),
@@ -131,7 +114,7 @@ def test_an_answer_is_found_by_the_words_of_the_question_before_it(
     service: MemoryService,
 ) -> None:
     """The answer shares no word with the request; the turn before it does (search, too)."""
-    ids = _import(service, SHED, LAST_SPRING)
+    ids = import_turns(service, SHED, LAST_SPRING)
     hits = [h.memory_id for h in service.search_memory(A, SHED_QUESTION, limit=10)]
     assert hits[:2] == [ids[0], ids[1]]
     block = service.inject(A, SHED_QUESTION, 400).value
@@ -152,9 +135,9 @@ def test_a_hidden_turn_lends_no_words_and_gets_none(
         (B, "Bo: The number twelve, every ten minutes."),
         (A, "Ana: Chemistry homework is due on Monday."),
     ]
-    ids = _import(service, turns, LAST_SPRING)
+    ids = import_turns(service, turns, LAST_SPRING)
     with _other_store(tmp_path / "other", clock) as other:
-        _import(
+        import_turns(
             other,
             [
                 (B, "Bo: Which flavour did you bake the birthday cake in the end?"),
@@ -181,12 +164,12 @@ def test_a_deleted_turn_lends_its_words_no_more(
 ) -> None:
     """After deletion the question's words leave with it (R19): search ranks as in a store
     where that turn was never written."""
-    ids = _import(service, SHED, LAST_SPRING)
+    ids = import_turns(service, SHED, LAST_SPRING)
     before = _ranking(service, SHED_QUESTION)
     assert [text for text, _ in before[:2]] == [SHED[0][1], SHED[1][1]]
     service.delete(ids[0], reason="user asked")
     with _other_store(tmp_path / "other", clock) as other:
-        _import(other, SHED[1:], LAST_SPRING)
+        import_turns(other, SHED[1:], LAST_SPRING)
         assert _same(_ranking(service, SHED_QUESTION), _ranking(other, SHED_QUESTION))
 
 
@@ -194,9 +177,9 @@ def test_neighbours_of_many_turns_come_from_two_statements_per_batch(
     service: MemoryService, clock: ManualClock
 ) -> None:
     """The bulk look-up agrees with the conversation's order, across batches and sessions."""
-    first = _import(service, [(A, f"Ana: turn {n} of the first talk") for n in range(7)])
+    first = import_turns(service, [(A, f"Ana: turn {n} of the first talk") for n in range(7)])
     clock.advance(dt.timedelta(minutes=1))  # another import run, another session
-    second = _import(service, [(A, f"Ana: turn {n} of the second talk") for n in range(3)])
+    second = import_turns(service, [(A, f"Ana: turn {n} of the second talk") for n in range(3)])
     records = {r.id: r for r in service.list_memories()}
     sources = {mid: records[mid].source_event_ids[0] for mid in first + second}
     statements: list[str] = []
@@ -232,25 +215,12 @@ def test_notes_written_one_after_another_lend_each_other_nothing(
 def _cosines_own_and_mixed(
     service: MemoryService, settled: bool = False
 ) -> tuple[dict[str, float], dict[str, float], np.ndarray]:
-    """A's vector hits for the shed question, before and after `widen_vectors`, and the
-    query's vector; `settled`: once the windows this asks for are embedded."""
-    catalog = service.catalog
-    layer = catalog.vectors
-    assert layer is not None
-    catalog.sync()
-    allowed = catalog.visible_ids(Scope.of(A))
-    own = layer.scores(SHED_QUESTION, allowed, patient=True)
-    query = layer.query_vector(SHED_QUESTION)
-    finder = context.Neighbours(service._store)
-    mixed = context.widen_vectors(own, query, layer, catalog.records, allowed, finder)
-    if settled:
-        assert layer.wait_idle(30)
-        mixed = context.widen_vectors(own, query, layer, catalog.records, allowed, finder)
-    return own, mixed, query
+    """A's vector hits for the shed question, before and after `widen_vectors`."""
+    return own_and_mixed(service, A, SHED_QUESTION, settled=settled)
 
 
 def _shed_turns(service: MemoryService) -> list[str]:
-    return _import(
+    return import_turns(
         service,
         [
             (A, "Bo: Which colour did you paint the garden shed in the end?"),

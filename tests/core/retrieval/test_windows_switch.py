@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core import InvalidInputError, ManualClock, MemoryService, Scope
-from core.retrieval import context, windows
+from core import InvalidInputError, ManualClock, MemoryService
+from core.retrieval import windows
 from tests.conftest import PASSPHRASE
+from tests.support.conversation import import_turns, own_and_mixed
 
 A = {"user": "ana"}
 SAID = "2023-05-08T13:56:00+00:00"
@@ -24,17 +25,7 @@ QUESTION = "what colour is the garden shed painted"
 
 
 def _import(service: MemoryService) -> list[str]:
-    doc = {
-        "format": "memory-center-export-v1",
-        "memories": [{"content": t, "scope": A, "said_at": SAID} for t in TURNS],
-    }
-    ids = []
-    for outcome in service.import_memories(doc).value:
-        assert outcome.record is not None
-        if outcome.outcome == "candidate":
-            service.approve(outcome.record.id)
-        ids.append(outcome.record.id)
-    return ids
+    return import_turns(service, [(A, t) for t in TURNS], SAID)
 
 
 def _settle(service: MemoryService) -> dict[str, object]:
@@ -87,15 +78,9 @@ def test_off_the_mean_of_stored_vectors_serves(service: MemoryService) -> None:
     vectors of the turn and its visible neighbours, as before windows existed."""
     ids = _import(service)
     service.set_conversation_windows(False)
-    catalog = service.catalog
-    layer = catalog.vectors
+    own, mixed, query = own_and_mixed(service, A, QUESTION)
+    layer = service.catalog.vectors
     assert layer is not None
-    catalog.sync()
-    allowed = catalog.visible_ids(Scope.of(A))
-    own = layer.scores(QUESTION, allowed, patient=True)
-    query = layer.query_vector(QUESTION)
-    finder = context.Neighbours(service._store)
-    mixed = context.widen_vectors(own, query, layer, catalog.records, allowed, finder)
     stored = layer.index.get_vectors(ids[:3])
     mean = stored[ids[0]] + stored[ids[1]] + stored[ids[2]]
     expected = 0.5 * own[ids[1]] + 0.5 * float(query @ mean) / float((mean @ mean) ** 0.5)
