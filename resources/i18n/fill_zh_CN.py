@@ -267,6 +267,8 @@ ZH = {
     "Vectors": "向量",
     "Keyword documents": "关键词文档",
     "Conversation windows": "对话窗口",
+    "Stored %1": "存储于 %1",
+    "Said %1, stored %2": "说于 %1，存储于 %2",
     "Embed each recorded turn with the turns around it": "把每条记录的发言与其前后的发言一起嵌入",
     "Finds more of what a long conversation taught. Costs about three times the embedding work of an imported history, in the background; switching it off drops the stored windows.": "能从长对话中找到更多内容。导入历史时后台嵌入的工作量约为原来的三倍；关闭后会丢弃已存储的窗口。",
     "off": "关闭",

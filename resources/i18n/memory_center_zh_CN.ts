@@ -3331,14 +3331,24 @@ Current scope: %3</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="177" />
+        <location filename="../../ui/models/timeline_model.py" line="179" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="196" />
+        <location filename="../../ui/models/timeline_model.py" line="201" />
         <source>event</source>
         <translation>事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="217" />
+        <source>Stored %1</source>
+        <translation>存储于 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="219" />
+        <source>Said %1, stored %2</source>
+        <translation>说于 %1，存储于 %2</translation>
     </message>
 </context>
 <context>

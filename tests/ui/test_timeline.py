@@ -154,3 +154,32 @@ def test_ranked_search_in_a_scope(qtbot: QtBot, window: MainWindow, demo: Memory
     hits = demo.search_memory({"user": "alice", "project": "web-shop"}, "pnpm", limit=100)
     assert hits and [r.id for r in _memories(view)] == [h.memory_id for h in hits]
     assert not any(view.model.index(r, 0).data(IsDayRole) for r in range(view.model.rowCount()))
+
+
+def test_history_shows_when_it_was_said(
+    qtbot: QtBot, service: MemoryService, clock: ManualClock
+) -> None:
+    """#17: an imported turn said long ago shows its said date, and its tooltip both times;
+    a memory of today shows the time it was stored."""
+    said = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
+    old = service.remember({"user": "ana"}, "Sage green, after three coats.", said_at=said)
+    new = service.remember({"user": "ana"}, "Remember: the shed key hangs by the door.")
+    assert old.value.record is not None and new.value.record is not None
+    window = MainWindow(service, now=clock.now)
+    qtbot.addWidget(window)
+    window.show()
+    model = window.timeline.model
+    qtbot.waitUntil(lambda: model.item_count == 2, timeout=TIMEOUT)
+    rows = {
+        model.item_at(r).id: r  # type: ignore[union-attr]
+        for r in range(model.rowCount())
+        if isinstance(model.item_at(r), MemoryRecord)
+    }
+    time_col = model.columnCount() - 1
+    said_cell = model.index(rows[old.value.record.id], time_col)
+    assert said_cell.data() == said.astimezone().strftime("%Y-%m-%d")
+    assert said_cell.data(3).startswith("Said " + said.astimezone().strftime("%Y-%m-%d %H:%M"))
+    assert ", stored " in said_cell.data(3)
+    today_cell = model.index(rows[new.value.record.id], time_col)
+    assert today_cell.data() == new.value.record.updated_at.astimezone().strftime("%H:%M")
+    assert today_cell.data(3).startswith("Stored ")

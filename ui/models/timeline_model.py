@@ -163,6 +163,8 @@ class TimelineModel(RowTableModel[Row]):
             return r.spoken()[:2000]
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_SCOPE:
             return str(r.scope)
+        if role == Qt.ItemDataRole.ToolTipRole and column == COL_TIME:
+            return _time_tip(r)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == COL_CONF:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -181,7 +183,10 @@ class TimelineModel(RowTableModel[Row]):
             return confidence_text(r.confidence)
         if column == COL_SOURCE:
             return trust_text(r.source_trust.value)
-        return local_time(r.updated_at, "%H:%M")
+        said = r.own_time()
+        # History imported or recorded later is filed under the day it was stored; the
+        # column says when it was said, so a year-old chat does not read as this morning's.
+        return local_time(said, "%Y-%m-%d") if said else local_time(r.updated_at, "%H:%M")
 
     def _event_data(self, e: Event, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DecorationRole and column == COL_STATUS:
@@ -202,3 +207,16 @@ class TimelineModel(RowTableModel[Row]):
             COL_TIME: local_time(e.ts, "%H:%M"),
         }
         return values[column]
+
+
+def _time_tip(r: MemoryRecord) -> str:
+    """When the memory was stored, and when it was said if that was earlier."""
+    stored = local_time(r.updated_at, "%Y-%m-%d %H:%M")
+    said = r.own_time()
+    if said is None:
+        return QCoreApplication.translate("Timeline", "Stored %1").replace("%1", stored)
+    return (
+        QCoreApplication.translate("Timeline", "Said %1, stored %2")
+        .replace("%1", local_time(said, "%Y-%m-%d %H:%M"))
+        .replace("%2", stored)
+    )
