@@ -665,13 +665,13 @@ class VectorLayer:
             log.warning("embedding conversation windows failed: %s", exc)
             return
         with self._lock:
+            if not self.windows_enabled:
+                return  # switched off while this batch was being embedded
             self._ensure_loaded()
             for i, window in enumerate(keys):
                 # Every turn it holds must still have its own vector, checked under the
                 # lock `remove` takes: a window of a turn deleted meanwhile is never added.
                 named = windows.contributors(window)
-                if not self.windows_enabled:
-                    return  # switched off while this batch was being embedded
                 if window in self.index or not all(m in self.index for m in named):
                     continue
                 self.index.add([window], vectors[i : i + 1])
