@@ -183,3 +183,6 @@ def test_history_shows_when_it_was_said(
     today_cell = model.index(rows[new.value.record.id], time_col)
     assert today_cell.data() == new.value.record.updated_at.astimezone().strftime("%H:%M")
     assert today_cell.data(3).startswith("Stored ")
+    # The column fits a date, not only a time of day.
+    table = window.timeline.table
+    assert table.columnWidth(time_col) > table.fontMetrics().horizontalAdvance("2023-05-08")

@@ -257,7 +257,8 @@ class TimelineView(RefreshingView):
             COL_SCOPE: 160,
             COL_CONF: titled(COL_CONF, widest(["100%"])),
             COL_SOURCE: titled(COL_SOURCE, widest([trust_text(t) for t in TRUSTS], icon_w)),
-            COL_TIME: titled(COL_TIME, widest(["00:00"])),
+            # A time of day, or the date a memory of recorded history was said (#17).
+            COL_TIME: titled(COL_TIME, widest(["00:00", "2000-00-00"])),
         }
 
     def resizeEvent(self, event: QResizeEvent) -> None:
