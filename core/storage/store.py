@@ -30,7 +30,6 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.dialects import postgresql, sqlite
 
 from core.crypto.codec import Codec
 from core.errors import PrivateScopeError
@@ -528,7 +527,7 @@ def revision_of(conn: Connection) -> int:
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
     """Insert or replace one store_meta value."""
-    conn.execute(_UPSERT_META[conn.dialect.name], {"key": key, "value": value})
+    conn.execute(_upsert_meta_for(conn.dialect.name), {"key": key, "value": value})
 
 
 def _grouped(
@@ -598,7 +597,7 @@ def queue_meta(tx: WriteTx, key: str, value: str) -> None:
     """Insert or replace one store_meta value at commit (`WriteTx.at_commit`): the
     transaction's last value for `key` is written."""
     rows = [{"key": key, "value": value}]
-    tx.at_commit(f"store_meta:{key}", _UPSERT_META[tx.connection.dialect.name], rows)
+    tx.at_commit(f"store_meta:{key}", _upsert_meta_for(tx.connection.dialect.name), rows)
 
 
 def _upsert_meta(insert: Any) -> Executable:
@@ -625,10 +624,20 @@ _SET_REVISION = (
     .where(s.store_revision.c.id == 1)
     .values(revision=bindparam("new_revision"))
 )
-_UPSERT_META = {
-    "postgresql": _upsert_meta(postgresql.insert),
-    "sqlite": _upsert_meta(sqlite.insert),
-}
+_UPSERT_META: dict[str, Executable] = {}
+
+
+def _upsert_meta_for(dialect: str) -> Executable:
+    """The meta upsert of this dialect, built on first use: importing PostgreSQL's dialect
+    package (it loads every driver's module) cost a SQLite CLI call ~30 ms of start-up."""
+    found = _UPSERT_META.get(dialect)
+    if found is None:
+        if dialect == "postgresql":
+            from sqlalchemy.dialects import postgresql as module
+        else:
+            from sqlalchemy.dialects import sqlite as module  # type: ignore[no-redef]
+        found = _UPSERT_META[dialect] = _upsert_meta(module.insert)
+    return found
 
 
 _REVISION_SQL = "SELECT revision FROM store_revision WHERE id = 1"
@@ -640,6 +649,8 @@ def _unnest_insert(table: Table, rows: list[dict[str, Any]]) -> tuple[Executable
     keys = tuple(rows[0])
     cached = _UNNEST.get((table.name, keys))
     if cached is None:
+        from sqlalchemy.dialects import postgresql  # a server store only
+
         dialect: Any = postgresql.dialect()  # type: ignore[no-untyped-call]
         arrays = ", ".join(
             f"CAST(:{k} AS {table.c[k].type.compile(dialect=dialect)}[])" for k in keys
