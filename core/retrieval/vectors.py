@@ -125,6 +125,9 @@ class VectorLayer:
         # memory, and windows waiting to be embedded.
         self._windows: windows.Contributors | None = None
         self._window_pending: dict[str, str] = {}
+        # Records a read embedded itself (`_catch_up`): the window worker works out the
+        # windows they make due, off the hot path.
+        self._window_sources: list[list[MemoryRecord]] = []
         self._window_inflight = 0
         self._window_worker: threading.Thread | None = None
         # The store's setting (`conversation_windows`): off, no window is embedded or read,
@@ -310,7 +313,8 @@ class VectorLayer:
 
         def busy() -> bool:
             own = bool(self._pending or self._inflight)
-            return own or (with_windows and bool(self._window_pending or self._window_inflight))
+            windows_busy = self._window_pending or self._window_sources or self._window_inflight
+            return own or (with_windows and bool(windows_busy))
 
         with self._lock:
             while busy():
@@ -319,7 +323,7 @@ class VectorLayer:
                     return False
                 if self._pending:
                     self._ensure_worker()
-                if self._window_pending:
+                if self._window_pending or self._window_sources:
                     self._ensure_window_worker()
                 self._idle.wait(left if left is None else min(left, 1.0))
             return True
@@ -388,7 +392,12 @@ class VectorLayer:
                 return
             chunk = [self._pending.pop(mid) for mid in due]
             self._inflight.update(due)
-        self._embed_now(chunk)
+        if self._embed_now(chunk) and self.windows_for is not None and self.windows_enabled:
+            # Their windows are queued as the worker's would be, or a window waiting for
+            # one of these turns would never be made (only asked for by a query).
+            with self._lock:
+                self._window_sources.append(chunk)
+                self._ensure_window_worker()
 
     def _embed_now(self, chunk: list[MemoryRecord]) -> bool:
         """Embed records taken off the queue and index those not removed meanwhile."""
@@ -689,8 +698,23 @@ class VectorLayer:
     def _drain_windows(self) -> None:
         while True:
             with self._lock:
+                if self._window_sources and not self._stopping.is_set():
+                    source = self._window_sources.pop(0)
+                    self._window_inflight += 1
+                else:
+                    source = None
+            if source is not None:
+                try:
+                    self._queue_windows(source)
+                finally:
+                    with self._lock:
+                        self._window_inflight -= 1
+                        self._idle.notify_all()
+                continue
+            with self._lock:
                 if not self._window_pending or self._stopping.is_set():
                     self._window_pending.clear()
+                    self._window_sources.clear()
                     self._idle.notify_all()
                     return
                 taken = list(self._window_pending)[:WINDOW_BATCH]
@@ -712,6 +736,7 @@ class VectorLayer:
             if enabled:
                 return 0
             self._window_pending.clear()
+            self._window_sources.clear()
             self._idle.notify_all()
             # Read the file first if nobody did (a CLI call): its windows go now, and the
             # next save (at close) writes the file without them.
