@@ -9,10 +9,11 @@ and rewrites the file, so the vector bytes are gone from disk (R19).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ class VectorLayer:
         directory: Path | None,
         codec: Callable[[], Codec],
         *,
-        windows_enabled: bool = True,
+        windows_enabled: bool | Callable[[], bool] = True,
     ) -> None:
         self.embedder = embedder
         self._dir = directory
@@ -131,8 +132,9 @@ class VectorLayer:
         self._window_inflight = 0
         self._window_worker: threading.Thread | None = None
         # The store's setting (`conversation_windows`): off, no window is embedded or read,
-        # and the file's windows are dropped; the mean of stored vectors serves instead.
-        self.windows_enabled = windows_enabled
+        # and the file's windows are dropped; the mean of stored vectors serves instead. A
+        # callable is read on first use (the vector file's load), not at every store open.
+        self._windows_setting = windows_enabled
         # Set by the catalog: the windows (key -> text) that new vectors make due.
         self.windows_for: Callable[[list[MemoryRecord]], dict[str, str]] | None = None
 
@@ -150,6 +152,29 @@ class VectorLayer:
         with self._lock:
             self._index = value
             self._windows = None
+
+    @property
+    def windows_enabled(self) -> bool:
+        """Whether conversation windows are embedded and read (the store's setting)."""
+        setting = self._windows_setting
+        if callable(setting):
+            setting = self._windows_setting = bool(setting())
+        return setting
+
+    @windows_enabled.setter
+    def windows_enabled(self, enabled: bool) -> None:
+        self._windows_setting = enabled
+
+    @contextlib.contextmanager
+    def _window_work(self) -> Iterator[None]:
+        """Ends a piece of window work the caller counted in `_window_inflight` under the
+        lock it took the work with (so `wait_idle` never sees it neither queued nor running)."""
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._window_inflight -= 1
+                self._idle.notify_all()
 
     @property
     def path(self) -> Path | None:
@@ -357,16 +382,12 @@ class VectorLayer:
                 self._inflight.update(r.id for r in chunk)
                 # Counted until the chunk's windows are queued: `wait_idle` waits for them.
                 self._window_inflight += 1
-            try:
+            with self._window_work():
                 if not self._embed_now(chunk):
                     with self._lock:
                         self._pending.clear()
                     return
                 self._queue_windows(chunk)
-            finally:
-                with self._lock:
-                    self._window_inflight -= 1
-                    self._idle.notify_all()
 
     def _settle(self, allowed: set[str]) -> None:
         """The hot path's catch-up on records it can see that wait for their vector (just
@@ -698,18 +719,13 @@ class VectorLayer:
     def _drain_windows(self) -> None:
         while True:
             with self._lock:
+                source = None
                 if self._window_sources and not self._stopping.is_set():
                     source = self._window_sources.pop(0)
                     self._window_inflight += 1
-                else:
-                    source = None
             if source is not None:
-                try:
+                with self._window_work():
                     self._queue_windows(source)
-                finally:
-                    with self._lock:
-                        self._window_inflight -= 1
-                        self._idle.notify_all()
                 continue
             with self._lock:
                 if not self._window_pending or self._stopping.is_set():
@@ -720,12 +736,8 @@ class VectorLayer:
                 taken = list(self._window_pending)[:WINDOW_BATCH]
                 chunk = {k: self._window_pending.pop(k) for k in taken}
                 self._window_inflight += 1
-            try:
+            with self._window_work():
                 self._embed_windows(chunk)
-            finally:
-                with self._lock:
-                    self._window_inflight -= 1
-                    self._idle.notify_all()
 
     def set_windows(self, enabled: bool) -> int:
         """Switch conversation windows on or off; off drops every stored and queued window

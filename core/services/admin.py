@@ -108,7 +108,7 @@ class IndexAdmin:
             embedder,
             store.index_dir,
             lambda: store.codec,
-            windows_enabled=self._e.conversation_windows(),
+            windows_enabled=self._e.conversation_windows,
         )
         self._e.embedder_error = None
         self.rebuild_index()

@@ -131,7 +131,7 @@ class Engine:
             resolved.embedder,
             store.index_dir,
             lambda: store.codec,
-            windows_enabled=self.conversation_windows(),
+            windows_enabled=self.conversation_windows,
         )
 
     def conversation_windows(self) -> bool:

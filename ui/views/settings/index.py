@@ -140,10 +140,10 @@ class IndexPanel(SettingsPanel):
         v["keywords"].setText(str(index.get("keyword_documents", 0)))
 
     def _windows_text(self, vector: dict[object, object]) -> str:
-        held, waiting = str(vector.get("windows", 0)), str(vector.get("windows_pending", 0))
-        if waiting in ("0", "None"):
+        held, waiting = str(vector.get("windows", 0)), vector.get("windows_pending") or 0
+        if not waiting:
             return held
-        return self.tr("%1 (%2 waiting)").replace("%1", held).replace("%2", waiting)
+        return self.tr("%1 (%2 waiting)").replace("%1", held).replace("%2", str(waiting))
 
     @property
     def index_working(self) -> bool:
