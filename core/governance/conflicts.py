@@ -24,7 +24,6 @@ reviewer can see why one memory superseded or conflicts with another.
 from __future__ import annotations
 
 import difflib
-from collections import Counter
 from dataclasses import dataclass
 
 from core.governance.statements import GENERIC, Statement, is_cjk, is_number, parse, units_of
@@ -109,15 +108,18 @@ def _may_relate(a: Statement, b: Statement) -> bool:
     denial), or replacement wording naming the old value."""
     if a.replaced:
         return True
-    sa, sb = set(a.units), set(b.units)
-    inter = len(sa & sb)
+    ca, cb = a.unit_counts, b.unit_counts
+    if len(ca) > len(cb):
+        ca, cb = cb, ca
+    shared = [u for u in ca if u in cb]
+    inter = len(shared)
     if not inter:
         return False
-    common = sum((Counter(a.units) & Counter(b.units)).values())
+    common = sum(min(ca[u], cb[u]) for u in shared)
     return (
         2 * common >= 0.25 * (len(a.units) + len(b.units))
-        or inter >= 0.75 * min(len(sa), len(sb))
-        or inter >= 0.8 * len(sa | sb)
+        or inter >= 0.75 * len(ca)  # the smaller set
+        or inter >= 0.8 * (len(ca) + len(cb) - inter)  # the union
     )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from core.governance.text import STOPWORDS, normalize, stem
@@ -186,6 +187,11 @@ class Statement:
         """A unit that carries a value rather than structure."""
         return unit in self.values
 
+    @functools.cached_property
+    def unit_counts(self) -> Counter[str]:
+        """How often each unit occurs (kept: a statement is compared with many others)."""
+        return Counter(self.units)
+
 
 def is_number(unit: str) -> bool:
     """An amount, a date, a time: digits with at most a short suffix ("3pm", "12th", "5%")."""
@@ -195,7 +201,7 @@ def is_number(unit: str) -> bool:
 _NUMBER = lazy(r"[$€£¥]?\d[\d.,:/%-]*[a-z]{0,3}")
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=32768)
 def parse(text: str) -> Statement:
     """Take a text apart; see the module docstring (cached: a scope's memories are compared
     with every new candidate)."""
