@@ -20,6 +20,7 @@ from typing import Any
 from core.crypto.codec import Codec
 from core.errors import MemoryCenterError
 from core.index.embedder import Embedder
+from core.index.heap import give_back_free_memory
 from core.index.vector_index import IndexMeta, VectorIndex
 from core.model.records import MemoryRecord
 from core.retrieval import windows
@@ -825,6 +826,8 @@ class VectorLayer:
         except MemoryCenterError as exc:
             log.warning("vector index file unusable, rebuilding from the store: %s", exc)
             return
+        finally:
+            give_back_free_memory()  # the file's plaintext, freed by now
         if meta.compatible_with(self.embedder):
             self.index = index
         else:
