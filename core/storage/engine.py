@@ -120,7 +120,20 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
 
     @event.listens_for(write, "begin")
     def _take_write_lock(conn: Any) -> None:
-        conn.exec_driver_sql(f"BEGIN; SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+        sql = f"BEGIN; SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})"
+        if conn.dispatch.before_cursor_execute:
+            conn.exec_driver_sql(sql)  # someone watches the statements: let them see it
+            return
+        # Straight to the driver: SQLAlchemy's statement machinery is Python time under the
+        # lock that every other writer waits out (#12). Errors take SQLAlchemy's shape.
+        driver = conn.connection.driver_connection
+        try:
+            driver.execute(sql)
+        except driver.Error as exc:
+            raise sa_exc.DBAPIError.instance(sql, None, exc, driver.Error) from None
+        dog = _WATCHDOGS.get(write)
+        if dog is not None:
+            dog.answered()
 
     for engine in (write, read):
         _watch_answers(engine)
