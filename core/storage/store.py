@@ -23,6 +23,8 @@ from sqlalchemy import (
     Engine,
     Executable,
     Insert,
+    Integer,
+    String,
     Table,
     bindparam,
     select,
@@ -665,6 +667,10 @@ def _compile_for_driver(
     names = set(compiled.bind_names.values())
     if not set(keys) <= names:
         return None  # a row key the statement does not take: let SQLAlchemy say so
+    # A row read straight from the driver must be what SQLAlchemy would have returned:
+    # integers and strings come back as they are; other types may be converted.
+    if any(not isinstance(column[3], (Integer, String)) for column in compiled._result_columns):
+        return None
     fixed = {name: value for name, value in params.items() if name not in keys}
     return str(compiled.string), fixed
 

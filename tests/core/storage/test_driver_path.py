@@ -13,7 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, event, update
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    Numeric,
+    String,
+    Table,
+    bindparam,
+    event,
+    select,
+    update,
+)
 
 from core import ManualClock, MemoryService, NewEvent
 from core.errors import IntegrityError
@@ -67,6 +78,12 @@ def test_plain_statements_compile_once_for_the_driver_others_keep_sqlalchemy(
         assert (
             _driver_form(conn, _insert_into(s.sessions), [{"id": "a", "created_at": "x"}]) is None
         )
+        # A result SQLAlchemy converts (here a Numeric column): SQLAlchemy reads it.
+        amounts = Table("amounts", MetaData(), Column("id", String), Column("n", Numeric))
+        query = select(amounts.c.n).where(amounts.c.id == bindparam("id"))
+        assert _driver_form(conn, query, [{"id": "a"}]) is None
+        plain = select(amounts.c.id).where(amounts.c.id == bindparam("id"))
+        assert _driver_form(conn, plain, [{"id": "a"}]) is not None
         # Rows with other keys: SQLAlchemy.
         assert _driver_form(conn, _insert_into(s.changes), [change, {"revision": 2}]) is None
 
