@@ -89,7 +89,8 @@ def verify(ctx: Context) -> None:
             report,
             f"ok: {report.events_checked} events chained and decrypted "
             f"({report.redacted_events} redacted); {report.sealed_values} other sealed values "
-            f"opened; {report.records_checked} memory bindings checked; SQLite integrity ok",
+            f"opened; {report.records_checked} memory bindings checked"
+            + ("; SQLite integrity ok" if report.sqlite == "ok" else ""),
         )
         return
     failure = report.first_failure

@@ -242,7 +242,8 @@ class VerifyReport:
         sealed_values: sealed values outside the event log opened (every registered column
             and sealed file).
         records_checked: memory rows whose metadata binding and scope index were checked.
-        sqlite: SQLite's own integrity check ("ok" or its first finding).
+        sqlite: SQLite's own integrity check ("ok" or its first finding; "not a SQLite
+            store" on PostgreSQL, where no such check runs).
         unreadable_values: values sealed with another member's personal key (their private
             `user=X` scope on a team store): not readable with this device's keys, which
             is not damage; their own devices verify them.

@@ -41,7 +41,7 @@ class _Tally:
 def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> VerifyReport:
     """Check everything; return counts and the first failure."""
     sqlite = sqlite_check(conn)
-    if sqlite != "ok":
+    if sqlite not in ("ok", NOT_SQLITE):
         broken = VerifyFailure(None, None, "sqlite", "(file)", sqlite, "pages")
         return VerifyReport(False, 0, 0, 0, broken, sqlite=sqlite)
     decided: dict[str, str] = {}
@@ -49,9 +49,9 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
         chain = event_log.verify(conn, codec, statuses=decided)
     except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:
         unreadable = VerifyFailure(None, None, "events", "(log)", f"unreadable: {exc}", "")
-        return VerifyReport(False, 0, 0, 0, unreadable)
+        return VerifyReport(False, 0, 0, 0, unreadable, sqlite=sqlite)
     if not chain.ok:
-        return chain
+        return replace(chain, sqlite=sqlite)
     tally = _Tally()
     failure: VerifyFailure | None = _first(_sealed_columns(conn, codec, tally))
     failure = failure or _first(_records(conn, codec, tally, decided))
@@ -64,13 +64,18 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
         sealed_values=tally.sealed,
         records_checked=tally.records,
         unreadable_values=chain.unreadable_values + tally.unreadable,
+        sqlite=sqlite,
     )
 
 
+NOT_SQLITE = "not a SQLite store"
+
+
 def sqlite_check(conn: Connection) -> str:
-    """SQLite's integrity check on the store file: "ok" or its first finding, one line."""
+    """SQLite's integrity check on the store file: "ok" or its first finding, one line
+    (`NOT_SQLITE` on a server store, which has no such check)."""
     if conn.dialect.name != "sqlite":
-        return "ok"
+        return NOT_SQLITE
     try:
         rows = conn.exec_driver_sql("PRAGMA integrity_check(1)").all()
     except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:

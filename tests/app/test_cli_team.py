@@ -81,3 +81,13 @@ def test_an_unreachable_server_is_one_line_and_leaves_nothing(tmp_path: Path) ->
     bad = _run("--data-dir", str(target), "init", "--database", "mysql://x/y", passphrase=PASS_A)
     assert bad.exit_code == 1 and "postgresql://" in bad.output
     assert not target.exists()
+
+
+def test_verify_on_a_server_store_claims_no_sqlite_check(pg_url: str, tmp_path: Path) -> None:
+    a = str(tmp_path / "a")
+    assert _run("--data-dir", a, "init", "--database", pg_url, passphrase=PASS_A).exit_code == 0
+    done = _run("--data-dir", a, "verify", passphrase=PASS_A)
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith("ok:") and "SQLite" not in done.output
+    report = json.loads(_run("--data-dir", a, "--json", "verify", passphrase=PASS_A).output)
+    assert report["ok"] and report["sqlite"] == "not a SQLite store"
