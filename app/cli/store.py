@@ -28,6 +28,12 @@ from app.cli.root import Context, handles_errors, pass_ctx
 @handles_errors
 def init(ctx: Context, database_url: str | None, member: str | None) -> None:
     """Create the store (and its key) if it does not exist yet."""
+    if database_url is not None and not database_url.strip():
+        # `--database "$URL"` with the variable unset must not make a local store instead.
+        raise click.BadParameter(
+            "is empty: give a postgresql:// URL, or leave the option out for a local store",
+            param_hint="'--database'",
+        )
     ctx.database_url = database_url
     ctx.member = member
     service = ctx.service(create=True)

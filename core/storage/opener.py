@@ -33,6 +33,7 @@ from core.crypto.keys import (
 )
 from core.errors import (
     IntegrityError,
+    InvalidInputError,
     KeyUnavailableError,
     ResourceUnavailableError,
     WrongPassphraseError,
@@ -101,6 +102,12 @@ def open_store(
         StoreVersionError: the store is newer than this code.
         ResourceUnavailableError: the directory or file cannot be used.
     """
+    if database_url is not None and not database_url.strip():
+        # An unset variable in `--database "$URL"` must not make a local store instead.
+        raise InvalidInputError(
+            "database_url",
+            "is empty: give a postgresql:// URL, or none for a local SQLite store",
+        )
     configured = configured_database_url(data_dir)
     if database_url and (data_dir / DB_FILE_NAME).exists():
         raise ResourceUnavailableError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from app.cli import cli
@@ -81,6 +82,18 @@ def test_an_unreachable_server_is_one_line_and_leaves_nothing(tmp_path: Path) ->
     bad = _run("--data-dir", str(target), "init", "--database", "mysql://x/y", passphrase=PASS_A)
     assert bad.exit_code == 1 and "postgresql://" in bad.output
     assert not target.exists()
+    # `--database "$URL"` with the variable unset: an error, not a local store instead.
+    empty = _run("--data-dir", str(target), "init", "--database", " ", passphrase=PASS_A)
+    assert empty.exit_code == 2 and "'--database'" in empty.output and "empty" in empty.output
+    assert not target.exists()
+
+
+def test_an_empty_database_url_through_the_api_is_refused(tmp_path: Path) -> None:
+    from core import InvalidInputError, MemoryService
+
+    with pytest.raises(InvalidInputError, match="database_url: is empty"):
+        MemoryService.open(tmp_path / "s", passphrase=PASS_A, database_url="", prefer_keyring=False)
+    assert not (tmp_path / "s").exists()
 
 
 def test_verify_on_a_server_store_claims_no_sqlite_check(pg_url: str, tmp_path: Path) -> None:
