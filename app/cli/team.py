@@ -83,7 +83,8 @@ def list_members(ctx: Context) -> None:
             click.echo("no members (invite one with `memory-center member invite NAME`)")
         for m in found:
             joined = m.joined_at.isoformat(timespec="minutes") if m.joined_at else "not yet"
-            click.echo(f"{m.name:<20} joined: {joined:<17} devices: {m.devices}")
+            note = "  (created the store)" if m.founder else ""
+            click.echo(f"{m.name:<20} joined: {joined:<17} devices: {m.devices}{note}")
 
     ctx.emit(found, human)
 

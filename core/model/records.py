@@ -299,3 +299,5 @@ class MemberInfo:
     joined_at: dt.datetime | None
     devices: int
     removed_at: dt.datetime | None = None
+    # Created the store (nobody invited them): listed from their devices, never removable.
+    founder: bool = False

@@ -192,6 +192,10 @@ class KeyAdmin:
         if watch:
             watch(RotationProgress("revoking", 0, 0, 0))
         with self._e.store.write("remove a member") as tx:
+            if members.founder(tx.conn, who):
+                raise InvalidStateError(
+                    f"{who!r} created this store (nobody invited them) and cannot be removed"
+                )
             fresh = members.removed(tx, who)
             if not fresh and not (members.was_removed(tx.conn, who) and self.rotation_pending()):
                 raise NotFoundError("member", who)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, select, update
+import datetime as dt
+
+from sqlalchemy import Connection, func, select, update
 
 from core.model.clock import from_iso
 from core.model.records import MemberInfo
@@ -30,9 +32,10 @@ def joined(tx: WriteTx, name: str) -> None:
 
 
 def listed(conn: Connection) -> list[MemberInfo]:
-    """Every member, oldest invitation first."""
+    """Every member, oldest first: the invited ones, and whoever created the store (its
+    devices are registered, but nobody invited them, so only the devices table knows)."""
     rows = conn.execute(select(s.members).order_by(s.members.c.invited_at)).mappings().all()
-    return [
+    out = [
         MemberInfo(
             name=r["name"],
             invited_at=from_iso(r["invited_at"]),
@@ -43,6 +46,31 @@ def listed(conn: Connection) -> list[MemberInfo]:
         )
         for r in rows
     ]
+    named = {m.name for m in out}
+    founders = [
+        MemberInfo(name, since, None, since, count, founder=True)
+        for name, since, count in _members_by_devices(conn)
+        if name not in named
+    ]
+    return sorted(founders + out, key=lambda m: m.invited_at)
+
+
+def founder(conn: Connection, name: str) -> bool:
+    """True when `name` has devices on the store but was never invited: who created it."""
+    listed_name = select(s.members.c.name).where(s.members.c.name == name)
+    return conn.execute(listed_name).first() is None and any(
+        member == name for member, _since, _count in _members_by_devices(conn)
+    )
+
+
+def _members_by_devices(conn: Connection) -> list[tuple[str, dt.datetime, int]]:
+    d = s.devices.c
+    rows = conn.execute(
+        select(d.member, func.min(d.registered_at), func.count())
+        .where(d.revoked_at.is_(None))
+        .group_by(d.member)
+    ).all()
+    return [(str(r[0]), from_iso(str(r[1])), int(str(r[2]))) for r in rows]
 
 
 def was_removed(conn: Connection, name: str) -> bool:

@@ -644,6 +644,8 @@ ZH.update(
         "Join a team store from this computer.": "让这台电脑加入团队存储。",
         "Remove member…": "移除成员…",
         "Revoke the member's devices and re-encrypt the store under a new key.": "吊销该成员的设备，并用新密钥重新加密存储。",
+        "Created this store": "创建了此存储",
+        "Whoever created the store cannot be removed.": "创建此存储的成员无法被移除。",
         "Members' devices share this store on %1. A memory whose scope names a user (user=…) is readable only by that person's devices.": "成员的设备共享 %1 上的此存储。范围中指定了用户（user=…）的记忆只有该用户的设备能读取。",
         "This store is a file on this computer. To share memories between computers or with a team, create a store on a database server (memory-center init --database postgresql://…) and invite members from there. You can join a team store you were invited to.": "此存储是这台电脑上的一个文件。若要在多台电脑之间或与团队共享记忆，请在数据库服务器上创建存储（memory-center init --database postgresql://…），并从那里邀请成员。您可以加入受邀的团队存储。",
         "removed %1": "已于 %1 移除",

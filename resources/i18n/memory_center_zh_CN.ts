@@ -3136,6 +3136,7 @@ Current scope: %3</source>
     </message>
     <message>
         <location filename="../../ui/views/settings/team.py" line="70" />
+        <location filename="../../ui/views/settings/team.py" line="161" />
         <source>Revoke the member's devices and re-encrypt the store under a new key.</source>
         <translation>吊销该成员的设备，并用新密钥重新加密存储。</translation>
     </message>
@@ -3170,6 +3171,11 @@ Current scope: %3</source>
         <translation><numerusform>%n 台设备</numerusform></translation>
     </message>
     <message>
+        <location filename="../../ui/views/settings/team.py" line="133" />
+        <source>Created this store</source>
+        <translation>创建了此存储</translation>
+    </message>
+    <message>
         <location filename="../../ui/views/settings/team.py" line="147" />
         <source>Write an invitation file for a member's device.</source>
         <translation>为成员的设备写入邀请文件。</translation>
@@ -3180,82 +3186,87 @@ Current scope: %3</source>
         <translation>只有数据库服务器上的存储才能有成员。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="178" />
+        <location filename="../../ui/views/settings/team.py" line="159" />
+        <source>Whoever created the store cannot be removed.</source>
+        <translation>创建此存储的成员无法被移除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/team.py" line="186" />
         <source>Invitation written</source>
         <translation>邀请已写入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="179" />
+        <location filename="../../ui/views/settings/team.py" line="187" />
         <source>One-time code for %1:</source>
         <translation>%1 的一次性代码：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="186" />
+        <location filename="../../ui/views/settings/team.py" line="194" />
         <source>The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…</source>
         <translation>邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="192" />
+        <location filename="../../ui/views/settings/team.py" line="200" />
         <source>Invitation code</source>
         <translation>邀请代码</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="217" />
+        <location filename="../../ui/views/settings/team.py" line="225" />
         <source>Cannot read %1: %2</source>
         <translation>无法读取 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="226" />
+        <location filename="../../ui/views/settings/team.py" line="234" />
         <source>The code is wrong for this invitation. Check it and try again.</source>
         <translation>此邀请的代码不正确。请检查后重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="241" />
+        <location filename="../../ui/views/settings/team.py" line="249" />
         <source>Joined the team store</source>
         <translation>已加入团队存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="242" />
+        <location filename="../../ui/views/settings/team.py" line="250" />
         <source>This computer joined the team store; its data directory is %1.</source>
         <translation>这台电脑已加入团队存储；其数据目录为 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="249" />
+        <location filename="../../ui/views/settings/team.py" line="257" />
         <source>Open it with: memory-center --data-dir %1 gui</source>
         <translation>打开方式：memory-center --data-dir %1 gui</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="256" />
+        <location filename="../../ui/views/settings/team.py" line="264" />
         <source>Open it now</source>
         <translation>立即打开</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="271" />
+        <location filename="../../ui/views/settings/team.py" line="279" />
         <source>Remove a member</source>
         <translation>移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="273" />
+        <location filename="../../ui/views/settings/team.py" line="281" />
         <source>Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.</source>
         <translation>移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="281" />
+        <location filename="../../ui/views/settings/team.py" line="289" />
         <source>Remove and rotate the key</source>
         <translation>移除并轮换密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="282" />
+        <location filename="../../ui/views/settings/team.py" line="290" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="284" />
+        <location filename="../../ui/views/settings/team.py" line="292" />
         <source>Confirm member removal</source>
         <translation>确认移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="295" />
+        <location filename="../../ui/views/settings/team.py" line="303" />
         <source>%1 removed; the key rotated to %2 (%3 values re-encrypted).</source>
         <translation>已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。</translation>
     </message>
@@ -3449,12 +3460,12 @@ Current scope: %3</source>
         <translation>记忆时间线</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="324" />
+        <location filename="../../ui/views/timeline_view.py" line="325" />
         <source>%n ranked results</source>
         <translation><numerusform>%n 条排序结果</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="326" />
+        <location filename="../../ui/views/timeline_view.py" line="327" />
         <source>%n memories</source>
         <translation><numerusform>%n 条记忆</numerusform></translation>
     </message>

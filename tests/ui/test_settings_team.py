@@ -160,12 +160,17 @@ def test_invite_join_and_remove(
     box = _error_box(qtbot, panel)
     assert "name" in box.informativeText()
     box.button(QMessageBox.StandardButton.Ok).click()
-    assert not refused.exists() and service.members() == []
+    # Listed from the start: this device's member, who created the store.
+    assert not refused.exists() and [m.founder for m in service.members()] == [True]
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=TIMEOUT)
+    panel.table.selectRow(0)
+    assert not panel.remove_button.isEnabled()  # whoever created the store stays
+    assert "created the store" in panel.remove_button.toolTip()
     target = tmp_path / "kim.mc-invitation"
     code = _invite(qtbot, panel, "kim-laptop", target)
     assert target.exists() and stat.S_IMODE(os.stat(target).st_mode) == 0o600
-    qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=TIMEOUT)
-    assert panel.table.item(0, 0).text() == "kim-laptop"
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2, timeout=TIMEOUT)
+    assert panel.table.item(0, 0).text() == "kim-laptop"  # by name: kim-laptop, owner
     assert panel.table.item(0, 1).text() == "invited, not joined yet"
 
     # Join (as the laptop would): a wrong code keeps the dialog open and says so.
@@ -202,6 +207,9 @@ def test_invite_join_and_remove(
     box.button(QMessageBox.StandardButton.Ok).click()
     qtbot.waitUntil(lambda: "kim-laptop removed" in window.message.text(), timeout=30_000)
     assert service.key_info().active_key_id != old_key
-    qtbot.waitUntil(lambda: panel.table.item(0, 1).text().startswith("removed"), timeout=10_000)
-    assert panel.table.item(0, 2).text() == "revoked"
+    # Removed members go last: the owner, then kim-laptop.
+    qtbot.waitUntil(lambda: panel.table.item(1, 1).text().startswith("removed"), timeout=10_000)
+    assert panel.table.item(1, 0).text() == "kim-laptop"
+    assert panel.table.item(1, 2).text() == "revoked"
+    panel.table.selectRow(1)
     assert not panel.remove_button.isEnabled()

@@ -133,8 +133,12 @@ def test_invitation_lets_a_second_device_read_and_write(pg_url: str, tmp_path: P
         finally:
             laptop.close()
         assert any("docs/releases" in h.content for h in first.search_memory(SCOPE, "notes"))
-        (member,) = first.members()
+        owner, member = first.members()  # oldest first: who created the store, then kim
+        assert owner.founder and owner.devices == 1 and owner.invited_by is None
         assert member.name == "kim-laptop" and member.devices == 1 and member.joined_at
+        assert not member.founder
+        with pytest.raises(InvalidStateError, match="created this store"):
+            first.remove_member(owner.name)
         assert first.verify().ok
     finally:
         first.close()

@@ -130,7 +130,7 @@ class TeamPanel(SettingsPanel):
         )
         for col, text in enumerate((m.name, joined, devices)):
             item = QTableWidgetItem(text)
-            item.setToolTip(text)
+            item.setToolTip(self.tr("Created this store") if m.founder else text)
             if m.removed_at is not None:
                 item.setForeground(self.palette().placeholderText())
             self.table.setItem(row, col, item)
@@ -150,7 +150,15 @@ class TeamPanel(SettingsPanel):
         )
         self.join_button.setEnabled(self.ctx.connectors.join_store is not None)
         self.remove_button.setEnabled(
-            self.on_server and chosen is not None and chosen.removed_at is None
+            self.on_server
+            and chosen is not None
+            and chosen.removed_at is None
+            and not chosen.founder
+        )
+        self.remove_button.setToolTip(
+            self.tr("Whoever created the store cannot be removed.")
+            if chosen is not None and chosen.founder
+            else self.tr("Revoke the member's devices and re-encrypt the store under a new key.")
         )
 
     # --- invite ---------------------------------------------------------------------------
