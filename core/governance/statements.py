@@ -201,7 +201,7 @@ def is_number(unit: str) -> bool:
 _NUMBER = lazy(r"[$€£¥]?\d[\d.,:/%-]*[a-z]{0,3}")
 
 
-@functools.lru_cache(maxsize=32768)
+@functools.lru_cache(maxsize=8192)
 def parse(text: str) -> Statement:
     """Take a text apart; see the module docstring (cached: a scope's memories are compared
     with every new candidate)."""
