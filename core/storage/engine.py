@@ -125,15 +125,10 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
             conn.exec_driver_sql(sql)  # someone watches the statements: let them see it
             return
         # Straight to the driver: SQLAlchemy's statement machinery is Python time under the
-        # lock that every other writer waits out (#12). Errors take SQLAlchemy's shape.
+        # lock that every other writer waits out (#12).
         driver = conn.connection.driver_connection
-        try:
+        with through_driver(write, driver, sql):
             driver.execute(sql)
-        except driver.Error as exc:
-            raise sa_exc.DBAPIError.instance(sql, None, exc, driver.Error) from None
-        dog = _WATCHDOGS.get(write)
-        if dog is not None:
-            dog.answered()
 
     for engine in (write, read):
         _watch_answers(engine)
@@ -171,6 +166,20 @@ def _watch_answers(engine: Engine) -> None:
 
     @event.listens_for(engine, "after_cursor_execute")
     def _answered(*_args: Any) -> None:
+        dog.answered()
+
+
+@contextlib.contextmanager
+def through_driver(engine: Engine, driver: Any, statement: str | None = None) -> Iterator[None]:
+    """Around statements sent straight to psycopg, past SQLAlchemy (#12): the driver's
+    errors take SQLAlchemy's shape, so `translated` treats them as any other, and the answer
+    watchdog hears that the server answered."""
+    try:
+        yield
+    except driver.Error as exc:
+        raise sa_exc.DBAPIError.instance(statement, None, exc, driver.Error) from None
+    dog = _WATCHDOGS.get(engine)
+    if dog is not None:
         dog.answered()
 
 

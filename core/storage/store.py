@@ -13,6 +13,7 @@ import json
 import secrets
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,7 @@ from core.model.clock import Clock, from_iso, to_iso
 from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
-from core.storage.engine import answer_watch, translated, watchdog_of
+from core.storage.engine import answer_watch, through_driver, translated, watchdog_of
 from core.storage.listener import ChangeListener
 from core.storage.personal import member_has_key
 
@@ -132,20 +133,13 @@ class WriteTx:
             queued = [_as_unnest(statement, rows) for statement, rows in queued]
         if conn.dialect.name == "postgresql" and (len(queued) > 1 or commit):
             driver: Any = conn.connection.driver_connection
-            try:
-                with driver.pipeline():
-                    cursor = driver.cursor()
-                    for statement, rows in queued:
-                        _send_in_pipeline(conn, cursor, statement, rows)
-                    if commit:
-                        driver.execute("COMMIT")
-            except driver.Error as exc:
-                # A refused write can surface when the pipeline syncs, from the driver
-                # itself: give it SQLAlchemy's shape, so it is translated like any other.
-                raise sa_exc.DBAPIError.instance(None, None, exc, driver.Error) from None
-            dog = watchdog_of(conn.engine)
-            if dog is not None:
-                dog.answered()  # the sync above was the server's answer
+            # A refused write can surface when the pipeline syncs, from the driver itself.
+            with through_driver(conn.engine, driver), driver.pipeline():
+                cursor = driver.cursor()
+                for statement, rows in queued:
+                    _send_in_pipeline(conn, cursor, statement, rows)
+                if commit:
+                    driver.execute("COMMIT")
             return
         for statement, rows in queued:
             conn.execute(statement, rows)
@@ -594,20 +588,18 @@ def _fetch_one(conn: Connection, statement: Executable, params: dict[str, Any]) 
     if form is None:
         return conn.execute(statement, params).one()
     driver: Any = conn.connection.driver_connection
-    try:
+    with through_driver(conn.engine, driver, form[0]):
         row = driver.execute(form[0], {**form[1], **params}).fetchone()
-    except driver.Error as exc:
-        raise sa_exc.DBAPIError.instance(None, None, exc, driver.Error) from None
-    dog = watchdog_of(conn.engine)
-    if dog is not None:
-        dog.answered()
     if row is None:
         raise sa_exc.NoResultFound("No row was found when one was required")
     return row
 
 
-# id(statement) -> (a weak reference to it, {column keys: (SQL, literal parameters) or None})
-_DRIVER_FORMS: dict[int, tuple[Any, dict[tuple[str, ...], tuple[str, dict[str, Any]] | None]]] = {}
+# Per statement (held weakly: statements hash and compare by identity) and set of row keys:
+# its SQL and literal parameters for the driver, or None when it needs SQLAlchemy.
+_DRIVER_FORMS: weakref.WeakKeyDictionary[
+    Executable, dict[tuple[str, ...], tuple[str, dict[str, Any]] | None]
+] = weakref.WeakKeyDictionary()
 _DRIVER_LOCK = threading.Lock()
 
 
@@ -621,27 +613,10 @@ def _driver_form(
     if any(tuple(row) != keys for row in rows):
         return None
     with _DRIVER_LOCK:
-        held = _DRIVER_FORMS.get(id(statement))
-        if held is None or held[0]() is not statement:
-            held = _DRIVER_FORMS[id(statement)] = (_weak(statement), {})
-        forms = held[1]
+        forms = _DRIVER_FORMS.setdefault(statement, {})
         if keys not in forms:
             forms[keys] = _compile_for_driver(conn, statement, keys)
         return forms[keys]
-
-
-def _weak(statement: Executable) -> Any:
-    import weakref
-
-    key = id(statement)
-
-    def forget(_ref: object) -> None:
-        with _DRIVER_LOCK:
-            held = _DRIVER_FORMS.get(key)
-            if held is not None and held[0]() is None:
-                del _DRIVER_FORMS[key]
-
-    return weakref.ref(statement, forget)
 
 
 def _compile_for_driver(
