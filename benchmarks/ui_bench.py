@@ -9,9 +9,9 @@ A store built with `ui_bench_store.py DIR COUNT --bulk` (inject_bench's `fill()`
 searched with matching terms ('note 1234', project=project7, user=user7 project=project7).
 
 Targets: first paint <= 1.5 s, filter <= 100 ms. Numbers are printed, not asserted, with
-resident memory at each step. MEMORY_CENTER_EMBEDDER picks the embedder (`hashing` reads the
-vector file `open_bench.py --embedder hashing` leaves; the default model would embed the whole
-store first).
+resident memory at each step. MEMORY_CENTER_EMBEDDER picks the embedder (`hashing` or
+`hashing-384` read the vector file `bench_embedders.py STORE NAME` leaves; the default model
+would embed the whole store first).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ def _time_filter(app: object, view: Any, label: str, setup: Any) -> None:
 
 def main() -> int:
     """Open the store, show the window, time the timeline."""
+    import bench_embedders  # noqa: F401  (registers hashing-384, the default model's width)
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
     from ui_bench_store import PASSPHRASE

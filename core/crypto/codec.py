@@ -224,11 +224,12 @@ class Codec:
                 return decrypt_into(*sealed.secrets, handle, sealed.length)
             except IntegrityError:
                 raise _failed(aad) from None
-        inflate = zlib.decompressobj()
         out = bytearray()
-        for piece in _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad):
-            out += inflate.decompress(piece)
-        return out + inflate.flush()
+        for piece in _inflated(
+            _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad)
+        ):
+            out += piece
+        return out
 
     def check_from(self, handle: BinaryIO, size: int, aad: Aad) -> None:
         """Verify a sealed file's tag without keeping its plaintext (for `verify`).
@@ -236,9 +237,21 @@ class Codec:
         Raises:
             IntegrityError, KeyUnavailableError: as `open`.
         """
-        sealed = self._sealed_file(handle, size, aad)
-        for _ in _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad):
+        for _ in self.pieces_from(handle, size, aad):
             pass
+
+    def pieces_from(self, handle: BinaryIO, size: int, aad: Aad) -> Iterator[bytes]:
+        """The plaintext of a sealed file as it is decrypted, piece by piece, never whole.
+
+        The pieces are authentic only once the iterator ends without an error (the tag is
+        checked last): a caller may keep what it derives from them only then.
+
+        Raises:
+            IntegrityError, KeyUnavailableError: as `open`.
+        """
+        sealed = self._sealed_file(handle, size, aad)
+        pieces = _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad)
+        yield from _inflated(pieces) if sealed.head.flags & FLAG_COMPRESSED else pieces
 
     def seal_json(self, value: Any, aad: Aad, *, key_id: str | None = None) -> bytes:
         """Seal a JSON-serialisable value."""
@@ -333,6 +346,13 @@ def _failed(aad: Aad) -> IntegrityError:
         f"integrity check failed for {aad.table}.{aad.field} of {aad.row_id}: "
         "the ciphertext was altered, moved, or sealed with a different key"
     )
+
+
+def _inflated(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    inflate = zlib.decompressobj()
+    for piece in pieces:
+        yield inflate.decompress(piece)
+    yield inflate.flush()
 
 
 def _named_failure(pieces: Iterator[bytes], aad: Aad) -> Iterator[bytes]:

@@ -63,7 +63,7 @@ from core.index.embedder import Embedder, normalise_rows
 from core.storage.framing import (
     frame,
     frame_version,
-    open_sealed_file,
+    sealed_file_handle,
     unframe,
     write_file_with,
 )
@@ -448,7 +448,28 @@ class VectorIndex:
             KeyUnavailableError: sealed with a key the codec does not hold.
             StoreVersionError: written by a newer format.
         """
-        return cls.from_plaintext(open_sealed_file(path, codec, _aad(path), "vector index"))
+        aad = _aad(path)
+        with sealed_file_handle(path, "vector index") as (handle, size):
+            data = codec.open_from(handle, size, aad)
+            header, state, meta = _graph_state_of(data)
+            table = _Table.of(state, data)
+            self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
+            if table is None:  # format 1, or a layout not understood: rows from the state
+                self._restore(header, state, meta)
+                return self, meta
+            labels = self._restore(header, state, meta, with_rows=False)
+            # The plaintext goes before the rows come: they are read in a second pass over
+            # the same open file, so the graph, the plaintext and the rows are never all held
+            # at once (the peak of an open, #13). Kept only if that pass authenticates.
+            del state, data
+            handle.seek(0)
+            rows = np.zeros((max(self._next_label, 16), meta.dim), dtype=np.float16)
+            try:
+                table.fill(rows, codec.pieces_from(handle, size, aad), meta.dim)
+            except (IndexError, ValueError):
+                rows[:] = 0  # labels out of range: the sample check reads the graph instead
+        self._rows = _checked_rows(rows, self._index, meta.dim, labels)
+        return self, meta
 
     @classmethod
     def from_plaintext(
@@ -460,7 +481,11 @@ class VectorIndex:
         self._restore(header, state, meta)
         return self, meta
 
-    def _restore(self, header: dict[str, Any], state: Any, meta: IndexMeta) -> None:
+    def _restore(
+        self, header: dict[str, Any], state: Any, meta: IndexMeta, *, with_rows: bool = True
+    ) -> list[int]:
+        """Take the graph, the id map and (`with_rows`) the rows from a file's state; return
+        the live labels."""
         try:
             labels = [int(x) for x in header["labels"]]
             ids = [str(x) for x in header["ids"]]
@@ -469,11 +494,13 @@ class VectorIndex:
             self._seed = int(header.get("seed", self._seed))
         except (KeyError, TypeError, ValueError) as exc:
             raise IntegrityError(f"vector index header is malformed: {exc}") from None
-        rows = np.zeros((max(self._next_label, 16), meta.dim), dtype=np.float16)
-        try:
-            _fill_from_state(rows, state[0], meta.dim)
-        except (KeyError, IndexError, TypeError, ValueError):
-            rows[:] = 0  # an unknown layout: the sample check below takes the slow path
+        rows = None
+        if with_rows:
+            rows = np.zeros((max(self._next_label, 16), meta.dim), dtype=np.float16)
+            try:
+                _fill_from_state(rows, state[0], meta.dim)
+            except (KeyError, IndexError, TypeError, ValueError):
+                rows[:] = 0  # an unknown layout: the sample check below takes the slow path
         index = _graph_from_state(state)
         del state
         if len(labels) != len(ids) or len(ids) != meta.count or index.dim != meta.dim:
@@ -482,7 +509,9 @@ class VectorIndex:
         self._ids = dict(zip(labels, ids, strict=True))
         self._index = index
         self._index.set_ef(self._ef)  # hnswlib resets ef to 10 on load
-        self._rows = _checked_rows(rows, index, meta.dim, labels)
+        if rows is not None:
+            self._rows = _checked_rows(rows, index, meta.dim, labels)
+        return labels
 
     # --- internals -----------------------------------------------------------------------
 
@@ -555,17 +584,75 @@ def _checked_rows(rows: HalfRows, index: Any, dim: int, labels: list[int]) -> Ha
 def _fill_from_state(rows: HalfRows, state: dict[str, Any], dim: int) -> None:
     """Copy live vectors out of hnswlib's serialized element table into `rows`."""
     count, width = int(state["cur_element_count"]), int(state["size_data_per_element"])
+    level0 = _level0_bytes(state)
+    table = level0[: count * width].reshape(count, width)
+    data_at, label_at = int(state["offset_data"]), int(state["label_offset"])
+    for at in range(0, count, COPY_BATCH):
+        _rows_from_elements(rows, table[at : at + COPY_BATCH], data_at, label_at, dim)
+
+
+def _level0_bytes(state: dict[str, Any]) -> NDArray[np.uint8]:
     # A view, not a conversion: asarray(dtype=uint8) of hnswlib's int8 array copied ~200 MB.
     level0 = np.asarray(state["data_level0"])
     if level0.dtype.itemsize != 1:
         raise ValueError("hnswlib's element table is not a byte array")
-    table = level0.view(np.uint8)[: count * width].reshape(count, width)
-    data_at, label_at = int(state["offset_data"]), int(state["label_offset"])
-    for at in range(0, count, COPY_BATCH):
-        part = table[at : at + COPY_BATCH]
-        vectors = np.ascontiguousarray(part[:, data_at : data_at + 4 * dim]).view(np.float32)
-        element_labels = np.ascontiguousarray(part[:, label_at : label_at + 8]).view(np.uint64)
-        rows[element_labels[:, 0].astype(np.int64)] = vectors
+    return level0.view(np.uint8)
+
+
+def _rows_from_elements(
+    rows: HalfRows, elements: NDArray[np.uint8], data_at: int, label_at: int, dim: int
+) -> None:
+    """File the vectors of whole elements (one per row of `elements`) under their labels."""
+    vectors = np.ascontiguousarray(elements[:, data_at : data_at + 4 * dim]).view(np.float32)
+    labels = np.ascontiguousarray(elements[:, label_at : label_at + 8]).view(np.uint64)
+    rows[labels[:, 0].astype(np.int64)] = vectors
+
+
+@dataclass(frozen=True)
+class _Table:
+    """Where hnswlib's element table lies in a file's plaintext, so the rows can be read
+    from the plaintext streaming past in a second pass (`VectorIndex.load`)."""
+
+    start: int
+    count: int
+    width: int
+    data_at: int
+    label_at: int
+
+    @classmethod
+    def of(cls, state: Any, data: bytes | bytearray) -> _Table | None:
+        """The table's place, when the state's element table is a view of `data` (format 2);
+        None otherwise."""
+        try:
+            params = state[0]
+            level0 = _level0_bytes(params)
+            count, width = int(params["cur_element_count"]), int(params["size_data_per_element"])
+            table = cls(0, count, width, int(params["offset_data"]), int(params["label_offset"]))
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+        base = np.frombuffer(data, dtype=np.uint8)
+        start = int(level0.ctypes.data) - int(base.ctypes.data)
+        if not 0 <= start <= len(base) - count * width:
+            return None
+        return replace(table, start=start)
+
+    def fill(self, rows: HalfRows, pieces: Iterable[bytes], dim: int) -> None:
+        """File the vectors of the table's elements as the plaintext's `pieces` pass."""
+        end = self.start + self.count * self.width
+        at = 0  # where the current piece starts in the plaintext
+        carry = b""  # the start of an element split between pieces
+        for piece in pieces:
+            lo, hi = max(self.start, at) - at, min(end, at + len(piece)) - at
+            at += len(piece)
+            if lo >= hi:
+                continue
+            chunk = carry + piece[lo:hi]
+            whole = len(chunk) - len(chunk) % self.width
+            if whole:
+                elements = np.frombuffer(chunk, dtype=np.uint8, count=whole)
+                rows_of = elements.reshape(-1, self.width)
+                _rows_from_elements(rows, rows_of, self.data_at, self.label_at, dim)
+            carry = chunk[whole:]
 
 
 def _check_ef(ef: int) -> int:

@@ -3,12 +3,13 @@ version, a JSON header and a body. Sealing and atomic writing are the callers' o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
 import sys
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -90,9 +91,22 @@ def open_sealed_file(path: Path, codec: Codec, aad: Aad, what: str) -> bytearray
         ResourceUnavailableError: missing or unreadable (the caller rebuilds instead).
         IntegrityError, KeyUnavailableError: as `Codec.open`.
     """
+    with sealed_file_handle(path, what) as (handle, size):
+        return codec.open_from(handle, size, aad)
+
+
+@contextlib.contextmanager
+def sealed_file_handle(path: Path, what: str) -> Iterator[tuple[BinaryIO, int]]:
+    """An index file open for reading, and its size. Reads through one handle see one file
+    even if a writer replaces it meanwhile (writes are atomic renames), so a file may be
+    read twice.
+
+    Raises:
+        ResourceUnavailableError: missing or unreadable (the caller rebuilds instead).
+    """
     try:
         with path.open("rb") as handle:
-            return codec.open_from(handle, os.fstat(handle.fileno()).st_size, aad)
+            yield handle, os.fstat(handle.fileno()).st_size
     except OSError as exc:
         raise ResourceUnavailableError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
 
