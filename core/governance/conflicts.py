@@ -115,12 +115,15 @@ def _may_relate(a: Statement, b: Statement) -> bool:
     inter = len(shared)
     if not inter:
         return False
-    common = sum(min(ca[u], cb[u]) for u in shared)
-    return (
-        2 * common >= 0.25 * (len(a.units) + len(b.units))
-        or inter >= 0.75 * len(ca)  # the smaller set
+    if (
+        inter >= 0.75 * len(ca)  # the smaller set
         or inter >= 0.8 * (len(ca) + len(cb) - inter)  # the union
-    )
+    ):
+        return True
+    bound = 0.25 * (len(a.units) + len(b.units))
+    # Each shared unit counts at least once, so the sum over repeats is needed only when
+    # the distinct shared units fall short (a tenth of this check's time at 10k, #13).
+    return 2 * inter >= bound or 2 * sum(min(ca[u], cb[u]) for u in shared) >= bound
 
 
 def _asks(text: str) -> bool:
