@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import sys
 import threading
 from array import array
 from collections import defaultdict
@@ -44,8 +45,11 @@ RELATED_STATUSES = (
 )
 LIMIT = 20
 # Above this many postings to score, numpy adds them (a 10k scope's common units: ~1.3 ms
-# of a ~7 ms remember in plain Python, #13).
+# of a ~7 ms remember in plain Python, #13), importing it if need be; above the second, when
+# a long-running process has it loaded already: numpy is 2-6x faster from ~100 postings up,
+# but a one-shot CLI call into a small scope should not pay ~70 ms to import it.
 NUMPY_FROM = 2000
+NUMPY_LOADED_FROM = 100
 # Dead slots tolerated before the postings are rebuilt (at least this many, and at most as
 # many as there are live records).
 COMPACT_AFTER = 1024
@@ -145,7 +149,8 @@ class _ScopeIndex:
         weighted = [(u, math.log(1 + (n - df + 0.5) / (df + 0.5))) for df, u in known]
         if not weighted:
             return []
-        if sum(len(self.postings[u]) for u, _ in weighted) > NUMPY_FROM:
+        scored = sum(len(self.postings[u]) for u, _ in weighted)
+        if scored > NUMPY_FROM or (scored > NUMPY_LOADED_FROM and "numpy" in sys.modules):
             chosen = self._best_numpy(weighted, limit)
         else:
             chosen = self._best_python(weighted, limit)
@@ -291,8 +296,13 @@ class Neighbours:
 
     def _put(self, record: MemoryRecord) -> None:
         """File a record in its scope's index (or drop it: another status, another scope)."""
-        self._drop(record.id)
         index = self._scopes.get(record.scope)
+        if index is not None and index.records.get(record.id) == record:
+            # Filed exactly so already (the next transaction re-reads what this one wrote):
+            # filing it again would only leave a dead slot behind, and a batch's records
+            # were then half the slots of a big scope's postings (#13).
+            return
+        self._drop(record.id)
         if index is not None and record.status in RELATED_STATUSES:
             index.put(record)
             self._where[record.id] = record.scope

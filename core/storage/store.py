@@ -80,9 +80,13 @@ class WriteTx:
     pending_revision: int | None = None
     _queued: list[tuple[Executable, list[dict[str, Any]] | None]] = field(default_factory=list)
     _final: dict[str, tuple[Executable, list[dict[str, Any]]]] = field(default_factory=dict)
-    # New memory rows still in the queue: the only queued writes to the memories table, so
-    # a statement on any other memory row need not send the queue first (`conn_for_memory`).
-    queued_memories: set[str] = field(default_factory=set)
+    # New memory rows still in the queue, by id: the only queued writes to the memories
+    # table, so a statement on any other memory row need not send the queue first
+    # (`conn_for_memory`), and a change to one of them can be made in its row before it is
+    # sent (`memories.update_fields`).
+    queued_memories: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Their source events, as queued (`memories.add_sources` adds to them without reading).
+    queued_sources: dict[str, set[str]] = field(default_factory=dict)
     # Whether a user has a personal key on the store (a member), as `key_for` read it.
     _members: dict[str, bool] = field(default_factory=dict)
 
@@ -128,6 +132,7 @@ class WriteTx:
             self._final = {}
         queued, self._queued = _grouped(self._queued), []
         self.queued_memories.clear()
+        self.queued_sources.clear()
         conn = self.connection
         if conn.dialect.name == "postgresql":
             queued = [_as_unnest(statement, rows) for statement, rows in queued]

@@ -58,6 +58,7 @@ def test_the_best_are_the_exact_top_through_puts_changes_drops_and_compaction(
     monkeypatch: pytest.MonkeyPatch, numpy_from: int
 ) -> None:
     monkeypatch.setattr(neighbours, "NUMPY_FROM", numpy_from)
+    monkeypatch.setattr(neighbours, "NUMPY_LOADED_FROM", numpy_from)
     monkeypatch.setattr(neighbours, "COMPACT_AFTER", 50)
     rng = random.Random(7)
     index = _ScopeIndex()
@@ -95,6 +96,7 @@ def test_both_ways_choose_the_same_records_ties_going_to_the_later_filed(
         monkeypatch.setattr(neighbours, "NUMPY_FROM", 0)
         by_numpy = index.best(query, 20)
         monkeypatch.setattr(neighbours, "NUMPY_FROM", 10**9)
+        monkeypatch.setattr(neighbours, "NUMPY_LOADED_FROM", 10**9)
         by_python = index.best(query, 20)
         assert by_numpy == by_python
     # Two records with the same text tie; the one filed later wins the last place.

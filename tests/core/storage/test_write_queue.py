@@ -105,3 +105,58 @@ def _batch_and_check(service: MemoryService) -> None:
         changed = service.get_memory(old)
         assert new is not None
         assert changed.status == "superseded" and changed.superseded_by == new.id
+
+
+def test_changes_to_records_of_the_same_batch_wait_in_the_queue(
+    backend: ServiceOpener, data_dir: Path, clock: ManualClock
+) -> None:
+    """#13: a duplicate merging into a record the batch inserted, or a contradiction
+    superseding one, changes the queued row (its links, status and binding) instead of
+    sending the queue early; merges into an older record queue their links too. The
+    batch's events still go in one executemany, and the store ends up as if each change
+    had been sent at once: every link present once, bindings that verify."""
+    service = backend(data_dir, clock)
+    try:
+        scope = Scope.of({"user": "alice", "project": "queue"})
+        older = service.remember(scope, "The brask service deploys to region 3.").value.record
+        assert older is not None
+        statements: Counter[str] = Counter()
+        engine = service._store.write_engine  # counting statements: the point of the change
+
+        @event.listens_for(engine, "before_cursor_execute")
+        def count(*args: Any) -> None:
+            statements[" ".join(str(args[2]).split()[:3])] += 1
+
+        texts = [
+            "The zenti team meets in Oslo.",  # the transaction's first reads send it early
+            "The kalo service deploys to region 7.",
+            "The kalo service deploys to region 7!",  # merges into the first (queued)
+            "the kalo service deploys to region 7",  # and again: sees the first merge's link
+            "The brask service deploys to region 3!",  # merges into the older record
+            "The brask service deploys to region 3 .",  # and again
+            "The mire service deploys to region 2.",
+            "The mire service now deploys to region 9.",  # supersedes the queued one
+        ]
+        out = service.remember_many([{"scope": scope, "text": t} for t in texts]).value
+        event.remove(engine, "before_cursor_execute", count)
+        assert [str(o.outcome) for o in out] == [
+            "active", "active", "merged", "merged", "merged", "merged", "active", "active"
+        ]  # fmt: skip
+        # The transaction's first reads (the change feed's revision, the governance
+        # session's event count) send the queue once each, whatever the batch's size; no
+        # merge or supersede does.
+        assert statements["INSERT INTO events"] <= 2
+        assert statements["INSERT INTO memories"] <= 2
+        # Only the older record's two merges update a sent row (its confidence).
+        assert statements["UPDATE memories SET"] == 2
+        first, mire = out[1].record, out[6].record
+        assert first is not None and mire is not None
+        kalo = service.get_memory(first.id)
+        assert len(kalo.source_event_ids) == 3
+        assert len(service.get_memory(older.id).source_event_ids) == 3
+        replaced = service.get_memory(mire.id)
+        assert replaced.status == "superseded" and replaced.superseded_by == out[7].record.id  # type: ignore[union-attr]
+        report = service.verify()
+        assert report.ok, report
+    finally:
+        service.close()

@@ -253,3 +253,25 @@ def test_a_batch_past_the_feed_limit_keeps_the_scope_loaded_and_exact(
     again = service.remember(FAMILY, "The piano tuner comes every March.").value
     assert again.outcome == "merged" and again.record is not None
     assert again.record.id == written.id
+
+
+def test_the_next_batch_files_again_only_what_changed(service: MemoryService) -> None:
+    """#13: at its first use in the next transaction the neighbour index re-reads what the
+    last one wrote; a record read back exactly as it was filed keeps its slot instead of
+    leaving a dead one (which had made a batch's records half the slots of a big scope)."""
+    syllables = ["ka", "lo", "mi", "ren", "to", "sa", "vi", "nor", "pel", "du"]
+    words = [a + b + c for a in syllables for b in syllables for c in syllables]
+    texts = [f"{words[i].capitalize()} owns a {words[i + 500]} kite." for i in range(300)]
+    first = service.remember_many([{"scope": FAMILY, "text": t} for t in texts[:200]]).value
+    assert {str(o.outcome) for o in first} == {"active"}  # unrelated facts: nothing changed
+    neighbours = service._engine.ledger.neighbours  # its slots are what is measured
+    scope_index = next(iter(neighbours._scopes.values()))
+    assert len(scope_index.slots) == 200 and not scope_index.dead
+    # The next batch re-reads the first batch's 200 records; one duplicate merges (its
+    # target changes), the rest is new.
+    out = service.remember_many([{"scope": FAMILY, "text": t} for t in [texts[5], *texts[200:]]])
+    assert [str(o.outcome) for o in out.value] == ["merged"] + ["active"] * 100
+    assert len(scope_index.dead) == 1  # the merged record, filed again
+    assert len(scope_index.slots) == 200 + 1 + 100
+    again = service.remember(FAMILY, texts[250]).value
+    assert again.outcome == "merged"
