@@ -15,6 +15,7 @@ from app.paths import (
 )
 from core import KeyUnavailableError, MemoryService, OfflineWriter, WrongPassphraseError
 from core.index.embedder import EMBEDDER_ENV
+from core.index.heap import map_big_blocks_apart
 
 PassphrasePrompt = Callable[[bool], str | None]
 """Asks the user for a passphrase; the flag says whether a new one is being chosen."""
@@ -41,6 +42,9 @@ def open_service(
         KeyUnavailableError: no key could be had (no keyring, no passphrase).
         WrongPassphraseError: the passphrase given does not unlock the store.
     """
+    if warm_model:
+        # A long-running process holds the big indexes: keep its resident memory down.
+        map_big_blocks_apart()
     service = _open(data_dir, create, prompt, database_url, member)
     if warm_model:
         service.warm_up()

@@ -49,6 +49,8 @@ def pct(values: list[float], p: float) -> float:
 def child(store: Path, queries: int, text: str) -> dict[str, float]:
     """One measured process: open, first inject, more injects, searches."""
     sys.path.insert(0, str(Path.cwd()))
+    import bench_embedders  # noqa: F401  (registers hashing-384, the default model's width)
+
     from core import MemoryFilter, MemoryService, Scope
 
     out: dict[str, float] = {}

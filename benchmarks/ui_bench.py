@@ -78,6 +78,9 @@ def main() -> int:
     if store is None or not (store / "memory-center.sqlite3").is_file():
         # Never open (and so create) a store at a mistyped path such as `--help`.
         sys.exit(f"usage: python benchmarks/ui_bench.py STORE_DIR (a store built first)\n{__doc__}")
+    from core.index.heap import map_big_blocks_apart
+
+    map_big_blocks_apart()  # as the application does (app.compose) in a long-running process
     app = QApplication(sys.argv[:1])
     QCoreApplication.setOrganizationName("Memory Center Bench")
     service = MemoryService.open(

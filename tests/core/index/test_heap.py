@@ -33,3 +33,41 @@ def test_freed_small_blocks_leave_the_resident_set() -> None:
     after = _resident_kib()
     assert before - after > 100_000, (before, after)  # ~200 MB allocated, most given back
     assert len(keep) == 4000
+
+
+_BIG_BLOCKS = """
+import sys
+from core.index.heap import map_big_blocks_apart
+if sys.argv[1] == "fixed":
+    assert map_big_blocks_apart()
+def resident():
+    with open("/proc/self/status") as status:
+        return next(int(l.split()[1]) for l in status if l.startswith("VmRSS:"))
+del bytearray(20 << 20)[:]  # a freed 20 MiB block: glibc raises its threshold to it
+before = resident()
+blocks, keep = [], []
+for _ in range(50):  # 100 MiB in blocks of 2 MiB, each below a small block that stays
+    blocks.append(bytearray(2 << 20))
+    keep.append(bytearray(4000))
+del blocks
+print(resident() - before)
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+    reason="mallopt is glibc's",
+)
+def test_big_blocks_are_unmapped_when_freed_once_the_threshold_is_fixed() -> None:
+    """#13: after a big block was freed, glibc serves blocks of a few MiB from the heap,
+    where freed ones stay resident; with the threshold fixed at 1 MiB they are returned."""
+    import subprocess
+
+    def left_resident_kib(mode: str) -> int:
+        done = subprocess.run(
+            [sys.executable, "-c", _BIG_BLOCKS, mode], capture_output=True, text=True, check=True
+        )
+        return int(done.stdout.strip())
+
+    assert left_resident_kib("default") > 80 * 1024  # most of the 100 MiB stayed
+    assert left_resident_kib("fixed") < 10 * 1024
