@@ -19,9 +19,11 @@ Design choices, and why:
 * Large files are never held whole, nor copied on the way: the graph is pickled with
   protocol 5 and its arrays are written **out of band** after the small pickle stream, then
   sealed and written piece by piece (`Codec.seal_to`); a load decrypts piece by piece into
-  one buffer (`Codec.open_from`) whose slices become the arrays hnswlib copies from. The
-  peak of an open is the plaintext, the graph and the float16 rows (it was the sealed file,
-  the plaintext, the unpickled arrays and the graph before).
+  one buffer (`Codec.open_from`) whose slices become the arrays hnswlib copies from, frees
+  it, then reads the float16 rows in a second pass over the same open file as it is
+  decrypted piece by piece (authenticated before the rows are kept). The peak of an open is
+  the plaintext and the graph (it was those and the rows, and before that the sealed file,
+  the plaintext, the unpickled arrays and the graph).
 * Deletion scrubs: hnswlib's ``mark_deleted`` only hides an element and leaves its floats in
   memory and in every later save. `remove` first overwrites the element's vector with zeros
   (hnswlib updates a known label in place), zeroes our row, then marks it deleted, so a
