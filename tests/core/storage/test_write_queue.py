@@ -7,7 +7,9 @@ and session counts, which every append used to rewrite, are written once at comm
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,22 @@ def test_a_run_of_inserts_is_merged_parents_first_and_other_writes_keep_their_pl
     ]
 
 
+@contextlib.contextmanager
+def counted_statements(service: MemoryService) -> Iterator[Counter[str]]:
+    """The statements sent meanwhile, by their first three words."""
+    statements: Counter[str] = Counter()
+    engine = service._store.write_engine  # counting statements: the point of the change
+
+    def count(*args: Any) -> None:
+        statements[" ".join(str(args[2]).split()[:3])] += 1
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+
+
 def test_a_batch_writes_the_chain_head_and_session_counts_once_and_verifies(
     backend: ServiceOpener, data_dir: Path, clock: ManualClock
 ) -> None:
@@ -59,13 +77,6 @@ def _batch_and_check(service: MemoryService) -> None:
     scope = Scope.of({"user": "alice", "project": "queue"})
     earlier = service.remember(scope, "The brask service deploys to region 3.").value.record
     assert earlier is not None
-    statements: Counter[str] = Counter()
-    engine = service._store.write_engine  # counting statements: the point of the change
-
-    @event.listens_for(engine, "before_cursor_execute")
-    def count(*args: Any) -> None:
-        statements[" ".join(str(args[2]).split()[:3])] += 1
-
     names = ["kalo", "mire", "tosan", "velu", "dorin", "pesk", "quar", "zenti", "lumo", "brask"]
     texts = [
         f"The {a}{b} service deploys to region {len(a) + len(b)}." for a in names for b in names
@@ -76,10 +87,10 @@ def _batch_and_check(service: MemoryService) -> None:
         "The brask service now deploys to region 4.",
         "The kalokalo service now deploys to region 12.",
     ]
-    out = service.remember_many(
-        [{"scope": scope, "text": t, "session": f"s{i % 2}"} for i, t in enumerate(texts)]
-    )
-    event.remove(engine, "before_cursor_execute", count)
+    with counted_statements(service) as statements:
+        out = service.remember_many(
+            [{"scope": scope, "text": t, "session": f"s{i % 2}"} for i, t in enumerate(texts)]
+        )
     assert len(out.value) == len(texts)
     assert statements["UPDATE sessions SET"] <= 3  # s0, s1 and the governance session
     assert statements["INSERT INTO store_meta"] == 1
@@ -120,13 +131,6 @@ def test_changes_to_records_of_the_same_batch_wait_in_the_queue(
         scope = Scope.of({"user": "alice", "project": "queue"})
         older = service.remember(scope, "The brask service deploys to region 3.").value.record
         assert older is not None
-        statements: Counter[str] = Counter()
-        engine = service._store.write_engine  # counting statements: the point of the change
-
-        @event.listens_for(engine, "before_cursor_execute")
-        def count(*args: Any) -> None:
-            statements[" ".join(str(args[2]).split()[:3])] += 1
-
         texts = [
             "The zenti team meets in Oslo.",  # the transaction's first reads send it early
             "The kalo service deploys to region 7.",
@@ -137,8 +141,8 @@ def test_changes_to_records_of_the_same_batch_wait_in_the_queue(
             "The mire service deploys to region 2.",
             "The mire service now deploys to region 9.",  # supersedes the queued one
         ]
-        out = service.remember_many([{"scope": scope, "text": t} for t in texts]).value
-        event.remove(engine, "before_cursor_execute", count)
+        with counted_statements(service) as statements:
+            out = service.remember_many([{"scope": scope, "text": t} for t in texts]).value
         assert [str(o.outcome) for o in out] == [
             "active", "active", "merged", "merged", "merged", "merged", "active", "active"
         ]  # fmt: skip
