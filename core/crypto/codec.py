@@ -225,9 +225,7 @@ class Codec:
             except IntegrityError:
                 raise _failed(aad) from None
         out = bytearray()
-        for piece in _inflated(
-            _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad)
-        ):
+        for piece in _plain_pieces(sealed, handle, aad):
             out += piece
         return out
 
@@ -249,9 +247,7 @@ class Codec:
         Raises:
             IntegrityError, KeyUnavailableError: as `open`.
         """
-        sealed = self._sealed_file(handle, size, aad)
-        pieces = _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad)
-        yield from _inflated(pieces) if sealed.head.flags & FLAG_COMPRESSED else pieces
+        return _plain_pieces(self._sealed_file(handle, size, aad), handle, aad)
 
     def seal_json(self, value: Any, aad: Aad, *, key_id: str | None = None) -> bytes:
         """Seal a JSON-serialisable value."""
@@ -348,11 +344,21 @@ def _failed(aad: Aad) -> IntegrityError:
     )
 
 
-def _inflated(pieces: Iterator[bytes]) -> Iterator[bytes]:
+def _plain_pieces(sealed: _SealedFile, handle: BinaryIO, aad: Aad) -> Iterator[bytes]:
+    pieces = _named_failure(decrypt_pieces(*sealed.secrets, handle, sealed.length), aad)
+    return _inflated(pieces, aad) if sealed.head.flags & FLAG_COMPRESSED else pieces
+
+
+def _inflated(pieces: Iterator[bytes], aad: Aad) -> Iterator[bytes]:
+    """Decompressed `pieces`. They are inflated before the tag is checked (it comes last),
+    so a flag or body changed on disk can fail here first: that is the tag's failure."""
     inflate = zlib.decompressobj()
-    for piece in pieces:
-        yield inflate.decompress(piece)
-    yield inflate.flush()
+    try:
+        for piece in pieces:
+            yield inflate.decompress(piece)
+        yield inflate.flush()
+    except zlib.error:
+        raise _failed(aad) from None
 
 
 def _named_failure(pieces: Iterator[bytes], aad: Aad) -> Iterator[bytes]:

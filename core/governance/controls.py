@@ -244,7 +244,6 @@ def mark_stale(
 ) -> None:
     """A fresh verified observation contradicts this memory: flag and downrank it (R10)."""
     memories.update_fields(tx, record.id, flags=record.flags | {STALE})
-    memories.add_sources(tx, record.id, ())
     why = f"contradicted by observation {event_id}" + (f": {relation}" if relation else "")
     _decide(tx, record, "observe", record.status, actor, why)
 

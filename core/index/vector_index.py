@@ -455,22 +455,19 @@ class VectorIndex:
             data = codec.open_from(handle, size, aad)
             header, state, meta = _graph_state_of(data)
             table = _Table.of(state, data)
-            self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
             if table is None:  # format 1, or a layout not understood: rows from the state
-                self._restore(header, state, meta)
-                return self, meta
-            labels = self._restore(header, state, meta, with_rows=False)
+                return cls._restored(header, state, meta, ef_search)
+            self = cls._restored(header, state, meta, ef_search, with_rows=False)[0]
             # The plaintext goes before the rows come: they are read in a second pass over
             # the same open file, so the graph, the plaintext and the rows are never all held
-            # at once (the peak of an open, #13). Kept only if that pass authenticates.
+            # at once (the peak of an open, #13). The pass reads to the end, so its tag is
+            # checked before any row is kept.
             del state, data
             handle.seek(0)
-            rows = np.zeros((max(self._next_label, 16), meta.dim), dtype=np.float16)
-            try:
-                table.fill(rows, codec.pieces_from(handle, size, aad), meta.dim)
-            except (IndexError, ValueError):
+            rows = self._blank_rows(meta.dim)
+            if not table.fill(rows, codec.pieces_from(handle, size, aad), meta.dim):
                 rows[:] = 0  # labels out of range: the sample check reads the graph instead
-        self._rows = _checked_rows(rows, self._index, meta.dim, labels)
+        self._rows = _checked_rows(rows, self._index, meta.dim, sorted(self._ids))
         return self, meta
 
     @classmethod
@@ -479,15 +476,26 @@ class VectorIndex:
     ) -> tuple[VectorIndex, IndexMeta]:
         """Rebuild an index from `plaintext` bytes (already authenticated)."""
         header, state, meta = _graph_state_of(data)
+        return cls._restored(header, state, meta, ef_search)
+
+    @classmethod
+    def _restored(
+        cls,
+        header: dict[str, Any],
+        state: Any,
+        meta: IndexMeta,
+        ef_search: int | None,
+        *,
+        with_rows: bool = True,
+    ) -> tuple[VectorIndex, IndexMeta]:
         self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
-        self._restore(header, state, meta)
+        self._restore(header, state, meta, with_rows=with_rows)
         return self, meta
 
     def _restore(
-        self, header: dict[str, Any], state: Any, meta: IndexMeta, *, with_rows: bool = True
-    ) -> list[int]:
-        """Take the graph, the id map and (`with_rows`) the rows from a file's state; return
-        the live labels."""
+        self, header: dict[str, Any], state: Any, meta: IndexMeta, *, with_rows: bool
+    ) -> None:
+        """Take the graph, the id map and (`with_rows`) the rows from a file's state."""
         try:
             labels = [int(x) for x in header["labels"]]
             ids = [str(x) for x in header["ids"]]
@@ -498,10 +506,12 @@ class VectorIndex:
             raise IntegrityError(f"vector index header is malformed: {exc}") from None
         rows = None
         if with_rows:
-            rows = np.zeros((max(self._next_label, 16), meta.dim), dtype=np.float16)
+            rows = self._blank_rows(meta.dim)
             try:
-                _fill_from_state(rows, state[0], meta.dim)
+                whole = _fill_from_state(rows, state[0], meta.dim)
             except (KeyError, IndexError, TypeError, ValueError):
+                whole = False
+            if not whole:
                 rows[:] = 0  # an unknown layout: the sample check below takes the slow path
         index = _graph_from_state(state)
         del state
@@ -513,7 +523,10 @@ class VectorIndex:
         self._index.set_ef(self._ef)  # hnswlib resets ef to 10 on load
         if rows is not None:
             self._rows = _checked_rows(rows, index, meta.dim, labels)
-        return labels
+
+    def _blank_rows(self, dim: int) -> HalfRows:
+        """Zeroed rows for every label handed out so far (at least 16)."""
+        return np.zeros((max(self._next_label, 16), dim), dtype=np.float16)
 
     # --- internals -----------------------------------------------------------------------
 
@@ -583,14 +596,19 @@ def _checked_rows(rows: HalfRows, index: Any, dim: int, labels: list[int]) -> Ha
     return rows
 
 
-def _fill_from_state(rows: HalfRows, state: dict[str, Any], dim: int) -> None:
-    """Copy live vectors out of hnswlib's serialized element table into `rows`."""
-    count, width = int(state["cur_element_count"]), int(state["size_data_per_element"])
-    level0 = _level0_bytes(state)
-    table = level0[: count * width].reshape(count, width)
-    data_at, label_at = int(state["offset_data"]), int(state["label_offset"])
-    for at in range(0, count, COPY_BATCH):
-        _rows_from_elements(rows, table[at : at + COPY_BATCH], data_at, label_at, dim)
+def _fill_from_state(rows: HalfRows, state: dict[str, Any], dim: int) -> bool:
+    """Copy live vectors out of hnswlib's serialized element table into `rows`; False when
+    a label falls outside `rows`.
+
+    Raises:
+        KeyError, TypeError, ValueError: a layout not understood.
+    """
+    table = _Table.parse(state)
+    level0 = _level0_bytes(state)[: table.count * table.width].reshape(table.count, table.width)
+    whole = True
+    for at in range(0, table.count, COPY_BATCH):
+        whole &= table.file_elements(rows, level0[at : at + COPY_BATCH], dim)
+    return whole
 
 
 def _level0_bytes(state: dict[str, Any]) -> NDArray[np.uint8]:
@@ -601,19 +619,10 @@ def _level0_bytes(state: dict[str, Any]) -> NDArray[np.uint8]:
     return level0.view(np.uint8)
 
 
-def _rows_from_elements(
-    rows: HalfRows, elements: NDArray[np.uint8], data_at: int, label_at: int, dim: int
-) -> None:
-    """File the vectors of whole elements (one per row of `elements`) under their labels."""
-    vectors = np.ascontiguousarray(elements[:, data_at : data_at + 4 * dim]).view(np.float32)
-    labels = np.ascontiguousarray(elements[:, label_at : label_at + 8]).view(np.uint64)
-    rows[labels[:, 0].astype(np.int64)] = vectors
-
-
 @dataclass(frozen=True)
 class _Table:
-    """Where hnswlib's element table lies in a file's plaintext, so the rows can be read
-    from the plaintext streaming past in a second pass (`VectorIndex.load`)."""
+    """The layout of hnswlib's element table (one fixed-width element per graph node) and,
+    for the second pass of `VectorIndex.load`, where it lies in a file's plaintext."""
 
     start: int
     count: int
@@ -622,25 +631,52 @@ class _Table:
     label_at: int
 
     @classmethod
+    def parse(cls, params: dict[str, Any]) -> _Table:
+        """The layout named by hnswlib's serialized parameters.
+
+        Raises:
+            KeyError, TypeError, ValueError: a layout not understood.
+        """
+        count, width = int(params["cur_element_count"]), int(params["size_data_per_element"])
+        return cls(0, count, width, int(params["offset_data"]), int(params["label_offset"]))
+
+    @classmethod
     def of(cls, state: Any, data: bytes | bytearray) -> _Table | None:
-        """The table's place, when the state's element table is a view of `data` (format 2);
-        None otherwise."""
+        """The table's layout and place, when the state's element table is a view of `data`
+        (format 2); None otherwise."""
         try:
             params = state[0]
             level0 = _level0_bytes(params)
-            count, width = int(params["cur_element_count"]), int(params["size_data_per_element"])
-            table = cls(0, count, width, int(params["offset_data"]), int(params["label_offset"]))
+            table = cls.parse(params)
         except (KeyError, IndexError, TypeError, ValueError):
             return None
         base = np.frombuffer(data, dtype=np.uint8)
         start = int(level0.ctypes.data) - int(base.ctypes.data)
-        if not 0 <= start <= len(base) - count * width:
+        if not 0 <= start <= len(base) - table.count * table.width:
             return None
         return replace(table, start=start)
 
-    def fill(self, rows: HalfRows, pieces: Iterable[bytes], dim: int) -> None:
-        """File the vectors of the table's elements as the plaintext's `pieces` pass."""
+    def file_elements(self, rows: HalfRows, elements: NDArray[np.uint8], dim: int) -> bool:
+        """File the vectors of whole elements (one per row of `elements`) under their labels;
+        False when a label falls outside `rows` (that element is left out)."""
+        at = self.data_at
+        vectors = np.ascontiguousarray(elements[:, at : at + 4 * dim]).view(np.float32)
+        at = self.label_at
+        labels = np.ascontiguousarray(elements[:, at : at + 8]).view(np.uint64)[:, 0]
+        inside = labels < len(rows)
+        rows[labels[inside].astype(np.int64)] = vectors[inside]
+        return bool(inside.all())
+
+    def fill(self, rows: HalfRows, pieces: Iterable[bytes], dim: int) -> bool:
+        """File the vectors of the table's elements as the plaintext's `pieces` pass; False
+        when a label falls outside `rows`. Reads every piece (so a sealed file's tag is
+        checked) whatever the elements hold.
+
+        Raises:
+            IntegrityError: as the pieces do (a sealed file that fails its tag).
+        """
         end = self.start + self.count * self.width
+        whole = True
         at = 0  # where the current piece starts in the plaintext
         carry = b""  # the start of an element split between pieces
         for piece in pieces:
@@ -649,12 +685,12 @@ class _Table:
             if lo >= hi:
                 continue
             chunk = carry + piece[lo:hi]
-            whole = len(chunk) - len(chunk) % self.width
-            if whole:
-                elements = np.frombuffer(chunk, dtype=np.uint8, count=whole)
-                rows_of = elements.reshape(-1, self.width)
-                _rows_from_elements(rows, rows_of, self.data_at, self.label_at, dim)
-            carry = chunk[whole:]
+            cut = len(chunk) - len(chunk) % self.width
+            if cut:
+                elements = np.frombuffer(chunk, dtype=np.uint8, count=cut)
+                whole &= self.file_elements(rows, elements.reshape(-1, self.width), dim)
+            carry = chunk[cut:]
+        return whole
 
 
 def _check_ef(ef: int) -> int:

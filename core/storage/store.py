@@ -85,7 +85,9 @@ class WriteTx:
     # (`conn_for_memory`), and a change to one of them can be made in its row before it is
     # sent (`memories.update_fields`).
     queued_memories: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # Their source events, as queued (`memories.add_sources` adds to them without reading).
+    # Source events of records whose links have queued writes (those the transaction
+    # inserted, and older ones a merge linked): the links as they will be once the queue is
+    # sent, so `memories.add_sources` adds to them without reading.
     queued_sources: dict[str, set[str]] = field(default_factory=dict)
     # Whether a user has a personal key on the store (a member), as `key_for` read it.
     _members: dict[str, bool] = field(default_factory=dict)

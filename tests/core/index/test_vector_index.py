@@ -328,24 +328,54 @@ def test_rows_read_in_a_second_pass_equal_the_saved_ones(
         assert loaded.search(q, 10, allowed=allowed) == index.search(q, 10, allowed=allowed)
 
 
+def _label_byte_at(index: VectorIndex, path: Path) -> int:
+    """Where in the sealed file the highest byte of the first element's label lies (the
+    cipher is a stream: a ciphertext byte encrypts the plaintext byte at the same place)."""
+    plain = index.plaintext(META)
+    _header, state, _meta = vi_module._graph_state_of(plain)
+    table = vi_module._Table.of(state, plain)
+    assert table is not None
+    # The file: the codec's header and nonce, the ciphertext, then the 16-byte tag.
+    prefix = path.stat().st_size - 16 - len(plain)
+    return prefix + table.start + table.label_at + 7
+
+
+@pytest.mark.parametrize("where", ["vector", "label"])
 def test_a_file_changed_between_the_passes_is_refused(
-    index: VectorIndex, tmp_path: Path, codec: Codec, monkeypatch: pytest.MonkeyPatch
+    index: VectorIndex, tmp_path: Path, codec: Codec, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     """The second pass is authenticated too: a file overwritten in place after the first
-    pass (its tag checked) fails with IntegrityError instead of yielding its rows."""
+    pass (its tag checked) fails with IntegrityError instead of yielding its rows, also
+    when the change makes a label point outside the index (the pass still reads to the
+    tag)."""
     path = tmp_path / "vectors.idx"
     index.save(path, codec, META)
+    at = _label_byte_at(index, path) if where == "label" else path.stat().st_size // 2
     real = Codec.pieces_from
 
     def tampered_first(self: Codec, handle: Any, size: int, aad: Aad) -> Any:
         with path.open("r+b") as other:  # the same file, changed in place
-            other.seek(size // 2)
+            other.seek(at)
             byte = other.read(1)
-            other.seek(size // 2)
-            other.write(bytes([byte[0] ^ 0x01]))
+            other.seek(at)
+            other.write(bytes([byte[0] ^ 0x40]))
         return real(self, handle, size, aad)
 
     monkeypatch.setattr(Codec, "pieces_from", tampered_first)
+    with pytest.raises(IntegrityError):
+        VectorIndex.load(path, codec)
+
+
+def test_a_changed_compression_flag_is_an_integrity_failure(
+    index: VectorIndex, tmp_path: Path, codec: Codec
+) -> None:
+    """The flag byte of the codec's header is authenticated, but a streamed read inflates
+    before the tag comes: a zlib error there is reported as the tag's failure."""
+    path = tmp_path / "vectors.idx"
+    index.save(path, codec, META)
+    blob = bytearray(path.read_bytes())
+    blob[3] ^= 0x01  # magic (2 bytes), format version, flags
+    path.write_bytes(bytes(blob))
     with pytest.raises(IntegrityError):
         VectorIndex.load(path, codec)
 
