@@ -115,6 +115,10 @@ def measure(data_dir: Path, project: Path, env: dict[str, str], calls: int) -> N
         [t for t, _ in cold],
         sum(bool(o) for _, o in cold),
     )
+    report(
+        "PostToolUse in-process (no daemon)",
+        [call(data_dir, tool_payload(project, 1000 + i), alone)[0] for i in range(5)],
+    )
 
 
 def stop_daemon(data_dir: Path) -> None:

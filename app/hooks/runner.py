@@ -55,7 +55,8 @@ def run_once(data_dir: Path, agent: str, raw: bytes) -> str:
     """Open the store, handle one call, close. Nothing printed when the store cannot open;
     on a server store that cannot be reached, the call's events are spooled."""
     try:
-        service = open_service(data_dir, create=True, prompt=None)
+        # One call and done: the model loads only if the call needs it (an injection).
+        service = open_service(data_dir, create=True, prompt=None, warm_model=False)
     except ServerUnavailableError as away:
         try:
             writer = offline_writer(data_dir, away.message)

@@ -74,6 +74,29 @@ def test_a_changed_byte_anywhere_is_refused_naming_the_place(
         codec.check_from(handle, path.stat().st_size, AAD)
 
 
+@pytest.mark.parametrize("packed", [False, True], ids=["flag-set", "flag-cleared"])
+def test_a_changed_compression_flag_is_the_tag_failure_not_a_zlib_error(
+    codec: Codec, tmp_path: Path, packed: bool
+) -> None:
+    """A streamed read inflates before the tag (it comes last) is checked: bytes that do
+    not inflate are reported as the file's integrity failure, naming the place, by every
+    reader (whole, in pieces, check only)."""
+    text = b"the same words again " * 2000
+    blob = bytearray(codec.seal(text, AAD) if packed else codec.seal(os.urandom(9000), AAD))
+    assert bool(read_header(bytes(blob)).flags & FLAG_COMPRESSED) == packed
+    blob[3] ^= FLAG_COMPRESSED  # magic (2 bytes), format version, flags
+    path = tmp_path / "f"
+    path.write_bytes(bytes(blob))
+    with pytest.raises(IntegrityError, match=r"index_files\.vector of vectors\.mcidx"):
+        _open(codec, path)
+    with path.open("rb") as handle:
+        pieces = codec.pieces_from(handle, path.stat().st_size, AAD)
+        with pytest.raises(IntegrityError, match=r"index_files\.vector of vectors\.mcidx"):
+            list(pieces)
+    with pytest.raises(IntegrityError), path.open("rb") as handle:
+        codec.check_from(handle, path.stat().st_size, AAD)
+
+
 def test_truncated_or_moved_files_are_refused(codec: Codec, tmp_path: Path) -> None:
     path = _sealed_file(codec, [os.urandom(5000)], tmp_path / "f")
     with pytest.raises(IntegrityError):
