@@ -44,6 +44,6 @@ def build_vectors(store: Path, embedder: str, passphrase: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
+    if len(sys.argv) != 3 or not (Path(sys.argv[1]) / "memory-center.sqlite3").is_file():
+        sys.exit(f"usage: a store built first, and an embedder's name\n{__doc__}")
     build_vectors(Path(sys.argv[1]), sys.argv[2], "benchmark passphrase")

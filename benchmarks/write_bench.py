@@ -299,6 +299,8 @@ def main() -> None:
         help="the store on a throwaway local PostgreSQL server (needs its Debian packages)",
     )
     args = parser.parse_args()
+    if args.fingerprint < 0:
+        parser.error("--fingerprint: a number of remembers, at least 1 (0: no fingerprint)")
     load = os.getloadavg()
     print(
         f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, "

@@ -13,8 +13,6 @@ import ctypes
 import ctypes.util
 import functools
 import sys
-from collections.abc import Callable
-from typing import cast
 
 # mallopt's parameter number for the mmap threshold (glibc's malloc.h).
 M_MMAP_THRESHOLD = -3
@@ -33,17 +31,12 @@ def _glibc() -> ctypes.CDLL | None:
     return libc
 
 
-def _trimmer() -> Callable[[int], int] | None:
-    libc = _glibc()
-    return None if libc is None else cast(Callable[[int], int], libc.malloc_trim)
-
-
 def give_back_free_memory() -> bool:
     """Return the heap's free pages to the system; False where the C library cannot."""
-    trim = _trimmer()
-    if trim is None:
+    libc = _glibc()
+    if libc is None:
         return False
-    trim(0)
+    libc.malloc_trim(0)
     return True
 
 

@@ -456,8 +456,8 @@ class VectorIndex:
             header, state, meta = _graph_state_of(data)
             table = _Table.of(state, data)
             if table is None:  # format 1, or a layout not understood: rows from the state
-                return cls._restored(header, state, meta, ef_search)
-            self = cls._restored(header, state, meta, ef_search, with_rows=False)[0]
+                return cls._restored(header, state, meta, ef_search), meta
+            self = cls._restored(header, state, meta, ef_search, with_rows=False)
             # The plaintext goes before the rows come: they are read in a second pass over
             # the same open file, so the graph, the plaintext and the rows are never all held
             # at once (the peak of an open, #13). The pass reads to the end, so its tag is
@@ -476,7 +476,7 @@ class VectorIndex:
     ) -> tuple[VectorIndex, IndexMeta]:
         """Rebuild an index from `plaintext` bytes (already authenticated)."""
         header, state, meta = _graph_state_of(data)
-        return cls._restored(header, state, meta, ef_search)
+        return cls._restored(header, state, meta, ef_search), meta
 
     @classmethod
     def _restored(
@@ -487,10 +487,10 @@ class VectorIndex:
         ef_search: int | None,
         *,
         with_rows: bool = True,
-    ) -> tuple[VectorIndex, IndexMeta]:
+    ) -> VectorIndex:
         self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
         self._restore(header, state, meta, with_rows=with_rows)
-        return self, meta
+        return self
 
     def _restore(
         self, header: dict[str, Any], state: Any, meta: IndexMeta, *, with_rows: bool
