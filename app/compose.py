@@ -29,6 +29,7 @@ def open_service(
     database_url: str | None = None,
     member: str | None = None,
     warm_model: bool = True,
+    graph_on_demand: bool = False,
 ) -> MemoryService:
     """Open the store, using the OS keyring, else $MEMORY_CENTER_PASSPHRASE, else `prompt`.
 
@@ -37,6 +38,8 @@ def open_service(
     `member` names this device's member when a server store is created.
     `warm_model`: start loading the embedding model in the background (a long-running
     process: GUI, MCP server, hook daemon); one-shot CLI commands load it only when used.
+    `graph_on_demand`: a process without a hot path (the memory center) leaves the vector
+    graph in its file and searches exactly (`leave_vector_graph_on_disk`).
 
     Raises:
         KeyUnavailableError: no key could be had (no keyring, no passphrase).
@@ -46,6 +49,8 @@ def open_service(
         # A long-running process holds the big indexes: keep its resident memory down.
         map_big_blocks_apart()
     service = _open(data_dir, create, prompt, database_url, member)
+    if graph_on_demand:
+        service.leave_vector_graph_on_disk()
     if warm_model:
         service.warm_up()
     return service

@@ -106,7 +106,7 @@ def ask_and_open(data_dir: Path, *, create: bool, parent: object = None) -> Memo
     from app.paths import passphrase_from_env
 
     try:
-        return open_service(data_dir, create=create)
+        return open_service(data_dir, create=create, graph_on_demand=True)
     except KeyUnavailableError:
         if passphrase_from_env() is not None:
             raise
@@ -125,7 +125,9 @@ def passphrase_and_open(
     new_store = not (data_dir / "keyfile.json").exists()
 
     def opener(passphrase: str) -> MemoryService:
-        return open_service(data_dir, create=create, prompt=lambda _new: passphrase)
+        return open_service(
+            data_dir, create=create, prompt=lambda _new: passphrase, graph_on_demand=True
+        )
 
     dialog = PassphraseDialog(new_store, parent, opener=opener)  # type: ignore[arg-type]
     return dialog.opened if dialog.exec() else None

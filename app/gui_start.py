@@ -243,7 +243,7 @@ class Starter(QObject):
             if demo:
                 return open_demo(data_dir), MainWindow
             try:
-                return open_service(data_dir, create=True), MainWindow
+                return open_service(data_dir, create=True, graph_on_demand=True), MainWindow
             except KeyUnavailableError as exc:
                 return exc, MainWindow
 

@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/ui_bench_store.py /tmp/bench 20000   # once; builds the store
-    QT_QPA_PLATFORM=offscreen python benchmarks/ui_bench.py /tmp/bench
+    QT_QPA_PLATFORM=offscreen python benchmarks/ui_bench.py /tmp/bench [--graph]
 
 A store built with `ui_bench_store.py DIR COUNT --bulk` (inject_bench's `fill()`: texts
 "... (note N).", scopes user=userK project=projectK) is detected by its texts and
@@ -74,7 +74,11 @@ def main() -> int:
 
     from ui.main_window import MainWindow
 
-    store = Path(sys.argv[1]) if len(sys.argv) == 2 else None
+    args = [a for a in sys.argv[1:] if a != "--graph"]
+    # --graph: keep the vector graph in memory, as agents do (the memory center leaves it in
+    # its file and searches the rows exactly, `leave_vector_graph_on_disk`, #13).
+    with_graph = "--graph" in sys.argv[1:]
+    store = Path(args[0]) if len(args) == 1 else None
     if store is None or not (store / "memory-center.sqlite3").is_file():
         # Never open (and so create) a store at a mistyped path such as `--help`.
         sys.exit(f"usage: python benchmarks/ui_bench.py STORE_DIR (a store built first)\n{__doc__}")
@@ -89,6 +93,8 @@ def main() -> int:
         prefer_keyring=False,
         embedder=os.environ.get("MEMORY_CENTER_EMBEDDER") or None,
     )
+    if not with_graph:
+        service.leave_vector_graph_on_disk()  # as the application's memory center does
     count = sum(service.status().memory_counts.values())
     _rss("after open")
     t0 = time.perf_counter()
@@ -191,8 +197,18 @@ def main() -> int:
         active = service.status().memory_counts.get("active", 0)
         _wait(app, lambda: len(layer.index) >= active, limit=1800)
     _rss("with the vector index loaded (GUI open)")
+    # One change, saved at close: without the graph in memory, the save reads it from the
+    # file first (the peak of a session that changed something).
+    # A new text each run (the bench store keeps it: one more memory per run).
+    text = f"A change made by the timeline benchmark, run {time.time_ns()}."
+    service.remember({"user": "user7", "project": "project7"}, text)
+    if layer is not None:
+        layer.wait_idle(60)
     window.close()
+    t = time.perf_counter()
     service.close()
+    print(f"close with one changed vector saved: {time.perf_counter() - t:.2f} s")
+    _rss("after that close")
     sys.stdout.flush()
     # Skip interpreter teardown: PySide6 can crash while garbage-collecting Qt objects at exit.
     os._exit(0)

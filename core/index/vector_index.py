@@ -41,6 +41,20 @@ Design choices, and why:
   Unpickling goes through an allow-list (hnswlib.Index and the numpy array reconstructors)
   as defence in depth behind the authentication tag.
 
+* The graph on demand (`load(..., graph=False)`, `release_graph`). A process without a hot
+  path (the memory center, #13) needs no graph: it searches its float16 rows exactly (~70 ms
+  for 100k x 384, where a graph walk takes ~0.3 ms), so it reads only the rows and the id map
+  in one pass and never holds the graph (176 MiB at 100k x 384) nor the plaintext the graph
+  is built from (165 MiB). Changes meanwhile go to the rows and to a journal (exact float32
+  vectors); whatever needs the graph (a save, `compact`, `get_vector`) first reads it from
+  the file the rows came from and replays the journal on it. The journal is bounded: past
+  `JOURNAL_MAX` vectors the graph is read and kept until `release_graph`.
+* Additions saved beside the graph (`core/index/vector_delta.py`). Such a process saves what
+  it added (no deletion of a vector in the graph file among its changes) as a small sealed
+  file naming the graph file it extends (the header's ``file_id``), instead of reading the
+  graph and writing it again with hnswlib's pickled copy of it (the peak of a save). Every
+  load applies it; the next save of a graph includes it and deletes it.
+
 Every public method takes one lock: hnswlib's own per-call thread safety does not cover our
 id map and rows, and on a two-core machine parallel queries gain little.
 """
@@ -48,11 +62,13 @@ id map and rows, and on a two-core machine parallel queries gain little.
 from __future__ import annotations
 
 import io
+import logging
 import pickle
+import secrets
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
-from itertools import accumulate, pairwise
+from itertools import accumulate, chain, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,11 +76,14 @@ from core.crypto.codec import Aad, Codec
 from core.errors import (
     IntegrityError,
     InvalidInputError,
+    MemoryCenterError,
 )
+from core.index import vector_delta
 from core.index.embedder import Embedder, normalise_rows
 from core.storage.framing import (
     frame,
     frame_version,
+    framed_prefix,
     sealed_file_handle,
     unframe,
     write_file_with,
@@ -76,6 +95,8 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 else:
     from core.index.lazy import hnswlib, np
+
+log = logging.getLogger(__name__)
 
 AAD_TABLE = "index_files"
 AAD_FIELD = "vector"
@@ -95,6 +116,9 @@ INITIAL_CAPACITY = 1024
 # and breaks even near 10% of the index (docs/retrieval.md).
 EXACT_FILTER_MAX = 2048
 EXACT_FILTER_SHARE = 0.10
+# An index without its graph journals at most this many vectors (exact float32, 1.5 KB each
+# at 384-d) before it reads the graph to apply them (a bulk import in the memory center).
+JOURNAL_MAX = 4096
 # Rebuild when this share of slots is dead: tombstones slow the graph walk and waste space.
 COMPACT_RATIO = 0.2
 _SAFE_GLOBALS = frozenset(
@@ -190,8 +214,15 @@ class VectorIndex:
         self._ids: dict[int, str] = {}
         self._next_label = 0
         self._dead = 0
-        self._index = self._new_hnsw(max(capacity, 16))
+        # None while the graph is left in its file (`load(graph=False)`, `release_graph`).
+        self._index: Any | None = self._new_hnsw(max(capacity, 16))
         self._rows: HalfRows = np.zeros((max(capacity, 16), dim), dtype=np.float16)
+        # The file the rows match, where a graph left out is read from, and the changes
+        # made since that are not in it (only while the graph is left out).
+        self._source: _Source | None = None
+        self._journal: list[tuple[list[str], Vector | None]] = []
+        self._journaled = 0
+        self._version = 0  # counts changes, so a file can tell whether it still matches
 
     # --- size and introspection ----------------------------------------------------------
 
@@ -209,7 +240,8 @@ class VectorIndex:
         """Change the search breadth (recall/latency trade-off)."""
         with self._lock:
             self._ef = _check_ef(ef_search)
-            self._index.set_ef(self._ef)
+            if self._index is not None:
+                self._index.set_ef(self._ef)
 
     @property
     def dead_slots(self) -> int:
@@ -221,6 +253,21 @@ class VectorIndex:
         with self._lock:
             total = len(self._labels) + self._dead
             return total > 0 and self._dead / total >= COMPACT_RATIO
+
+    @property
+    def graph_loaded(self) -> bool:
+        """False while the graph is left in its file (searches are exact over the rows)."""
+        return self._index is not None
+
+    def release_graph(self) -> bool:
+        """Drop the graph from memory, to be read from its file again when needed; only
+        when the index holds nothing the file lacks (just loaded or saved). True if dropped."""
+        with self._lock:
+            source = self._source
+            if self._index is None or source is None or source.version != self._version:
+                return False
+            self._index = None
+            return True
 
     def __len__(self) -> int:
         return len(self._labels)
@@ -239,7 +286,7 @@ class VectorIndex:
             label = self._labels.get(memory_id)
             if label is None:
                 return None
-            row: Vector = _graph_vectors(self._index, [label], self._dim)[0]
+            row: Vector = _graph_vectors(self._graph(), [label], self._dim)[0]
             return row
 
     def get_vectors(self, memory_ids: Iterable[str]) -> dict[str, Vector]:
@@ -273,8 +320,15 @@ class VectorIndex:
         with self._lock:
             labels = [self._label_for(memory_id) for memory_id in ids]
             self._ensure_capacity(self._next_label)
-            self._index.add_items(matrix, np.asarray(labels, dtype=np.uint64), num_threads=1)
+            self._changed()
+            if self._index is None:
+                self._journal.append((list(ids), matrix))
+                self._journaled += len(ids)
+            else:
+                self._index.add_items(matrix, np.asarray(labels, dtype=np.uint64), num_threads=1)
             self._rows[labels] = matrix
+            if self._journaled > JOURNAL_MAX:
+                self._graph()
 
     def remove(self, memory_id: str) -> bool:
         """Delete one id: scrub its vector bytes, then hide it from search. True if present."""
@@ -283,9 +337,13 @@ class VectorIndex:
             if label is None:
                 return False
             del self._ids[label]
-            zero = np.zeros((1, self._dim), dtype=np.float32)
-            self._index.add_items(zero, np.asarray([label], dtype=np.uint64), num_threads=1)
-            self._index.mark_deleted(label)
+            self._changed()
+            if self._index is None:
+                self._journal.append(([memory_id], None))
+            else:
+                zero = np.zeros((1, self._dim), dtype=np.float32)
+                self._index.add_items(zero, np.asarray([label], dtype=np.uint64), num_threads=1)
+                self._index.mark_deleted(label)
             self._rows[label] = 0
             self._dead += 1
             return True
@@ -297,6 +355,8 @@ class VectorIndex:
         deleted element, not even its scrubbed slot, survives into the next save.
         """
         with self._lock:
+            graph = self._graph()
+            self._changed()
             reclaimed = self._dead
             live = sorted(self._ids.items())
             capacity = max(len(live) + len(live) // 4, 16)
@@ -306,7 +366,7 @@ class VectorIndex:
             # from what the old one held, never from the float16 rows.
             for at in range(0, len(live), COPY_BATCH):
                 part = [label for label, _ in live[at : at + COPY_BATCH]]
-                vectors = _graph_vectors(self._index, part, self._dim)
+                vectors = _graph_vectors(graph, part, self._dim)
                 new_labels = np.arange(at, at + len(part), dtype=np.uint64)
                 fresh.add_items(vectors, new_labels, num_threads=1)
                 rows[at : at + len(part)] = vectors
@@ -345,6 +405,9 @@ class VectorIndex:
             raise InvalidInputError("k", "must be at least 1")
         query = self._check_batch(["q"], np.asarray(vector, dtype=np.float32).reshape(1, -1))
         with self._lock:
+            if self._index is None:  # the graph is left in its file: exact over the rows
+                pool = self._ids.keys() if allowed is None else self._allowed_labels(allowed)
+                return self._search_exact(query, k, sorted(pool))
             if allowed is None:
                 return self._search_graph(query, k, None)
             labels = self._allowed_labels(allowed)
@@ -372,6 +435,7 @@ class VectorIndex:
         k = min(k, len(self._ids) if labels is None else len(labels))
         if k == 0:
             return []
+        assert self._index is not None
         self._index.set_ef(max(self._ef, k))
         allow = None if labels is None else labels.__contains__
         try:
@@ -390,7 +454,10 @@ class VectorIndex:
     def _search_exact(self, query: Vector, k: int, labels: list[int]) -> list[tuple[str, float]]:
         if not labels:
             return []
-        scores = self._vectors(labels) @ query[0]
+        # In slices: a float32 copy of 100k rows would be 147 MiB for one query.
+        scores = np.empty(len(labels), dtype=np.float32)
+        for at in range(0, len(labels), COPY_BATCH):
+            scores[at : at + COPY_BATCH] = self._vectors(labels[at : at + COPY_BATCH]) @ query[0]
         top = min(k, len(labels))
         order = np.argpartition(-scores, top - 1)[:top]
         order = order[np.argsort(-scores[order], kind="stable")]
@@ -399,18 +466,22 @@ class VectorIndex:
     # --- persistence ---------------------------------------------------------------------
 
     def plaintext(self, meta: IndexMeta) -> bytes:
-        """The exact bytes `save` seals: for tests and audits of what reaches disk."""
-        return b"".join(self._pieces(meta))
+        """The exact bytes `save` seals (with the file id of the file last read or written):
+        for tests and audits of what reaches disk."""
+        with self._lock:
+            file_id = self._source.file_id if self._source is not None else ""
+            return b"".join(self._pieces(meta, file_id))
 
-    def _pieces(self, meta: IndexMeta) -> list[bytes | memoryview]:
+    def _pieces(self, meta: IndexMeta, file_id: str) -> list[bytes | memoryview]:
         """The plaintext as the framed header with the pickle stream, then the graph's arrays
         (out of band: written as they are, never copied into one bytes object)."""
         with self._lock:
             if meta.dim != self._dim:
                 raise InvalidInputError("meta.dim", f"index has dim {self._dim}, meta {meta.dim}")
+            graph = self._graph()  # first: reading it may renumber the labels
             live = sorted(self._ids.items())
             buffers: list[pickle.PickleBuffer] = []
-            stream = pickle.dumps(self._index, protocol=5, buffer_callback=buffers.append)
+            stream = pickle.dumps(graph, protocol=5, buffer_callback=buffers.append)
             raws = [buffer.raw() for buffer in buffers]
             header = {
                 "meta": asdict(replace(meta, count=len(live))),
@@ -422,27 +493,77 @@ class VectorIndex:
                 "seed": self._seed,
                 "pickle": len(stream),
                 "buffers": [raw.nbytes for raw in raws],
+                "file_id": file_id,
             }
             return [frame(MAGIC, FORMAT_VERSION, header, stream), *raws]
 
-    def save(self, path: Path, codec: Codec, meta: IndexMeta) -> IndexMeta:
+    def save(self, path: Path, codec: Codec, meta: IndexMeta, *, whole: bool = False) -> IndexMeta:
         """Seal and atomically write the index to `path`; return the meta written.
+
+        Without the graph in memory and with only additions since the file was read, only
+        the additions file is written, unless `whole` (a key rotation rewrites both).
 
         Raises:
             ResourceUnavailableError: the file cannot be written (disk full, no directory).
         """
-        pieces = self._pieces(meta)
+        with self._lock:
+            if not whole and self._saves_additions_only(path):
+                return self._save_additions(codec, meta)
+            file_id = secrets.token_hex(8)
+            pieces = self._pieces(meta, file_id)
+            version, written = self._version, replace(meta, count=len(self))
+            in_file = frozenset(self._labels)
         aad = _aad(path)
         write_file_with(
             path, lambda handle: codec.seal_to(pieces, aad, handle), "vector index", make_dir=False
         )
-        return replace(meta, count=len(self))
+        # The new graph holds every addition: the old file's are stale now (R19).
+        vector_delta.remove(vector_delta.delta_path(path))
+        with self._lock:
+            self._source = _Source(path, codec, written, version, file_id, in_file, _stamp(path))
+        return written
+
+    def _saves_additions_only(self, path: Path) -> bool:
+        """True when a save may write only the additions file: the graph is left in its
+        file, that file has an id, and no change since removes a vector it holds."""
+        source = self._source
+        if self._index is not None or source is None or not source.file_id:
+            return False
+        if source.path != path or source.stamp != _stamp(path):
+            return False  # elsewhere, or another process replaced (or deleted) the file
+        return not any(v is None and ids[0] in source.in_file for ids, v in self._journal)
+
+    def _save_additions(self, codec: Codec, meta: IndexMeta) -> IndexMeta:
+        """Write the journal's net additions beside the graph file (call with the lock)."""
+        source = self._source
+        assert source is not None
+        where = vector_delta.delta_path(source.path)
+        ids, vectors = vector_delta.net_additions(self._journal)
+        if ids:
+            delta = vector_delta.Delta(source.file_id, ids, np.stack(vectors))
+            vector_delta.write(where, codec, delta)
+        else:
+            vector_delta.remove(where)
+        written = replace(meta, count=len(self))
+        self._source = replace(source, meta=written, version=self._version)
+        return written
 
     @classmethod
     def load(
-        cls, path: Path, codec: Codec, *, ef_search: int | None = None
+        cls,
+        path: Path,
+        codec: Codec,
+        *,
+        ef_search: int | None = None,
+        graph: bool = True,
+        additions: bool = True,
     ) -> tuple[VectorIndex, IndexMeta]:
         """Read and open an index written by `save`.
+
+        `graph=False` reads only the rows and the id map, in one pass, and leaves the graph
+        in the file until something needs it (see the module's notes). `additions`: apply
+        the additions file beside the graph file (`vector_delta`); a stale, damaged or
+        unreadable one is deleted (the reconcile embeds what it held again).
 
         Raises:
             ResourceUnavailableError: the file is missing or unreadable (rebuild instead).
@@ -451,12 +572,21 @@ class VectorIndex:
             StoreVersionError: written by a newer format.
         """
         aad = _aad(path)
+        if not graph:
+            lean = cls._rows_only(path, codec, ef_search, additions)
+            if lean is not None:
+                return lean
+            full, meta = cls.load(path, codec, ef_search=ef_search, additions=additions)
+            full.release_graph()
+            return full, meta
         with sealed_file_handle(path, "vector index") as (handle, size):
             data = codec.open_from(handle, size, aad)
             header, state, meta = _graph_state_of(data)
             table = _Table.of(state, data)
             if table is None:  # format 1, or a layout not understood: rows from the state
-                return cls._restored(header, state, meta, ef_search), meta
+                whole = cls._restored(header, state, meta, ef_search)
+                whole._opened(path, codec, meta, header, additions)
+                return whole, meta
             self = cls._restored(header, state, meta, ef_search, with_rows=False)
             # The plaintext goes before the rows come: they are read in a second pass over
             # the same open file, so the graph, the plaintext and the rows are never all held
@@ -468,7 +598,70 @@ class VectorIndex:
             if not table.fill(rows, codec.pieces_from(handle, size, aad), meta.dim):
                 rows[:] = 0  # labels out of range: the sample check reads the graph instead
         self._rows = _checked_rows(rows, self._index, meta.dim, sorted(self._ids))
+        self._opened(path, codec, meta, header, additions)
         return self, meta
+
+    @classmethod
+    def _rows_only(
+        cls, path: Path, codec: Codec, ef_search: int | None, additions: bool
+    ) -> tuple[VectorIndex, IndexMeta] | None:
+        """An index holding the file's rows and id map but not its graph, read in one pass;
+        None for a file whose element table cannot be located that way (format 1)."""
+        aad = _aad(path)
+        with sealed_file_handle(path, "vector index") as (handle, size):
+            pieces = _Counted(codec.pieces_from(handle, size, aad))
+            layout = _rows_layout(pieces)
+            if layout is None:
+                return None
+            head, header, meta, table, length = layout
+            self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
+            self._index = None
+            self._take_header(header, meta)
+            rows = self._blank_rows(meta.dim)
+            # Reads to the end, so the tag (over the header too) is checked before any of it
+            # is kept.
+            whole = table.fill(rows, chain([bytes(head)], pieces), meta.dim)
+        if pieces.count != length:
+            raise IntegrityError("vector index buffers do not add up to the file's length")
+        if not whole:
+            return None  # labels out of range: the full load reads them from the graph
+        self._rows = rows
+        self._opened(path, codec, meta, header, additions)
+        return self, meta
+
+    def _opened(
+        self,
+        path: Path,
+        codec: Codec,
+        meta: IndexMeta,
+        header: dict[str, Any],
+        additions: bool,
+    ) -> None:
+        """Note the file just read, then apply its additions file (journaled while the
+        graph is left out: they are not in the graph file)."""
+        file_id = str(header.get("file_id") or "")
+        in_file = frozenset(self._labels) if self._index is None else frozenset()
+        stamp = _stamp(path)
+        self._source = _Source(path, codec, meta, self._version, file_id, in_file, stamp)
+        if not additions:
+            return
+        where = vector_delta.delta_path(path)
+        try:
+            delta = vector_delta.read(where, codec, meta.dim)
+        except MemoryCenterError as exc:
+            log.warning("vector additions file unusable, its memories are embedded again: %s", exc)
+            vector_delta.remove(where)
+            return
+        if delta is None:
+            return
+        if not file_id or delta.base != file_id:
+            vector_delta.remove(where)  # made for another graph file: stale (R19)
+            return
+        self.add(delta.ids, delta.vectors)
+        if self._index is None:
+            # Journaled: the file and its additions hold all this index does. A graph that
+            # took them holds more than its file, so it is never released (`release_graph`).
+            self._source = replace(self._source, version=self._version)
 
     @classmethod
     def from_plaintext(
@@ -496,14 +689,7 @@ class VectorIndex:
         self, header: dict[str, Any], state: Any, meta: IndexMeta, *, with_rows: bool
     ) -> None:
         """Take the graph, the id map and (`with_rows`) the rows from a file's state."""
-        try:
-            labels = [int(x) for x in header["labels"]]
-            ids = [str(x) for x in header["ids"]]
-            self._next_label = int(header["next_label"])
-            self._dead = int(header["dead"])
-            self._seed = int(header.get("seed", self._seed))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise IntegrityError(f"vector index header is malformed: {exc}") from None
+        labels = self._take_header(header, meta)
         rows = None
         if with_rows:
             rows = self._blank_rows(meta.dim)
@@ -515,14 +701,30 @@ class VectorIndex:
                 rows[:] = 0  # an unknown layout: the sample check below takes the slow path
         index = _graph_from_state(state)
         del state
-        if len(labels) != len(ids) or len(ids) != meta.count or index.dim != meta.dim:
+        if index.dim != meta.dim:
             raise IntegrityError("vector index header does not match its graph")
-        self._labels = dict(zip(ids, labels, strict=True))
-        self._ids = dict(zip(labels, ids, strict=True))
         self._index = index
         self._index.set_ef(self._ef)  # hnswlib resets ef to 10 on load
         if rows is not None:
             self._rows = _checked_rows(rows, index, meta.dim, labels)
+
+    def _take_header(self, header: dict[str, Any], meta: IndexMeta) -> list[int]:
+        """Take the id map and counters of a file's header; return the live labels."""
+        try:
+            labels = [int(x) for x in header["labels"]]
+            ids = [str(x) for x in header["ids"]]
+            self._next_label = int(header["next_label"])
+            self._dead = int(header["dead"])
+            self._seed = int(header.get("seed", self._seed))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IntegrityError(f"vector index header is malformed: {exc}") from None
+        if len(labels) != len(ids) or len(ids) != meta.count:
+            raise IntegrityError("vector index header does not match its graph")
+        if any(not 0 <= label < self._next_label for label in labels):
+            raise IntegrityError("vector index header names a label it never handed out")
+        self._labels = dict(zip(ids, labels, strict=True))
+        self._ids = dict(zip(labels, ids, strict=True))
+        return labels
 
     def _blank_rows(self, dim: int) -> HalfRows:
         """Zeroed rows for every label handed out so far (at least 16)."""
@@ -547,9 +749,61 @@ class VectorIndex:
             self._ids[label] = memory_id
         return label
 
+    def _changed(self) -> None:
+        self._version += 1
+
+    def _graph(self) -> Any:
+        """The hnswlib graph, read from the file and brought up to date if it was left out."""
+        if self._index is None:
+            self._materialize()
+        assert self._index is not None
+        return self._index
+
+    def _materialize(self) -> None:
+        """Read the graph of the file the rows came from (as it is now: another process may
+        have saved since) and replay the journal on it; from the rows if that file is gone
+        or no longer this embedder's."""
+        source, base = self._source, None
+        if source is not None:
+            try:
+                # The journal already holds the additions file's vectors.
+                base, meta = VectorIndex.load(
+                    source.path, source.codec, ef_search=self._ef, additions=False
+                )
+            except MemoryCenterError as exc:
+                log.warning("vector graph not read from %s, rebuilt: %s", source.path, exc)
+            else:
+                if not source.same_vectors(meta):
+                    log.warning("vector file %s now holds other vectors; rebuilt", source.path)
+                    base = None
+        if base is None:
+            base = self._from_rows()
+        # In order: a memory added, then removed, ends removed.
+        for ids, vectors in self._journal:
+            if vectors is None:
+                base.remove(ids[0])
+            else:
+                base.add(ids, vectors)
+        self._index, self._rows = base._index, base._rows
+        self._labels, self._ids = base._labels, base._ids
+        self._next_label, self._dead = base._next_label, base._dead
+        self._journal, self._journaled = [], 0
+        self._graph().set_ef(self._ef)
+
+    def _from_rows(self) -> VectorIndex:
+        """A new graph over the live rows (their float16 precision; the fallback)."""
+        fresh = VectorIndex(self._dim, ef_search=self._ef, seed=self._seed)
+        live = sorted(self._ids.items())
+        fresh.reserve(len(live))
+        for at in range(0, len(live), COPY_BATCH):
+            part = live[at : at + COPY_BATCH]
+            fresh.add([m for _, m in part], self._vectors([label for label, _ in part]))
+        return fresh
+
     def _ensure_capacity(self, needed: int) -> None:
-        capacity = int(self._index.get_max_elements())
+        capacity = needed if self._index is None else int(self._index.get_max_elements())
         if needed > capacity:
+            assert self._index is not None
             self._index.resize_index(max(needed, capacity * 2))
         if needed > len(self._rows):
             grown = np.zeros((max(needed, 2 * len(self._rows)), self._dim), dtype=np.float16)
@@ -691,6 +945,123 @@ class _Table:
                 whole &= self.file_elements(rows, elements.reshape(-1, self.width), dim)
             carry = chunk[cut:]
         return whole
+
+
+@dataclass(frozen=True)
+class _Source:
+    """The sealed file an index's rows match (at change count `version`)."""
+
+    path: Path
+    codec: Codec
+    meta: IndexMeta
+    version: int
+    file_id: str = ""
+    # The ids the graph file holds (kept while the graph is left out: a removal of one of
+    # them needs the graph file rewritten, R19).
+    in_file: frozenset[str] = frozenset()
+    # The file's inode, size and change time when read or written: another process's save
+    # (an atomic rename) changes them.
+    stamp: tuple[int, int, int] | None = None
+
+    def same_vectors(self, meta: IndexMeta) -> bool:
+        """True when a file's meta names the same embedder and width as this file's."""
+        mine = self.meta
+        return (meta.embedder, meta.embedder_version, meta.dim) == (
+            mine.embedder,
+            mine.embedder_version,
+            mine.dim,
+        )
+
+
+class _Counted:
+    """Passes a plaintext's pieces on and counts their bytes."""
+
+    def __init__(self, pieces: Iterable[bytes]) -> None:
+        self._pieces = iter(pieces)
+        self.count = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        piece = next(self._pieces)
+        self.count += len(piece)
+        return piece
+
+
+def _rows_layout(
+    pieces: Iterator[bytes],
+) -> tuple[bytearray, dict[str, Any], IndexMeta, _Table, int] | None:
+    """Read a format-2 plaintext up to the end of its pickle stream; return what was read,
+    the header, the meta, where the element table lies and the plaintext's whole length.
+    None for format 1 or a layout not understood. Nothing read here is authentic until the
+    rest of the pieces passed without an error.
+
+    The stream is unpickled against untouched zero buffers (calloc'd, so not resident) of
+    the out-of-band lengths: only the parameters and the element table's place are read.
+    """
+    read = _read_head(pieces)
+    if read is None:
+        return None
+    head, header, body_at, stream_end = read
+    try:
+        lengths = [int(n) for n in header["buffers"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise IntegrityError(f"vector index header is malformed: {exc}") from None
+    if any(n < 0 for n in lengths):
+        raise IntegrityError("vector index header is malformed: a negative length")
+    meta = IndexMeta.from_json(header.get("meta"))
+    ends = list(accumulate(lengths, initial=stream_end))
+    blanks = [np.zeros(n, dtype=np.uint8) for n in lengths]
+    stream = io.BytesIO(memoryview(head)[body_at:stream_end])
+    state = _safe_unpickle(stream, [blank.data for blank in blanks])
+    try:
+        params = state[0]
+        table = _Table.parse(params)
+        at = int(_level0_bytes(params).ctypes.data)
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    for blank, start, end in zip(blanks, ends, ends[1:], strict=True):
+        base = int(blank.ctypes.data)
+        if base <= at < base + len(blank):
+            table = replace(table, start=start + at - base)
+            if table.start + table.count * table.width > end:
+                return None
+            return head, header, meta, table, ends[-1]
+    return None
+
+
+def _read_head(pieces: Iterator[bytes]) -> tuple[bytearray, dict[str, Any], int, int] | None:
+    """The start of a plaintext through its pickle stream, its header, where the body and
+    the stream end; None for format 1 (the whole pickle in band)."""
+    head = bytearray()
+    header: dict[str, Any] = {}
+    body_at = 0
+    stream_end: int | None = None
+    for piece in pieces:
+        head += piece
+        if stream_end is None:
+            prefix = framed_prefix(head, MAGIC)
+            if prefix is None or len(head) < prefix:
+                continue
+            header, body_at = unframe(head, MAGIC, READABLE_VERSIONS, "vector index")
+            if frame_version(head, MAGIC) == 1:
+                return None
+            try:
+                stream_end = body_at + int(header["pickle"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise IntegrityError(f"vector index header is malformed: {exc}") from None
+        if len(head) >= stream_end:
+            return head, header, body_at, stream_end
+    raise IntegrityError("vector index ends inside its header")
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
 def _check_ef(ef: int) -> int:

@@ -21,6 +21,7 @@ from core.crypto.codec import Codec
 from core.errors import MemoryCenterError
 from core.index.embedder import Embedder
 from core.index.heap import give_back_free_memory
+from core.index.vector_delta import delta_path
 from core.index.vector_index import IndexMeta, VectorIndex
 from core.model.records import MemoryRecord
 from core.retrieval import windows
@@ -138,6 +139,9 @@ class VectorLayer:
         self._windows_setting = windows_enabled
         # Set by the catalog: the windows (key -> text) that new vectors make due.
         self.windows_for: Callable[[list[MemoryRecord]], dict[str, str]] | None = None
+        # A process without a hot path (the memory center) leaves the HNSW graph in the
+        # file and searches the rows exactly (`VectorIndex.load(graph=False)`, #13).
+        self.graph_on_demand = False
 
     @property
     def index(self) -> VectorIndex:
@@ -597,23 +601,26 @@ class VectorLayer:
                 self._queries.pop(next(iter(self._queries)))
         return vector
 
-    def save(self) -> None:
-        """Write the sealed index file if anything changed."""
+    def save(self, *, whole: bool = False) -> None:
+        """Write the sealed index file if anything changed (`whole`: the graph file too, when
+        only additions would be written beside it)."""
         with self._lock:
             if not self._dirty or self.path is None:
                 return
             self._ensure_loaded()
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             meta = IndexMeta.for_embedder(self.embedder, getattr(self, "_revision", 0))
-            self.index.save(self.path, self._codec(), meta)
+            self.index.save(self.path, self._codec(), meta, whole=whole)
             self._dirty = False
+            if self.graph_on_demand and self.index.release_graph():
+                give_back_free_memory()
 
     def reseal(self) -> None:
         """Rewrite the file under the current key (after a key rotation)."""
         with self._lock:
             self._ensure_loaded()
             self._dirty = True
-            self.save()
+            self.save(whole=True)
 
     def mark_loaded(self) -> None:
         """Skip loading the file: the index was replaced in memory (rebuild)."""
@@ -819,10 +826,11 @@ class VectorLayer:
         if path is None:
             return
         remove_stale_temp_files(path)
+        remove_stale_temp_files(delta_path(path))
         if not path.exists():
             return
         try:
-            index, meta = VectorIndex.load(path, self._codec())
+            index, meta = VectorIndex.load(path, self._codec(), graph=not self.graph_on_demand)
         except MemoryCenterError as exc:
             log.warning("vector index file unusable, rebuilding from the store: %s", exc)
             return

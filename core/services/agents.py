@@ -23,6 +23,11 @@ class AgentControls:
         layer.warm_up()
         return layer.model_ready(wait=wait)
 
+    def leave_vector_graph_on_disk(self) -> None:
+        layer = self._e.catalog.vectors
+        if layer is not None:
+            layer.graph_on_demand = True
+
     def paused_agents(self) -> frozenset[str]:
         store = self._e.store
         with store.read("read paused agents") as conn:

@@ -54,6 +54,16 @@ def unframe(
     return header, start + length
 
 
+def framed_prefix(data: bytes | bytearray, magic: bytes) -> int | None:
+    """How many bytes of a plaintext its magic, version and JSON header take, once `data`
+    (the plaintext's start, as it is decrypted) holds enough to tell; None before that."""
+    start = len(magic) + _HEADER.size
+    if len(data) < start:
+        return None
+    _, length = _HEADER.unpack_from(data, len(magic))
+    return start + int(length)
+
+
 def frame_version(data: bytes | bytearray, magic: bytes) -> int:
     """The format version of a plaintext `unframe` accepted."""
     return int(data[len(magic)])

@@ -95,6 +95,7 @@ class SealedFile:
 # `index rebuild` (and a keyword file that does not open is rebuilt at the next open).
 SEALED_FILES: tuple[SealedFile, ...] = (
     SealedFile("index/vectors.mcidx", "index_files", "vector", derived=True),
+    SealedFile("index/vectors.delta.mcidx", "index_files", "vector-delta", derived=True),
     SealedFile("index/keywords.mcidx", "index_files", "keyword", derived=True),
     SealedFile("index/texts.mcidx", "index_files", "texts", derived=True),
 )

@@ -255,6 +255,13 @@ PLACES: tuple[Place, ...] = (
         "(VectorLayer._drop_windows), before the vector file is rewritten",
     ),
     Place(
+        "index/vectors.delta.mcidx (sealed vectors added beside the graph file)",
+        "the embedding of a memory added by a process that left the graph in its file",
+        None,
+        "a purge of a memory in it writes the file again without it; a purge of a memory "
+        "in the graph file rewrites the graph file and deletes this one",
+    ),
+    Place(
         "index/keywords.mcidx (sealed keyword index file)",
         "the memory's terms, their postings and its id",
         None,

@@ -1,0 +1,412 @@
+"""The vector graph left in its file (#13): a process without a hot path reads only the rows
+and the id map, searches them exactly, and reads the graph only to save what it changed."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core import MemoryService
+from core.crypto import stream as stream_module
+from core.crypto.codec import Codec
+from core.crypto.keys import KeySet
+from core.errors import IntegrityError
+from core.index import vector_delta
+from core.index import vector_index as vi_module
+from core.index.vector_index import IndexMeta, VectorIndex
+from tests.conftest import PASSPHRASE
+from tests.core.index.test_vector_index import DIM, META, Array, contains_vector, unit_vectors
+
+N = 300
+
+
+@pytest.fixture
+def codec() -> Codec:
+    """A codec over a fresh real key set."""
+    return Codec(KeySet.generate())
+
+
+@pytest.fixture
+def saved(tmp_path: Path, codec: Codec) -> tuple[VectorIndex, Path, list[str], Array]:
+    """An index of N vectors (one removed: a dead slot) saved to a sealed file."""
+    ids = [f"mem_{i:04d}" for i in range(N)]
+    vectors = unit_vectors(N)
+    index = VectorIndex(DIM, capacity=16)
+    index.add(ids, vectors)
+    index.remove(ids[7])
+    path = tmp_path / "vectors.idx"
+    index.save(path, codec, META)
+    return index, path, ids, vectors
+
+
+def _top(
+    index: VectorIndex, query: Array, k: int = 10, allowed: set[str] | None = None
+) -> list[str]:
+    return [memory_id for memory_id, _ in index.search(query, k, allowed=allowed)]
+
+
+@pytest.mark.parametrize("chunk", [8 << 20, 1000], ids=["whole", "elements-split"])
+def test_a_lean_load_holds_the_rows_and_ids_but_no_graph(
+    saved: tuple[VectorIndex, Path, list[str], Array],
+    codec: Codec,
+    monkeypatch: pytest.MonkeyPatch,
+    chunk: int,
+) -> None:
+    """One pass reads the rows out of the element table, whatever the pieces split; exact
+    search over them ranks as the full index's exact search does."""
+    full, path, ids, _ = saved
+    monkeypatch.setattr(stream_module, "CHUNK_BYTES", chunk)
+    lean, meta = VectorIndex.load(path, codec, graph=False)
+    assert not lean.graph_loaded and meta.count == N - 1 and len(lean) == N - 1
+    assert lean.ids() == full.ids() and ids[7] not in lean
+    np.testing.assert_array_equal(lean._rows[: full._next_label], full._rows[: full._next_label])
+    allowed = set(ids[:120])
+    for query in unit_vectors(5, seed=3):
+        assert lean.search(query, 10) == full.search_exact(query, 10)
+        assert lean.search(query, 10, allowed=allowed) == full.search_exact(query, 10, allowed)
+    assert not lean.graph_loaded  # searching never reads the graph
+
+
+def test_a_tampered_file_fails_the_lean_load(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    """The one pass reads to the tag: a flipped bit anywhere is an IntegrityError."""
+    _, path, _, _ = saved
+    blob = bytearray(path.read_bytes())
+    for at in (40, len(blob) // 2, len(blob) - 3):
+        bad = bytearray(blob)
+        bad[at] ^= 0x01
+        path.write_bytes(bytes(bad))
+        with pytest.raises(IntegrityError):
+            VectorIndex.load(path, codec, graph=False)
+
+
+def test_changes_without_the_graph_reach_the_saved_file(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    """Adds, a re-add and removals made while the graph is in its file are replayed on it at
+    the save, in order; the new file holds the exact vectors, and the removed memory's
+    vector bytes are gone from it (R19)."""
+    _, path, ids, vectors = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    fresh = unit_vectors(4, seed=11)
+    lean.add(["new_a", "new_b"], fresh[:2])
+    lean.add([ids[3]], fresh[2:3])  # a changed memory, re-embedded
+    lean.remove(ids[5])
+    lean.add(["gone"], fresh[3:4])
+    lean.remove("gone")  # added then removed: ends removed
+    assert not lean.graph_loaded
+    assert _top(lean, fresh[0], 1) == ["new_a"]
+    lean.save(path, codec, META)
+    assert lean.release_graph() and not lean.graph_loaded
+    plain = VectorIndex.load(path, codec)[0].plaintext(META)
+    reopened, meta = VectorIndex.load(path, codec)
+    assert meta.count == N - 1 + 2 - 1
+    assert {"new_a", "new_b", ids[3]} <= set(reopened.ids())
+    assert ids[5] not in reopened and "gone" not in reopened
+    np.testing.assert_allclose(reopened.get_vector("new_a"), fresh[0], atol=1e-6)
+    np.testing.assert_allclose(reopened.get_vector(ids[3]), fresh[2], atol=1e-6)
+    assert not contains_vector(plain, vectors[5]) and not contains_vector(plain, fresh[3])
+    assert _top(reopened, fresh[1], 1) == ["new_b"]
+
+
+def test_the_graph_is_released_only_when_the_file_holds_everything(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    _, path, ids, _ = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    lean.get_vector(ids[0])  # needs the graph's exact floats: read from the file
+    assert lean.graph_loaded and lean.release_graph() and not lean.graph_loaded
+    lean.compact()
+    assert lean.graph_loaded and not lean.release_graph()  # compacted, not saved yet
+    lean.save(path, codec, META)
+    assert lean.release_graph()
+
+
+def test_a_file_saved_meanwhile_by_another_process_is_merged(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    """The graph is read from the file as it is at the save: another process's additions
+    stay, and this process's journal is applied on top."""
+    _, path, ids, _ = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    other, _ = VectorIndex.load(path, codec)
+    other.add(["from_other"], unit_vectors(1, seed=21))
+    other.save(path, codec, META)
+    lean.add(["from_lean"], unit_vectors(1, seed=22))
+    lean.remove(ids[9])
+    lean.save(path, codec, META)
+    merged, _ = VectorIndex.load(path, codec)
+    assert "from_other" in merged and "from_lean" in merged and ids[9] not in merged
+
+
+def test_a_missing_file_means_a_graph_built_from_the_rows(
+    saved: tuple[VectorIndex, Path, list[str], Array],
+    codec: Codec,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    _, path, ids, vectors = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    lean.add(["late"], unit_vectors(1, seed=31))
+    path.unlink()
+    with caplog.at_level(logging.WARNING, logger=vi_module.__name__):
+        lean.save(path, codec, META)
+    assert "rebuilt" in caplog.text
+    rebuilt, meta = VectorIndex.load(path, codec)
+    assert meta.count == N and "late" in rebuilt
+    assert _top(rebuilt, vectors[42], 1) == [ids[42]]
+
+
+def test_a_file_of_another_embedder_is_not_adopted(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    _, path, ids, _ = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    stranger = VectorIndex(DIM)
+    stranger.add(["other_space"], unit_vectors(1, seed=41))
+    stranger.save(path, codec, IndexMeta("other", "other-v2", DIM, store_revision=1))
+    lean.save(path, codec, META)
+    again, meta = VectorIndex.load(path, codec)
+    assert meta.embedder == META.embedder and "other_space" not in again and ids[42] in again
+
+
+def test_a_long_journal_reads_the_graph(
+    saved: tuple[VectorIndex, Path, list[str], Array],
+    codec: Codec,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bulk import without the graph stops journaling past JOURNAL_MAX vectors."""
+    _, path, _, _ = saved
+    monkeypatch.setattr(vi_module, "JOURNAL_MAX", 10)
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    batch = unit_vectors(8, seed=51)
+    lean.add([f"bulk_{i}" for i in range(8)], batch)
+    assert not lean.graph_loaded
+    lean.add([f"more_{i}" for i in range(8)], batch)
+    assert lean.graph_loaded
+    np.testing.assert_allclose(lean.get_vector("bulk_3"), batch[3], atol=1e-6)
+
+
+def test_a_format_1_file_loads_lean_through_the_full_path(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    import pickle
+
+    from core.index.vector_index import MAGIC
+    from core.storage.framing import frame, unframe
+
+    full, path, _, vectors = saved
+    header, _ = unframe(full.plaintext(META), MAGIC, (1, 2), "vector index")
+    del header["pickle"], header["buffers"]
+    old = frame(MAGIC, 1, header, pickle.dumps(full._index, protocol=pickle.HIGHEST_PROTOCOL))
+    path.write_bytes(codec.seal(old, vi_module._aad(path)))
+    lean, meta = VectorIndex.load(path, codec, graph=False)
+    assert not lean.graph_loaded and meta.count == N - 1
+    assert lean.search(vectors[20], 3) == full.search_exact(vectors[20], 3)
+
+
+def test_the_memory_center_service_leaves_the_graph_on_disk(data_dir: Path) -> None:
+    """Through the service: search, a new memory and a deletion in a process that leaves the
+    graph in its file; the next process finds the new vector and not the deleted one."""
+    scope = {"user": "ana", "project": "garden"}
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        kept = svc.remember(scope, "Water the tomatoes every morning").value.record
+        doomed = svc.remember(scope, "The basil sits on the sunny windowsill").value.record
+        assert kept is not None and doomed is not None
+    svc = MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    )
+    try:
+        svc.leave_vector_graph_on_disk()
+        svc.warm_up()
+        hits = svc.search_memory(scope, "tomatoes watering")
+        assert hits and hits[0].memory_id == kept.id
+        layer = svc.catalog.vectors
+        assert layer is not None and not layer.index.graph_loaded
+        added = svc.remember(scope, "Compost goes in the left bin").value.record
+        assert added is not None
+        svc.search_memory(scope, "compost bin")  # a patient read embeds it
+        svc.delete(doomed.id, reason="wrong", purge=True)
+    finally:
+        svc.close()
+    assert not layer.index.graph_loaded  # saved at close, then released
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as again:
+        vectors = again.catalog.vectors
+        assert vectors is not None
+        vectors.load_file()
+        assert added.id in vectors.index and doomed.id not in vectors.index
+        assert vectors.index.graph_loaded
+
+
+# --- additions saved beside the graph file (vector_delta) -------------------------------
+
+
+def test_additions_alone_are_saved_beside_the_graph_file(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    """A save without the graph whose changes remove nothing from the graph file writes
+    only the additions file; the graph file is not rewritten, and every load applies it."""
+    _, path, ids, _ = saved
+    graph_bytes = path.read_bytes()
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    fresh = unit_vectors(3, seed=61)
+    lean.add(["add_a", "add_b"], fresh[:2])
+    lean.add([ids[4]], fresh[2:3])  # an edited memory, embedded again
+    lean.add(["brief"], unit_vectors(1, seed=62))
+    lean.remove("brief")  # added and removed here: in neither file
+    meta = lean.save(path, codec, META)
+    assert meta.count == N - 1 + 2
+    assert path.read_bytes() == graph_bytes and not lean.graph_loaded
+    extra = vector_delta.delta_path(path)
+    assert extra.exists()
+    for graph in (True, False):
+        again, _ = VectorIndex.load(path, codec, graph=graph)
+        assert len(again) == N - 1 + 2 and "brief" not in again
+        assert _top(again, fresh[0], 1) == ["add_a"] and _top(again, fresh[2], 1) == [ids[4]]
+    full, _ = VectorIndex.load(path, codec)
+    full.save(path, codec, META)  # a graph that holds them: the additions file goes
+    assert not extra.exists()
+    assert "add_b" in VectorIndex.load(path, codec, graph=False)[0]
+
+
+def test_a_removal_from_the_graph_file_rewrites_it_and_drops_the_additions(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    """R19: a vector in the graph file is scrubbed by rewriting that file, never hidden by
+    the additions file."""
+    _, path, ids, vectors = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    lean.add(["first"], unit_vectors(1, seed=71))
+    lean.save(path, codec, META)
+    extra = vector_delta.delta_path(path)
+    assert extra.exists()
+    lean.remove(ids[11])
+    lean.save(path, codec, META)
+    assert not extra.exists() and lean.release_graph()
+    plain = VectorIndex.load(path, codec)[0].plaintext(META)
+    assert not contains_vector(plain, vectors[11])
+    again, _ = VectorIndex.load(path, codec, graph=False)
+    assert ids[11] not in again and "first" in again
+
+
+def test_a_stale_or_damaged_additions_file_is_deleted(
+    saved: tuple[VectorIndex, Path, list[str], Array],
+    codec: Codec,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One made for another graph file may hold a deleted memory's vector (R19), and one
+    that does not open is of no use: both go; the reconcile embeds their memories again."""
+    _, path, ids, _ = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    lean.add(["orphan"], unit_vectors(1, seed=81))
+    lean.save(path, codec, META)
+    extra = vector_delta.delta_path(path)
+    kept = extra.read_bytes()
+    other, _ = VectorIndex.load(path, codec)
+    other.compact()
+    other.save(path, codec, META)  # a new graph file, with a new id
+    extra.write_bytes(kept)  # the old additions file back beside it
+    assert "orphan" in other  # the compacting process had applied it itself
+    fresh, _ = VectorIndex.load(path, codec, graph=False)
+    assert not extra.exists() and len(fresh) == len(other)
+    extra.write_bytes(b"MC" + bytes(40))
+    with caplog.at_level(logging.WARNING, logger=vi_module.__name__):
+        again, _ = VectorIndex.load(path, codec)
+    assert not extra.exists() and "unusable" in caplog.text and ids[0] in again
+
+
+def test_the_journal_keeps_what_the_additions_file_holds(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    """Two saves without the graph: the second additions file holds both sessions'."""
+    _, path, _, _ = saved
+    first, _ = VectorIndex.load(path, codec, graph=False)
+    first.add(["one"], unit_vectors(1, seed=91))
+    first.save(path, codec, META)
+    second, _ = VectorIndex.load(path, codec, graph=False)
+    assert "one" in second
+    second.add(["two"], unit_vectors(1, seed=92))
+    second.save(path, codec, META)
+    ids, _ = vector_delta.net_additions(second._journal)
+    assert ids == ["one", "two"]
+    assert {"one", "two"} <= set(VectorIndex.load(path, codec)[0].ids())
+
+
+def test_additions_file_validation(tmp_path: Path, codec: Codec) -> None:
+    """A file renamed, of another width, or with ids and rows that disagree is refused."""
+    path = tmp_path / "vectors.delta.idx"
+    delta = vector_delta.Delta("abc", ["x", "y"], unit_vectors(2))
+    vector_delta.write(path, codec, delta)
+    read = vector_delta.read(path, codec, DIM)
+    assert read is not None and read.ids == ["x", "y"] and read.base == "abc"
+    np.testing.assert_array_equal(read.vectors, delta.vectors)
+    with pytest.raises(IntegrityError):
+        vector_delta.read(path, codec, DIM + 1)
+    moved = tmp_path / "other.delta.idx"
+    path.rename(moved)
+    with pytest.raises(IntegrityError):
+        vector_delta.read(moved, codec, DIM)
+    assert vector_delta.read(path, codec, DIM) is None
+
+
+def _open_lean(data_dir: Path) -> MemoryService:
+    svc = MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    )
+    svc.leave_vector_graph_on_disk()
+    svc.warm_up()
+    return svc
+
+
+def test_a_memory_center_session_that_only_adds_writes_the_additions_file(
+    data_dir: Path,
+) -> None:
+    """Through the service: the memory center's new memory is saved beside the graph file at
+    close; an agent's process finds it; a key rotation (R24) rewrites both files under the
+    new key, so `verify` passes and nothing is left under the old key."""
+    scope = {"user": "ana", "project": "garden"}
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        svc.remember(scope, "Water the tomatoes every morning")
+    graph_file = data_dir / "index" / "vectors.mcidx"
+    extra = vector_delta.delta_path(graph_file)
+    graph_bytes = graph_file.read_bytes()
+    svc = _open_lean(data_dir)
+    try:
+        added = svc.remember(scope, "Compost goes in the left bin").value.record
+        assert added is not None
+        assert svc.search_memory(scope, "compost bin")[0].memory_id == added.id
+    finally:
+        svc.close()
+    assert graph_file.read_bytes() == graph_bytes and extra.exists()
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as agent:
+        vectors = agent.catalog.vectors
+        assert vectors is not None
+        vectors.load_file()
+        assert added.id in vectors.index and agent.verify().ok
+    svc = _open_lean(data_dir)
+    try:
+        svc.search_memory(scope, "tomatoes")
+        svc.rotate_key()
+        assert svc.verify().ok
+    finally:
+        svc.close()
+    assert graph_file.read_bytes() != graph_bytes and not extra.exists()
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as again:
+        assert again.verify().ok
+        vectors = again.catalog.vectors
+        assert vectors is not None
+        vectors.load_file()
+        assert added.id in vectors.index
