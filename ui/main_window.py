@@ -208,6 +208,10 @@ class MainWindow(QMainWindow):
         ):
             self.stack.addWidget(page)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        # A page chosen with the mouse takes the keyboard focus, as one chosen with Ctrl+<n>
+        # does: the review queue's A/E/S/R then act on the queue, not on the side list's
+        # type-ahead (which jumped to "Agents" on A). Arrow keys in the list keep it there.
+        self.nav.clicked.connect(lambda _index: self._focus_page())
         side = QWidget()
         side.setObjectName("Side")
         sl = QVBoxLayout(side)
@@ -366,6 +370,11 @@ class MainWindow(QMainWindow):
     def go_to(self, row: int) -> None:
         """Show a page and put the keyboard focus in it (Ctrl+2 then A/E/S/R just works)."""
         self.nav.setCurrentRow(row)
+        self._focus_page()
+
+    def _focus_page(self) -> None:
+        """Put the keyboard focus in the page shown (its main list where it has one)."""
+        row = self.nav.currentRow()
         target = {TIMELINE: self.timeline.table, REVIEW: self.review.list}.get(row)
         page = target or self.stack.currentWidget()
         if page is not None:

@@ -74,3 +74,24 @@ def test_letters_in_a_text_field_of_the_window_are_not_shortcuts(
     qtbot.wait(200)
     assert status_of(demo, "squash-merges") == "candidate"
     assert field.text() == "aesr"
+
+
+def test_a_queue_opened_with_the_mouse_takes_the_letter_keys(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """Clicking "Review queue" in the side list, then pressing A (as its button says)
+    approves the selected suggestion; the side list's type-ahead used to take the A and
+    jump to the Agents page."""
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=TIMEOUT)
+    nav = window.nav
+    item_rect = nav.visualItemRect(nav.item(1))
+    qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton, pos=item_rect.center())
+    view = window.review
+    qtbot.waitUntil(lambda: view.current_record() is not None, timeout=TIMEOUT)
+    assert QApplication.focusWidget() is view.list
+    current = view.current_record()
+    assert current is not None
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_A)
+    wait_status(qtbot, demo, current.content, "active")
+    assert nav.currentRow() == 1
