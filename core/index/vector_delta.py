@@ -1,14 +1,15 @@
 """Vectors added since the vector index's graph file was written, sealed beside it (#13).
 
-A process that leaves the graph in its file (the memory center) saves the memories it
-embedded here instead of reading the graph (176 MiB at 100k x 384) and writing it again
-with hnswlib's pickled copy of it (another 160 MiB). The next process that holds the graph
-adds them to it, and its next save writes a graph file that has them and deletes this one.
+A save whose changes are a few additions merges them into this file instead of writing the
+graph again (176 MiB at 100k x 384, with hnswlib's pickled copy of it: another 160 MiB and
+seconds). The memory center, which leaves the graph in its file, saves its approvals and
+edits this way, and so does an agent's close after a few new memories. Every load applies
+it; a save that writes the graph includes it and deletes it.
 
 The file names the graph file it extends (the graph header's ``file_id``): beside any other
 graph file it is stale and is deleted, since it may hold the vector of a memory deleted
-since (R19). Deletions never go here: a vector in the graph file is scrubbed by rewriting
-that file.
+since (R19). Deleting a memory this file holds writes it again without it; deleting one
+the graph file holds rewrites the graph file (and deletes this one).
 
 Plaintext = magic, a JSON header (``base``: the graph file's id, ``ids``, ``dim``), then
 the vectors as little-endian float32 rows; sealed with ``Aad("index_files", <file name>,

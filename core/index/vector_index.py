@@ -42,18 +42,22 @@ Design choices, and why:
   as defence in depth behind the authentication tag.
 
 * The graph on demand (`load(..., graph=False)`, `release_graph`). A process without a hot
-  path (the memory center, #13) needs no graph: it searches its float16 rows exactly (~70 ms
-  for 100k x 384, where a graph walk takes ~0.3 ms), so it reads only the rows and the id map
+  path (the memory center, #13) needs no graph: it searches its float16 rows exactly (~20 ms
+  for a scope of 10k, 90-160 ms for all of 100k x 384, where a graph walk takes ~0.3 ms;
+  numpy's float16 conversion is most of it), so it reads only the rows and the id map
   in one pass and never holds the graph (176 MiB at 100k x 384) nor the plaintext the graph
   is built from (165 MiB). Changes meanwhile go to the rows and to a journal (exact float32
-  vectors); whatever needs the graph (a save, `compact`, `get_vector`) first reads it from
-  the file the rows came from and replays the journal on it. The journal is bounded: past
-  `JOURNAL_MAX` vectors the graph is read and kept until `release_graph`.
-* Additions saved beside the graph (`core/index/vector_delta.py`). Such a process saves what
-  it added (no deletion of a vector in the graph file among its changes) as a small sealed
-  file naming the graph file it extends (the header's ``file_id``), instead of reading the
-  graph and writing it again with hnswlib's pickled copy of it (the peak of a save). Every
-  load applies it; the next save of a graph includes it and deletes it.
+  vectors); whatever needs the graph (a save that writes it, `compact`, `get_vector`) first
+  reads it from the file as it is then (with its additions) and replays the journal on it.
+  Past `JOURNAL_MAX` journaled vectors the graph is read and kept until `release_graph`.
+* Additions saved beside the graph (`core/index/vector_delta.py`). A save whose changes since
+  the graph file are a few additions (no removal of a vector that file holds, R19) merges
+  them into a small sealed file naming the graph file it extends (the header's
+  ``file_id``), instead of writing the graph again with hnswlib's pickled copy of it (the
+  peak of a save, and seconds at 100k). Every load applies it; a save that writes the graph
+  includes it and deletes it. The journal of this process's own changes is what is merged
+  (and what a graph read back from the file gets replayed): a vector read from the
+  additions file is never written back by a process that only read it.
 
 Every public method takes one lock: hnswlib's own per-call thread safety does not cover our
 id map and rows, and on a two-core machine parallel queries gain little.
@@ -116,6 +120,9 @@ INITIAL_CAPACITY = 1024
 # and breaks even near 10% of the index (docs/retrieval.md).
 EXACT_FILTER_MAX = 2048
 EXACT_FILTER_SHARE = 0.10
+# A save writes at most this many vectors beside the graph file: every load applies them,
+# and adding one to a 100k graph costs a few milliseconds.
+DELTA_MAX = 256
 # An index without its graph journals at most this many vectors (exact float32, 1.5 KB each
 # at 384-d) before it reads the graph to apply them (a bulk import in the memory center).
 JOURNAL_MAX = 4096
@@ -220,9 +227,12 @@ class VectorIndex:
         # The file the rows match, where a graph left out is read from, and the changes
         # made since that are not in it (only while the graph is left out).
         self._source: _Source | None = None
-        self._journal: list[tuple[list[str], Vector | None]] = []
+        # This process's own changes since the graph file was read or written, while they
+        # stay few: what a save merges into the additions file beside the graph
+        # (`vector_delta`), and what a graph read back from the file needs replayed. None
+        # once it is not complete (too many, or a compaction).
+        self._journal: list[tuple[list[str], Vector | None]] | None = []
         self._journaled = 0
-        self._version = 0  # counts changes, so a file can tell whether it still matches
 
     # --- size and introspection ----------------------------------------------------------
 
@@ -261,10 +271,9 @@ class VectorIndex:
 
     def release_graph(self) -> bool:
         """Drop the graph from memory, to be read from its file again when needed; only
-        when the index holds nothing the file lacks (just loaded or saved). True if dropped."""
+        when the file and the journal hold all of it. True if dropped."""
         with self._lock:
-            source = self._source
-            if self._index is None or source is None or source.version != self._version:
+            if self._index is None or self._source is None or self._journal is None:
                 return False
             self._index = None
             return True
@@ -318,17 +327,17 @@ class VectorIndex:
         if not ids:
             return
         with self._lock:
-            labels = [self._label_for(memory_id) for memory_id in ids]
-            self._ensure_capacity(self._next_label)
-            self._changed()
-            if self._index is None:
-                self._journal.append((list(ids), matrix))
-                self._journaled += len(ids)
-            else:
-                self._index.add_items(matrix, np.asarray(labels, dtype=np.uint64), num_threads=1)
-            self._rows[labels] = matrix
-            if self._journaled > JOURNAL_MAX:
-                self._graph()
+            self._insert(ids, matrix)
+            self._note((list(ids), matrix))
+
+    def _insert(self, ids: Sequence[str], matrix: Vector) -> None:
+        """Put checked unit rows under these ids, in the graph when it is here (with the
+        lock)."""
+        labels = [self._label_for(memory_id) for memory_id in ids]
+        self._ensure_capacity(self._next_label)
+        if self._index is not None:
+            self._index.add_items(matrix, np.asarray(labels, dtype=np.uint64), num_threads=1)
+        self._rows[labels] = matrix
 
     def remove(self, memory_id: str) -> bool:
         """Delete one id: scrub its vector bytes, then hide it from search. True if present."""
@@ -337,15 +346,13 @@ class VectorIndex:
             if label is None:
                 return False
             del self._ids[label]
-            self._changed()
-            if self._index is None:
-                self._journal.append(([memory_id], None))
-            else:
+            if self._index is not None:
                 zero = np.zeros((1, self._dim), dtype=np.float32)
                 self._index.add_items(zero, np.asarray([label], dtype=np.uint64), num_threads=1)
                 self._index.mark_deleted(label)
             self._rows[label] = 0
             self._dead += 1
+            self._note(([memory_id], None))
             return True
 
     def compact(self) -> int:
@@ -356,7 +363,7 @@ class VectorIndex:
         """
         with self._lock:
             graph = self._graph()
-            self._changed()
+            self._journal = None  # renumbered: only a whole save describes it now
             reclaimed = self._dead
             live = sorted(self._ids.items())
             capacity = max(len(live) + len(live) // 4, 16)
@@ -507,45 +514,70 @@ class VectorIndex:
             ResourceUnavailableError: the file cannot be written (disk full, no directory).
         """
         with self._lock:
-            if not whole and self._saves_additions_only(path):
-                return self._save_additions(codec, meta)
+            if not whole and self._additions_possible(path):
+                saved = self._save_additions(codec, meta)
+                if saved is not None:
+                    return saved
             file_id = secrets.token_hex(8)
             pieces = self._pieces(meta, file_id)
-            version, written = self._version, replace(meta, count=len(self))
-            in_file = frozenset(self._labels)
+            written, in_file = replace(meta, count=len(self)), frozenset(self._labels)
+            journal, self._journal, self._journaled = self._journal, [], 0
         aad = _aad(path)
-        write_file_with(
-            path, lambda handle: codec.seal_to(pieces, aad, handle), "vector index", make_dir=False
-        )
+        try:
+            write_file_with(
+                path,
+                lambda handle: codec.seal_to(pieces, aad, handle),
+                "vector index",
+                make_dir=False,
+            )
+        except MemoryCenterError:
+            with self._lock:  # not written: what was journaled still is not in the file
+                if journal is None or self._journal is None:
+                    self._journal, self._journaled = None, 0
+                else:
+                    self._journal = journal + self._journal
+                    self._journaled = sum(len(ids) for ids, _ in self._journal)
+            raise
         # The new graph holds every addition: the old file's are stale now (R19).
         vector_delta.remove(vector_delta.delta_path(path))
         with self._lock:
-            self._source = _Source(path, codec, written, version, file_id, in_file, _stamp(path))
+            self._source = _Source(path, codec, written, file_id, in_file, _stamp(path))
         return written
 
-    def _saves_additions_only(self, path: Path) -> bool:
-        """True when a save may write only the additions file: the graph is left in its
-        file, that file has an id, and no change since removes a vector it holds."""
-        source = self._source
-        if self._index is not None or source is None or not source.file_id:
+    def _additions_possible(self, path: Path) -> bool:
+        """True when a save may leave the graph file as it is: every change of this
+        process since that file is journaled, the file has an id and is still there, and
+        no change removes a vector it holds (R19)."""
+        source, journal = self._source, self._journal
+        if journal is None or source is None or not source.file_id:
             return False
         if source.path != path or source.stamp != _stamp(path):
             return False  # elsewhere, or another process replaced (or deleted) the file
-        return not any(v is None and ids[0] in source.in_file for ids, v in self._journal)
+        return not any(v is None and ids[0] in source.in_file for ids, v in journal)
 
-    def _save_additions(self, codec: Codec, meta: IndexMeta) -> IndexMeta:
-        """Write the journal's net additions beside the graph file (call with the lock)."""
-        source = self._source
-        assert source is not None
+    def _save_additions(self, codec: Codec, meta: IndexMeta) -> IndexMeta | None:
+        """Merge the journal into the additions file beside the graph file (with the lock):
+        what other processes saved there stays, this one's removals leave it. None when
+        that would hold more than `DELTA_MAX` vectors (the graph is written instead)."""
+        source, journal = self._source, self._journal
+        assert source is not None and journal is not None
         where = vector_delta.delta_path(source.path)
-        ids, vectors = vector_delta.net_additions(self._journal)
-        if ids:
-            delta = vector_delta.Delta(source.file_id, ids, np.stack(vectors))
+        current = _additions_of(where, codec, source)
+        removed = {ids[0] for ids, vectors in journal if vectors is None}
+        pairs = zip(current.ids, current.vectors, strict=True) if current else iter(())
+        merged = {memory_id: row for memory_id, row in pairs if memory_id not in removed}
+        merged.update(zip(*vector_delta.net_additions(journal), strict=True))
+        if len(merged) > DELTA_MAX:
+            return None
+        if merged:
+            delta = vector_delta.Delta(
+                source.file_id, list(merged), np.stack(list(merged.values()))
+            )
             vector_delta.write(where, codec, delta)
         else:
             vector_delta.remove(where)
         written = replace(meta, count=len(self))
-        self._source = replace(source, meta=written, version=self._version)
+        self._source = replace(source, meta=written)
         return written
 
     @classmethod
@@ -637,31 +669,18 @@ class VectorIndex:
         header: dict[str, Any],
         additions: bool,
     ) -> None:
-        """Note the file just read, then apply its additions file (journaled while the
-        graph is left out: they are not in the graph file)."""
+        """Note the file just read, then apply its additions file (journaled: they are not
+        in the graph file)."""
         file_id = str(header.get("file_id") or "")
-        in_file = frozenset(self._labels) if self._index is None else frozenset()
-        stamp = _stamp(path)
-        self._source = _Source(path, codec, meta, self._version, file_id, in_file, stamp)
+        in_file = frozenset(self._labels)
+        self._source = _Source(path, codec, meta, file_id, in_file, _stamp(path))
+        self._journal, self._journaled = [], 0
         if not additions:
             return
-        where = vector_delta.delta_path(path)
-        try:
-            delta = vector_delta.read(where, codec, meta.dim)
-        except MemoryCenterError as exc:
-            log.warning("vector additions file unusable, its memories are embedded again: %s", exc)
-            vector_delta.remove(where)
-            return
-        if delta is None:
-            return
-        if not file_id or delta.base != file_id:
-            vector_delta.remove(where)  # made for another graph file: stale (R19)
-            return
-        self.add(delta.ids, delta.vectors)
-        if self._index is None:
-            # Journaled: the file and its additions hold all this index does. A graph that
-            # took them holds more than its file, so it is never released (`release_graph`).
-            self._source = replace(self._source, version=self._version)
+        delta = _additions_of(vector_delta.delta_path(path), codec, self._source)
+        if delta is not None:
+            # Not journaled: they are the file's, not this process's changes.
+            self._insert(delta.ids, self._check_batch(delta.ids, delta.vectors))
 
     @classmethod
     def from_plaintext(
@@ -749,8 +768,18 @@ class VectorIndex:
             self._ids[label] = memory_id
         return label
 
-    def _changed(self) -> None:
-        self._version += 1
+    def _note(self, change: tuple[list[str], Vector | None]) -> None:
+        """Journal a change (call with the lock). Without the graph the journal is all
+        there is of it: past `JOURNAL_MAX` the graph is read. With the graph, a journal
+        past `DELTA_MAX` is dropped: the next save writes the graph."""
+        if self._journal is None:
+            return
+        self._journal.append(change)
+        self._journaled += len(change[0])
+        if self._index is None and self._journaled > JOURNAL_MAX:
+            self._graph()
+        if self._index is not None and self._journaled > DELTA_MAX:
+            self._journal, self._journaled = None, 0
 
     def _graph(self) -> Any:
         """The hnswlib graph, read from the file and brought up to date if it was left out."""
@@ -766,20 +795,22 @@ class VectorIndex:
         source, base = self._source, None
         if source is not None:
             try:
-                # The journal already holds the additions file's vectors.
-                base, meta = VectorIndex.load(
-                    source.path, source.codec, ef_search=self._ef, additions=False
-                )
+                base, meta = VectorIndex.load(source.path, source.codec, ef_search=self._ef)
             except MemoryCenterError as exc:
                 log.warning("vector graph not read from %s, rebuilt: %s", source.path, exc)
             else:
                 if not source.same_vectors(meta):
                     log.warning("vector file %s now holds other vectors; rebuilt", source.path)
                     base = None
+        journal = self._journal or []
         if base is None:
             base = self._from_rows()
+            self._journal = None  # no file under it any more
+        else:
+            # The journal now sits on the file as it is (another process may have saved).
+            self._source = base._source
         # In order: a memory added, then removed, ends removed.
-        for ids, vectors in self._journal:
+        for ids, vectors in journal:
             if vectors is None:
                 base.remove(ids[0])
             else:
@@ -787,8 +818,9 @@ class VectorIndex:
         self._index, self._rows = base._index, base._rows
         self._labels, self._ids = base._labels, base._ids
         self._next_label, self._dead = base._next_label, base._dead
-        self._journal, self._journaled = [], 0
         self._graph().set_ef(self._ef)
+        if self._journaled > DELTA_MAX:
+            self._journal, self._journaled = None, 0
 
     def _from_rows(self) -> VectorIndex:
         """A new graph over the live rows (their float16 precision; the fallback)."""
@@ -949,15 +981,13 @@ class _Table:
 
 @dataclass(frozen=True)
 class _Source:
-    """The sealed file an index's rows match (at change count `version`)."""
+    """The sealed graph file an index was read from or last wrote."""
 
     path: Path
     codec: Codec
     meta: IndexMeta
-    version: int
     file_id: str = ""
-    # The ids the graph file holds (kept while the graph is left out: a removal of one of
-    # them needs the graph file rewritten, R19).
+    # The ids the graph file holds: a removal of one of them needs that file rewritten (R19).
     in_file: frozenset[str] = frozenset()
     # The file's inode, size and change time when read or written: another process's save
     # (an atomic rename) changes them.
@@ -1054,6 +1084,22 @@ def _read_head(pieces: Iterator[bytes]) -> tuple[bytearray, dict[str, Any], int,
         if len(head) >= stream_end:
             return head, header, body_at, stream_end
     raise IntegrityError("vector index ends inside its header")
+
+
+def _additions_of(where: Path, codec: Codec, source: _Source) -> vector_delta.Delta | None:
+    """The additions file beside `source`'s graph file, if there is one made for it; one
+    made for another graph file is stale and deleted (it may hold the vector of a memory
+    deleted since, R19), as is one that does not open (its memories are embedded again)."""
+    try:
+        delta = vector_delta.read(where, codec, source.meta.dim)
+    except MemoryCenterError as exc:
+        log.warning("vector additions file unusable, its memories are embedded again: %s", exc)
+        vector_delta.remove(where)
+        return None
+    if delta is not None and (not source.file_id or delta.base != source.file_id):
+        vector_delta.remove(where)
+        return None
+    return delta
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:

@@ -137,6 +137,10 @@ class FacadeBase:
                 # A first build of a big store may still run: it stops after its batch, so
                 # nothing reads from the store or writes index files once close returns.
                 self.catalog.vectors.stop(CLOSE_STOP_SECONDS)
+            if self.catalog.loaded:
+                # Deletions other processes made since this one last read: their vectors and
+                # terms must not be written back to the index files (R19).
+                self.catalog.sync()
             self.catalog.save()
         self._engine.retriever.close()
         self._store.dispose()

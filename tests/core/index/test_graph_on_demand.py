@@ -271,7 +271,7 @@ def test_additions_alone_are_saved_beside_the_graph_file(
         assert len(again) == N - 1 + 2 and "brief" not in again
         assert _top(again, fresh[0], 1) == ["add_a"] and _top(again, fresh[2], 1) == [ids[4]]
     full, _ = VectorIndex.load(path, codec)
-    full.save(path, codec, META)  # a graph that holds them: the additions file goes
+    full.save(path, codec, META, whole=True)  # a graph that holds them: the file goes
     assert not extra.exists()
     assert "add_b" in VectorIndex.load(path, codec, graph=False)[0]
 
@@ -322,21 +322,76 @@ def test_a_stale_or_damaged_additions_file_is_deleted(
     assert not extra.exists() and "unusable" in caplog.text and ids[0] in again
 
 
-def test_the_journal_keeps_what_the_additions_file_holds(
+def _additions(path: Path, codec: Codec) -> list[str]:
+    found = vector_delta.read(vector_delta.delta_path(path), codec, DIM)
+    return [] if found is None else found.ids
+
+
+def test_saves_merge_into_the_additions_file(
     saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
 ) -> None:
-    """Two saves without the graph: the second additions file holds both sessions'."""
+    """Processes that each add and save keep each other's additions; one that removes a
+    memory only the additions file holds takes it out, and a later save of a process that
+    read it before never brings it back (R19)."""
     _, path, _, _ = saved
     first, _ = VectorIndex.load(path, codec, graph=False)
+    agent, _ = VectorIndex.load(path, codec)  # holds the graph, as an agent does
     first.add(["one"], unit_vectors(1, seed=91))
     first.save(path, codec, META)
-    second, _ = VectorIndex.load(path, codec, graph=False)
-    assert "one" in second
-    second.add(["two"], unit_vectors(1, seed=92))
-    second.save(path, codec, META)
-    ids, _ = vector_delta.net_additions(second._journal)
-    assert ids == ["one", "two"]
-    assert {"one", "two"} <= set(VectorIndex.load(path, codec)[0].ids())
+    agent.add(["two"], unit_vectors(1, seed=92))
+    agent.save(path, codec, META)
+    assert _additions(path, codec) == ["one", "two"]
+    third, _ = VectorIndex.load(path, codec, graph=False)
+    assert {"one", "two"} <= set(third.ids())
+    third.remove("one")
+    third.save(path, codec, META)
+    assert _additions(path, codec) == ["two"]
+    first.add(["three"], unit_vectors(1, seed=93))
+    first.save(path, codec, META)  # it added "one" itself: still its own change, so kept
+    assert _additions(path, codec) == ["two", "one", "three"]
+    agent.add(["four"], unit_vectors(1, seed=94))
+    agent.save(path, codec, META)  # it only ever read of "one" through the others
+    assert "one" in _additions(path, codec)
+    assert {"two", "three", "four"} <= set(VectorIndex.load(path, codec)[0].ids())
+
+
+def test_a_process_that_read_an_addition_does_not_bring_it_back(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
+) -> None:
+    """R19: a vector that came from the additions file is not this process's change; when
+    another process deletes that memory, this one's next save leaves it deleted."""
+    _, path, _, _ = saved
+    writer, _ = VectorIndex.load(path, codec, graph=False)
+    writer.add(["gone_soon"], unit_vectors(1, seed=95))
+    writer.save(path, codec, META)
+    reader, _ = VectorIndex.load(path, codec)
+    assert "gone_soon" in reader
+    deleter, _ = VectorIndex.load(path, codec, graph=False)
+    deleter.remove("gone_soon")
+    deleter.save(path, codec, META)
+    reader.add(["other"], unit_vectors(1, seed=96))
+    reader.save(path, codec, META)
+    assert _additions(path, codec) == ["other"]
+
+
+def test_an_agent_saves_few_additions_without_writing_its_graph(
+    saved: tuple[VectorIndex, Path, list[str], Array],
+    codec: Codec,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process with the graph writes only the additions file for a few additions, and
+    the whole graph once they are more than DELTA_MAX (every load applies them)."""
+    _, path, _, _ = saved
+    monkeypatch.setattr(vi_module, "DELTA_MAX", 4)
+    graph_bytes = path.read_bytes()
+    agent, _ = VectorIndex.load(path, codec)
+    agent.add(["a1", "a2"], unit_vectors(2, seed=97))
+    agent.save(path, codec, META)
+    assert path.read_bytes() == graph_bytes and _additions(path, codec) == ["a1", "a2"]
+    agent.add(["a3", "a4", "a5"], unit_vectors(3, seed=98))
+    agent.save(path, codec, META)
+    assert path.read_bytes() != graph_bytes and _additions(path, codec) == []
+    assert {"a1", "a5"} <= set(VectorIndex.load(path, codec, additions=False)[0].ids())
 
 
 def test_additions_file_validation(tmp_path: Path, codec: Codec) -> None:
@@ -410,3 +465,44 @@ def test_a_memory_center_session_that_only_adds_writes_the_additions_file(
         assert vectors is not None
         vectors.load_file()
         assert added.id in vectors.index
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["memory-center", "agent"])
+def test_a_process_closing_after_another_deleted_does_not_write_the_vector_back(
+    data_dir: Path, lean: bool
+) -> None:
+    """R19 across processes: one process purges a memory while another still holds its
+    vector; the second one's close reads the change feed first, so neither the graph file
+    nor the additions file gets the vector back."""
+    scope = {"user": "ana"}
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        doomed = svc.remember(scope, "The old alarm code is 4711").value.record
+        assert doomed is not None
+    holder = (
+        _open_lean(data_dir)
+        if lean
+        else MemoryService.open(
+            data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+        )
+    )
+    try:
+        assert holder.search_memory(scope, "alarm code")  # its vector is loaded here
+        holder.remember(scope, "The new alarm code is kept by Ben")
+        holder.search_memory(scope, "alarm code")
+        with MemoryService.open(
+            data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+        ) as other:
+            other.delete(doomed.id, reason="leaked", purge=True)
+    finally:
+        holder.close()
+    graph_file = data_dir / "index" / "vectors.mcidx"
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as again:
+        layer = again.catalog.vectors
+        assert layer is not None
+        on_disk, _ = VectorIndex.load(graph_file, layer._codec())
+        assert doomed.id not in on_disk
+        assert len(on_disk) == 1
