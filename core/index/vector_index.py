@@ -122,7 +122,7 @@ EXACT_FILTER_MAX = 2048
 EXACT_FILTER_SHARE = 0.10
 # A save writes at most this many vectors beside the graph file: every load applies them,
 # and adding one to a 100k graph costs a few milliseconds.
-DELTA_MAX = 256
+DELTA_MAX = 128
 # An index without its graph journals at most this many vectors (exact float32, 1.5 KB each
 # at 384-d) before it reads the graph to apply them (a bulk import in the memory center).
 JOURNAL_MAX = 4096
