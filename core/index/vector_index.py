@@ -642,13 +642,18 @@ class VectorIndex:
         aad = _aad(path)
         with sealed_file_handle(path, "vector index") as (handle, size):
             pieces = _Counted(codec.pieces_from(handle, size, aad))
-            layout = _rows_layout(pieces)
+            layout = _rows_layout(pieces, size)
             if layout is None:
                 return None
             head, header, meta, table, length = layout
-            self = cls(meta.dim, ef_search=ef_search or int(header.get("ef_search", DEFAULT_EF)))
+            ef = ef_search or int(header.get("ef_search", DEFAULT_EF))
+            self = cls(meta.dim, ef_search=ef, capacity=16)
             self._index = None
             self._take_header(header, meta)
+            if self._next_label > table.count:
+                # Not yet authenticated: never sized from a header the table does not bear
+                # out; the full load checks the tag before it reads anything.
+                return None
             rows = self._blank_rows(meta.dim)
             # Reads to the end, so the tag (over the header too) is checked before any of it
             # is kept.
@@ -669,8 +674,8 @@ class VectorIndex:
         header: dict[str, Any],
         additions: bool,
     ) -> None:
-        """Note the file just read, then apply its additions file (journaled: they are not
-        in the graph file)."""
+        """Note the file just read (an empty journal starts on it), then apply its additions
+        file."""
         file_id = str(header.get("file_id") or "")
         in_file = frozenset(self._labels)
         self._source = _Source(path, codec, meta, file_id, in_file, _stamp(path))
@@ -709,6 +714,14 @@ class VectorIndex:
     ) -> None:
         """Take the graph, the id map and (`with_rows`) the rows from a file's state."""
         labels = self._take_header(header, meta)
+        try:
+            elements = int(state[0]["cur_element_count"])
+        except (KeyError, IndexError, TypeError, ValueError):
+            elements = None  # a layout not understood: hnswlib judges the state below
+        # Every label ever handed out names an element of the graph: more would size the
+        # rows from a header alone.
+        if elements is not None and self._next_label > elements:
+            raise IntegrityError("vector index header names more labels than its graph holds")
         rows = None
         if with_rows:
             rows = self._blank_rows(meta.dim)
@@ -1020,12 +1033,13 @@ class _Counted:
 
 
 def _rows_layout(
-    pieces: Iterator[bytes],
+    pieces: Iterator[bytes], size: int
 ) -> tuple[bytearray, dict[str, Any], IndexMeta, _Table, int] | None:
     """Read a format-2 plaintext up to the end of its pickle stream; return what was read,
     the header, the meta, where the element table lies and the plaintext's whole length.
-    None for format 1 or a layout not understood. Nothing read here is authentic until the
-    rest of the pieces passed without an error.
+    None for format 1, a layout not understood, or lengths a file of `size` bytes (sealed
+    uncompressed) cannot hold: nothing read here is authentic until the rest of the pieces
+    passed without an error, so nothing is sized from it unchecked.
 
     The stream is unpickled against untouched zero buffers (calloc'd, so not resident) of
     the out-of-band lengths: only the parameters and the element table's place are read.
@@ -1042,6 +1056,8 @@ def _rows_layout(
         raise IntegrityError("vector index header is malformed: a negative length")
     meta = IndexMeta.from_json(header.get("meta"))
     ends = list(accumulate(lengths, initial=stream_end))
+    if ends[-1] > size:
+        return None
     blanks = [np.zeros(n, dtype=np.uint8) for n in lengths]
     stream = io.BytesIO(memoryview(head)[body_at:stream_end])
     state = _safe_unpickle(stream, [blank.data for blank in blanks])

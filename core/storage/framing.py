@@ -47,7 +47,7 @@ def unframe(
         raise StoreVersionError(f"{what} format {found} is not this version's {accepted[-1]}")
     try:
         header = json.loads(data[start : start + length].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise IntegrityError(f"{what} header is not valid JSON: {exc}") from None
     if not isinstance(header, dict):
         raise IntegrityError(f"{what} header is not an object")

@@ -506,3 +506,73 @@ def test_a_process_closing_after_another_deleted_does_not_write_the_vector_back(
         on_disk, _ = VectorIndex.load(graph_file, layer._codec())
         assert doomed.id not in on_disk
         assert len(on_disk) == 1
+
+
+# --- bad input ----------------------------------------------------------------------------
+
+
+def _sealed_plaintext(path: Path, codec: Codec, plain: bytes) -> None:
+    """Seal `plain` as the vector file at `path` (authentic, whatever it holds)."""
+    with path.open("wb") as handle:
+        codec.seal_to([plain], vi_module._aad(path), handle)
+
+
+@pytest.mark.parametrize("change", ["buffers", "next_label"])
+def test_sizes_the_table_does_not_bear_out_are_refused_not_allocated(
+    saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec, change: str
+) -> None:
+    """A header that names buffers longer than the file, or more labels than the element
+    table has: the lean read never allocates from it (it is not authenticated yet), and
+    the full read refuses it with one clear error."""
+    from core.index.vector_index import FORMAT_VERSION, MAGIC
+    from core.storage.framing import frame, unframe
+
+    full, path, _, _ = saved
+    plain = full.plaintext(META)
+    header, at = unframe(plain, MAGIC, FORMAT_VERSION, "vector index")
+    if change == "buffers":
+        header["buffers"] = [*header["buffers"][:-1], 10**15]
+    else:
+        header["next_label"] = 10**15
+    _sealed_plaintext(path, codec, frame(MAGIC, FORMAT_VERSION, header, plain[at:]))
+    with pytest.raises(IntegrityError):
+        VectorIndex.load(path, codec, graph=False)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [b"[" * 100_000 + b"]" * 100_000, b'{"base": "\\xff', b"\xff\xfe not json"],
+    ids=["deeply-nested", "bad-escape", "invalid-utf8"],
+)
+def test_an_additions_file_with_a_broken_header_is_one_clear_error(
+    tmp_path: Path, codec: Codec, head: bytes
+) -> None:
+    """Deeply nested JSON, a broken escape or bytes that are not UTF-8 in the header: an
+    IntegrityError naming the file kind, never a traceback of the JSON parser."""
+    import struct
+
+    from core.storage.framing import write_file
+
+    path = tmp_path / "vectors.delta.idx"
+    plain = vector_delta.MAGIC + struct.pack(">BI", vector_delta.FORMAT_VERSION, len(head)) + head
+    write_file(path, codec.seal(plain, vector_delta._aad(path)), "test", make_dir=False)
+    with pytest.raises(IntegrityError, match="vector additions"):
+        vector_delta.read(path, codec, DIM)
+
+
+def test_a_broken_additions_file_is_dropped_and_the_graph_still_loads(
+    saved: tuple[VectorIndex, Path, list[str], Array],
+    codec: Codec,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Beside a good graph file: one warning line, the additions file deleted, nothing
+    else lost."""
+    _, path, ids, _ = saved
+    extra = vector_delta.delta_path(path)
+    head = b"[" * 100_000
+    plain = vector_delta.MAGIC + b"\x01" + len(head).to_bytes(4, "big") + head
+    extra.write_bytes(codec.seal(plain, vector_delta._aad(extra)))
+    with caplog.at_level(logging.WARNING, logger=vi_module.__name__):
+        lean, meta = VectorIndex.load(path, codec, graph=False)
+    assert not extra.exists() and meta.count == N - 1 and ids[0] in lean
+    assert "unusable" in caplog.text and "Traceback" not in caplog.text
