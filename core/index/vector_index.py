@@ -224,8 +224,7 @@ class VectorIndex:
         # None while the graph is left in its file (`load(graph=False)`, `release_graph`).
         self._index: Any | None = self._new_hnsw(max(capacity, 16))
         self._rows: HalfRows = np.zeros((max(capacity, 16), dim), dtype=np.float16)
-        # The file the rows match, where a graph left out is read from, and the changes
-        # made since that are not in it (only while the graph is left out).
+        # The graph file last read or written: where a graph left out is read from.
         self._source: _Source | None = None
         # This process's own changes since the graph file was read or written, while they
         # stay few: what a save merges into the additions file beside the graph
@@ -507,8 +506,9 @@ class VectorIndex:
     def save(self, path: Path, codec: Codec, meta: IndexMeta, *, whole: bool = False) -> IndexMeta:
         """Seal and atomically write the index to `path`; return the meta written.
 
-        Without the graph in memory and with only additions since the file was read, only
-        the additions file is written, unless `whole` (a key rotation rewrites both).
+        When this process's changes since the graph file are a few additions, they are
+        merged into the additions file beside it and the graph file is left as it is,
+        unless `whole` (a key rotation rewrites both).
 
         Raises:
             ResourceUnavailableError: the file cannot be written (disk full, no directory).
@@ -521,7 +521,7 @@ class VectorIndex:
             file_id = secrets.token_hex(8)
             pieces = self._pieces(meta, file_id)
             written, in_file = replace(meta, count=len(self)), frozenset(self._labels)
-            journal, self._journal, self._journaled = self._journal, [], 0
+            self._journal, self._journaled = [], 0
         aad = _aad(path)
         try:
             write_file_with(
@@ -531,12 +531,8 @@ class VectorIndex:
                 make_dir=False,
             )
         except MemoryCenterError:
-            with self._lock:  # not written: what was journaled still is not in the file
-                if journal is None or self._journal is None:
-                    self._journal, self._journaled = None, 0
-                else:
-                    self._journal = journal + self._journal
-                    self._journaled = sum(len(ids) for ids, _ in self._journal)
+            with self._lock:  # not written: the next save writes the whole graph
+                self._journal, self._journaled = None, 0
             raise
         # The new graph holds every addition: the old file's are stale now (R19).
         vector_delta.remove(vector_delta.delta_path(path))
@@ -802,9 +798,9 @@ class VectorIndex:
         return self._index
 
     def _materialize(self) -> None:
-        """Read the graph of the file the rows came from (as it is now: another process may
-        have saved since) and replay the journal on it; from the rows if that file is gone
-        or no longer this embedder's."""
+        """Read the graph file as it is now, with its additions (another process may have
+        saved since), and replay this process's journal on it; from the rows if that file is
+        gone or no longer this embedder's."""
         source, base = self._source, None
         if source is not None:
             try:

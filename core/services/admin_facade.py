@@ -194,10 +194,10 @@ class AdminFacade(FacadeBase):
 
     def leave_vector_graph_on_disk(self) -> None:
         """For a process without a hot path (the memory center): the vector index's HNSW
-        graph stays in its sealed file, read only to save changes; searches score the
-        in-scope vectors exactly (~20 ms per 10,000 vectors). At 100k x 384 this keeps the
-        graph (176 MiB) and the plaintext it is built from (165 MiB) out of memory (#13).
-        Call before `warm_up`."""
+        graph stays in its sealed file, read only when a save must rewrite it; searches
+        score the in-scope vectors exactly (~20 ms per 10,000 vectors). At 100k x 384 this
+        keeps the graph (176 MiB) and the plaintext it is built from (165 MiB) out of
+        memory (#13). Call before `warm_up`."""
         self._agents.leave_vector_graph_on_disk()
 
     def paused_agents(self) -> frozenset[str]:
