@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from app import one_shot
 from app.paths import (
     LLM_KEY_ENV,
     LLM_MODEL_ENV,
@@ -49,6 +50,7 @@ def open_service(
         # A long-running process holds the big indexes: keep its resident memory down.
         map_big_blocks_apart()
     service = _open(data_dir, create, prompt, database_url, member)
+    one_shot.settled()
     if graph_on_demand:
         service.leave_vector_graph_on_disk()
     if warm_model:

@@ -2,8 +2,9 @@
 
 `memory-center` and `memory-center gui` (with `--demo`, `--data-dir DIR`) open the window at
 once and load everything else behind a progress state; the common per-turn commands go to
-the store's daemon when one is running (`app/hooks/cli_forward.py`); every other command
-goes to the command line, the package `app.cli`.
+the store's daemon when one is running (`app/hooks/cli_forward.py`), else run in this
+process as one-shot commands (`app/one_shot.py`); every other command goes to the command
+line, the package `app.cli`.
 """
 
 from __future__ import annotations
@@ -33,17 +34,29 @@ def gui_request(argv: list[str]) -> tuple[Path | None, bool] | None:
     return data_dir, demo
 
 
+def _data_dir(given: str | None) -> Path:
+    """The store a command names with a leading `--data-dir`, else the default one."""
+    from app.paths import default_data_dir
+
+    return Path(given).expanduser() if given else default_data_dir()
+
+
 def main() -> None:
     """Open the window fast, or run the command line."""
     request = gui_request(sys.argv[1:])
     if request is None:
-        from app.hooks.cli_forward import forward
+        from app.hooks.cli_forward import command_of, forward
 
         code = forward(sys.argv[1:])
         if code is not None:
             sys.exit(code)
         from app.cli import main as cli_main
 
+        per_turn = command_of(sys.argv[1:])
+        if per_turn is not None:
+            from app.one_shot import run
+
+            run(cli_main, _data_dir(per_turn[0]))
         cli_main()
         return
     from app.gui_start import start_gui

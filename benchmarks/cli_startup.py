@@ -13,8 +13,10 @@ commands run from that checkout too, interleaved run by run with this one so bot
 same machine load; each checkout gets its own small store (a few memories and
 events). `python -c pass` is timed as the floor. The load average is printed at the start and
 the end. The store key is protected by a passphrase here (no OS keyring on a headless
-machine), so every command that opens the store pays its scrypt derivation (the
-`key derivation` row). Numbers are printed, not asserted; results go to docs/benchmarks.md.
+machine), so every command that opens the store runs its scrypt derivation (the
+`key derivation` row); since the one-shot path (app/one_shot.py) it runs on a second core
+while the engine is imported. Numbers are printed, not asserted; results go to
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ def prepare(checkout: Path, data_dir: Path, daemon: bool) -> dict[str, str]:
 
 
 def key_derivation_seconds() -> float:
-    """One scrypt derivation with the store's parameters: the floor of opening a store."""
+    """One scrypt derivation with the store's parameters, timed alone."""
     from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
     from core.crypto.keys import SCRYPT_N, SCRYPT_P, SCRYPT_R

@@ -14,6 +14,7 @@ import binascii
 import json
 import os
 import secrets
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,7 +25,12 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from core.crypto.keyfile import parse_key_file
-from core.errors import IntegrityError, KeyUnavailableError, WrongPassphraseError
+from core.errors import (
+    IntegrityError,
+    InvalidInputError,
+    KeyUnavailableError,
+    WrongPassphraseError,
+)
 
 KEYRING_SERVICE = "memory-center"
 KEY_FILE_NAME = "keyfile.json"
@@ -272,8 +278,6 @@ def check_passphrase(passphrase: str) -> None:
     Raises:
         InvalidInputError: the passphrase is shorter than MIN_PASSPHRASE.
     """
-    from core.errors import InvalidInputError
-
     if len(passphrase) < MIN_PASSPHRASE:
         raise InvalidInputError("passphrase", f"must be at least {MIN_PASSPHRASE} characters")
 
@@ -331,12 +335,60 @@ def _derive(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:
 
 
 def _derive_bytes(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
+    ahead = _AHEAD.pop((passphrase, salt, n, r, p), None)
+    if ahead is not None:
+        ahead.join()
+        if ahead.kek is not None:
+            return ahead.kek
     return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
 
 
-def _passphrase_bytes(passphrase: str) -> bytes:
-    from core.errors import InvalidInputError
+class _Derivation(threading.Thread):
+    """One scrypt derivation run beside the caller; `kek` is None until it is done, and
+    stays None when it failed (the open then derives again and reports what went wrong)."""
 
+    def __init__(self, passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> None:
+        super().__init__(name="memory-center-unlock-ahead", daemon=True)
+        self._inputs = (passphrase, salt, n, r, p)
+        self.kek: bytes | None = None
+
+    def run(self) -> None:
+        passphrase, salt, n, r, p = self._inputs
+        try:
+            self.kek = Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
+        except Exception:  # the open derives again and names the problem
+            self.kek = None
+
+
+# Derivations started ahead of the open that will need them, by their exact inputs.
+_AHEAD: dict[tuple[bytes, bytes, int, int, int], _Derivation] = {}
+
+
+def derive_ahead(path: Path, passphrase: str) -> None:
+    """Start deriving, in a thread, the key that unlocks the key file at `path`.
+
+    A command run in its own process spends ~0.1 s in scrypt and ~0.2 s importing the
+    engine before it can open the store. scrypt releases the GIL, so started first it runs
+    on another core while the imports proceed, and the open takes its result instead of
+    deriving (`PassphraseKeyStore.load`, only for the very same passphrase, salt and
+    parameters). Nothing is decided here: a key file that is missing or malformed, or a
+    passphrase that is not text, leaves the open to find the problem and report it as
+    it always does.
+    """
+    try:
+        sealed = parse_key_file(path.read_bytes(), path)
+        secret = _passphrase_bytes(passphrase)
+    except (OSError, KeyUnavailableError, InvalidInputError):
+        return
+    inputs = (secret, sealed.salt, sealed.n, sealed.r, sealed.p)
+    if inputs in _AHEAD:
+        return
+    derivation = _Derivation(*inputs)
+    _AHEAD[inputs] = derivation
+    derivation.start()
+
+
+def _passphrase_bytes(passphrase: str) -> bytes:
     try:
         return passphrase.encode("utf-8")
     except UnicodeEncodeError:

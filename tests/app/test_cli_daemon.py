@@ -27,17 +27,16 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # The console script, plus a last stderr line saying whether this process imported the
 # command line or the engine (a command the daemon answered needs neither).
 ENTRY = """
-import sys
+import atexit, sys
+
+def probe():
+    here = "app.cli" in sys.modules or "sqlalchemy" in sys.modules
+    sys.stderr.write("\\nIN PROCESS " + ("yes" if here else "no") + "\\n")
+
+# An exit handler: a command run in process ends the process itself (app/one_shot.py).
+atexit.register(probe)
 from app.launch import main
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-else:
-    code = 0
-here = "app.cli" in sys.modules or "sqlalchemy" in sys.modules
-sys.stderr.write("\\nIN PROCESS " + ("yes" if here else "no") + "\\n")
-sys.exit(code)
+main()
 """
 SCOPE = ("--scope", "user=alice")
 

@@ -26,6 +26,7 @@ from core import (
     NewEvent,
     WrongPassphraseError,
 )
+from core.crypto import keys as keys_module
 from core.crypto.keys import (
     KEY_FILE_NAME,
     KEYRING_SERVICE,
@@ -35,6 +36,7 @@ from core.crypto.keys import (
     PassphraseKeyStore,
     atomic_write,
     check_passphrase,
+    derive_ahead,
     keyring_backend_name,
     keyring_usable,
     new_key_id,
@@ -231,6 +233,61 @@ def test_malformed_key_file_is_key_unavailable(tmp_path: Path, content: bytes) -
     with pytest.raises(KeyUnavailableError) as info:
         PassphraseKeyStore(path, PASSPHRASE).load()
     assert not isinstance(info.value, WrongPassphraseError)
+    assert str(path) in info.value.message
+
+
+# --- the derivation started ahead of the open (#13) ------------------------------------
+
+
+def test_a_derivation_started_ahead_unlocks_the_same_key_set(tmp_path: Path) -> None:
+    """#13: the key derived beside the imports is the one the open takes, and it is taken
+    once: a second load derives again."""
+    path = tmp_path / KEY_FILE_NAME
+    keys = KeySet.generate()
+    PassphraseKeyStore(path, PASSPHRASE).save(keys)
+    derive_ahead(path, PASSPHRASE)
+    assert len(keys_module._AHEAD) == 1
+    assert PassphraseKeyStore(path, PASSPHRASE).load() == keys
+    assert keys_module._AHEAD == {}
+    assert PassphraseKeyStore(path, PASSPHRASE).load() == keys
+
+
+def test_a_wrong_passphrase_derived_ahead_is_still_reported_as_wrong(tmp_path: Path) -> None:
+    path = tmp_path / KEY_FILE_NAME
+    PassphraseKeyStore(path, PASSPHRASE).save(KeySet.generate())
+    derive_ahead(path, "another passphrase")
+    with pytest.raises(WrongPassphraseError, match="wrong passphrase"):
+        PassphraseKeyStore(path, "another passphrase").load()
+
+
+def test_a_key_file_replaced_after_the_derivation_began_is_unlocked_with_its_own_salt(
+    tmp_path: Path,
+) -> None:
+    """A rotation in another process between the start and the open: the derivation ahead
+    was for the old file's salt and is not used for the new one."""
+    path = tmp_path / KEY_FILE_NAME
+    PassphraseKeyStore(path, PASSPHRASE).save(KeySet.generate())
+    derive_ahead(path, PASSPHRASE)
+    newer = KeySet.generate()
+    PassphraseKeyStore(path, PASSPHRASE).save(newer)
+    assert PassphraseKeyStore(path, PASSPHRASE).load() == newer
+    keys_module._AHEAD.clear()
+
+
+@pytest.mark.parametrize("content", [None, b"{not json", b'{"n": 1099511627776}'])
+def test_a_missing_or_malformed_key_file_is_left_to_the_open_to_report(
+    tmp_path: Path, content: bytes | None
+) -> None:
+    """Bad input: starting ahead decides nothing and raises nothing; the open reports the
+    file as it always did, naming it."""
+    path = tmp_path / KEY_FILE_NAME
+    if content is not None:
+        path.write_bytes(content)
+    derive_ahead(path, PASSPHRASE)
+    derive_ahead(path, "\udcff not text")
+    assert keys_module._AHEAD == {}
+    with pytest.raises(KeyUnavailableError) as info:
+        PassphraseKeyStore(path, PASSPHRASE).load()
     assert str(path) in info.value.message
 
 
