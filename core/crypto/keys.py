@@ -337,27 +337,41 @@ def _derive(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:
 def _derive_bytes(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
     ahead = _AHEAD.pop((passphrase, salt, n, r, p), None)
     if ahead is not None:
-        ahead.join()
-        if ahead.kek is not None:
-            return ahead.kek
+        return ahead.result()
+    return _scrypt(passphrase, salt, n, r, p)
+
+
+def _scrypt(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
     return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
 
 
 class _Derivation(threading.Thread):
-    """One scrypt derivation run beside the caller; `kek` is None until it is done, and
-    stays None when it failed (the open then derives again and reports what went wrong)."""
+    """One scrypt derivation run beside the caller; `result` gives what deriving in the
+    caller would have given: the key, or the same exception."""
 
     def __init__(self, passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> None:
         super().__init__(name="memory-center-unlock-ahead", daemon=True)
         self._inputs = (passphrase, salt, n, r, p)
-        self.kek: bytes | None = None
+        self._derive = _scrypt
+        self._kek = b""
+        self._error: BaseException | None = None
 
     def run(self) -> None:
-        passphrase, salt, n, r, p = self._inputs
         try:
-            self.kek = Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
-        except Exception:  # the open derives again and names the problem
-            self.kek = None
+            self._kek = self._derive(*self._inputs)
+        except BaseException as exc:  # raised in the caller by `result`
+            self._error = exc
+
+    def result(self) -> bytes:
+        """The derived key once the thread is done.
+
+        Raises:
+            Whatever the derivation raised.
+        """
+        self.join()
+        if self._error is not None:
+            raise self._error
+        return self._kek
 
 
 # Derivations started ahead of the open that will need them, by their exact inputs.

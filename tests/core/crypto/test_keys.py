@@ -246,10 +246,29 @@ def test_a_derivation_started_ahead_unlocks_the_same_key_set(tmp_path: Path) -> 
     keys = KeySet.generate()
     PassphraseKeyStore(path, PASSPHRASE).save(keys)
     derive_ahead(path, PASSPHRASE)
+    derive_ahead(path, PASSPHRASE)  # the same inputs again: still one derivation
     assert len(keys_module._AHEAD) == 1
     assert PassphraseKeyStore(path, PASSPHRASE).load() == keys
     assert keys_module._AHEAD == {}
     assert PassphraseKeyStore(path, PASSPHRASE).load() == keys
+
+
+def test_a_derivation_that_failed_ahead_fails_the_open_as_it_would_have(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the thread's scrypt raised is raised by the open, as if it had derived itself."""
+    path = tmp_path / KEY_FILE_NAME
+    PassphraseKeyStore(path, PASSPHRASE).save(KeySet.generate())
+
+    def exhausted(*_args: object) -> bytes:
+        raise MemoryError("scrypt could not allocate")
+
+    monkeypatch.setattr(keys_module, "_scrypt", exhausted)
+    derive_ahead(path, PASSPHRASE)
+    monkeypatch.undo()
+    with pytest.raises(MemoryError, match="scrypt could not allocate"):
+        PassphraseKeyStore(path, PASSPHRASE).load()
+    assert keys_module._AHEAD == {}
 
 
 def test_a_wrong_passphrase_derived_ahead_is_still_reported_as_wrong(tmp_path: Path) -> None:
