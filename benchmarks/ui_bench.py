@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/ui_bench_store.py /tmp/bench 20000   # once; builds the store
-    QT_QPA_PLATFORM=offscreen python benchmarks/ui_bench.py /tmp/bench [--graph]
+    QT_QPA_PLATFORM=offscreen python benchmarks/ui_bench.py /tmp/bench [--graph] [--delete]
 
 A store built with `ui_bench_store.py DIR COUNT --bulk` (inject_bench's `fill()`: texts
 "... (note N).", scopes user=userK project=projectK) is detected by its texts and
@@ -74,10 +74,13 @@ def main() -> int:
 
     from ui.main_window import MainWindow
 
-    args = [a for a in sys.argv[1:] if a != "--graph"]
+    args = [a for a in sys.argv[1:] if a not in ("--graph", "--delete")]
     # --graph: keep the vector graph in memory, as agents do (the memory center leaves it in
     # its file and searches the rows exactly, `leave_vector_graph_on_disk`, #13).
     with_graph = "--graph" in sys.argv[1:]
+    # --delete: also delete a memory the vector file holds before closing, so the close
+    # must write the graph file again (R19), not only the additions file beside it.
+    with_delete = "--delete" in sys.argv[1:]
     store = Path(args[0]) if len(args) == 1 else None
     if store is None or not (store / "memory-center.sqlite3").is_file():
         # Never open (and so create) a store at a mistyped path such as `--help`.
@@ -202,12 +205,21 @@ def main() -> int:
     # A new text each run (the bench store keeps it: one more memory per run).
     text = f"A change made by the timeline benchmark, run {time.time_ns()}."
     service.remember({"user": "user7", "project": "project7"}, text)
+    what = "one changed vector"
+    if with_delete and layer is not None:
+        ids = layer.index.ids()  # the middle one: a bulk memory, in the graph file
+        service.delete(ids[len(ids) // 2], reason="timeline benchmark")
+        what = "one new and one deleted vector"
     if layer is not None:
         layer.wait_idle(60)
     window.close()
+    graph_file = store / "index" / "vectors.mcidx"
+    before = graph_file.stat().st_ino if graph_file.exists() else None
     t = time.perf_counter()
     service.close()
-    print(f"close with one changed vector saved: {time.perf_counter() - t:.2f} s")
+    print(f"close with {what} saved: {time.perf_counter() - t:.2f} s")
+    rewritten = graph_file.exists() and graph_file.stat().st_ino != before
+    print(f"graph file written again at close: {'yes' if rewritten else 'no'}")
     _rss("after that close")
     sys.stdout.flush()
     # Skip interpreter teardown: PySide6 can crash while garbage-collecting Qt objects at exit.

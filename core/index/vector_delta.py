@@ -9,7 +9,9 @@ it; a save that writes the graph includes it and deletes it.
 The file names the graph file it extends (the graph header's ``file_id``): beside any other
 graph file it is stale and is deleted, since it may hold the vector of a memory deleted
 since (R19). Deleting a memory this file holds writes it again without it; deleting one
-the graph file holds rewrites the graph file (and deletes this one).
+the graph file holds rewrites the graph file: a save that writes the whole graph deletes
+this file, and a rewrite in passing (`vector_index._rewrite_scrubbed`) writes it again for
+the new graph file.
 
 Plaintext = magic, a JSON header (``base``: the graph file's id, ``ids``, ``dim``), then
 the vectors as little-endian float32 rows; sealed with ``Aad("index_files", <file name>,

@@ -58,6 +58,14 @@ Design choices, and why:
   includes it and deletes it. The journal of this process's own changes is what is merged
   (and what a graph read back from the file gets replayed): a vector read from the
   additions file is never written back by a process that only read it.
+* Removals written in passing. A process without the graph whose changes remove vectors
+  the graph file holds (the memory center deleting a memory) does not read the graph to
+  save: it writes the file again as it decrypts it, piece by piece, with those elements'
+  vectors zeroed and marked deleted as `remove` leaves them in a graph, their ids out of the
+  header, and hnswlib's `has_deletions` set in the pickle stream (which is re-pickled from
+  the state read against blank buffers, and used only if it first reproduces the stream
+  byte for byte); its additions go beside the new file. The old file's tag is checked
+  before the new one replaces it. A purge still rebuilds the graph (`rebuild_without`).
 
 Every public method takes one lock: hnswlib's own per-call thread safety does not cover our
 id map and rows, and on a two-core machine parallel queries gain little.
@@ -65,6 +73,7 @@ id map and rows, and on a two-core machine parallel queries gain little.
 
 from __future__ import annotations
 
+import copyreg
 import io
 import logging
 import pickle
@@ -518,6 +527,10 @@ class VectorIndex:
                 saved = self._save_additions(codec, meta)
                 if saved is not None:
                     return saved
+            if not whole and self._index is None and self._on_file(path):
+                saved = self._save_removals_in_passing(codec, meta)
+                if saved is not None:
+                    return saved
             file_id = secrets.token_hex(8)
             pieces = self._pieces(meta, file_id)
             written, in_file = replace(meta, count=len(self)), frozenset(self._labels)
@@ -540,40 +553,90 @@ class VectorIndex:
             self._source = _Source(path, codec, written, file_id, in_file, _stamp(path))
         return written
 
-    def _additions_possible(self, path: Path) -> bool:
-        """True when a save may leave the graph file as it is: every change of this
-        process since that file is journaled, the file has an id and is still there, and
-        no change removes a vector it holds (R19)."""
-        source, journal = self._source, self._journal
-        if journal is None or source is None or not source.file_id:
+    def _on_file(self, path: Path) -> bool:
+        """True when every change of this process since the graph file it read is
+        journaled, and that file has an id and is still there as it was read."""
+        source = self._source
+        if self._journal is None or source is None or not source.file_id:
             return False
-        if source.path != path or source.stamp != _stamp(path):
-            return False  # elsewhere, or another process replaced (or deleted) the file
+        # Elsewhere, or another process replaced (or deleted) the file.
+        return source.path == path and source.stamp == _stamp(path)
+
+    def _additions_possible(self, path: Path) -> bool:
+        """True when a save may leave the graph file as it is: the journal is on the file
+        (`_on_file`) and no change removes a vector it holds (R19)."""
+        source, journal = self._source, self._journal
+        if not self._on_file(path):
+            return False
+        assert source is not None and journal is not None
         return not any(v is None and ids[0] in source.in_file for ids, v in journal)
 
-    def _save_additions(self, codec: Codec, meta: IndexMeta) -> IndexMeta | None:
-        """Merge the journal into the additions file beside the graph file (with the lock):
-        what other processes saved there stays, this one's removals leave it. None when
-        that would hold more than `DELTA_MAX` vectors (the graph is written instead)."""
+    def _merged_additions(self, codec: Codec) -> dict[str, Vector] | None:
+        """The additions file's vectors with this process's journal merged in: what other
+        processes saved there stays, this one's removals leave it. None past `DELTA_MAX`."""
         source, journal = self._source, self._journal
         assert source is not None and journal is not None
-        where = vector_delta.delta_path(source.path)
-        current = _additions_of(where, codec, source)
+        current = _additions_of(vector_delta.delta_path(source.path), codec, source)
         removed = {ids[0] for ids, vectors in journal if vectors is None}
         pairs = zip(current.ids, current.vectors, strict=True) if current else iter(())
         merged = {memory_id: row for memory_id, row in pairs if memory_id not in removed}
         merged.update(zip(*vector_delta.net_additions(journal), strict=True))
-        if len(merged) > DELTA_MAX:
-            return None
+        return merged if len(merged) <= DELTA_MAX else None
+
+    def _write_additions(self, codec: Codec, merged: dict[str, Vector]) -> None:
+        """Keep `merged` in the additions file of the graph file last read or written."""
+        assert self._source is not None
+        where = vector_delta.delta_path(self._source.path)
         if merged:
-            delta = vector_delta.Delta(
-                source.file_id, list(merged), np.stack(list(merged.values()))
+            rows = np.stack(list(merged.values()))
+            vector_delta.write(
+                where, codec, vector_delta.Delta(self._source.file_id, list(merged), rows)
             )
-            vector_delta.write(where, codec, delta)
         else:
             vector_delta.remove(where)
+
+    def _save_additions(self, codec: Codec, meta: IndexMeta) -> IndexMeta | None:
+        """Merge the journal into the additions file beside the graph file (with the lock).
+        None when that would hold more than `DELTA_MAX` vectors (the graph is written
+        instead)."""
+        source = self._source
+        assert source is not None
+        merged = self._merged_additions(codec)
+        if merged is None:
+            return None
+        self._write_additions(codec, merged)
         written = replace(meta, count=len(self))
         self._source = replace(source, meta=written)
+        return written
+
+    def _save_removals_in_passing(self, codec: Codec, meta: IndexMeta) -> IndexMeta | None:
+        """Without the graph in memory (with the lock): write the graph file again as it is
+        read, with the elements of the memories this process deleted scrubbed and marked
+        deleted (`_rewrite_scrubbed`), then its additions beside it. The peak is a piece of
+        the file, where reading the graph and pickling it held both (~350 MiB at 100k x 384).
+        None when the file's layout does not allow it, it fails its tag, or the additions
+        would exceed `DELTA_MAX` (the graph is read and written whole instead)."""
+        source, journal = self._source, self._journal
+        assert source is not None and journal is not None
+        merged = self._merged_additions(codec)
+        if merged is None:
+            return None
+        gone = {ids[0] for ids, v in journal if v is None and ids[0] in source.in_file}
+        file_id = secrets.token_hex(8)
+        try:
+            kept = _rewrite_scrubbed(source, codec, meta, gone, file_id)
+        except MemoryCenterError as exc:
+            # The graph's way reads the file too and, when it cannot, builds the graph from
+            # the rows: the vector leaves the disk either way (R19).
+            log.warning("vector file %s not rewritten in passing: %s", source.path, exc)
+            return None
+        if kept is None:
+            return None
+        written = replace(meta, count=len(self))
+        self._source = _Source(
+            source.path, codec, written, file_id, frozenset(kept), _stamp(source.path)
+        )
+        self._write_additions(codec, merged)
         return written
 
     @classmethod
@@ -641,7 +704,7 @@ class VectorIndex:
             layout = _rows_layout(pieces, size)
             if layout is None:
                 return None
-            head, header, meta, table, length = layout
+            header, meta, table = layout.header, layout.meta, layout.table
             ef = ef_search or int(header.get("ef_search", DEFAULT_EF))
             self = cls(meta.dim, ef_search=ef, capacity=16)
             self._index = None
@@ -653,8 +716,8 @@ class VectorIndex:
             rows = self._blank_rows(meta.dim)
             # Reads to the end, so the tag (over the header too) is checked before any of it
             # is kept.
-            whole = table.fill(rows, chain([bytes(head)], pieces), meta.dim)
-        if pieces.count != length:
+            whole = table.fill(rows, chain([bytes(layout.head)], pieces), meta.dim)
+        if pieces.count != layout.length:
             raise IntegrityError("vector index buffers do not add up to the file's length")
         if not whole:
             return None  # labels out of range: the full load reads them from the graph
@@ -962,6 +1025,42 @@ class _Table:
         rows[labels[inside].astype(np.int64)] = vectors[inside]
         return bool(inside.all())
 
+    def scrub(
+        self, pieces: Iterable[bytes], at: int, labels: frozenset[int], dim: int, mark_at: int
+    ) -> Iterator[bytes]:
+        """The plaintext's `pieces` (the first starting at offset `at`) passed on, with the
+        elements of `labels` changed as hnswlib's delete leaves them after our scrub: the
+        vector zeroed, the delete mark (bit 0 of byte `mark_at`) set."""
+        end = self.start + self.count * self.width
+        wanted = np.fromiter(labels, dtype=np.uint64, count=len(labels))
+        carry = b""  # the start of an element split between pieces
+        for piece in pieces:
+            lo = min(max(self.start - at, 0), len(piece))
+            hi = max(min(end - at, len(piece)), lo)
+            at += len(piece)
+            if lo == hi:
+                yield piece
+                continue
+            yield piece[:lo]
+            chunk = carry + piece[lo:hi]
+            cut = len(chunk) - len(chunk) % self.width
+            if cut:
+                yield self._scrubbed(chunk[:cut], wanted, dim, mark_at)
+            carry = chunk[cut:]
+            yield piece[hi:]
+
+    def _scrubbed(self, chunk: bytes, wanted: NDArray[np.uint64], dim: int, mark_at: int) -> bytes:
+        elements = np.frombuffer(chunk, dtype=np.uint8).reshape(-1, self.width)
+        at = self.label_at
+        labels = np.ascontiguousarray(elements[:, at : at + 8]).view(np.uint64)[:, 0]
+        hit = np.isin(labels, wanted)
+        if not hit.any():
+            return chunk
+        changed = elements.copy()
+        changed[hit, self.data_at : self.data_at + 4 * dim] = 0
+        changed[hit, mark_at] |= 1
+        return changed.tobytes()
+
     def fill(self, rows: HalfRows, pieces: Iterable[bytes], dim: int) -> bool:
         """File the vectors of the table's elements as the plaintext's `pieces` pass; False
         when a label falls outside `rows`. Reads every piece (so a sealed file's tag is
@@ -1028,14 +1127,27 @@ class _Counted:
         return piece
 
 
-def _rows_layout(
-    pieces: Iterator[bytes], size: int
-) -> tuple[bytearray, dict[str, Any], IndexMeta, _Table, int] | None:
-    """Read a format-2 plaintext up to the end of its pickle stream; return what was read,
-    the header, the meta, where the element table lies and the plaintext's whole length.
-    None for format 1, a layout not understood, or lengths a file of `size` bytes (sealed
-    uncompressed) cannot hold: nothing read here is authentic until the rest of the pieces
-    passed without an error, so nothing is sized from it unchecked.
+@dataclass(frozen=True)
+class _Layout:
+    """A format-2 plaintext as far as it was read: `head` (through the pickle stream at
+    least), its header and meta, where the stream lies, the graph's state unpickled against
+    blank buffers, where the element table lies, and the plaintext's whole length."""
+
+    head: bytearray
+    header: dict[str, Any]
+    meta: IndexMeta
+    body_at: int
+    stream_end: int
+    state: Any
+    table: _Table
+    length: int
+
+
+def _rows_layout(pieces: Iterator[bytes], size: int) -> _Layout | None:
+    """Read a format-2 plaintext up to the end of its pickle stream and locate its element
+    table. None for format 1, a layout not understood, or lengths a file of `size` bytes
+    (sealed uncompressed) cannot hold: nothing read here is authentic until the rest of the
+    pieces passed without an error, so nothing is sized from it unchecked.
 
     The stream is unpickled against untouched zero buffers (calloc'd, so not resident) of
     the out-of-band lengths: only the parameters and the element table's place are read.
@@ -1069,8 +1181,106 @@ def _rows_layout(
             table = replace(table, start=start + at - base)
             if table.start + table.count * table.width > end:
                 return None
-            return head, header, meta, table, ends[-1]
+            return _Layout(head, header, meta, body_at, stream_end, state, table, ends[-1])
     return None
+
+
+def _rewrite_scrubbed(
+    source: _Source, codec: Codec, meta: IndexMeta, gone: set[str], file_id: str
+) -> list[str] | None:
+    """Write the graph file `source` read again, sealed with `codec`, piece by piece as it
+    is decrypted, without the memories `gone`: their elements' vectors zeroed and their
+    elements marked deleted, as `VectorIndex.remove` does in a graph (R19), and their ids
+    out of the header; `file_id` names the new file. Returns the ids it holds, or None
+    (nothing written) when the file is format 1 or its pickle stream cannot be reproduced
+    exactly.
+
+    The old file is read to its end, and its tag checked, before the new one replaces it:
+    a file that fails is left as it is and nothing of it is sealed again.
+
+    Raises:
+        IntegrityError: the file is tampered or malformed.
+        KeyUnavailableError: it is sealed with a key `source.codec` does not hold.
+        ResourceUnavailableError: it cannot be read or the new one cannot be written.
+    """
+    path = source.path
+    aad = _aad(path)
+    with sealed_file_handle(path, "vector index") as (handle, size):
+        pieces = _Counted(source.codec.pieces_from(handle, size, aad))
+        layout = _rows_layout(pieces, size)
+        if layout is None:
+            return None
+        header = layout.header
+        try:
+            pairs = list(zip(header["labels"], header["ids"], strict=True))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IntegrityError(f"vector index header is malformed: {exc}") from None
+        scrubbed = frozenset(int(label) for label, memory_id in pairs if memory_id in gone)
+        kept = [(int(label), str(memory_id)) for label, memory_id in pairs if memory_id not in gone]
+        stream = _stream_with_deletions(layout, bool(scrubbed))
+        if stream is None:
+            return None
+        new_header = {
+            **header,
+            "meta": asdict(replace(meta, count=len(kept))),
+            "labels": [label for label, _ in kept],
+            "ids": [memory_id for _, memory_id in kept],
+            "dead": int(header.get("dead", 0)) + len(scrubbed),
+            "pickle": len(stream),
+            "file_id": file_id,
+        }
+        mark_at = int(layout.state[0]["offset_level0"]) + 2
+
+        def plaintext() -> Iterator[bytes]:
+            yield frame(MAGIC, FORMAT_VERSION, new_header, stream)
+            rest = chain([bytes(layout.head[layout.stream_end :])], pieces)
+            yield from layout.table.scrub(rest, layout.stream_end, scrubbed, meta.dim, mark_at)
+            if pieces.count != layout.length:
+                raise IntegrityError("vector index buffers do not add up to the file's length")
+
+        write_file_with(
+            path, lambda out: codec.seal_to(plaintext(), aad, out), "vector index", make_dir=False
+        )
+    return [memory_id for _, memory_id in kept]
+
+
+# What pickle calls `object.__reduce_ex__`'s constructor for protocol 2 and up (typeshed
+# does not list it).
+_NEWOBJ = copyreg.__newobj__  # type: ignore[attr-defined]
+
+
+class _IndexPickler(pickle.Pickler):
+    """Pickles a blank hnswlib.Index as `pickle.dumps` pickles one holding `state`."""
+
+    def __init__(self, out: io.BytesIO, state: Any) -> None:
+        super().__init__(out, protocol=5, buffer_callback=lambda _buffer: None)
+        self._state = state
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is hnswlib.Index:
+            return _NEWOBJ, (hnswlib.Index,), self._state
+        return NotImplemented
+
+
+def _stream_with_deletions(layout: _Layout, deletions: bool) -> bytes | None:
+    """The graph's pickle stream with hnswlib's `has_deletions` set when `deletions` (a
+    graph loaded with it unset would not skip elements marked deleted); None unless the
+    stream as read is reproduced byte for byte first, so nothing but that flag can change.
+    The arrays stay the blank buffers they were read against (out of band, not copied)."""
+    params = layout.state[0]
+    if not isinstance(params, dict) or not isinstance(params.get("has_deletions"), bool):
+        return None
+
+    def dumped() -> bytes:
+        out = io.BytesIO()
+        _IndexPickler(out, layout.state).dump(hnswlib.Index.__new__(hnswlib.Index))
+        return out.getvalue()
+
+    if dumped() != bytes(layout.head[layout.body_at : layout.stream_end]):
+        return None
+    if deletions:
+        params["has_deletions"] = True
+    return dumped()
 
 
 def _read_head(pieces: Iterator[bytes]) -> tuple[bytearray, dict[str, Any], int, int] | None:

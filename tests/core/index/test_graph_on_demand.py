@@ -4,6 +4,7 @@ and the id map, searches them exactly, and reads the graph only to save what it 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,14 @@ from core.index import vector_delta
 from core.index import vector_index as vi_module
 from core.index.vector_index import IndexMeta, VectorIndex
 from tests.conftest import PASSPHRASE
-from tests.core.index.test_vector_index import DIM, META, Array, contains_vector, unit_vectors
+from tests.core.index.test_vector_index import (
+    DIM,
+    META,
+    Array,
+    contains_vector,
+    stored_vector,
+    unit_vectors,
+)
 
 N = 300
 
@@ -101,10 +109,12 @@ def test_changes_without_the_graph_reach_the_saved_file(
     assert not lean.graph_loaded
     assert _top(lean, fresh[0], 1) == ["new_a"]
     lean.save(path, codec, META)
-    assert lean.release_graph() and not lean.graph_loaded
+    # The removal was written in passing: the graph was never read (#13).
+    assert not lean.graph_loaded and not contains_vector(_file_plaintext(path, codec), vectors[5])
     plain = VectorIndex.load(path, codec)[0].plaintext(META)
     reopened, meta = VectorIndex.load(path, codec)
-    assert meta.count == N - 1 + 2 - 1
+    # The graph file holds one fewer; the two new memories are in its additions file.
+    assert meta.count == N - 1 - 1 and len(reopened) == N - 1 + 2 - 1
     assert {"new_a", "new_b", ids[3]} <= set(reopened.ids())
     assert ids[5] not in reopened and "gone" not in reopened
     np.testing.assert_allclose(reopened.get_vector("new_a"), fresh[0], atol=1e-6)
@@ -276,12 +286,13 @@ def test_additions_alone_are_saved_beside_the_graph_file(
     assert "add_b" in VectorIndex.load(path, codec, graph=False)[0]
 
 
-def test_a_removal_from_the_graph_file_rewrites_it_and_drops_the_additions(
+def test_a_removal_from_the_graph_file_scrubs_it_in_passing_and_keeps_the_additions(
     saved: tuple[VectorIndex, Path, list[str], Array], codec: Codec
 ) -> None:
     """R19: a vector in the graph file is scrubbed by rewriting that file, never hidden by
-    the additions file."""
-    _, path, ids, vectors = saved
+    the additions file. Without the graph in memory the file is rewritten as it is read
+    (#13): the element zeroed and marked deleted, the additions kept beside the new file."""
+    original, path, ids, vectors = saved
     lean, _ = VectorIndex.load(path, codec, graph=False)
     lean.add(["first"], unit_vectors(1, seed=71))
     lean.save(path, codec, META)
@@ -289,11 +300,93 @@ def test_a_removal_from_the_graph_file_rewrites_it_and_drops_the_additions(
     assert extra.exists()
     lean.remove(ids[11])
     lean.save(path, codec, META)
-    assert not extra.exists() and lean.release_graph()
-    plain = VectorIndex.load(path, codec)[0].plaintext(META)
-    assert not contains_vector(plain, vectors[11])
+    assert not lean.graph_loaded and extra.exists()
+    assert not contains_vector(_file_plaintext(path, codec), vectors[11])
+    assert contains_vector(_file_plaintext(path, codec), stored_vector(original, ids[12]))
     again, _ = VectorIndex.load(path, codec, graph=False)
-    assert ids[11] not in again and "first" in again
+    assert ids[11] not in again and "first" in again and len(again) == N - 1
+    full, meta = VectorIndex.load(path, codec)
+    assert ids[11] not in full and "first" in full and meta.count == N - 2
+    assert full.dead_slots == 2  # ids[7] before, ids[11] now
+    assert ids[11] not in _top(full, vectors[11], N) and _top(full, vectors[12], 1) == [ids[12]]
+    # A third process's save reads the rewritten file and its additions as one.
+    full.save(path, codec, META, whole=True)
+    assert not extra.exists()
+    assert "first" in VectorIndex.load(path, codec, graph=False)[0]
+
+
+def test_a_graph_file_without_deletions_gets_its_first_one_in_passing(
+    tmp_path: Path, codec: Codec
+) -> None:
+    """hnswlib skips elements marked deleted only in a graph that says it has deletions:
+    the rewritten pickle stream says so, and a full graph walk never returns the memory."""
+    ids = [f"mem_{i:04d}" for i in range(N)]
+    vectors = unit_vectors(N, seed=5)
+    first = VectorIndex(DIM, capacity=16)
+    first.add(ids, vectors)
+    path = tmp_path / "vectors.idx"
+    first.save(path, codec, META)
+    gone = first._labels[ids[40]]
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    lean.remove(ids[40])
+    lean.save(path, codec, META)
+    assert not lean.graph_loaded
+    full, _ = VectorIndex.load(path, codec)
+    graph = full._graph()
+    labels, _ = graph.knn_query(vectors[40], k=N - 1)
+    assert gone not in {int(label) for label in labels[0]}
+    assert full.search(vectors[40], 1)[0][0] != ids[40]
+
+
+def test_a_file_that_fails_its_tag_is_not_sealed_again_in_passing(
+    saved: tuple[VectorIndex, Path, list[str], Array],
+    codec: Codec,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Bad input: a graph file tampered with after it was read (same size and time, so it
+    still looks like the file read) fails the rewrite at its tag, and nothing of it is
+    sealed again; the save goes the graph's way, which finds the file broken and builds the
+    graph from the rows, so the deleted vector still leaves the disk (R19)."""
+    _, path, ids, vectors = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    lean.remove(ids[20])
+    found = path.stat()
+    blob = bytearray(path.read_bytes())
+    blob[len(blob) // 2] ^= 0x01
+    with path.open("r+b") as handle:
+        handle.write(blob)
+    os.utime(path, ns=(found.st_atime_ns, found.st_mtime_ns))
+    with caplog.at_level(logging.WARNING, logger="core.index.vector_index"):
+        lean.save(path, codec, META)
+    warned = [r.getMessage() for r in caplog.records]
+    assert any("not rewritten in passing" in m for m in warned)
+    assert any("rebuilt" in m for m in warned)
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    again, _ = VectorIndex.load(path, codec)
+    assert ids[20] not in again and len(again) == N - 2
+    assert not contains_vector(_file_plaintext(path, codec), vectors[20])
+
+
+def test_a_format_1_file_is_written_whole_when_a_removal_needs_it(
+    saved: tuple[VectorIndex, Path, list[str], Array],
+    codec: Codec,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file whose pickle stream cannot be reproduced exactly is not edited in passing: the
+    graph is read and written whole, as before."""
+    _, path, ids, vectors = saved
+    lean, _ = VectorIndex.load(path, codec, graph=False)
+    lean.remove(ids[30])
+    monkeypatch.setattr(vi_module, "_stream_with_deletions", lambda _layout, _deletions: None)
+    lean.save(path, codec, META)
+    assert lean.graph_loaded and lean.release_graph()
+    assert not contains_vector(_file_plaintext(path, codec), vectors[30])
+    assert ids[30] not in VectorIndex.load(path, codec)[0]
+
+
+def _file_plaintext(path: Path, codec: Codec) -> bytes:
+    """The graph file's own plaintext, as it lies on disk."""
+    return codec.open(path.read_bytes(), vi_module._aad(path))
 
 
 def test_a_stale_or_damaged_additions_file_is_deleted(
@@ -465,6 +558,51 @@ def test_a_memory_center_session_that_only_adds_writes_the_additions_file(
         assert vectors is not None
         vectors.load_file()
         assert added.id in vectors.index
+
+
+def test_a_memory_center_deletion_scrubs_the_graph_file_without_reading_the_graph(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R19 through the service: the memory center deletes an embedded memory; at its close
+    the graph file is written again without that vector and the graph was never read
+    (#13); an agent's process neither finds nor ranks it, and `verify` passes."""
+    scope = {"user": "ana", "project": "garden"}
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        doomed = svc.remember(scope, "The shed key hides under the blue pot").value.record
+        kept = svc.remember(scope, "Water the tomatoes every morning").value.record
+        assert doomed is not None and kept is not None
+        layer = svc.catalog.vectors
+        assert layer is not None
+        doomed_vector = layer.index.get_vector(doomed.id)
+        assert doomed_vector is not None
+    graph_file = data_dir / "index" / "vectors.mcidx"
+
+    def graph_read(_self: VectorIndex) -> None:
+        raise AssertionError("the memory center read the vector graph")
+
+    svc = _open_lean(data_dir)
+    monkeypatch.setattr(VectorIndex, "_materialize", graph_read)
+    try:
+        assert svc.search_memory(scope, "shed key")[0].memory_id == doomed.id
+        svc.delete(doomed.id, reason="no longer true")
+        layer = svc.catalog.vectors
+        assert layer is not None
+        codec = layer._codec()
+    finally:
+        svc.close()
+    monkeypatch.undo()
+    assert not contains_vector(_file_plaintext(graph_file, codec), doomed_vector)
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as agent:
+        assert agent.verify().ok
+        vectors = agent.catalog.vectors
+        assert vectors is not None
+        vectors.load_file()
+        assert doomed.id not in vectors.index and kept.id in vectors.index
+        assert doomed.id not in [hit.memory_id for hit in agent.search_memory(scope, "shed key")]
 
 
 @pytest.mark.parametrize("lean", [True, False], ids=["memory-center", "agent"])
