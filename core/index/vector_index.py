@@ -1210,13 +1210,22 @@ def _rewrite_scrubbed(
         layout = _rows_layout(pieces, size)
         if layout is None:
             return None
-        header = layout.header
+        header, table = layout.header, layout.table
+        # Not authentic until the tag at the end: read defensively, sized from nothing.
         try:
-            pairs = list(zip(header["labels"], header["ids"], strict=True))
-        except (KeyError, TypeError, ValueError) as exc:
+            pairs = [
+                (int(label), str(memory_id))
+                for label, memory_id in zip(header["labels"], header["ids"], strict=True)
+            ]
+            dead = int(header.get("dead", 0))
+            mark_at = int(layout.state[0]["offset_level0"]) + 2
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
             raise IntegrityError(f"vector index header is malformed: {exc}") from None
-        scrubbed = frozenset(int(label) for label, memory_id in pairs if memory_id in gone)
-        kept = [(int(label), str(memory_id)) for label, memory_id in pairs if memory_id not in gone]
+        fits = max(mark_at + 1, table.data_at + 4 * meta.dim, table.label_at + 8) <= table.width
+        if layout.meta.dim != meta.dim or mark_at < 0 or not fits:
+            return None  # another width, or a layout not understood: the graph's way
+        scrubbed = frozenset(label for label, memory_id in pairs if memory_id in gone)
+        kept = [(label, memory_id) for label, memory_id in pairs if memory_id not in gone]
         stream = _stream_with_deletions(layout, bool(scrubbed))
         if stream is None:
             return None
@@ -1225,16 +1234,15 @@ def _rewrite_scrubbed(
             "meta": asdict(replace(meta, count=len(kept))),
             "labels": [label for label, _ in kept],
             "ids": [memory_id for _, memory_id in kept],
-            "dead": int(header.get("dead", 0)) + len(scrubbed),
+            "dead": dead + len(scrubbed),
             "pickle": len(stream),
             "file_id": file_id,
         }
-        mark_at = int(layout.state[0]["offset_level0"]) + 2
 
         def plaintext() -> Iterator[bytes]:
             yield frame(MAGIC, FORMAT_VERSION, new_header, stream)
             rest = chain([bytes(layout.head[layout.stream_end :])], pieces)
-            yield from layout.table.scrub(rest, layout.stream_end, scrubbed, meta.dim, mark_at)
+            yield from table.scrub(rest, layout.stream_end, scrubbed, meta.dim, mark_at)
             if pieces.count != layout.length:
                 raise IntegrityError("vector index buffers do not add up to the file's length")
 
