@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +18,8 @@ from app.cli import cli
 from core.storage.migrations import CURRENT_VERSION
 from core.storage.store import DB_FILE_NAME
 from tests.conftest import PASSPHRASE
+from tests.support.cli_process import checkout_env, run_python
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 ADD = ["event", "add", "--session", "s1", "--actor", "user", "--trust", "user"]
 
 
@@ -363,22 +361,8 @@ def test_no_passphrase_for_existing_store_exits_one_naming_the_env_var(initialis
 
 
 def _real_cli(store_dir: Path, passphrase: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env.update(
-        PYTHONPATH=str(REPO_ROOT),
-        MEMORY_CENTER_DATA_DIR=str(store_dir),
-        MEMORY_CENTER_PASSPHRASE=passphrase,
-        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-    )
-    return subprocess.run(
-        [sys.executable, "-c", "from app.cli import main; main()", *args],
-        env=env,
-        cwd=REPO_ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = checkout_env(store_dir, passphrase)
+    return run_python("from app.cli import main; main()", *args, env=env)
 
 
 @pytest.mark.slow

