@@ -1,10 +1,14 @@
 """`get_context` latency through the MCP server over stdio, on a store of N memories.
 
-Fills a fresh store with `service.remember` (timed, it is the slow part), then starts the
-real server as a subprocess and makes `--calls` get_context calls through one long-lived
-client session, timing each round trip. Usage:
+Fills a fresh store with `service.remember_many` (timed), then starts the real server as a
+subprocess and makes `--calls` get_context calls through one long-lived client session,
+timing each round trip. Usage:
 
-    .venv/bin/python benchmarks/mcp_bench.py [--memories 10000] [--calls 1000] [--fill-limit 600]
+    .venv/bin/python benchmarks/mcp_bench.py [--memories 10000] [--calls 1000]
+        [--fill-limit 600] [--embedder hashing]
+
+`--embedder hashing` leaves out the default model's query embedding (~20 ms), to show what
+the rest of a call costs.
 
 `--fill-limit` caps the fill time in seconds; the store then holds fewer memories and the
 report says exactly how many.
@@ -84,25 +88,37 @@ def text(i: int) -> str:
     )
 
 
-def fill(data_dir: Path, count: int, limit: float) -> tuple[int, float]:
-    """Remember up to `count` memories within `limit` seconds; return (done, seconds)."""
+FILL_BATCH = 500
+
+
+def request(i: int) -> dict[str, object]:
+    """The fill's `i`-th remember request: 20 project scopes of one user."""
+    return {"scope": {"user": "alice", "project": PROJECTS[i % len(PROJECTS)]}, "text": text(i)}
+
+
+def fill(data_dir: Path, count: int, limit: float, embedder: str | None) -> tuple[int, float]:
+    """Remember up to `count` memories within `limit` seconds through the full policy, in
+    `remember_many` batches (#13); return (done, seconds)."""
     started = time.perf_counter()
     done = 0
-    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        for i in range(count):
-            svc.remember({"user": "alice", "project": PROJECTS[i % len(PROJECTS)]}, text(i))
-            done += 1
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder=embedder
+    ) as svc:
+        while done < count and time.perf_counter() - started <= limit:
+            batch = [request(i) for i in range(done, min(count, done + FILL_BATCH))]
+            svc.remember_many(batch)
+            done += len(batch)
             if done % 1000 == 0:
                 took = time.perf_counter() - started
                 print(f"  {done} memories in {took:.1f} s", flush=True)
-            if time.perf_counter() - started > limit:
-                break
+        if svc.catalog.vectors is not None:
+            svc.catalog.vectors.wait_idle(limit)  # the server then loads a complete index
         counts = dict(svc.status().memory_counts)
     print(f"  store holds memories by status: {counts}")
     return done, time.perf_counter() - started
 
 
-async def measure(data_dir: Path, calls: int) -> tuple[float, list[float]]:
+async def measure(data_dir: Path, calls: int, embedder: str | None) -> tuple[float, list[float]]:
     """Connect once; time `calls` get_context round trips."""
     env = {
         "PYTHONPATH": str(REPO),
@@ -111,6 +127,8 @@ async def measure(data_dir: Path, calls: int) -> tuple[float, list[float]]:
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
         "OPENBLAS_NUM_THREADS": "1",
     }
+    if embedder:
+        env["MEMORY_CENTER_EMBEDDER"] = embedder
     args = [
         "-c",
         "from app.mcp_server import main; main()",
@@ -143,14 +161,17 @@ def main() -> None:
     ap.add_argument("--memories", type=int, default=10_000)
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--fill-limit", type=float, default=600.0)
+    ap.add_argument(
+        "--embedder", default=None, help="hashing: the path without the model's query embedding"
+    )
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "store"
         print(f"machine: {os.cpu_count()} cores, {cpu_name()}, Python {platform.python_version()}")
-        print(f"filling {opts.memories} memories with service.remember ...")
-        done, took = fill(data_dir, opts.memories, opts.fill_limit)
+        print(f"filling {opts.memories} memories with service.remember_many ...")
+        done, took = fill(data_dir, opts.memories, opts.fill_limit, opts.embedder)
         print(f"fill: {done} remember calls in {took:.1f} s ({done / took:.1f}/s)")
-        warm, times = asyncio.run(measure(data_dir, opts.calls))
+        warm, times = asyncio.run(measure(data_dir, opts.calls, opts.embedder))
         ms = sorted(t * 1000 for t in times)
         p95 = ms[int(len(ms) * 0.95) - 1]
         print(f"spawn + initialize + first get_context: {warm:.2f} s")

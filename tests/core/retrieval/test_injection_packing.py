@@ -5,7 +5,12 @@ Through the public service on a real encrypted store with the default embedder.
 
 from __future__ import annotations
 
-from core import MemoryService
+import random
+
+import pytest
+
+from core import MemoryService, Scope
+from core.retrieval import injector
 
 SCOPE = {"user": "kim", "project": "trip"}
 NOTES = [
@@ -60,3 +65,25 @@ def test_digest_preview_says_what_the_memory_is_about(service: MemoryService) ->
     assert digest, result.text
     line = next(x for x in result.text.splitlines() if "search_memory" in x)
     assert "pottery" in line and "May 2023]" not in line
+
+
+def test_lines_too_long_to_fit_are_left_unrendered_with_the_same_result(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#13: `_pack` skips rendering a candidate whose text alone cannot fit what is left;
+    every budget packs exactly what rendering every candidate packed (long and short notes,
+    Chinese ones counted one token a character)."""
+    rng = random.Random(3)
+    texts = [*NOTES, *(f"Kim's note {i}: " + "word " * rng.randint(1, 60) for i in range(40))]
+    texts += [f"金的笔记{i}：" + "里斯本" * rng.randint(1, 30) for i in range(20)]
+    service.remember_many([{"scope": SCOPE, "text": text} for text in texts])
+    retriever = service._engine.retriever
+    request = Scope.of(SCOPE)
+    found = retriever.retrieve(request, "Kim's Lisbon trip note 里斯本", None, fill=True)
+    assert len(found.ranked) > 40
+    now = service._engine.store.clock.now()
+    for budget in range(40, 1600, 7):
+        packed = injector._pack(found.ranked, request, budget, now)
+        with monkeypatch.context() as every_line:
+            every_line.setattr(injector, "_cost_floor", lambda _rec: 0)
+            assert injector._pack(found.ranked, request, budget, now) == packed, budget
