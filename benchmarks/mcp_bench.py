@@ -118,8 +118,11 @@ def fill(data_dir: Path, count: int, limit: float, embedder: str | None) -> tupl
     return done, time.perf_counter() - started
 
 
-async def measure(data_dir: Path, calls: int, embedder: str | None) -> tuple[float, list[float]]:
-    """Connect once; time `calls` get_context round trips."""
+async def measure(
+    data_dir: Path, calls: int, embedder: str | None, pause: float = 0.0
+) -> tuple[float, list[float]]:
+    """Connect once; time `calls` get_context round trips, `pause` seconds apart (untimed:
+    the model's turn between two calls, when the server finishes what it wrote behind)."""
     env = {
         "PYTHONPATH": str(REPO),
         "MEMORY_CENTER_DATA_DIR": str(data_dir),
@@ -152,6 +155,8 @@ async def measure(data_dir: Path, calls: int, embedder: str | None) -> tuple[flo
             res = await client.call_tool("get_context", {"goal": goal})
             times.append(time.perf_counter() - t0)
             assert not res.is_error, res.content
+            if pause:
+                await asyncio.sleep(pause)
     return warm, times
 
 
@@ -164,6 +169,9 @@ def main() -> None:
     ap.add_argument(
         "--embedder", default=None, help="hashing: the path without the model's query embedding"
     )
+    ap.add_argument(
+        "--pause", type=float, nargs="+", default=[0.0], help="ms between calls (untimed)"
+    )
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "store"
@@ -171,14 +179,15 @@ def main() -> None:
         print(f"filling {opts.memories} memories with service.remember_many ...")
         done, took = fill(data_dir, opts.memories, opts.fill_limit, opts.embedder)
         print(f"fill: {done} remember calls in {took:.1f} s ({done / took:.1f}/s)")
-        warm, times = asyncio.run(measure(data_dir, opts.calls, opts.embedder))
-        ms = sorted(t * 1000 for t in times)
-        p95 = ms[int(len(ms) * 0.95) - 1]
-        print(f"spawn + initialize + first get_context: {warm:.2f} s")
-        print(
-            f"get_context over stdio, {len(ms)} calls: p50 {statistics.median(ms):.1f} ms, "
-            f"p95 {p95:.1f} ms, max {ms[-1]:.1f} ms"
-        )
+        for pause in opts.pause:
+            warm, times = asyncio.run(measure(data_dir, opts.calls, opts.embedder, pause / 1000))
+            ms = sorted(t * 1000 for t in times)
+            p95 = ms[int(len(ms) * 0.95) - 1]
+            print(f"spawn + initialize + first get_context: {warm:.2f} s")
+            print(
+                f"get_context over stdio, {len(ms)} calls {pause:g} ms apart: "
+                f"p50 {statistics.median(ms):.1f} ms, p95 {p95:.1f} ms, max {ms[-1]:.1f} ms"
+            )
 
 
 if __name__ == "__main__":

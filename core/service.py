@@ -404,9 +404,18 @@ class MemoryService(AdminFacade):
         budget_tokens: int,
         *,
         session: str | None = None,
+        record_with: NewEvent | None = None,
     ) -> Result[InjectResult]:
-        """The runtime's per-turn injection: a budgeted reference block and its snapshot."""
-        return self._retrieval.inject(scope, goal, budget_tokens, session)
+        """The runtime's per-turn injection: a budgeted reference block and its snapshot.
+
+        `record_with`: an event (the caller's record of the call, such as an agent's
+        `agent_call`) validated now and written with the snapshot, in its write-behind
+        transaction, so the turn does not wait for a write of its own (#13).
+
+        Raises:
+            InvalidInputError: `record_with` is not a valid event (nothing injected).
+        """
+        return self._retrieval.inject(scope, goal, budget_tokens, session, record_with)
 
     def search_memory(
         self,

@@ -109,10 +109,18 @@ class Gateway:
     ) -> dict[str, Any]:
         """The injection block for the next model call, and its snapshot id."""
 
+        args = {"goal": goal, "scope": scope}
+
         def run() -> dict[str, Any]:
             req = self.edge.scope(scope)
             budget = budget_tokens or self.settings.budget_tokens
-            result = self.service.inject(req, goal, budget, session=self.settings.session).value
+            # The call's record goes with the snapshot, written behind the answer (#13).
+            audit = self.edge.audit_event(
+                "get_context", args, client=_client(caller), by=caller.label
+            )
+            result = self.service.inject(
+                req, goal, budget, session=self.settings.session, record_with=audit
+            ).value
             out = {
                 "block": result.text,
                 "snapshot_id": result.snapshot_id,
@@ -123,7 +131,7 @@ class Gateway:
             self._last_context = out
             return out
 
-        return self._call(caller, "get_context", {"goal": goal, "scope": scope}, run)
+        return self._call(caller, "get_context", args, run, recorded=True)
 
     def remember(
         self,
@@ -267,15 +275,30 @@ class Gateway:
         )
         return self.service.append_event(item).value.id
 
-    def _call(self, caller: Caller, tool: str, args: Mapping[str, Any], run: Callable[[], T]) -> T:
-        client = {"name": caller.name, "version": caller.version}
+    def _call(
+        self,
+        caller: Caller,
+        tool: str,
+        args: Mapping[str, Any],
+        run: Callable[[], T],
+        *,
+        recorded: bool = False,
+    ) -> T:
+        """`run` with its `agent_call` event written; `recorded`: a run that succeeds has
+        handed its event to the store itself."""
+        client = _client(caller)
         try:
             result = run()
         except MemoryCenterError as exc:
             self.edge.audit(tool, args, client=client, error=exc.kind, by=caller.label)
             raise ToolFailure(f"{exc.kind}: {exc.message}") from None
-        self.edge.audit(tool, args, client=client, by=caller.label)
+        if not recorded:
+            self.edge.audit(tool, args, client=client, by=caller.label)
         return result
+
+
+def _client(caller: Caller) -> dict[str, str]:
+    return {"name": caller.name, "version": caller.version}
 
 
 def _hit(hit: Any) -> dict[str, Any]:

@@ -256,8 +256,23 @@ class AgentEdge:
         by: str | None = None,
     ) -> None:
         """Write the `agent_call` event of one call (best effort: never fails the call)."""
+        item = self.audit_event(tool, args, client=client, error=error, by=by)
+        if item is not None:
+            self._best_effort(item, f"the {tool} call")
+
+    def audit_event(
+        self,
+        tool: str,
+        args: Mapping[str, Any],
+        *,
+        client: Mapping[str, str],
+        error: str | None = None,
+        by: str | None = None,
+    ) -> NewEvent | None:
+        """The `agent_call` event of one call (`audit` writes it; an injection can take it
+        as `record_with`); None when the edge has no scope to file it under."""
         if not self.base_scope:
-            return
+            return None
         data: dict[str, Any] = {
             "tool": tool,
             "client": dict(client),
@@ -267,7 +282,7 @@ class AgentEdge:
         }
         if error is not None:
             data["error"] = error
-        item = NewEvent(
+        return NewEvent(
             self.session,
             Actor.ASSISTANT,
             TrustLevel.ASSISTANT,
@@ -277,7 +292,6 @@ class AgentEdge:
             data=data,
             by=by or self.agent,
         )
-        self._best_effort(item, f"the {tool} call")
 
     def record_degraded(self, why: str, *, by: str = "sdk") -> None:
         """Record that memory was unavailable for a turn (R17; best effort)."""

@@ -77,7 +77,9 @@ class Retrieval:
 
 
 # Takes a finished snapshot, and what else to write with it, and records it (R18).
-Record = Callable[[Snapshot, Callable[[WriteTx], None] | None], None]
+Step = Callable[[WriteTx], None]
+"""More to write in a snapshot's transaction."""
+Record = Callable[[Snapshot, Step | None], None]
 
 
 class Retriever:
@@ -353,21 +355,32 @@ class Retriever:
 
     # --- the two paths of R16 -------------------------------------------------------
 
-    def inject(self, request: Scope, goal: str, budget: int, session: str | None) -> InjectResult:
-        """Build the reference block for one model call and record its snapshot (R15, R18)."""
+    def inject(
+        self,
+        request: Scope,
+        goal: str,
+        budget: int,
+        session: str | None,
+        *,
+        also: Step | None = None,
+    ) -> InjectResult:
+        """Build the reference block for one model call and record its snapshot (R15, R18);
+        `also` is written in the snapshot's transaction."""
         now = self._store.clock.now()
         # The opt-out switch is read inside the guarded read (after the catalog caught up with
         # other processes), so even that check cannot stall the turn.
         found = self.guarded(request, goal, session)
         if found is None:
-            return self._degraded(request, goal, budget, session, now)
+            return self._degraded(request, goal, budget, session, now, also)
         if found.opted_out or found.paused:
             nothing = Retrieval(found.revision, [])
             dropped = [DroppedHit("*", found.paused or "session opted out of memory")]
-            return self._record(request, goal, budget, session, nothing, [], dropped, now)
+            return self._record(
+                request, goal, budget, session, nothing, [], dropped, now, also=also
+            )
         items, dropped = _pack(found.ranked, request, budget, now)
         return self._record(
-            request, goal, budget, session, found, items, found.dropped + dropped, now
+            request, goal, budget, session, found, items, found.dropped + dropped, now, also=also
         )
 
     def search(
@@ -411,6 +424,7 @@ class Retriever:
         now: dt.datetime,
         *,
         degraded: bool = False,
+        also: Step | None = None,
     ) -> InjectResult:
         lines = _lines(items, found, now, request)
         text = render.block(lines)
@@ -432,19 +446,27 @@ class Retriever:
             embedder=self.embedder_name,
             degraded=degraded,
         )
-        also = None
+        steps = [also] if also is not None else []
         if degraded:
+            steps.insert(0, lambda tx: _degraded_event(tx, session, request, snap.id))
 
-            def also(tx: WriteTx) -> None:
-                _degraded_event(tx, session, request, snap.id)
+        def written_with(tx: WriteTx) -> None:
+            for step in steps:
+                step(tx)
 
-        self._submit(snap, also)
+        self._submit(snap, written_with if steps else None)
         # The revision the block was read at: the snapshot's own lands shortly after.
         self.last_revision = found.revision
         return InjectResult(text, snap.id, tuple(items), snap.tokens, degraded)
 
     def _degraded(
-        self, request: Scope, goal: str, budget: int, session: str | None, now: dt.datetime
+        self,
+        request: Scope,
+        goal: str,
+        budget: int,
+        session: str | None,
+        now: dt.datetime,
+        also: Step | None,
     ) -> InjectResult:
         found = Retrieval(-1, [], [])
         dropped = [DroppedHit("*", DEGRADED_TEXT)]
@@ -454,7 +476,9 @@ class Retriever:
             return _unrecorded(found, request, dropped)
         except MemoryCenterError:
             found.revision = 0
-        return self._record(request, goal, budget, session, found, [], dropped, now, degraded=True)
+        return self._record(
+            request, goal, budget, session, found, [], dropped, now, degraded=True, also=also
+        )
 
 
 def _unrecorded(_found: Retrieval, _request: Scope, _dropped: list[DroppedHit]) -> InjectResult:

@@ -61,6 +61,7 @@ class EventService:
         if session is not None:
             session = identifier(session, "session")
         store = self._e.store
+        store.settle()  # events written with this process's queued snapshots (`record_with`)
         with store.read("list events") as conn:
             found = event_log.list_events(
                 conn,
@@ -75,14 +76,17 @@ class EventService:
         return list(found)
 
     def get_events(self, ids: Sequence[str]) -> list[Event]:
+        self._e.store.settle()
         with self._e.store.read("read events") as conn:
             return event_log.get_events(conn, self._e.store.codec, ids)
 
     def list_sessions(self, *, limit: int, offset: int) -> list[SessionInfo]:
+        self._e.store.settle()  # event counts include those of queued snapshots' events
         with self._e.store.read("list sessions") as conn:
             return event_log.list_sessions(conn, limit=limit, offset=offset)
 
     def get_session(self, session: str) -> SessionInfo:
+        self._e.store.settle()
         with self._e.store.read("read session") as conn:
             return event_log.get_session(conn, identifier(session, "session"))
 

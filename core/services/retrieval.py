@@ -8,12 +8,13 @@ from core.errors import InvalidInputError
 from core.model import limits
 from core.model.enums import ChangeKind
 from core.model.memory import InjectResult, Replay, ResumeResult, SearchHit, Snapshot
-from core.model.records import Changes, Result
+from core.model.records import Changes, NewEvent, Result
 from core.model.scope import Scope
-from core.model.validate import identifier
+from core.model.validate import identifier, new_event
 from core.model.validate import text as valid_text
 from core.services.context import Engine, budget, required_scope
-from core.storage import snapshots
+from core.storage import event_log, snapshots
+from core.storage.store import WriteTx
 from core.workflows import replay
 
 ScopeArg = Mapping[str, str] | Scope | None
@@ -26,14 +27,26 @@ class RetrievalService:
         self._e = engine
 
     def inject(
-        self, scope: ScopeArg, goal: str, budget_tokens: int, session: str | None
+        self,
+        scope: ScopeArg,
+        goal: str,
+        budget_tokens: int,
+        session: str | None,
+        record_with: NewEvent | None = None,
     ) -> Result[InjectResult]:
         req = required_scope(scope)
         what = valid_text(goal, "goal", limits.MAX_EVENT_TEXT)
         tokens = budget(budget_tokens)
         name = identifier(session, "session") if session is not None else None
+        also = None
+        if record_with is not None:
+            event = new_event(record_with, field="record_with")
+
+            def also(tx: WriteTx) -> None:
+                event_log.append(tx, [event])
+
         retriever = self._e.retriever
-        result = retriever.inject(req, what, tokens, name)
+        result = retriever.inject(req, what, tokens, name, also=also)
         self._e.report_damage()
         return Result(result, Changes(frozenset({ChangeKind.SNAPSHOTS}), retriever.last_revision))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import threading
 
 import pytest
@@ -57,6 +58,36 @@ def test_audit_writes_one_agent_call_event_with_clipped_arguments(service: Memor
     assert event.kind == EventKind.AGENT_CALL
     assert event.data is not None and len(event.data["args"]["query"]) == 201
     assert "scope" not in event.data["args"]
+
+
+def test_an_injection_records_its_call_with_its_snapshot(service: MemoryService) -> None:
+    """#13: an agent's `get_context` hands its `agent_call` event to the injection, which
+    writes it in the snapshot's write-behind transaction: the turn waits for neither. Once
+    written it is in the log once, like an audited call, and event reads see it at once."""
+    service.remember(ALICE, "Tomatoes get water every second evening.")
+    edge = AgentEdge(service, ALICE, "s1", agent="mcp")
+    event = edge.audit_event(
+        "get_context", {"goal": "water the garden", "scope": None}, client={"name": "c"}
+    )
+    assert event is not None
+    result = service.inject(ALICE, "water the garden", 300, session="s1", record_with=event)
+    calls = [e for e in service.list_events(session="s1") if e.kind == EventKind.AGENT_CALL]
+    assert len(calls) == 1 and calls[0].data is not None
+    assert calls[0].data["args"] == {"goal": "water the garden"} and calls[0].by == "mcp"
+    assert service.get_snapshot(result.value.snapshot_id).goal == "water the garden"
+    assert service.get_session("s1").event_count == 1
+
+
+def test_an_injection_refuses_a_bad_event_to_record_and_injects_nothing(
+    service: MemoryService,
+) -> None:
+    """Bad input: the event is checked before anything is read or queued."""
+    bad = AgentEdge(service, ALICE, "s1").audit_event("get_context", {}, client={"name": "c"})
+    assert bad is not None
+    bad = dataclasses.replace(bad, session="")
+    with pytest.raises(InvalidInputError, match=r"record_with\.session"):
+        service.inject(ALICE, "water the garden", 300, session="s1", record_with=bad)
+    assert service.list_snapshots("s1") == [] and service.list_events(session="s1") == []
 
 
 def test_hot_path_guard_times_out_and_cools_down() -> None:
