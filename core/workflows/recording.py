@@ -16,8 +16,10 @@ is caught when writing: an injected memory whose tombstone says purged is redact
 purge would have done.
 
 What can be lost: snapshots still queued when the process dies without `close` (a kill or
-a crash, a few milliseconds' worth), and those whose write fails (the server went away).
-Both are counted in `unrecorded` and logged.
+a crash, a few milliseconds' worth), and those whose write fails (the server went away),
+with what was to be written with them (a degraded event, an agent's `agent_call` event
+handed over as `inject(record_with=...)`). Both are counted in `unrecorded` and logged.
+Event and session reads settle too, so a process reads the events it handed over.
 """
 
 from __future__ import annotations
