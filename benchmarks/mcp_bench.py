@@ -119,10 +119,12 @@ def fill(data_dir: Path, count: int, limit: float, embedder: str | None) -> tupl
 
 
 async def measure(
-    data_dir: Path, calls: int, embedder: str | None, pause: float = 0.0
+    data_dir: Path, calls: int, embedder: str | None, pause: float = 0.0, fresh: bool = False
 ) -> tuple[float, list[float]]:
     """Connect once; time `calls` get_context round trips, `pause` seconds apart (untimed:
-    the model's turn between two calls, when the server finishes what it wrote behind)."""
+    the model's turn between two calls, when the server finishes what it wrote behind).
+    `fresh`: every goal is new (numbered), so the query cache never answers and every call
+    embeds its query; otherwise four goals repeat and only the first four calls embed."""
     env = {
         "PYTHONPATH": str(REPO),
         "MEMORY_CENTER_DATA_DIR": str(data_dir),
@@ -150,7 +152,7 @@ async def measure(
         warm = time.perf_counter() - started
         times = []
         for i in range(calls):
-            goal = GOALS[i % len(GOALS)]
+            goal = GOALS[i % len(GOALS)] + (f" (turn {i})" if fresh else "")
             t0 = time.perf_counter()
             res = await client.call_tool("get_context", {"goal": goal})
             times.append(time.perf_counter() - t0)
@@ -172,6 +174,9 @@ def main() -> None:
     ap.add_argument(
         "--pause", type=float, nargs="+", default=[0.0], help="ms between calls (untimed)"
     )
+    ap.add_argument(
+        "--fresh-goals", action="store_true", help="a new goal every call: every call embeds"
+    )
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "store"
@@ -180,12 +185,15 @@ def main() -> None:
         done, took = fill(data_dir, opts.memories, opts.fill_limit, opts.embedder)
         print(f"fill: {done} remember calls in {took:.1f} s ({done / took:.1f}/s)")
         for pause in opts.pause:
-            warm, times = asyncio.run(measure(data_dir, opts.calls, opts.embedder, pause / 1000))
+            warm, times = asyncio.run(
+                measure(data_dir, opts.calls, opts.embedder, pause / 1000, opts.fresh_goals)
+            )
             ms = sorted(t * 1000 for t in times)
             p95 = ms[int(len(ms) * 0.95) - 1]
             print(f"spawn + initialize + first get_context: {warm:.2f} s")
             print(
-                f"get_context over stdio, {len(ms)} calls {pause:g} ms apart: "
+                f"get_context over stdio, {len(ms)} calls {pause:g} ms apart"
+                f"{', every goal new' if opts.fresh_goals else ''}: "
                 f"p50 {statistics.median(ms):.1f} ms, p95 {p95:.1f} ms, max {ms[-1]:.1f} ms"
             )
 
