@@ -34,18 +34,11 @@ def gui_request(argv: list[str]) -> tuple[Path | None, bool] | None:
     return data_dir, demo
 
 
-def _data_dir(given: str | None) -> Path:
-    """The store a command names with a leading `--data-dir`, else the default one."""
-    from app.paths import default_data_dir
-
-    return Path(given).expanduser() if given else default_data_dir()
-
-
 def main() -> None:
     """Open the window fast, or run the command line."""
     request = gui_request(sys.argv[1:])
     if request is None:
-        from app.hooks.cli_forward import command_of, forward
+        from app.hooks.cli_forward import command_of, forward, store_folder
 
         code = forward(sys.argv[1:])
         if code is not None:
@@ -56,7 +49,7 @@ def main() -> None:
         if per_turn is not None:
             from app.one_shot import run
 
-            run(cli_main, _data_dir(per_turn[0]))
+            run(cli_main, Path(store_folder(per_turn[0])))
         cli_main()
         return
     from app.gui_start import start_gui

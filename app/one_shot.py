@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from app.paths import PASSPHRASE_ENV
+from app.paths import passphrase_from_env
 
 # True while this module holds the collector off for a command's start.
 _paused = False
@@ -44,7 +44,7 @@ def run(command: Callable[[], None], data_dir: Path) -> NoReturn:
     if gc.isenabled():
         gc.disable()
         _paused = True
-    passphrase = os.environ.get(PASSPHRASE_ENV)
+    passphrase = passphrase_from_env()
     if passphrase:
         from core.crypto.keys import KEY_FILE_NAME, derive_ahead
 

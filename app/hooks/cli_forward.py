@@ -116,6 +116,12 @@ def command_of(argv: list[str]) -> tuple[str | None, str, str] | None:
     return data_dir, verb, sub
 
 
+def store_folder(given: str | None) -> str:
+    """The store a command names with a leading `--data-dir` (`command_of`), else the
+    default one."""
+    return os.path.expanduser(given) if given else default_data_dir()
+
+
 def forward(argv: list[str]) -> int | None:
     """Run `argv` through the store's daemon: its exit code after its output is written
     here, or None when the command must run in this process (nothing was done)."""
@@ -126,7 +132,7 @@ def forward(argv: list[str]) -> int | None:
         return None
     data_dir, verb, sub = found
     try:
-        folder = os.path.expanduser(data_dir) if data_dir else default_data_dir()
+        folder = store_folder(data_dir)
         paths = Paths(folder)
         with open(paths.token, "rb") as handle:
             token = handle.read().strip()
