@@ -7,13 +7,13 @@ that passed the binding check (`memories.checked`), never on an unchecked clear 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, func, or_, select
 
 from core.crypto.codec import Codec
-from core.errors import InvalidInputError
 from core.model.clock import to_iso
 from core.model.enums import MemoryStatus
 from core.model.memory import MemoryFilter
@@ -33,16 +33,16 @@ def query(
 ) -> Records[MemoryRecord]:
     """Records matching a filter, newest first.
 
-    Filters on clear metadata run in SQL, and so do LIMIT/OFFSET when no filter needs the
-    decrypted content or the scope rule: then only the requested page is decrypted. With a
-    `TextIndex`, a text filter decrypts only rows changed since the index last caught up
-    and the rows whose cached text matches.
+    Filters on clear metadata run in SQL, the scope rule's first cut included, and so do
+    LIMIT/OFFSET when no filter needs the decrypted content: then only the requested page is
+    decrypted. With a `TextIndex`, a text filter decrypts only rows changed since the index
+    last caught up and the rows whose cached text matches.
     """
     if flt.text and texts is not None:
         return _text_query(conn, codec, flt, texts)
     q = _filtered(record_query(), flt)
     q = q.order_by(s.memories.c.updated_at.desc(), s.memories.c.id.desc())
-    in_python = flt.visible_to is not None or bool(flt.text)
+    in_python = bool(flt.text)
     if not in_python:
         q = q.limit(flt.limit).offset(flt.offset)
     # Decoded a chunk at a time: rows of the whole store at once (the memory center reads
@@ -93,10 +93,7 @@ def _text_query(
 def _decode(
     conn: Connection, codec: Codec, rows: Sequence[Any], flt: MemoryFilter
 ) -> Records[MemoryRecord]:
-    """Checked records of raw rows (a cheap first cut on visibility before decrypting)."""
-    if flt.visible_to is not None:
-        # The cut uses the clear column; the binding check below makes it exact.
-        rows = [r for r in rows if _maybe_visible(r["scope_json"], flt.visible_to)]
+    """Checked records of raw rows."""
     sources = source_ids(conn, [r["id"] for r in rows])
     return split(checked(r, codec, sources.get(r["id"], ())) for r in rows)
 
@@ -113,11 +110,22 @@ def _finish(
     return Records(page, found.damaged, found.unavailable)
 
 
-def _maybe_visible(scope_json: str, request: Scope) -> bool:
-    try:
-        return Scope.from_json(scope_json).visible_to(request)
-    except (ValueError, TypeError, InvalidInputError):
-        return True  # unreadable: let the checked decode report it as damage
+def visible_scopes(request: Scope) -> list[str]:
+    """The stored form (canonical JSON) of every scope visible to `request`.
+
+    By the containment rule a memory's scope is visible exactly when it is a subset of the
+    request's, so these are the request's subsets: at most 2^8, one per combination of its
+    keys. A listing then cuts on the clear column with the `(scope_json, status)` index and
+    pages in SQL, instead of parsing every row's scope (#13: `list_recent` with a limit of
+    one read and decrypted every visible memory of a 10k store, 130 ms). The binding check
+    of the rows read makes the cut exact: a clear scope changed by hand is damage.
+    """
+    pairs = request.items_
+    return [
+        Scope(subset).to_json()
+        for size in range(len(pairs) + 1)
+        for subset in itertools.combinations(pairs, size)
+    ]
 
 
 def _scope_matches(record: MemoryRecord, flt: MemoryFilter) -> bool:
@@ -127,7 +135,8 @@ def _scope_matches(record: MemoryRecord, flt: MemoryFilter) -> bool:
 
 
 def count(conn: Connection, flt: MemoryFilter) -> int:
-    """How many records match the metadata part of a filter (no text or visibility rule)."""
+    """How many records match the metadata part of a filter (no text rule; visibility by the
+    clear scope column, unchecked)."""
     q = _filtered(select(func.count()).select_from(s.memories), flt)
     return int(conn.execute(q).scalar_one())
 
@@ -161,6 +170,8 @@ def _attribute_conditions(flt: MemoryFilter) -> list[Any]:
         out.append(s.memories.c.source_trust.in_(list(flt.source_trust)))
     if flt.scope is not None:
         out.append(s.memories.c.scope_json == flt.scope.to_json())
+    if flt.visible_to is not None:
+        out.append(s.memories.c.scope_json.in_(visible_scopes(flt.visible_to)))
     if flt.effective_statuses:
         out.append(or_(*(_effective(st, flt.now) for st in flt.effective_statuses)))
     for key, value in (flt.scope_contains or {}).items():

@@ -6,12 +6,13 @@ the embedded default and for a team store on PostgreSQL (R1-R3, R5, R19, R21, R3
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
-from core import IntegrityError, ManualClock, NewEvent
+from core import IntegrityError, ManualClock, MemoryFilter, NewEvent, Scope
 from tests.conftest import START
 from tests.support.pg_fixtures import ServiceOpener
 
@@ -86,3 +87,43 @@ def test_reopen_keeps_everything_and_revision_is_monotonic(
         assert [c.revision for c in again.changes_since(before - 1)] == [before, before + 1]
     finally:
         again.close()
+
+
+def test_visible_listing_is_cut_and_paged_by_the_containment_rule(
+    backend: ServiceOpener, tmp_path: Path
+) -> None:
+    """`visible_to` is answered in SQL from the request's sub-scopes (#13, R13): each page
+    holds exactly the memories the containment rule admits, newest first, and a scope value
+    that only looks like a sub-scope (another user's project of the same name) stays out."""
+    clock = ManualClock(START)
+    svc = backend(tmp_path / "d", clock)
+    scopes = [
+        {"user": "kim"},
+        {"user": "kim", "project": "atlas"},
+        {"user": "kim", "project": "zephyr"},
+        {"user": "lee", "project": "atlas"},
+        {"project": "atlas"},
+        {"user": "kim", "project": "atlas", "repo": "web"},
+        {"user": "kim", "project": "atlas", "agent": "coder"},
+    ]
+    try:
+        for n in range(3):
+            for i, scope in enumerate(scopes):
+                svc.remember(scope, f"Remember: note {n}-{i} about the {i}th topic {'x' * i}")
+                clock.advance(dt.timedelta(seconds=1))
+        request = Scope.of({"user": "kim", "project": "atlas", "agent": "coder"})
+        everything = svc.list_memories(MemoryFilter(statuses=("active",), limit=1000))
+        expected = [r.id for r in everything if r.scope.visible_to(request)]
+        assert len(expected) == 12  # kim, kim+atlas, atlas, kim+atlas+coder; three each
+        pages = [
+            svc.list_memories(
+                MemoryFilter(statuses=("active",), visible_to=request, limit=5, offset=at)
+            )
+            for at in range(0, 15, 5)
+        ]
+        assert [r.id for page in pages for r in page] == expected
+        assert [len(p) for p in pages] == [5, 5, 2]
+        nobody = Scope.of({"user": "nobody"})
+        assert svc.list_memories(MemoryFilter(visible_to=nobody, limit=100)) == []
+    finally:
+        svc.close()
