@@ -518,10 +518,11 @@ def _pack(
         rec = scored.record
         if not _injectable(rec):
             continue
-        if _cost_floor(rec) > left:
-            overflow.append(scored)  # too long to fit whatever its header holds: not rendered
+        notes = _notes(rec)
+        if _cost_floor(rec, notes, shared) > left:
+            overflow.append(scored)  # its line cannot fit, whatever its age: not rendered
             continue
-        line = render.item_line(rec, _notes(rec), now, shared=shared)
+        line = render.item_line(rec, notes, now, shared=shared)
         cost = estimate_tokens(line) + 1
         needs_line = render.uses_shared(rec, shared)
         if needs_line and not paid:
@@ -554,15 +555,10 @@ def _pack(
     return items, dropped
 
 
-# Every item line holds at least "- [m:xxxxxxxx ] " and the memory's text.
-LINE_FLOOR = len("- [") + len(render.short_ref("m" * 8)) + len(" ] ")
-
-
-def _cost_floor(rec: MemoryRecord) -> int:
+def _cost_floor(rec: MemoryRecord, notes: tuple[str, ...], shared: render.Shared) -> int:
     """A lower bound of what `_pack` charges for the memory's line, without rendering it:
-    `estimate_tokens` counts at least one token per four characters (#13: rendering every
-    candidate of a big scope cost more than ranking them)."""
-    return (len(rec.content) + LINE_FLOOR + 3) // 4 + 1
+    `estimate_tokens` counts at least one token per four characters."""
+    return (render.line_floor(rec, notes, shared) + 3) // 4 + 1
 
 
 def _injectable(rec: MemoryRecord) -> bool:

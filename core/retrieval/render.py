@@ -128,6 +128,28 @@ def item_line(
     return f"- {head} {record.spoken()}{note}"
 
 
+# The fewest characters a header's time can take: an age ("5d", "today", "3mo") and "]".
+_TIME_FLOOR = len("5d]")
+
+
+def line_floor(record: MemoryRecord, notes: tuple[str, ...], shared: Shared) -> int:
+    """A lower bound of `len(item_line(record, notes, now, shared=shared))` at any `now`,
+    from lengths alone: the injector skips rendering a candidate whose line cannot fit
+    what is left of the budget (#13: rendering candidates only to drop them was a quarter
+    of an injection on a big scope)."""
+    chars = len("- [") + len(short_ref(record.id)) + len(" ") + _TIME_FLOOR + len(" ")
+    chars += len(record.content) + (len(record.speaker) + len(": ") if record.speaker else 0)
+    chars += sum(len(NOTE_TEXT[n]) + len(" ()") for n in notes if n in NOTE_TEXT)
+    own = provenance(record)
+    if own != shared.provenance:
+        # The scope in this part is not counted: collapsing double spaces may shorten it.
+        return chars + sum(len(part) + len(" ") for part in own)
+    if record.scope != shared.scope and record.scope:
+        pairs = record.scope.items()
+        chars += sum(len(k) + len("=") + len(v) for k, v in pairs) + len(pairs) - 1 + len(" ")
+    return chars
+
+
 def scope_line(request: Scope) -> str:
     """Names the scope once for every item line that leaves its own out."""
     return shared_line(Shared(scope=request))

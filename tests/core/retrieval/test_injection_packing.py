@@ -5,12 +5,14 @@ Through the public service on a real encrypted store with the default embedder.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import random
 
 import pytest
 
 from core import MemoryService, Scope
-from core.retrieval import injector
+from core.retrieval import injector, render
 
 SCOPE = {"user": "kim", "project": "trip"}
 NOTES = [
@@ -70,13 +72,24 @@ def test_digest_preview_says_what_the_memory_is_about(service: MemoryService) ->
 def test_lines_too_long_to_fit_are_left_unrendered_with_the_same_result(
     service: MemoryService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """#13: `_pack` skips rendering a candidate whose text alone cannot fit what is left;
-    every budget packs exactly what rendering every candidate packed (long and short notes,
-    Chinese ones counted one token a character)."""
+    """#13: `_pack` skips rendering a candidate whose line cannot fit what is left; every
+    budget packs exactly what rendering every candidate packed (long and short notes,
+    Chinese ones counted one token a character, headers that state their own scope, kind,
+    speaker or date)."""
     rng = random.Random(3)
     texts = [*NOTES, *(f"Kim's note {i}: " + "word " * rng.randint(1, 60) for i in range(40))]
     texts += [f"金的笔记{i}：" + "里斯本" * rng.randint(1, 30) for i in range(20)]
-    service.remember_many([{"scope": SCOPE, "text": text} for text in texts])
+    items: list[dict[str, object]] = [{"scope": SCOPE, "text": text} for text in texts]
+    for i, item in enumerate(items):
+        if i % 3 == 1:
+            item["scope"] = {"user": "kim"}  # broader than the request: its header names it
+        if i % 4 == 2:
+            item["speaker"] = "Ana"
+        if i % 5 == 3:
+            item["said_at"] = f"2023-05-{1 + i % 28:02d}"
+        if i % 7 == 4:
+            item["kind"] = "preference"
+    service.remember_many(items)
     retriever = service._engine.retriever
     request = Scope.of(SCOPE)
     found = retriever.retrieve(request, "Kim's Lisbon trip note 里斯本", None, fill=True)
@@ -85,5 +98,44 @@ def test_lines_too_long_to_fit_are_left_unrendered_with_the_same_result(
     for budget in range(40, 1600, 7):
         packed = injector._pack(found.ranked, request, budget, now)
         with monkeypatch.context() as every_line:
-            every_line.setattr(injector, "_cost_floor", lambda _rec: 0)
+            every_line.setattr(injector, "_cost_floor", lambda *_: 0)
             assert injector._pack(found.ranked, request, budget, now) == packed, budget
+
+
+def test_line_floor_never_exceeds_the_rendered_line(service: MemoryService) -> None:
+    """#13: the length `_pack` decides on without rendering is a lower bound of the line,
+    whatever the block shares, the notes, the speaker, the scope (double spaces included)
+    and the age."""
+    service.remember_many(
+        [
+            {"scope": SCOPE, "text": NOTES[0]},
+            {"scope": {"user": "kim"}, "text": NOTES[1], "speaker": "Ana"},
+            {"scope": SCOPE, "text": NOTES[2], "said_at": "2023-05-07", "kind": "preference"},
+            {"scope": {"user": "kim", "project": "a  b   c"}, "text": "金的笔记：里斯本"},
+        ]
+    )
+    request = Scope.of(SCOPE)
+    records = [r for r in service.list_memories() if r.status.value == "active"]
+    assert len(records) == 4
+    variants = [
+        dataclasses.replace(r, confidence=c, speaker=sp)
+        for r in records
+        for c in (r.confidence, 0.5)
+        for sp in (r.speaker, None, "Dr. Weiss")
+    ]
+    provenances = {render.provenance(r) for r in variants}
+    shareds = [render.Shared(scope=request, provenance=p) for p in (*provenances, None)]
+    shareds += [render.Shared(scope=r.scope, provenance=None) for r in records]
+    base = service._engine.store.clock.now()
+    nows = [base + dt.timedelta(days=d) for d in (-2, 0, 0.5, 3, 100, 5000)]
+    notes_options = [(), ("conflict",), ("stale",), ("conflict", "stale"), ("superseded",)]
+    checked = 0
+    for rec in variants:
+        for shared in shareds:
+            for notes in notes_options:
+                floor = render.line_floor(rec, notes, shared)
+                for now in nows:
+                    line = render.item_line(rec, notes, now, shared=shared)
+                    assert floor <= len(line), (floor, line)
+                    checked += 1
+    assert checked > 1000
