@@ -1,7 +1,9 @@
 """Persistence of memory snapshots (R18): the whole snapshot sealed, plus clear lineage rows.
 
-`snapshot_items` records which memory ids each snapshot injected or dropped, so usage
-traces, adoption chains and deletions can find snapshots without decrypting them all.
+`snapshot_items` records which memory ids each snapshot injected (whole or in its digest), so
+usage traces, adoption chains and deletions can find the snapshots that hold a copy of a
+memory without decrypting them all. Stores written before #13 also hold rows for the hits
+a snapshot dropped (`injected` false); nothing reads those.
 """
 
 from __future__ import annotations
@@ -41,15 +43,12 @@ def insert(tx: WriteTx, snap: Snapshot) -> None:
         "body": tx.codec.seal_json(to_body(snap), body_aad(snap.id), key_id=_key(tx, snap)),
     }
     tx.later_rows(s.snapshots, [row])
+    # Lineage of what the snapshot holds a copy of. The hits it dropped are named in its
+    # sealed body with their scores, never their text: a row for each of them (300 a call
+    # on a big scope) made the lineage table most of the store and of the write (#13).
     rows = [
         {"snapshot_id": snap.id, "memory_id": i.memory_id, "injected": True, "revision": i.revision}
         for i in snap.injected
-    ]
-    seen = {i.memory_id for i in snap.injected}
-    rows += [
-        {"snapshot_id": snap.id, "memory_id": d.memory_id, "injected": False, "revision": 0}
-        for d in snap.dropped
-        if d.memory_id not in seen and not seen.add(d.memory_id)  # type: ignore[func-returns-value]
     ]
     tx.later_rows(s.snapshot_items, rows)
     tx.touch(ChangeKind.SNAPSHOTS)
@@ -98,18 +97,15 @@ def latest_for_session(conn: Connection, session: str) -> str | None:
     ).scalar_one_or_none()
 
 
-def using_memory(
-    conn: Connection, memory_id: str, *, injected_only: bool = True
-) -> list[tuple[str, str | None, str]]:
-    """(snapshot id, session, ts) of snapshots that injected (or listed) a memory, oldest first."""
+def using_memory(conn: Connection, memory_id: str) -> list[tuple[str, str | None, str]]:
+    """(snapshot id, session, ts) of snapshots that injected a memory, oldest first."""
     q = (
         select(s.snapshots.c.id, s.snapshots.c.session_id, s.snapshots.c.ts)
         .join(s.snapshot_items, s.snapshot_items.c.snapshot_id == s.snapshots.c.id)
         .where(s.snapshot_items.c.memory_id == memory_id)
+        .where(s.snapshot_items.c.injected.is_(True))
         .order_by(s.snapshots.c.ts, s.snapshots.c.id)
     )
-    if injected_only:
-        q = q.where(s.snapshot_items.c.injected.is_(True))
     return [(r[0], r[1], r[2]) for r in conn.execute(q).all()]
 
 
@@ -194,13 +190,14 @@ def from_body(row: Mapping[Any, Any], body: Mapping[str, Any]) -> Snapshot:
 
 
 def ids_using(conn: Connection, memory_ids: Sequence[str]) -> list[str]:
-    """Snapshot ids whose lineage mentions any of these memories."""
+    """Ids of the snapshots that injected any of these memories."""
     if not memory_ids:
         return []
     return list(
         conn.execute(
             select(s.snapshot_items.c.snapshot_id)
             .where(s.snapshot_items.c.memory_id.in_(list(memory_ids)))
+            .where(s.snapshot_items.c.injected.is_(True))
             .distinct()
         ).scalars()
     )

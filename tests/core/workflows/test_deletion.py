@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import uuid
@@ -188,3 +189,49 @@ def test_effective_status_filters_run_in_sql(service: MemoryService, clock: Manu
     assert contents("expired") == ["the office is closed this Friday."]
     assert contents("active") == ["standup is at 9:30."]
     assert service.count_memories(MemoryFilter(effective_statuses=("active", "expired"))) == 2
+
+
+def test_a_snapshot_names_in_its_lineage_what_it_injected_not_what_it_dropped(
+    service: MemoryService, data_dir: Path
+) -> None:
+    """R18, R20, #13: the lineage rows of a snapshot are the memories it holds a copy of
+    (whole or in its digest). The hits it dropped are in its sealed body, with scores and no
+    text; a purge of one of them leaves the snapshot as it was, a purge of an injected one
+    redacts it."""
+    marker = _marker()
+    ids = [
+        _remember(service, f"Sam's gym note {i}: the {marker} locker row {i} has spare towels")
+        for i in range(30)
+    ]
+    snap_id = service.inject(SCOPE, f"which locker row has {marker} towels", 80).value.snapshot_id
+    service.close()
+    reopened = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
+    try:
+        snap = reopened.get_snapshot(snap_id)
+        injected = {i.memory_id for i in snap.injected}
+        dropped_only = {d.memory_id for d in snap.dropped} - injected
+        assert injected and dropped_only and (injected | dropped_only) <= set(ids)
+        with sqlite3.connect(data_dir / "memory-center.sqlite3") as conn:
+            lineage = conn.execute(
+                "SELECT memory_id, injected FROM snapshot_items WHERE snapshot_id = ?", (snap_id,)
+            ).fetchall()
+        assert {mid for mid, _ in lineage} == injected and all(flag for _, flag in lineage)
+        one_dropped, one_injected = sorted(dropped_only)[0], sorted(injected)[0]
+        assert snap_id not in {sid for sid, *_ in reopened.adoption_chain(one_dropped).injections}
+        assert snap_id in {sid for sid, *_ in reopened.adoption_chain(one_injected).injections}
+
+        body = _snapshot_body(data_dir, snap_id)
+        stone = reopened.delete(one_dropped, reason="asked to forget", purge=True).value
+        assert stone.purged and _snapshot_body(data_dir, snap_id) == body
+        gone = reopened.get_memory(one_injected).content
+        reopened.delete(one_injected, reason="asked to forget", purge=True)
+        after = reopened.get_snapshot(snap_id)
+        assert gone not in after.text and one_injected in after.purged_memory_ids
+    finally:
+        reopened.close()
+
+
+def _snapshot_body(data_dir: Path, snapshot_id: str) -> bytes:
+    with sqlite3.connect(data_dir / "memory-center.sqlite3") as conn:
+        row = conn.execute("SELECT body FROM snapshots WHERE id = ?", (snapshot_id,)).fetchone()
+    return bytes(row[0])
