@@ -186,6 +186,11 @@ class Catalog:
         self._keywords_dirty = False
         self._pending_save = 0
         self.by_scope: dict[Scope, set[str]] = {}
+        # Active ids by conflict set (R9): the partners of a ranked member without reading
+        # the rest of its scope (#13). Filled from the clear column at load and from the
+        # verified record at each change; the injector checks every partner's record.
+        self._set_of: dict[str, str] = {}
+        self.by_conflict_set: dict[str, set[str]] = {}
         self.revision = -1
         # Per-session opt-out and exclusions, valid until a session or memory change.
         self._sessions: dict[str, tuple[bool, frozenset[str]]] = {}
@@ -324,6 +329,7 @@ class Catalog:
             scope = self._scope_of.pop(memory_id, None)
             if scope is not None:
                 self._unindex_scope(memory_id, scope)
+            self._file_conflict(memory_id, None)
             self.records.discard(memory_id)
             if self.vectors is not None:
                 self.vectors.remove(memory_id)
@@ -380,6 +386,11 @@ class Catalog:
             keyword_file.save(path, self._store.codec, self.keywords, max(self.revision, 0))
             self._keywords_dirty = False
 
+    def conflict_members(self, sets: Iterable[str]) -> set[str]:
+        """Ids of the active memories filed under any of these conflict sets."""
+        with self._lock:
+            return set().union(*(self.by_conflict_set.get(c, ()) for c in sets))
+
     def visible_ids(self, request: Scope) -> set[str]:
         """Ids of catalogued memories whose scope the request may see.
 
@@ -401,6 +412,8 @@ class Catalog:
             self._scope_of.clear()
             self.records.clear()
             self.by_scope.clear()
+            self._set_of.clear()
+            self.by_conflict_set.clear()
             self._sessions.clear()
             self.keywords = KeywordIndex()
             # Rebuilt from the store, not read back from the file, then written anew.
@@ -429,7 +442,10 @@ class Catalog:
         self._scope_of.clear()
         self.records.clear()
         self.by_scope = {}
+        self._set_of, self.by_conflict_set = {}, {}
         self._sessions = {}
+        for memory_id, _, _, conflict_set in rows:
+            self._file_conflict(memory_id, conflict_set)
         stamps = self._index_scopes(rows)
         self._catch_up_keywords(stamps)
         if self.vectors is not None:
@@ -439,10 +455,10 @@ class Catalog:
             with contextlib.suppress(MemoryCenterError):
                 self.save_keywords()
 
-    def _index_scopes(self, rows: list[tuple[str, str, int]]) -> dict[str, int]:
+    def _index_scopes(self, rows: list[tuple[str, str, int, str | None]]) -> dict[str, int]:
         """Fill the scope index from clear columns; return each active id's revision."""
         by_json: dict[str, list[str]] = {}
-        for memory_id, scope_json, _ in rows:
+        for memory_id, scope_json, *_ in rows:
             by_json.setdefault(scope_json, []).append(memory_id)
         unreadable: list[str] = []
         for scope_json, ids in by_json.items():
@@ -456,7 +472,7 @@ class Catalog:
         if unreadable:
             self._read_records(unreadable)  # notes the damage
         skip = set(unreadable)
-        return {mid: rev for mid, _, rev in rows if mid not in skip}
+        return {mid: rev for mid, _, rev, _ in rows if mid not in skip}
 
     def _catch_up_keywords(self, stamps: dict[str, int]) -> None:
         """Make the keyword index hold exactly the active memories at their revisions."""
@@ -503,10 +519,24 @@ class Catalog:
             self._unindex_scope(record.id, old)
         self._scope_of[record.id] = record.scope
         self.by_scope.setdefault(record.scope, set()).add(record.id)
+        self._file_conflict(record.id, record.conflict_set)
         self.records.put(record)
         if self.keywords.stamp(record.id) != record.revision:
             self.keywords.add(record.id, keyword_text(record), record.revision)
             self._keywords_dirty = True
+
+    def _file_conflict(self, memory_id: str, conflict_set: str | None) -> None:
+        """File a memory under its conflict set (None: under none)."""
+        old = self._set_of.pop(memory_id, None)
+        if old is not None and old != conflict_set:
+            members = self.by_conflict_set.get(old)
+            if members is not None:
+                members.discard(memory_id)
+                if not members:
+                    del self.by_conflict_set[old]
+        if conflict_set is not None:
+            self._set_of[memory_id] = conflict_set
+            self.by_conflict_set.setdefault(conflict_set, set()).add(memory_id)
 
     def _unindex_scope(self, memory_id: str, scope: Scope) -> None:
         ids = self.by_scope.get(scope)

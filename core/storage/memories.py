@@ -415,17 +415,21 @@ def _sources_of(row: Mapping[Any, Any]) -> tuple[str, ...]:
     return tuple(sorted(listed.split(" "))) if listed else ()
 
 
-def active_rows(conn: Connection) -> list[tuple[str, str, int]]:
-    """(id, scope_json, revision) of every active record, from clear columns only.
+def active_rows(conn: Connection) -> list[tuple[str, str, int, str | None]]:
+    """(id, scope_json, revision, conflict_set) of every active record, from clear columns.
 
-    What the catalog needs at open to file ids under their scopes and to tell which keyword
-    entries are stale, without decrypting anything. The clear values are not verified here:
-    every record retrieval returns is read again through the binding check (`load`).
+    What the catalog needs at open to file ids under their scopes and conflict sets and to
+    tell which keyword entries are stale, without decrypting anything. The clear values are
+    not verified here: every record retrieval returns is read again through the binding
+    check (`load`).
     """
     rows: Any = conn.execute(
-        select(s.memories.c.id, s.memories.c.scope_json, s.memories.c.revision).where(
-            s.memories.c.status == MemoryStatus.ACTIVE.value
-        )
+        select(
+            s.memories.c.id,
+            s.memories.c.scope_json,
+            s.memories.c.revision,
+            s.memories.c.conflict_set,
+        ).where(s.memories.c.status == MemoryStatus.ACTIVE.value)
     ).all()
     return list(rows)
 
