@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.crypto.codec import Codec
 from core.errors import MemoryCenterError
@@ -25,6 +25,9 @@ from core.index.vector_delta import delta_path
 from core.index.vector_index import IndexMeta, VectorIndex
 from core.model.records import MemoryRecord
 from core.retrieval import windows
+
+if TYPE_CHECKING:
+    from core.index.embedder import Matrix
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +80,18 @@ def remove_stale_temp_files(path: Path, older_than: float = STALE_TEMP_SECONDS) 
     return removed
 
 
+def worth_waiting(backlog: int, rate: float | None, seconds: float) -> bool:
+    """Whether the hot path should wait for `backlog` queued records it can see to get their
+    vectors: only when they can be embedded within `seconds` at the measured `rate` (texts
+    per second; None: not measured yet). A bulk write queues thousands (an import here or in
+    another process): every turn waited the whole window for them, under contention with
+    the embedding itself (~0.35 s a turn at 5,000), and then left vector scores out anyway,
+    since the model was still busy (#13, R17). The keyword path serves them meanwhile."""
+    if backlog == 0:
+        return False
+    return rate is None or backlog / rate <= seconds
+
+
 class VectorLayer:
     """Embeddings of active memories, searchable within a scope.
 
@@ -108,6 +123,8 @@ class VectorLayer:
         # Records waiting to be embedded by the background worker (writes never wait for
         # the model, #13), the ids it is embedding now, and those removed meanwhile.
         self._pending: dict[str, MemoryRecord] = {}
+        # Texts per second of the latest embeddings of queued records (None: none yet).
+        self._rate: float | None = None
         self._inflight: set[str] = set()
         self._cancelled: set[str] = set()
         self._worker: threading.Thread | None = None
@@ -296,7 +313,7 @@ class VectorLayer:
         batch = list(records)
         for start in range(0, len(batch), EMBED_BATCH):
             chunk = batch[start : start + EMBED_BATCH]
-            vectors = self.embedder.embed([passage_text(r) for r in chunk], kind="passage")
+            vectors = self._embed_records(chunk)
             with self._lock:
                 self._ensure_loaded()
                 self._drop_windows(r.id for r in chunk)
@@ -401,6 +418,9 @@ class VectorLayer:
         self._catch_up(allowed, READ_CATCH_UP)
         deadline = time.monotonic() + SETTLE_SECONDS
         with self._lock:
+            backlog = len(self._inflight & allowed) + len(allowed & self._pending.keys())
+            if not worth_waiting(backlog, self._rate, SETTLE_SECONDS):
+                return
             while self._inflight & allowed or not self._pending.keys().isdisjoint(allowed):
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -429,7 +449,7 @@ class VectorLayer:
         """Embed records taken off the queue and index those not removed meanwhile."""
         ids = [r.id for r in chunk]
         try:
-            vectors = self.embedder.embed([passage_text(r) for r in chunk], kind="passage")
+            vectors = self._embed_records(chunk)
         except MemoryCenterError as exc:
             log.warning("embedding queued memories failed: %s", exc)
             vectors = None
@@ -445,6 +465,16 @@ class VectorLayer:
             self._cancelled.difference_update(ids)
             self._idle.notify_all()
         return vectors is not None
+
+    def _embed_records(self, records: list[MemoryRecord]) -> Matrix:
+        """The records' passage vectors; the time it took updates the measured rate."""
+        started = time.monotonic()
+        vectors = self.embedder.embed([passage_text(r) for r in records], kind="passage")
+        took = time.monotonic() - started
+        if records and took > 0:
+            rate = len(records) / took
+            self._rate = rate if self._rate is None else (self._rate + rate) / 2
+        return vectors
 
     def _backfill(
         self, missing: list[str], load: Callable[[list[str]], list[MemoryRecord]]
