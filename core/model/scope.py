@@ -8,6 +8,7 @@ projects while a project memory of one user never reaches another user.
 
 from __future__ import annotations
 
+import itertools
 import json
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
@@ -71,6 +72,15 @@ class Scope(Mapping[str, str]):
     def visible_to(self, request: Scope) -> bool:
         """True when a memory with this scope may be shown to `request` (containment rule)."""
         return all(request.get(key) == value for key, value in self.items_)
+
+    def subsets(self) -> list[Scope]:
+        """Every scope visible to this one as a request: by the containment rule, exactly
+        its subsets (at most 2^8, the empty scope included)."""
+        return [
+            Scope(subset)
+            for size in range(len(self.items_) + 1)
+            for subset in itertools.combinations(self.items_, size)
+        ]
 
     def narrows(self, old: Scope) -> bool:
         """True when self keeps every key/value of `old` and adds at least one."""

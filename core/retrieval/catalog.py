@@ -398,11 +398,9 @@ class Catalog:
         exactly the memories filed under one of Q's subsets: at most 2^8 look-ups, however
         large the store.
         """
-        items = list(request.items_)
         out: set[str] = set()
         with self._lock:
-            for mask in range(1 << len(items)):
-                key = Scope(tuple(items[i] for i in range(len(items)) if mask >> i & 1))
+            for key in request.subsets():
                 out |= self.by_scope.get(key, set())
         return out
 

@@ -236,11 +236,8 @@ class Retriever:
         partners: dict[str, list[MemoryRecord]] = {}
         for mid in sorted(others):
             rec = self.catalog.records.get(mid)
-            cset = rec.conflict_set if rec is not None else None
-            if rec is None or cset is None or cset not in sets:
-                continue
-            if _partner(rec, cset, request, now):
-                partners.setdefault(cset, []).append(rec)
+            if rec is not None and rec.conflict_set in sets and _partner(rec, request, now):
+                partners.setdefault(rec.conflict_set or "", []).append(rec)
         out = list(ranked)
         for scored in ranked:
             # A set's partners join once, after its best-ranked member, with its score.
@@ -497,9 +494,9 @@ def _notes(record: MemoryRecord) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _partner(rec: MemoryRecord, cset: str | None, request: Scope, now: dt.datetime) -> bool:
-    """An active, visible member of the same unresolved conflict set."""
-    if rec.conflict_set != cset or CONFLICT not in rec.flags:
+def _partner(rec: MemoryRecord, request: Scope, now: dt.datetime) -> bool:
+    """An active, visible member of its unresolved conflict set."""
+    if CONFLICT not in rec.flags:
         return False
     return rec.scope.visible_to(request) and rec.effective_status(now) == "active"
 

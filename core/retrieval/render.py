@@ -105,7 +105,7 @@ def item_line(
     """
     if shared is None and request is not None:
         shared = Shared(scope=request)
-    scope = ",".join(f"{k}={v}" for k, v in record.scope.items())
+    scope = scope_text(record.scope)
     if shared is not None and record.scope == shared.scope:
         scope = ""
     own = provenance(record)
@@ -145,9 +145,13 @@ def line_floor(record: MemoryRecord, notes: tuple[str, ...], shared: Shared) -> 
         # The scope in this part is not counted: collapsing double spaces may shorten it.
         return chars + sum(len(part) + len(" ") for part in own)
     if record.scope != shared.scope and record.scope:
-        pairs = record.scope.items()
-        chars += sum(len(k) + len("=") + len(v) for k, v in pairs) + len(pairs) - 1 + len(" ")
+        chars += len(scope_text(record.scope)) + len(" ")
     return chars
+
+
+def scope_text(scope: Scope) -> str:
+    """A scope as headers and the block's first line write it: `project=x,user=y`."""
+    return ",".join(f"{k}={v}" for k, v in scope.items())
 
 
 def scope_line(request: Scope) -> str:
@@ -159,7 +163,7 @@ def shared_line(shared: Shared) -> str:
     """The block's first line: what a header that leaves it out means."""
     parts = []
     if shared.scope is not None:
-        parts.append("filed under " + ",".join(f"{k}={v}" for k, v in shared.scope.items()))
+        parts.append("filed under " + scope_text(shared.scope))
     if shared.provenance is not None:
         kind, source, confidence = shared.provenance
         parts.append(f"{kind}, {source}, confidence {confidence}")

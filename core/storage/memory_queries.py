@@ -7,7 +7,6 @@ that passed the binding check (`memories.checked`), never on an unchecked clear 
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -113,19 +112,13 @@ def _finish(
 def visible_scopes(request: Scope) -> list[str]:
     """The stored form (canonical JSON) of every scope visible to `request`.
 
-    By the containment rule a memory's scope is visible exactly when it is a subset of the
-    request's, so these are the request's subsets: at most 2^8, one per combination of its
-    keys. A listing then cuts on the clear column with the `(scope_json, status)` index and
-    pages in SQL, instead of parsing every row's scope (#13: `list_recent` with a limit of
-    one read and decrypted every visible memory of a 10k store, 130 ms). The binding check
-    of the rows read makes the cut exact: a clear scope changed by hand is damage.
+    By the containment rule these are the request's subsets (`Scope.subsets`). A listing
+    then cuts on the clear column with the `(scope_json, status)` index and pages in SQL,
+    instead of parsing every row's scope (#13: `list_recent` with a limit of one read and
+    decrypted every visible memory of a 10k store, 130 ms). The binding check of the rows
+    read makes the cut exact: a clear scope changed by hand is damage.
     """
-    pairs = request.items_
-    return [
-        Scope(subset).to_json()
-        for size in range(len(pairs) + 1)
-        for subset in itertools.combinations(pairs, size)
-    ]
+    return [subset.to_json() for subset in request.subsets()]
 
 
 def _scope_matches(record: MemoryRecord, flt: MemoryFilter) -> bool:
