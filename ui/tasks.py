@@ -2,10 +2,17 @@
 
 Mutations go to a single-writer executor so they apply in the order the user made them;
 reads go to a small pool. Widgets never start threads themselves.
+
+The work and its callbacks hold Qt objects (a progress dialog, its relay, widgets). They stay
+referenced here, on the UI thread, until the result is delivered: a worker thread holds only
+a key. Otherwise the worker's own release of a finished task could be the last reference and
+destroy a dialog or relay off the UI thread, which crashed the interpreter.
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -13,13 +20,15 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Signal, Slot
 
 T = TypeVar("T")
+_Task = tuple[Callable[[], Any], Callable[[Any], None], Callable[[BaseException], None]]
+"""A task's work, and what receives its result or its exception."""
 
 
 class TaskRunner(QObject):
     """Runs callables in the background; calls back on the UI thread.
 
     Signals:
-        finished_on_ui: internal; carries (callback, future) to the UI thread.
+        finished_on_ui: internal; carries (task key, future) to the UI thread.
         waited_on_ui: internal; the same for `wait`.
     """
 
@@ -35,6 +44,10 @@ class TaskRunner(QObject):
         self._waiter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-wait")
         self._pending = 0
         self._closed = False
+        # Each task's (work, on_success, on_failure) by key, released on the UI thread only.
+        self._held: dict[int, _Task] = {}
+        self._held_lock = threading.Lock()
+        self._keys = itertools.count()
         self.finished_on_ui.connect(self._deliver)
         self.waited_on_ui.connect(self._deliver_wait)
 
@@ -54,10 +67,9 @@ class TaskRunner(QObject):
             return
         pool = self._writer if mutating else self._readers
         self._pending += 1
-        future = pool.submit(work)
-        future.add_done_callback(
-            lambda fut: self.finished_on_ui.emit((on_success, on_failure), fut)
-        )
+        key = self._hold(work, on_success, on_failure)
+        future = pool.submit(self._call, key)
+        future.add_done_callback(lambda fut: self.finished_on_ui.emit(key, fut))
 
     def wait(
         self,
@@ -71,11 +83,12 @@ class TaskRunner(QObject):
         """
         if self._closed:
             return
-        future = self._waiter.submit(work)
+        key = self._hold(work, on_success, on_failure)
+        future = self._waiter.submit(self._call, key)
 
         def deliver(fut: Future[Any]) -> None:
             if not self._closed:
-                self.waited_on_ui.emit((on_success, on_failure), fut)
+                self.waited_on_ui.emit(key, fut)
 
         future.add_done_callback(deliver)
 
@@ -91,18 +104,41 @@ class TaskRunner(QObject):
         self._readers.shutdown(wait=True)
         self._waiter.shutdown(wait=False, cancel_futures=True)
 
-    @Slot(object, object)
-    def _deliver(self, callbacks: tuple[Any, Any], future: Future[Any]) -> None:
-        self._pending -= 1
-        self._deliver_wait(callbacks, future)
+    def _hold(
+        self,
+        work: Callable[[], Any],
+        on_success: Callable[[Any], None],
+        on_failure: Callable[[BaseException], None],
+    ) -> int:
+        key = next(self._keys)
+        with self._held_lock:
+            self._held[key] = (work, on_success, on_failure)
+        return key
+
+    def _call(self, key: int) -> Any:
+        """In a worker: run the task's work (its reference ends with this frame)."""
+        with self._held_lock:
+            work = self._held[key][0]
+        return work()
 
     @Slot(object, object)
-    def _deliver_wait(self, callbacks: tuple[Any, Any], future: Future[Any]) -> None:
+    def _deliver(self, key: int, future: Future[Any]) -> None:
+        self._pending -= 1
+        self._deliver_wait(key, future)
+
+    @Slot(object, object)
+    def _deliver_wait(self, key: int, future: Future[Any]) -> None:
+        with self._held_lock:
+            _work, on_success, on_failure = self._held.pop(key)
         if self._closed:
             return
-        on_success, on_failure = callbacks
         exc = future.exception()
         if exc is not None:
-            on_failure(exc)
+            try:
+                on_failure(exc)
+            finally:
+                # Its frames hold the work's closure (and its Qt objects): let go of them
+                # here rather than with the future in the worker.
+                exc.__traceback__ = None
         else:
             on_success(future.result())
