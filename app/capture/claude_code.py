@@ -1,8 +1,13 @@
 """Claude Code transcripts, line by line: the `import claude-code` parser for a growing file.
 
 Lines are turned into events exactly as `app.importers.claude_code` does (same source ids
-`<uuid>#<block>`, same trust: tool results are `untrusted`); tool-use ids are kept in
-`data.tool_use_id` so a tool call a hook already recorded live is not recorded again.
+`<uuid>#<block>`, same trust: tool results are `untrusted`, compaction summaries and the
+tags Claude Code adds are not the user's); tool-use ids are kept in `data.tool_use_id` so a
+tool call a hook already recorded live is not recorded again.
+
+A rewound branch is recorded as it was written: a live reader cannot know, when a line
+arrives, that the user will go back later (the log is append-only). `import` of the
+finished file keeps only the final branch.
 """
 
 from __future__ import annotations
@@ -25,9 +30,9 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
     tools: dict[str, str] = dict(state.get("tools", {}))
     for offset, raw in lines:
         try:
-            entry = importer._entry(raw.encode("utf-8", errors="surrogateescape"))
-            events = list(importer._events(entry, tools)) if entry is not None else []
-        except ValueError as exc:
+            entry = importer.entry_of(raw.encode("utf-8", errors="surrogateescape"))
+            events = list(importer.line_events(entry, tools)) if entry is not None else []
+        except (ValueError, TypeError, RecursionError) as exc:
             chunk.problems.append(Problem(str(path), f"byte {offset}", str(exc)))
             continue
         if entry is None or not events:
@@ -45,7 +50,7 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
 def _with_tool_id(entry: dict[str, Any], ev: SourceEvent) -> SourceEvent:
     if ev.kind not in ("tool_call", "tool_result"):
         return ev
-    index = int(ev.source_id.rsplit("#", 1)[1])
+    index = int(ev.source_id.rsplit("#", 1)[1].split(".", 1)[0])
     block = entry["message"]["content"][index]
     tool_id = block.get("id") if ev.kind == "tool_call" else block.get("tool_use_id")
     if not isinstance(tool_id, str):

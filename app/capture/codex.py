@@ -5,12 +5,15 @@ Each line is a JSON object. Current logs wrap items as `{"type": "response_item"
 repeat what the response items say and are skipped); older logs hold the items directly.
 Items: `message` (role `user` or `assistant`, content blocks `input_text` / `output_text`),
 `function_call` (`name`, `arguments`, `call_id`), `function_call_output` (`call_id`,
-`output`), `reasoning` (private, not imported).
+`output`), `custom_tool_call` / `custom_tool_call_output` (free-form tools such as
+`apply_patch`, which edits files: `input` is the patch), `local_shell_call` (`action`),
+`reasoning` (private, not imported).
 
 Trust follows the importers' rules: the user's typed text is `user`, the assistant's text
 and tool calls `assistant`, every tool output `untrusted` (it cannot be re-run here; R2,
 R11). Context Codex injects as user messages (`<environment_context>`,
-`<user_instructions>`) is not what the user said and is skipped.
+`<user_instructions>`, the project's "# AGENTS.md instructions for ..." message) is not
+what the user said and is skipped; so are `developer` messages.
 """
 
 from __future__ import annotations
@@ -24,7 +27,15 @@ from app.importers.base import Problem, SourceEvent, clip
 
 AGENT = "codex"
 SESSION_PREFIX = "codex:"
-INJECTED = ("<environment_context>", "<user_instructions>", "<user_shell_command>")
+INJECTED = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<user_shell_command>",
+    "# AGENTS.md instructions for ",
+    "<INSTRUCTIONS>",
+)
+CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output")
 SHELL_TOOLS = frozenset({"shell", "local_shell", "exec_command", "container.exec"})
 
 
@@ -76,7 +87,7 @@ def _item(raw: str, state: dict[str, Any], chunk: Chunk) -> dict[str, Any] | Non
         return None
     if kind == "response_item" and isinstance(payload, dict):
         return {**payload, "_ts": line.get("timestamp")}
-    if kind in ("message", "function_call", "function_call_output"):
+    if kind in ("message", *CALLS, *OUTPUTS):
         return line
     return None  # event_msg, turn_context, reasoning, state records
 
@@ -93,21 +104,37 @@ def _event(item: dict[str, Any], tools: dict[str, str], source_id: str) -> Sourc
             return None
         body, cut = clip(text)
         return SourceEvent(source_id, role, role, body, "message", "chat", ts, cut)
-    if kind == "function_call":
-        name = str(item.get("name") or "tool")
-        tools[str(item.get("call_id") or "")] = name
-        body, cut = clip(f"{name}({item.get('arguments') or ''})")
-        extra = {**cut, "tool": name, "tool_use_id": item.get("call_id")}
+    if kind in CALLS:
+        name = str(item.get("name") or ("shell" if kind == "local_shell_call" else "tool"))
+        call_id = item.get("call_id") or item.get("id")
+        tools[str(call_id or "")] = name
+        body, cut = clip(f"{name}({_call_input(item)})")
+        extra = {**cut, "tool": name, "tool_use_id": call_id}
+        if kind != "function_call":
+            extra["codex_item"] = kind
         return SourceEvent(source_id, "assistant", "assistant", body, "tool_call", None, ts, extra)
-    if kind == "function_call_output":
+    if kind in OUTPUTS:
         name = tools.get(str(item.get("call_id") or ""), "")
         body, cut = clip(_output_text(item.get("output")))
         if not body.strip():
             return None
         source = "terminal" if name in SHELL_TOOLS else None
         extra = {**cut, "tool": name or None, "tool_use_id": item.get("call_id")}
+        if kind != "function_call_output":
+            extra["codex_item"] = kind
         return SourceEvent(source_id, "tool", "untrusted", body, "tool_result", source, ts, extra)
     return None
+
+
+def _call_input(item: dict[str, Any]) -> str:
+    """What a call was given: JSON arguments, a custom tool's free text, a shell action."""
+    if item.get("type") == "local_shell_call":
+        action = item.get("action")
+        return json.dumps(action, ensure_ascii=False) if action is not None else ""
+    value = item.get("arguments") if item.get("type") == "function_call" else item.get("input")
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _blocks_text(content: object) -> str:
@@ -116,11 +143,11 @@ def _blocks_text(content: object) -> str:
     if not isinstance(content, list):
         return ""
     parts = [
-        str(b.get("text", ""))
+        b.get("text")
         for b in content
         if isinstance(b, dict) and b.get("type") in ("input_text", "output_text", "text")
     ]
-    return "\n".join(p for p in parts if p)
+    return "\n".join(p for p in parts if isinstance(p, str) and p)
 
 
 def _output_text(output: object) -> str:
@@ -135,4 +162,8 @@ def _output_text(output: object) -> str:
         return output
     if isinstance(output, dict) and isinstance(output.get("output"), str):
         return str(output["output"])
+    if isinstance(output, list):  # content items: [{"type": "input_text", "text": ...}]
+        text = _blocks_text(output)
+        if text:
+            return text
     return "" if output is None else json.dumps(output, ensure_ascii=False)

@@ -19,6 +19,7 @@ from pathlib import Path
 from app.capture import claude_code, codex
 from app.capture.follow import Chunk, Parser, capture_file, cursor_key
 from app.hooks.workspace import resolve
+from app.importers import extraction
 from app.importers.base import Problem
 from app.importers.claude_code import transcript_files
 from core import MemoryCenterError, MemoryService, Scope
@@ -116,8 +117,10 @@ class Watcher:
         self.totals.events += report.events
         self.totals.problems.extend(report.problems)
         if self.extract:
-            for session, ids in report.event_ids.items():
-                self.totals.suggestions += len(self.service.extract(session, ids).value)
+            # Through the sessions' extraction marks: what a killed pass recorded but never
+            # extracted is extracted on the next one (#38).
+            outcomes, _ = extraction.finish(self.service, report.event_ids)
+            self.totals.suggestions += sum(outcomes.values())
 
     def _skip_history(self, path: Path, size: int) -> bool:
         """--from-now: a file never followed starts at its current end."""

@@ -9,6 +9,7 @@ import click
 
 from app.cli.helpers import echo_lines, line, scopes_option, show, write_file
 from app.cli.root import Context, handles_errors, pass_ctx
+from app.importers.base import read_source
 from app.serialize import to_jsonable
 from core import MemoryFilter, MemoryKind, MemoryStatus, Scope
 from core.errors import InvalidInputError
@@ -242,9 +243,10 @@ def memory_export(ctx: Context, path: Path, everything: bool) -> None:
 def memory_import(ctx: Context, path: Path, by: str | None) -> None:
     """Import an export file: each memory becomes a suggestion that the policy decides."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInputError("path", f"cannot read {path}: {exc.strerror}") from None
+        # A regular file only, size-capped: a FIFO or a device is refused, not waited on (#38).
+        raw = read_source(path)
+    except ValueError as exc:
+        raise InvalidInputError("path", f"{path}: {exc}") from None
     document = parse_json(raw, str(path))
     outcomes = ctx.service().import_memories(document, by=by).value
     counts: dict[str, int] = {}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.importers.claude_code import split_markup
 from core import InvalidInputError
 
 
@@ -132,14 +133,38 @@ def split_turns(lines: list[str]) -> list[Turn]:
             continue
         entry = json.loads(raw)
         content = entry.get("message", {}).get("content") if isinstance(entry, dict) else None
-        if entry.get("type") == "user" and isinstance(content, str) and not entry.get("isMeta"):
-            turns.append(Turn(prompt=content))
+        prompt = typed_prompt(entry)
+        if prompt is not None:
+            turns.append(Turn(prompt=prompt))
         if not turns:
             continue
         turns[-1].lines.append(raw)
         if isinstance(content, list):
             _collect_tools(entry, content, pending, turns[-1])
     return turns
+
+
+def typed_prompt(entry: dict[str, Any]) -> str | None:
+    """What the user typed on a transcript line, or None when the line is no prompt.
+
+    The content may be a string or a list of blocks (#42: Claude Code writes both); tool
+    results, meta lines, the compaction summary and the parts Claude Code adds (system
+    reminders, command lines and their output) are not prompts."""
+    if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary"):
+        return None
+    content = entry.get("message", {}).get("content")
+    if isinstance(content, str):
+        texts = [content]
+    elif isinstance(content, list) and content:
+        blocks = [b for b in content if isinstance(b, dict)]
+        if any(b.get("type") != "text" for b in blocks):
+            return None  # tool results (and images with them) answer the assistant
+        texts = [b["text"] for b in blocks if isinstance(b.get("text"), str)]
+    else:
+        return None
+    typed = [part for text in texts for tag, part in split_markup(text) if tag is None]
+    prompt = "\n".join(p for p in typed if p.strip())
+    return prompt or None
 
 
 def _collect_tools(

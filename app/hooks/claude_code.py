@@ -22,7 +22,6 @@ and returns no output, so the agent's turn goes on without memory.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Mapping
@@ -33,6 +32,7 @@ from typing import Any
 from app.capture import claude_code as transcript
 from app.capture.follow import Chunk, capture_file
 from app.hooks.workspace import Workspace, resolve
+from app.importers import extraction
 from app.importers.base import SourceEvent, clip
 from core import (
     Actor,
@@ -304,7 +304,9 @@ def live_tool_ids(service: MemoryService, session: str, after: int) -> set[str]:
 
 def extract_since_mark(service: MemoryService, session: str, *, pre_compress: bool) -> int:
     """Candidates from the session's events since the last extraction (R12); return count."""
-    cursor = service.capture_cursor(f"{AGENT}:extract:{_digest(session)}", AGENT)
+    # The session's extraction mark, shared with `import` and `watch` (they never extract
+    # again what a hook extracted). Claimed before extracting: a hook is never repeated.
+    cursor = extraction.mark_of(service, session)
     events = service.list_events(session=session, after_position=cursor.position, limit=10_000)
     ids = [e.id for e in events if e.actor != Actor.SYSTEM]
     if not events:
@@ -317,10 +319,6 @@ def extract_since_mark(service: MemoryService, session: str, *, pre_compress: bo
         return 0
     result = service.pre_compress(session, ids) if pre_compress else service.extract(session, ids)
     return len(result.value)
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
 
 
 def record_failure(service: MemoryService, call: HookCall | None, exc: BaseException) -> None:

@@ -10,18 +10,26 @@ what the session already holds and adds nothing twice.
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from app.importers import extraction
 from core import InvalidInputError, MemoryCenterError, MemoryService, NewEvent, Scope
 from core.model import limits
 from core.model.jsonsafe import has_lone_surrogate
 from core.model.records import RECORDED_AFTER
 
 PAGE = 10_000
+MAX_SOURCE_BYTES = 512 * 1024 * 1024
+"""The most an importer reads from one source file (#38): a runaway file (or a device that
+never ends) is refused with a clear line instead of filling the memory."""
 # Events appended (and then extracted) per transaction by an import.
 BATCH_EVENTS = 2_000
 # Where `append_events` names the event it refused: "events[17].text".
@@ -75,11 +83,66 @@ class ImportReport:
     events_already_present: int = 0
     suggestions: Counter[str] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
+    sessions_resumed: int = 0
+    """Sessions whose events were all present but not yet extracted (an interrupted run)."""
 
 
 def printable(text: str) -> str:
     """`text` as valid UTF-8: a file name with undecodable bytes still prints and serialises."""
     return text.encode("utf-8", "replace").decode("utf-8") if has_lone_surrogate(text) else text
+
+
+def read_source(path: Path, limit: int = MAX_SOURCE_BYTES) -> bytes:
+    """The bytes of a regular file, at most `limit` of them.
+
+    The file is opened without blocking and checked on the open descriptor, so a FIFO (which
+    would wait for a writer for ever), a device such as /dev/zero (which never ends) or a
+    directory is refused, and so is a file swapped for one of those after a check (#38).
+
+    Raises:
+        ValueError: not a regular file, too large, or unreadable (the message says which).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        reason = "it is a directory" if exc.errno == errno.EISDIR else exc.strerror
+        raise ValueError(f"cannot read: {reason}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"not a regular file ({_file_type(info.st_mode)}); nothing read")
+        if info.st_size > limit:
+            found, most = _size(info.st_size), _size(limit)
+            raise ValueError(f"{found} is larger than the {most} an import reads; nothing read")
+        chunks: list[bytes] = []
+        size = 0
+        while True:  # read to the end, not to st_size: a file may grow while it is read
+            part = os.read(fd, 1 << 20)
+            if not part:
+                return b"".join(chunks)
+            size += len(part)
+            if size > limit:
+                raise ValueError(f"grew beyond the {_size(limit)} an import reads")
+            chunks.append(part)
+    except OSError as exc:
+        raise ValueError(f"cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def _file_type(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a plain file")
+
+
+def _size(count: int) -> str:
+    return f"{count / (1 << 20):.0f} MiB" if count >= 1 << 20 else f"{count} bytes"
 
 
 def iso_from_epoch(value: object) -> str | None:
@@ -131,6 +194,7 @@ def write_sessions(
     is reported against the session that caused it and the others still land.
     """
     batch: list[tuple[SourceSession, list[Pending]]] = []
+    present: list[str] = []
     for sess in sessions:
         report.sessions_seen += 1
         try:
@@ -140,12 +204,19 @@ def write_sessions(
             items = []
         if items:
             batch.append((sess, items))
+        else:
+            present.append(sess.session)
         if sum(len(i) for _, i in batch) >= BATCH_EVENTS:
             _flush(service, batch, report, extract)
             batch = []
         if progress is not None:
             progress(sess)
     _flush(service, batch, report, extract)
+    if extract and present:
+        # Sessions already in the log whose extraction an interrupted run never did (#38).
+        outcomes, finished = extraction.finish(service, present)
+        report.suggestions.update(outcomes)
+        report.sessions_resumed += len(finished)
     return report
 
 
@@ -171,6 +242,10 @@ def _prepare(
     return [(_new_event(sess, where, e, importer), e) for e in fresh]
 
 
+Written = tuple[SourceSession, list[Pending], int]
+"""A session appended by a batch, its events, and the position of its last event."""
+
+
 def _flush(
     service: MemoryService,
     batch: list[tuple[SourceSession, list[Pending]]],
@@ -188,16 +263,19 @@ def _flush(
                 written += _append(service, [(sess, items)], report)
             except MemoryCenterError as exc:
                 _problem(report, sess, exc)
-    for _, items in written:
+    for _, items, _ in written:
         report.sessions_written += 1
         report.events_written += len(items)
     if extract and written:
-        _extract(service, [sess for sess, _ in written], report)
+        done = _extract(service, [sess for sess, _, _ in written], report)
+        for sess, _, last in written:
+            if sess.session in done:  # the mark moves only once extraction committed
+                extraction.advance(service, extraction.mark_of(service, sess.session), last)
 
 
 def _append(
     service: MemoryService, batch: list[tuple[SourceSession, list[Pending]]], report: ImportReport
-) -> list[tuple[SourceSession, list[Pending]]]:
+) -> list[Written]:
     """Append the batch in one transaction; what was written, by session.
 
     The service validates each event once (#13: the importer no longer checks them first).
@@ -208,8 +286,7 @@ def _append(
     while batch:
         flat = [(b, k) for b, (_, items) in enumerate(batch) for k in range(len(items))]
         try:
-            service.append_events([batch[b][1][k][0] for b, k in flat])
-            return batch
+            events = service.append_events([batch[b][1][k][0] for b, k in flat]).value
         except InvalidInputError as exc:
             found = _EVENT_FIELD.match(exc.field)
             if found is None or int(found.group(1)) >= len(flat):
@@ -226,21 +303,33 @@ def _append(
                 )
             )
             batch = [entry for entry in batch if entry[1]]
+            continue
+        last = [0] * len(batch)
+        for (b, _), event in zip(flat, events, strict=True):
+            last[b] = max(last[b], event.position)
+        return [(sess, items, last[b]) for b, (sess, items) in enumerate(batch)]
     return []
 
 
-def _extract(service: MemoryService, sessions: list[SourceSession], report: ImportReport) -> None:
+def _extract(
+    service: MemoryService, sessions: list[SourceSession], report: ImportReport
+) -> set[str]:
+    """Extract from the sessions; the names of those whose extraction committed."""
     try:
         outcomes = service.extract_many([s.session for s in sessions]).value
+        done = {s.session for s in sessions}
     except MemoryCenterError:
-        outcomes = []
+        outcomes, done = [], set()
         for sess in sessions:
             try:
                 outcomes += service.extract(sess.session).value
             except MemoryCenterError as exc:
                 _problem(report, sess, exc)
+                continue
+            done.add(sess.session)
     for outcome in outcomes:
         report.suggestions[outcome.outcome] += 1
+    return done
 
 
 def _new_event(sess: SourceSession, scope: Scope, ev: SourceEvent, importer: str) -> NewEvent:

@@ -16,6 +16,12 @@ Trust: the user's messages are `user`, the assistant's `assistant`; tool output 
 code execution, plugins) and quoted web content (`tether_quote`, `tether_browsing_display`) are
 `untrusted`. System messages, hidden messages, reasoning (`thoughts`, `reasoning_recap`) and
 custom-instruction context (`user_editable_context`) are not imported.
+
+Voice: a voice-mode message is `multimodal_text` whose parts are objects: the
+`audio_transcription` part holds what was said (by the user, `direction: in`, or the
+assistant, `out`) and is imported as the message's text (`data.voice`); the audio itself
+(`audio_asset_pointer`, `real_time_user_audio_video_asset_pointer`) is not. A message made
+only of media without a transcription is reported as skipped, never dropped silently.
 """
 
 from __future__ import annotations
@@ -26,7 +32,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from app.importers.base import Problem, SourceEvent, SourceSession, clip, iso_from_epoch
+from app.importers.base import (
+    Problem,
+    SourceEvent,
+    SourceSession,
+    clip,
+    iso_from_epoch,
+    read_source,
+)
 
 SESSION_PREFIX = "chatgpt:"
 WEB_CONTENT = frozenset({"tether_quote", "tether_browsing_display"})
@@ -39,9 +52,11 @@ def parse(path: Path) -> tuple[list[SourceSession], list[Problem]]:
     file = path / "conversations.json" if path.is_dir() else path
     problems: list[Problem] = []
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [Problem(str(file), "file", f"cannot read: {exc}")]
+        text = read_source(file).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [], [Problem(str(file), "file", f"not valid UTF-8 (byte {exc.start})")]
+    except ValueError as exc:
+        return [], [Problem(str(file), "file", str(exc))]
     try:
         doc: list[Any] = _conversations(text)
     except json.JSONDecodeError as exc:
@@ -208,9 +223,14 @@ def _event(node: object, title: str | None) -> SourceEvent | None:
         return None
     text, cut = clip(_text(content))
     if not text.strip():
+        media = _media(content)
+        if media and role in ("user", "assistant"):
+            raise ValueError(f"{role} message holds only {media} without a transcription; skipped")
         return None
     actor, trust, kind, source = _classify(msg, str(role), str(ctype))
     extra: dict[str, Any] = {**cut, "content_type": ctype}
+    if _spoken(content):
+        extra["voice"] = True
     if title:
         extra["title"] = title
     sid = str(msg.get("id") or node.get("id"))
@@ -244,5 +264,32 @@ def _text(content: dict[str, Any]) -> str:
         return str(content.get("result") or content.get("summary") or "")
     parts = content.get("parts")
     if isinstance(parts, list):
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return str(content.get("text") or "")
+        return "\n".join(t for t in (_part_text(p) for p in parts) if t)
+    value = content.get("text")
+    return value if isinstance(value, str) else ""
+
+
+def _part_text(part: object) -> str:
+    """A part's text: a string, or the transcription of a voice part (never "None")."""
+    if isinstance(part, str):
+        return part
+    if isinstance(part, dict) and part.get("content_type") == "audio_transcription":
+        text = part.get("text")
+        return text if isinstance(text, str) else ""
+    return ""
+
+
+def _spoken(content: dict[str, Any]) -> bool:
+    parts = content.get("parts")
+    return isinstance(parts, list) and any(
+        isinstance(p, dict) and p.get("content_type") == "audio_transcription" for p in parts
+    )
+
+
+def _media(content: dict[str, Any]) -> str:
+    """The kinds of non-text parts of a message ("" when there are none)."""
+    parts = content.get("parts")
+    if not isinstance(parts, list):
+        return ""
+    kinds = sorted({str(p.get("content_type") or "media") for p in parts if isinstance(p, dict)})
+    return ", ".join(kinds)

@@ -2,25 +2,45 @@
 
 Each line is one JSON object. Lines of type `user` and `assistant` carry `message.content`,
 a string or a list of content blocks (`text`, `tool_use`, `tool_result`, `thinking`, `image`),
-plus `uuid`, `sessionId`, `timestamp` and `cwd`. Other line types (`summary`, `system`,
-`file-history-snapshot`, `queue-operation`) and meta lines (`isMeta`) are not conversation and
-are skipped silently; `thinking` blocks (private reasoning) and images are not imported.
+plus `uuid`, `parentUuid`, `sessionId`, `timestamp` and `cwd`. Other line types (`summary`,
+`system`, `file-history-snapshot`, `queue-operation`, `progress`) and meta lines (`isMeta`)
+are not conversation and are skipped silently; `thinking` blocks (private reasoning) and
+images are not imported.
+
+Not everything on a `user` line was said by the user (#42):
+
+- the compaction summary (`isCompactSummary`, "This session is being continued ...") was
+  written by the model: it is recorded as the system, trust `assistant`, and is never a
+  statement of the user;
+- Claude Code wraps what it adds in tags: `<system-reminder>` (context it injects),
+  `<command-name>`/`<command-message>`/`<command-args>` and `<bash-input>` (a slash or shell
+  command the user ran), `<local-command-stdout>`/`<local-command-stderr>` and
+  `<bash-stdout>`/`<bash-stderr>` (that command's output), `<local-command-caveat>`,
+  `<user-prompt-submit-hook>` and `<task-notification>`. Each tagged part is its own event
+  (`data.claude_code` names the tag's class); only the text outside the tags is the user's.
+
+Branches: a rewound conversation (the user went back and typed again) leaves the abandoned
+lines in the file, with the new ones pointing by `parentUuid` to an earlier line. Only the
+path from the session's last line back to its root is imported (through compaction
+boundaries by `logicalParentUuid`); the lines of abandoned branches are counted in one
+"skipped" line per session. Sub-agent lines (`isSidechain`) are kept and flagged.
 
 Trust (documented in docs/mcp.md, "Trust rules"): text the user typed is `user`; the
-assistant's text and tool calls are `assistant`; every tool result is `untrusted`, because
-the importer cannot re-run the tool and a tool's output (a web page, a file, a command's
-output) is outside content (R2, R11).
+assistant's text and tool calls are `assistant`; every tool result and command output is
+`untrusted`, because the importer cannot re-run the tool and a tool's output (a web page, a
+file, a command's output) is outside content (R2, R11).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 from typing import Any
 
-from app.importers.base import Problem, SourceEvent, SourceSession, clip
+from app.importers.base import Problem, SourceEvent, SourceSession, clip, read_source
 
 SESSION_PREFIX = "claude-code:"
 TOOL_SOURCES = {
@@ -32,6 +52,27 @@ TOOL_SOURCES = {
     "Glob": "file",
     "LS": "file",
 }
+# Tag -> (class recorded in data.claude_code, actor, trust, kind, source).
+MARKUP: dict[str, tuple[str, str, str, str, str | None]] = {
+    "system-reminder": ("system_reminder", "system", "untrusted", "message", "system"),
+    "command-name": ("command", "system", "tool_verified", "message", "system"),
+    "command-message": ("command", "system", "tool_verified", "message", "system"),
+    "command-args": ("command", "system", "tool_verified", "message", "system"),
+    "command-contents": ("command", "system", "tool_verified", "message", "system"),
+    "bash-input": ("command", "system", "tool_verified", "message", "terminal"),
+    "local-command-stdout": ("command_output", "tool", "untrusted", "tool_result", "terminal"),
+    "local-command-stderr": ("command_output", "tool", "untrusted", "tool_result", "terminal"),
+    "bash-stdout": ("command_output", "tool", "untrusted", "tool_result", "terminal"),
+    "bash-stderr": ("command_output", "tool", "untrusted", "tool_result", "terminal"),
+    "local-command-caveat": ("caveat", "system", "untrusted", "message", "system"),
+    "user-prompt-submit-hook": ("hook_output", "system", "untrusted", "message", "system"),
+    "task-notification": ("task_notification", "system", "untrusted", "message", "system"),
+}
+_TAGGED = re.compile(
+    r"<(" + "|".join(re.escape(t) for t in MARKUP) + r")\b[^>]*>(.*?)</\1>", re.DOTALL
+)
+# Lines Claude Code writes itself in the user's place when a turn is cut short.
+INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
 
 
 def transcript_files(path: Path) -> list[Path]:
@@ -50,33 +91,104 @@ def parse(path: Path) -> tuple[list[SourceSession], list[Problem]]:
     return [s for s in sessions.values() if s.events], problems
 
 
+@dataclass
+class _Line:
+    """One conversation line of a file, parsed, before its events are made."""
+
+    number: int
+    entry: dict[str, Any]
+
+
 def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[Problem]) -> None:
-    tools: dict[str, str] = {}
     try:
         # Bytes split on newlines only: one undecodable line is reported, not the whole file.
-        lines = file.read_bytes().split(b"\n")
-    except OSError as exc:
-        problems.append(Problem(str(file), "file", f"cannot read: {exc}"))
+        lines = read_source(file).split(b"\n")
+    except ValueError as exc:
+        problems.append(Problem(str(file), "file", str(exc)))
         return
+    parents: dict[str, str | None] = {}
+    by_session: dict[str, list[_Line]] = {}
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            entry = _entry(raw)
-            events = list(_events(entry, tools)) if entry is not None else []
+            obj = _object(raw)
+            _link(obj, parents)
+            entry = _conversation(obj)
         except (ValueError, TypeError, RecursionError) as exc:
-            # One bad line is reported and skipped; the rest of its session still imports.
             problems.append(Problem(str(file), f"line {number}", _reason(exc)))
             continue
-        events = [replace(e, where=f"line {number}") for e in events]
-        if not events or entry is None:
+        if entry is not None:
+            sid = str(entry.get("sessionId") or file.stem)
+            by_session.setdefault(sid, []).append(_Line(number, entry))
+    for sid, found in by_session.items():
+        kept = final_branch(found, parents)
+        if len(kept) < len(found):
+            dropped = len(found) - len(kept)
+            problems.append(
+                Problem(
+                    str(file),
+                    f"session {sid}",
+                    f"{dropped} line(s) on rewound branches left out (only the final branch "
+                    "is imported)",
+                )
+            )
+        _session_events(file, sid, kept, sessions, problems)
+
+
+def _session_events(
+    file: Path,
+    sid: str,
+    lines: list[_Line],
+    sessions: dict[str, SourceSession],
+    problems: list[Problem],
+) -> None:
+    tools: dict[str, str] = {}
+    for line in lines:
+        try:
+            events = list(line_events(line.entry, tools))
+        except (ValueError, TypeError, RecursionError) as exc:
+            # One bad line is reported and skipped; the rest of its session still imports.
+            problems.append(Problem(str(file), f"line {line.number}", _reason(exc)))
             continue
-        sid = str(entry.get("sessionId") or file.stem)
+        if not events:
+            continue
         sess = sessions.setdefault(sid, SourceSession(SESSION_PREFIX + sid, origin=str(file)))
-        cwd = entry.get("cwd")
+        cwd = line.entry.get("cwd")
         if isinstance(cwd, str) and cwd and "project" not in sess.scope_extra:
             sess.scope_extra["project"] = PurePath(cwd).name or cwd
-        sess.events.extend(events)
+        sess.events.extend(replace(e, where=f"line {line.number}") for e in events)
+
+
+def _link(obj: dict[str, Any], parents: dict[str, str | None]) -> None:
+    """Note the line's parent (any line type: branches run through system lines too)."""
+    uuid = obj.get("uuid")
+    if not isinstance(uuid, str):
+        return
+    parent = obj.get("parentUuid")
+    if parent is None:  # a compaction boundary starts a new chain that continues the old one
+        parent = obj.get("logicalParentUuid")
+    parents[uuid] = parent if isinstance(parent, str) else None
+
+
+def final_branch(lines: list[_Line], parents: dict[str, str | None]) -> list[_Line]:
+    """The lines on the path from the session's last main-thread line back to its root.
+
+    Sub-agent lines and lines that name no parent at all (older versions, hand-written
+    files) cannot be placed on a branch and are kept."""
+    tree = [ln for ln in lines if "parentUuid" in ln.entry and not ln.entry.get("isSidechain")]
+    if not tree:
+        return lines
+    path: set[str] = set()
+    node: str | None = tree[-1].entry["uuid"]
+    while node is not None and node not in path:
+        path.add(node)
+        node = parents.get(node)
+    return [
+        ln
+        for ln in lines
+        if ln.entry["uuid"] in path or ln.entry.get("isSidechain") or "parentUuid" not in ln.entry
+    ]
 
 
 def _reason(exc: Exception) -> str:
@@ -87,18 +199,22 @@ def _reason(exc: Exception) -> str:
     return f"malformed line ({type(exc).__name__}: {exc})"
 
 
-def _entry(raw: bytes) -> dict[str, Any] | None:
-    """The line's object if it is a conversation line; None for other line types."""
+def _object(raw: bytes) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not valid UTF-8 (byte {exc.start}: {exc.reason})") from None
     try:
-        entry = json.loads(text)
+        obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg})") from None
-    if not isinstance(entry, dict):
+    if not isinstance(obj, dict):
         raise ValueError("not a JSON object")
+    return obj
+
+
+def _conversation(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The line if it is a conversation line; None for other line types."""
     if entry.get("type") not in ("user", "assistant") or entry.get("isMeta"):
         return None
     if not isinstance(entry.get("uuid"), str):
@@ -109,32 +225,49 @@ def _entry(raw: bytes) -> dict[str, Any] | None:
     return entry
 
 
-def _events(entry: dict[str, Any], tools: dict[str, str]) -> Iterator[SourceEvent]:
+def entry_of(raw: bytes) -> dict[str, Any] | None:
+    """The line's object if it is a conversation line; None for other line types.
+
+    Raises:
+        ValueError: the line is not a JSON object, or a malformed conversation line.
+    """
+    return _conversation(_object(raw))
+
+
+def line_events(entry: dict[str, Any], tools: dict[str, str]) -> Iterator[SourceEvent]:
+    """The events of one conversation line, in order (`tools` maps tool-use ids to names)."""
     content = entry["message"]["content"]
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
             raise ValueError(f"content block {index} is not an object")
-        event = _block(entry, block, f"{entry['uuid']}#{index}", tools)
-        if event is not None:
-            yield event
+        yield from _block(entry, block, f"{entry['uuid']}#{index}", tools)
 
 
 def _block(
     entry: dict[str, Any], block: dict[str, Any], source_id: str, tools: dict[str, str]
-) -> SourceEvent | None:
+) -> Iterator[SourceEvent]:
     kind = block.get("type")
     ts = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
     extra: dict[str, Any] = {"sidechain": True} if entry.get("isSidechain") else {}
     if kind == "text":
-        role = "user" if entry["type"] == "user" else "assistant"
-        return _text_event(source_id, role, str(block.get("text", "")), ts, extra)
+        # A text that is not a string (null) has nothing to import: never the word "None".
+        raw = block.get("text")
+        text = raw if isinstance(raw, str) else ""
+        if entry["type"] == "assistant":
+            yield from _text_event(source_id, ("assistant", "assistant"), text, ts, extra)
+        elif entry.get("isCompactSummary"):
+            summary = {**extra, "claude_code": "compact_summary"}
+            yield from _text_event(source_id, ("system", "assistant"), text, ts, summary, "system")
+        else:
+            yield from _user_text(source_id, text, ts, extra)
+        return
     if kind == "tool_use":
         name = str(block.get("name", "tool"))
         tools[str(block.get("id", ""))] = name
         args = json.dumps(block.get("input", {}), ensure_ascii=False, sort_keys=True)
         text, cut = clip(f"{name}({args})")
-        return SourceEvent(
+        yield SourceEvent(
             source_id,
             "assistant",
             "assistant",
@@ -144,33 +277,86 @@ def _block(
             ts,
             {**extra, **cut, "tool": name},
         )
+        return
     if kind == "tool_result":
         name = tools.get(str(block.get("tool_use_id", "")), "")
         body, cut = clip(_result_text(block.get("content")))
         if not body.strip():
-            return None
+            return
         extra = {**extra, **cut, "tool": name or None, "is_error": bool(block.get("is_error"))}
-        return SourceEvent(
+        yield SourceEvent(
             source_id, "tool", "untrusted", body, "tool_result", TOOL_SOURCES.get(name), ts, extra
         )
-    return None  # thinking, redacted_thinking, image: not imported
+    # thinking, redacted_thinking, image: not imported
+
+
+def _user_text(
+    source_id: str, text: str, ts: str | None, extra: dict[str, Any]
+) -> Iterator[SourceEvent]:
+    """A user text block cut into what the user typed and what Claude Code added (tags)."""
+    parts = split_markup(text)
+    for number, (tag, part) in enumerate(parts):
+        sid = source_id if number == 0 else f"{source_id}.{number}"
+        if tag is None:
+            yield from _text_event(sid, ("user", "user"), part, ts, extra)
+            continue
+        label, actor, trust, kind, source = MARKUP.get(tag, _INTERRUPT)
+        body, cut = clip(part)
+        if body.strip():
+            data = {**extra, **cut, "claude_code": label}
+            yield SourceEvent(sid, actor, trust, body, kind, source, ts, data)
+
+
+_INTERRUPT = ("interrupted", "system", "tool_verified", "message", "system")
+
+
+def split_markup(text: str) -> list[tuple[str | None, str]]:
+    """(tag, text) pieces of a user text: tag None for what the user typed, else the tag of
+    a part Claude Code added (tagged parts keep their tags, so the record is verbatim). A
+    run of command tags (name, message, args) stays one piece."""
+    if INTERRUPTED.match(text.strip()):
+        return [("interrupted", text)]
+    pieces: list[tuple[str | None, str]] = []
+    at = 0
+    for found in _TAGGED.finditer(text):
+        between = text[at : found.start()]
+        tag = found.group(1)
+        same_run = (
+            pieces
+            and not between.strip()
+            and pieces[-1][0] is not None
+            and MARKUP.get(pieces[-1][0] or "", ("",))[0] == MARKUP[tag][0]
+        )
+        if same_run:
+            pieces[-1] = (pieces[-1][0], pieces[-1][1] + between + found.group(0))
+        else:
+            if between.strip():
+                pieces.append((None, between.strip()))
+            pieces.append((tag, found.group(0)))
+        at = found.end()
+    rest = text[at:]
+    if rest.strip() or not pieces:
+        pieces.append((None, rest.strip() if pieces else rest))
+    return pieces
 
 
 def _text_event(
-    source_id: str, role: str, raw: str, ts: str | None, extra: dict[str, Any]
-) -> SourceEvent | None:
+    source_id: str,
+    who: tuple[str, str],
+    raw: str,
+    ts: str | None,
+    extra: dict[str, Any],
+    source: str = "chat",
+) -> Iterator[SourceEvent]:
     text, cut = clip(raw)
-    if not text.strip():
-        return None
-    return SourceEvent(source_id, role, role, text, "message", "chat", ts, {**extra, **cut})
+    if text.strip():
+        yield SourceEvent(source_id, who[0], who[1], text, "message", source, ts, {**extra, **cut})
 
 
 def _result_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [
-            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-        ]
-        return "\n".join(str(p) for p in parts)
+        parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        return "\n".join(p for p in parts if isinstance(p, str))
     return ""

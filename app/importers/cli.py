@@ -1,4 +1,8 @@
-"""`memory-center import claude-code|chatgpt PATH --scope KEY=VALUE`: the importer verbs."""
+"""`memory-center import claude-code|codex|chatgpt PATH --scope KEY=VALUE`: the importer verbs.
+
+An import that finds nothing to import (every line skipped, an empty file, a FIFO or a
+device) says why and exits 1; one that imports something exits 0 and lists what it
+skipped (#38)."""
 
 from __future__ import annotations
 
@@ -9,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from app.importers import chatgpt, claude_code
-from app.importers.base import ImportReport, Problem, SourceSession, write_sessions
+from app.importers import chatgpt, claude_code, codex
+from app.importers.base import ImportReport, Problem, SourceSession, printable, write_sessions
 from core import MemoryCenterError, MemoryService, Scope
 
 if TYPE_CHECKING:
@@ -52,6 +56,17 @@ def import_claude_code(obj: Context, path: Path, scopes: tuple[str, ...], extrac
     _run(obj, path, scopes, claude_code.parse, "import:claude-code", extract)
 
 
+@import_group.command("codex")
+@_common
+@click.pass_obj
+def import_codex(obj: Context, path: Path, scopes: tuple[str, ...], extract: bool) -> None:
+    """Import Codex CLI session logs: one rollout-*.jsonl file or a sessions directory.
+
+    Without a project key in --scope, each session is scoped to its working directory's name.
+    """
+    _run(obj, path, scopes, codex.parse, "import:codex", extract)
+
+
 @import_group.command("chatgpt")
 @_common
 @click.pass_obj
@@ -67,6 +82,8 @@ def _run(
         scope = Scope.required(dict(Scope.parse(scopes).items_))
         sessions, problems = parse(path)
         report = ImportReport(problems=list(problems))
+        if not sessions:
+            _nothing(path, problems)
         service = obj.service(create=True)
         _write(obj, service, sessions, scope, report, name, extract)
     except MemoryCenterError as exc:
@@ -75,6 +92,15 @@ def _run(
     finally:
         obj.close()
     _print(obj, report)
+
+
+def _nothing(path: Path, problems: list[Problem]) -> None:
+    """Nothing in `path` could be imported: say why on stderr and exit 1."""
+    for problem in problems:
+        click.echo(f"skipped {problem}", err=True)
+    reason = f"{len(problems)} skipped" if problems else "no conversation in it"
+    click.echo(f"error: {printable(str(path))}: nothing to import ({reason})", err=True)
+    sys.exit(1)
 
 
 def _write(
@@ -111,13 +137,19 @@ def _print(obj: Context, report: ImportReport) -> None:
         "sessions_written": report.sessions_written,
         "events_written": report.events_written,
         "events_already_present": report.events_already_present,
+        "sessions_resumed": report.sessions_resumed,
         "suggestions": dict(report.suggestions),
         "problems": [str(p) for p in report.problems],
     }
     outcomes = ", ".join(f"{v} {k}" for k, v in sorted(report.suggestions.items())) or "none"
+    resumed = (
+        f"; extraction finished for {report.sessions_resumed} sessions an earlier run left"
+        if report.sessions_resumed
+        else ""
+    )
     obj.emit(
         summary,
         f"imported {report.events_written} events in {report.sessions_written} sessions "
-        f"({report.events_already_present} already present, {len(report.problems)} skipped); "
-        f"suggested memories: {outcomes}",
+        f"({report.events_already_present} already present, {len(report.problems)} skipped)"
+        f"{resumed}; suggested memories: {outcomes}",
     )
