@@ -4,10 +4,12 @@ Runs the exact command `memory-center hook install` writes (`python -S .../clien
 claude-code --data-dir DIR`) as a fresh process per call, with a UserPromptSubmit payload
 on stdin, the way Claude Code runs it. Measured: the first call (starts the daemon), warm
 calls through the daemon, PostToolUse calls (the write path), and calls with the daemon
-switched off (the in-process fallback). Usage:
+switched off (the in-process fallback). Then the cases a hook must survive without
+stalling the agent (#42): the store locked by another writer, a Stop with a large
+transcript, and a store whose passphrase is not in the hook's environment. Usage:
 
     .venv/bin/python benchmarks/hook_latency.py [--memories 10000] [--calls 100]
-        [--embedder hashing]
+        [--embedder hashing] [--transcript-mb 200] [--stress-calls 5]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -37,17 +40,24 @@ PASSPHRASE = "benchmark passphrase"
 CLIENT = ROOT / "app" / "hooks" / "client.py"
 
 
+GIVE_UP = 120.0  # seconds: a hook still running then is reported as such
+
+
 def call(data_dir: Path, payload: dict[str, object], env: dict[str, str]) -> tuple[float, str]:
     """One hook process: (wall seconds, stdout)."""
     t0 = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-S", str(CLIENT), "claude-code", "--data-dir", str(data_dir)],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-S", str(CLIENT), "claude-code", "--data-dir", str(data_dir)],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=GIVE_UP,
+        )
+    except subprocess.TimeoutExpired:
+        return time.perf_counter() - t0, ""
     return time.perf_counter() - t0, done.stdout
 
 
@@ -121,6 +131,49 @@ def measure(data_dir: Path, project: Path, env: dict[str, str], calls: int) -> N
     )
 
 
+def stress(data_dir: Path, project: Path, env: dict[str, str], calls: int, mb: int) -> None:
+    """The store locked by another writer; a Stop with a large transcript; no passphrase."""
+    rng = random.Random(11)
+    lock = sqlite3.connect(data_dir / "memory-center.sqlite3", timeout=0, isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")
+    try:
+        tools = [call(data_dir, tool_payload(project, 5000 + i), env)[0] for i in range(calls)]
+        prompts = [call(data_dir, prompt_payload(project, rng, i), env) for i in range(calls)]
+    finally:
+        lock.execute("COMMIT")
+        lock.close()
+    report("PostToolUse, store locked", tools)
+    report(
+        "UserPromptSubmit, store locked", [t for t, _ in prompts], sum(bool(o) for _, o in prompts)
+    )
+    big = project / "big.jsonl"
+    line = json.dumps(
+        {
+            "type": "assistant",
+            "uuid": "x",
+            "sessionId": "bench-big",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "y" * 1000}]},
+        }
+    )
+    with big.open("w", encoding="utf-8") as out:
+        for i in range(mb * 1000):
+            out.write(line.replace('"x"', f'"x{i}"') + "\n")
+    stop = {**tool_payload(project, 0), "hook_event_name": "Stop", "session_id": "bench-big"}
+    stop["transcript_path"] = str(big)
+    report(f"Stop, {mb} MB transcript", [call(data_dir, stop, env)[0]])
+    big.unlink()
+    bare = {k: v for k, v in env.items() if k != "MEMORY_CENTER_PASSPHRASE"}
+    locked = data_dir.parent / "store-without-passphrase"
+    MemoryService.open(locked, passphrase=PASSPHRASE, prefer_keyring=False).close()
+    report(
+        "PostToolUse, no passphrase",
+        [call(locked, tool_payload(project, i), bare)[0] for i in range(calls)],
+    )
+    no_key = [call(locked, prompt_payload(project, rng, i), bare) for i in range(calls)]
+    report("UserPromptSubmit, no passphrase", [t for t, _ in no_key])
+    stop_daemon(locked)
+
+
 def stop_daemon(data_dir: Path) -> None:
     """SIGTERM the daemon (its pid is in its lock file)."""
     try:
@@ -138,6 +191,8 @@ def main() -> None:
     parser.add_argument("--scopes", type=int, default=20)
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--embedder", default="hashing")
+    parser.add_argument("--transcript-mb", type=int, default=200)
+    parser.add_argument("--stress-calls", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mchb") as tmp:
         base = Path(tmp)
@@ -162,6 +217,7 @@ def main() -> None:
         )
         try:
             measure(data_dir, project, dict(os.environ), args.calls)
+            stress(data_dir, project, dict(os.environ), args.stress_calls, args.transcript_mb)
         finally:
             stop_daemon(data_dir)
 

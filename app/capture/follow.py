@@ -67,18 +67,21 @@ def capture_file(
     scope_of: Callable[[Chunk], Scope],
     *,
     skip: Callable[[str, SourceEvent, int], bool] | None = None,
+    until: int | None = None,
 ) -> CaptureReport:
     """Record the new complete lines of `path`; return what was recorded.
 
     `skip(session, event, mark)` may drop an event already recorded another way (a hook saw
     the tool call live); `mark` is the store's last event position at the previous read.
+    `until`: read no line that ends beyond this byte offset (the file's size when a queued
+    hook fired; what was written after waits for the next read).
     """
     report = CaptureReport()
     key = cursor_key(agent, path)
     for _ in range(RETRIES):
         cursor = service.capture_cursor(key, agent)
         try:
-            _one_pass(service, path, cursor, parse, scope_of, skip, report)
+            _one_pass(service, path, cursor, parse, scope_of, skip, report, until)
             return report
         except ConflictError:
             continue  # someone else recorded these lines; read again from their position
@@ -93,9 +96,10 @@ def _one_pass(
     scope_of: Callable[[Chunk], Scope],
     skip: Callable[[str, SourceEvent, int], bool] | None,
     report: CaptureReport,
+    until: int | None = None,
 ) -> None:
     while True:
-        lines, end = read_lines(path, cursor.position)
+        lines, end = read_lines(path, cursor.position, until)
         report.position = cursor.position
         if not lines:
             return
@@ -152,12 +156,18 @@ def _new_events(
     return out
 
 
-def read_lines(path: Path, offset: int) -> tuple[list[tuple[int, str]], int]:
-    """The complete lines after `offset` (a partial last line waits for its newline)."""
+def read_lines(
+    path: Path, offset: int, until: int | None = None
+) -> tuple[list[tuple[int, str]], int]:
+    """The complete lines after `offset` (a partial last line waits for its newline), none
+    ending beyond `until`."""
+    size = MAX_CHUNK if until is None else max(0, min(MAX_CHUNK, until - offset))
+    if size == 0:
+        return [], offset
     try:
         with path.open("rb") as handle:
             handle.seek(offset)
-            data = handle.read(MAX_CHUNK)
+            data = handle.read(size)
     except OSError:
         return [], offset
     end = data.rfind(b"\n")

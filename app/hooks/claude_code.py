@@ -22,6 +22,7 @@ and returns no output, so the agent's turn goes on without memory.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Mapping
@@ -67,6 +68,8 @@ class HookCall:
     cwd: str | None
     transcript: Path | None
     raw: Mapping[str, Any]
+    until: int | None = None
+    """How far the transcript reached when the hook fired (a queued call): read no further."""
 
 
 def parse_payload(raw: object) -> HookCall:
@@ -95,11 +98,11 @@ def parse_payload(raw: object) -> HookCall:
     )
 
 
-def handle(service: MemoryService, raw: object) -> str:
+def handle(service: MemoryService, raw: object, *, transcript_bytes: int | None = None) -> str:
     """Handle one hook call; return what to print on stdout ("" for nothing). Never raises."""
     call: HookCall | None = None
     try:
-        call = parse_payload(raw)
+        call = dataclasses.replace(parse_payload(raw), until=transcript_bytes)
         return _dispatch(service, call, resolve(call.cwd))
     except Exception as exc:  # the agent never breaks because of memory
         record_failure(service, call, exc)
@@ -284,7 +287,13 @@ def sync_transcript(service: MemoryService, call: HookCall, ws: Workspace) -> in
         return tool_id in seen[(session, mark)]
 
     report = capture_file(
-        service, call.transcript, AGENT, transcript.parse_lines, scope_of, skip=seen_live
+        service,
+        call.transcript,
+        AGENT,
+        transcript.parse_lines,
+        scope_of,
+        skip=seen_live,
+        until=call.until,
     )
     return report.events
 

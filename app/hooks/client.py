@@ -13,7 +13,16 @@ Wire format: the request is one header line `MC2 <token> <code stamp> <agent>` f
 the hook's stdin bytes as they came; the reply is `OK` and a newline followed by what to
 print, or `ERR <reason>`.
 
-Whatever happens, the command exits 0; it prints only what the model should see.
+Hard deadlines (#42): a hook that only records (PostToolUse, PreCompact, Stop, SessionEnd)
+appends its payload to a private append-only queue beside the socket, nudges the daemon
+(starting it if needed) and returns at once: the daemon ingests the queue behind, in order,
+so a locked store or a 200 MB transcript never holds the agent. A hook that injects
+(SessionStart, UserPromptSubmit) waits at most `HOT_DEADLINE` seconds in all (connecting,
+starting a daemon, the answer), then goes on without memory. When the store cannot be
+opened (no passphrase in the agent's environment, say), the reason is shown once per session
+through Claude Code's `systemMessage`.
+
+Whatever happens, the command exits 0; it prints only what the agent should see.
 
     python -S .../app/hooks/client.py claude-code [--data-dir DIR]
 """
@@ -34,12 +43,18 @@ import _socket
 PROTOCOL = b"MC2"
 DATA_DIR_ENV = "MEMORY_CENTER_DATA_DIR"
 DAEMON_ENV = "MEMORY_CENTER_HOOK_DAEMON"  # "0": never use the daemon
+DEADLINE_ENV = "MEMORY_CENTER_HOOK_DEADLINE"  # seconds; tests on a busy machine raise it
 HOT_EVENTS = ("UserPromptSubmit", "SessionStart")
-HOT_WAIT = {"UserPromptSubmit": 2.5, "SessionStart": 8.0}
-"""Seconds a hook that injects may wait for a daemon to start; then it gives no memory."""
-WRITE_WAIT = 15.0
-REPLY_TIMEOUT = {"UserPromptSubmit": 2.0, "SessionStart": 4.0}
-WRITE_REPLY_TIMEOUT = 60.0
+HOT_DEADLINE = 0.8
+"""Seconds in all a hook that injects may spend on memory (Claude Code allows far more, but
+the user waits for it): then the prompt goes on without memory."""
+QUEUE_AGENT = "queue"  # the request that only tells the daemon its queue has grown
+KICK_TIMEOUT = 0.3
+MAX_QUEUE = 64 << 20
+"""Bytes the queue may hold (it lives in memory-backed runtime storage); beyond, a call is
+noted as missed instead: the transcript itself is still read at the next Stop."""
+RETRY_AFTER_ERROR = 30.0
+"""Seconds after a daemon failed to open the store before a recording hook starts another."""
 MAX_REPLY = 1 << 20
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STAMP_FILES = (
@@ -75,6 +90,8 @@ class Paths:
         self.lock = os.path.join(self.dir, f"{name}.lock")
         self.missed = os.path.join(self.dir, f"{name}.missed.jsonl")
         self.error = os.path.join(self.dir, f"{name}.error")
+        self.queue = os.path.join(self.dir, f"{name}.queue")
+        self.told = os.path.join(self.dir, f"{name}.told")
 
 
 def runtime_dir() -> str:
@@ -155,15 +172,23 @@ def _read_all(conn: _socket.socket, limit: int = MAX_REPLY) -> bytes:
     return b"".join(chunks)
 
 
+def daemon_command(data_dir: str, idle: float | None = None) -> list[str]:
+    """The command that runs the daemon. In the desktop build (`sys.frozen`) the program is
+    `memory-center` itself, which takes its own arguments, not Python's `-m`."""
+    extra = [] if idle is None else ["--idle", str(idle)]
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--data-dir", data_dir, "daemon", "serve", *extra]
+    return [sys.executable, "-m", "app.hooks.daemon", "--data-dir", data_dir, *extra]
+
+
 def spawn_daemon(paths: Paths, idle: float | None = None) -> None:
     """Start the daemon detached (no inherited stdout: the agent waits for its EOF)."""
     import subprocess
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
-    extra = [] if idle is None else ["--idle", str(idle)]
     subprocess.Popen(
-        [sys.executable, "-m", "app.hooks.daemon", "--data-dir", paths.data_dir, *extra],
+        daemon_command(paths.data_dir, idle),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -174,16 +199,16 @@ def spawn_daemon(paths: Paths, idle: float | None = None) -> None:
     )
 
 
-def via_daemon(paths: Paths, agent: str, raw: bytes, event: str) -> str | None:
-    """Ask the daemon, starting it when needed; None when it could not answer."""
-    timeout = REPLY_TIMEOUT.get(event, WRITE_REPLY_TIMEOUT)
-    answer = ask(paths, agent, raw, timeout)
+def via_daemon(paths: Paths, agent: str, raw: bytes, budget: float) -> str | None:
+    """Ask the daemon, starting it when needed, all within `budget` seconds; None when it
+    could not answer in time."""
+    end = time.monotonic() + budget
+    answer = ask(paths, agent, raw, max(0.05, end - time.monotonic()))
     if answer is not None:
         return answer
-    deadline = time.monotonic() + HOT_WAIT.get(event, WRITE_WAIT)
     next_spawn = 0.0
     started = time.time()
-    while time.monotonic() < deadline:
+    while time.monotonic() < end:
         if failed_since(paths, started):
             return None  # the daemon could not open the store: do not wait for it
         if time.monotonic() >= next_spawn:
@@ -193,10 +218,63 @@ def via_daemon(paths: Paths, agent: str, raw: bytes, event: str) -> str | None:
             next_spawn = time.monotonic() + 1.0
         time.sleep(0.05)
         if os.path.exists(paths.socket) and os.path.exists(paths.token):
-            answer = ask(paths, agent, raw, timeout)
+            answer = ask(paths, agent, raw, max(0.05, end - time.monotonic()))
             if answer is not None:
                 return answer
     return None
+
+
+def enqueue(paths: Paths, agent: str, raw: bytes) -> bool:
+    """Append the call to the daemon's queue (one write, private file); False when the
+    queue is full or cannot be written.
+
+    The record carries the transcript's size at this moment: ingested later, a Stop reads
+    the transcript only as far as it reached when the hook fired, so lines of later turns
+    wait for their own Stop (after their tool calls' live records)."""
+    head = b"MCQ1 " + agent.encode("ascii", "replace") + b" %d" % len(raw)
+    size = transcript_size(raw)
+    if size is not None:
+        head += b" %d" % size
+    record = head + b"\n" + raw + b"\n"
+    try:
+        if _size(paths.queue) + len(record) > MAX_QUEUE:
+            return False
+        fd = os.open(paths.queue, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            written = os.write(fd, record)
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return written == len(record)
+
+
+def transcript_size(raw: bytes) -> int | None:
+    """The size of the transcript the payload names, now (None without one)."""
+    path = field(raw, "transcript_path")
+    if not path or "\\" in path:
+        return None  # an escaped path is not read here; the Stop then reads to the end
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def kick(paths: Paths) -> None:
+    """Tell the daemon its queue grew; start one when none answers (not again and again
+    while the last one could not open the store)."""
+    if ask(paths, QUEUE_AGENT, b"", KICK_TIMEOUT) is not None:
+        return
+    if failed_since(paths, time.time() - RETRY_AFTER_ERROR):
+        return
+    spawn_daemon(paths)
 
 
 def failed_since(paths: Paths, started: float) -> bool:
@@ -252,10 +330,17 @@ def in_process(data_dir: str, agent: str, raw: bytes) -> str:
 
 def event_name(raw: bytes) -> str:
     """The hook event named in the payload ('' when not found), without a JSON parser."""
-    at = raw.find(b'"hook_event_name"')
+    return field(raw, "hook_event_name")
+
+
+def field(raw: bytes, name: str) -> str:
+    """A top-level string field of the payload, found without a JSON parser ('' when not
+    found; an escaped quote ends it early, which only costs a less precise value)."""
+    key = b'"' + name.encode("ascii") + b'"'
+    at = raw.find(key)
     if at < 0:
         return ""
-    start = raw.find(b'"', raw.find(b":", at + 17) + 1)
+    start = raw.find(b'"', raw.find(b":", at + len(key)) + 1)
     end = raw.find(b'"', start + 1)
     if start < 0 or end < 0:
         return ""
@@ -273,16 +358,71 @@ def run(agent: str, raw: bytes, data_dir: str | os.PathLike[str] | None = None) 
         folder = os.fspath(data_dir) if data_dir is not None else default_data_dir()
         event = event_name(raw)
         paths = _daemon_paths(folder)
-        if paths is not None:
-            answer = via_daemon(paths, agent, raw, event)
-            if answer is not None:
-                return answer
-            if event in HOT_EVENTS:
-                note_missed(paths, raw, "the hook daemon did not answer in time")
-                return ""  # the prompt goes on without memory rather than waiting
-        return in_process(folder, agent, raw)
+        if paths is None:
+            return in_process(folder, agent, raw)
+        if event not in HOT_EVENTS:
+            if enqueue(paths, agent, raw):
+                kick(paths)
+            else:
+                note_missed(paths, raw, "the hook queue is full")
+            return notice(paths, raw)
+        answer = via_daemon(paths, agent, raw, deadline())
+        if answer is not None:
+            return answer
+        note_missed(paths, raw, "the hook daemon did not answer in time")
+        return notice(paths, raw)  # the prompt goes on without memory rather than waiting
     except Exception:  # the agent never breaks because of memory
         return ""
+
+
+def deadline() -> float:
+    """The injecting hooks' budget in seconds ($MEMORY_CENTER_HOOK_DEADLINE, else 0.8)."""
+    try:
+        value = float(os.environ.get(DEADLINE_ENV, HOT_DEADLINE))
+    except ValueError:
+        return HOT_DEADLINE
+    return value if 0 < value < 600 else HOT_DEADLINE
+
+
+def notice(paths: Paths, raw: bytes) -> str:
+    """Once per session, why memory is off: Claude Code shows `systemMessage` to the user.
+    "" when the store opens, or when this session was told already."""
+    try:
+        with open(paths.error, encoding="utf-8", errors="replace") as handle:
+            reason = handle.read().strip()[:400]
+    except OSError:
+        return ""
+    session = field(raw, "session_id") or "-"
+    key = sha256(session.encode("utf-8", "replace")).hexdigest()[:24]
+    try:
+        with open(paths.told, encoding="ascii", errors="replace") as handle:
+            if key in handle.read().split():
+                return ""
+    except OSError:
+        pass
+    try:
+        fd = os.open(paths.told, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, key.encode("ascii") + b"\n")
+        finally:
+            os.close(fd)
+    except OSError:
+        return ""  # cannot remember having told: better silent than told at every call
+    text = f"Memory Center is off for this session: {reason}"
+    return '{"systemMessage": "' + json_text(text) + '"}'
+
+
+def json_text(text: str) -> str:
+    """`text` as the inside of a JSON string (without the json module: it is slow to load)."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif ord(char) < 0x20 or 0xD800 <= ord(char) < 0xE000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def _daemon_paths(folder: str) -> Paths | None:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from app.hooks.cli_forward import AGENT as CLI_AGENT
-from app.hooks.client import PROTOCOL, Paths, code_stamp
+from app.hooks.client import PROTOCOL, QUEUE_AGENT, Paths, code_stamp
 
 IDLE_ENV = "MEMORY_CENTER_HOOK_IDLE"
 DEFAULT_IDLE = 900.0
@@ -69,6 +69,8 @@ class Daemon:
         self.stop = threading.Event()
         self.guard = threading.Lock()
         self.service: Any = None
+        self.queued = threading.Event()  # a recording hook queued a call
+        self.draining = threading.Lock()
 
     def serve(self) -> int:
         """Open the store, listen, answer until idle, clean up."""
@@ -87,14 +89,45 @@ class Daemon:
         try:
             self._warm_up()
             record_missed(self.service, Path(self.paths.missed))
+            worker = threading.Thread(target=self._ingest, name="hook-queue", daemon=True)
+            worker.start()
             with self._listen() as server:
                 self._loop(server)
+            self.stop.set()
+            worker.join()
+            self.drain()  # what arrived while stopping: nothing queued is left behind
         finally:
             for path in (self.paths.token, self.paths.socket):
                 with contextlib.suppress(OSError):
                     os.unlink(path)
             self.service.close()
         return 0
+
+    def _ingest(self) -> None:
+        """Ingest the hook queue in order, whenever told (and every half second)."""
+        while not self.stop.is_set():
+            self.queued.wait(0.5)
+            self.queued.clear()
+            self.drain()
+
+    def drain(self) -> int:
+        """Ingest what the recording hooks queued (one drainer at a time, in order)."""
+        from app.hooks import ingest
+        from app.hooks.runner import handle
+
+        with self.draining:
+            with self.guard:
+                self.busy += 1
+            try:
+
+                def one(agent: str, raw: bytes, bound: int | None) -> str:
+                    return handle(self.service, agent, raw, transcript_bytes=bound)
+
+                return ingest.drain(self.paths, one)
+            finally:
+                with self.guard:
+                    self.busy -= 1
+                    self.last = time.monotonic()
 
     def _warm_up(self) -> None:
         """Load the catalog and the embedding model before the first hook needs them."""
@@ -166,6 +199,9 @@ class Daemon:
             self.stop.set()  # newer hook code: let a fresh daemon take over
             return b"ERR restart", ""
         agent = parts[3].decode("ascii", errors="replace")
+        if agent == QUEUE_AGENT:
+            self.queued.set()
+            return b"OK", ""
         if agent == CLI_AGENT:
             return self._command(payload)
         return b"OK", handle(self.service, agent, payload)

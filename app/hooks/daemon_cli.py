@@ -51,6 +51,18 @@ def daemon_start(obj: Context, idle: float | None) -> None:
     obj.emit({"daemon_pid": pid}, f"daemon running (pid {pid}) for {obj.data_dir}")
 
 
+@daemon_group.command("serve", hidden=True)
+@click.option("--idle", type=click.FloatRange(min=1.0), default=None)
+@click.pass_obj
+def daemon_serve(obj: Context, idle: float | None) -> None:
+    """Run the daemon in this process (how the desktop build starts it: its one program
+    cannot be run with `-m app.hooks.daemon`)."""
+    from app.hooks import daemon
+
+    extra = [] if idle is None else ["--idle", str(idle)]
+    raise SystemExit(daemon.main(["--data-dir", str(obj.data_dir), *extra]))
+
+
 @daemon_group.command("stop")
 @click.pass_obj
 def daemon_stop(obj: Context) -> None:

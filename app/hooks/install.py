@@ -56,10 +56,16 @@ def settings_path(project: Path | None, user: bool) -> Path:
 def hook_command(data_dir: Path, agent: str = "claude-code") -> str:
     """The command line Claude Code runs for every event (quoted for its shell).
 
-    `-S` skips site-packages at start (the client needs only the standard library); the
-    in-process fallback loads them when it needs the engine.
+    From a checkout or a wheel: Python with `-S` (skip site-packages at start: the client
+    needs only the standard library; the in-process fallback loads them when it needs the
+    engine) and the client script. From the desktop build (`sys.frozen`), `sys.executable`
+    is the `memory-center` program itself, which takes no Python options (#42: it exited 2,
+    a blocking error for Claude Code): its own `hook` verb then, which runs the same client.
     """
-    parts = [sys.executable, "-S", str(CLIENT), agent, "--data-dir", str(data_dir)]
+    if getattr(sys, "frozen", False):
+        parts = [sys.executable, "--data-dir", str(data_dir), "hook", agent]
+    else:
+        parts = [sys.executable, "-S", str(CLIENT), agent, "--data-dir", str(data_dir)]
     return " ".join(shlex.quote(p) for p in parts) + f" {MARKER}"
 
 

@@ -21,12 +21,15 @@ log = logging.getLogger(__name__)
 HANDLERS = {"claude-code": claude_code.handle}
 
 
-def handle(service: MemoryService, agent: str, raw: bytes | str) -> str:
-    """Dispatch one hook payload to its agent's adapter (never raises)."""
+def handle(
+    service: MemoryService, agent: str, raw: bytes | str, *, transcript_bytes: int | None = None
+) -> str:
+    """Dispatch one hook payload to its agent's adapter (never raises). `transcript_bytes`:
+    how far the transcript reached when a queued call fired (read no further)."""
     handler = HANDLERS.get(agent)
     if handler is None:
         return ""
-    return handler(service, raw)
+    return handler(service, raw, transcript_bytes=transcript_bytes)
 
 
 class _SpoolOnly:

@@ -101,8 +101,9 @@ def test_the_daemon_refuses_a_request_without_its_token(
         env = hook_env(runtime, daemon=True)
         data_dir = tmp_path / "store"
         payload = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "Stop"}
+        start = {**payload, "hook_event_name": "SessionStart"}  # waits for the daemon
         try:
-            assert run_client_hook(data_dir, payload, env).returncode == 0
+            assert run_client_hook(data_dir, start, env).returncode == 0
             monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
             paths = Paths(data_dir)
             assert Path(paths.token).stat().st_mode & 0o777 == 0o600
@@ -251,19 +252,30 @@ def _is_daemon_of(proc: Path, data_dir: Path) -> bool:
 def test_a_daemon_that_cannot_open_the_store_says_so_and_the_hook_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No keyring and no passphrase: the daemon leaves a note; the hook prints nothing."""
+    """No keyring and no passphrase: the daemon leaves a note; each session is told once,
+    through Claude Code's `systemMessage`, and the hooks go on (#42)."""
     with tempfile.TemporaryDirectory(prefix="mch") as folder:
         runtime = Path(folder)
         env = hook_env(runtime, daemon=True)
         del env["MEMORY_CENTER_PASSPHRASE"]
         data_dir = tmp_path / "locked-store"
         payload = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "Stop"}
+        prompt = {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "deploy?"}
+        other = {**prompt, "session_id": "t"}
         try:
-            done = run_client_hook(data_dir, payload, env)
+            first = run_client_hook(data_dir, payload, env)  # queued: returns at once
+            told = run_client_hook(data_dir, prompt, env)  # waits for the daemon, which fails
+            again = [run_client_hook(data_dir, p, env) for p in (payload, prompt)]
+            told_other = run_client_hook(data_dir, other, env)
         finally:
             stop_daemon(data_dir, runtime)
         monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
         note = Path(Paths(data_dir).error)
-        assert (done.returncode, done.stdout) == (0, "")
+        assert first.returncode == 0 and first.stdout in ("", told.stdout)
         assert note.stat().st_mode & 0o777 == 0o600
         assert "passphrase" in note.read_text().lower()
+        message = json.loads(told.stdout)["systemMessage"]
+        assert message.startswith("Memory Center is off for this session:")
+        assert "passphrase" in message.lower()
+        assert [(d.returncode, d.stdout) for d in again] == [(0, ""), (0, "")]  # once a session
+        assert json.loads(told_other.stdout)["systemMessage"] == message

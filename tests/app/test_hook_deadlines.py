@@ -1,0 +1,177 @@
+"""Hooks that never stall or block the agent (#42; R17): a recording hook queues its call
+and returns even while the store is locked; the daemon ingests the queue behind, in order,
+also what a killed daemon left; the desktop build gets hook and daemon commands its one
+program can run."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.hooks import client, ingest, install
+from app.hooks.client import Paths
+from core import MemoryService
+from core.storage.store import DB_FILE_NAME
+from tests.app.hook_support import REPO_ROOT, hook_env, run_client_hook, stop_daemon
+from tests.conftest import PASSPHRASE
+
+# A deadlock detector, not a measurement: a hook that waited for the locked store would
+# wait for as long as the lock is held, which is until this test gives up.
+NEVER = 30
+
+
+@pytest.fixture
+def runtime() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="mch") as folder:
+        yield Path(folder)
+
+
+def _open(data_dir: Path) -> MemoryService:
+    return MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False, create=True)
+
+
+def _tool_call(cwd: Path, number: int) -> dict[str, object]:
+    return {
+        "session_id": "deadline-1",
+        "transcript_path": str(cwd / "none.jsonl"),
+        "cwd": str(cwd),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": f"echo {number}"},
+        "tool_response": {"stdout": f"out {number}", "stderr": ""},
+        "tool_use_id": f"toolu_{number}",
+    }
+
+
+def _client(data_dir: Path, payload: object, env: dict[str, str]) -> subprocess.CompletedProcess:
+    script = REPO_ROOT / "app" / "hooks" / "client.py"
+    return subprocess.run(
+        [sys.executable, "-S", str(script), "claude-code", "--data-dir", str(data_dir)],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd="/",
+        timeout=NEVER,
+    )
+
+
+def test_recording_hooks_return_while_the_store_is_locked(tmp_path: Path, runtime: Path) -> None:
+    data_dir = tmp_path / "store"
+    _open(data_dir).close()
+    env = hook_env(runtime, daemon=True)
+    start = {**_tool_call(tmp_path, 0), "hook_event_name": "SessionStart"}
+    lock = sqlite3.connect(data_dir / DB_FILE_NAME, timeout=0, isolation_level=None)
+    try:
+        assert run_client_hook(data_dir, start, env).returncode == 0  # the daemon is up
+        lock.execute("BEGIN EXCLUSIVE")  # every writer now waits
+        done = [_client(data_dir, _tool_call(tmp_path, n), env) for n in (1, 2, 3)]
+        lock.execute("COMMIT")
+    finally:
+        lock.close()
+        stop_daemon(data_dir, runtime)  # drains what is queued before it exits
+    assert [(d.returncode, d.stdout, d.stderr) for d in done] == [(0, "", "")] * 3
+    with _open(data_dir) as svc:
+        events = svc.list_events(session="claude-code:deadline-1")
+    calls = [e.text for e in events if e.kind.value == "tool_call"]
+    assert calls == [f'Bash({{"command": "echo {n}"}})' for n in (1, 2, 3)]  # all, in order
+
+
+def test_a_queue_a_killed_daemon_left_is_ingested_by_the_next(
+    tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data_dir = tmp_path / "store"
+    _open(data_dir).close()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    paths = Paths(data_dir)
+    # What a daemon killed while draining leaves: a claimed file, plus new calls queued.
+    assert client.enqueue(paths, "claude-code", json.dumps(_tool_call(tmp_path, 1)).encode())
+    Path(paths.queue).rename(paths.queue + ".4242-1.claimed")
+    with open(paths.queue + ".4242-1.claimed", "ab") as damaged:
+        damaged.write(b"MCQ1 claude-code 999\n{truncated")  # a write cut short
+    assert client.enqueue(paths, "claude-code", json.dumps(_tool_call(tmp_path, 2)).encode())
+    env = hook_env(runtime, daemon=True)
+    start = {**_tool_call(tmp_path, 0), "hook_event_name": "SessionStart"}
+    try:
+        assert run_client_hook(data_dir, start, env).returncode == 0
+    finally:
+        stop_daemon(data_dir, runtime)
+    with _open(data_dir) as svc:
+        events = svc.list_events(session="claude-code:deadline-1")
+    calls = [e.text for e in events if e.kind.value == "tool_call"]
+    assert calls == [f'Bash({{"command": "echo {n}"}})' for n in (1, 2)]
+    assert not list(runtime.rglob("*.claimed")) and not Path(paths.queue).exists()
+
+
+def test_queue_records_survive_damage_around_them() -> None:
+    good = b'{"a": 1}'
+    data = (
+        b"garbage MCQ1 claude-code 3 7\nabc\n"
+        + b"MCQ1 claude-code 100\nshort\n"
+        + b"MCQ1 claude-code %d\n" % len(good)
+        + good
+        + b"\n"
+    )
+    assert list(ingest.records(data)) == [("claude-code", b"abc", 7), ("claude-code", good, None)]
+
+
+def test_a_queued_stop_reads_the_transcript_only_as_far_as_it_reached(
+    tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("x" * 10 + "\n", encoding="utf-8")
+    paths = Paths(tmp_path / "store")
+    stop = {"session_id": "s", "hook_event_name": "Stop", "transcript_path": str(transcript)}
+    assert client.enqueue(paths, "claude-code", json.dumps(stop).encode())
+    transcript.write_text("x" * 100 + "\n", encoding="utf-8")  # the next turn, written later
+    ((_, _, bound),) = ingest.records(Path(paths.queue).read_bytes())
+    assert bound == 11
+
+
+# --- the desktop build -------------------------------------------------------------------------
+
+
+def _frozen(monkeypatch: pytest.MonkeyPatch, program: Path) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(program))
+
+
+def test_the_desktop_build_writes_commands_its_program_can_run(
+    tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundle's program takes only its own arguments: a stand-in that refuses Python's
+    options (as the frozen program does, with exit 2) runs the installed command."""
+    program = tmp_path / "bundle" / "memory-center"
+    program.parent.mkdir()
+    program.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in -*S|-m|-c) echo "no such option: $1" >&2; exit 2;; esac\n'
+        f'exec {shlex.quote(sys.executable)} -c "from app.launch import main; main()" "$@"\n',
+        encoding="utf-8",
+    )
+    program.chmod(0o755)
+    data_dir = tmp_path / "store"
+    _open(data_dir).close()
+    _frozen(monkeypatch, program)
+    command = install.hook_command(data_dir)
+    daemon = client.daemon_command(str(data_dir), 60)
+    monkeypatch.undo()
+    assert shlex.split(command)[:4] == [str(program), "--data-dir", str(data_dir), "hook"]
+    assert "-S" not in shlex.split(command) and "client.py" not in command
+    assert daemon == [str(program), "--data-dir", str(data_dir), "daemon", "serve", "--idle", "60"]
+    env = {**hook_env(runtime, daemon=False), "PYTHONPATH": str(REPO_ROOT)}
+    payload = {**_tool_call(tmp_path, 1), "hook_event_name": "UserPromptSubmit", "prompt": "x"}
+    for argv in (["sh", "-c", command], [*daemon[:4], "--help"]):
+        done = subprocess.run(
+            argv, input=json.dumps(payload), capture_output=True, text=True, env=env, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
