@@ -100,6 +100,10 @@ VERBS: dict[str, tuple[str, str]] = {
         "app.capture.cli:watch_command",
         "Follow an agent's session files as they grow and record new events.",
     ),
+    "history": (
+        "app.capture.history_cli:history_group",
+        "Past sessions from the event log: what was asked, touched, run, and how it ended.",
+    ),
     "eval": (
         "app.evaluation.cli:eval_group",
         "Measure what memory is worth on recorded sessions (R29).",

@@ -6,7 +6,9 @@ Claude Code runs a hook command per lifecycle event with a JSON object on stdin
 For `SessionStart` and `UserPromptSubmit`, what the hook prints as
 `{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}` reaches the model.
 
-- SessionStart: records the session and returns a short block of standing memories.
+- SessionStart: records the session and returns a short block of standing memories, then
+  "last time in this project" (the last sessions' requests, files, commands and how they
+  ended, from the event log; labelled as history), within the session budget.
 - UserPromptSubmit: returns the memories relevant to the prompt (budgeted, snapshot kept).
 - PostToolUse: records the call and its result; a command's output is `tool_verified`,
   fetched web content and file contents are `untrusted` (R2, R11).
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from app.capture import claude_code as transcript
+from app.capture import history as past_work
 from app.capture.follow import Chunk, capture_file
 from app.hooks.workspace import Workspace, resolve
 from app.importers import extraction
@@ -51,7 +54,8 @@ log = logging.getLogger(__name__)
 AGENT = "claude-code"
 SESSION_PREFIX = "claude-code:"
 MAX_CONTEXT_CHARS = 9_500  # Claude Code cuts additionalContext beyond 10,000 characters
-MAX_GOAL_CHARS = 4_000  # a pasted log as a prompt still retrieves by its beginning
+MAX_GOAL_CHARS = 4_000
+CHARS_PER_TOKEN = 4  # a pasted log as a prompt still retrieves by its beginning
 VERIFIED_TOOLS = {"Bash": "terminal", "BashOutput": "terminal"}
 """Tools whose result is an observation the agent made itself (a command's output)."""
 OUTSIDE_TOOLS = {"WebFetch": "web_page", "WebSearch": "search_result"}
@@ -144,7 +148,7 @@ def session_start(service: MemoryService, call: HookCall, ws: Workspace) -> str:
         )
     )
     goal = f"standing preferences, conventions and decisions for {ws.project}"
-    return _inject(service, call, ws, goal, ws.session_budget_tokens)
+    return _inject(service, call, ws, goal, ws.session_budget_tokens, with_history=True)
 
 
 def user_prompt(service: MemoryService, call: HookCall, ws: Workspace) -> str:
@@ -173,11 +177,25 @@ def record_compaction(service: MemoryService, call: HookCall, ws: Workspace) -> 
     )
 
 
-def _inject(service: MemoryService, call: HookCall, ws: Workspace, goal: str, budget: int) -> str:
+def _inject(
+    service: MemoryService,
+    call: HookCall,
+    ws: Workspace,
+    goal: str,
+    budget: int,
+    *,
+    with_history: bool = False,
+) -> str:
     if ws.opt_out and not _opted_out(service, call.session):
         service.set_session_opt_out(call.session, True)
-    value = service.inject(ws.scope, goal, budget, session=call.session).value
-    text = value.text.strip()
+    history = ""
+    if with_history and not _opted_out(service, call.session):
+        # At most half the budget (about four characters a token); memories get the rest.
+        room = budget * CHARS_PER_TOKEN // 2
+        history = past_work.last_time(service, ws.scope, call.session, ws.project, room)
+    left = budget - (len(history) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+    value = service.inject(ws.scope, goal, max(left, 1), session=call.session).value
+    text = "\n\n".join(part for part in (value.text.strip(), history) if part)
     if not text:
         return ""
     return json.dumps(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.capture import history as past_work
 from app.compose import open_service
 from app.mcp_server.config import ServerSettings
 from app.serialize import to_jsonable
@@ -240,6 +241,22 @@ class Gateway:
             return {"memories": items, "count": len(items)}
 
         return self._call(caller, "list_recent", {"limit": limit, "scope": scope}, run)
+
+    def search_history(
+        self, caller: Caller, query: str, scope: dict[str, str] | None, limit: int
+    ) -> dict[str, Any]:
+        """Past events (what was said and done) matching `query`, within the agent's scope:
+        quotes with session, time and a command to replay the surroundings (#42)."""
+
+        def run() -> dict[str, Any]:
+            if self.edge.opted_out():
+                return {"events": [], "count": 0, "opted_out": True}
+            req = self.edge.scope(scope)
+            words = valid_text(query, "query", limits.MAX_MEMORY_TEXT)
+            hits = [to_jsonable(h) for h in past_work.search(self.service, req, words, limit=limit)]
+            return {"events": hits, "count": len(hits), "opted_out": False}
+
+        return self._call(caller, "search_history", {"query": query, "scope": scope}, run)
 
     # --- resources -----------------------------------------------------------------------
 

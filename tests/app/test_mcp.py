@@ -22,7 +22,15 @@ from core import InvalidInputError, MemoryService
 from tests.conftest import PASSPHRASE
 
 REPO = Path(__file__).resolve().parents[2]
-TOOLS = {"search_memory", "get_context", "remember", "record_event", "forget", "list_recent"}
+TOOLS = {
+    "search_memory",
+    "get_context",
+    "remember",
+    "record_event",
+    "forget",
+    "list_recent",
+    "search_history",
+}
 
 
 def _params(data_dir: Path, *args: str) -> StdioServerParameters:

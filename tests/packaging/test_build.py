@@ -28,7 +28,15 @@ pytestmark = pytest.mark.build
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dist" / "memory-center"
-TOOLS = {"search_memory", "get_context", "remember", "record_event", "forget", "list_recent"}
+TOOLS = {
+    "search_memory",
+    "get_context",
+    "remember",
+    "record_event",
+    "forget",
+    "list_recent",
+    "search_history",
+}
 GUI_SECONDS = 10
 
 
