@@ -60,6 +60,18 @@ _QUESTION = lazy(
     r"|^\s*(?:请)?帮我|^\s*(?:能|可以)不能?|吗[？?。]?\s*$",
     re.IGNORECASE,
 )
+_ASKS = lazy(r"[?？]\s+\S")
+"""A question followed by more text ("When are invoices generated? I need to rerun ..."):
+the line asks for something; it states nothing to keep (#42)."""
+_TASK = lazy(
+    r"^\s*(?:please\s+|now\s+|then\s+)?(?:summari[sz]e|write|create|add|fix|implement|make|"
+    r"build|generate|run|show|list|explain|refactor|update|rename|delete|remove|install|"
+    r"set up|draft|translate|review|debug|open|look at|give me|help me|rewrite|convert|"
+    r"compare|analy[sz]e|plan|describe|print)\b",
+    re.IGNORECASE,
+)
+"""A request for work ("Summarise how to deploy ...", "Write a shell script ..."): a task of
+that turn, not something to remember, unless it states a rule (always, never, every ...)."""
 _FILLER = lazy(
     r"^\s*(?:ok(?:ay)?|good|great|thanks|sure|yes|also|and|for the record|heads-up|fyi|btw|"
     r"reminder|另外|好的|好|嗯|那|对了|顺便说一下)[.,:!，。：！\s]+",
@@ -147,6 +159,8 @@ class RuleExtractor:
             return Proposal(_clean(text), infer_kind(text), (event.id,), True)
         body = _FILLER.sub("", text).strip()
         if len(body) > MAX_LEN or _QUESTION.search(body) or _NOISE.search(body):
+            return None
+        if _ASKS.search(body) or (_TASK.search(body) and not _CONVENTION.search(body)):
             return None
         stated = _PREFERENCE.search(body) or _CONVENTION.search(body) or _DECISION.search(body)
         if not stated and (not _FACT.search(body) or _PAST.search(body)):

@@ -1,0 +1,61 @@
+"""The rule extractor keeps statements and leaves out what a turn asked for (#42): on real
+sessions it proposed task instructions ("Write a shell script called hello.sh ...") and
+questions followed by a request, which no reviewer approves."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from core.governance.extractor import RuleExtractor
+from core.model.enums import Actor, EventKind, TrustLevel
+from core.model.records import Event
+from core.model.scope import Scope
+
+
+def _said(text: str) -> Event:
+    return Event(
+        id="e1",
+        position=1,
+        session_id="s",
+        seq=1,
+        ts=dt.datetime(2026, 3, 2, tzinfo=dt.UTC),
+        kind=EventKind.MESSAGE,
+        actor=Actor.USER,
+        trust=TrustLevel.USER,
+        source=None,
+        scope=Scope.of({"user": "alice"}),
+        text=text,
+        data={},
+        refs=(),
+        by=None,
+        prev_hash="",
+        hash="",
+    )
+
+
+def _proposed(text: str) -> bool:
+    return bool(RuleExtractor().extract([_said(text)]))
+
+
+def test_tasks_and_questions_with_a_request_are_not_proposed() -> None:
+    for text in (
+        "Write a shell script called hello.sh that prints the date.",
+        "Summarise how to deploy billing to production, keep it short.",
+        "When are invoices generated? I need to rerun last night's batch.",
+        "Which package manager does this repo use? Check the lockfiles.",
+        "Please add a health check endpoint to the API.",
+        "Now fix the failing invoice tests.",
+    ):
+        assert not _proposed(text), text
+
+
+def test_statements_and_rules_are_still_proposed() -> None:
+    for text in (
+        "I prefer small commits with conventional commit messages.",
+        "The staging database runs on port 5433.",
+        "We decided to use Postgres 16 for staging.",
+        "Add a changelog entry for every release.",  # a rule, though it starts like a task
+        "Always run the linters before pushing.",
+        "请记住:水电费每两个月交一次,从支付宝扣款。",
+    ):
+        assert _proposed(text), text
