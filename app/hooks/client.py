@@ -54,7 +54,7 @@ MAX_QUEUE = 64 << 20
 """Bytes the queue may hold (it lives in memory-backed runtime storage); beyond, a call is
 noted as missed instead: the transcript itself is still read at the next Stop."""
 RETRY_AFTER_ERROR = 30.0
-"""Seconds after a daemon failed to open the store before a recording hook starts another."""
+"""Seconds after a daemon failed to open the store before a hook starts another."""
 MAX_REPLY = 1 << 20
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STAMP_FILES = (
@@ -206,6 +206,8 @@ def via_daemon(paths: Paths, agent: str, raw: bytes, budget: float) -> str | Non
     answer = ask(paths, agent, raw, max(0.05, end - time.monotonic()))
     if answer is not None:
         return answer
+    if failed_since(paths, time.time() - RETRY_AFTER_ERROR):
+        return None  # a daemon just failed to open the store: do not spend the deadline
     next_spawn = 0.0
     started = time.time()
     while time.monotonic() < end:
