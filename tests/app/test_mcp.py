@@ -138,6 +138,7 @@ def session_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
         )
         r["after_forget"] = await client.call_tool("get_context", {"goal": "deploy the shop"})
         r["recent"] = await client.call_tool("list_recent", {"limit": 5})
+        r["history"] = await client.call_tool("search_history", {"query": "deploy"})
         r["bad_limit"] = await client.call_tool("search_memory", {"query": "x", "limit": 0})
         r["missing_goal"] = await client.call_tool("get_context", {})
         r["blank_query"] = await client.call_tool("search_memory", {"query": "   "})
