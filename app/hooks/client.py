@@ -55,6 +55,9 @@ MAX_QUEUE = 64 << 20
 noted as missed instead: the transcript itself is still read at the next Stop."""
 RETRY_AFTER_ERROR = 30.0
 """Seconds after a daemon failed to open the store before a hook starts another."""
+STALE_ERROR = 120.0
+"""Seconds a daemon's note that it could not open the store is believed: a hook started a
+new daemon since (see RETRY_AFTER_ERROR), which refreshes the note if it fails again."""
 MAX_REPLY = 1 << 20
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STAMP_FILES = (
@@ -389,6 +392,8 @@ def deadline() -> float:
 def notice(paths: Paths, raw: bytes) -> str:
     """Once per session, why memory is off: Claude Code shows `systemMessage` to the user.
     "" when the store opens, or when this session was told already."""
+    if not failed_since(paths, time.time() - STALE_ERROR):
+        return ""  # no note, or an old one: a daemon started since may well have opened it
     try:
         with open(paths.error, encoding="utf-8", errors="replace") as handle:
             reason = handle.read().strip()[:400]

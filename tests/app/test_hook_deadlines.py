@@ -6,6 +6,7 @@ program can run."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sqlite3
 import subprocess
@@ -175,3 +176,22 @@ def test_the_desktop_build_writes_commands_its_program_can_run(
             argv, input=json.dumps(payload), capture_output=True, text=True, env=env, timeout=120
         )
         assert done.returncode == 0, done.stderr
+
+
+def test_a_session_is_told_once_and_an_old_note_is_not_believed(
+    tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    paths = Paths(tmp_path / "store")
+    Path(paths.error).write_text('no passphrase: set "MEMORY_CENTER_PASSPHRASE"\n')
+    raw = json.dumps({"session_id": "s-1", "hook_event_name": "Stop"}).encode()
+    told = json.loads(client.notice(paths, raw))["systemMessage"]
+    assert (
+        told
+        == 'Memory Center is off for this session: no passphrase: set "MEMORY_CENTER_PASSPHRASE"'
+    )
+    assert client.notice(paths, raw) == ""  # once per session
+    other = json.dumps({"session_id": "s-2", "hook_event_name": "Stop"}).encode()
+    old = Path(paths.error).stat().st_mtime - 3600
+    os.utime(paths.error, (old, old))  # a note from an hour ago: a new daemon was tried since
+    assert client.notice(paths, other) == ""
