@@ -170,3 +170,49 @@ def test_codex_import_then_watch_records_nothing_twice(service: MemoryService) -
     assert report.events_written == 3
     totals = Watcher(service, AGENTS["codex"], folder, scope=ALICE).run_once()
     assert totals.events == 0
+
+
+def test_kill_9_between_append_and_extraction_is_finished_by_the_next_import(
+    data_dir: Path,
+) -> None:
+    """The reported case, for real: the import process is killed (SIGKILL) while it extracts
+    (an extractor endpoint that accepts and never answers says when that is), then the same
+    import runs again."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(120)
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            "MEMORY_CENTER_PASSPHRASE": PASSPHRASE,
+            "MEMORY_CENTER_DATA_DIR": str(data_dir),
+            "MEMORY_CENTER_EMBEDDER": "hashing",
+            "MEMORY_CENTER_LLM_URL": f"http://127.0.0.1:{server.getsockname()[1]}/v1",
+            "MEMORY_CENTER_LLM_MODEL": "stalls",
+        }
+        args = ["import", "claude-code", str(CLAUDE_DIR), "--scope", "user=alice"]
+        code = "from app.cli import main; main()"
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, *args],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            conn, _ = server.accept()  # the events are committed; extraction has begun
+            proc.kill()
+            proc.wait(timeout=60)
+            conn.close()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        assert svc.status().event_count >= 11 and not svc.list_memories()
+    again = CliRunner().invoke(import_group, args[1:], obj=Context(data_dir, True), env=ENV)
+    assert again.exit_code == 0, again.output
+    summary = json.loads(again.stdout)
+    assert summary["events_already_present"] == 11 and summary["sessions_resumed"] == 2
+    assert summary["suggestions"].get("candidate", 0) >= 1
