@@ -104,17 +104,26 @@ def hook_status(obj: Context, project: Path | None) -> None:
     }
     try:
         installed = {where: install.installed(path) for where, path in files.items()}
-        totals = obj.service().capture_totals()
     except MemoryCenterError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(1)
+    problem = None
+    totals: dict[str, tuple[int, int]] = {}
+    try:
+        totals = obj.service().capture_totals()
+    except MemoryCenterError as exc:
+        problem = exc.message  # still say what is installed and what the hooks see (#42)
     finally:
         obj.close()
     daemon = running_pid(obj.data_dir)
+    hooks_note, queued = _hook_side(obj.data_dir)
     doc = {
         "settings": {w: {"path": str(files[w]), "events": e} for w, e in installed.items()},
         "daemon_pid": daemon,
         "captured": {a: {"files": f, "events": n} for a, (f, n) in totals.items()},
+        "store_error": problem,
+        "hooks_error": hooks_note,
+        "queued_bytes": queued,
     }
 
     def human() -> None:
@@ -122,7 +131,38 @@ def hook_status(obj: Context, project: Path | None) -> None:
             state = ", ".join(events) if events else "not installed"
             click.echo(f"{where:<8} {files[where]}: {state}")
         click.echo("daemon   " + (f"running (pid {daemon})" if daemon else "not running"))
+        if hooks_note:
+            click.echo(f"hooks    memory is off: {hooks_note}")
+        if queued:
+            click.echo(f"queue    {queued} bytes of hook calls wait for the daemon")
+        if problem:
+            click.echo(f"store    cannot open: {problem}")
         for agent, (count, captured) in sorted(totals.items()):
             click.echo(f"captured {agent}: {captured} events from {count} files")
 
     obj.emit(doc, human)
+    if problem:
+        sys.exit(1)
+
+
+def _hook_side(data_dir: Path) -> tuple[str | None, int]:
+    """What the hooks see: the daemon's recent note that it could not open the store (the
+    reason Claude Code's sessions are told), and how much waits in the hook queue."""
+    import os
+    import time
+
+    try:
+        paths = client.Paths(data_dir)
+    except OSError:
+        return None, 0
+    note = None
+    if client.failed_since(paths, time.time() - client.STALE_ERROR):
+        try:
+            note = Path(paths.error).read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            note = None
+    try:
+        queued = os.stat(paths.queue).st_size
+    except OSError:
+        queued = 0
+    return note, queued

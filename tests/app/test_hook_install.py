@@ -279,3 +279,12 @@ def test_a_daemon_that_cannot_open_the_store_says_so_and_the_hook_goes_on(
         assert "passphrase" in message.lower()
         assert [(d.returncode, d.stdout) for d in again] == [(0, ""), (0, "")]  # once a session
         assert json.loads(told_other.stdout)["systemMessage"] == message
+        # `hook status` says the same, and still what is installed, instead of only failing.
+        _cli("hook", "install", "claude-code", "--project", str(tmp_path), data_dir=data_dir)
+        status = CliRunner().invoke(
+            cli, ["--data-dir", str(data_dir), "hook", "status", "--project", str(tmp_path)]
+        )
+        assert status.exit_code == 1
+        assert "memory is off:" in status.stdout and "passphrase" in status.stdout.lower()
+        assert "store    cannot open:" in status.stdout
+        assert "SessionStart" in status.stdout  # the installed events are listed
