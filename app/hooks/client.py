@@ -66,8 +66,13 @@ STAMP_FILES = (
     "hooks/claude_code.py",
     "hooks/workspace.py",
     "hooks/runner.py",
+    "hooks/ingest.py",
     "capture/follow.py",
     "capture/claude_code.py",
+    "capture/history.py",
+    "importers/base.py",
+    "importers/claude_code.py",
+    "importers/extraction.py",
     # The commands the daemon runs for the CLI (`cli_forward`).
     "hooks/cli_forward.py",
     "hooks/cli_serve.py",
