@@ -12,11 +12,20 @@ from typing import Any, TypeVar
 
 from core.errors import InvalidInputError
 from core.model import limits
-from core.model.enums import Actor, EventKind, EventSource, MemoryKind, MemoryStatus, TrustLevel
+from core.model.enums import (
+    ENGINE_EVENT_KINDS,
+    Actor,
+    EventKind,
+    EventSource,
+    MemoryKind,
+    MemoryStatus,
+    TrustLevel,
+)
 from core.model.jsonsafe import check_string, check_tree, has_control
 from core.model.memory import MemoryFilter
 from core.model.records import NewEvent
 from core.model.scope import Scope
+from core.model.sessions import INTERNAL_SESSION_PREFIX, is_internal_session
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -136,8 +145,9 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
         # (R2, R11); the label the caller gave is kept for the audit trail.
         data = {**data, "claimed_trust": trust.value}
         trust = TrustLevel.UNTRUSTED
+    kind, session = public_kind_and_session(item, field)
     return ValidEvent(
-        session=identifier(item.session, f"{field}.session"),
+        session=session,
         actor=enum_value(Actor, item.actor, f"{field}.actor"),
         trust=trust,
         scope=Scope.required(
@@ -145,12 +155,46 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
             field=f"{field}.scope",
         ),
         text=text(item.text, f"{field}.text", limits.MAX_EVENT_TEXT),
-        kind=enum_value(EventKind, item.kind, f"{field}.kind"),
+        kind=kind,
         source=source,
         data=data,
         refs=refs,
         by=None if item.by is None else identifier(item.by, f"{field}.by"),
     )
+
+
+def public_kind_and_session(item: NewEvent, field: str) -> tuple[EventKind, str]:
+    """The kind and session of an event from outside the engine: never one the engine
+    alone writes. `new_event` is the one gate of every public append (CLI `event add`, MCP
+    `record_event`, the SDK, hooks, importers, capture, the spool's replay); the engine's
+    own events are built as `ValidEvent`s and never pass here.
+
+    Raises:
+        InvalidInputError: an engine-only kind, or one of Memory Center's own sessions.
+    """
+    kind = enum_value(EventKind, item.kind, f"{field}.kind")
+    if kind in ENGINE_EVENT_KINDS:
+        raise InvalidInputError(
+            f"{field}.kind",
+            f"{kind.value} events are written by Memory Center itself and cannot be added",
+        )
+    return kind, public_session(item.session, f"{field}.session")
+
+
+def public_session(value: object, field: str = "session") -> str:
+    """A session a caller may log events in: any but Memory Center's own.
+
+    Raises:
+        InvalidInputError: not a session id, or one of the `memory-center:` sessions.
+    """
+    session = identifier(value, field)
+    if is_internal_session(session):
+        raise InvalidInputError(
+            field,
+            f"sessions named {INTERNAL_SESSION_PREFIX}... are Memory Center's own and "
+            "cannot be written to",
+        )
+    return session
 
 
 def _when_and_who(item: NewEvent, field: str) -> dict[str, str]:
