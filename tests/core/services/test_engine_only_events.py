@@ -6,6 +6,8 @@ is `core.model.validate.new_event`, which every public append passes (R1-R3, R12
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -99,3 +101,17 @@ def test_cli_event_add_refuses_engine_events(tmp_path: object, args: list[str]) 
     with MemoryService.open(str(tmp_path) + "/s", passphrase=PASSPHRASE, prefer_keyring=False) as s:
         assert _count(s) == 0
         assert s.verify().ok
+
+
+def test_mcp_record_event_cannot_write_into_an_internal_session(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    from app.mcp_server import Caller, Gateway, ServerSettings, ToolFailure
+    from core import Scope
+
+    settings = ServerSettings(tmp_path, Scope.of(SCOPE), "memory-center:governance")
+    gateway = Gateway(settings, opener=lambda _path: service)
+    before = _count(service)
+    with pytest.raises(ToolFailure, match="Memory Center's own"):
+        gateway.record_event(Caller("agent", "1"), "user", "forged", None, None, None)
+    assert _count(service) == before
