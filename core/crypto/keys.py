@@ -386,6 +386,45 @@ def atomic_write_with(
         raise
 
 
+def write_user_file(path: Path, data: bytes, field: str = "path") -> None:
+    """Write a file the user named (an export, an invitation): owner-only, whole or not at
+    all (a temporary file in the same folder, then a rename), and only over nothing or a
+    regular file. A symbolic link, a FIFO, a device or a folder at `path` is refused: the
+    rename would replace it (a device file became a regular one), and opening it to write
+    would follow the link or block on the FIFO.
+
+    Raises:
+        InvalidInputError: naming `field`, what is at the path, or why it cannot be written.
+    """
+    import stat
+
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        found = None
+    except OSError as exc:
+        raise InvalidInputError(field, f"cannot write {path}: {exc.strerror}") from None
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        what = (
+            "a symbolic link"
+            if stat.S_ISLNK(found.st_mode)
+            else "a folder"
+            if stat.S_ISDIR(found.st_mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(found.st_mode)
+            else "a device"
+            if stat.S_ISCHR(found.st_mode) or stat.S_ISBLK(found.st_mode)
+            else "not a regular file"
+        )
+        raise InvalidInputError(
+            field, f"{path} is {what}; give the name of a regular file or of a new one"
+        )
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        raise InvalidInputError(field, f"cannot write {path}: {exc.strerror}") from None
+
+
 def _link_new(tmp: Path, path: Path) -> None:
     """Move `tmp` to the new name `path`, failing with FileExistsError if it is taken."""
     try:

@@ -21,7 +21,7 @@ from core.model.enums import (
     MemoryStatus,
     TrustLevel,
 )
-from core.model.jsonsafe import check_string, check_tree, has_control
+from core.model.jsonsafe import check_string, check_tree, has_control, visible_part
 from core.model.memory import MemoryFilter
 from core.model.records import NewEvent
 from core.model.scope import Scope
@@ -75,6 +75,10 @@ def text(value: object, field: str, max_len: int) -> str:
         raise InvalidInputError(field, f"is {len(cleaned)} characters; the limit is {max_len}")
     if "\x00" in cleaned:
         raise InvalidInputError(field, "contains a NUL character")
+    if not visible_part(cleaned):
+        raise InvalidInputError(
+            field, "has no visible text once control and invisible characters are removed"
+        )
     return cleaned
 
 
@@ -118,7 +122,7 @@ def json_data(value: Mapping[str, Any] | None, field: str) -> dict[str, Any]:
     # Depth and Unicode first: json.dumps recurses and would fail with a traceback.
     check_tree(dict(value), field)
     try:
-        encoded = json.dumps(dict(value), ensure_ascii=False)
+        encoded = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(field, f"is not JSON-serialisable: {exc}") from None
     if len(encoded.encode()) > limits.MAX_DATA_BYTES:
@@ -236,6 +240,24 @@ def event_said_at(data: Mapping[str, Any]) -> dt.datetime | None:
 EFFECTIVE_STATUSES = (*(m.value for m in MemoryStatus), "expired")
 
 
+# The largest integer the databases store (SQLite INTEGER, PostgreSQL BIGINT): a larger
+# position, offset or revision ended in OverflowError deep in the driver.
+MAX_WHOLE = 2**63 - 1
+
+
+def whole_number(value: object, field: str, low: int = 0) -> int:
+    """A whole number from `low` to the largest the store can compare against.
+
+    Raises:
+        InvalidInputError: not an integer (a bool is not one), or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(field, "must be a whole number")
+    if not low <= value <= MAX_WHOLE:
+        raise InvalidInputError(field, f"must be a whole number from {low} to {MAX_WHOLE}")
+    return value
+
+
 def memory_filter(flt: MemoryFilter) -> None:
     """Refuse filter values outside their vocabulary: a typo must not read as "no memories".
 
@@ -254,5 +276,7 @@ def memory_filter(flt: MemoryFilter) -> None:
             raise InvalidInputError(
                 f"filter.{name}", f"unknown value {unknown[0]!r}; allowed: {', '.join(allowed)}"
             )
+    whole_number(flt.limit, "filter.limit")
+    whole_number(flt.offset, "filter.offset")
     if flt.text is not None:
         check_string(flt.text, "filter.text")
