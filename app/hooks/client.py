@@ -40,6 +40,9 @@ HOT_WAIT = {"UserPromptSubmit": 2.5, "SessionStart": 8.0}
 WRITE_WAIT = 15.0
 REPLY_TIMEOUT = {"UserPromptSubmit": 2.0, "SessionStart": 4.0}
 WRITE_REPLY_TIMEOUT = 60.0
+# The engine's hot-path limit, when the user raised it (a slow or loaded machine): the waits
+# of an injecting hook grow with it, or the hook would give up before the read may end.
+HOT_PATH_ENV = "MEMORY_CENTER_HOT_PATH_SECONDS"
 MAX_REPLY = 1 << 20
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STAMP_FILES = (
@@ -174,13 +177,25 @@ def spawn_daemon(paths: Paths, idle: float | None = None) -> None:
     )
 
 
+def _hot_path_seconds() -> float:
+    """$MEMORY_CENTER_HOT_PATH_SECONDS, or 0 (unset or not a number: the engine reports it)."""
+    try:
+        return max(0.0, float(os.environ.get(HOT_PATH_ENV, "") or 0.0))
+    except ValueError:
+        return 0.0
+
+
 def via_daemon(paths: Paths, agent: str, raw: bytes, event: str) -> str | None:
     """Ask the daemon, starting it when needed; None when it could not answer."""
     timeout = REPLY_TIMEOUT.get(event, WRITE_REPLY_TIMEOUT)
+    start_wait = HOT_WAIT.get(event, WRITE_WAIT)
+    if event in HOT_EVENTS:
+        hot = _hot_path_seconds()
+        timeout, start_wait = max(timeout, hot + 1.5), max(start_wait, 4 * hot)
     answer = ask(paths, agent, raw, timeout)
     if answer is not None:
         return answer
-    deadline = time.monotonic() + HOT_WAIT.get(event, WRITE_WAIT)
+    deadline = time.monotonic() + start_wait
     next_spawn = 0.0
     started = time.time()
     while time.monotonic() < deadline:

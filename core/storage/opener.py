@@ -30,6 +30,7 @@ from core.crypto.keys import (
     KeySet,
     KeyStore,
     PassphraseKeyStore,
+    atomic_write,
     check_passphrase,
     keyring_usable,
 )
@@ -299,13 +300,9 @@ def _local_config(data_dir: Path) -> dict[str, object]:
 
 
 def _save_local_config(data_dir: Path, config: dict[str, object]) -> None:
-    path = data_dir / LOCAL_CONFIG_NAME
-    tmp = path.with_name(path.name + ".tmp")
-    # Owner-only: the URL may carry a password.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(config, handle, indent=2)
-    os.replace(tmp, path)
+    # Owner-only (the URL may carry a password), whole and durable: it names the key source
+    # and the store id that keep a later open from taking an emptied server for a new store.
+    atomic_write(data_dir / LOCAL_CONFIG_NAME, json.dumps(config, indent=2).encode("utf-8"))
 
 
 def _open_server_store(

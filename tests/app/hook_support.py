@@ -31,6 +31,9 @@ def hook_env(runtime: Path, *, daemon: bool) -> dict[str, str]:
             "MEMORY_CENTER_HOOK_DAEMON": "1" if daemon else "0",
             "MEMORY_CENTER_HOOK_IDLE": "60",
             "MEMORY_CENTER_EMBEDDER": "hashing",
+            # Hook tests are about what a hook answers, not about its time limit: a loaded
+            # machine must not turn their answers into "no memory" (#38).
+            "MEMORY_CENTER_HOT_PATH_SECONDS": "10",
         }
     )
     return env
