@@ -12,6 +12,7 @@ from app.paths import (
     LLM_MODEL_ENV,
     LLM_URL_ENV,
     database_url_from_env,
+    hot_path_from_env,
     passphrase_from_env,
 )
 from core import KeyUnavailableError, MemoryService, OfflineWriter, WrongPassphraseError
@@ -68,6 +69,7 @@ def _open(
     passphrase = passphrase_from_env()
     url = database_url or database_url_from_env()
     embedder = embedder_from_env()
+    hot_path = hot_path_from_env()
 
     def opened(secret: str | None) -> MemoryService:
         return apply_environment(
@@ -78,6 +80,7 @@ def _open(
                 database_url=url,
                 embedder=embedder,
                 member=member,
+                hot_path_seconds=hot_path,
             )
         )
 

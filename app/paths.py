@@ -14,6 +14,9 @@ DATABASE_URL_ENV = "MEMORY_CENTER_DATABASE_URL"
 LLM_URL_ENV = "MEMORY_CENTER_LLM_URL"
 LLM_MODEL_ENV = "MEMORY_CENTER_LLM_MODEL"
 LLM_KEY_ENV = "MEMORY_CENTER_LLM_KEY"
+# How long an agent's read (a hook's injection, an MCP search) may take before it answers
+# "no memory" (R17); the engine's default when unset. A slow or loaded machine raises it.
+HOT_PATH_ENV = "MEMORY_CENTER_HOT_PATH_SECONDS"
 
 
 def default_data_dir() -> Path:
@@ -34,3 +37,23 @@ def database_url_from_env() -> str | None:
     """A PostgreSQL server given through the environment, if any (empty means unset)."""
     value = os.environ.get(DATABASE_URL_ENV, "").strip()
     return value or None
+
+
+def hot_path_from_env() -> float | None:
+    """$MEMORY_CENTER_HOT_PATH_SECONDS as seconds, or None when unset (the engine checks
+    the range and names the setting when it is out of it).
+
+    Raises:
+        InvalidInputError: the value is not a number.
+    """
+    value = os.environ.get(HOT_PATH_ENV, "").strip()
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        from core import InvalidInputError
+
+        raise InvalidInputError(
+            HOT_PATH_ENV, f"must be a number of seconds, not {value!r}"
+        ) from None

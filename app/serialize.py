@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 import enum
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,19 @@ def to_jsonable(value: Any) -> Any:
         return sorted(to_jsonable(v) for v in value)
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
-    return value
+    return _number(value) if isinstance(value, float) else value
+
+
+def _number(value: float) -> float | str:
+    """NaN and Infinity are not JSON: one stored before they were refused is named, as a
+    string, so the output stays valid JSON."""
+    if math.isfinite(value):
+        return value
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
 def dumps(value: Any) -> str:
-    """Pretty JSON with non-ASCII kept readable."""
-    return json.dumps(to_jsonable(value), ensure_ascii=False, indent=2, sort_keys=True)
+    """Pretty JSON with non-ASCII kept readable; always valid JSON (no NaN or Infinity)."""
+    return json.dumps(
+        to_jsonable(value), ensure_ascii=False, indent=2, sort_keys=True, allow_nan=False
+    )

@@ -28,6 +28,7 @@ from core.model import *  # noqa: F403 - the model is public by design
 from core.model import __all__ as _model_all
 
 if TYPE_CHECKING:
+    from core.crypto.keys import write_user_file
     from core.governance.agents import AgentInfo, agent_of_session
     from core.governance.llm_extractor import LLMExtractor
     from core.governance.policy import PolicySettings
@@ -46,6 +47,7 @@ _LAZY = {
     "PolicySettings": "core.governance.policy",
     "read_resource": "core.resources",
     "resource_path": "core.resources",
+    "write_user_file": "core.crypto.keys",
 }
 
 
@@ -86,5 +88,6 @@ __all__ = [
     "WrongPassphraseError",
     "read_resource",
     "resource_path",
+    "write_user_file",
     *_model_all,
 ]

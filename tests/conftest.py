@@ -47,7 +47,7 @@ def clock() -> ManualClock:
 # an empty block, and on a loaded two-core CI machine a first read (catalog load, model
 # start) can take that long: a test about what a block holds then failed for no reason of its
 # own. Tests about the limit itself open their stores with their own limit.
-TEST_HOT_PATH_SECONDS = 2.0
+TEST_HOT_PATH_SECONDS = 10.0  # the most the engine accepts: 2 s still degraded at load 12
 
 
 @pytest.fixture

@@ -10,8 +10,6 @@ import click
 
 from app.cli.root import Context, F
 from core import MemoryRecord
-from core.crypto.keys import atomic_write
-from core.errors import InvalidInputError
 
 
 def scopes_option(required: bool = True) -> Callable[[F], F]:
@@ -49,8 +47,8 @@ def show(ctx: Context, rec: MemoryRecord, message: str) -> None:
 
 
 def write_file(path: Path, text: str, field: str) -> None:
-    """Write a whole file owner-only, or nothing: a failure names the path and the reason."""
-    try:
-        atomic_write(path, text.encode("utf-8"))
-    except OSError as exc:
-        raise InvalidInputError(field, f"cannot write {path}: {exc.strerror}") from None
+    """Write a whole file owner-only, or nothing, over nothing or a regular file only: a
+    failure names the path and the reason (`core.write_user_file`)."""
+    from core import write_user_file
+
+    write_user_file(path, text.encode("utf-8"), field)

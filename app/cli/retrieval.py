@@ -6,6 +6,7 @@ import json
 
 import click
 
+from app.cli.display import shown
 from app.cli.helpers import scopes_option
 from app.cli.root import Context, handles_errors, pass_ctx
 from app.serialize import to_jsonable
@@ -68,7 +69,7 @@ def inject(
             )
         )
         return
-    click.echo(res.text or "(no memory injected)")
+    click.echo(shown(res.text) or "(no memory injected)")
     click.echo(
         f"\nsnapshot {res.snapshot_id} · {res.tokens} tokens"
         + (" · DEGRADED: memory unavailable" if res.degraded else ""),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import io
 import json
 import os
 import sys
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from app.cli.display import shown
 from app.cli.options import CommonOptionsGroup
 from app.paths import DATA_DIR_ENV, default_data_dir
 
@@ -122,9 +124,21 @@ class Context:
 
             click.echo(dumps(value))
         elif isinstance(human, str):
-            click.echo(human)
+            click.echo(shown(human))
         else:
-            human()
+            # Whatever the listing prints is neutralised at once (app/cli/display.py).
+            printed = _Captured()
+            with contextlib.redirect_stdout(printed):
+                human()
+            click.echo(shown(printed.getvalue()), nl=False)
+
+
+class _Captured(io.StringIO):
+    """A listing's output before `shown` escapes it. It says it is a terminal so that click
+    leaves escape sequences in for `shown` to make visible, instead of dropping some."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 def _prompt_passphrase(new_store: bool) -> str | None:
@@ -154,7 +168,7 @@ def handles_errors(func: F) -> F:
         except MemoryCenterError as exc:
             if ctx is not None and ctx.as_json:
                 click.echo(json.dumps({"error": {"kind": exc.kind, "message": exc.message}}))
-            click.echo(f"error: {exc.message}", err=True)
+            click.echo(f"error: {shown(exc.message)}", err=True)
             sys.exit(1)
         finally:
             if ctx is not None:
@@ -179,7 +193,7 @@ class BadArgument(click.ClickException):
         if self.as_json:
             error = {"kind": "invalid_input", "message": self.message}
             click.echo(json.dumps({"error": error}))
-        click.echo(f"error: {self.message}", err=True)
+        click.echo(f"error: {shown(self.message)}", err=True)
 
 
 class CheckedGroup(CommonOptionsGroup):

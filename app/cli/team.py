@@ -11,7 +11,7 @@ import click
 from app.cli.root import Context, handles_errors, pass_ctx
 from app.compose import apply_environment, embedder_from_env
 from app.paths import passphrase_from_env
-from core import InvalidInputError, MemoryService
+from core import InvalidInputError, MemoryService, write_user_file
 
 INVITE_CODE_ENV = "MEMORY_CENTER_INVITE_CODE"
 
@@ -37,9 +37,7 @@ def invite(ctx: Context, name: str, out: Path | None) -> None:
     target = out or Path(f"{name}.mc-invitation")
     if not target.parent.is_dir():
         raise InvalidInputError("--out", f"the directory {target.parent} does not exist")
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(raw)
+    write_user_file(target, raw, "--out")
     ctx.emit(
         {"file": str(target), "code": code, "member": name},
         f"invitation for {name} written to {target}\n"

@@ -13,6 +13,7 @@ import click
 from app.mcp_server.config import DEFAULT_BUDGET, ServerSettings, settings_from
 from app.mcp_server.gateway import Gateway
 from app.mcp_server.tools import build_server
+from app.mcp_server.transport import run_stdio
 from app.paths import DATA_DIR_ENV, default_data_dir
 from core import MemoryCenterError
 
@@ -33,7 +34,7 @@ def serve(settings: ServerSettings) -> None:
         log.warning("no scope configured (--scope key=value): every tool call will fail")
     gateway = Gateway(settings)
     try:
-        build_server(gateway).run("stdio")
+        run_stdio(build_server(gateway))
     finally:
         gateway.close()
 

@@ -250,7 +250,41 @@ class PassphraseKeyStore:
         return KeySet.from_bytes(raw)
 
     def save(self, keys: KeySet) -> None:
-        """Seal the key set with a fresh salt and replace the file atomically."""
+        """Seal the key set with a fresh salt and replace the file atomically; the file is
+        read back and opened with the derived key before this returns."""
+        data, kek = self._sealed(keys)
+        atomic_write(self._path, data)
+        self._check_written(keys, kek)
+
+    def create(self, keys: KeySet) -> None:
+        """Write the key file of a new store; an existing file is never replaced.
+
+        The file appears complete or not at all (temporary file, fsync, link into place,
+        fsync of the folder), and is then read back and unlocked with the passphrase itself
+        (a fresh derivation) before the store is reported ready.
+
+        Raises:
+            KeyUnavailableError: a key file is there already, or the written file does not
+                open with the passphrase.
+        """
+        data, _kek = self._sealed(keys)
+        try:
+            atomic_write(self._path, data, replace=False)
+        except FileExistsError:
+            raise KeyUnavailableError(
+                f"a key file is there already: {self._path}; it is never replaced (move it "
+                "elsewhere first if it belongs to no store)"
+            ) from None
+        try:
+            written = self.load()
+        except KeyUnavailableError as exc:
+            raise KeyUnavailableError(
+                f"the new key file does not open with the passphrase: {self._path}: {exc}"
+            ) from None
+        if written.to_bytes() != keys.to_bytes():
+            raise KeyUnavailableError(f"the new key file holds other keys: {self._path}")
+
+    def _sealed(self, keys: KeySet) -> tuple[bytes, bytes]:
         check_passphrase(self._passphrase)
         salt = os.urandom(16)
         nonce = os.urandom(12)
@@ -265,7 +299,19 @@ class PassphraseKeyStore:
             "nonce": _b64(nonce),
             "ciphertext": _b64(AESGCM(kek).encrypt(nonce, keys.to_bytes(), b"keyset")),
         }
-        atomic_write(self._path, json.dumps(doc, indent=2).encode())
+        return json.dumps(doc, indent=2).encode(), kek
+
+    def _check_written(self, keys: KeySet, kek: bytes) -> None:
+        """Read the file back and open it with the key just derived (no second scrypt)."""
+        try:
+            sealed = parse_key_file(self._path.read_bytes(), self._path)
+            raw = AESGCM(kek).decrypt(sealed.nonce, sealed.ciphertext, b"keyset")
+        except (OSError, InvalidTag, KeyUnavailableError) as exc:
+            raise KeyUnavailableError(
+                f"the key file did not read back as written: {self._path}: {exc or 'tag'}"
+            ) from None
+        if KeySet.from_bytes(raw).to_bytes() != keys.to_bytes():
+            raise KeyUnavailableError(f"the key file holds other keys: {self._path}")
 
     def describe(self) -> str:
         """Say that a passphrase protects the key file."""
@@ -310,12 +356,18 @@ def keyring_usable() -> bool:
     return priority > 0
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write a file so that readers see the old or the new bytes, never half of them."""
-    atomic_write_with(path, lambda handle: handle.write(data))
+def atomic_write(path: Path, data: bytes, *, replace: bool = True) -> None:
+    """Write a file so that readers see the old or the new bytes, never half of them.
+
+    With `replace=False` an existing file is left alone and FileExistsError is raised
+    (the new file is linked into place, which fails when the name is taken, so two
+    writers racing for a new name cannot both succeed)."""
+    atomic_write_with(path, lambda handle: handle.write(data), replace=replace)
 
 
-def atomic_write_with(path: Path, fill: Callable[[BinaryIO], object]) -> None:
+def atomic_write_with(
+    path: Path, fill: Callable[[BinaryIO], object], *, replace: bool = True
+) -> None:
     """`atomic_write` for content that `fill` writes piece by piece into the open file."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -324,10 +376,83 @@ def atomic_write_with(path: Path, fill: Callable[[BinaryIO], object]) -> None:
             fill(handle)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            _link_new(tmp, path)
+        _fsync_folder(path.parent)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_user_file(path: Path, data: bytes, field: str = "path") -> None:
+    """Write a file the user named (an export, an invitation): owner-only, whole or not at
+    all (a temporary file in the same folder, then a rename), and only over nothing or a
+    regular file. A symbolic link, a FIFO, a device or a folder at `path` is refused: the
+    rename would replace it (a device file became a regular one), and opening it to write
+    would follow the link or block on the FIFO.
+
+    Raises:
+        InvalidInputError: naming `field`, what is at the path, or why it cannot be written.
+    """
+    import stat
+
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        found = None
+    except OSError as exc:
+        raise InvalidInputError(field, f"cannot write {path}: {exc.strerror}") from None
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        what = (
+            "a symbolic link"
+            if stat.S_ISLNK(found.st_mode)
+            else "a folder"
+            if stat.S_ISDIR(found.st_mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(found.st_mode)
+            else "a device"
+            if stat.S_ISCHR(found.st_mode) or stat.S_ISBLK(found.st_mode)
+            else "not a regular file"
+        )
+        raise InvalidInputError(
+            field, f"{path} is {what}; give the name of a regular file or of a new one"
+        )
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        raise InvalidInputError(field, f"cannot write {path}: {exc.strerror}") from None
+
+
+def _link_new(tmp: Path, path: Path) -> None:
+    """Move `tmp` to the new name `path`, failing with FileExistsError if it is taken."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        # A file system without hard links: the check and the rename are two steps, still
+        # run under the store directory's lock by every caller that creates a store.
+        if path.exists() or path.is_symlink():
+            raise FileExistsError(path) from None
+        os.replace(tmp, path)
+        return
+    tmp.unlink()
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable (POSIX; a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _derive(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:

@@ -54,6 +54,12 @@ class EventKind(enum.StrEnum):
     REDACTION = "redaction"
 
 
+# Kinds only the engine writes: its decisions, redactions and security findings decide what
+# the log means (a decision's `to` status, a redaction's list of redacted payloads, a finding
+# that excludes a row), so none may come through the public append path (#38).
+ENGINE_EVENT_KINDS = frozenset({EventKind.MEMORY_DECISION, EventKind.REDACTION, EventKind.SECURITY})
+
+
 class EventSource(enum.StrEnum):
     """Where an event's content came from (drives trust, R11)."""
 

@@ -10,6 +10,7 @@ refused at the door with the field named and nothing written.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -41,6 +42,35 @@ def has_control(value: str) -> bool:
     return _CONTROL.search(value) is not None
 
 
+# Characters that show nothing or reorder what is shown: the bidirectional controls
+# (embeddings, overrides, isolates, marks), zero-width characters, word joiner and the
+# invisible operators, BOM, soft hyphen, line and paragraph separators.
+_INVISIBLE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+
+
+def has_invisible(value: str) -> bool:
+    """True when `value` holds a bidirectional control or a zero-width/invisible character."""
+    return _INVISIBLE.search(value) is not None
+
+
+# Terminal escape sequences, whole: CSI (`ESC [ ... final`, or the one-byte C1 CSI), OSC and
+# the other string commands (`ESC ] ... BEL` or `ESC \`), and two-character escapes.
+_ESCAPE_SEQUENCE = re.compile(
+    "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]"
+    "|(?:\x1b[\\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)?"
+    "|\x1b[ -~]"
+)
+
+
+def visible_part(value: str) -> str:
+    """`value` without its escape sequences, control and invisible characters and
+    surrounding blanks: what a reader actually sees of it on a terminal."""
+    bare = _ESCAPE_SEQUENCE.sub("", value)
+    return _INVISIBLE.sub("", _CONTROL.sub("", bare)).strip()
+
+
 def check_string(value: str, field: str) -> str:
     """`value` unchanged, or InvalidInputError naming the field when it is not valid Unicode."""
     if has_lone_surrogate(value):
@@ -64,6 +94,9 @@ def check_tree(value: object, field: str, max_depth: int = MAX_JSON_DEPTH) -> No
         if isinstance(item, str):
             check_string(item, field)
             continue
+        if isinstance(item, float) and not math.isfinite(item):
+            # NaN and Infinity are not JSON: stored, they made `--json` output invalid.
+            raise InvalidInputError(field, f"holds {item!r}, which is not a JSON number")
         if not isinstance(item, (dict, list)):
             continue
         if depth >= max_depth:
@@ -92,10 +125,15 @@ def parse_json(raw: str | bytes, field: str, max_depth: int = MAX_JSON_DEPTH) ->
     else:
         check_string(raw, field)
     try:
-        doc = json.loads(raw)
+        doc = json.loads(raw, parse_constant=_not_json)
     except RecursionError:
         raise InvalidInputError(field, f"is nested deeper than {max_depth} levels") from None
     except ValueError as exc:
         raise InvalidInputError(field, f"is not valid JSON: {exc}") from None
     check_tree(doc, field, max_depth)
     return doc
+
+
+def _not_json(name: str) -> Any:
+    """Python's decoder takes NaN, Infinity and -Infinity; JSON does not."""
+    raise ValueError(f"{name} is not a JSON number")

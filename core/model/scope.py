@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from core.errors import InvalidInputError, ScopeRequiredError
-from core.model.jsonsafe import check_string, has_control
+from core.model.jsonsafe import check_string, has_control, has_invisible
 
 SCOPE_KEYS = ("user", "org", "project", "repo", "agent", "session", "environment", "visibility")
 MAX_SCOPE_VALUE = 200
@@ -28,15 +28,20 @@ class Scope(Mapping[str, str]):
     items_: tuple[tuple[str, str], ...]
 
     @classmethod
-    def of(cls, mapping: Mapping[str, str] | None, *, field: str = "scope") -> Scope:
-        """Validate a mapping into a Scope; empty is allowed here (see `require`)."""
+    def of(
+        cls, mapping: Mapping[str, str] | None, *, field: str = "scope", stored: bool = False
+    ) -> Scope:
+        """Validate a mapping into a Scope; empty is allowed here (see `require`).
+
+        `stored`: a scope read back from the store, written when invisible characters were
+        still accepted; it stays readable."""
         if mapping is None:
             return cls(())
         if not isinstance(mapping, Mapping):
             raise InvalidInputError(field, "must be a mapping of scope keys to values")
         pairs = []
         for key, value in mapping.items():
-            pairs.append((_check_key(key, field), _check_value(key, value, field)))
+            pairs.append((_check_key(key, field), _check_value(key, value, field, stored)))
         return cls(tuple(sorted(pairs)))
 
     @classmethod
@@ -63,7 +68,7 @@ class Scope(Mapping[str, str]):
     @classmethod
     def from_json(cls, text: str) -> Scope:
         """Rebuild a scope from its canonical JSON (as stored)."""
-        return cls.of(json.loads(text))
+        return cls.of(json.loads(text), stored=True)
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, no spaces. Used for storage and hashing."""
@@ -122,7 +127,7 @@ def _check_key(key: object, field: str) -> str:
     return key
 
 
-def _check_value(key: str, value: object, field: str) -> str:
+def _check_value(key: str, value: object, field: str, stored: bool = False) -> str:
     if not isinstance(value, str):
         raise InvalidInputError(f"{field}.{key}", "must be a string")
     check_string(value, f"{field}.{key}")
@@ -133,4 +138,11 @@ def _check_value(key: str, value: object, field: str) -> str:
         raise InvalidInputError(f"{field}.{key}", f"longer than {MAX_SCOPE_VALUE} characters")
     if has_control(text):
         raise InvalidInputError(f"{field}.{key}", "contains control characters")
+    if has_invisible(text) and not stored:
+        # A value that looks like another (`alice` with a zero-width space, `tnuocca` shown
+        # reversed) would name a different scope than the one the user sees.
+        raise InvalidInputError(
+            f"{field}.{key}",
+            "contains a bidirectional control or an invisible (zero-width) character",
+        )
     return text

@@ -12,11 +12,20 @@ from typing import Any, TypeVar
 
 from core.errors import InvalidInputError
 from core.model import limits
-from core.model.enums import Actor, EventKind, EventSource, MemoryKind, MemoryStatus, TrustLevel
-from core.model.jsonsafe import check_string, check_tree, has_control
+from core.model.enums import (
+    ENGINE_EVENT_KINDS,
+    Actor,
+    EventKind,
+    EventSource,
+    MemoryKind,
+    MemoryStatus,
+    TrustLevel,
+)
+from core.model.jsonsafe import check_string, check_tree, has_control, visible_part
 from core.model.memory import MemoryFilter
 from core.model.records import NewEvent
 from core.model.scope import Scope
+from core.model.sessions import INTERNAL_SESSION_PREFIX, is_internal_session
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -66,6 +75,10 @@ def text(value: object, field: str, max_len: int) -> str:
         raise InvalidInputError(field, f"is {len(cleaned)} characters; the limit is {max_len}")
     if "\x00" in cleaned:
         raise InvalidInputError(field, "contains a NUL character")
+    if not visible_part(cleaned):
+        raise InvalidInputError(
+            field, "has no visible text once control and invisible characters are removed"
+        )
     return cleaned
 
 
@@ -109,7 +122,7 @@ def json_data(value: Mapping[str, Any] | None, field: str) -> dict[str, Any]:
     # Depth and Unicode first: json.dumps recurses and would fail with a traceback.
     check_tree(dict(value), field)
     try:
-        encoded = json.dumps(dict(value), ensure_ascii=False)
+        encoded = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(field, f"is not JSON-serialisable: {exc}") from None
     if len(encoded.encode()) > limits.MAX_DATA_BYTES:
@@ -136,8 +149,9 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
         # (R2, R11); the label the caller gave is kept for the audit trail.
         data = {**data, "claimed_trust": trust.value}
         trust = TrustLevel.UNTRUSTED
+    kind, session = public_kind_and_session(item, field)
     return ValidEvent(
-        session=identifier(item.session, f"{field}.session"),
+        session=session,
         actor=enum_value(Actor, item.actor, f"{field}.actor"),
         trust=trust,
         scope=Scope.required(
@@ -145,12 +159,46 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
             field=f"{field}.scope",
         ),
         text=text(item.text, f"{field}.text", limits.MAX_EVENT_TEXT),
-        kind=enum_value(EventKind, item.kind, f"{field}.kind"),
+        kind=kind,
         source=source,
         data=data,
         refs=refs,
         by=None if item.by is None else identifier(item.by, f"{field}.by"),
     )
+
+
+def public_kind_and_session(item: NewEvent, field: str) -> tuple[EventKind, str]:
+    """The kind and session of an event from outside the engine: never one the engine
+    alone writes. `new_event` is the one gate of every public append (CLI `event add`, MCP
+    `record_event`, the SDK, hooks, importers, capture, the spool's replay); the engine's
+    own events are built as `ValidEvent`s and never pass here.
+
+    Raises:
+        InvalidInputError: an engine-only kind, or one of Memory Center's own sessions.
+    """
+    kind = enum_value(EventKind, item.kind, f"{field}.kind")
+    if kind in ENGINE_EVENT_KINDS:
+        raise InvalidInputError(
+            f"{field}.kind",
+            f"{kind.value} events are written by Memory Center itself and cannot be added",
+        )
+    return kind, public_session(item.session, f"{field}.session")
+
+
+def public_session(value: object, field: str = "session") -> str:
+    """A session a caller may log events in: any but Memory Center's own.
+
+    Raises:
+        InvalidInputError: not a session id, or one of the `memory-center:` sessions.
+    """
+    session = identifier(value, field)
+    if is_internal_session(session):
+        raise InvalidInputError(
+            field,
+            f"sessions named {INTERNAL_SESSION_PREFIX}... are Memory Center's own and "
+            "cannot be written to",
+        )
+    return session
 
 
 def _when_and_who(item: NewEvent, field: str) -> dict[str, str]:
@@ -192,6 +240,24 @@ def event_said_at(data: Mapping[str, Any]) -> dt.datetime | None:
 EFFECTIVE_STATUSES = (*(m.value for m in MemoryStatus), "expired")
 
 
+# The largest integer the databases store (SQLite INTEGER, PostgreSQL BIGINT): a larger
+# position, offset or revision ended in OverflowError deep in the driver.
+MAX_WHOLE = 2**63 - 1
+
+
+def whole_number(value: object, field: str, low: int = 0) -> int:
+    """A whole number from `low` to the largest the store can compare against.
+
+    Raises:
+        InvalidInputError: not an integer (a bool is not one), or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(field, "must be a whole number")
+    if not low <= value <= MAX_WHOLE:
+        raise InvalidInputError(field, f"must be a whole number from {low} to {MAX_WHOLE}")
+    return value
+
+
 def memory_filter(flt: MemoryFilter) -> None:
     """Refuse filter values outside their vocabulary: a typo must not read as "no memories".
 
@@ -210,5 +276,7 @@ def memory_filter(flt: MemoryFilter) -> None:
             raise InvalidInputError(
                 f"filter.{name}", f"unknown value {unknown[0]!r}; allowed: {', '.join(allowed)}"
             )
+    whole_number(flt.limit, "filter.limit")
+    whole_number(flt.offset, "filter.offset")
     if flt.text is not None:
         check_string(flt.text, "filter.text")

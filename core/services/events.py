@@ -15,7 +15,7 @@ from core.model.records import (
     SessionInfo,
     VerifyReport,
 )
-from core.model.validate import identifier, new_event
+from core.model.validate import identifier, new_event, whole_number
 from core.services.context import Engine
 from core.storage import checkup, cursors, event_log, snapshots, status
 from core.storage.damage import Damage, guarded, split
@@ -60,6 +60,10 @@ class EventService:
     ) -> list[Event]:
         if session is not None:
             session = identifier(session, "session")
+        whole_number(after_position, "after_position")
+        if before_position is not None:
+            whole_number(before_position, "before_position")
+        whole_number(limit, "limit")
         store = self._e.store
         store.settle()  # events written with this process's queued snapshots (`record_with`)
         with store.read("list events") as conn:
@@ -81,6 +85,8 @@ class EventService:
             return event_log.get_events(conn, self._e.store.codec, ids)
 
     def list_sessions(self, *, limit: int, offset: int) -> list[SessionInfo]:
+        whole_number(limit, "limit", 1)
+        whole_number(offset, "offset")
         self._e.store.settle()  # event counts include those of queued snapshots' events
         with self._e.store.read("list sessions") as conn:
             return event_log.list_sessions(conn, limit=limit, offset=offset)
@@ -140,6 +146,7 @@ class EventService:
 
     def list_snapshots(self, session: str, *, limit: int) -> list[Snapshot]:
         name = identifier(session, "session")
+        whole_number(limit, "limit", 1)
         self._e.store.settle()
         with self._e.store.read("list snapshots") as conn:
             ids = [sid for sid, _, _ in snapshots.list_for_session(conn, name)][-limit:]
@@ -158,4 +165,6 @@ class EventService:
         return self._e.store.revision()
 
     def changes_since(self, revision: int, limit: int) -> list[ChangeEntry]:
+        whole_number(revision, "revision")
+        whole_number(limit, "limit", 1)
         return self._e.store.changes_since(revision, limit)

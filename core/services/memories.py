@@ -6,13 +6,12 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from core.errors import InvalidInputError
 from core.governance import controls
 from core.governance.policy import Origin
 from core.model.memory import AdoptionChain, MemoryFilter, MemoryOutcome, SecurityEvent, Tombstone
 from core.model.records import Changes, Decision, Event, MemoryRecord, Result
 from core.model.scope import Scope
-from core.model.validate import identifier, memory_filter
+from core.model.validate import identifier, memory_filter, whole_number
 from core.services.context import Engine, one, required_scope
 from core.storage import event_log, memories, memory_history, memory_queries
 from core.storage.store import changes_of, revision_of
@@ -160,8 +159,7 @@ class MemoryReads:
             return memory_history.revisions(conn, self._e.store.codec, record.id)
 
     def memory_at(self, revision: int) -> list[MemoryRecord]:
-        if isinstance(revision, bool) or not isinstance(revision, int) or revision < 0:
-            raise InvalidInputError("revision", "must be a store revision (a whole number >= 0)")
+        whole_number(revision, "revision")
         with self._e.store.read("reconstruct memory") as conn:
             return memory_history.state_at(conn, self._e.store.codec, revision)
 
@@ -183,5 +181,6 @@ class MemoryReads:
             )
 
     def security_events(self, *, limit: int) -> list[SecurityEvent]:
+        whole_number(limit, "limit", 1)
         with self._e.store.read("security events") as conn:
             return event_log.security_events(conn, self._e.store.codec, limit=limit)

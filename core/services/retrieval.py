@@ -10,7 +10,7 @@ from core.model.enums import ChangeKind
 from core.model.memory import InjectResult, Replay, ResumeResult, SearchHit, Snapshot
 from core.model.records import Changes, NewEvent, Result
 from core.model.scope import Scope
-from core.model.validate import identifier, new_event
+from core.model.validate import identifier, new_event, public_session
 from core.model.validate import text as valid_text
 from core.services.context import Engine, budget, required_scope
 from core.storage import event_log, snapshots
@@ -37,7 +37,7 @@ class RetrievalService:
         req = required_scope(scope)
         what = valid_text(goal, "goal", limits.MAX_EVENT_TEXT)
         tokens = budget(budget_tokens)
-        name = identifier(session, "session") if session is not None else None
+        name = public_session(session) if session is not None else None
         also = None
         if record_with is not None:
             event = new_event(record_with, field="record_with")

@@ -89,6 +89,12 @@ class ChangeListener:
             )
             conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
             self._conn = conn
+            if self._closed:
+                # `close` ran while this connected (it takes no lock, so a blocked waiter
+                # can be woken): it found no connection to close, so this one is closed
+                # here, not left to the garbage collector after the store is gone (#38).
+                self._drop()
+                raise ServerUnavailableError("wait for changes: the store was closed")
         return self._conn
 
     def _drop(self) -> None:

@@ -13,10 +13,12 @@ import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
 from sqlalchemy import Connection, Engine, inspect, select
 
@@ -28,6 +30,7 @@ from core.crypto.keys import (
     KeySet,
     KeyStore,
     PassphraseKeyStore,
+    atomic_write,
     check_passphrase,
     keyring_usable,
 )
@@ -121,18 +124,9 @@ def open_store(
         )
     url = database_url or configured
     if url:
-        # A first open on this machine that fails (server away, no key) leaves nothing behind.
-        fresh = configured is None
-        dir_created = not data_dir.exists()
-        try:
-            return _open_server_store(
-                data_dir, url, clock, passphrase, create, prefer_keyring, member
-            )
-        except BaseException:
-            if fresh:
-                (data_dir / LOCAL_CONFIG_NAME).unlink(missing_ok=True)
-                discard_new_store(data_dir, remove_lock=True, remove_dir=dir_created)
-            raise
+        return _open_server_dir(
+            data_dir, url, clock, passphrase, create, prefer_keyring, member, configured is None
+        )
     db_path = data_dir / DB_FILE_NAME
     if not db_path.exists() and not create:
         raise ResourceUnavailableError(f"no store at {data_dir} (run `memory-center init` first)")
@@ -142,10 +136,37 @@ def open_store(
     try:
         opened = _open_locked(data_dir, db_path, clock, passphrase, prefer_keyring)
     except BaseException:
-        if lock_created:
-            discard_new_store(data_dir, remove_lock=True, remove_dir=dir_created)
+        # Only what this call made is undone: a store that was there (copied from a backup
+        # without its lock file, opened with a wrong passphrase) is never touched.
+        if lock_created and not db_path.exists():
+            discard_new_store(data_dir, remove_lock=True, remove_dir=dir_created, files=False)
         raise
     return replace(opened, dir_created=dir_created, lock_created=lock_created)
+
+
+def _open_server_dir(
+    data_dir: Path,
+    url: str,
+    clock: Clock,
+    passphrase: str | None,
+    create: bool,
+    prefer_keyring: bool,
+    member: str | None,
+    fresh: bool,
+) -> Opened:
+    """`_open_server_store`; a first open on this machine that fails (server away, no key)
+    leaves nothing behind, and never removes a key file it did not write."""
+    dir_created = not data_dir.exists()
+    key_file_existed = (data_dir / KEY_FILE_NAME).exists()
+    try:
+        return _open_server_store(data_dir, url, clock, passphrase, create, prefer_keyring, member)
+    except BaseException:
+        if fresh:
+            (data_dir / LOCAL_CONFIG_NAME).unlink(missing_ok=True)
+            if not key_file_existed:
+                (data_dir / KEY_FILE_NAME).unlink(missing_ok=True)
+            discard_new_store(data_dir, remove_lock=True, remove_dir=dir_created, files=False)
+        raise
 
 
 def _open_locked(
@@ -155,7 +176,10 @@ def _open_locked(
     # processes opening a new store at once create it exactly once.
     with _directory_lock(data_dir):
         existed = db_path.exists()
-        if not existed:
+        if existed:
+            check_store_file(db_path)
+        else:
+            _refuse_orphan_key_file(data_dir)
             # Owner-only from the first byte: SQLite gives the WAL the database's mode.
             os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT, 0o600))
         write, read = sqlite_engines(str(db_path))
@@ -176,6 +200,55 @@ def _open_locked(
             raise
     store = Store(write, read, Codec(keys, reload=key_store.load), clock, db_path)
     return Opened(store, key_store, keys, created, backup)
+
+
+def check_store_file(db_path: Path) -> None:
+    """Refuse a database file that holds no store before anything is written to it.
+
+    An emptied or damaged file must never be taken for a new store: opening it as one would
+    write a new store id and a new key set over the old key file, and a backup of the
+    database could then never be opened again. The file is read with a plain connection
+    that changes nothing (no journal-mode switch, no migration).
+
+    Raises:
+        IntegrityError: the file is empty, not a database, or a database without a store.
+    """
+    damaged = IntegrityError(
+        f"the store file is empty or damaged: {db_path} (restore it from a backup; if a "
+        "first `init` was interrupted, remove it and run `init` again)"
+    )
+    try:
+        conn = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=rw", uri=True, timeout=15)
+    except sqlite3.Error as exc:
+        raise ResourceUnavailableError(f"cannot open the store file {db_path}: {exc}") from None
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if "store_meta" not in tables:
+            raise damaged
+        found = conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()
+        if not found or not found[0]:
+            raise damaged
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return  # another process writes it: a store, and the open will wait its turn
+        raise damaged from None
+    except sqlite3.DatabaseError:  # "file is not a database", "malformed"
+        raise damaged from None
+    finally:
+        conn.close()
+
+
+def _refuse_orphan_key_file(data_dir: Path) -> None:
+    """A key file with no database beside it may be the only key to a backup of the
+    store: a new store is never created over it."""
+    key_file = data_dir / KEY_FILE_NAME
+    if key_file.exists() or key_file.is_symlink():
+        raise ResourceUnavailableError(
+            f"{key_file} exists but there is no store database beside it; it may be the "
+            "only key to a backup of that store. Restore the database, or move the key "
+            "file elsewhere before creating a new store here"
+        )
 
 
 def configured_database_url(data_dir: Path) -> str | None:
@@ -227,13 +300,9 @@ def _local_config(data_dir: Path) -> dict[str, object]:
 
 
 def _save_local_config(data_dir: Path, config: dict[str, object]) -> None:
-    path = data_dir / LOCAL_CONFIG_NAME
-    tmp = path.with_name(path.name + ".tmp")
-    # Owner-only: the URL may carry a password.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(config, handle, indent=2)
-    os.replace(tmp, path)
+    # Owner-only (the URL may carry a password), whole and durable: it names the key source
+    # and the store id that keep a later open from taking an emptied server for a new store.
+    atomic_write(data_dir / LOCAL_CONFIG_NAME, json.dumps(config, indent=2).encode("utf-8"))
 
 
 def _open_server_store(
@@ -255,6 +324,13 @@ def _open_server_store(
         write, read = postgres_engines(url)
         try:
             with translated("open store on the server"):
+                known = _local_config(data_dir).get("store_id")
+                if known and _server_store_id(write) != known:
+                    # Emptied or replaced: never a new store (and a new key) in its place.
+                    raise IntegrityError(
+                        f"the database at the server holds no store or another store than "
+                        f"this machine opened before ({known}); restore it from a backup"
+                    )
                 if not create and _server_store_id(write) is None:
                     raise ResourceUnavailableError(
                         "no store in that database (run `memory-center init --database URL`)"
@@ -324,12 +400,14 @@ def join_server_store(
         )
     existed = data_dir.exists()
     _ensure_dir(data_dir)
+    # The key file of another store is never replaced, nor removed when the join fails.
+    _refuse_orphan_key_file(data_dir)
     try:
         _check_invitation_is_current(invitation)
         source = _choose_source(passphrase, prefer_keyring)
         key_store = _key_store(source, invitation.store_id, data_dir, passphrase)
         # Never another device's private key (invitations of older versions carried it).
-        key_store.save(invitation.keys.with_device_key(None))
+        _create_keys(key_store, invitation.keys.with_device_key(None))
         _save_local_config(
             data_dir,
             {
@@ -443,12 +521,42 @@ def _directory_lock(data_dir: Path) -> Iterator[None]:
     except ImportError:  # Windows: SQLite's own locking still protects the data
         yield
         return
-    with open(data_dir / LOCK_FILE_NAME, "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    path = data_dir / LOCK_FILE_NAME
+    while True:
+        handle = _open_lock_file(path)
+        with handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                # A failed first `init` removes the lock file it made: a process that waited
+                # on that file would hold a lock nobody else sees, and two creations would
+                # run at once. Held only while the name still points at the locked file.
+                if not _same_file(handle, path):
+                    continue
+                yield
+                return
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _open_lock_file(path: Path) -> BinaryIO:
+    if path.is_dir() or (path.exists() and not path.is_file()):
+        raise ResourceUnavailableError(
+            f"the store's lock file is not a regular file: {path} (remove it; it is "
+            "recreated empty)"
+        )
+    try:
+        return open(path, "a+b")  # closed by the caller's `with`
+    except OSError as exc:
+        raise ResourceUnavailableError(f"cannot open the store's lock file {path}: {exc}") from None
+
+
+def _same_file(handle: BinaryIO, path: Path) -> bool:
+    try:
+        named = path.stat()
+    except OSError:
+        return False
+    held = os.fstat(handle.fileno())
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _ensure_dir(data_dir: Path) -> None:
@@ -508,7 +616,7 @@ def _load_or_create_keys(
     aad = key_check_aad(store_id)
     if created:
         keys = KeySet.generate()
-        key_store.save(keys)
+        _create_keys(key_store, keys)
         with translated("write key check"), engine.begin() as conn:
             set_meta(conn, "key_check", Codec(keys).seal(KEY_CHECK_PLAINTEXT, aad).hex())
             set_meta(conn, "active_key_id", keys.active_id)
@@ -532,6 +640,16 @@ def _load_or_create_keys(
     return keys
 
 
+def _create_keys(key_store: KeyStore, keys: KeySet) -> None:
+    """Keep a new store's key set: a key file is never written over an existing one and is
+    checked once written (`PassphraseKeyStore.create`)."""
+    local = key_store.local if isinstance(key_store, devices.ServerKeyStore) else key_store
+    if isinstance(local, PassphraseKeyStore):
+        local.create(keys)
+    else:
+        key_store.save(keys)
+
+
 def _bind_upgraded_store(engine: Engine, codec: Codec, aad: Aad) -> None:
     """First open after the upgrade to schema 4: bind every existing row, then say so in
     the key check, in one transaction (binding.py)."""
@@ -542,16 +660,22 @@ def _bind_upgraded_store(engine: Engine, codec: Codec, aad: Aad) -> None:
 
 
 def _remove_new_store(data_dir: Path) -> None:
-    """Undo a store creation that failed half-way, so a retry starts clean."""
+    """Undo a store creation that failed half-way, so a retry starts clean. Called only
+    when this open created the database; a key file is there only if it wrote it too
+    (`_refuse_orphan_key_file` refuses to create a store beside an older one)."""
     for name in (DB_FILE_NAME, DB_FILE_NAME + "-wal", DB_FILE_NAME + "-shm", KEY_FILE_NAME):
         (data_dir / name).unlink(missing_ok=True)
 
 
-def discard_new_store(data_dir: Path, *, remove_lock: bool, remove_dir: bool) -> None:
-    """Undo the creation of a store that was never usable (a failed `init`): its files, and
-    the lock file and directory when this creation made them. A directory that holds
-    anything else is left alone."""
-    _remove_new_store(data_dir)
+def discard_new_store(
+    data_dir: Path, *, remove_lock: bool, remove_dir: bool, files: bool = True
+) -> None:
+    """Undo the creation of a store that was never usable (a failed `init`): its files
+    (when `files`: only a caller that knows it created them asks), and the lock file and
+    directory when this creation made them. A directory that holds anything else is left
+    alone."""
+    if files:
+        _remove_new_store(data_dir)
     if remove_lock:
         (data_dir / LOCK_FILE_NAME).unlink(missing_ok=True)
     if not remove_dir:

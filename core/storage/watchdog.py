@@ -34,15 +34,26 @@ class AnswerWatchdog:
     Args:
         limit: seconds without any answer, while a transaction waits, before cutting.
         socket_of: the socket file descriptor of a DBAPI connection (None when closed).
+        clock: the monotonic clock silence is measured with (tests pass one they move, so
+            what they check does not depend on how fast the machine runs).
+        background: watch from a thread; False leaves each look to the caller (`check`).
     """
 
-    def __init__(self, limit: float, socket_of: Callable[[Any], int | None]) -> None:
+    def __init__(
+        self,
+        limit: float,
+        socket_of: Callable[[Any], int | None],
+        clock: Callable[[], float] = time.monotonic,
+        background: bool = True,
+    ) -> None:
         self.limit = limit
         self._socket_of = socket_of
+        self._clock = clock
+        self._background = background
         self._lock = threading.Lock()
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._waiting = 0
-        self._last_answer = time.monotonic()
+        self._last_answer = clock()
         self._thread: threading.Thread | None = None
         self.cut_at: float | None = None  # when it last cut (monotonic), for messages
         self._closed = False
@@ -54,16 +65,16 @@ class AnswerWatchdog:
 
     def answered(self) -> None:
         """The server answered a statement (`after_cursor_execute`)."""
-        self._last_answer = time.monotonic()
+        self._last_answer = self._clock()
 
     @contextlib.contextmanager
     def waiting(self) -> Iterator[None]:
         """Around one store transaction: the time without answers counts while it is open."""
         with self._lock:
             if self._waiting == 0:
-                self._last_answer = time.monotonic()
+                self._last_answer = self._clock()
             self._waiting += 1
-            if self._thread is None or not self._thread.is_alive():
+            if self._background and (self._thread is None or not self._thread.is_alive()):
                 self._thread = threading.Thread(
                     target=self._run, name="memory-center-answer-watchdog", daemon=True
                 )
@@ -77,7 +88,7 @@ class AnswerWatchdog:
 
     def recently_cut(self) -> bool:
         """True when this watchdog cut the connections within the last minute."""
-        return self.cut_at is not None and time.monotonic() - self.cut_at < 60.0
+        return self.cut_at is not None and self._clock() - self.cut_at < 60.0
 
     def close(self) -> None:
         """Stop the watching thread (the engine is disposed)."""
@@ -89,23 +100,34 @@ class AnswerWatchdog:
         while True:
             time.sleep(TICK_S)
             with self._lock:
-                now = time.monotonic()
                 if self._waiting == 0:
                     # Kept alive while transactions come and go: starting a thread per
                     # transaction cost a tenth of the single-event append rate.
+                    now = time.monotonic()
                     idle_since = idle_since or now
                     if self._closed or now - idle_since > IDLE_EXIT_S:
                         self._thread = None
                         return
                     continue
                 idle_since = None
-                silent = now - self._last_answer
-                victims = list(self._connections) if silent > self.limit else []
-            if victims:
-                self.cut_at = time.monotonic()
-                for connection in victims:
-                    self._cut(connection)
-                self.answered()  # the next cut only after another full limit
+            self.check()
+
+    def check(self) -> bool:
+        """One look (the watching thread's, each tick): while a transaction waits and the
+        server has said nothing for more than `limit`, cut every connection. True if it cut.
+        """
+        with self._lock:
+            if self._waiting == 0:
+                return False
+            silent = self._clock() - self._last_answer
+            victims = list(self._connections) if silent > self.limit else []
+        if not victims:
+            return False
+        self.cut_at = self._clock()
+        for connection in victims:
+            self._cut(connection)
+        self.answered()  # the next cut only after another full limit
+        return True
 
     def _cut(self, connection: Any) -> None:
         try:

@@ -27,6 +27,7 @@ from core.model.validate import (
     event_said_at,
     event_speaker,
     identifier,
+    public_session,
     text,
 )
 from core.model.validate import said_at as valid_said_at
@@ -95,7 +96,7 @@ def remember(
     who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
     owner = owner_of(scope, by)
-    name = identifier(session, "session") if session is not None else DIRECT_SESSION
+    name = public_session(session) if session is not None else DIRECT_SESSION
     expires = expiry(tx.now, expires_in_days)
     content = classify.strip_remember(words)
     mkind = kind_of(kind, content)
@@ -149,7 +150,7 @@ def suggest(
     who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
     owner = owner_of(scope, by)
-    name = identifier(session, "session") if session is not None else DIRECT_SESSION
+    name = public_session(session) if session is not None else DIRECT_SESSION
     ids = [identifier(e, "evidence", 64) for e in evidence]
     events = event_log.get_events(tx.conn, tx.codec, ids)
     call = log(
@@ -192,7 +193,7 @@ def observe(
 ) -> Event:
     """A fresh tool-verified observation; it flags memories it contradicts as stale (R10)."""
     words = text(raw_text, "text", limits.MAX_EVENT_TEXT)
-    name = identifier(session, "session") if session is not None else DIRECT_SESSION
+    name = public_session(session) if session is not None else DIRECT_SESSION
     event = log(
         tx,
         ValidEvent(

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -29,10 +30,13 @@ AGENT = r"""
 import json, sys
 from pathlib import Path
 from core import MemoryService
-from core.sdk import MemoryRuntime
+from core.sdk import MemoryRuntime, RuntimeConfig
 data_dir, name, turns = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-svc = MemoryService.open(data_dir, passphrase=sys.argv[4], prefer_keyring=False)
-rt = MemoryRuntime(svc, {"user": "alice", "project": "shop"}, name, agent=name)
+# Generous limits: the test is about writes, not about how fast a read is (#38).
+svc = MemoryService.open(data_dir, passphrase=sys.argv[4], prefer_keyring=False,
+                         hot_path_seconds=10)
+config = RuntimeConfig(hot_path_seconds=60, search_seconds=60)
+rt = MemoryRuntime(svc, {"user": "alice", "project": "shop"}, name, config=config, agent=name)
 assert svc.warm_up(wait=120)  # the embedder is loaded before the start signal
 rt.inject("warm up")
 print("ready", flush=True)
@@ -70,9 +74,11 @@ READER = r"""
 import json, sys
 from pathlib import Path
 from core import MemoryService
-from core.sdk import MemoryRuntime
-svc = MemoryService.open(Path(sys.argv[1]), passphrase=sys.argv[2], prefer_keyring=False)
-rt = MemoryRuntime(svc, {"user": "alice", "project": "shop"}, "reader")
+from core.sdk import MemoryRuntime, RuntimeConfig
+svc = MemoryService.open(Path(sys.argv[1]), passphrase=sys.argv[2], prefer_keyring=False,
+                         hot_path_seconds=10)
+config = RuntimeConfig(hot_path_seconds=60, search_seconds=60)
+rt = MemoryRuntime(svc, {"user": "alice", "project": "shop"}, "reader", config=config)
 for line in sys.stdin:
     block, snap = rt.inject(line.strip())
     print(json.dumps({"block": block, "snapshot": snap}), flush=True)
@@ -130,10 +136,15 @@ def test_three_writers_lose_nothing_and_the_chain_verifies(data_dir: Path) -> No
     a, b, c = (_result(p) for p in procs)
     assert (a["written"], b["written"], c["written"]) == (2 * TURNS, 2 * TURNS, CLI_WRITES)
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        counts = {s.id: s.event_count for s in svc.list_sessions()}
+        # Only the events the writers wrote: a read that degraded on a loaded machine
+        # records a `degraded` event in the session too, which is no lost or extra write.
+        events = svc.list_events(limit=10_000)
+        counts = Counter(e.session_id for e in events if e.kind.value == "message")
         assert counts["agent-a"] == a["written"]
         assert counts["agent-b"] == b["written"]
         assert counts["cli"] == c["written"]
+        texts = [e.text for e in events if e.kind.value == "message"]
+        assert len(texts) == len(set(texts))  # each write once
         report = svc.verify()
         assert report.ok, report.first_failure
         assert report.events_checked >= before + a["written"] + b["written"] + c["written"]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core import MemoryService, Result
+from core import MemoryService, Result, write_user_file
 from core.model import MemoryOutcome
 
 from ui.context import UiContext
@@ -20,11 +19,8 @@ EXPORT_FILE_NAME = "memory-center-export.json"
 def write_private_json(path: Path, document: Mapping[str, Any]) -> None:
     """Write `document` as readable JSON to `path`, readable by the owner only (mode 0600)."""
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        if hasattr(os, "fchmod"):
-            os.fchmod(out.fileno(), 0o600)  # an existing file keeps its mode otherwise
-        out.write(text)
+    # Whole or not at all, never over a link, FIFO or device (core.write_user_file).
+    write_user_file(path, text.encode("utf-8"), "file")
 
 
 def export_to_file(ctx: UiContext, path: Path) -> QueryOp[int]:
