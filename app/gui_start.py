@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from ui.i18n import install_translator
 from ui.style import apply_style
+from ui.wheel_guard import install_wheel_guard
 from ui.window_fit import fit_to_screen
 
 Opened = tuple[Any, Any]
@@ -329,6 +330,7 @@ def start_gui(data_dir: Path, *, demo: bool = False, argv: list[str] | None = No
     app.setDesktopFileName("memory-center")  # Wayland app id: packaging/memory-center.desktop
     install_translator(app)
     apply_style(app)
+    install_wheel_guard(app)
     starter = Starter(app, data_dir, demo=demo)
     starter.begin()
     code = app.exec()

@@ -48,6 +48,7 @@ from ui.views.review_view import ReviewView
 from ui.views.sessions_view import SessionsView
 from ui.views.settings import SettingsView
 from ui.views.timeline_view import TimelineView
+from ui.wheel_guard import install_wheel_guard
 from ui.window_fit import fit_to_screen
 
 MESSAGE_MS = 8000
@@ -81,6 +82,9 @@ class MainWindow(QMainWindow):
         leave_demo: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(parent)
+        app = QCoreApplication.instance()
+        if app is not None:
+            install_wheel_guard(app)
         self.demo = demo
         self._leave_demo = leave_demo
         self.service = service
