@@ -883,32 +883,32 @@
 <context>
     <name>Embedder</name>
     <message>
-        <location filename="../../ui/presentation.py" line="124" />
+        <location filename="../../ui/presentation.py" line="154" />
         <source>Word hashing (no model, fastest)</source>
         <translation>词哈希（无模型，最快）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="125" />
+        <location filename="../../ui/presentation.py" line="155" />
         <source>Multilingual e5 (recommended)</source>
         <translation>多语言 e5（推荐）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="126" />
+        <location filename="../../ui/presentation.py" line="156" />
         <source>English MiniLM</source>
         <translation>英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="127" />
+        <location filename="../../ui/presentation.py" line="157" />
         <source>WordLlama (English, light)</source>
         <translation>WordLlama（英文，轻量）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="128" />
+        <location filename="../../ui/presentation.py" line="158" />
         <source>Multilingual e5 + English MiniLM</source>
         <translation>多语言 e5 + 英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="143" />
+        <location filename="../../ui/presentation.py" line="173" />
         <source>It needs the Python packages: %1.</source>
         <translation>需要安装 Python 包：%1。</translation>
     </message>
@@ -1002,39 +1002,112 @@
     </message>
 </context>
 <context>
+    <name>EventKind</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="124" />
+        <source>message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="125" />
+        <source>tool call</source>
+        <translation>工具调用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="126" />
+        <source>tool result</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="127" />
+        <source>conversation shortened</source>
+        <translation>对话已压缩</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="128" />
+        <source>permission</source>
+        <translation>权限</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="129" />
+        <source>branch</source>
+        <translation>分支</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="130" />
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="131" />
+        <source>observation</source>
+        <translation>观察</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="132" />
+        <source>memory decision</source>
+        <translation>记忆决策</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="133" />
+        <source>security</source>
+        <translation>安全</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="134" />
+        <source>memory unavailable</source>
+        <translation>记忆不可用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="135" />
+        <source>agent call</source>
+        <translation>智能体调用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="136" />
+        <source>redaction</source>
+        <translation>脱敏</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="144" />
+        <source>memory was unavailable; the agent went on without it</source>
+        <translation>记忆不可用；智能体在没有记忆的情况下继续</translation>
+    </message>
+</context>
+<context>
     <name>Events</name>
     <message>
-        <location filename="../../ui/models/event_table.py" line="23" />
+        <location filename="../../ui/models/event_table.py" line="31" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="24" />
+        <location filename="../../ui/models/event_table.py" line="32" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="25" />
+        <location filename="../../ui/models/event_table.py" line="33" />
         <source>Actor</source>
         <translation>发出者</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="26" />
+        <location filename="../../ui/models/event_table.py" line="34" />
         <source>Trust</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="27" />
+        <location filename="../../ui/models/event_table.py" line="35" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="28" />
+        <location filename="../../ui/models/event_table.py" line="36" />
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="112" />
+        <location filename="../../ui/models/event_table.py" line="120" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
@@ -1469,60 +1542,60 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="99" />
-        <location filename="../../ui/main_window.py" line="174" />
-        <location filename="../../ui/main_window.py" line="216" />
+        <location filename="../../ui/main_window.py" line="103" />
+        <location filename="../../ui/main_window.py" line="178" />
+        <location filename="../../ui/main_window.py" line="224" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="101" />
+        <location filename="../../ui/main_window.py" line="105" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="184" />
+        <location filename="../../ui/main_window.py" line="188" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="159" />
-        <location filename="../../ui/main_window.py" line="186" />
+        <location filename="../../ui/main_window.py" line="163" />
+        <location filename="../../ui/main_window.py" line="190" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="187" />
+        <location filename="../../ui/main_window.py" line="191" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="188" />
+        <location filename="../../ui/main_window.py" line="192" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="189" />
+        <location filename="../../ui/main_window.py" line="193" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="234" />
+        <location filename="../../ui/main_window.py" line="242" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="235" />
+        <location filename="../../ui/main_window.py" line="243" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="240" />
+        <location filename="../../ui/main_window.py" line="248" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="246" />
+        <location filename="../../ui/main_window.py" line="254" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
@@ -1537,23 +1610,23 @@
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="62" />
+        <location filename="../../ui/main_window.py" line="63" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="63" />
+        <location filename="../../ui/main_window.py" line="64" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="65" />
+        <location filename="../../ui/main_window.py" line="66" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="97" />
-        <location filename="../../ui/main_window.py" line="172" />
+        <location filename="../../ui/main_window.py" line="101" />
+        <location filename="../../ui/main_window.py" line="176" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
@@ -1563,12 +1636,12 @@
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="179" />
+        <location filename="../../ui/main_window.py" line="183" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="190" />
+        <location filename="../../ui/main_window.py" line="194" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
@@ -1588,102 +1661,102 @@
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="271" />
+        <location filename="../../ui/main_window.py" line="279" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="273" />
+        <location filename="../../ui/main_window.py" line="281" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="276" />
+        <location filename="../../ui/main_window.py" line="284" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="278" />
+        <location filename="../../ui/main_window.py" line="286" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="281" />
+        <location filename="../../ui/main_window.py" line="289" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="286" />
+        <location filename="../../ui/main_window.py" line="294" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="295" />
+        <location filename="../../ui/main_window.py" line="303" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="304" />
+        <location filename="../../ui/main_window.py" line="312" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="308" />
+        <location filename="../../ui/main_window.py" line="316" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="319" />
+        <location filename="../../ui/main_window.py" line="327" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="324" />
+        <location filename="../../ui/main_window.py" line="332" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="327" />
+        <location filename="../../ui/main_window.py" line="335" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="328" />
+        <location filename="../../ui/main_window.py" line="336" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="330" />
+        <location filename="../../ui/main_window.py" line="338" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="413" />
+        <location filename="../../ui/main_window.py" line="426" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="414" />
+        <location filename="../../ui/main_window.py" line="427" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="415" />
+        <location filename="../../ui/main_window.py" line="428" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="417" />
+        <location filename="../../ui/main_window.py" line="430" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="435" />
+        <location filename="../../ui/main_window.py" line="448" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="491" />
+        <location filename="../../ui/main_window.py" line="504" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -2095,167 +2168,332 @@
         <translation>已彻底清除：文本已销毁</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="78" />
+        <location filename="../../ui/reasons.py" line="71" />
+        <source>waiting for your review</source>
+        <translation>等待您审阅</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="72" />
+        <source>imported</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="73" />
+        <source>imported: said earlier, not to you now</source>
+        <translation>导入：较早时说的，并非现在对您说的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="76" />
+        <source>only a redacted copy is kept</source>
+        <translation>只保留脱敏后的副本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="79" />
+        <source>needs your confirmation</source>
+        <translation>需要您确认</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="80" />
+        <source>the same text</source>
+        <translation>文本相同</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="81" />
+        <source>the same statement in other words</source>
+        <translation>换了说法的同一陈述</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="91" />
         <source>wording changed (version %1)</source>
         <translation>措辞已修改（版本 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="82" />
+        <location filename="../../ui/reasons.py" line="95" />
         <source>scope changed from %1 to %2</source>
         <translation>范围从 %1 改为 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="86" />
+        <location filename="../../ui/reasons.py" line="99" />
         <source>kept out of session %1</source>
         <translation>不注入会话 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="90" />
+        <location filename="../../ui/reasons.py" line="103" />
         <source>allowed again in session %1</source>
         <translation>重新允许注入会话 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="94" />
+        <location filename="../../ui/reasons.py" line="107" />
         <source>undone by you (%1 of %2)</source>
         <translation>由您撤销（%2 的 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="98" />
+        <location filename="../../ui/reasons.py" line="111" />
         <source>you already rejected the same memory (%1)</source>
         <translation>您已拒绝过相同的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="102" />
+        <location filename="../../ui/reasons.py" line="115" />
         <source>matches a memory you deleted (%1)</source>
         <translation>与您删除的记忆相同（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="106" />
+        <location filename="../../ui/reasons.py" line="119" />
         <source>stopped being valid at %1</source>
         <translation>于 %1 失效</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="137" />
+        <location filename="../../ui/reasons.py" line="123" />
+        <source>imported (%1)</source>
+        <translation>导入（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="127" />
+        <source>imported (%1): said earlier, not to you now</source>
+        <translation>导入（%1）：较早时说的，并非现在对您说的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="131" />
+        <source>kept: %1</source>
+        <translation>保留：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="135" />
+        <source>replaced by %1: %2</source>
+        <translation>被 %1 取代：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="139" />
+        <source>%1, file %2, session %3</source>
+        <translation>%1，文件 %2，会话 %3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="143" />
+        <source>%1, session %2</source>
+        <translation>%1，会话 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="147" />
+        <source>contains a secret (%1)</source>
+        <translation>包含机密（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="151" />
+        <source>contains personal data (%1)</source>
+        <translation>包含个人数据（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="155" />
+        <source>personal data (%1) hidden</source>
+        <translation>个人数据（%1）已隐藏</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="159" />
+        <source>in conflict with %1, both kept until you decide (%2)</source>
+        <translation>与 %1 冲突，在您决定前两者都保留（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="165" />
+        <source>replaces %1 (%2)</source>
+        <translation>取代 %1（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="169" />
+        <source>settles the unconfirmed guess %1 (%2)</source>
+        <translation>确定了未确认的推测 %1（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="173" />
+        <source>contradicts the memory %1 (%2)</source>
+        <translation>与记忆 %1 矛盾（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="177" />
+        <source>contradicts %1, a memory from a better source (%2)</source>
+        <translation>与来源更可靠的记忆 %1 矛盾（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="183" />
+        <source>almost the same as %1 (%2): added to it as more evidence</source>
+        <translation>与 %1 几乎相同（%2）：作为更多证据合并</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="189" />
+        <source>same subject (%1), another value: %2</source>
+        <translation>同一主题（%1），不同的值：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="196" />
+        <source>one denies what the other says (%1; same subject: %2)</source>
+        <translation>一条否定了另一条所说的（%1；同一主题：%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="205" />
+        <source>says it replaces %1, which the older memory says (same subject: %2)</source>
+        <translation>说明它取代了旧记忆所说的 %1（同一主题：%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="211" />
+        <source>adds detail (%1)</source>
+        <translation>补充细节（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="215" />
+        <source>a more precise value (%1)</source>
+        <translation>更精确的值（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="219" />
+        <source>about another subject (%1)</source>
+        <translation>关于另一个主题（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="223" />
+        <source>unconfirmed guess rejected: an observation (%1) says otherwise: %2</source>
+        <translation>未确认的推测被拒绝：观察 %1 与之不符：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="232" />
+        <source>no longer blocked: you asked to remember it again (memory %1)</source>
+        <translation>不再阻止：您要求再次记住它（记忆 %1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="242" />
+        <source>the new statement is negated</source>
+        <translation>新的陈述是否定的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="243" />
+        <source>the old statement is negated</source>
+        <translation>旧的陈述是否定的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="296" />
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="303" />
         <source>Remembered</source>
         <translation>已记住</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="138" />
+        <location filename="../../ui/reasons.py" line="304" />
         <source>Suggested</source>
         <translation>已建议</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="139" />
+        <location filename="../../ui/reasons.py" line="305" />
         <source>Picked up from a conversation</source>
         <translation>从对话中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="140" />
+        <location filename="../../ui/reasons.py" line="306" />
         <source>Imported</source>
         <translation>已导入</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="141" />
+        <location filename="../../ui/reasons.py" line="307" />
         <source>Approved</source>
         <translation>已批准</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="142" />
+        <location filename="../../ui/reasons.py" line="308" />
         <source>Rejected</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="143" />
+        <location filename="../../ui/reasons.py" line="309" />
         <source>Wording changed</source>
         <translation>措辞已修改</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="144" />
+        <location filename="../../ui/reasons.py" line="310" />
         <source>Scope narrowed</source>
         <translation>范围已缩小</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="145" />
+        <location filename="../../ui/reasons.py" line="311" />
         <source>Scope widened</source>
         <translation>范围已扩大</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="146" />
+        <location filename="../../ui/reasons.py" line="312" />
         <source>Disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="147" />
+        <location filename="../../ui/reasons.py" line="313" />
         <source>Enabled again</source>
         <translation>已重新启用</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="148" />
+        <location filename="../../ui/reasons.py" line="314" />
         <source>Kept out of a session</source>
         <translation>已排除出某个会话</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="149" />
+        <location filename="../../ui/reasons.py" line="315" />
         <source>Allowed in a session again</source>
         <translation>已重新允许注入会话</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="150" />
+        <location filename="../../ui/reasons.py" line="316" />
         <source>Quarantined</source>
         <translation>已隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="151" />
+        <location filename="../../ui/reasons.py" line="317" />
         <source>Conflict settled</source>
         <translation>冲突已解决</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="152" />
+        <location filename="../../ui/reasons.py" line="318" />
         <source>Conflict settled: all kept</source>
         <translation>冲突已解决：全部保留</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="153" />
+        <location filename="../../ui/reasons.py" line="319" />
         <source>Deleted</source>
         <translation>已删除</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="154" />
+        <location filename="../../ui/reasons.py" line="320" />
         <source>Purged</source>
         <translation>已彻底清除</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="155" />
+        <location filename="../../ui/reasons.py" line="321" />
         <source>Replaced</source>
         <translation>已被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="156" />
+        <location filename="../../ui/reasons.py" line="322" />
         <source>Merged with more evidence</source>
         <translation>已合并更多证据</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="157" />
+        <location filename="../../ui/reasons.py" line="323" />
         <source>Expired</source>
         <translation>已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="158" />
+        <location filename="../../ui/reasons.py" line="324" />
         <source>Observation recorded</source>
         <translation>已记录观察</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="159" />
+        <location filename="../../ui/reasons.py" line="325" />
         <source>Approval undone</source>
         <translation>已撤销批准</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="160" />
+        <location filename="../../ui/reasons.py" line="326" />
         <source>Rejection undone</source>
         <translation>已撤销拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="161" />
+        <location filename="../../ui/reasons.py" line="327" />
         <source>Quarantine undone</source>
         <translation>已撤销隔离</translation>
     </message>
@@ -2770,32 +3008,37 @@
         <translation>与此处另一条记忆矛盾</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="51" />
+        <location filename="../../ui/views/snapshot_text.py" line="48" />
+        <source>the other memory</source>
+        <translation>另一条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="50" />
         <source>see %1</source>
         <translation>见 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="69" />
+        <location filename="../../ui/views/snapshot_text.py" line="68" />
         <source>%1 of %2 tokens used</source>
         <translation>使用了 %2 个词元中的 %1 个</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="73" />
+        <location filename="../../ui/views/snapshot_text.py" line="72" />
         <source>degraded: memory was unavailable</source>
         <translation>已降级：记忆暂不可用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="100" />
+        <location filename="../../ui/views/snapshot_text.py" line="99" />
         <source>The model was given memories that contradict each other.</source>
         <translation>模型收到了相互矛盾的记忆。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="105" />
+        <location filename="../../ui/views/snapshot_text.py" line="104" />
         <source>Injected (%n)</source>
         <translation><numerusform>已注入（%n）</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="109" />
+        <location filename="../../ui/views/snapshot_text.py" line="108" />
         <source>Dropped, and why (%n)</source>
         <translation><numerusform>未注入及原因（%n）</numerusform></translation>
     </message>
@@ -2931,63 +3174,63 @@ Current scope: %3</source>
 <context>
     <name>StartWindow</name>
     <message>
-        <location filename="../../app/gui_start.py" line="68" />
-        <location filename="../../app/gui_start.py" line="81" />
+        <location filename="../../app/gui_start.py" line="69" />
+        <location filename="../../app/gui_start.py" line="82" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="69" />
+        <location filename="../../app/gui_start.py" line="70" />
         <source>Memory Center is starting</source>
         <translation>记忆中心正在启动</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="84" />
+        <location filename="../../app/gui_start.py" line="85" />
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="86" />
+        <location filename="../../app/gui_start.py" line="87" />
         <source>Start-up progress</source>
         <translation>启动进度</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="102" />
+        <location filename="../../app/gui_start.py" line="103" />
         <source>Welcome to Memory Center</source>
         <translation>欢迎使用记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="107" />
+        <location filename="../../app/gui_start.py" line="108" />
         <source>Memory Center keeps what your AI agents remember about you, encrypted on this computer, and lets you see, correct and control it.</source>
         <translation>记忆中心在这台电脑上加密保存 AI 智能体记住的关于您的内容，让您可以查看、更正和掌控。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="113" />
+        <location filename="../../app/gui_start.py" line="114" />
         <source>Explore a demo store</source>
         <translation>浏览演示库</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="116" />
+        <location filename="../../app/gui_start.py" line="117" />
         <source>Sample memories of made-up people, in a separate store. Your agents never see it, and your own store stays empty.</source>
         <translation>虚构人物的示例记忆，保存在单独的记忆库中。您的智能体永远看不到它，您自己的记忆库保持为空。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="120" />
+        <location filename="../../app/gui_start.py" line="121" />
         <source>Start with an empty store</source>
         <translation>从空记忆库开始</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="123" />
+        <location filename="../../app/gui_start.py" line="124" />
         <source>Your own store: it fills as your agents and you add memories.</source>
         <translation>您自己的记忆库：随着您和智能体添加记忆而充实。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="132" />
+        <location filename="../../app/gui_start.py" line="133" />
         <source>Look around with sample memories first (a separate demo store).</source>
         <translation>先用示例记忆四处看看（单独的演示库）。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="134" />
+        <location filename="../../app/gui_start.py" line="135" />
         <source>Your own memory store, empty for now.</source>
         <translation>您自己的记忆库，目前为空。</translation>
     </message>
@@ -3274,32 +3517,32 @@ Current scope: %3</source>
 <context>
     <name>Time</name>
     <message>
-        <location filename="../../ui/presentation.py" line="166" />
+        <location filename="../../ui/presentation.py" line="196" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="168" />
+        <location filename="../../ui/presentation.py" line="198" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="185" />
+        <location filename="../../ui/presentation.py" line="215" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="188" />
+        <location filename="../../ui/presentation.py" line="218" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="193" />
+        <location filename="../../ui/presentation.py" line="223" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="195" />
+        <location filename="../../ui/presentation.py" line="225" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -3307,57 +3550,57 @@ Current scope: %3</source>
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="42" />
+        <location filename="../../ui/models/timeline_model.py" line="46" />
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="43" />
+        <location filename="../../ui/models/timeline_model.py" line="47" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="44" />
+        <location filename="../../ui/models/timeline_model.py" line="48" />
         <source>Content</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="45" />
+        <location filename="../../ui/models/timeline_model.py" line="49" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="46" />
+        <location filename="../../ui/models/timeline_model.py" line="50" />
         <source>Conf.</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="47" />
+        <location filename="../../ui/models/timeline_model.py" line="51" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="48" />
+        <location filename="../../ui/models/timeline_model.py" line="52" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="179" />
+        <location filename="../../ui/models/timeline_model.py" line="183" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="201" />
+        <location filename="../../ui/models/timeline_model.py" line="205" />
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="217" />
+        <location filename="../../ui/models/timeline_model.py" line="223" />
         <source>Stored %1</source>
         <translation>存储于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="219" />
+        <location filename="../../ui/models/timeline_model.py" line="225" />
         <source>Said %1, stored %2</source>
         <translation>说于 %1，存储于 %2</translation>
     </message>
@@ -3582,22 +3825,22 @@ Current scope: %3</source>
 <context>
     <name>self.window</name>
     <message>
-        <location filename="../../app/gui_start.py" line="230" />
+        <location filename="../../app/gui_start.py" line="231" />
         <source>Opening the demo store…</source>
         <translation>正在打开演示库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="232" />
+        <location filename="../../app/gui_start.py" line="233" />
         <source>Opening your memory store…</source>
         <translation>正在打开您的记忆库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="264" />
+        <location filename="../../app/gui_start.py" line="265" />
         <source>Loading your memories…</source>
         <translation>正在载入您的记忆…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="317" />
+        <location filename="../../app/gui_start.py" line="318" />
         <source>Memory Center cannot open the store</source>
         <translation>记忆中心无法打开记忆库</translation>
     </message>

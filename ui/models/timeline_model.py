@@ -18,13 +18,17 @@ from core import Event, MemoryFlag, MemoryRecord, Sensitivity
 from ui.models.row_table import Index, PageFeed, RowTableModel
 from ui.models.timeline_source import Item, TimelineStream, item_time
 from ui.presentation import (
+    actor_text,
     bold_font,
     confidence_text,
     day_of,
     day_title,
+    event_kind_text,
+    event_text,
     icon,
     kind_text,
     local_time,
+    source_text,
     status_icon,
     status_text,
     trust_text,
@@ -199,11 +203,13 @@ class TimelineModel(RowTableModel[Row]):
             return None
         values = {
             COL_STATUS: QCoreApplication.translate("Timeline", "event"),
-            COL_KIND: e.kind.value.replace("_", " "),
-            COL_CONTENT: f"{e.actor.value}: " + e.text.replace("\n", " ")[:300],
+            COL_KIND: event_kind_text(e.kind.value),
+            COL_CONTENT: f"{actor_text(e.actor.value)}: "
+            + event_text(e.text).replace("\n", " ")[:300],
             COL_SCOPE: str(e.scope),
             COL_CONF: "",
-            COL_SOURCE: trust_text(e.trust.value) + (f" · {e.source.value}" if e.source else ""),
+            COL_SOURCE: trust_text(e.trust.value)
+            + (f" · {source_text(e.source.value)}" if e.source else ""),
             COL_TIME: local_time(e.ts, "%H:%M"),
         }
         return values[column]
