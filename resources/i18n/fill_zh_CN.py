@@ -735,6 +735,9 @@ ZH.update(
         'the old statement is negated': '旧的陈述是否定的',
         '; ': '；',
         'kept: %1': '保留：%1',
+        'Purge memory': '清除记忆',
+        'Purge…': '清除…',
+        'Memory purged.': '记忆已清除。',
         'replaced by %1: %2': '被 %1 取代：%2',
     }
 )

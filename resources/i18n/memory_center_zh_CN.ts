@@ -464,98 +464,104 @@
 <context>
     <name>DeleteDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="238" />
+        <location filename="../../ui/dialogs.py" line="240" />
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="240" />
+        <source>Purge memory</source>
+        <translation>清除记忆</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="243" />
+        <location filename="../../ui/dialogs.py" line="246" />
         <source>Also purge the %n source event(s) it came from</source>
         <translation><numerusform>同时清除它来源的 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="245" />
+        <location filename="../../ui/dialogs.py" line="248" />
         <source>Purge source events</source>
         <translation>清除来源事件</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="250" />
-        <location filename="../../ui/dialogs.py" line="255" />
+        <location filename="../../ui/dialogs.py" line="253" />
+        <location filename="../../ui/dialogs.py" line="258" />
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="251" />
+        <location filename="../../ui/dialogs.py" line="254" />
         <source>Also purge the content (compliance purge)</source>
         <translation>同时彻底清除内容（合规清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="252" />
+        <location filename="../../ui/dialogs.py" line="255" />
+        <location filename="../../ui/dialogs.py" line="267" />
         <source>Purge</source>
         <translation>清除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="258" />
+        <location filename="../../ui/dialogs.py" line="261" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="268" />
+        <location filename="../../ui/dialogs.py" line="276" />
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="270" />
+        <location filename="../../ui/dialogs.py" line="278" />
         <source>This cannot be undone. Deleting will irreversibly:</source>
         <translation>此操作无法撤销。删除将不可逆地：</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="272" />
+        <location filename="../../ui/dialogs.py" line="280" />
         <source>• remove it from the search index, keyword index and injection caches, so no agent can receive it again;</source>
         <translation>• 从检索索引、关键词索引和注入缓存中移除，任何智能体都不会再收到它；</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="276" />
+        <location filename="../../ui/dialogs.py" line="284" />
         <source>• mark it deleted and keep a tombstone (id, scope, time, who, why, source event ids).</source>
         <translation>• 标记为已删除，并保留墓碑记录（编号、范围、时间、操作人、原因、来源事件）。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="282" />
+        <location filename="../../ui/dialogs.py" line="290" />
         <source>• destroy the text of all %n revision(s);</source>
         <translation><numerusform>• 销毁全部 %n 个版本的文本；</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="284" />
+        <location filename="../../ui/dialogs.py" line="292" />
         <source>• blank it out of the injected text of %n recorded model call(s);</source>
         <translation><numerusform>• 从 %n 次已记录模型调用的注入文本中抹去；</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="288" />
+        <location filename="../../ui/dialogs.py" line="296" />
         <source>Only “existed, deleted at T” remains.</source>
         <translation>只保留“曾存在，于某时删除”。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="291" />
+        <location filename="../../ui/dialogs.py" line="299" />
         <source>Its encrypted text stays in the history until purged.</source>
         <translation>在清除之前，其加密文本仍保留在历史中。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="305" />
+        <location filename="../../ui/dialogs.py" line="313" />
         <source>Source event now: “%1”</source>
         <translation>来源事件现在：“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="306" />
+        <location filename="../../ui/dialogs.py" line="314" />
         <source>After: [redacted] (the event stays in the log, its text is destroyed)</source>
         <translation>之后：[已脱敏]（事件仍在日志中，其文本被销毁）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="308" />
+        <location filename="../../ui/dialogs.py" line="316" />
         <source>After: unchanged (the source events keep their text)</source>
         <translation>之后：不变（来源事件保留其文本）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="313" />
+        <location filename="../../ui/dialogs.py" line="321" />
         <source>Give a reason; it is kept in the tombstone.</source>
         <translation>请填写原因；它会保存在墓碑记录中。</translation>
     </message>
@@ -648,6 +654,7 @@
     </message>
     <message>
         <location filename="../../ui/views/detail_panel.py" line="121" />
+        <location filename="../../ui/views/detail_panel.py" line="331" />
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
@@ -797,54 +804,64 @@
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="358" />
+        <location filename="../../ui/views/detail_panel.py" line="331" />
+        <source>Purge…</source>
+        <translation>清除…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="363" />
         <source>Memory disabled.</source>
         <translation>记忆已停用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="365" />
+        <location filename="../../ui/views/detail_panel.py" line="370" />
         <source>Memory enabled.</source>
         <translation>记忆已启用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="380" />
+        <location filename="../../ui/views/detail_panel.py" line="385" />
         <source>Scope narrowed.</source>
         <translation>范围已缩小。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="396" />
+        <location filename="../../ui/views/detail_panel.py" line="401" />
         <source>Excluded from the session.</source>
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="403" />
+        <location filename="../../ui/views/detail_panel.py" line="408" />
         <source>Included in the session again.</source>
         <translation>已重新纳入该会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="414" />
+        <location filename="../../ui/views/detail_panel.py" line="419" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="415" />
+        <location filename="../../ui/views/detail_panel.py" line="420" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/detail_panel.py" line="425" />
+        <location filename="../../ui/views/detail_panel.py" line="430" />
         <source>Quarantined; %n session(s) had used it.</source>
         <translation><numerusform>已隔离；曾有 %n 个会话使用过它。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="438" />
+        <location filename="../../ui/views/detail_panel.py" line="443" />
         <source>Quarantine undone.</source>
         <translation>已撤销隔离。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="460" />
+        <location filename="../../ui/views/detail_panel.py" line="461" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="461" />
+        <source>Memory purged.</source>
+        <translation>记忆已清除。</translation>
     </message>
 </context>
 <context>
@@ -2932,17 +2949,17 @@
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="283" />
+        <location filename="../../ui/views/sessions_view.py" line="304" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="306" />
+        <location filename="../../ui/views/sessions_view.py" line="327" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="308" />
+        <location filename="../../ui/views/sessions_view.py" line="329" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -3104,69 +3121,69 @@
 <context>
     <name>SplitScopeDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="326" />
+        <location filename="../../ui/dialogs.py" line="334" />
         <source>Split by scope</source>
         <translation>按范围拆分</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="328" />
+        <location filename="../../ui/dialogs.py" line="336" />
         <source>Both memories are kept, each narrowed to where it is true. Add one key=value to each scope, for example environment=eu and environment=us.</source>
         <translation>两条记忆都会保留，并各自收窄到其成立的场合。请为每个范围添加一个 key=value，例如 environment=eu 和 environment=us。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="339" />
+        <location filename="../../ui/dialogs.py" line="347" />
         <source>%1. “%2”
 Current scope: %3</source>
         <translation>%1. “%2”
 当前范围：%3</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="346" />
+        <location filename="../../ui/dialogs.py" line="354" />
         <source>key=value, e.g. environment=eu</source>
         <translation>key=value，例如 environment=eu</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="347" />
+        <location filename="../../ui/dialogs.py" line="355" />
         <source>Extra scope for memory %1</source>
         <translation>记忆 %1 的附加范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="350" />
+        <location filename="../../ui/dialogs.py" line="358" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="355" />
+        <location filename="../../ui/dialogs.py" line="363" />
         <source>Resulting scopes</source>
         <translation>结果范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="356" />
+        <location filename="../../ui/dialogs.py" line="364" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="372" />
+        <location filename="../../ui/dialogs.py" line="380" />
         <source>give one key=value</source>
         <translation>请填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="374" />
+        <location filename="../../ui/dialogs.py" line="382" />
         <source>give exactly one key=value</source>
         <translation>只能填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="385" />
+        <location filename="../../ui/dialogs.py" line="393" />
         <source>the scope already has %1; add a key it does not have</source>
         <translation>范围中已有 %1；请添加一个尚未包含的键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="417" />
+        <location filename="../../ui/dialogs.py" line="425" />
         <source>Memory %1: %2</source>
         <translation>记忆 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="420" />
+        <location filename="../../ui/dialogs.py" line="428" />
         <source>The new scopes are the same; give each memory a different place.</source>
         <translation>新范围相同；请为每条记忆指定不同的场合。</translation>
     </message>
