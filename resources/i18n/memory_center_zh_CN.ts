@@ -146,6 +146,34 @@
     </message>
 </context>
 <context>
+    <name>Agents</name>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="35" />
+        <source>%1 (MCP client)</source>
+        <translation>%1（MCP 客户端）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="36" />
+        <source>%1 (hooks)</source>
+        <translation>%1（钩子）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="37" />
+        <source>%1 (import)</source>
+        <translation>%1（导入）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="38" />
+        <source>%1 (SDK runtime)</source>
+        <translation>%1（SDK 运行时）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="51" />
+        <source>Codex</source>
+        <translation>Codex</translation>
+    </message>
+</context>
+<context>
     <name>AgentsPanel</name>
     <message>
         <location filename="../../ui/views/settings/agents.py" line="40" />
@@ -294,84 +322,84 @@
 <context>
     <name>AgentsView</name>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="107" />
-        <location filename="../../ui/views/agents_view.py" line="117" />
+        <location filename="../../ui/views/agents_view.py" line="108" />
+        <location filename="../../ui/views/agents_view.py" line="118" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="111" />
+        <location filename="../../ui/views/agents_view.py" line="112" />
         <source>Each client that used your memory: what it wrote (events) and what it read (model calls and the memories they were given).</source>
         <translation>使用过您记忆的每个客户端：它写入了什么（事件），读取了什么（模型调用及其收到的记忆）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="120" />
+        <location filename="../../ui/views/agents_view.py" line="121" />
         <source>Agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="121" />
+        <location filename="../../ui/views/agents_view.py" line="122" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="122" />
+        <location filename="../../ui/views/agents_view.py" line="123" />
         <source>Events written</source>
         <translation>写入的事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="123" />
+        <location filename="../../ui/views/agents_view.py" line="124" />
         <source>Model calls</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="124" />
+        <location filename="../../ui/views/agents_view.py" line="125" />
         <source>Memories read</source>
         <translation>读取的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="125" />
+        <location filename="../../ui/views/agents_view.py" line="126" />
         <source>Last active</source>
         <translation>最近活动</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="126" />
+        <location filename="../../ui/views/agents_view.py" line="127" />
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="136" />
-        <location filename="../../ui/views/agents_view.py" line="195" />
+        <location filename="../../ui/views/agents_view.py" line="137" />
+        <location filename="../../ui/views/agents_view.py" line="196" />
         <source>Pause memory for this agent</source>
         <translation>暂停此智能体的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="139" />
+        <location filename="../../ui/views/agents_view.py" line="140" />
         <source>Turns memory off for this agent: nothing is injected into any of its sessions, new ones included, until you resume it.</source>
         <translation>关闭此智能体的记忆：不再向它的任何会话注入记忆，包括以后的新会话，直到你恢复为止。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="164" />
+        <location filename="../../ui/views/agents_view.py" line="165" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="164" />
+        <location filename="../../ui/views/agents_view.py" line="165" />
         <source>on</source>
         <translation>开启</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="193" />
+        <location filename="../../ui/views/agents_view.py" line="194" />
         <source>Resume memory for this agent</source>
         <translation>恢复此智能体的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="205" />
+        <location filename="../../ui/views/agents_view.py" line="206" />
         <source>Memory paused for %1.</source>
         <translation>已暂停 %1 的记忆。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="205" />
+        <location filename="../../ui/views/agents_view.py" line="206" />
         <source>Memory resumed for %1.</source>
         <translation>已恢复 %1 的记忆。</translation>
     </message>
@@ -579,17 +607,17 @@
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="72" />
+        <location filename="../../ui/views/usage_trace.py" line="75" />
         <source>Never injected into a model call.</source>
         <translation>从未被注入到模型调用中。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/usage_trace.py" line="74" />
+        <location filename="../../ui/views/usage_trace.py" line="77" />
         <source>Injected %n time(s); last used %2.</source>
         <translation><numerusform>已注入 %n 次；最近一次使用于 %2。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="84" />
+        <location filename="../../ui/views/usage_trace.py" line="87" />
         <source>no session</source>
         <translation>无会话</translation>
     </message>
@@ -3799,42 +3827,42 @@ Current scope: %3</source>
 <context>
     <name>Usage</name>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="41" />
+        <location filename="../../ui/views/usage_trace.py" line="43" />
         <source>agent %1</source>
         <translation>智能体 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="48" />
+        <location filename="../../ui/agent_identity.py" line="48" />
         <source>an MCP client</source>
         <translation>MCP 客户端</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="50" />
+        <location filename="../../ui/agent_identity.py" line="49" />
         <source>Claude Code</source>
         <translation>Claude Code</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="52" />
+        <location filename="../../ui/agent_identity.py" line="50" />
         <source>ChatGPT import</source>
         <translation>ChatGPT 导入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="53" />
+        <location filename="../../ui/agent_identity.py" line="53" />
         <source>an agent (SDK or tool)</source>
         <translation>智能体（SDK 或工具）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="88" />
+        <location filename="../../ui/views/usage_trace.py" line="91" />
         <source>with %1</source>
         <translation>同批还有 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="96" />
+        <location filename="../../ui/views/usage_trace.py" line="99" />
         <source>alone</source>
         <translation>单独注入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="98" />
+        <location filename="../../ui/views/usage_trace.py" line="101" />
         <source>open the replay</source>
         <translation>打开回放</translation>
     </message>
