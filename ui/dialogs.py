@@ -160,6 +160,10 @@ class ScopeDialog(_Dialog):
         self.value_edit.setAccessibleName(self.tr("Scope value"))
         self.whole = QLineEdit(str(record.scope))
         self.whole.setAccessibleName(self.tr("Whole scope"))
+        # Wide enough for the whole scope (and a key more), up to most of a screen.
+        room = self.whole.fontMetrics().horizontalAdvance(f"{record.scope} project=a-project")
+        self.whole.setMinimumWidth(min(room + 24, 900))
+        self.whole.setToolTip(str(record.scope))
         if allow_any:
             self.form.addRow(self.tr("Scope"), self.whole)
         else:

@@ -204,6 +204,25 @@ def scope_text(scope: Scope) -> str:
     return str(scope)
 
 
+# Narrowest first: what tells two memories of one person apart comes before who it is for.
+_NARROWEST_FIRST = ("session", "repo", "project", "agent", "environment", "org", "user")
+
+
+def scope_short(scope: Scope) -> str:
+    """A scope for a narrow column: the most specific key first, parts apart
+    (`project=web-shop · user=alice`), so cutting the end keeps what tells rows apart."""
+    rank = {key: i for i, key in enumerate(_NARROWEST_FIRST)}
+    keys = sorted(scope, key=lambda k: (rank.get(k, rank["agent"]), k))
+    return " · ".join(f"{k}={scope[k]}" for k in keys) or QCoreApplication.translate(
+        "Scope", "everywhere"
+    )
+
+
+def scope_tip(scope: Scope) -> str:
+    """The whole scope, one key a line, for a tooltip."""
+    return "\n".join(f"{k}={v}" for k, v in scope.items()) or str(scope)
+
+
 def confidence_text(value: float) -> str:
     """Confidence as a percentage."""
     return f"{round(value * 100)}%"

@@ -736,6 +736,7 @@ ZH.update(
         '; ': '；',
         'kept: %1': '保留：%1',
         'Purge memory': '清除记忆',
+        'everywhere': '所有范围',
         '%1 (MCP client)': '%1（MCP 客户端）',
         '%1 (hooks)': '%1（钩子）',
         '%1 (import)': '%1（导入）',

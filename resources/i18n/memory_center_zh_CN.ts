@@ -492,104 +492,104 @@
 <context>
     <name>DeleteDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="240" />
+        <location filename="../../ui/dialogs.py" line="244" />
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="240" />
+        <location filename="../../ui/dialogs.py" line="244" />
         <source>Purge memory</source>
         <translation>清除记忆</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="246" />
+        <location filename="../../ui/dialogs.py" line="250" />
         <source>Also purge the %n source event(s) it came from</source>
         <translation><numerusform>同时清除它来源的 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="248" />
+        <location filename="../../ui/dialogs.py" line="252" />
         <source>Purge source events</source>
         <translation>清除来源事件</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="253" />
-        <location filename="../../ui/dialogs.py" line="258" />
+        <location filename="../../ui/dialogs.py" line="257" />
+        <location filename="../../ui/dialogs.py" line="262" />
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="254" />
+        <location filename="../../ui/dialogs.py" line="258" />
         <source>Also purge the content (compliance purge)</source>
         <translation>同时彻底清除内容（合规清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="255" />
-        <location filename="../../ui/dialogs.py" line="267" />
+        <location filename="../../ui/dialogs.py" line="259" />
+        <location filename="../../ui/dialogs.py" line="271" />
         <source>Purge</source>
         <translation>清除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="261" />
+        <location filename="../../ui/dialogs.py" line="265" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="276" />
+        <location filename="../../ui/dialogs.py" line="280" />
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="278" />
+        <location filename="../../ui/dialogs.py" line="282" />
         <source>This cannot be undone. Deleting will irreversibly:</source>
         <translation>此操作无法撤销。删除将不可逆地：</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="280" />
+        <location filename="../../ui/dialogs.py" line="284" />
         <source>• remove it from the search index, keyword index and injection caches, so no agent can receive it again;</source>
         <translation>• 从检索索引、关键词索引和注入缓存中移除，任何智能体都不会再收到它；</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="284" />
+        <location filename="../../ui/dialogs.py" line="288" />
         <source>• mark it deleted and keep a tombstone (id, scope, time, who, why, source event ids).</source>
         <translation>• 标记为已删除，并保留墓碑记录（编号、范围、时间、操作人、原因、来源事件）。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="290" />
+        <location filename="../../ui/dialogs.py" line="294" />
         <source>• destroy the text of all %n revision(s);</source>
         <translation><numerusform>• 销毁全部 %n 个版本的文本；</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="292" />
+        <location filename="../../ui/dialogs.py" line="296" />
         <source>• blank it out of the injected text of %n recorded model call(s);</source>
         <translation><numerusform>• 从 %n 次已记录模型调用的注入文本中抹去；</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="296" />
+        <location filename="../../ui/dialogs.py" line="300" />
         <source>Only “existed, deleted at T” remains.</source>
         <translation>只保留“曾存在，于某时删除”。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="299" />
+        <location filename="../../ui/dialogs.py" line="303" />
         <source>Its encrypted text stays in the history until purged.</source>
         <translation>在清除之前，其加密文本仍保留在历史中。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="313" />
+        <location filename="../../ui/dialogs.py" line="317" />
         <source>Source event now: “%1”</source>
         <translation>来源事件现在：“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="314" />
+        <location filename="../../ui/dialogs.py" line="318" />
         <source>After: [redacted] (the event stays in the log, its text is destroyed)</source>
         <translation>之后：[已脱敏]（事件仍在日志中，其文本被销毁）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="316" />
+        <location filename="../../ui/dialogs.py" line="320" />
         <source>After: unchanged (the source events keep their text)</source>
         <translation>之后：不变（来源事件保留其文本）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="321" />
+        <location filename="../../ui/dialogs.py" line="325" />
         <source>Give a reason; it is kept in the tombstone.</source>
         <translation>请填写原因；它会保存在墓碑记录中。</translation>
     </message>
@@ -1284,78 +1284,78 @@
         <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="77" />
+        <location filename="../../ui/views/settings/index.py" line="78" />
         <source>Use embedder</source>
         <translation>使用嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="78" />
+        <location filename="../../ui/views/settings/index.py" line="80" />
         <source>Rebuild indexes</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="80" />
+        <location filename="../../ui/views/settings/index.py" line="82" />
         <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
         <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="92" />
+        <location filename="../../ui/views/settings/index.py" line="94" />
         <source>Rebuilding the index</source>
         <translation>正在重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="107" />
+        <location filename="../../ui/views/settings/index.py" line="109" />
         <source>unknown embedder</source>
         <translation>未知的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="110" />
+        <location filename="../../ui/views/settings/index.py" line="112" />
         <source>Not installed on this computer.</source>
         <translation>此电脑上未安装。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="126" />
-        <location filename="../../ui/views/settings/index.py" line="137" />
+        <location filename="../../ui/views/settings/index.py" line="128" />
+        <location filename="../../ui/views/settings/index.py" line="139" />
         <source>off</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="134" />
+        <location filename="../../ui/views/settings/index.py" line="136" />
         <source>none (keyword search only)</source>
         <translation>无（仅关键词检索）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="146" />
+        <location filename="../../ui/views/settings/index.py" line="148" />
         <source>%1 (%2 waiting)</source>
         <translation>%1（%2 个等待中）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="165" />
+        <location filename="../../ui/views/settings/index.py" line="167" />
         <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
         <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="173" />
+        <location filename="../../ui/views/settings/index.py" line="175" />
         <source>Now searching with %1; the vector index was rebuilt.</source>
         <translation>现在使用 %1 检索；向量索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="187" />
+        <location filename="../../ui/views/settings/index.py" line="189" />
         <source>Conversation windows on: turns are embedded with their neighbours.</source>
         <translation>对话窗口已开启：发言会与其相邻发言一起嵌入。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="189" />
+        <location filename="../../ui/views/settings/index.py" line="191" />
         <source>Conversation windows off: the stored windows were dropped.</source>
         <translation>对话窗口已关闭：已存储的窗口已被丢弃。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="200" />
+        <location filename="../../ui/views/settings/index.py" line="202" />
         <source>Rebuilding the indexes…</source>
         <translation>正在重建索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="205" />
+        <location filename="../../ui/views/settings/index.py" line="207" />
         <source>Indexes rebuilt.</source>
         <translation>索引已重建。</translation>
     </message>
@@ -2825,6 +2825,14 @@
     </message>
 </context>
 <context>
+    <name>Scope</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="216" />
+        <source>everywhere</source>
+        <translation>所有范围</translation>
+    </message>
+</context>
+<context>
     <name>ScopeDialog</name>
     <message>
         <location filename="../../ui/dialogs.py" line="141" />
@@ -2867,22 +2875,22 @@
         <translation>完整范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="164" />
+        <location filename="../../ui/dialogs.py" line="168" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="166" />
+        <location filename="../../ui/dialogs.py" line="170" />
         <source>Key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="167" />
+        <location filename="../../ui/dialogs.py" line="171" />
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="190" />
+        <location filename="../../ui/dialogs.py" line="194" />
         <source>Give a value for the new key.</source>
         <translation>请为新键填写值。</translation>
     </message>
@@ -2890,23 +2898,23 @@
 <context>
     <name>SessionDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="203" />
+        <location filename="../../ui/dialogs.py" line="207" />
         <source>Exclude from a session</source>
         <translation>在会话中排除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="204" />
+        <location filename="../../ui/dialogs.py" line="208" />
         <source>The memory stays active elsewhere but is never injected into this session.</source>
         <translation>记忆在其他地方仍然有效，但不会注入到这个会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="210" />
-        <location filename="../../ui/dialogs.py" line="211" />
+        <location filename="../../ui/dialogs.py" line="214" />
+        <location filename="../../ui/dialogs.py" line="215" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="223" />
+        <location filename="../../ui/dialogs.py" line="227" />
         <source>Choose a session.</source>
         <translation>请选择会话。</translation>
     </message>
@@ -3149,69 +3157,69 @@
 <context>
     <name>SplitScopeDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="334" />
+        <location filename="../../ui/dialogs.py" line="338" />
         <source>Split by scope</source>
         <translation>按范围拆分</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="336" />
+        <location filename="../../ui/dialogs.py" line="340" />
         <source>Both memories are kept, each narrowed to where it is true. Add one key=value to each scope, for example environment=eu and environment=us.</source>
         <translation>两条记忆都会保留，并各自收窄到其成立的场合。请为每个范围添加一个 key=value，例如 environment=eu 和 environment=us。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="347" />
+        <location filename="../../ui/dialogs.py" line="351" />
         <source>%1. “%2”
 Current scope: %3</source>
         <translation>%1. “%2”
 当前范围：%3</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="354" />
+        <location filename="../../ui/dialogs.py" line="358" />
         <source>key=value, e.g. environment=eu</source>
         <translation>key=value，例如 environment=eu</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="355" />
+        <location filename="../../ui/dialogs.py" line="359" />
         <source>Extra scope for memory %1</source>
         <translation>记忆 %1 的附加范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="358" />
+        <location filename="../../ui/dialogs.py" line="362" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="363" />
+        <location filename="../../ui/dialogs.py" line="367" />
         <source>Resulting scopes</source>
         <translation>结果范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="364" />
+        <location filename="../../ui/dialogs.py" line="368" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="380" />
+        <location filename="../../ui/dialogs.py" line="384" />
         <source>give one key=value</source>
         <translation>请填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="382" />
+        <location filename="../../ui/dialogs.py" line="386" />
         <source>give exactly one key=value</source>
         <translation>只能填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="393" />
+        <location filename="../../ui/dialogs.py" line="397" />
         <source>the scope already has %1; add a key it does not have</source>
         <translation>范围中已有 %1；请添加一个尚未包含的键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="425" />
+        <location filename="../../ui/dialogs.py" line="429" />
         <source>Memory %1: %2</source>
         <translation>记忆 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="428" />
+        <location filename="../../ui/dialogs.py" line="432" />
         <source>The new scopes are the same; give each memory a different place.</source>
         <translation>新范围相同；请为每条记忆指定不同的场合。</translation>
     </message>
@@ -3572,22 +3580,22 @@ Current scope: %3</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="215" />
+        <location filename="../../ui/presentation.py" line="234" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="218" />
+        <location filename="../../ui/presentation.py" line="237" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="223" />
+        <location filename="../../ui/presentation.py" line="242" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="225" />
+        <location filename="../../ui/presentation.py" line="244" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -3595,57 +3603,57 @@ Current scope: %3</source>
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="46" />
+        <location filename="../../ui/models/timeline_model.py" line="48" />
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="47" />
+        <location filename="../../ui/models/timeline_model.py" line="49" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="48" />
+        <location filename="../../ui/models/timeline_model.py" line="50" />
         <source>Content</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="49" />
+        <location filename="../../ui/models/timeline_model.py" line="51" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="50" />
+        <location filename="../../ui/models/timeline_model.py" line="52" />
         <source>Conf.</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="51" />
+        <location filename="../../ui/models/timeline_model.py" line="53" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="52" />
+        <location filename="../../ui/models/timeline_model.py" line="54" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="183" />
+        <location filename="../../ui/models/timeline_model.py" line="185" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="205" />
+        <location filename="../../ui/models/timeline_model.py" line="209" />
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="223" />
+        <location filename="../../ui/models/timeline_model.py" line="227" />
         <source>Stored %1</source>
         <translation>存储于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="225" />
+        <location filename="../../ui/models/timeline_model.py" line="229" />
         <source>Said %1, stored %2</source>
         <translation>说于 %1，存储于 %2</translation>
     </message>
@@ -3748,12 +3756,12 @@ Current scope: %3</source>
         <translation>记忆时间线</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="325" />
+        <location filename="../../ui/views/timeline_view.py" line="324" />
         <source>%n ranked results</source>
         <translation><numerusform>%n 条排序结果</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="327" />
+        <location filename="../../ui/views/timeline_view.py" line="326" />
         <source>%n memories</source>
         <translation><numerusform>%n 条记忆</numerusform></translation>
     </message>

@@ -28,6 +28,8 @@ from ui.presentation import (
     icon,
     kind_text,
     local_time,
+    scope_short,
+    scope_tip,
     source_text,
     status_icon,
     status_text,
@@ -166,7 +168,7 @@ class TimelineModel(RowTableModel[Row]):
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_CONTENT:
             return r.spoken()[:2000]
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_SCOPE:
-            return str(r.scope)
+            return scope_tip(r.scope)
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_TIME:
             return _time_tip(r)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == COL_CONF:
@@ -182,7 +184,7 @@ class TimelineModel(RowTableModel[Row]):
             text = r.spoken().replace("\n", " ")[:300]
             return text if text else QCoreApplication.translate("Timeline", "(purged)")
         if column == COL_SCOPE:
-            return str(r.scope)
+            return scope_short(r.scope)
         if column == COL_CONF:
             return confidence_text(r.confidence)
         if column == COL_SOURCE:
@@ -197,6 +199,8 @@ class TimelineModel(RowTableModel[Row]):
             return icon("event")
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_CONTENT:
             return e.text[:2000]
+        if role == Qt.ItemDataRole.ToolTipRole and column == COL_SCOPE:
+            return scope_tip(e.scope)
         if role == Qt.ItemDataRole.ForegroundRole:
             return None
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
@@ -206,7 +210,7 @@ class TimelineModel(RowTableModel[Row]):
             COL_KIND: event_kind_text(e.kind.value),
             COL_CONTENT: f"{actor_text(e.actor.value)}: "
             + event_text(e.text).replace("\n", " ")[:300],
-            COL_SCOPE: str(e.scope),
+            COL_SCOPE: scope_short(e.scope),
             COL_CONF: "",
             COL_SOURCE: trust_text(e.trust.value)
             + (f" · {source_text(e.source.value)}" if e.source else ""),

@@ -231,7 +231,6 @@ class TimelineView(RefreshingView):
         # computed from the font rather than from whichever rows happen to be loaded.
         for col, width in self._column_widths(table).items():
             table.setColumnWidth(col, width)
-        table.setItemDelegateForColumn(COL_SCOPE, MiddleElideDelegate(table))
         self.model.rowsInserted.connect(self._span_days)
         self.model.modelReset.connect(table.clearSpans)
         table.selectionModel().currentRowChanged.connect(self._row_changed)
