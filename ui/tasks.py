@@ -98,8 +98,13 @@ class TaskRunner(QObject):
         return self._pending > 0
 
     def shutdown(self) -> None:
-        """Wait for running work and stop the pools; results not yet delivered are dropped."""
+        """Wait for running work and stop the pools; results not yet delivered are dropped.
+
+        Every write the user asked for is applied; reads not started yet are dropped (their
+        results would be thrown away: waiting for them kept a closed window's process alive
+        for seconds, #43)."""
         self._closed = True
+        self._readers.shutdown(wait=False, cancel_futures=True)
         self._writer.shutdown(wait=True)
         self._readers.shutdown(wait=True)
         self._waiter.shutdown(wait=False, cancel_futures=True)

@@ -18,10 +18,12 @@ class WheelGuard(QObject):
     """The application's filter: see the module docstring."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # Every event of the application passes here: the cheap test first (asking an
+        # event its type builds a Python enum, a noticeable cost over thousands of events).
+        if not isinstance(watched, GUARDED):
+            return False
         kind = event.type()
         if kind not in (QEvent.Type.Wheel, QEvent.Type.Polish):
-            return False
-        if not isinstance(watched, GUARDED):
             return False
         assert isinstance(watched, QWidget)
         if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
@@ -37,5 +39,6 @@ class WheelGuard(QObject):
 
 def install_wheel_guard(app: QCoreApplication) -> None:
     """Install the guard on `app` once (later calls do nothing)."""
-    if app.findChild(WheelGuard) is None:
+    if not app.property("wheel_guard"):  # a property: no search through every object
         app.installEventFilter(WheelGuard(app))
+        app.setProperty("wheel_guard", True)
