@@ -3,9 +3,9 @@
 Every client writes its identity into the events of its sessions: the MCP server the
 `clientInfo` (name, version) its client sent with `initialize` (`data.client`, by
 `mcp:<name>`), the Claude Code hooks their agent (`data.agent`, `data.hook`), the importers
-their name (`data.importer`), an SDK runtime its agent name (`by`). The session's name is
-only a guess, used when none of its events says anything (a session with model calls and
-no events, or written by hand).
+their name (`data.importer`). The session's name is only a guess, used when none of its
+events says anything (a session with model calls and no events, an SDK runtime's, or one
+written by hand).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ SCAN = 40  # the first events of a session that are read for its client's identi
 
 @dataclass(frozen=True)
 class ClientIdentity:
-    """One client: its kind ("mcp", "hook", "import", "sdk", "guess"), name and version."""
+    """One client: its kind ("mcp", "hook", "import", "guess"), name and version."""
 
     kind: str
     name: str
@@ -35,7 +35,6 @@ class ClientIdentity:
             "mcp": QCoreApplication.translate("Agents", "%1 (MCP client)"),
             "hook": QCoreApplication.translate("Agents", "%1 (hooks)"),
             "import": QCoreApplication.translate("Agents", "%1 (import)"),
-            "sdk": QCoreApplication.translate("Agents", "%1 (SDK runtime)"),
         }
         if self.kind in templates:
             return templates[self.kind].replace("%1", who)
@@ -72,9 +71,8 @@ def identity_in(events: Sequence[Event]) -> ClientIdentity | None:
             return ClientIdentity("mcp", by.removeprefix("mcp:"))
         if by.startswith("import:"):
             return ClientIdentity("import", by.removeprefix("import:"))
-    for e in events:
-        if e.by and e.actor.value != "user":
-            return ClientIdentity("sdk", e.by)
+    # An event's bare `by` is no identity: the store fills it with the scope's user when a
+    # writer gives none, so it names people as often as runtimes.
     return None
 
 

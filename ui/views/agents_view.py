@@ -2,7 +2,7 @@
 a pause per agent (R26, R27).
 
 An agent is what its client said it is (`ui/agent_identity.py`: the MCP `clientInfo`, the
-hooks', importers' and SDK runtimes' names recorded with their events), one row per client
+hooks' and importers' names recorded with their events), one row per client
 and version; a session whose events say nothing is placed by its name, as the engine
 places it (`agent_of_session`). Pausing an agent is the engine's agent pause:
 nothing is injected into any of its sessions, those to come included, until it is resumed.
