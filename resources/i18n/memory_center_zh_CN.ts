@@ -148,27 +148,22 @@
 <context>
     <name>Agents</name>
     <message>
-        <location filename="../../ui/agent_identity.py" line="35" />
+        <location filename="../../ui/agent_identity.py" line="34" />
         <source>%1 (MCP client)</source>
         <translation>%1（MCP 客户端）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="36" />
+        <location filename="../../ui/agent_identity.py" line="35" />
         <source>%1 (hooks)</source>
         <translation>%1（钩子）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="37" />
+        <location filename="../../ui/agent_identity.py" line="36" />
         <source>%1 (import)</source>
         <translation>%1（导入）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="38" />
-        <source>%1 (SDK runtime)</source>
-        <translation>%1（SDK 运行时）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/agent_identity.py" line="51" />
+        <location filename="../../ui/agent_identity.py" line="49" />
         <source>Codex</source>
         <translation>Codex</translation>
     </message>
@@ -1587,60 +1582,60 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="103" />
-        <location filename="../../ui/main_window.py" line="178" />
-        <location filename="../../ui/main_window.py" line="224" />
+        <location filename="../../ui/main_window.py" line="104" />
+        <location filename="../../ui/main_window.py" line="229" />
+        <location filename="../../ui/main_window.py" line="270" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="105" />
+        <location filename="../../ui/main_window.py" line="106" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="188" />
+        <location filename="../../ui/main_window.py" line="239" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="163" />
-        <location filename="../../ui/main_window.py" line="190" />
+        <location filename="../../ui/main_window.py" line="214" />
+        <location filename="../../ui/main_window.py" line="241" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="191" />
+        <location filename="../../ui/main_window.py" line="242" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="192" />
+        <location filename="../../ui/main_window.py" line="243" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="193" />
+        <location filename="../../ui/main_window.py" line="244" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="242" />
+        <location filename="../../ui/main_window.py" line="288" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="243" />
+        <location filename="../../ui/main_window.py" line="289" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="248" />
+        <location filename="../../ui/main_window.py" line="294" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="254" />
+        <location filename="../../ui/main_window.py" line="300" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
@@ -1655,23 +1650,23 @@
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="63" />
+        <location filename="../../ui/main_window.py" line="64" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="64" />
+        <location filename="../../ui/main_window.py" line="65" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="66" />
+        <location filename="../../ui/main_window.py" line="67" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="101" />
-        <location filename="../../ui/main_window.py" line="176" />
+        <location filename="../../ui/main_window.py" line="102" />
+        <location filename="../../ui/main_window.py" line="227" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
@@ -1681,12 +1676,12 @@
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="183" />
+        <location filename="../../ui/main_window.py" line="234" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="194" />
+        <location filename="../../ui/main_window.py" line="245" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
@@ -1706,102 +1701,102 @@
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="279" />
+        <location filename="../../ui/main_window.py" line="325" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="281" />
+        <location filename="../../ui/main_window.py" line="327" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="284" />
+        <location filename="../../ui/main_window.py" line="330" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="286" />
+        <location filename="../../ui/main_window.py" line="332" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="289" />
+        <location filename="../../ui/main_window.py" line="335" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="294" />
+        <location filename="../../ui/main_window.py" line="340" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="303" />
+        <location filename="../../ui/main_window.py" line="349" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="312" />
+        <location filename="../../ui/main_window.py" line="358" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="316" />
+        <location filename="../../ui/main_window.py" line="362" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="327" />
+        <location filename="../../ui/main_window.py" line="373" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="332" />
+        <location filename="../../ui/main_window.py" line="378" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="335" />
+        <location filename="../../ui/main_window.py" line="381" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="336" />
+        <location filename="../../ui/main_window.py" line="382" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="338" />
+        <location filename="../../ui/main_window.py" line="384" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="426" />
+        <location filename="../../ui/main_window.py" line="474" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="427" />
+        <location filename="../../ui/main_window.py" line="475" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="428" />
+        <location filename="../../ui/main_window.py" line="476" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="430" />
+        <location filename="../../ui/main_window.py" line="478" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="448" />
+        <location filename="../../ui/main_window.py" line="496" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="504" />
+        <location filename="../../ui/main_window.py" line="545" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -2071,20 +2066,41 @@
 <context>
     <name>PreferencesPanel</name>
     <message>
-        <location filename="../../ui/views/settings/preferences.py" line="17" />
+        <location filename="../../ui/views/settings/preferences.py" line="18" />
         <source>Preferences</source>
         <translation>偏好设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/preferences.py" line="21" />
-        <location filename="../../ui/views/settings/preferences.py" line="27" />
+        <location filename="../../ui/views/settings/preferences.py" line="22" />
+        <location filename="../../ui/views/settings/preferences.py" line="28" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/preferences.py" line="23" />
+        <location filename="../../ui/views/settings/preferences.py" line="24" />
         <source>System default</source>
         <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="30" />
+        <location filename="../../ui/views/settings/preferences.py" line="40" />
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="32" />
+        <source>Same as the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="33" />
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="34" />
+        <source>Dark</source>
+        <translation>深色</translation>
     </message>
 </context>
 <context>
@@ -3386,183 +3402,183 @@ Current scope: %3</source>
 <context>
     <name>TeamPanel</name>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="45" />
+        <location filename="../../ui/views/settings/team.py" line="43" />
         <source>Team and devices</source>
         <translation>团队与设备</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="50" />
+        <location filename="../../ui/views/settings/team.py" line="48" />
         <source>Members</source>
         <translation>成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="52" />
+        <location filename="../../ui/views/settings/team.py" line="50" />
         <source>Member</source>
         <translation>成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="52" />
+        <location filename="../../ui/views/settings/team.py" line="50" />
         <source>Joined</source>
         <translation>加入时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="52" />
+        <location filename="../../ui/views/settings/team.py" line="50" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="63" />
+        <location filename="../../ui/views/settings/team.py" line="61" />
         <source>Invite…</source>
         <translation>邀请…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="65" />
+        <location filename="../../ui/views/settings/team.py" line="63" />
         <source>Join…</source>
         <translation>加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="66" />
+        <location filename="../../ui/views/settings/team.py" line="64" />
         <source>Join a team store from this computer.</source>
         <translation>让这台电脑加入团队存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="68" />
+        <location filename="../../ui/views/settings/team.py" line="66" />
         <source>Remove member…</source>
         <translation>移除成员…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="70" />
-        <location filename="../../ui/views/settings/team.py" line="161" />
+        <location filename="../../ui/views/settings/team.py" line="68" />
+        <location filename="../../ui/views/settings/team.py" line="159" />
         <source>Revoke the member's devices and re-encrypt the store under a new key.</source>
         <translation>吊销该成员的设备，并用新密钥重新加密存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="100" />
+        <location filename="../../ui/views/settings/team.py" line="98" />
         <source>Members' devices share this store on %1. A memory whose scope names a user (user=…) is readable only by that person's devices.</source>
         <translation>成员的设备共享 %1 上的此存储。范围中指定了用户（user=…）的记忆只有该用户的设备能读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="105" />
+        <location filename="../../ui/views/settings/team.py" line="103" />
         <source>This store is a file on this computer. To share memories between computers or with a team, create a store on a database server (memory-center init --database postgresql://…) and invite members from there. You can join a team store you were invited to.</source>
         <translation>此存储是这台电脑上的一个文件。若要在多台电脑之间或与团队共享记忆，请在数据库服务器上创建存储（memory-center init --database postgresql://…），并从那里邀请成员。您可以加入受邀的团队存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="120" />
+        <location filename="../../ui/views/settings/team.py" line="118" />
         <source>removed %1</source>
         <translation>已于 %1 移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="124" />
+        <location filename="../../ui/views/settings/team.py" line="122" />
         <source>invited, not joined yet</source>
         <translation>已邀请，尚未加入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="127" />
+        <location filename="../../ui/views/settings/team.py" line="125" />
         <source>revoked</source>
         <translation>已吊销</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/team.py" line="129" />
+        <location filename="../../ui/views/settings/team.py" line="127" />
         <source>%n device(s)</source>
         <translation><numerusform>%n 台设备</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="133" />
+        <location filename="../../ui/views/settings/team.py" line="131" />
         <source>Created this store</source>
         <translation>创建了此存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="147" />
+        <location filename="../../ui/views/settings/team.py" line="145" />
         <source>Write an invitation file for a member's device.</source>
         <translation>为成员的设备写入邀请文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="149" />
+        <location filename="../../ui/views/settings/team.py" line="147" />
         <source>Only a store on a database server can have members.</source>
         <translation>只有数据库服务器上的存储才能有成员。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="159" />
+        <location filename="../../ui/views/settings/team.py" line="157" />
         <source>Whoever created the store cannot be removed.</source>
         <translation>创建此存储的成员无法被移除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="186" />
+        <location filename="../../ui/views/settings/team.py" line="184" />
         <source>Invitation written</source>
         <translation>邀请已写入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="187" />
+        <location filename="../../ui/views/settings/team.py" line="185" />
         <source>One-time code for %1:</source>
         <translation>%1 的一次性代码：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="194" />
+        <location filename="../../ui/views/settings/team.py" line="192" />
         <source>The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…</source>
         <translation>邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="200" />
+        <location filename="../../ui/views/settings/team.py" line="198" />
         <source>Invitation code</source>
         <translation>邀请代码</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="225" />
+        <location filename="../../ui/views/settings/team.py" line="226" />
         <source>Cannot read %1: %2</source>
         <translation>无法读取 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="234" />
+        <location filename="../../ui/views/settings/team.py" line="235" />
         <source>The code is wrong for this invitation. Check it and try again.</source>
         <translation>此邀请的代码不正确。请检查后重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="249" />
+        <location filename="../../ui/views/settings/team.py" line="250" />
         <source>Joined the team store</source>
         <translation>已加入团队存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="250" />
+        <location filename="../../ui/views/settings/team.py" line="251" />
         <source>This computer joined the team store; its data directory is %1.</source>
         <translation>这台电脑已加入团队存储；其数据目录为 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="257" />
+        <location filename="../../ui/views/settings/team.py" line="258" />
         <source>Open it with: memory-center --data-dir %1 gui</source>
         <translation>打开方式：memory-center --data-dir %1 gui</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="264" />
+        <location filename="../../ui/views/settings/team.py" line="265" />
         <source>Open it now</source>
         <translation>立即打开</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="279" />
+        <location filename="../../ui/views/settings/team.py" line="280" />
         <source>Remove a member</source>
         <translation>移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="281" />
+        <location filename="../../ui/views/settings/team.py" line="282" />
         <source>Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.</source>
         <translation>移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="289" />
+        <location filename="../../ui/views/settings/team.py" line="290" />
         <source>Remove and rotate the key</source>
         <translation>移除并轮换密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="290" />
+        <location filename="../../ui/views/settings/team.py" line="291" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="292" />
+        <location filename="../../ui/views/settings/team.py" line="293" />
         <source>Confirm member removal</source>
         <translation>确认移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="303" />
+        <location filename="../../ui/views/settings/team.py" line="304" />
         <source>%1 removed; the key rotated to %2 (%3 values re-encrypted).</source>
         <translation>已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。</translation>
     </message>
@@ -3643,17 +3659,22 @@ Current scope: %3</source>
         <translation>（已清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="209" />
+        <location filename="../../ui/models/timeline_model.py" line="201" />
+        <source>%1 · said %2</source>
+        <translation>%1 · 说于 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="218" />
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="227" />
+        <location filename="../../ui/models/timeline_model.py" line="236" />
         <source>Stored %1</source>
         <translation>存储于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="229" />
+        <location filename="../../ui/models/timeline_model.py" line="238" />
         <source>Said %1, stored %2</source>
         <translation>说于 %1，存储于 %2</translation>
     </message>
@@ -3661,107 +3682,122 @@ Current scope: %3</source>
 <context>
     <name>TimelineView</name>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="143" />
+        <location filename="../../ui/views/timeline_view.py" line="112" />
+        <source>Loading your memories</source>
+        <translation>正在加载您的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="116" />
+        <source>No memories yet. Connect an agent (Settings → Connected agents: install the Claude Code hooks, or add the MCP server to your client), or import an earlier conversation history (File → Import transcripts…).</source>
+        <translation>还没有记忆。连接一个智能体（设置 → 已连接的智能体：安装 Claude Code 钩子，或在您的客户端中添加 MCP 服务器），或导入较早的对话记录（文件 → 导入对话记录…）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="163" />
         <source>Search memories…</source>
         <translation>搜索记忆…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="144" />
+        <location filename="../../ui/views/timeline_view.py" line="164" />
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="150" />
+        <location filename="../../ui/views/timeline_view.py" line="170" />
         <source>Status filter</source>
         <translation>状态筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="150" />
+        <location filename="../../ui/views/timeline_view.py" line="170" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="153" />
+        <location filename="../../ui/views/timeline_view.py" line="173" />
         <source>Kind filter</source>
         <translation>类型筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="153" />
+        <location filename="../../ui/views/timeline_view.py" line="173" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="156" />
+        <location filename="../../ui/views/timeline_view.py" line="176" />
         <source>Source trust filter</source>
         <translation>来源筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="156" />
+        <location filename="../../ui/views/timeline_view.py" line="176" />
         <source>Any source</source>
         <translation>任何来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="159" />
+        <location filename="../../ui/views/timeline_view.py" line="179" />
         <source>Scope, e.g. project=web-shop</source>
         <translation>范围，例如 project=web-shop</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="160" />
+        <location filename="../../ui/views/timeline_view.py" line="180" />
         <source>Scope filter</source>
         <translation>范围筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="163" />
+        <location filename="../../ui/views/timeline_view.py" line="183" />
         <source>Rank by relevance</source>
         <translation>按相关度排序</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="164" />
+        <location filename="../../ui/views/timeline_view.py" line="184" />
         <source>Rank search results by relevance in the scope</source>
         <translation>在该范围内按相关度排序搜索结果</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="167" />
+        <location filename="../../ui/views/timeline_view.py" line="187" />
         <source>With search text and a key=value scope, show the memories an agent in that scope would find, best match first.</source>
         <translation>输入搜索词和 key=value 范围后，显示该范围内的智能体会找到的记忆，最相关的在前。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="173" />
+        <location filename="../../ui/views/timeline_view.py" line="193" />
         <source>Between</source>
         <translation>日期范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="181" />
+        <location filename="../../ui/views/timeline_view.py" line="201" />
         <source>From date</source>
         <translation>开始日期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="182" />
+        <location filename="../../ui/views/timeline_view.py" line="202" />
         <source>To date</source>
         <translation>结束日期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="184" />
+        <location filename="../../ui/views/timeline_view.py" line="204" />
         <source>Show events</source>
         <translation>显示事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="185" />
+        <location filename="../../ui/views/timeline_view.py" line="205" />
         <source>Show events in the timeline</source>
         <translation>在时间线中显示事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="219" />
+        <location filename="../../ui/views/timeline_view.py" line="239" />
         <source>Timeline of memories</source>
         <translation>记忆时间线</translation>
     </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="338" />
+        <source>Loading your memories…</source>
+        <translation>正在载入您的记忆…</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="324" />
+        <location filename="../../ui/views/timeline_view.py" line="351" />
         <source>%n ranked results</source>
         <translation><numerusform>%n 条排序结果</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="326" />
+        <location filename="../../ui/views/timeline_view.py" line="353" />
         <source>%n memories</source>
         <translation><numerusform>%n 条记忆</numerusform></translation>
     </message>
@@ -3840,22 +3876,22 @@ Current scope: %3</source>
         <translation>智能体 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="48" />
+        <location filename="../../ui/agent_identity.py" line="46" />
         <source>an MCP client</source>
         <translation>MCP 客户端</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="49" />
+        <location filename="../../ui/agent_identity.py" line="47" />
         <source>Claude Code</source>
         <translation>Claude Code</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="50" />
+        <location filename="../../ui/agent_identity.py" line="48" />
         <source>ChatGPT import</source>
         <translation>ChatGPT 导入</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="53" />
+        <location filename="../../ui/agent_identity.py" line="51" />
         <source>an agent (SDK or tool)</source>
         <translation>智能体（SDK 或工具）</translation>
     </message>
@@ -3878,22 +3914,22 @@ Current scope: %3</source>
 <context>
     <name>self.window</name>
     <message>
-        <location filename="../../app/gui_start.py" line="231" />
+        <location filename="../../app/gui_start.py" line="242" />
         <source>Opening the demo store…</source>
         <translation>正在打开演示库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="233" />
+        <location filename="../../app/gui_start.py" line="244" />
         <source>Opening your memory store…</source>
         <translation>正在打开您的记忆库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="265" />
+        <location filename="../../app/gui_start.py" line="276" />
         <source>Loading your memories…</source>
         <translation>正在载入您的记忆…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="318" />
+        <location filename="../../app/gui_start.py" line="329" />
         <source>Memory Center cannot open the store</source>
         <translation>记忆中心无法打开记忆库</translation>
     </message>

@@ -190,9 +190,18 @@ class TimelineModel(RowTableModel[Row]):
         if column == COL_SOURCE:
             return trust_text(r.source_trust.value)
         said = r.own_time()
-        # History imported or recorded later is filed under the day it was stored; the
-        # column says when it was said, so a year-old chat does not read as this morning's.
-        return local_time(said, "%Y-%m-%d") if said else local_time(r.updated_at, "%H:%M")
+        # Rows are grouped under the day they were stored; the column starts with that same
+        # time (a date alone there read as filed under the wrong day, #43) and adds the day
+        # history imported or recorded later was said, so a year-old chat is not this
+        # morning's.
+        stored = local_time(r.updated_at, "%H:%M")
+        if said is None:
+            return stored
+        return (
+            QCoreApplication.translate("Timeline", "%1 · said %2")
+            .replace("%1", stored)
+            .replace("%2", local_time(said, "%Y-%m-%d"))
+        )
 
     def _event_data(self, e: Event, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DecorationRole and column == COL_STATUS:
