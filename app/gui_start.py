@@ -364,5 +364,7 @@ def start_gui(data_dir: Path, *, demo: bool = False, argv: list[str] | None = No
     code = app.exec()
     window = starter.main_window
     if window is not None and not window.locked:
-        window.service.close()
+        # The user quit: do not go on embedding for a window that is gone (the next start
+        # embeds what is missing).
+        window.service.close(embed_seconds=0.0)
     return int(code or starter.exit_code)
