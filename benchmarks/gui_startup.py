@@ -88,27 +88,37 @@ except SystemExit:
 """
 
 
+TIMEOUT_S = 300
+
+
 def run_once(root: Path, entry: str, env: dict[str, str], args: list[str]) -> dict[str, float]:
     t0 = time.time()
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, str(t0), entry, *args],
-        cwd=root,
-        env={**env, "PYTHONPATH": str(root)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", PROBE, str(t0), entry, *args],
+            cwd=root,
+            env={**env, "PYTHONPATH": str(root)},
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+        stdout, stderr = out.stdout, out.stderr
+    except subprocess.TimeoutExpired as exc:  # a process that would not quit: report the rest
+        raw_out, raw_err = exc.stdout or b"", exc.stderr or b""
+        stdout = raw_out.decode() if isinstance(raw_out, bytes) else raw_out
+        stderr = raw_err.decode() if isinstance(raw_err, bytes) else raw_err
+        print(f"(the process was still running after {TIMEOUT_S} s and was stopped)")
     ended = time.time() - t0
     times = {}
-    for line in out.stdout.splitlines():
+    for line in stdout.splitlines():
         name, _, value = line.partition(" ")
         if name in ("first-paint", "main-paint", "ready", "worst-turn", "quit-start"):
             times[name] = float(value)
     if "quit-start" in times:
         times["quit"] = ended - times.pop("quit-start")
     if "ready" not in times:
-        raise SystemExit(f"the window never became ready:\n{out.stdout}\n{out.stderr[-2000:]}")
+        raise SystemExit(f"the window never became ready:\n{stdout}\n{stderr[-2000:]}")
     return times
 
 
