@@ -180,10 +180,14 @@ class DesktopCapture:
 def desktop_connectors(data_dir: Path, *, demo: bool = False) -> Connectors:
     """What Settings offers for the store at `data_dir` (only joining in the demo store:
     hooks and capture would point the user's agents at sample data)."""
+    joined = data_dir.parent / "team-store"
     if demo:
-        return Connectors(join_store=join_store, open_store=open_store, run_ab=run_ab)
+        return Connectors(
+            join_store=join_store, open_store=open_store, run_ab=run_ab, joined_data_dir=joined
+        )
     return Connectors(
         join_store=join_store,
+        joined_data_dir=joined,
         hooks=DesktopHooks(data_dir),
         capture=DesktopCapture(),
         open_store=open_store,

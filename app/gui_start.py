@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from ui.i18n import install_translator
 from ui.style import apply_style
+from ui.wheel_guard import install_wheel_guard
 from ui.window_fit import fit_to_screen
 
 Opened = tuple[Any, Any]
@@ -194,6 +195,17 @@ def _in_background(
     return relay
 
 
+def take_place_of(window: QWidget, start: QWidget) -> None:
+    """Show `window` exactly where the start window is (same place, size and state), so the
+    hand-over does not make the window jump."""
+    if start.isVisible():
+        if start.isMaximized():
+            window.showMaximized()
+            return
+        window.setGeometry(start.geometry())
+    window.show()
+
+
 class Starter(QObject):
     """Drives the start: choice, opening the store, handing over to the main window."""
 
@@ -293,7 +305,7 @@ class Starter(QObject):
             leave_demo=self._leave_demo if self.demo else None,
         )
         self.main_window = window
-        window.show()
+        take_place_of(window, self.window)
         self.window.hand_over()
 
     def _leave_demo(self) -> None:
@@ -320,19 +332,39 @@ class Starter(QObject):
         self.app.quit()
 
 
+def settings_dir(data_dir: Path) -> Path:
+    """Where the window keeps its settings for the store at `data_dir`: beside it (inside
+    would make an empty store look used), one place per store."""
+    return data_dir.parent / f"{data_dir.name}.window-settings"
+
+
+def use_store_settings(data_dir: Path) -> None:
+    """Keep language, theme, window size and splitter sizes per store: `QSettings()` then
+    reads and writes an ini file of the store's own (`settings_dir`), whatever store
+    another window or `MEMORY_CENTER_DATA_DIR` chose."""
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(
+        QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(settings_dir(data_dir))
+    )
+
+
 def start_gui(data_dir: Path, *, demo: bool = False, argv: list[str] | None = None) -> int:
     """Run the desktop memory center until its last window closes; the exit code."""
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
     assert isinstance(app, QApplication)
     app.setOrganizationName("Memory Center")
     app.setApplicationName("Memory Center")
+    use_store_settings(data_dir)
     app.setDesktopFileName("memory-center")  # Wayland app id: packaging/memory-center.desktop
     install_translator(app)
     apply_style(app)
+    install_wheel_guard(app)
     starter = Starter(app, data_dir, demo=demo)
     starter.begin()
     code = app.exec()
     window = starter.main_window
     if window is not None and not window.locked:
-        window.service.close()
+        # The user quit: do not go on embedding for a window that is gone (the next start
+        # embeds what is missing).
+        window.service.close(embed_seconds=0.0)
     return int(code or starter.exit_code)

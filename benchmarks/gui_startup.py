@@ -6,14 +6,21 @@ platform given by QT_QPA_PLATFORM (offscreen by default), with the store passphr
 environment, and reads two times from it:
 
 * first paint: the first time any window of the application paints;
-* ready: the memory center's main window has painted and its timeline shows memories.
+* main paint: the main window's first paint (the start window has handed over);
+* ready: the memory center's main window has painted and its timeline shows memories;
+* worst turn: the longest wait between two turns of the event loop (a 10 ms QTimer ping)
+  from the main window's first paint until ready: how long input waited at worst;
+* quit: from closing the main window (as a user does) to the end of the process.
 
 Usage (repository root):
     .venv/bin/python benchmarks/gui_startup.py [--runs 5] [--root DIR] [--entry cli|launch]
+        [--memories N [--store DIR]]
 
 --root points at another checkout (to compare with an older version); --entry chooses
 `app.cli:main` (the default) or the light launcher `app.launch:main` when it exists.
-Each run uses an existing store (created and filled with the demo once, beforehand).
+Each run uses an existing store (created and filled with the demo once, beforehand), or
+with --memories N a store of N memories bulk-loaded by `ui_bench_store.py` (kept in --store
+DIR to be reused by later runs).
 """
 
 from __future__ import annotations
@@ -38,10 +45,18 @@ def mark(name):
     if name not in seen:
         seen[name] = time.time() - t0
         print(f"{name} {seen[name]:.3f}", flush=True)
+pings = []
+ping = QTimer()
+ping.setInterval(10)
+ping.timeout.connect(lambda: pings.append(time.time()))
 class Probe(QObject):
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and obj.isWidgetType() and obj.isWindow():
             mark("first-paint")
+            if type(obj).__name__ == "MainWindow" and "main-paint" not in seen:
+                mark("main-paint")
+                pings.append(time.time())
+                ping.start()
         return False
 probe = Probe()
 app.installEventFilter(probe)
@@ -49,9 +64,15 @@ def poll():
     for w in app.topLevelWidgets():
         model = getattr(getattr(w, "timeline", None), "model", None)
         if type(w).__name__ == "MainWindow" and w.isVisible() and model is not None:
-            if getattr(model, "item_count", 0) > 0:
+            if getattr(model, "item_count", 0) > 0 and "main-paint" in seen:
                 mark("ready")
-                QTimer.singleShot(200, app.quit)
+                marks = [*pings, time.time()]
+                worst = max(b - a for a, b in zip(marks, marks[1:]))
+                print(f"worst-turn {worst:.3f}", flush=True)
+                def close():
+                    print(f"quit-start {time.time() - t0:.3f}", flush=True)
+                    w.close()
+                QTimer.singleShot(200, close)
                 return
     QTimer.singleShot(20, poll)
 QTimer.singleShot(0, poll)
@@ -67,24 +88,37 @@ except SystemExit:
 """
 
 
+TIMEOUT_S = 300
+
+
 def run_once(root: Path, entry: str, env: dict[str, str], args: list[str]) -> dict[str, float]:
     t0 = time.time()
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, str(t0), entry, *args],
-        cwd=root,
-        env={**env, "PYTHONPATH": str(root)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", PROBE, str(t0), entry, *args],
+            cwd=root,
+            env={**env, "PYTHONPATH": str(root)},
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+        stdout, stderr = out.stdout, out.stderr
+    except subprocess.TimeoutExpired as exc:  # a process that would not quit: report the rest
+        raw_out, raw_err = exc.stdout or b"", exc.stderr or b""
+        stdout = raw_out.decode() if isinstance(raw_out, bytes) else raw_out
+        stderr = raw_err.decode() if isinstance(raw_err, bytes) else raw_err
+        print(f"(the process was still running after {TIMEOUT_S} s and was stopped)")
+    ended = time.time() - t0
     times = {}
-    for line in out.stdout.splitlines():
+    for line in stdout.splitlines():
         name, _, value = line.partition(" ")
-        if name in ("first-paint", "ready"):
+        if name in ("first-paint", "main-paint", "ready", "worst-turn", "quit-start"):
             times[name] = float(value)
+    if "quit-start" in times:
+        times["quit"] = ended - times.pop("quit-start")
     if "ready" not in times:
-        raise SystemExit(f"the window never became ready:\n{out.stdout}\n{out.stderr[-2000:]}")
+        raise SystemExit(f"the window never became ready:\n{stdout}\n{stderr[-2000:]}")
     return times
 
 
@@ -94,12 +128,17 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
     parser.add_argument("--entry", choices=("cli", "launch"), default="cli")
     parser.add_argument("--extra", nargs="*", default=[], help="Arguments after `gui`.")
+    parser.add_argument("--memories", type=int, default=0, help="A bulk-loaded store of N.")
+    parser.add_argument("--store", type=Path, help="Where to keep (and reuse) that store.")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        store = opts.store or Path(tmp) / "store"
         env = {
             **os.environ,
-            "MEMORY_CENTER_DATA_DIR": str(Path(tmp) / "store"),
-            "MEMORY_CENTER_PASSPHRASE": "startup benchmark passphrase",
+            "MEMORY_CENTER_DATA_DIR": str(store),
+            "MEMORY_CENTER_PASSPHRASE": (
+                "benchmark passphrase" if opts.memories else "startup benchmark passphrase"
+            ),
             "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
             "XDG_CONFIG_HOME": str(Path(tmp) / "config"),
             "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
@@ -109,17 +148,28 @@ def main() -> None:
             "from app.paths import default_data_dir; s = open_service(default_data_dir()); "
             "seed_demo_if_empty(s); s.close()"
         )
+        here = Path(__file__).resolve().parent
+        command = (
+            [
+                sys.executable,
+                str(here / "ui_bench_store.py"),
+                str(store),
+                str(opts.memories),
+                "--bulk",
+            ]
+            if opts.memories
+            else [sys.executable, "-c", seed]
+        )
         subprocess.run(
-            [sys.executable, "-c", seed],
-            cwd=opts.root,
-            env={**env, "PYTHONPATH": str(opts.root)},
-            check=True,
+            command, cwd=opts.root, env={**env, "PYTHONPATH": str(opts.root)}, check=True
         )
         runs = [
             run_once(opts.root, opts.entry, env, ["gui", *opts.extra]) for _ in range(opts.runs)
         ]
-    for name in ("first-paint", "ready"):
-        values = [r[name] for r in runs]
+    for name in ("first-paint", "main-paint", "ready", "worst-turn", "quit"):
+        values = [r[name] for r in runs if name in r]
+        if not values:
+            continue
         print(
             f"{name:<12} median {statistics.median(values):.2f} s  "
             f"(min {min(values):.2f}, max {max(values):.2f}, {len(values)} runs)"

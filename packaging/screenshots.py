@@ -87,6 +87,7 @@ def main() -> int:
             ("review", 1, None),
             ("sessions", 2, None),
             ("settings", 3, None),
+            ("agents", 4, None),
         ]
         for name, row, _ in shots:
             window.nav.setCurrentRow(row)

@@ -160,6 +160,10 @@ class ScopeDialog(_Dialog):
         self.value_edit.setAccessibleName(self.tr("Scope value"))
         self.whole = QLineEdit(str(record.scope))
         self.whole.setAccessibleName(self.tr("Whole scope"))
+        # Wide enough for the whole scope (and a key more), up to most of a screen.
+        room = self.whole.fontMetrics().horizontalAdvance(f"{record.scope} project=a-project")
+        self.whole.setMinimumWidth(min(room + 24, 900))
+        self.whole.setToolTip(str(record.scope))
         if allow_any:
             self.form.addRow(self.tr("Scope"), self.whole)
         else:
@@ -234,8 +238,11 @@ class DeleteDialog(_Dialog):
         parent: QWidget | None,
         *,
         sources: Sequence[str] = (),
+        deleted: bool = False,
     ) -> None:
-        super().__init__(self.tr("Delete memory"), "", parent)
+        super().__init__(
+            self.tr("Purge memory") if deleted else self.tr("Delete memory"), "", parent
+        )
         self._revisions = revisions
         self._injections = injections
         self._sources = [s for s in sources if s]
@@ -257,6 +264,11 @@ class DeleteDialog(_Dialog):
         self.form.addRow("", self.purge_events)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Delete"))
         self._preview = record.content[:120]
+        if deleted:
+            # Deleted already, its text kept until purged: what is left to do is the purge.
+            self.purge.setChecked(True)
+            self.purge.setEnabled(False)
+            self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Purge"))
         self._describe()
 
     def focus_target(self) -> QWidget | None:

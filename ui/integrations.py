@@ -100,6 +100,9 @@ class Connectors:
     capture: CaptureControl | None = None
     open_store: Callable[[Path], None] | None = None
     """Opens the store at a data directory in a new memory center window (its own process)."""
+    joined_data_dir: Path | None = None
+    """The data directory proposed for a joined team store: beside the user's own store, in
+    the platform's data folder (never a guess such as the home folder)."""
     run_ab: Callable[[Path, list[Path]], object] | None = None
     """`eval ab` over a folder of recorded sessions and configuration files: its JSON document
     (runs long: call it off the UI thread)."""

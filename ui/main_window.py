@@ -43,11 +43,13 @@ from ui.store_follower import StoreFollower
 from ui.tasks import TaskRunner
 from ui.transcript_import import ImportDialog, TranscriptImport
 from ui.views.agents_view import AgentsView
+from ui.views.base import RefreshingView
 from ui.views.detail_panel import DetailPanel
 from ui.views.review_view import ReviewView
 from ui.views.sessions_view import SessionsView
 from ui.views.settings import SettingsView
 from ui.views.timeline_view import TimelineView
+from ui.wheel_guard import install_wheel_guard
 from ui.window_fit import fit_to_screen
 
 MESSAGE_MS = 8000
@@ -81,6 +83,9 @@ class MainWindow(QMainWindow):
         leave_demo: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(parent)
+        app = QCoreApplication.instance()
+        if app is not None:
+            install_wheel_guard(app)
         self.demo = demo
         self._leave_demo = leave_demo
         self.service = service
@@ -133,15 +138,65 @@ class MainWindow(QMainWindow):
     # --- building ---------------------------------------------------------------------
 
     def _build_views(self) -> None:
+        """The timeline and its detail panel now; every other page when it is first shown
+        (or asked for), so the window paints and answers at once, whatever the store's size."""
+        self._built: dict[int, RefreshingView] = {}
         self.timeline = TimelineView(self.ctx)
         self.detail = DetailPanel(self.ctx)
-        self.review = ReviewView(self.ctx)
-        self.sessions = SessionsView(self.ctx)
-        self.settings = SettingsView(self.ctx)
-        self.agents = AgentsView(self.ctx)
         self._build_layout()
         self._connect()
         self.pages.setCurrentWidget(self.content)
+
+    # Pages other than the timeline, built on first use (`_page`).
+    @property
+    def review(self) -> ReviewView:
+        return self._page(REVIEW)  # type: ignore[return-value]
+
+    @property
+    def sessions(self) -> SessionsView:
+        return self._page(SESSIONS)  # type: ignore[return-value]
+
+    @property
+    def settings(self) -> SettingsView:
+        return self._page(SETTINGS)  # type: ignore[return-value]
+
+    @property
+    def agents(self) -> AgentsView:
+        return self._page(AGENTS)  # type: ignore[return-value]
+
+    def _page(self, row: int) -> RefreshingView:
+        """The view of page `row`, built (and put in its place in the stack) on first use."""
+        view = self._built.get(row)
+        if view is not None:
+            return view
+        maker: dict[int, Callable[[UiContext], RefreshingView]] = {
+            REVIEW: ReviewView,
+            SESSIONS: SessionsView,
+            SETTINGS: SettingsView,
+            AGENTS: AgentsView,
+        }
+        view = maker[row](self.ctx)
+        self._built[row] = view
+        placeholder = self.stack.widget(row)
+        assert placeholder is not None
+        current = self.stack.currentIndex()
+        self.stack.insertWidget(row, view)
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        self.stack.setCurrentIndex(current)
+        view.notified.connect(self.notify)  # type: ignore[attr-defined]
+        if row == SESSIONS:
+            self.sessions.memory_linked.connect(self.open_memory)
+        return view
+
+    def _show_page(self, row: int) -> None:
+        if row >= 0 and row != TIMELINE:
+            self._page(row)
+        self.stack.setCurrentIndex(row)
+
+    def _views(self) -> list[RefreshingView]:
+        """The views built so far."""
+        return [self.timeline, self.detail, *self._built.values()]
 
     def changeEvent(self, event: QEvent) -> None:
         """A new language: rebuild the views with its texts (once, after the events settle)."""
@@ -199,15 +254,10 @@ class MainWindow(QMainWindow):
         # The detail panel can be made narrower but never dragged out of existence.
         self.timeline_split.setCollapsible(1, False)
         self.stack = QStackedWidget()
-        for page in (
-            self.timeline_split,
-            self.review,
-            self.sessions,
-            self.settings,
-            self.agents,
-        ):
-            self.stack.addWidget(page)
-        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.stack.addWidget(self.timeline_split)
+        for _row in (REVIEW, SESSIONS, SETTINGS, AGENTS):
+            self.stack.addWidget(QWidget())  # replaced by the page on first use
+        self.nav.currentRowChanged.connect(self._show_page)
         # A page chosen with the mouse takes the keyboard focus, as one chosen with Ctrl+<n>
         # does: the review queue's A/E/S/R then act on the queue, not on the side list's
         # type-ahead (which jumped to "Agents" on A). Arrow keys in the list keep it there.
@@ -340,9 +390,7 @@ class MainWindow(QMainWindow):
         self.detail.memory_linked.connect(self.open_memory)
         self.detail.session_linked.connect(self.open_session)
         self.detail.replay_linked.connect(self.open_replay)
-        self.sessions.memory_linked.connect(self.open_memory)
-        for view in (self.detail, self.review, self.sessions, self.settings, self.agents):
-            view.notified.connect(self.notify)
+        self.detail.notified.connect(self.notify)
         self.bus.changes_applied.connect(self._on_changes)
 
     # --- navigation -------------------------------------------------------------------
@@ -375,7 +423,11 @@ class MainWindow(QMainWindow):
     def _focus_page(self) -> None:
         """Put the keyboard focus in the page shown (its main list where it has one)."""
         row = self.nav.currentRow()
-        target = {TIMELINE: self.timeline.table, REVIEW: self.review.list}.get(row)
+        target: QWidget | None = None
+        if row == TIMELINE:
+            target = self.timeline.table
+        elif row == REVIEW:
+            target = self.review.list
         page = target or self.stack.currentWidget()
         if page is not None:
             page.setFocus()
@@ -451,14 +503,7 @@ class MainWindow(QMainWindow):
 
     def refresh_all(self) -> None:
         """Reload every view (visible now, the others when shown)."""
-        for view in (
-            self.timeline,
-            self.review,
-            self.sessions,
-            self.settings,
-            self.detail,
-            self.agents,
-        ):
+        for view in self._views():
             view.dirty = True
             if view.isVisible():
                 view.refresh_now()
@@ -541,6 +586,7 @@ class MainWindow(QMainWindow):
         # The panel is hidden (width 0) while nothing is selected: keep the last real width.
         if not self.locked and self.detail.isVisible() and sizes[1] >= DETAIL_MIN:
             settings.setValue("main_window/detail_split", sizes)
+        self.hide()  # gone from the screen at once; what follows only finishes the work
         self.follower.stop()
         if self._connectors.capture is not None:
             self._connectors.capture.stop_all()

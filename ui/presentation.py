@@ -118,6 +118,36 @@ def source_text(source: str) -> str:
     return words.get(source, source.replace("_", " "))
 
 
+def event_kind_text(kind: str) -> str:
+    """What kind of event it is, in plain translated words."""
+    words = {
+        "message": QCoreApplication.translate("EventKind", "message"),
+        "tool_call": QCoreApplication.translate("EventKind", "tool call"),
+        "tool_result": QCoreApplication.translate("EventKind", "tool result"),
+        "compaction": QCoreApplication.translate("EventKind", "conversation shortened"),
+        "permission": QCoreApplication.translate("EventKind", "permission"),
+        "branch": QCoreApplication.translate("EventKind", "branch"),
+        "error": QCoreApplication.translate("EventKind", "error"),
+        "observation": QCoreApplication.translate("EventKind", "observation"),
+        "memory_decision": QCoreApplication.translate("EventKind", "memory decision"),
+        "security": QCoreApplication.translate("EventKind", "security"),
+        "degraded": QCoreApplication.translate("EventKind", "memory unavailable"),
+        "agent_call": QCoreApplication.translate("EventKind", "agent call"),
+        "redaction": QCoreApplication.translate("EventKind", "redaction"),
+    }
+    return words.get(kind, kind.replace("_", " "))
+
+
+def event_text(text: str) -> str:
+    """An event's text, with the engine's own codes in words (the user's text as it is)."""
+    words = {
+        "degraded_memory_unavailable": QCoreApplication.translate(
+            "EventKind", "memory was unavailable; the agent went on without it"
+        ),
+    }
+    return words.get(text.strip(), text)
+
+
 def embedder_title(name: str) -> str:
     """The name of an embedder as the Settings page shows it."""
     words = {
@@ -172,6 +202,25 @@ def day_title(day: dt.date, today: dt.date) -> str:
 def scope_text(scope: Scope) -> str:
     """`user=alice project=web-shop`."""
     return str(scope)
+
+
+# Narrowest first: what tells two memories of one person apart comes before who it is for.
+_NARROWEST_FIRST = ("session", "repo", "project", "agent", "environment", "org", "user")
+
+
+def scope_short(scope: Scope) -> str:
+    """A scope for a narrow column: the most specific key first, parts apart
+    (`project=web-shop · user=alice`), so cutting the end keeps what tells rows apart."""
+    rank = {key: i for i, key in enumerate(_NARROWEST_FIRST)}
+    keys = sorted(scope, key=lambda k: (rank.get(k, rank["agent"]), k))
+    return " · ".join(f"{k}={scope[k]}" for k in keys) or QCoreApplication.translate(
+        "Scope", "everywhere"
+    )
+
+
+def scope_tip(scope: Scope) -> str:
+    """The whole scope, one key a line, for a tooltip."""
+    return "\n".join(f"{k}={v}" for k, v in scope.items()) or str(scope)
 
 
 def confidence_text(value: float) -> str:

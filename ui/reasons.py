@@ -68,6 +68,19 @@ def _exact() -> dict[str, str]:
         "compliance purge: content destroyed": QCoreApplication.translate(
             "Reason", "purged: the text was destroyed"
         ),
+        "suggested for review": QCoreApplication.translate("Reason", "waiting for your review"),
+        "imported": QCoreApplication.translate("Reason", "imported"),
+        "imported: not said to you now": QCoreApplication.translate(
+            "Reason", "imported: said earlier, not to you now"
+        ),
+        "stored only redacted": QCoreApplication.translate(
+            "Reason", "only a redacted copy is kept"
+        ),
+        "needs your confirmation": QCoreApplication.translate("Reason", "needs your confirmation"),
+        "same text after normalisation": QCoreApplication.translate("Reason", "the same text"),
+        "same statement in other words (a word rephrased)": QCoreApplication.translate(
+            "Reason", "the same statement in other words"
+        ),
     }
 
 
@@ -105,30 +118,183 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
             re.compile(r"^validity ended at (.+)$"),
             QCoreApplication.translate("Reason", "stopped being valid at %1"),
         ),
+        (
+            re.compile(r"^imported \((.+)\)$"),
+            QCoreApplication.translate("Reason", "imported (%1)"),
+        ),
+        (
+            re.compile(r"^imported \((.+)\): not said to you now$"),
+            QCoreApplication.translate("Reason", "imported (%1): said earlier, not to you now"),
+        ),
+        (
+            re.compile(r"^kept: (.+)$"),
+            QCoreApplication.translate("Reason", "kept: %1"),
+        ),
+        (
+            re.compile(r"^superseded by (\S+): (.+)$"),
+            QCoreApplication.translate("Reason", "replaced by %1: %2"),
+        ),
+        (
+            re.compile(r"^(\S+), file (.+), session (\S+)$"),
+            QCoreApplication.translate("Reason", "%1, file %2, session %3"),
+        ),
+        (
+            re.compile(r"^(\S+), session (\S+)$"),
+            QCoreApplication.translate("Reason", "%1, session %2"),
+        ),
+        (
+            re.compile(r"^contains a secret \((.+)\)$"),
+            QCoreApplication.translate("Reason", "contains a secret (%1)"),
+        ),
+        (
+            re.compile(r"^contains personal data \((.+)\)$"),
+            QCoreApplication.translate("Reason", "contains personal data (%1)"),
+        ),
+        (
+            re.compile(r"^personal data \((.+)\) redacted$"),
+            QCoreApplication.translate("Reason", "personal data (%1) hidden"),
+        ),
+        (
+            re.compile(r"^conflicts \(both kept until you decide\) with (\S+)(?: \((.*)\))?$"),
+            QCoreApplication.translate(
+                "Reason", "in conflict with %1, both kept until you decide (%2)"
+            ),
+        ),
+        (
+            re.compile(r"^supersedes (\S+)(?: \((.*)\))?$"),
+            QCoreApplication.translate("Reason", "replaces %1 (%2)"),
+        ),
+        (
+            re.compile(r"^settles the pending guess (\S+)(?: \((.*)\))?$"),
+            QCoreApplication.translate("Reason", "settles the unconfirmed guess %1 (%2)"),
+        ),
+        (
+            re.compile(r"^contradicts active memory (\S+)(?: \((.*)\))?$"),
+            QCoreApplication.translate("Reason", "contradicts the memory %1 (%2)"),
+        ),
+        (
+            re.compile(r"^contradicts higher-authority memory (\S+)(?: \((.*)\))?$"),
+            QCoreApplication.translate(
+                "Reason", "contradicts %1, a memory from a better source (%2)"
+            ),
+        ),
+        (
+            re.compile(r"^near-duplicate of (\S+) \((.*)\): merged as more evidence$"),
+            QCoreApplication.translate(
+                "Reason", "almost the same as %1 (%2): added to it as more evidence"
+            ),
+        ),
+        (
+            re.compile(r"^same subject \((.*)\) with a different value: (.+)$"),
+            QCoreApplication.translate("Reason", "same subject (%1), another value: %2"),
+        ),
+        (
+            re.compile(
+                r"^one denies what the other states \((new|old) statement is negated; "
+                r"same subject: (.*)\)$"
+            ),
+            QCoreApplication.translate(
+                "Reason", "one denies what the other says (%1; same subject: %2)"
+            ),
+        ),
+        (
+            re.compile(
+                r"^says it replaces (.+), which the older memory states "
+                r"\(same subject: (.*)\)$"
+            ),
+            QCoreApplication.translate(
+                "Reason", "says it replaces %1, which the older memory says (same subject: %2)"
+            ),
+        ),
+        (
+            re.compile(r"^adds detail \((.*)\)$"),
+            QCoreApplication.translate("Reason", "adds detail (%1)"),
+        ),
+        (
+            re.compile(r"^a more precise value \((.*)\)$"),
+            QCoreApplication.translate("Reason", "a more precise value (%1)"),
+        ),
+        (
+            re.compile(r"^about a different subject \((.*)\)$"),
+            QCoreApplication.translate("Reason", "about another subject (%1)"),
+        ),
+        (
+            re.compile(r"^pending guess rejected: contradicted by observation (\S+): (.+)$"),
+            QCoreApplication.translate(
+                "Reason", "unconfirmed guess rejected: an observation (%1) says otherwise: %2"
+            ),
+        ),
+        (
+            re.compile(
+                r"^deletion fence lifted: the user explicitly asked to remember it "
+                r"again \(memory (\S+)\)$"
+            ),
+            QCoreApplication.translate(
+                "Reason", "no longer blocked: you asked to remember it again (memory %1)"
+            ),
+        ),
     ]
+
+
+# Values inside a reason that are words of the engine, not of the user's data.
+def _values() -> dict[str, str]:
+    return {
+        "new": QCoreApplication.translate("Reason", "the new statement is negated"),
+        "old": QCoreApplication.translate("Reason", "the old statement is negated"),
+    }
+
+
+def _split(reason: str) -> list[str]:
+    """Parts joined by "; ", never splitting inside parentheses (a relation's reason may
+    hold its own "; ")."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(reason):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+        elif ch == ";" and depth == 0:
+            parts.append(reason[start:i])
+            start = i + 1
+    parts.append(reason[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _one(part: str, exact: dict[str, str], patterns: list[tuple[re.Pattern[str], str]]) -> str:
+    """One part in words: exact, by pattern (whose values may be reasons too), else as is."""
+    if part in exact:
+        return exact[part]
+    for pattern, template in patterns:
+        found = pattern.match(part)
+        if found:
+            text = template
+            values = _values()
+            for i, value in enumerate(found.groups(), start=1):
+                value = value or ""
+                shown = values.get(value) or (_one(value, exact, patterns) if value else "—")
+                text = text.replace(f"%{i}", shown)
+            return text
+    return part
 
 
 def reason_text(reason: str) -> str:
     """One recorded reason (or several joined by "; ") in plain, translated words."""
-    parts = [p.strip() for p in _REFERENCES.sub("", reason).split(";") if p.strip()]
+    parts = _split(_REFERENCES.sub("", reason))
     exact = _exact()
     patterns = _patterns()
     out = []
-    for part in parts:
-        if part in exact:
-            out.append(exact[part])
-            continue
-        for pattern, template in patterns:
-            found = pattern.match(part)
-            if found:
-                text = template
-                for i, value in enumerate(found.groups(), start=1):
-                    text = text.replace(f"%{i}", value)
-                out.append(text)
+    i = 0
+    while i < len(parts):
+        # The longest run of parts that is one known reason ("stated by the user; suggested
+        # for review" is one), else the part alone.
+        for j in range(len(parts), i, -1):
+            joined = "; ".join(parts[i:j])
+            if j == i + 1 or joined in exact:
+                out.append(_one(joined, exact, patterns))
+                i = j
                 break
-        else:
-            out.append(part)
-    return "; ".join(out)
+    separator = QCoreApplication.translate("Reason", "; ")
+    return separator.join(out)
 
 
 def action_text(action: str) -> str:

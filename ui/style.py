@@ -52,6 +52,20 @@ DARK = {
 CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei")
 
 
+THEME_KEY = "ui/theme"
+THEMES = ("system", "light", "dark")
+
+
+def chosen_dark() -> bool:
+    """The look the user chose (Preferences → Theme): light, dark, or the system's."""
+    from PySide6.QtCore import QSettings
+
+    theme = str(QSettings().value(THEME_KEY, "system"))
+    if theme in ("light", "dark"):
+        return theme == "dark"
+    return is_dark()
+
+
 def is_dark() -> bool:
     """True when the system asks for a dark appearance."""
     hints = QGuiApplication.styleHints()
@@ -75,7 +89,7 @@ def apply_style(app: QApplication, dark: bool | None = None) -> None:
     font.setFamilies(families)
     app.setFont(font)
     app.setWindowIcon(icon("app"))
-    dark_mode = is_dark() if dark is None else dark
+    dark_mode = chosen_dark() if dark is None else dark
     colours = DARK if dark_mode else LIGHT
     palette = app.palette()
     # Widgets the stylesheet does not colour (form labels, check boxes, spin boxes) follow

@@ -39,9 +39,10 @@ class TaskRunner(QObject):
         super().__init__(parent)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-write")
         self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mc-read")
-        # One thread that may block for seconds (waiting for another machine's commit), so
-        # a long wait never takes a reader from the views.
-        self._waiter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-wait")
+        # Waits may block for seconds (waiting for another machine's commit): each runs on a
+        # daemon thread of its own, so a long wait never takes a reader from the views and
+        # never keeps the process alive after the window closed (an executor's threads are
+        # joined when the interpreter exits, #43).
         self._pending = 0
         self._closed = False
         # Each task's (work, on_success, on_failure) by key, released on the UI thread only.
@@ -84,13 +85,17 @@ class TaskRunner(QObject):
         if self._closed:
             return
         key = self._hold(work, on_success, on_failure)
-        future = self._waiter.submit(self._call, key)
+        future: Future[Any] = Future()
 
-        def deliver(fut: Future[Any]) -> None:
+        def run() -> None:
+            try:
+                future.set_result(self._call(key))
+            except BaseException as exc:  # delivered to the UI thread like `run`'s
+                future.set_exception(exc)
             if not self._closed:
-                self.waited_on_ui.emit(key, fut)
+                self.waited_on_ui.emit(key, future)
 
-        future.add_done_callback(deliver)
+        threading.Thread(target=run, name="mc-wait", daemon=True).start()
 
     @property
     def busy(self) -> bool:
@@ -98,11 +103,15 @@ class TaskRunner(QObject):
         return self._pending > 0
 
     def shutdown(self) -> None:
-        """Wait for running work and stop the pools; results not yet delivered are dropped."""
+        """Wait for running work and stop the pools; results not yet delivered are dropped.
+
+        Every write the user asked for is applied; reads not started yet are dropped (their
+        results would be thrown away: waiting for them kept a closed window's process alive
+        for seconds, #43)."""
         self._closed = True
+        self._readers.shutdown(wait=False, cancel_futures=True)
         self._writer.shutdown(wait=True)
         self._readers.shutdown(wait=True)
-        self._waiter.shutdown(wait=False, cancel_futures=True)
 
     def _hold(
         self,

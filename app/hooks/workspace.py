@@ -116,6 +116,11 @@ def _budget(value: object, default: int, field: str) -> int:
     return value
 
 
+def login_user() -> str:
+    """The login name (the `user` of hooks and imports without a configured one)."""
+    return _os_user()
+
+
 def _os_user() -> str:
     try:
         return getpass.getuser()

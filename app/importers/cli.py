@@ -1,8 +1,11 @@
-"""`memory-center import claude-code|codex|chatgpt PATH --scope KEY=VALUE`: the importer verbs.
+"""`memory-center import claude-code|codex|chatgpt PATH [--scope KEY=VALUE]`: the importer verbs.
 
-An import that finds nothing to import (every line skipped, an empty file, a FIFO or a
-device) says why and exits 1; one that imports something exits 0 and lists what it
-skipped (#38)."""
+Without --scope, imported events belong to the login user (`user=<login name>`), as the
+hooks and the desktop importer scope them; Claude Code sessions also get their project
+folder's name (`project=...`) as they do. An import that finds nothing to import (every line
+skipped, an empty file, a FIFO or a device) says why and exits 1; one that imports something
+exits 0 and lists what it skipped (#38).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from app.hooks.workspace import login_user
 from app.importers import chatgpt, claude_code, codex
 from app.importers.base import ImportReport, Problem, SourceSession, printable, write_sessions
 from core import MemoryCenterError, MemoryService, Scope
@@ -34,7 +38,8 @@ def _common(func: Any) -> Any:
         "scopes",
         multiple=True,
         metavar="KEY=VALUE",
-        help="Scope of the imported events (repeatable, at least one), e.g. user=alice.",
+        help="Scope of the imported events (repeatable), e.g. user=alice; "
+        "default: user=<your login name>.",
     )(func)
     func = click.option(
         "--extract/--no-extract",
@@ -79,7 +84,8 @@ def _run(
     obj: Context, path: Path, scopes: tuple[str, ...], parse: Parser, name: str, extract: bool
 ) -> None:
     try:
-        scope = Scope.required(dict(Scope.parse(scopes).items_))
+        given = dict(Scope.parse(scopes).items_)
+        scope = Scope.required(given or {"user": login_user()})
         sessions, problems = parse(path)
         report = ImportReport(problems=list(problems))
         if not sessions:

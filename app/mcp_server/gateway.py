@@ -197,7 +197,7 @@ class Gateway:
                 trust=trust,
                 source=source,
                 scope=self.edge.scope(scope),
-                data={"via": "mcp", "client": caller.name},
+                data={"via": "mcp", "client": caller.name, "client_version": caller.version},
                 by=caller.label,
                 said_at=said_at,
                 speaker=speaker,
@@ -287,7 +287,12 @@ class Gateway:
             text,
             source=EventSource.DOCUMENT,
             scope=scope,
-            data={"via": "mcp", "client": caller.name, "role": "evidence"},
+            data={
+                "via": "mcp",
+                "client": caller.name,
+                "client_version": caller.version,
+                "role": "evidence",
+            },
             by=caller.label,
         )
         return self.service.append_event(item).value.id

@@ -125,15 +125,19 @@ class FacadeBase:
                 )
             raise
 
-    def close(self) -> None:
-        """Save the derived index files and release connections; the service is then unusable."""
+    def close(self, *, embed_seconds: float = CLOSE_EMBED_SECONDS) -> None:
+        """Save the derived index files and release connections; the service is then unusable.
+
+        `embed_seconds`: how long to go on embedding what is still queued. An application
+        quitting at the user's request passes 0 (#43: the desktop lingered for seconds after
+        its window closed); nothing is lost, the next open embeds what is missing."""
         self._engine.recorder.close()
         with contextlib.suppress(MemoryCenterError):
             if self.catalog.vectors is not None:
                 # What is still queued is embedded now, within a bound; the rest is found
                 # missing and embedded in the background by the next open.
                 with contextlib.suppress(MemoryCenterError):
-                    self.catalog.vectors.wait_idle(CLOSE_EMBED_SECONDS, with_windows=False)
+                    self.catalog.vectors.wait_idle(embed_seconds, with_windows=False)
                 # A first build of a big store may still run: it stops after its batch, so
                 # nothing reads from the store or writes index files once close returns.
                 self.catalog.vectors.stop(CLOSE_STOP_SECONDS)

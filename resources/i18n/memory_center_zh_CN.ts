@@ -146,6 +146,29 @@
     </message>
 </context>
 <context>
+    <name>Agents</name>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="34" />
+        <source>%1 (MCP client)</source>
+        <translation>%1（MCP 客户端）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="35" />
+        <source>%1 (hooks)</source>
+        <translation>%1（钩子）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="36" />
+        <source>%1 (import)</source>
+        <translation>%1（导入）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="49" />
+        <source>Codex</source>
+        <translation>Codex</translation>
+    </message>
+</context>
+<context>
     <name>AgentsPanel</name>
     <message>
         <location filename="../../ui/views/settings/agents.py" line="40" />
@@ -294,84 +317,84 @@
 <context>
     <name>AgentsView</name>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="107" />
-        <location filename="../../ui/views/agents_view.py" line="117" />
+        <location filename="../../ui/views/agents_view.py" line="108" />
+        <location filename="../../ui/views/agents_view.py" line="118" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="111" />
+        <location filename="../../ui/views/agents_view.py" line="112" />
         <source>Each client that used your memory: what it wrote (events) and what it read (model calls and the memories they were given).</source>
         <translation>使用过您记忆的每个客户端：它写入了什么（事件），读取了什么（模型调用及其收到的记忆）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="120" />
+        <location filename="../../ui/views/agents_view.py" line="121" />
         <source>Agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="121" />
+        <location filename="../../ui/views/agents_view.py" line="122" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="122" />
+        <location filename="../../ui/views/agents_view.py" line="123" />
         <source>Events written</source>
         <translation>写入的事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="123" />
+        <location filename="../../ui/views/agents_view.py" line="124" />
         <source>Model calls</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="124" />
+        <location filename="../../ui/views/agents_view.py" line="125" />
         <source>Memories read</source>
         <translation>读取的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="125" />
+        <location filename="../../ui/views/agents_view.py" line="126" />
         <source>Last active</source>
         <translation>最近活动</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="126" />
+        <location filename="../../ui/views/agents_view.py" line="127" />
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="136" />
-        <location filename="../../ui/views/agents_view.py" line="195" />
+        <location filename="../../ui/views/agents_view.py" line="137" />
+        <location filename="../../ui/views/agents_view.py" line="196" />
         <source>Pause memory for this agent</source>
         <translation>暂停此智能体的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="139" />
+        <location filename="../../ui/views/agents_view.py" line="140" />
         <source>Turns memory off for this agent: nothing is injected into any of its sessions, new ones included, until you resume it.</source>
         <translation>关闭此智能体的记忆：不再向它的任何会话注入记忆，包括以后的新会话，直到你恢复为止。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="164" />
+        <location filename="../../ui/views/agents_view.py" line="165" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="164" />
+        <location filename="../../ui/views/agents_view.py" line="165" />
         <source>on</source>
         <translation>开启</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="193" />
+        <location filename="../../ui/views/agents_view.py" line="194" />
         <source>Resume memory for this agent</source>
         <translation>恢复此智能体的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="205" />
+        <location filename="../../ui/views/agents_view.py" line="206" />
         <source>Memory paused for %1.</source>
         <translation>已暂停 %1 的记忆。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="205" />
+        <location filename="../../ui/views/agents_view.py" line="206" />
         <source>Memory resumed for %1.</source>
         <translation>已恢复 %1 的记忆。</translation>
     </message>
@@ -464,98 +487,104 @@
 <context>
     <name>DeleteDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="238" />
+        <location filename="../../ui/dialogs.py" line="244" />
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
+    <message>
+        <location filename="../../ui/dialogs.py" line="244" />
+        <source>Purge memory</source>
+        <translation>清除记忆</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="243" />
+        <location filename="../../ui/dialogs.py" line="250" />
         <source>Also purge the %n source event(s) it came from</source>
         <translation><numerusform>同时清除它来源的 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="245" />
+        <location filename="../../ui/dialogs.py" line="252" />
         <source>Purge source events</source>
         <translation>清除来源事件</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="250" />
-        <location filename="../../ui/dialogs.py" line="255" />
+        <location filename="../../ui/dialogs.py" line="257" />
+        <location filename="../../ui/dialogs.py" line="262" />
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="251" />
+        <location filename="../../ui/dialogs.py" line="258" />
         <source>Also purge the content (compliance purge)</source>
         <translation>同时彻底清除内容（合规清除）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="252" />
+        <location filename="../../ui/dialogs.py" line="259" />
+        <location filename="../../ui/dialogs.py" line="271" />
         <source>Purge</source>
         <translation>清除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="258" />
+        <location filename="../../ui/dialogs.py" line="265" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="268" />
+        <location filename="../../ui/dialogs.py" line="280" />
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="270" />
+        <location filename="../../ui/dialogs.py" line="282" />
         <source>This cannot be undone. Deleting will irreversibly:</source>
         <translation>此操作无法撤销。删除将不可逆地：</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="272" />
+        <location filename="../../ui/dialogs.py" line="284" />
         <source>• remove it from the search index, keyword index and injection caches, so no agent can receive it again;</source>
         <translation>• 从检索索引、关键词索引和注入缓存中移除，任何智能体都不会再收到它；</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="276" />
+        <location filename="../../ui/dialogs.py" line="288" />
         <source>• mark it deleted and keep a tombstone (id, scope, time, who, why, source event ids).</source>
         <translation>• 标记为已删除，并保留墓碑记录（编号、范围、时间、操作人、原因、来源事件）。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="282" />
+        <location filename="../../ui/dialogs.py" line="294" />
         <source>• destroy the text of all %n revision(s);</source>
         <translation><numerusform>• 销毁全部 %n 个版本的文本；</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/dialogs.py" line="284" />
+        <location filename="../../ui/dialogs.py" line="296" />
         <source>• blank it out of the injected text of %n recorded model call(s);</source>
         <translation><numerusform>• 从 %n 次已记录模型调用的注入文本中抹去；</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="288" />
+        <location filename="../../ui/dialogs.py" line="300" />
         <source>Only “existed, deleted at T” remains.</source>
         <translation>只保留“曾存在，于某时删除”。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="291" />
+        <location filename="../../ui/dialogs.py" line="303" />
         <source>Its encrypted text stays in the history until purged.</source>
         <translation>在清除之前，其加密文本仍保留在历史中。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="305" />
+        <location filename="../../ui/dialogs.py" line="317" />
         <source>Source event now: “%1”</source>
         <translation>来源事件现在：“%1”</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="306" />
+        <location filename="../../ui/dialogs.py" line="318" />
         <source>After: [redacted] (the event stays in the log, its text is destroyed)</source>
         <translation>之后：[已脱敏]（事件仍在日志中，其文本被销毁）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="308" />
+        <location filename="../../ui/dialogs.py" line="320" />
         <source>After: unchanged (the source events keep their text)</source>
         <translation>之后：不变（来源事件保留其文本）</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="313" />
+        <location filename="../../ui/dialogs.py" line="325" />
         <source>Give a reason; it is kept in the tombstone.</source>
         <translation>请填写原因；它会保存在墓碑记录中。</translation>
     </message>
@@ -573,17 +602,17 @@
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="72" />
+        <location filename="../../ui/views/usage_trace.py" line="75" />
         <source>Never injected into a model call.</source>
         <translation>从未被注入到模型调用中。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/usage_trace.py" line="74" />
+        <location filename="../../ui/views/usage_trace.py" line="77" />
         <source>Injected %n time(s); last used %2.</source>
         <translation><numerusform>已注入 %n 次；最近一次使用于 %2。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="84" />
+        <location filename="../../ui/views/usage_trace.py" line="87" />
         <source>no session</source>
         <translation>无会话</translation>
     </message>
@@ -648,6 +677,7 @@
     </message>
     <message>
         <location filename="../../ui/views/detail_panel.py" line="121" />
+        <location filename="../../ui/views/detail_panel.py" line="331" />
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
@@ -797,54 +827,64 @@
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="358" />
+        <location filename="../../ui/views/detail_panel.py" line="331" />
+        <source>Purge…</source>
+        <translation>清除…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="363" />
         <source>Memory disabled.</source>
         <translation>记忆已停用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="365" />
+        <location filename="../../ui/views/detail_panel.py" line="370" />
         <source>Memory enabled.</source>
         <translation>记忆已启用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="380" />
+        <location filename="../../ui/views/detail_panel.py" line="385" />
         <source>Scope narrowed.</source>
         <translation>范围已缩小。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="396" />
+        <location filename="../../ui/views/detail_panel.py" line="401" />
         <source>Excluded from the session.</source>
         <translation>已在该会话中排除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="403" />
+        <location filename="../../ui/views/detail_panel.py" line="408" />
         <source>Included in the session again.</source>
         <translation>已重新纳入该会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="414" />
+        <location filename="../../ui/views/detail_panel.py" line="419" />
         <source>Quarantine memory</source>
         <translation>隔离记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="415" />
+        <location filename="../../ui/views/detail_panel.py" line="420" />
         <source>It will not be injected anywhere until you approve it again.</source>
         <translation>在你再次批准之前，它不会被注入到任何地方。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/detail_panel.py" line="425" />
+        <location filename="../../ui/views/detail_panel.py" line="430" />
         <source>Quarantined; %n session(s) had used it.</source>
         <translation><numerusform>已隔离；曾有 %n 个会话使用过它。</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="438" />
+        <location filename="../../ui/views/detail_panel.py" line="443" />
         <source>Quarantine undone.</source>
         <translation>已撤销隔离。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/detail_panel.py" line="460" />
+        <location filename="../../ui/views/detail_panel.py" line="461" />
         <source>Memory deleted.</source>
         <translation>记忆已删除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/detail_panel.py" line="461" />
+        <source>Memory purged.</source>
+        <translation>记忆已清除。</translation>
     </message>
 </context>
 <context>
@@ -883,32 +923,32 @@
 <context>
     <name>Embedder</name>
     <message>
-        <location filename="../../ui/presentation.py" line="124" />
+        <location filename="../../ui/presentation.py" line="154" />
         <source>Word hashing (no model, fastest)</source>
         <translation>词哈希（无模型，最快）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="125" />
+        <location filename="../../ui/presentation.py" line="155" />
         <source>Multilingual e5 (recommended)</source>
         <translation>多语言 e5（推荐）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="126" />
+        <location filename="../../ui/presentation.py" line="156" />
         <source>English MiniLM</source>
         <translation>英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="127" />
+        <location filename="../../ui/presentation.py" line="157" />
         <source>WordLlama (English, light)</source>
         <translation>WordLlama（英文，轻量）</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="128" />
+        <location filename="../../ui/presentation.py" line="158" />
         <source>Multilingual e5 + English MiniLM</source>
         <translation>多语言 e5 + 英文 MiniLM</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="143" />
+        <location filename="../../ui/presentation.py" line="173" />
         <source>It needs the Python packages: %1.</source>
         <translation>需要安装 Python 包：%1。</translation>
     </message>
@@ -1002,39 +1042,112 @@
     </message>
 </context>
 <context>
+    <name>EventKind</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="124" />
+        <source>message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="125" />
+        <source>tool call</source>
+        <translation>工具调用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="126" />
+        <source>tool result</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="127" />
+        <source>conversation shortened</source>
+        <translation>对话已压缩</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="128" />
+        <source>permission</source>
+        <translation>权限</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="129" />
+        <source>branch</source>
+        <translation>分支</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="130" />
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="131" />
+        <source>observation</source>
+        <translation>观察</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="132" />
+        <source>memory decision</source>
+        <translation>记忆决策</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="133" />
+        <source>security</source>
+        <translation>安全</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="134" />
+        <source>memory unavailable</source>
+        <translation>记忆不可用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="135" />
+        <source>agent call</source>
+        <translation>智能体调用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="136" />
+        <source>redaction</source>
+        <translation>脱敏</translation>
+    </message>
+    <message>
+        <location filename="../../ui/presentation.py" line="144" />
+        <source>memory was unavailable; the agent went on without it</source>
+        <translation>记忆不可用；智能体在没有记忆的情况下继续</translation>
+    </message>
+</context>
+<context>
     <name>Events</name>
     <message>
-        <location filename="../../ui/models/event_table.py" line="23" />
+        <location filename="../../ui/models/event_table.py" line="31" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="24" />
+        <location filename="../../ui/models/event_table.py" line="32" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="25" />
+        <location filename="../../ui/models/event_table.py" line="33" />
         <source>Actor</source>
         <translation>发出者</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="26" />
+        <location filename="../../ui/models/event_table.py" line="34" />
         <source>Trust</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="27" />
+        <location filename="../../ui/models/event_table.py" line="35" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="28" />
+        <location filename="../../ui/models/event_table.py" line="36" />
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../../ui/models/event_table.py" line="112" />
+        <location filename="../../ui/models/event_table.py" line="120" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
@@ -1166,78 +1279,78 @@
         <translation>切换嵌入模型并用它重建向量索引。有些嵌入模型需要可选的软件包；加载模型可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="77" />
+        <location filename="../../ui/views/settings/index.py" line="78" />
         <source>Use embedder</source>
         <translation>使用嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="78" />
+        <location filename="../../ui/views/settings/index.py" line="80" />
         <source>Rebuild indexes</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="80" />
+        <location filename="../../ui/views/settings/index.py" line="82" />
         <source>Throw away the keyword and vector indexes and rebuild them from the store.</source>
         <translation>丢弃关键词索引和向量索引，并从存储中重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="92" />
+        <location filename="../../ui/views/settings/index.py" line="94" />
         <source>Rebuilding the index</source>
         <translation>正在重建索引</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="107" />
+        <location filename="../../ui/views/settings/index.py" line="109" />
         <source>unknown embedder</source>
         <translation>未知的嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="110" />
+        <location filename="../../ui/views/settings/index.py" line="112" />
         <source>Not installed on this computer.</source>
         <translation>此电脑上未安装。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="126" />
-        <location filename="../../ui/views/settings/index.py" line="137" />
+        <location filename="../../ui/views/settings/index.py" line="128" />
+        <location filename="../../ui/views/settings/index.py" line="139" />
         <source>off</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="134" />
+        <location filename="../../ui/views/settings/index.py" line="136" />
         <source>none (keyword search only)</source>
         <translation>无（仅关键词检索）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="146" />
+        <location filename="../../ui/views/settings/index.py" line="148" />
         <source>%1 (%2 waiting)</source>
         <translation>%1（%2 个等待中）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="165" />
+        <location filename="../../ui/views/settings/index.py" line="167" />
         <source>Loading %1 and rebuilding the vector index… this can take a while.</source>
         <translation>正在加载 %1 并重建向量索引……这可能需要一些时间。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="173" />
+        <location filename="../../ui/views/settings/index.py" line="175" />
         <source>Now searching with %1; the vector index was rebuilt.</source>
         <translation>现在使用 %1 检索；向量索引已重建。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="187" />
+        <location filename="../../ui/views/settings/index.py" line="189" />
         <source>Conversation windows on: turns are embedded with their neighbours.</source>
         <translation>对话窗口已开启：发言会与其相邻发言一起嵌入。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="189" />
+        <location filename="../../ui/views/settings/index.py" line="191" />
         <source>Conversation windows off: the stored windows were dropped.</source>
         <translation>对话窗口已关闭：已存储的窗口已被丢弃。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="200" />
+        <location filename="../../ui/views/settings/index.py" line="202" />
         <source>Rebuilding the indexes…</source>
         <translation>正在重建索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/index.py" line="205" />
+        <location filename="../../ui/views/settings/index.py" line="207" />
         <source>Indexes rebuilt.</source>
         <translation>索引已重建。</translation>
     </message>
@@ -1469,60 +1582,60 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="99" />
-        <location filename="../../ui/main_window.py" line="174" />
-        <location filename="../../ui/main_window.py" line="216" />
+        <location filename="../../ui/main_window.py" line="104" />
+        <location filename="../../ui/main_window.py" line="229" />
+        <location filename="../../ui/main_window.py" line="270" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="101" />
+        <location filename="../../ui/main_window.py" line="106" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="184" />
+        <location filename="../../ui/main_window.py" line="239" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="159" />
-        <location filename="../../ui/main_window.py" line="186" />
+        <location filename="../../ui/main_window.py" line="214" />
+        <location filename="../../ui/main_window.py" line="241" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="187" />
+        <location filename="../../ui/main_window.py" line="242" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="188" />
+        <location filename="../../ui/main_window.py" line="243" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="189" />
+        <location filename="../../ui/main_window.py" line="244" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="234" />
+        <location filename="../../ui/main_window.py" line="288" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="235" />
+        <location filename="../../ui/main_window.py" line="289" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="240" />
+        <location filename="../../ui/main_window.py" line="294" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="246" />
+        <location filename="../../ui/main_window.py" line="300" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
@@ -1537,23 +1650,23 @@
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="62" />
+        <location filename="../../ui/main_window.py" line="64" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="63" />
+        <location filename="../../ui/main_window.py" line="65" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="65" />
+        <location filename="../../ui/main_window.py" line="67" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="97" />
-        <location filename="../../ui/main_window.py" line="172" />
+        <location filename="../../ui/main_window.py" line="102" />
+        <location filename="../../ui/main_window.py" line="227" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
@@ -1563,12 +1676,12 @@
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="179" />
+        <location filename="../../ui/main_window.py" line="234" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="190" />
+        <location filename="../../ui/main_window.py" line="245" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
@@ -1588,102 +1701,102 @@
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="271" />
+        <location filename="../../ui/main_window.py" line="325" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="273" />
+        <location filename="../../ui/main_window.py" line="327" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="276" />
+        <location filename="../../ui/main_window.py" line="330" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="278" />
+        <location filename="../../ui/main_window.py" line="332" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="281" />
+        <location filename="../../ui/main_window.py" line="335" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="286" />
+        <location filename="../../ui/main_window.py" line="340" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="295" />
+        <location filename="../../ui/main_window.py" line="349" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="304" />
+        <location filename="../../ui/main_window.py" line="358" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="308" />
+        <location filename="../../ui/main_window.py" line="362" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="319" />
+        <location filename="../../ui/main_window.py" line="373" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="324" />
+        <location filename="../../ui/main_window.py" line="378" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="327" />
+        <location filename="../../ui/main_window.py" line="381" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="328" />
+        <location filename="../../ui/main_window.py" line="382" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="330" />
+        <location filename="../../ui/main_window.py" line="384" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="413" />
+        <location filename="../../ui/main_window.py" line="474" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="414" />
+        <location filename="../../ui/main_window.py" line="475" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="415" />
+        <location filename="../../ui/main_window.py" line="476" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="417" />
+        <location filename="../../ui/main_window.py" line="478" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="435" />
+        <location filename="../../ui/main_window.py" line="496" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="491" />
+        <location filename="../../ui/main_window.py" line="545" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -1953,20 +2066,41 @@
 <context>
     <name>PreferencesPanel</name>
     <message>
-        <location filename="../../ui/views/settings/preferences.py" line="17" />
+        <location filename="../../ui/views/settings/preferences.py" line="18" />
         <source>Preferences</source>
         <translation>偏好设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/preferences.py" line="21" />
-        <location filename="../../ui/views/settings/preferences.py" line="27" />
+        <location filename="../../ui/views/settings/preferences.py" line="22" />
+        <location filename="../../ui/views/settings/preferences.py" line="28" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/preferences.py" line="23" />
+        <location filename="../../ui/views/settings/preferences.py" line="24" />
         <source>System default</source>
         <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="30" />
+        <location filename="../../ui/views/settings/preferences.py" line="40" />
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="32" />
+        <source>Same as the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="33" />
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/preferences.py" line="34" />
+        <source>Dark</source>
+        <translation>深色</translation>
     </message>
 </context>
 <context>
@@ -2095,167 +2229,332 @@
         <translation>已彻底清除：文本已销毁</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="78" />
+        <location filename="../../ui/reasons.py" line="71" />
+        <source>waiting for your review</source>
+        <translation>等待您审阅</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="72" />
+        <source>imported</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="73" />
+        <source>imported: said earlier, not to you now</source>
+        <translation>导入：较早时说的，并非现在对您说的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="76" />
+        <source>only a redacted copy is kept</source>
+        <translation>只保留脱敏后的副本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="79" />
+        <source>needs your confirmation</source>
+        <translation>需要您确认</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="80" />
+        <source>the same text</source>
+        <translation>文本相同</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="81" />
+        <source>the same statement in other words</source>
+        <translation>换了说法的同一陈述</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="91" />
         <source>wording changed (version %1)</source>
         <translation>措辞已修改（版本 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="82" />
+        <location filename="../../ui/reasons.py" line="95" />
         <source>scope changed from %1 to %2</source>
         <translation>范围从 %1 改为 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="86" />
+        <location filename="../../ui/reasons.py" line="99" />
         <source>kept out of session %1</source>
         <translation>不注入会话 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="90" />
+        <location filename="../../ui/reasons.py" line="103" />
         <source>allowed again in session %1</source>
         <translation>重新允许注入会话 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="94" />
+        <location filename="../../ui/reasons.py" line="107" />
         <source>undone by you (%1 of %2)</source>
         <translation>由您撤销（%2 的 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="98" />
+        <location filename="../../ui/reasons.py" line="111" />
         <source>you already rejected the same memory (%1)</source>
         <translation>您已拒绝过相同的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="102" />
+        <location filename="../../ui/reasons.py" line="115" />
         <source>matches a memory you deleted (%1)</source>
         <translation>与您删除的记忆相同（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="106" />
+        <location filename="../../ui/reasons.py" line="119" />
         <source>stopped being valid at %1</source>
         <translation>于 %1 失效</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="137" />
+        <location filename="../../ui/reasons.py" line="123" />
+        <source>imported (%1)</source>
+        <translation>导入（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="127" />
+        <source>imported (%1): said earlier, not to you now</source>
+        <translation>导入（%1）：较早时说的，并非现在对您说的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="131" />
+        <source>kept: %1</source>
+        <translation>保留：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="135" />
+        <source>replaced by %1: %2</source>
+        <translation>被 %1 取代：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="139" />
+        <source>%1, file %2, session %3</source>
+        <translation>%1，文件 %2，会话 %3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="143" />
+        <source>%1, session %2</source>
+        <translation>%1，会话 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="147" />
+        <source>contains a secret (%1)</source>
+        <translation>包含机密（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="151" />
+        <source>contains personal data (%1)</source>
+        <translation>包含个人数据（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="155" />
+        <source>personal data (%1) hidden</source>
+        <translation>个人数据（%1）已隐藏</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="159" />
+        <source>in conflict with %1, both kept until you decide (%2)</source>
+        <translation>与 %1 冲突，在您决定前两者都保留（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="165" />
+        <source>replaces %1 (%2)</source>
+        <translation>取代 %1（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="169" />
+        <source>settles the unconfirmed guess %1 (%2)</source>
+        <translation>确定了未确认的推测 %1（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="173" />
+        <source>contradicts the memory %1 (%2)</source>
+        <translation>与记忆 %1 矛盾（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="177" />
+        <source>contradicts %1, a memory from a better source (%2)</source>
+        <translation>与来源更可靠的记忆 %1 矛盾（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="183" />
+        <source>almost the same as %1 (%2): added to it as more evidence</source>
+        <translation>与 %1 几乎相同（%2）：作为更多证据合并</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="189" />
+        <source>same subject (%1), another value: %2</source>
+        <translation>同一主题（%1），不同的值：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="196" />
+        <source>one denies what the other says (%1; same subject: %2)</source>
+        <translation>一条否定了另一条所说的（%1；同一主题：%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="205" />
+        <source>says it replaces %1, which the older memory says (same subject: %2)</source>
+        <translation>说明它取代了旧记忆所说的 %1（同一主题：%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="211" />
+        <source>adds detail (%1)</source>
+        <translation>补充细节（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="215" />
+        <source>a more precise value (%1)</source>
+        <translation>更精确的值（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="219" />
+        <source>about another subject (%1)</source>
+        <translation>关于另一个主题（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="223" />
+        <source>unconfirmed guess rejected: an observation (%1) says otherwise: %2</source>
+        <translation>未确认的推测被拒绝：观察 %1 与之不符：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="232" />
+        <source>no longer blocked: you asked to remember it again (memory %1)</source>
+        <translation>不再阻止：您要求再次记住它（记忆 %1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="242" />
+        <source>the new statement is negated</source>
+        <translation>新的陈述是否定的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="243" />
+        <source>the old statement is negated</source>
+        <translation>旧的陈述是否定的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="296" />
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="303" />
         <source>Remembered</source>
         <translation>已记住</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="138" />
+        <location filename="../../ui/reasons.py" line="304" />
         <source>Suggested</source>
         <translation>已建议</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="139" />
+        <location filename="../../ui/reasons.py" line="305" />
         <source>Picked up from a conversation</source>
         <translation>从对话中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="140" />
+        <location filename="../../ui/reasons.py" line="306" />
         <source>Imported</source>
         <translation>已导入</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="141" />
+        <location filename="../../ui/reasons.py" line="307" />
         <source>Approved</source>
         <translation>已批准</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="142" />
+        <location filename="../../ui/reasons.py" line="308" />
         <source>Rejected</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="143" />
+        <location filename="../../ui/reasons.py" line="309" />
         <source>Wording changed</source>
         <translation>措辞已修改</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="144" />
+        <location filename="../../ui/reasons.py" line="310" />
         <source>Scope narrowed</source>
         <translation>范围已缩小</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="145" />
+        <location filename="../../ui/reasons.py" line="311" />
         <source>Scope widened</source>
         <translation>范围已扩大</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="146" />
+        <location filename="../../ui/reasons.py" line="312" />
         <source>Disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="147" />
+        <location filename="../../ui/reasons.py" line="313" />
         <source>Enabled again</source>
         <translation>已重新启用</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="148" />
+        <location filename="../../ui/reasons.py" line="314" />
         <source>Kept out of a session</source>
         <translation>已排除出某个会话</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="149" />
+        <location filename="../../ui/reasons.py" line="315" />
         <source>Allowed in a session again</source>
         <translation>已重新允许注入会话</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="150" />
+        <location filename="../../ui/reasons.py" line="316" />
         <source>Quarantined</source>
         <translation>已隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="151" />
+        <location filename="../../ui/reasons.py" line="317" />
         <source>Conflict settled</source>
         <translation>冲突已解决</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="152" />
+        <location filename="../../ui/reasons.py" line="318" />
         <source>Conflict settled: all kept</source>
         <translation>冲突已解决：全部保留</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="153" />
+        <location filename="../../ui/reasons.py" line="319" />
         <source>Deleted</source>
         <translation>已删除</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="154" />
+        <location filename="../../ui/reasons.py" line="320" />
         <source>Purged</source>
         <translation>已彻底清除</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="155" />
+        <location filename="../../ui/reasons.py" line="321" />
         <source>Replaced</source>
         <translation>已被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="156" />
+        <location filename="../../ui/reasons.py" line="322" />
         <source>Merged with more evidence</source>
         <translation>已合并更多证据</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="157" />
+        <location filename="../../ui/reasons.py" line="323" />
         <source>Expired</source>
         <translation>已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="158" />
+        <location filename="../../ui/reasons.py" line="324" />
         <source>Observation recorded</source>
         <translation>已记录观察</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="159" />
+        <location filename="../../ui/reasons.py" line="325" />
         <source>Approval undone</source>
         <translation>已撤销批准</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="160" />
+        <location filename="../../ui/reasons.py" line="326" />
         <source>Rejection undone</source>
         <translation>已撤销拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="161" />
+        <location filename="../../ui/reasons.py" line="327" />
         <source>Quarantine undone</source>
         <translation>已撤销隔离</translation>
     </message>
@@ -2542,6 +2841,14 @@
     </message>
 </context>
 <context>
+    <name>Scope</name>
+    <message>
+        <location filename="../../ui/presentation.py" line="216" />
+        <source>everywhere</source>
+        <translation>所有范围</translation>
+    </message>
+</context>
+<context>
     <name>ScopeDialog</name>
     <message>
         <location filename="../../ui/dialogs.py" line="141" />
@@ -2584,22 +2891,22 @@
         <translation>完整范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="164" />
+        <location filename="../../ui/dialogs.py" line="168" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="166" />
+        <location filename="../../ui/dialogs.py" line="170" />
         <source>Key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="167" />
+        <location filename="../../ui/dialogs.py" line="171" />
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="190" />
+        <location filename="../../ui/dialogs.py" line="194" />
         <source>Give a value for the new key.</source>
         <translation>请为新键填写值。</translation>
     </message>
@@ -2607,23 +2914,23 @@
 <context>
     <name>SessionDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="203" />
+        <location filename="../../ui/dialogs.py" line="207" />
         <source>Exclude from a session</source>
         <translation>在会话中排除</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="204" />
+        <location filename="../../ui/dialogs.py" line="208" />
         <source>The memory stays active elsewhere but is never injected into this session.</source>
         <translation>记忆在其他地方仍然有效，但不会注入到这个会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="210" />
-        <location filename="../../ui/dialogs.py" line="211" />
+        <location filename="../../ui/dialogs.py" line="214" />
+        <location filename="../../ui/dialogs.py" line="215" />
         <source>Session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="223" />
+        <location filename="../../ui/dialogs.py" line="227" />
         <source>Choose a session.</source>
         <translation>请选择会话。</translation>
     </message>
@@ -2694,17 +3001,17 @@
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="283" />
+        <location filename="../../ui/views/sessions_view.py" line="304" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="306" />
+        <location filename="../../ui/views/sessions_view.py" line="327" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="308" />
+        <location filename="../../ui/views/sessions_view.py" line="329" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -2770,32 +3077,37 @@
         <translation>与此处另一条记忆矛盾</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="51" />
+        <location filename="../../ui/views/snapshot_text.py" line="48" />
+        <source>the other memory</source>
+        <translation>另一条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="50" />
         <source>see %1</source>
         <translation>见 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="69" />
+        <location filename="../../ui/views/snapshot_text.py" line="68" />
         <source>%1 of %2 tokens used</source>
         <translation>使用了 %2 个词元中的 %1 个</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="73" />
+        <location filename="../../ui/views/snapshot_text.py" line="72" />
         <source>degraded: memory was unavailable</source>
         <translation>已降级：记忆暂不可用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="100" />
+        <location filename="../../ui/views/snapshot_text.py" line="99" />
         <source>The model was given memories that contradict each other.</source>
         <translation>模型收到了相互矛盾的记忆。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="105" />
+        <location filename="../../ui/views/snapshot_text.py" line="104" />
         <source>Injected (%n)</source>
         <translation><numerusform>已注入（%n）</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="109" />
+        <location filename="../../ui/views/snapshot_text.py" line="108" />
         <source>Dropped, and why (%n)</source>
         <translation><numerusform>未注入及原因（%n）</numerusform></translation>
     </message>
@@ -2861,69 +3173,69 @@
 <context>
     <name>SplitScopeDialog</name>
     <message>
-        <location filename="../../ui/dialogs.py" line="326" />
+        <location filename="../../ui/dialogs.py" line="338" />
         <source>Split by scope</source>
         <translation>按范围拆分</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="328" />
+        <location filename="../../ui/dialogs.py" line="340" />
         <source>Both memories are kept, each narrowed to where it is true. Add one key=value to each scope, for example environment=eu and environment=us.</source>
         <translation>两条记忆都会保留，并各自收窄到其成立的场合。请为每个范围添加一个 key=value，例如 environment=eu 和 environment=us。</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="339" />
+        <location filename="../../ui/dialogs.py" line="351" />
         <source>%1. “%2”
 Current scope: %3</source>
         <translation>%1. “%2”
 当前范围：%3</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="346" />
+        <location filename="../../ui/dialogs.py" line="358" />
         <source>key=value, e.g. environment=eu</source>
         <translation>key=value，例如 environment=eu</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="347" />
+        <location filename="../../ui/dialogs.py" line="359" />
         <source>Extra scope for memory %1</source>
         <translation>记忆 %1 的附加范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="350" />
+        <location filename="../../ui/dialogs.py" line="362" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="355" />
+        <location filename="../../ui/dialogs.py" line="367" />
         <source>Resulting scopes</source>
         <translation>结果范围</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="356" />
+        <location filename="../../ui/dialogs.py" line="368" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="372" />
+        <location filename="../../ui/dialogs.py" line="384" />
         <source>give one key=value</source>
         <translation>请填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="374" />
+        <location filename="../../ui/dialogs.py" line="386" />
         <source>give exactly one key=value</source>
         <translation>只能填写一个 key=value</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="385" />
+        <location filename="../../ui/dialogs.py" line="397" />
         <source>the scope already has %1; add a key it does not have</source>
         <translation>范围中已有 %1；请添加一个尚未包含的键</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="417" />
+        <location filename="../../ui/dialogs.py" line="429" />
         <source>Memory %1: %2</source>
         <translation>记忆 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs.py" line="420" />
+        <location filename="../../ui/dialogs.py" line="432" />
         <source>The new scopes are the same; give each memory a different place.</source>
         <translation>新范围相同；请为每条记忆指定不同的场合。</translation>
     </message>
@@ -2931,63 +3243,63 @@ Current scope: %3</source>
 <context>
     <name>StartWindow</name>
     <message>
-        <location filename="../../app/gui_start.py" line="68" />
-        <location filename="../../app/gui_start.py" line="81" />
+        <location filename="../../app/gui_start.py" line="69" />
+        <location filename="../../app/gui_start.py" line="82" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="69" />
+        <location filename="../../app/gui_start.py" line="70" />
         <source>Memory Center is starting</source>
         <translation>记忆中心正在启动</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="84" />
+        <location filename="../../app/gui_start.py" line="85" />
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="86" />
+        <location filename="../../app/gui_start.py" line="87" />
         <source>Start-up progress</source>
         <translation>启动进度</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="102" />
+        <location filename="../../app/gui_start.py" line="103" />
         <source>Welcome to Memory Center</source>
         <translation>欢迎使用记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="107" />
+        <location filename="../../app/gui_start.py" line="108" />
         <source>Memory Center keeps what your AI agents remember about you, encrypted on this computer, and lets you see, correct and control it.</source>
         <translation>记忆中心在这台电脑上加密保存 AI 智能体记住的关于您的内容，让您可以查看、更正和掌控。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="113" />
+        <location filename="../../app/gui_start.py" line="114" />
         <source>Explore a demo store</source>
         <translation>浏览演示库</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="116" />
+        <location filename="../../app/gui_start.py" line="117" />
         <source>Sample memories of made-up people, in a separate store. Your agents never see it, and your own store stays empty.</source>
         <translation>虚构人物的示例记忆，保存在单独的记忆库中。您的智能体永远看不到它，您自己的记忆库保持为空。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="120" />
+        <location filename="../../app/gui_start.py" line="121" />
         <source>Start with an empty store</source>
         <translation>从空记忆库开始</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="123" />
+        <location filename="../../app/gui_start.py" line="124" />
         <source>Your own store: it fills as your agents and you add memories.</source>
         <translation>您自己的记忆库：随着您和智能体添加记忆而充实。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="132" />
+        <location filename="../../app/gui_start.py" line="133" />
         <source>Look around with sample memories first (a separate demo store).</source>
         <translation>先用示例记忆四处看看（单独的演示库）。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="134" />
+        <location filename="../../app/gui_start.py" line="135" />
         <source>Your own memory store, empty for now.</source>
         <translation>您自己的记忆库，目前为空。</translation>
     </message>
@@ -3090,183 +3402,183 @@ Current scope: %3</source>
 <context>
     <name>TeamPanel</name>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="45" />
+        <location filename="../../ui/views/settings/team.py" line="43" />
         <source>Team and devices</source>
         <translation>团队与设备</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="50" />
+        <location filename="../../ui/views/settings/team.py" line="48" />
         <source>Members</source>
         <translation>成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="52" />
+        <location filename="../../ui/views/settings/team.py" line="50" />
         <source>Member</source>
         <translation>成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="52" />
+        <location filename="../../ui/views/settings/team.py" line="50" />
         <source>Joined</source>
         <translation>加入时间</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="52" />
+        <location filename="../../ui/views/settings/team.py" line="50" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="63" />
+        <location filename="../../ui/views/settings/team.py" line="61" />
         <source>Invite…</source>
         <translation>邀请…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="65" />
+        <location filename="../../ui/views/settings/team.py" line="63" />
         <source>Join…</source>
         <translation>加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="66" />
+        <location filename="../../ui/views/settings/team.py" line="64" />
         <source>Join a team store from this computer.</source>
         <translation>让这台电脑加入团队存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="68" />
+        <location filename="../../ui/views/settings/team.py" line="66" />
         <source>Remove member…</source>
         <translation>移除成员…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="70" />
-        <location filename="../../ui/views/settings/team.py" line="161" />
+        <location filename="../../ui/views/settings/team.py" line="68" />
+        <location filename="../../ui/views/settings/team.py" line="159" />
         <source>Revoke the member's devices and re-encrypt the store under a new key.</source>
         <translation>吊销该成员的设备，并用新密钥重新加密存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="100" />
+        <location filename="../../ui/views/settings/team.py" line="98" />
         <source>Members' devices share this store on %1. A memory whose scope names a user (user=…) is readable only by that person's devices.</source>
         <translation>成员的设备共享 %1 上的此存储。范围中指定了用户（user=…）的记忆只有该用户的设备能读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="105" />
+        <location filename="../../ui/views/settings/team.py" line="103" />
         <source>This store is a file on this computer. To share memories between computers or with a team, create a store on a database server (memory-center init --database postgresql://…) and invite members from there. You can join a team store you were invited to.</source>
         <translation>此存储是这台电脑上的一个文件。若要在多台电脑之间或与团队共享记忆，请在数据库服务器上创建存储（memory-center init --database postgresql://…），并从那里邀请成员。您可以加入受邀的团队存储。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="120" />
+        <location filename="../../ui/views/settings/team.py" line="118" />
         <source>removed %1</source>
         <translation>已于 %1 移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="124" />
+        <location filename="../../ui/views/settings/team.py" line="122" />
         <source>invited, not joined yet</source>
         <translation>已邀请，尚未加入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="127" />
+        <location filename="../../ui/views/settings/team.py" line="125" />
         <source>revoked</source>
         <translation>已吊销</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/team.py" line="129" />
+        <location filename="../../ui/views/settings/team.py" line="127" />
         <source>%n device(s)</source>
         <translation><numerusform>%n 台设备</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="133" />
+        <location filename="../../ui/views/settings/team.py" line="131" />
         <source>Created this store</source>
         <translation>创建了此存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="147" />
+        <location filename="../../ui/views/settings/team.py" line="145" />
         <source>Write an invitation file for a member's device.</source>
         <translation>为成员的设备写入邀请文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="149" />
+        <location filename="../../ui/views/settings/team.py" line="147" />
         <source>Only a store on a database server can have members.</source>
         <translation>只有数据库服务器上的存储才能有成员。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="159" />
+        <location filename="../../ui/views/settings/team.py" line="157" />
         <source>Whoever created the store cannot be removed.</source>
         <translation>创建此存储的成员无法被移除。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="186" />
+        <location filename="../../ui/views/settings/team.py" line="184" />
         <source>Invitation written</source>
         <translation>邀请已写入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="187" />
+        <location filename="../../ui/views/settings/team.py" line="185" />
         <source>One-time code for %1:</source>
         <translation>%1 的一次性代码：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="194" />
+        <location filename="../../ui/views/settings/team.py" line="192" />
         <source>The invitation is in %1. The code is shown only now: send the file and the code by different channels. On the other computer: Settings → Join…</source>
         <translation>邀请保存在 %1。代码只显示这一次：请通过不同渠道发送文件和代码。在另一台电脑上：设置 → 加入…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="200" />
+        <location filename="../../ui/views/settings/team.py" line="198" />
         <source>Invitation code</source>
         <translation>邀请代码</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="225" />
+        <location filename="../../ui/views/settings/team.py" line="226" />
         <source>Cannot read %1: %2</source>
         <translation>无法读取 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="234" />
+        <location filename="../../ui/views/settings/team.py" line="235" />
         <source>The code is wrong for this invitation. Check it and try again.</source>
         <translation>此邀请的代码不正确。请检查后重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="249" />
+        <location filename="../../ui/views/settings/team.py" line="250" />
         <source>Joined the team store</source>
         <translation>已加入团队存储</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="250" />
+        <location filename="../../ui/views/settings/team.py" line="251" />
         <source>This computer joined the team store; its data directory is %1.</source>
         <translation>这台电脑已加入团队存储；其数据目录为 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="257" />
+        <location filename="../../ui/views/settings/team.py" line="258" />
         <source>Open it with: memory-center --data-dir %1 gui</source>
         <translation>打开方式：memory-center --data-dir %1 gui</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="264" />
+        <location filename="../../ui/views/settings/team.py" line="265" />
         <source>Open it now</source>
         <translation>立即打开</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="279" />
+        <location filename="../../ui/views/settings/team.py" line="280" />
         <source>Remove a member</source>
         <translation>移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="281" />
+        <location filename="../../ui/views/settings/team.py" line="282" />
         <source>Remove %1? Their devices lose access, and the store is re-encrypted under a new key so that what is written from now on is unreadable to them. What they copied before cannot be taken back. This can take a while; you can stop and continue later.</source>
         <translation>移除 %1？其设备将失去访问权限，存储会用新密钥重新加密，此后写入的内容他们无法读取。他们之前复制的内容无法收回。这可能需要一些时间；您可以中途停止，稍后继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="289" />
+        <location filename="../../ui/views/settings/team.py" line="290" />
         <source>Remove and rotate the key</source>
         <translation>移除并轮换密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="290" />
+        <location filename="../../ui/views/settings/team.py" line="291" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="292" />
+        <location filename="../../ui/views/settings/team.py" line="293" />
         <source>Confirm member removal</source>
         <translation>确认移除成员</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/team.py" line="303" />
+        <location filename="../../ui/views/settings/team.py" line="304" />
         <source>%1 removed; the key rotated to %2 (%3 values re-encrypted).</source>
         <translation>已移除 %1；密钥已轮换为 %2（重新加密了 %3 个值）。</translation>
     </message>
@@ -3274,32 +3586,32 @@ Current scope: %3</source>
 <context>
     <name>Time</name>
     <message>
-        <location filename="../../ui/presentation.py" line="166" />
+        <location filename="../../ui/presentation.py" line="196" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="168" />
+        <location filename="../../ui/presentation.py" line="198" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="185" />
+        <location filename="../../ui/presentation.py" line="234" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="188" />
+        <location filename="../../ui/presentation.py" line="237" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="193" />
+        <location filename="../../ui/presentation.py" line="242" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="195" />
+        <location filename="../../ui/presentation.py" line="244" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -3307,57 +3619,62 @@ Current scope: %3</source>
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="42" />
+        <location filename="../../ui/models/timeline_model.py" line="48" />
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="43" />
+        <location filename="../../ui/models/timeline_model.py" line="49" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="44" />
+        <location filename="../../ui/models/timeline_model.py" line="50" />
         <source>Content</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="45" />
+        <location filename="../../ui/models/timeline_model.py" line="51" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="46" />
+        <location filename="../../ui/models/timeline_model.py" line="52" />
         <source>Conf.</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="47" />
+        <location filename="../../ui/models/timeline_model.py" line="53" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="48" />
+        <location filename="../../ui/models/timeline_model.py" line="54" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="179" />
+        <location filename="../../ui/models/timeline_model.py" line="185" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
     <message>
         <location filename="../../ui/models/timeline_model.py" line="201" />
+        <source>%1 · said %2</source>
+        <translation>%1 · 说于 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/timeline_model.py" line="218" />
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="217" />
+        <location filename="../../ui/models/timeline_model.py" line="236" />
         <source>Stored %1</source>
         <translation>存储于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/models/timeline_model.py" line="219" />
+        <location filename="../../ui/models/timeline_model.py" line="238" />
         <source>Said %1, stored %2</source>
         <translation>说于 %1，存储于 %2</translation>
     </message>
@@ -3365,107 +3682,122 @@ Current scope: %3</source>
 <context>
     <name>TimelineView</name>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="143" />
+        <location filename="../../ui/views/timeline_view.py" line="112" />
+        <source>Loading your memories</source>
+        <translation>正在加载您的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="116" />
+        <source>No memories yet. Connect an agent (Settings → Connected agents: install the Claude Code hooks, or add the MCP server to your client), or import an earlier conversation history (File → Import transcripts…).</source>
+        <translation>还没有记忆。连接一个智能体（设置 → 已连接的智能体：安装 Claude Code 钩子，或在您的客户端中添加 MCP 服务器），或导入较早的对话记录（文件 → 导入对话记录…）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="163" />
         <source>Search memories…</source>
         <translation>搜索记忆…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="144" />
+        <location filename="../../ui/views/timeline_view.py" line="164" />
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="150" />
+        <location filename="../../ui/views/timeline_view.py" line="170" />
         <source>Status filter</source>
         <translation>状态筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="150" />
+        <location filename="../../ui/views/timeline_view.py" line="170" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="153" />
+        <location filename="../../ui/views/timeline_view.py" line="173" />
         <source>Kind filter</source>
         <translation>类型筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="153" />
+        <location filename="../../ui/views/timeline_view.py" line="173" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="156" />
+        <location filename="../../ui/views/timeline_view.py" line="176" />
         <source>Source trust filter</source>
         <translation>来源筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="156" />
+        <location filename="../../ui/views/timeline_view.py" line="176" />
         <source>Any source</source>
         <translation>任何来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="159" />
+        <location filename="../../ui/views/timeline_view.py" line="179" />
         <source>Scope, e.g. project=web-shop</source>
         <translation>范围，例如 project=web-shop</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="160" />
+        <location filename="../../ui/views/timeline_view.py" line="180" />
         <source>Scope filter</source>
         <translation>范围筛选</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="163" />
+        <location filename="../../ui/views/timeline_view.py" line="183" />
         <source>Rank by relevance</source>
         <translation>按相关度排序</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="164" />
+        <location filename="../../ui/views/timeline_view.py" line="184" />
         <source>Rank search results by relevance in the scope</source>
         <translation>在该范围内按相关度排序搜索结果</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="167" />
+        <location filename="../../ui/views/timeline_view.py" line="187" />
         <source>With search text and a key=value scope, show the memories an agent in that scope would find, best match first.</source>
         <translation>输入搜索词和 key=value 范围后，显示该范围内的智能体会找到的记忆，最相关的在前。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="173" />
+        <location filename="../../ui/views/timeline_view.py" line="193" />
         <source>Between</source>
         <translation>日期范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="181" />
+        <location filename="../../ui/views/timeline_view.py" line="201" />
         <source>From date</source>
         <translation>开始日期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="182" />
+        <location filename="../../ui/views/timeline_view.py" line="202" />
         <source>To date</source>
         <translation>结束日期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="184" />
+        <location filename="../../ui/views/timeline_view.py" line="204" />
         <source>Show events</source>
         <translation>显示事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="185" />
+        <location filename="../../ui/views/timeline_view.py" line="205" />
         <source>Show events in the timeline</source>
         <translation>在时间线中显示事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/timeline_view.py" line="219" />
+        <location filename="../../ui/views/timeline_view.py" line="239" />
         <source>Timeline of memories</source>
         <translation>记忆时间线</translation>
     </message>
+    <message>
+        <location filename="../../ui/views/timeline_view.py" line="338" />
+        <source>Loading your memories…</source>
+        <translation>正在载入您的记忆…</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="325" />
+        <location filename="../../ui/views/timeline_view.py" line="351" />
         <source>%n ranked results</source>
         <translation><numerusform>%n 条排序结果</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/timeline_view.py" line="327" />
+        <location filename="../../ui/views/timeline_view.py" line="353" />
         <source>%n memories</source>
         <translation><numerusform>%n 条记忆</numerusform></translation>
     </message>
@@ -3539,42 +3871,42 @@ Current scope: %3</source>
 <context>
     <name>Usage</name>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="41" />
+        <location filename="../../ui/views/usage_trace.py" line="43" />
         <source>agent %1</source>
         <translation>智能体 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="48" />
+        <location filename="../../ui/agent_identity.py" line="46" />
         <source>an MCP client</source>
         <translation>MCP 客户端</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="50" />
+        <location filename="../../ui/agent_identity.py" line="47" />
         <source>Claude Code</source>
         <translation>Claude Code</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="52" />
+        <location filename="../../ui/agent_identity.py" line="48" />
         <source>ChatGPT import</source>
         <translation>ChatGPT 导入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="53" />
+        <location filename="../../ui/agent_identity.py" line="51" />
         <source>an agent (SDK or tool)</source>
         <translation>智能体（SDK 或工具）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="88" />
+        <location filename="../../ui/views/usage_trace.py" line="91" />
         <source>with %1</source>
         <translation>同批还有 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="96" />
+        <location filename="../../ui/views/usage_trace.py" line="99" />
         <source>alone</source>
         <translation>单独注入</translation>
     </message>
     <message>
-        <location filename="../../ui/views/usage_trace.py" line="98" />
+        <location filename="../../ui/views/usage_trace.py" line="101" />
         <source>open the replay</source>
         <translation>打开回放</translation>
     </message>
@@ -3582,22 +3914,22 @@ Current scope: %3</source>
 <context>
     <name>self.window</name>
     <message>
-        <location filename="../../app/gui_start.py" line="230" />
+        <location filename="../../app/gui_start.py" line="242" />
         <source>Opening the demo store…</source>
         <translation>正在打开演示库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="232" />
+        <location filename="../../app/gui_start.py" line="244" />
         <source>Opening your memory store…</source>
         <translation>正在打开您的记忆库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="264" />
+        <location filename="../../app/gui_start.py" line="276" />
         <source>Loading your memories…</source>
         <translation>正在载入您的记忆…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="317" />
+        <location filename="../../app/gui_start.py" line="329" />
         <source>Memory Center cannot open the store</source>
         <translation>记忆中心无法打开记忆库</translation>
     </message>

@@ -194,10 +194,11 @@ def test_cli_without_extraction_writes_events_only(data_dir: Path) -> None:
         assert svc.status().event_count == 11
 
 
-def test_cli_requires_a_scope(data_dir: Path) -> None:
+def test_cli_refuses_a_malformed_scope(data_dir: Path) -> None:
+    """Without --scope the login user is the default (#43); a malformed one is refused."""
     result = CliRunner().invoke(
         import_group,
-        ["chatgpt", str(CHATGPT)],
+        ["chatgpt", str(CHATGPT), "--scope", "no-equals-sign"],
         obj=Context(data_dir, False),
         env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
     )
@@ -243,3 +244,21 @@ def test_a_live_or_unreadable_source_time_is_not_a_said_at() -> None:
     assert said_before("2026-05-01T11:00:00", now) is None  # no zone
     assert said_before("yesterday", now) is None
     assert said_before(None, now) is None
+
+
+def test_cli_without_scope_uses_the_login_user(data_dir: Path) -> None:
+    """#43: `import claude-code PATH` as the README shows it (no --scope) works; the events
+    belong to the login user, each session to its project folder."""
+    import getpass
+
+    result = CliRunner().invoke(
+        import_group,
+        ["claude-code", str(CLAUDE_DIR), "--no-extract"],
+        obj=Context(data_dir, True),
+        env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
+    )
+    assert result.exit_code == 0, result.output
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        events = svc.list_events(session="claude-code:7f3c2a10-4b8e-4d2a-9c61-0e5b8f2d9a11")
+        assert events and all(e.scope.get("user") == getpass.getuser() for e in events)
+        assert all(e.scope.get("project") for e in events)

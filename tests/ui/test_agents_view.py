@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService, NewEvent
-from tests.ui.conftest import TIMEOUT
+from tests.ui.conftest import TIMEOUT, find
 
 from ui.main_window import AGENTS, MainWindow
 
@@ -57,3 +57,41 @@ def test_agents_list_writes_and_reads_and_pause_one_agent(
     qtbot.waitUntil(lambda: view.pause_button.text().startswith("Pause"), timeout=TIMEOUT)
     again = demo.inject(scope, "Set up the web-shop build", 400, session=MCP_SESSION + "-3")
     assert again.value.items
+
+
+def test_agents_are_named_by_what_they_said_they_are(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService, tmp_path
+) -> None:
+    """#43 item 3: an MCP client that introduced itself as claude-desktop 0.9.2, on a
+    session whose name says nothing, is its own agent under that name (not "an agent (SDK or
+    tool)", not lumped with a CLI call), on the Agents page and in a memory's usage trace."""
+    from app.mcp_server import Caller, Gateway, ServerSettings
+    from core import Scope
+
+    scope = {"user": "alice", "project": "web-shop"}
+    settings = ServerSettings(tmp_path, Scope.of(scope), "desk-webshop")
+    gateway = Gateway(settings, opener=lambda _path: demo)
+    gateway.get_context(Caller("claude-desktop", "0.9.2"), "which package manager?", 400, None)
+    qtbot.waitUntil(lambda: bool(demo.list_events(session="desk-webshop")), timeout=TIMEOUT)
+    demo.inject(scope, "cli call: package manager", 400, session="cli-webshop-7")
+    memory = find(demo, "pnpm for every").id
+    qtbot.waitUntil(
+        lambda: any(s == "desk-webshop" for _i, s, _t in demo.adoption_chain(memory).injections),
+        timeout=TIMEOUT,
+    )
+    qtbot.waitUntil(lambda: bool(demo.list_snapshots("cli-webshop-7")), timeout=TIMEOUT)
+    window.refresh_all()
+    qtbot.keyClick(window.nav, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    view = window.agents
+    desktop = "claude-desktop 0.9.2 (MCP client)"
+    qtbot.waitUntil(lambda: any(a.name == desktop for a in view.agents), timeout=TIMEOUT)
+    agent = view.agents[_row_of(window, desktop)]
+    assert agent.sessions == ["desk-webshop"] and agent.calls == 1
+    assert all("desk-webshop" not in a.sessions for a in view.agents if a.name != desktop)
+    shown = [view.table.item(r, 0).text() for r in range(view.table.rowCount())]
+    assert desktop in shown
+    # The usage trace of a memory it was given names it too.
+    from tests.ui.test_detail import _show
+
+    panel = _show(qtbot, window, demo, "pnpm for every")
+    qtbot.waitUntil(lambda: "claude-desktop 0.9.2" in panel.usage.text(), timeout=TIMEOUT)

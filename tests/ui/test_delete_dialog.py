@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService
-from tests.ui.conftest import TIMEOUT
+from tests.ui.conftest import TIMEOUT, find
 from tests.ui.test_detail import _show
 
 from ui.dialogs import DeleteDialog
@@ -66,3 +66,26 @@ def test_purge_can_also_purge_the_source_events(
     qtbot.waitUntil(lambda: demo.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT)
     events = demo.get_events(source_ids)
     assert all(e.redacted and "pnpm" not in e.text for e in events)
+
+
+def test_a_deleted_memory_can_be_purged_later(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """#43 item 7: deleted without purge, the text stays "until purged"; the detail panel
+    offers that purge (the button is not greyed) and it destroys the text."""
+    record = find(demo, "pnpm for every")
+    demo.delete(record.id, reason="no longer true")
+    panel = _show(qtbot, window, demo, "pnpm for every")
+    qtbot.waitUntil(lambda: panel.delete_button.isEnabled(), timeout=TIMEOUT)
+    assert panel.delete_button.text() == "Purge…"
+    qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    dialog = panel.active_dialog
+    assert isinstance(dialog, DeleteDialog)
+    qtbot.waitExposed(dialog)
+    assert dialog.purge.isChecked() and not dialog.purge.isEnabled()
+    qtbot.keyClicks(dialog.reason, "purge it")
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: demo.tombstone(record.id).purged, timeout=TIMEOUT)
+    assert "pnpm" not in demo.get_memory(record.id).content
+    qtbot.waitUntil(lambda: "purged" in window.message.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not panel.delete_button.isEnabled(), timeout=TIMEOUT)

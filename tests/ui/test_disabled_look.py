@@ -54,12 +54,13 @@ def _darkest(pixels: list[QColor]) -> int:
 def test_delete_on_a_deleted_memory_is_grey(
     qtbot: QtBot, styled: None, window: MainWindow, demo: MemoryService
 ) -> None:
-    """The danger red is gone from a disabled Delete… button."""
+    """The danger red is gone from a disabled Delete… button (a purged memory: a memory
+    deleted but not purged offers its purge, #43)."""
     panel = _show(qtbot, window, demo, "pnpm for every")
     button = panel.delete_button
     assert button.isEnabled()
     assert any(_near(p, LIGHT["danger"]) for p in _pixels(button.grab().toImage()))
-    demo.delete(find(demo, "pnpm for every").id, reason="test")
+    demo.delete(find(demo, "pnpm for every").id, reason="test", purge=True)
     qtbot.waitUntil(lambda: not button.isEnabled(), timeout=TIMEOUT)
     assert not any(_near(p, LIGHT["danger"]) for p in _pixels(button.grab().toImage()))
 

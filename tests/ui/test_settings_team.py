@@ -82,6 +82,8 @@ def test_join_with_a_file_that_is_not_an_invitation(
     join = panel.join_dialog
     assert join is not None
     qtbot.waitExposed(join)
+    # #43: the proposed folder is beside the store's own, not a guess in the home folder.
+    assert join.folder.edit.text() == str(tmp_path / "team-store")
     qtbot.waitUntil(join.file.edit.hasFocus, timeout=TIMEOUT)
     qtbot.keyClick(join.file.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert join.problem.text() == "Choose the invitation file."

@@ -160,7 +160,8 @@ def test_history_shows_when_it_was_said(
     qtbot: QtBot, service: MemoryService, clock: ManualClock
 ) -> None:
     """#17: an imported turn said long ago shows its said date, and its tooltip both times;
-    a memory of today shows the time it was stored."""
+    a memory of today shows the time it was stored. #43: the column starts with the stored
+    time, the time its day group (Today) is about."""
     said = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
     old = service.remember({"user": "ana"}, "Sage green, after three coats.", said_at=said)
     new = service.remember({"user": "ana"}, "Remember: the shed key hangs by the door.")
@@ -177,7 +178,10 @@ def test_history_shows_when_it_was_said(
     }
     time_col = model.columnCount() - 1
     said_cell = model.index(rows[old.value.record.id], time_col)
-    assert said_cell.data() == said.astimezone().strftime("%Y-%m-%d")
+    stored = old.value.record.updated_at.astimezone().strftime("%H:%M")
+    assert said_cell.data() == f"{stored} · said " + said.astimezone().strftime("%Y-%m-%d")
+    header = max(r for r in range(rows[old.value.record.id]) if model.index(r, 0).data(IsDayRole))
+    assert model.index(header, 0).data().startswith("Today")
     assert said_cell.data(3).startswith("Said " + said.astimezone().strftime("%Y-%m-%d %H:%M"))
     assert ", stored " in said_cell.data(3)
     today_cell = model.index(rows[new.value.record.id], time_col)

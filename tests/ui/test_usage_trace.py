@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService
-from tests.ui.conftest import TIMEOUT
+from tests.ui.conftest import TIMEOUT, find
 from tests.ui.test_detail import _show
 
 from ui.main_window import SESSIONS, MainWindow
@@ -49,3 +49,34 @@ def test_usage_names_the_call_the_goal_and_the_rest_of_the_block(
     view = window.sessions
     qtbot.waitUntil(lambda: view.snapshot_box.currentData() == older.snapshot_id, timeout=TIMEOUT)
     qtbot.waitUntil(lambda: older.goal[:30] in view.snapshot_text.text(), timeout=TIMEOUT)
+
+
+def test_replay_of_a_session_without_events_opens_that_call(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """#43 item 2: `inject --session cli-webshop-7` records a call in a session with no
+    events. Its replay link opens that call (not one of another session), and its session
+    link opens that session by name, not an empty page."""
+    scope = {"user": "alice", "project": "web-shop"}
+    demo.inject(scope, "which package manager for the web-shop?", 400, session="cli-webshop-7")
+    memory = find(demo, "pnpm for every").id
+    # The call's record is written behind the answer: wait until the store holds it.
+    qtbot.waitUntil(
+        lambda: any(s == "cli-webshop-7" for _i, s, _t in demo.adoption_chain(memory).injections),
+        timeout=TIMEOUT,
+    )
+    window.refresh_all()
+    window.go_to(SESSIONS)  # another session is open first, as it was for the user
+    qtbot.waitUntil(lambda: window.sessions.current is not None, timeout=TIMEOUT)
+    panel = _show(qtbot, window, demo, "pnpm for every")
+    qtbot.waitUntil(lambda: "cli-webshop-7" in panel.usage.text(), timeout=TIMEOUT)
+    uses = panel.data.uses  # type: ignore[union-attr]
+    nth = next(i for i, u in enumerate(uses, start=1) if u.session == "cli-webshop-7")
+    newest = uses[nth - 1]
+    _activate_replay_link(qtbot, panel.usage, nth=nth)
+    view = window.sessions
+    assert window.stack.currentIndex() == SESSIONS
+    qtbot.waitUntil(lambda: view.snapshot_box.currentData() == newest.snapshot_id, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "which package manager" in view.snapshot_text.text(), timeout=TIMEOUT)
+    assert view.snapshot_box.count() == 1  # only this session's call
+    assert view.title.text() == "cli-webshop-7"

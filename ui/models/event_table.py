@@ -10,7 +10,15 @@ from PySide6.QtCore import QCoreApplication, QModelIndex, Qt
 from core import Event, TrustLevel
 
 from ui.models.row_table import Index, PageFeed, RowTableModel
-from ui.presentation import icon, local_time, trust_text
+from ui.presentation import (
+    actor_text,
+    event_kind_text,
+    event_text,
+    icon,
+    local_time,
+    source_text,
+    trust_text,
+)
 from ui.tasks import TaskRunner
 
 PageLoader = Callable[[int | None, int], list[Event]]
@@ -101,13 +109,13 @@ class EventTableModel(RowTableModel[Event]):
         if column == 1:
             return event.session_id
         if column == 2:
-            return event.actor.value
+            return actor_text(event.actor.value)
         if column == 3:
             return trust_text(event.trust.value) + (
-                f" · {event.source.value}" if event.source else ""
+                f" · {source_text(event.source.value)}" if event.source else ""
             )
         if column == 4:
-            return event.kind.value.replace("_", " ")
+            return event_kind_text(event.kind.value)
         if event.redacted:
             return QCoreApplication.translate("Events", "(redacted)")
-        return event.text.replace("\n", " ")[:300]
+        return event_text(event.text).replace("\n", " ")[:300]

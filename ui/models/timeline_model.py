@@ -18,13 +18,19 @@ from core import Event, MemoryFlag, MemoryRecord, Sensitivity
 from ui.models.row_table import Index, PageFeed, RowTableModel
 from ui.models.timeline_source import Item, TimelineStream, item_time
 from ui.presentation import (
+    actor_text,
     bold_font,
     confidence_text,
     day_of,
     day_title,
+    event_kind_text,
+    event_text,
     icon,
     kind_text,
     local_time,
+    scope_short,
+    scope_tip,
+    source_text,
     status_icon,
     status_text,
     trust_text,
@@ -162,7 +168,7 @@ class TimelineModel(RowTableModel[Row]):
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_CONTENT:
             return r.spoken()[:2000]
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_SCOPE:
-            return str(r.scope)
+            return scope_tip(r.scope)
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_TIME:
             return _time_tip(r)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == COL_CONF:
@@ -178,32 +184,45 @@ class TimelineModel(RowTableModel[Row]):
             text = r.spoken().replace("\n", " ")[:300]
             return text if text else QCoreApplication.translate("Timeline", "(purged)")
         if column == COL_SCOPE:
-            return str(r.scope)
+            return scope_short(r.scope)
         if column == COL_CONF:
             return confidence_text(r.confidence)
         if column == COL_SOURCE:
             return trust_text(r.source_trust.value)
         said = r.own_time()
-        # History imported or recorded later is filed under the day it was stored; the
-        # column says when it was said, so a year-old chat does not read as this morning's.
-        return local_time(said, "%Y-%m-%d") if said else local_time(r.updated_at, "%H:%M")
+        # Rows are grouped under the day they were stored; the column starts with that same
+        # time (a date alone there read as filed under the wrong day, #43) and adds the day
+        # history imported or recorded later was said, so a year-old chat is not this
+        # morning's.
+        stored = local_time(r.updated_at, "%H:%M")
+        if said is None:
+            return stored
+        return (
+            QCoreApplication.translate("Timeline", "%1 · said %2")
+            .replace("%1", stored)
+            .replace("%2", local_time(said, "%Y-%m-%d"))
+        )
 
     def _event_data(self, e: Event, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DecorationRole and column == COL_STATUS:
             return icon("event")
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_CONTENT:
             return e.text[:2000]
+        if role == Qt.ItemDataRole.ToolTipRole and column == COL_SCOPE:
+            return scope_tip(e.scope)
         if role == Qt.ItemDataRole.ForegroundRole:
             return None
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return None
         values = {
             COL_STATUS: QCoreApplication.translate("Timeline", "event"),
-            COL_KIND: e.kind.value.replace("_", " "),
-            COL_CONTENT: f"{e.actor.value}: " + e.text.replace("\n", " ")[:300],
-            COL_SCOPE: str(e.scope),
+            COL_KIND: event_kind_text(e.kind.value),
+            COL_CONTENT: f"{actor_text(e.actor.value)}: "
+            + event_text(e.text).replace("\n", " ")[:300],
+            COL_SCOPE: scope_short(e.scope),
             COL_CONF: "",
-            COL_SOURCE: trust_text(e.trust.value) + (f" · {e.source.value}" if e.source else ""),
+            COL_SOURCE: trust_text(e.trust.value)
+            + (f" · {source_text(e.source.value)}" if e.source else ""),
             COL_TIME: local_time(e.ts, "%H:%M"),
         }
         return values[column]

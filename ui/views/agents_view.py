@@ -1,9 +1,10 @@
 """Agents: per client (MCP client, SDK runtime, importer) what it wrote and what it read, with
 a pause per agent (R26, R27).
 
-An agent is recognised by the names its sessions get (`mcp-…` for the MCP server,
-`claude-code:…` and `chatgpt:…` for the importers; others are SDK runtimes and tools), as
-the engine recognises it (`agent_of_session`). Pausing an agent is the engine's agent pause:
+An agent is what its client said it is (`ui/agent_identity.py`: the MCP `clientInfo`, the
+hooks' and importers' names recorded with their events), one row per client
+and version; a session whose events say nothing is placed by its name, as the engine
+places it (`agent_of_session`). Pausing an agent is the engine's agent pause:
 nothing is injected into any of its sessions, those to come included, until it is resumed.
 """
 
@@ -27,11 +28,11 @@ from PySide6.QtWidgets import (
 
 from core import ChangeKind, MemoryService, Result, SessionInfo, agent_of_session
 
+from ui.agent_identity import session_identity
 from ui.context import UiContext
 from ui.ops import MutatingOp, mutate, query
 from ui.presentation import local_time
 from ui.views.base import RefreshingView
-from ui.views.usage_trace import client_of
 
 INTERNAL_PREFIX = "memory-center:"
 
@@ -59,9 +60,9 @@ def load_agents(service: MemoryService) -> list[AgentSummary]:
         if info.id.startswith(INTERNAL_PREFIX):
             continue
         key = agent_of_session(info.id)
-        agent = agents.setdefault(
-            client_of(info.id), AgentSummary(client_of(info.id), key, agent_paused=key in paused)
-        )
+        who = session_identity(service, info.id)
+        name = who.label()
+        agent = agents.setdefault(name, AgentSummary(name, key, agent_paused=key in paused))
         _add_session(service, agent, info)
     return sorted(
         agents.values(),

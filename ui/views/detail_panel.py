@@ -324,7 +324,12 @@ class DetailPanel(RefreshingView):
         self.downgrade_button.setEnabled(status in ("active", "candidate", "disabled"))
         self.exclude_button.setEnabled(status == "active")
         self.quarantine_button.setEnabled(status in ("active", "candidate", "disabled"))
-        self.delete_button.setEnabled(live or status in ("superseded", "rejected"))
+        # A memory deleted but not purged keeps its encrypted text "until purged": the
+        # button then offers that purge.
+        record = self.data.record if self.data is not None else None
+        unpurged = status == "deleted" and record is not None and bool(record.content)
+        self.delete_button.setText(self.tr("Purge…") if unpurged else self.tr("Delete…"))
+        self.delete_button.setEnabled(live or unpurged or status in ("superseded", "rejected"))
 
     def _link(self, href: str) -> None:
         kind, _, rest = href.partition(":")
@@ -444,9 +449,16 @@ class DetailPanel(RefreshingView):
         if r is None or data is None:
             return
         sources = [e.text for e in data.chain.source_events if not e.redacted]
+        deleted = r.status.value == "deleted"
         dialog = DeleteDialog(
-            r, len(data.revisions), len(data.chain.injections), self, sources=sources
+            r,
+            len(data.revisions),
+            len(data.chain.injections),
+            self,
+            sources=sources,
+            deleted=deleted,
         )
+        done = self.tr("Memory purged.") if deleted else self.tr("Memory deleted.")
         self._open(
             dialog,
             lambda: (
@@ -457,7 +469,7 @@ class DetailPanel(RefreshingView):
                     purge=dialog.purge.isChecked(),
                     purge_events=dialog.purge.isChecked() and dialog.purge_events.isChecked(),
                 )
-                .on_success(lambda _t: self.notified.emit(self.tr("Memory deleted."), None))
+                .on_success(lambda _t: self.notified.emit(done, None))
                 .run(self)
             ),
         )

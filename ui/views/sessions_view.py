@@ -203,6 +203,27 @@ class SessionsView(RefreshingView):
             row = 0
         if row >= 0:
             self.session_table.selectRow(row)
+        elif keep:
+            self._show_unlisted(keep)
+
+    def _show_unlisted(self, session: str) -> None:
+        """A session the list does not hold (model calls recorded, no events yet, as
+        `inject --session NAME` leaves it): shown by name with its own calls, never the
+        calls of the session shown before."""
+        self.session_table.clearSelection()
+        self.current = None
+        self.title.setText(session)
+        self.opt_out.setChecked(False)
+        self.events.load(
+            lambda before, limit: self.ctx.service.list_events(
+                session=session, before_position=before, limit=limit, newest_first=True
+            )
+        )
+        query(self.ctx, lambda s: snapshot_choices(s, session)).on_success(self._snapshots).run(
+            self
+        )
+        self._wanted_session = None
+        self._wanted_event = None
 
     def show_session(self, session: str, event_id: str = "") -> None:
         """Open a session (and scroll to one of its events), e.g. from a memory's sources."""

@@ -44,10 +44,9 @@ def _item_html(memory_id: str, content: str, marks: tuple[str, ...], others: lis
     words = [mark_text(m) for m in marks]
     mark_html = f" <b>[{html.escape(', '.join(words))}]</b>" if words else ""
     if others:
-        links = ", ".join(
-            f'<a href="memory:{o}">{QCoreApplication.translate("Snapshot", "the other memory")}</a>'
-            for o in others
-        )
+        # Translated outside the f-string: lupdate does not find a call inside one.
+        other = QCoreApplication.translate("Snapshot", "the other memory")
+        links = ", ".join(f'<a href="memory:{o}">{other}</a>' for o in others)
         mark_html += " ⚠ " + QCoreApplication.translate("Snapshot", "see %1").replace("%1", links)
     style = ' style="background-color:#fff4e0"' if others else ""
     return f'<li{style}><a href="memory:{memory_id}">{text}</a>{mark_html}</li>'

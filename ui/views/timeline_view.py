@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
@@ -103,10 +104,29 @@ class TimelineView(RefreshingView):
         self.model = TimelineModel(ctx.tasks, ctx.now)
         self._filter_rows: list[QHBoxLayout] = self._build_filters()
         self.table = self._build_table()
+        # While the store is read: a moving bar (the window answers meanwhile, #43).
+        self.loading_bar = QProgressBar()
+        self.loading_bar.setRange(0, 0)
+        self.loading_bar.setTextVisible(False)
+        self.loading_bar.setMaximumHeight(4)
+        self.loading_bar.setAccessibleName(self.tr("Loading your memories"))
+        # An empty store: how memories get here.
+        self.empty_hint = QLabel(
+            self.tr(
+                "No memories yet. Connect an agent (Settings → Connected agents: install the "
+                "Claude Code hooks, or add the MCP server to your client), or import an "
+                "earlier conversation history (File → Import transcripts…)."
+            )
+        )
+        self.empty_hint.setObjectName("EmptyHint")
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         for row in self._filter_rows:
             layout.addLayout(row)
+        layout.addWidget(self.loading_bar)
+        layout.addWidget(self.empty_hint)
         layout.addWidget(self.table, 1)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -231,7 +251,6 @@ class TimelineView(RefreshingView):
         # computed from the font rather than from whichever rows happen to be loaded.
         for col, width in self._column_widths(table).items():
             table.setColumnWidth(col, width)
-        table.setItemDelegateForColumn(COL_SCOPE, MiddleElideDelegate(table))
         self.model.rowsInserted.connect(self._span_days)
         self.model.modelReset.connect(table.clearSpans)
         table.selectionModel().currentRowChanged.connect(self._row_changed)
@@ -314,13 +333,20 @@ class TimelineView(RefreshingView):
         def work(service: MemoryService) -> TimelineStream:
             return TimelineStream(open_source(service, flt, now, cache), flt, service)
 
+        self.loading_bar.show()
+        if not self.model.item_count:
+            self.count_label.setText(self.tr("Loading your memories…"))
         query(self.ctx, work).on_success(lambda st: self._show_stream(generation, st)).run(self)
 
     def _show_stream(self, generation: int, stream: TimelineStream) -> None:
         if generation != self._filter_generation:
             return  # a newer filter is on its way
         self.model.set_stream(stream)
+        self.loading_bar.hide()
         count = stream.memory_count
+        f = self.current_filter()
+        unfiltered = not (f.statuses or f.kinds or f.trusts or f.scope_text or f.text)
+        self.empty_hint.setVisible(count == 0 and unfiltered and f.date_from is None)
         if stream.ranked:
             self.count_label.setText(self.tr("%n ranked results", "", count))
         else:

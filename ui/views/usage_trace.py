@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 
-from core import MemoryService, NotFoundError, Snapshot
+from core import MemoryService, NotFoundError, Snapshot, agent_of_session
 
+from ui.agent_identity import ClientIdentity, guessed_label, session_identity
 from ui.presentation import local_time
 
 MAX_USES = 20
@@ -34,35 +35,37 @@ class Use:
     others: tuple[tuple[str, str], ...]  # (memory id, text) of the rest of the block
 
 
-def who_used(snap: Snapshot) -> str:
-    """The agent or client behind a call: the scope's agent, else what the session says."""
+def who_used(snap: Snapshot, clients: Mapping[str, ClientIdentity] | None = None) -> str:
+    """The agent or client behind a call: the scope's agent, else the client its session's
+    events name (`clients`, by session), else what the session's name suggests."""
     agent = snap.scope.get("agent")
     if agent:
         return QCoreApplication.translate("Usage", "agent %1").replace("%1", agent)
-    return client_of(snap.session_id or "")
+    session = snap.session_id or ""
+    known = (clients or {}).get(session)
+    return known.label() if known is not None else client_of(session)
 
 
 def client_of(session: str) -> str:
-    """The kind of client a session belongs to, from the names each client gives sessions."""
-    if session.startswith("mcp-"):
-        return QCoreApplication.translate("Usage", "an MCP client")
-    if session.startswith("claude-code:"):
-        return QCoreApplication.translate("Usage", "Claude Code")
-    if session.startswith("chatgpt:"):
-        return QCoreApplication.translate("Usage", "ChatGPT import")
-    return QCoreApplication.translate("Usage", "an agent (SDK or tool)")
+    """The kind of client a session's name suggests."""
+    return guessed_label(agent_of_session(session))
 
 
 def load_uses(service: MemoryService, memory_id: str, injections: Sequence[Injection]) -> list[Use]:
     """The newest calls that were given `memory_id`, newest first."""
     uses = []
+    clients: dict[str, ClientIdentity] = {}
     for snapshot_id, _session, _ts in reversed(list(injections)[-MAX_USES:]):
         try:
             snap = service.get_snapshot(snapshot_id)
         except NotFoundError:
             continue
+        session = snap.session_id or ""
+        if session and session not in clients:
+            clients[session] = session_identity(service, session)
         others = tuple((i.memory_id, i.content) for i in snap.injected if i.memory_id != memory_id)
-        uses.append(Use(snap.id, snap.session_id, snap.ts, snap.goal, who_used(snap), others))
+        who = who_used(snap, clients)
+        uses.append(Use(snap.id, snap.session_id, snap.ts, snap.goal, who, others))
     return uses
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -70,11 +70,13 @@ class IndexPanel(SettingsPanel):
             )
         )
         self.use_embedder_button.clicked.connect(self.choose_embedder)
-        chooser = QHBoxLayout()
+        # The box and its button on a row of their own, under the label: beside the label
+        # the embedder's name was cut short at 1280 px.
+        chooser = QVBoxLayout()
         chooser.addWidget(self.embedder)
-        chooser.addWidget(self.use_embedder_button)
-        chooser.addStretch(1)
-        form.addRow(self.tr("Use embedder"), chooser)
+        chooser.addWidget(self.use_embedder_button, 0, Qt.AlignmentFlag.AlignLeft)
+        form.addRow(QLabel(self.tr("Use embedder")))
+        form.addRow(chooser)
         self.rebuild_button = QPushButton(self.tr("Rebuild indexes"))
         self.rebuild_button.setToolTip(
             self.tr("Throw away the keyword and vector indexes and rebuild them from the store.")

@@ -30,8 +30,6 @@ from ui.presentation import local_time
 from ui.views.settings.panel import SettingsPanel
 from ui.views.settings.team_dialogs import InviteDialog, JoinDialog
 
-JOINED_FOLDER = "memory-center-team"
-
 
 def is_server_store(status: StoreStatus) -> bool:
     """The status path is the server's URL for a store on a database server."""
@@ -207,7 +205,10 @@ class TeamPanel(SettingsPanel):
     def ask_join(self) -> None:
         """Ask for the invitation, its code and a folder; the dialog stays open on a wrong
         code."""
-        dialog = JoinDialog(Path.home() / JOINED_FOLDER, self)
+        proposed = self.ctx.connectors.joined_data_dir
+        dialog = JoinDialog(proposed if proposed is not None else Path(), self)
+        if proposed is None:
+            dialog.folder.edit.clear()  # nothing known to propose: the user chooses
         dialog.join_requested.connect(lambda: self._join(dialog))
         dialog.finished.connect(lambda _r: setattr(self, "join_dialog", None))
         self.join_dialog = dialog
