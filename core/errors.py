@@ -69,6 +69,13 @@ class InvalidStateError(MemoryCenterError):
     kind = "invalid_state"
 
 
+class NotPermittedError(InvalidStateError):
+    """This member's role on a team store does not allow the action (invite, remove,
+    rotate), or this device is not one the store's signed membership trusts (#41)."""
+
+    kind = "not_permitted"
+
+
 class RotationInterruptedError(MemoryCenterError):
     """Key rotation stopped on request; run it again to finish."""
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from core.governance.agents import AgentInfo
 from core.model.clock import Clock, SystemClock
 from core.model.records import (
+    InvitationInfo,
     KeyInfo,
     MemberInfo,
     Result,
@@ -63,9 +64,32 @@ class AdminFacade(FacadeBase):
 
     # --- team stores on a server (members, invitations) -----------------------------
 
-    def invite_member(self, name: str, *, by: str | None = None) -> Result[tuple[bytes, str]]:
-        """Write an invitation for a member's device: the file's bytes and its one-time code."""
-        return self._admin.invite_member(name, by)
+    def invite_member(
+        self,
+        name: str,
+        *,
+        by: str | None = None,
+        role: str | None = None,
+        expires_hours: float | None = None,
+    ) -> Result[tuple[bytes, str]]:
+        """Write an invitation for a member's device: the file's bytes and its one-time code.
+
+        Single use, expiring after `expires_hours` (default 72). A new member gets `role`
+        (member by default; owners may invite admins); your own name adds a device of yours.
+
+        Raises:
+            NotPermittedError: your role does not allow it, or the name is a current
+                member's (only their own devices add a device of theirs).
+        """
+        return self._admin.invite_member(name, by, role, expires_hours)
+
+    def invitations(self) -> list[InvitationInfo]:
+        """Invitations of a team store with their state (open, used, expired, cancelled)."""
+        return self._admin.team.invitations()
+
+    def cancel_invitation(self, invitation_id: str) -> Result[InvitationInfo]:
+        """Cancel an open invitation (see `TeamAdmin.cancel`)."""
+        return self._admin.team.cancel(invitation_id)
 
     def remove_member(
         self,

@@ -31,6 +31,8 @@ from core.crypto.keys import (
     check_passphrase,
     keyring_usable,
 )
+from core.crypto.membership import SELF
+from core.crypto.signing import new_signing_key, verifying_key
 from core.errors import (
     IntegrityError,
     InvalidInputError,
@@ -39,7 +41,7 @@ from core.errors import (
     WrongPassphraseError,
 )
 from core.model.clock import Clock, to_iso
-from core.storage import binding, devices, personal
+from core.storage import binding, devices, members, personal, trust
 from core.storage import schema as s
 from core.storage.engine import is_postgres_url, postgres_engines, sqlite_engines, translated
 from core.storage.migrations import migrate
@@ -244,6 +246,7 @@ def _open_server_store(
     create: bool,
     prefer_keyring: bool,
     member_name: str | None = None,
+    ticket: trust.Ticket | None = None,
 ) -> Opened:
     """Open (or create, or join) a store whose tables are on a PostgreSQL server."""
     if not is_postgres_url(url):
@@ -282,8 +285,9 @@ def _open_server_store(
                     "an invitation (`memory-center member invite NAME`) and join with it "
                     "(`memory-center join FILE`)"
                 ) from None
-            keys = _registered_device(write, read, local, keys, device_id, member, clock)
-            keys = personal.sync((write, read), local, keys, device_id, member, clock)
+            device = _Device(store_id, device_id, member, created, ticket)
+            keys = _registered_device(write, read, local, keys, device, clock)
+            keys = personal.sync((write, read), local, keys, device_id, member, clock, store_id)
             _save_local_config(
                 data_dir,
                 {
@@ -338,8 +342,15 @@ def join_server_store(
                 "member": invitation.member,
             },
         )
+        ticket = trust.Ticket(invitation.invitation_id, invitation.invitation_key)
         opened = _open_server_store(
-            data_dir, invitation.database_url, clock, passphrase, False, prefer_keyring
+            data_dir,
+            invitation.database_url,
+            clock,
+            passphrase,
+            False,
+            prefer_keyring,
+            ticket=ticket,
         )
         if opened.store.meta("store_id") != invitation.store_id:
             opened.store.dispose()
@@ -369,46 +380,104 @@ def _check_invitation_is_current(invitation: Invitation) -> None:
         )
 
 
-def _registered_device(
-    write: Engine,
-    read: Engine,
-    local: KeyStore,
-    keys: KeySet,
-    device_id: str,
-    member: str,
-    clock: Clock,
-) -> KeySet:
-    """Give this device a device key and an envelope on the server, once; refuse if revoked.
+@dataclass(frozen=True)
+class _Device:
+    """This device as its first open registers it."""
 
-    The check reads without the store's write lock: every open of a registered device (each
-    CLI call) stops there.
+    store_id: str
+    device_id: str
+    member: str
+    created: bool  # this open created the store: the device is its anchor
+    ticket: trust.Ticket | None  # joining with an invitation
+
+
+def _registered_device(
+    write: Engine, read: Engine, local: KeyStore, keys: KeySet, device: _Device, clock: Clock
+) -> KeySet:
+    """Give this device its keys and a signed registration on the server, once; refuse if
+    it was removed.
+
+    The creator's first device signs its own registration and becomes every device's
+    trust anchor; a joining device signs its registration with the invitation's one-time
+    key (core/storage/trust.py). The check reads without the store's write lock: every
+    open of a registered device (each CLI call) stops there.
     """
     with translated("check this device"), read.connect() as conn:
-        if _device_current(conn, device_id, keys):
+        if _device_current(conn, device, keys):
             return keys
     with translated("register this device"), write.begin() as conn:
-        if _device_current(conn, device_id, keys):  # registered meanwhile by another process
+        if _device_current(conn, device, keys):  # registered meanwhile by another process
             return keys
         keys = devices.ensure_device_key(keys)
+        signing_key = keys.signing_key or new_signing_key()
+        keys = replace(keys, signing_key=signing_key)
+        root = device.created or (keys.anchor is None and _may_claim_root(conn, device.member))
+        if root:
+            keys = replace(keys, anchor=verifying_key(signing_key))
+        registered = _registration_recorded(conn, device.device_id)
+        if device.ticket is not None and not registered:
+            trust.register_joined(
+                conn,
+                keys,
+                device.store_id,
+                device.device_id,
+                device.member,
+                device.ticket,
+                clock.now(),
+            )
+        elif root and not registered:
+            trust.register_root(
+                conn, keys, device.store_id, device.device_id, device.member, clock.now()
+            )
+        # Saved before the transaction commits: a registration the server keeps is never
+        # signed by a key this device lost.
         local.save(keys)
-        devices.register(conn, device_id, member, keys, clock.now())
+        devices.register(conn, device.device_id, device.member, keys, clock.now())
     return keys
 
 
-def _device_current(conn: Connection, device_id: str, keys: KeySet) -> bool:
+def _registration_recorded(conn: Connection, device_id: str) -> bool:
+    found = conn.execute(
+        select(s.team_records.c.id).where(
+            s.team_records.c.id == device_id, s.team_records.c.kind == "device"
+        )
+    ).first()
+    return found is not None
+
+
+def _may_claim_root(conn: Connection, member: str) -> bool:
+    """A store made before signed membership: its creator's device (never invited, its
+    devices registered) anchors it at its first open, if nobody did."""
+    anchored = conn.execute(
+        select(s.team_records.c.id).where(s.team_records.c.signer == SELF).limit(1)
+    ).first()
+    return anchored is None and members.founder(conn, member)
+
+
+def _device_current(conn: Connection, device: _Device, keys: KeySet) -> bool:
     """True when the server holds this device's envelope for the active key.
 
     Raises:
-        KeyUnavailableError: the device was removed from the store.
+        KeyUnavailableError: the device was removed from the store (a signed removal;
+            a `revoked_at` written by anyone else is ignored).
     """
     row = conn.execute(
-        select(s.devices.c.key_id, s.devices.c.revoked_at).where(s.devices.c.device_id == device_id)
+        select(s.devices.c.key_id, s.devices.c.revoked_at).where(
+            s.devices.c.device_id == device.device_id
+        )
     ).first()
     if row is not None and row.revoked_at is not None:
-        raise KeyUnavailableError(
-            "this device was removed from the store; ask a member for a new invitation"
-        )
-    return row is not None and row.key_id == keys.active_id and keys.device_key is not None
+        replayed = trust.replay(conn, keys, device.store_id)
+        if device.device_id not in replayed.devices or keys.anchor is None:
+            raise KeyUnavailableError(
+                "this device was removed from the store; ask a member for a new invitation"
+            )
+    return (
+        row is not None
+        and row.key_id == keys.active_id
+        and keys.device_key is not None
+        and keys.signing_key is not None
+    )
 
 
 def _server_store_id(engine: Engine) -> str | None:
