@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from core.crypto.invitation import Invitation, seal_invitation
 from core.crypto.invitation import new_code as new_invitation_code
@@ -21,8 +21,7 @@ from core.model.enums import ChangeKind
 from core.model.records import InvitationInfo, MemberInfo, Result
 from core.model.validate import identifier
 from core.services.context import Engine
-from core.storage import members, trust
-from core.storage import schema as s
+from core.storage import devices, members, trust
 from core.storage.store import changes_of
 
 MAX_INVITATION_HOURS = 24 * 30
@@ -280,7 +279,7 @@ class TeamAdmin:
             return ()
         with self._e.store.read("check membership") as conn:
             replayed = self.replay(conn)
-            rows = conn.execute(select(s.devices.c.device_id, s.devices.c.member)).all()
+            rows = devices.listed(conn)
         lines = [p.line() for p in replayed.problems]
         removed = set(replayed.removed)
         for device_id, member in rows:

@@ -88,6 +88,12 @@ def publish(conn: Connection, keys: KeySet, store_id: str) -> int:
     return len(trusted)
 
 
+def listed(conn: Connection) -> list[tuple[str, str]]:
+    """(device id, member) of every row of the devices table, trusted or not."""
+    rows = conn.execute(select(s.devices.c.device_id, s.devices.c.member)).all()
+    return [(str(r.device_id), str(r.member)) for r in rows]
+
+
 def revoke_member(conn: Connection, member: str, now: dt.datetime) -> int:
     """Revoke every device of `member`; returns how many."""
     done = conn.execute(
