@@ -4,6 +4,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from core.errors import (
+    AuthenticationFailedError,
     ChainBrokenError,
     ConflictError,
     DamagedRowError,
@@ -62,6 +63,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AgentInfo",
     "agent_of_session",
+    "AuthenticationFailedError",
     "ChainBrokenError",
     "ConflictError",
     "DamagedRowError",

@@ -123,6 +123,13 @@ class ServerUnavailableError(ResourceUnavailableError):
     kind = "server_unavailable"
 
 
+class AuthenticationFailedError(ResourceUnavailableError):
+    """The database server answered and refused the login (wrong password, unknown role, no
+    access rule): never spooled, since waiting does not fix it (#41)."""
+
+    kind = "authentication_failed"
+
+
 class WriteSpooledError(MemoryCenterError):
     """A write was not applied: the server is away, so it waits in this machine's spool.
 

@@ -113,6 +113,9 @@ class Trust:
     invites: dict[str, InviteState] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     anchored: bool = False
+    # Removals of members invited but not joined yet, by the removal's signed time:
+    # member -> [(at, remover's role)] (see `_apply`).
+    deferred: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def of_member(self, member: str) -> list[TrustedDevice]:
         """The trusted devices of `member`."""
@@ -221,13 +224,16 @@ def _apply(
     if record.kind == "invite":
         return _invite(trust, invites, signer, role, record, body)
     if record.kind == "remove":
-        member = str(body.get("member", ""))
-        if not may_remove(role, trust.roles.get(member)):
+        member, at = str(body.get("member", "")), str(body.get("at", ""))
+        target = trust.roles.get(member)
+        if target is None and any(i.member == member for i in invites.values()):
+            # Invited, and (by the joining device's clock) not joined yet: the removal
+            # waits for a device joining through an invitation made before it.
+            trust.deferred.setdefault(member, []).append((at, role or ""))
+            return None
+        if not may_remove(role, target):
             return f"{signer.member} ({role}) may not remove {member}"
-        trust.roles.pop(member, None)
-        trust.removed[member] = str(body.get("at", ""))
-        for device_id in [d.device_id for d in trust.of_member(member)]:
-            del trust.devices[device_id]
+        _remove(trust, member, at)
         return None
     # cancel
     invite = invites.get(str(body.get("invitation", "")))
@@ -297,7 +303,20 @@ def _device(
     invite.used_by = record.id
     trust.devices[record.id] = device
     trust.roles.setdefault(member, invite.role)
+    # A removal signed after the invitation was made applies, whatever the joining
+    # device's clock said about when it joined (clocks of machines differ).
+    for removed_at, remover_role in trust.deferred.get(member, []):
+        if removed_at >= invite.at and may_remove(remover_role, trust.roles.get(member)):
+            _remove(trust, member, removed_at)
+            break
     return None
+
+
+def _remove(trust: Trust, member: str, at: str) -> None:
+    trust.roles.pop(member, None)
+    trust.removed[member] = at
+    for device_id in [d.device_id for d in trust.of_member(member)]:
+        del trust.devices[device_id]
 
 
 def _invitation_refusal(trust: Trust, invite: _Invite, member: str, at: str) -> str | None:

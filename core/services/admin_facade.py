@@ -26,7 +26,7 @@ from core.model.records import (
 from core.model.spool import FlushReport, SpoolEntry, SpoolStatus
 from core.services.facade import FacadeBase
 from core.storage.opener import offline_codec
-from core.workflows.spool import SPOOLABLE, OfflineWriter, Spooler, spool_summary
+from core.workflows.spool import SPOOLABLE, OfflineWriter, Spooler, spool_entries, spool_summary
 
 
 class AdminFacade(FacadeBase):
@@ -86,6 +86,11 @@ class AdminFacade(FacadeBase):
     def invitations(self) -> list[InvitationInfo]:
         """Invitations of a team store with their state (open, used, expired, cancelled)."""
         return self._admin.team.invitations()
+
+    def membership_problems(self) -> tuple[str, ...]:
+        """Rows and records of a team store the signed membership does not back (planted
+        devices, unauthorised removals or invitations): ignored, one line each."""
+        return self._admin.team.problems()
 
     def cancel_invitation(self, invitation_id: str) -> Result[InvitationInfo]:
         """Cancel an open invitation (see `TeamAdmin.cancel`)."""
@@ -179,6 +184,12 @@ class AdminFacade(FacadeBase):
         """The spool of `data_dir` read without opening the store (no key, no server):
         what `status` can still say while the server is away."""
         return spool_summary(data_dir)
+
+    @staticmethod
+    def offline_spooled_writes(data_dir: Path) -> list[SpoolEntry]:
+        """The waiting writes of `data_dir` read without opening the store (no key, no
+        server): what `spool list` can still say while the server is away."""
+        return spool_entries(data_dir)
 
     @classmethod
     def offline_writer(

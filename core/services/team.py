@@ -247,7 +247,9 @@ class TeamAdmin:
 
     def members(self) -> list[MemberInfo]:
         """Current members, from the signed records: role, and devices counted from the
-        trusted devices (a planted or removed row does not count)."""
+        trusted devices (a planted or removed row does not count); then those invited
+        who have not joined yet (an open invitation, no devices), and those removed
+        (`removed_at` set, no devices)."""
         if not self._e.store.is_server:
             return []
         with self._e.store.read("list members") as conn:
@@ -268,6 +270,41 @@ class TeamAdmin:
                     devices=len(own),
                     founder=role == OWNER,
                     role=role,
+                )
+            )
+        # Invited and not joined yet: an open invitation for someone not a member.
+        now = to_iso(self._e.store.clock.now())
+        pending: dict[str, MemberInfo] = {}
+        for i in sorted(replayed.invites.values(), key=lambda i: i.created_at):
+            if (
+                i.member in replayed.roles
+                or _state(i.used_by, i.cancelled, i.expires_at, now) != "open"
+            ):
+                continue
+            row = listed.get(i.member)
+            pending[i.member] = MemberInfo(
+                name=i.member,
+                invited_at=from_iso(i.created_at),
+                invited_by=row.invited_by if row and row.invited_by else i.by_member,
+                joined_at=None,
+                devices=0,
+                role=i.role,
+            )
+        out += pending.values()
+        # Removed members last, marked (no role, no devices), unless invited again.
+        shown = {m.name for m in out}
+        for name, at in replayed.removed.items():
+            if name in shown:
+                continue
+            row = listed.get(name)
+            out.append(
+                MemberInfo(
+                    name=name,
+                    invited_at=row.invited_at if row else from_iso(at),
+                    invited_by=row.invited_by if row else None,
+                    joined_at=row.joined_at if row else None,
+                    devices=0,
+                    removed_at=from_iso(at),
                 )
             )
         return sorted(out, key=lambda m: (m.invited_at, m.role != OWNER, m.name))

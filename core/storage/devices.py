@@ -138,12 +138,19 @@ class ServerKeyStore:
                     s.devices.c.device_id == self.device_id
                 )
             ).first()
-        if row is None or row.revoked_at is not None or keys.device_key is None:
+        # `revoked_at` alone decides nothing (anyone with the database login can set it):
+        # a device the signed membership trusts gets the new key's envelope, a removed one
+        # never does (`publish`).
+        if row is None or keys.device_key is None:
             raise KeyUnavailableError(
                 "this device was removed from the store (or never registered): ask a member "
                 "for a new invitation"
             )
         if row.key_id != active:
+            if row.revoked_at is not None:
+                raise KeyUnavailableError(
+                    "this device was removed from the store: ask a member for a new invitation"
+                )
             raise KeyUnavailableError(
                 "the store's key changed and this device's copy is not ready yet; try again"
             )
