@@ -61,6 +61,9 @@ class KeySet:
     # signed membership starts. Handed over only inside a sealed invitation, never read
     # from the server, which could name any key.
     anchor: str | None = field(default=None)
+    # The database password of a team store, kept here (sealed like the keys) rather than
+    # in the clear in the directory's `store.json`, which holds the URL without it.
+    db_password: str | None = field(default=None)
 
     @classmethod
     def generate(cls) -> KeySet:
@@ -86,7 +89,7 @@ class KeySet:
     def team_only(self) -> KeySet:
         """What may be shared with another member: the team keys and the trust anchor; no
         device, signing or personal key."""
-        return replace(self, device_key=None, personal={}, signing_key=None)
+        return replace(self, device_key=None, personal={}, signing_key=None, db_password=None)
 
     def with_personal(self, member: str, key_id: str, key: bytes) -> KeySet:
         """The key set also holding `member`'s personal key."""
@@ -114,6 +117,8 @@ class KeySet:
             doc["signing"] = _b64(self.signing_key)
         if self.anchor is not None:
             doc["anchor"] = self.anchor
+        if self.db_password is not None:
+            doc["db_password"] = self.db_password
         return json.dumps(doc, sort_keys=True).encode()
 
     @classmethod
@@ -135,6 +140,7 @@ class KeySet:
             }
             signing = base64.b64decode(doc["signing"]) if doc.get("signing") else None
             anchor = str(doc["anchor"]) if doc.get("anchor") else None
+            db_password = str(doc["db_password"]) if doc.get("db_password") else None
             ks = cls(
                 keys,
                 doc["active"],
@@ -144,6 +150,7 @@ class KeySet:
                 personal,
                 signing,
                 anchor,
+                db_password,
             )
         except (ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:
             raise IntegrityError(f"the stored key set is unreadable: {exc}") from None

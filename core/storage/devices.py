@@ -165,6 +165,7 @@ class ServerKeyStore:
             personal=keys.personal,
             signing_key=keys.signing_key,
             anchor=keys.anchor,
+            db_password=keys.db_password,
         )
         self.local.save(merged)
         return merged

@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, inspect, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from core.crypto.codec import Aad, Codec
 from core.crypto.invitation import Invitation
@@ -37,6 +39,7 @@ from core.errors import (
     IntegrityError,
     InvalidInputError,
     KeyUnavailableError,
+    MemoryCenterError,
     ResourceUnavailableError,
     WrongPassphraseError,
 )
@@ -55,6 +58,8 @@ KEY_CHECK_UNBOUND = b"memory-center key check v1"
 LOCK_FILE_NAME = ".open.lock"
 # This machine's view of a server store: the database URL and the key source it uses.
 LOCAL_CONFIG_NAME = "store.json"
+# `store.json`'s note that the database password is sealed in this machine's key set.
+SEALED_PASSWORD = "sealed in the key set"
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ def open_store(
             f"{data_dir} already holds a local store; choose another data directory for "
             "a store on a database server"
         )
-    if database_url and configured and database_url != configured:
+    if database_url and configured and _bare(database_url) != _bare(configured):
         raise ResourceUnavailableError(
             f"{data_dir} belongs to a store on another database server; choose another "
             "data directory"
@@ -254,6 +259,7 @@ def _open_server_store(
             f"unsupported database URL {url.split('://', 1)[0]!r}: use postgresql://..."
         )
     _ensure_dir(data_dir)
+    url = _with_kept_password(url, data_dir, passphrase)
     with _directory_lock(data_dir):
         write, read = postgres_engines(url)
         try:
@@ -285,13 +291,19 @@ def _open_server_store(
                     "an invitation (`memory-center member invite NAME`) and join with it "
                     "(`memory-center join FILE`)"
                 ) from None
+            password = _password_of(url)
+            if password is not None and keys.db_password != password:
+                keys = replace(keys, db_password=password)
+                local.save(keys)
             device = _Device(store_id, device_id, member, created, ticket)
             keys = _registered_device(write, read, local, keys, device, clock)
             keys = personal.sync((write, read), local, keys, device_id, member, clock, store_id)
             _save_local_config(
                 data_dir,
                 {
-                    "database_url": url,
+                    # Without its password, which is sealed in the key set (keys.db_password).
+                    "database_url": _bare(url),
+                    "database_password": SEALED_PASSWORD if keys.db_password else None,
                     "store_id": store_id,
                     "key_source": source,
                     "device_id": device_id,
@@ -305,6 +317,47 @@ def _open_server_store(
     codec = Codec(keys, reload=key_store.load)
     store = Store(write, read, codec, clock, None, index_dir=data_dir / "index")
     return Opened(store, key_store, keys, created, None)
+
+
+def _bare(url: str) -> str:
+    """`url` without its password (unchanged when it has none or cannot be parsed)."""
+    try:
+        parsed = make_url(url)
+    except (ValueError, ArgumentError):
+        return url
+    if parsed.password is None:
+        return url
+    # URL.set ignores None; the URL is a named tuple.
+    return parsed._replace(password=None).render_as_string(hide_password=False)
+
+
+def _password_of(url: str) -> str | None:
+    try:
+        password = make_url(url).password
+    except (ValueError, ArgumentError):
+        return None
+    return None if password is None else str(password)
+
+
+def _with_kept_password(url: str, data_dir: Path, passphrase: str | None) -> str:
+    """`url` with the database password this machine keeps sealed in its key set, when the
+    URL (from `store.json`) carries none. Without a readable key set the URL is used as it
+    is: the server may not need a password, and the open reports the key problem itself."""
+    if _password_of(url) is not None:
+        return url
+    config = _local_config(data_dir)
+    store_id, source = config.get("store_id"), config.get("key_source")
+    if config.get("database_password") != SEALED_PASSWORD:
+        return url  # nothing kept: no second unlock of the key set on every open
+    if not isinstance(store_id, str) or not isinstance(source, str):
+        return url
+    try:
+        kept = _key_store(source, store_id, data_dir, passphrase).load().db_password
+    except MemoryCenterError:
+        return url
+    if kept is None:
+        return url
+    return make_url(url).set(password=kept).render_as_string(hide_password=False)
 
 
 def join_server_store(

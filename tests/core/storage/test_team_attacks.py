@@ -390,3 +390,30 @@ def test_a_member_of_role_admin_invites_members_only(pg_url: str, tmp_path: Path
         assert roles == {"ana": "owner", "cleo": "admin"}
     finally:
         ana.close()
+
+
+def test_the_database_password_is_sealed_not_in_store_json(pg_url: str, tmp_path: Path) -> None:
+    """#41: `store.json` holds the URL without its password; the key set keeps it sealed,
+    and later opens (and invitations) still use it."""
+    url = pg_url.replace("postgres@", "postgres:s3cret-pw@")
+    ana = _open(tmp_path / "ana-desk", "ana passphrase", url, member="ana")
+    ana.close()
+    config = (tmp_path / "ana-desk" / "store.json").read_text()
+    assert "s3cret-pw" not in config and "sealed in the key set" in config
+    assert _keys(tmp_path / "ana-desk", "ana passphrase").db_password == "s3cret-pw"
+    again = _open(tmp_path / "ana-desk", "ana passphrase")
+    try:
+        assert again._store.server_url(hide_password=False) == url
+        assert "s3cret-pw" not in again.status().path
+        ben = _join(again, tmp_path / "ben-desk", "ben", "ben passphrase")
+        ben.close()
+    finally:
+        again.close()
+    assert "s3cret-pw" not in (tmp_path / "ben-desk" / "store.json").read_text()
+    assert _keys(tmp_path / "ben-desk", "ben passphrase").db_password == "s3cret-pw"
+    # The same server named again, with or without the password, is the same store; a new
+    # password given so (`init --database URL`) replaces the one kept.
+    _open(tmp_path / "ana-desk", "ana passphrase", url).close()
+    _open(tmp_path / "ana-desk", "ana passphrase", url.replace("s3cret-pw", "n3w-pw")).close()
+    assert _keys(tmp_path / "ana-desk", "ana passphrase").db_password == "n3w-pw"
+    assert "n3w-pw" not in (tmp_path / "ana-desk" / "store.json").read_text()
