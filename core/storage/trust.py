@@ -25,7 +25,7 @@ from core.crypto.membership import (
     Trust,
     evaluate,
 )
-from core.crypto.signing import canonical, sign, verifying_key
+from core.crypto.signing import canonical, new_signing_key, sign, verifying_key
 from core.errors import InvalidStateError, KeyUnavailableError
 from core.model.clock import to_iso
 from core.storage import schema as s
@@ -125,8 +125,8 @@ def register_joined(
     state = replay(conn, keys, store_id).invites.get(ticket.invitation_id)
     if state is None:
         raise InvalidStateError(
-            "this invitation is not recorded on the server as made by a member the store "
-            "trusts (it was cancelled with its inviter's removal, or forged): ask for a new one"
+            "this invitation is not among those the store's signed membership trusts (its "
+            "inviter was removed, or no member the store trusts made it): ask for a new one"
         )
     refusal = unusable(state, now)
     if refusal:
@@ -159,8 +159,6 @@ def invite(
     """Record an invitation signed by this device; the ticket goes into the file."""
     if keys.signing_key is None:
         raise KeyUnavailableError(_NO_SIGNING_KEY)
-    from core.crypto.signing import new_signing_key
-
     one_time = new_signing_key()
     invitation_id = "inv_" + secrets.token_hex(8)
     body = {
