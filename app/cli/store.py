@@ -102,6 +102,9 @@ def _spool_status_line(ctx: Context) -> None:
 def verify(ctx: Context) -> None:
     """Check the hash chain and decrypt every row; report the first failure."""
     report = ctx.service().verify()
+    if not ctx.as_json:
+        for line in report.membership_problems:
+            click.echo(f"ignored: {line}")
     if report.ok:
         ctx.emit(
             report,

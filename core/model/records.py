@@ -250,6 +250,8 @@ class VerifyReport:
         unreadable_values: values sealed with another member's personal key (their private
             `user=X` scope on a team store): not readable with this device's keys, which
             is not damage; their own devices verify them.
+        membership_problems: on a team store, devices rows and membership records no
+            trusted signature backs (ignored by every device; reported, not a failure).
     """
 
     ok: bool
@@ -261,6 +263,8 @@ class VerifyReport:
     records_checked: int = 0
     sqlite: str = "ok"
     unreadable_values: int = 0
+    # Team stores: rows and records the signed membership does not back, ignored (#41).
+    membership_problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

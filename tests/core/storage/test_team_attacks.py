@@ -138,6 +138,8 @@ def test_attack_1_a_planted_device_never_receives_a_personal_key(
     ana_again = _open(tmp_path / "ana-desk", "ana passphrase")
     try:
         members = {m.name: m for m in ana_again.members()}
+        verified = "\n".join(ana_again.verify().membership_problems)
+        assert "dev_planted0000001" in verified and "dev_planted0000002" in verified
     finally:
         ana_again.close()
     sealed_to = {
