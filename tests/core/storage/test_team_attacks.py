@@ -419,3 +419,27 @@ def test_the_database_password_is_sealed_not_in_store_json(pg_url: str, tmp_path
     _open(tmp_path / "ana-desk", "ana passphrase", url.replace("s3cret-pw", "n3w-pw")).close()
     assert _keys(tmp_path / "ana-desk", "ana passphrase").db_password == "n3w-pw"
     assert "n3w-pw" not in (tmp_path / "ana-desk" / "store.json").read_text()
+
+
+def test_a_store_made_before_signed_membership_is_anchored_by_its_creator(
+    team: tuple[MemoryService, MemoryService, Path], pg_url: str
+) -> None:
+    """Upgrade: no records, no anchor in the creator's key set. Her device anchors the store
+    at its next open; the other devices count for nothing until they join again."""
+    import dataclasses
+
+    ana, ben, tmp_path = team
+    ben.close()
+    ana.close()
+    _sql(pg_url, "DELETE FROM team_records")
+    store = PassphraseKeyStore(tmp_path / "ana-desk" / KEY_FILE_NAME, "ana passphrase")
+    store.save(dataclasses.replace(store.load(), signing_key=None, anchor=None))
+    again = _open(tmp_path / "ana-desk", "ana passphrase")
+    try:
+        roles = {m.name: (m.role, m.devices) for m in again.members() if m.removed_at is None}
+        assert roles == {"ana": ("owner", 1)}
+        assert any("ben" in line for line in again.status().membership_problems)
+        raw, _code = again.invite_member("ben").value
+        assert raw
+    finally:
+        again.close()
