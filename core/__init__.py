@@ -4,6 +4,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from core.errors import (
+    AuthenticationFailedError,
     ChainBrokenError,
     ConflictError,
     DamagedRowError,
@@ -13,6 +14,7 @@ from core.errors import (
     KeyUnavailableError,
     MemoryCenterError,
     NotFoundError,
+    NotPermittedError,
     PolicyDeniedError,
     PrivateScopeError,
     ResourceUnavailableError,
@@ -63,12 +65,14 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AgentInfo",
     "agent_of_session",
+    "AuthenticationFailedError",
     "ChainBrokenError",
     "ConflictError",
     "DamagedRowError",
     "IntegrityError",
     "InvalidInputError",
     "InvalidStateError",
+    "NotPermittedError",
     "KeyUnavailableError",
     "LLMExtractor",
     "MemoryCenterError",

@@ -69,6 +69,13 @@ class InvalidStateError(MemoryCenterError):
     kind = "invalid_state"
 
 
+class NotPermittedError(InvalidStateError):
+    """This member's role on a team store does not allow the action (invite, remove,
+    rotate), or this device is not one the store's signed membership trusts (#41)."""
+
+    kind = "not_permitted"
+
+
 class RotationInterruptedError(MemoryCenterError):
     """Key rotation stopped on request; run it again to finish."""
 
@@ -114,6 +121,13 @@ class ServerUnavailableError(ResourceUnavailableError):
     or the connection dropped): reads degrade and writes go to the local spool (R23)."""
 
     kind = "server_unavailable"
+
+
+class AuthenticationFailedError(ResourceUnavailableError):
+    """The database server answered and refused the login (wrong password, unknown role, no
+    access rule): never spooled, since waiting does not fix it (#41)."""
+
+    kind = "authentication_failed"
 
 
 class WriteSpooledError(MemoryCenterError):

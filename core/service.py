@@ -12,6 +12,7 @@ passed in; used directly, the core takes the embedder stored in the store, else 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -108,8 +109,11 @@ class MemoryService(AdminFacade):
     def verify(self) -> VerifyReport:
         """Check everything and report the first failure (R3, #10): SQLite's integrity
         check, the hash chain and every payload, every sealed column and file, and each
-        memory's metadata binding (see core/storage/checkup.py)."""
-        return self._events.verify()
+        memory's metadata binding (see core/storage/checkup.py); on a team store, what the
+        signed membership does not back is listed too (ignored, not a failure)."""
+        report = self._events.verify()
+        problems = self.membership_problems()
+        return dataclasses.replace(report, membership_problems=problems) if problems else report
 
     # --- the write path of memory (R4-R12) --------------------------------------
 

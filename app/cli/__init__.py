@@ -66,7 +66,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "policy": ("app.cli.policy:policy", "The MemoryPolicy settings (stored in the store)."),
     "member": (
         "app.cli.team:member",
-        "Members of a store on a database server: invite, list, remove.",
+        "Members of a store on a database server: invite, list, remove, invitations, cancel.",
     ),
     "join": (
         "app.cli.team:join",

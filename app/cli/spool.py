@@ -26,8 +26,15 @@ def spool() -> None:
 @pass_ctx
 @handles_errors
 def list_spooled(ctx: Context) -> None:
-    """List the writes waiting for the server, oldest first (what and when, not content)."""
-    entries = ctx.service().spooled_writes()
+    """List the writes waiting for the server, oldest first (what and when, not content).
+
+    Works with the server away: the list is read from this machine's spool file alone."""
+    from core import MemoryService, ServerUnavailableError
+
+    try:
+        entries = ctx.service().spooled_writes()
+    except ServerUnavailableError:
+        entries = MemoryService.offline_spooled_writes(ctx.data_dir)
 
     def human() -> None:
         if not entries:

@@ -45,19 +45,29 @@ def init(ctx: Context, database_url: str | None, member: str | None) -> None:
 @pass_ctx
 @handles_errors
 def status(ctx: Context) -> None:
-    """Show path, revision, schema version, key source and counts."""
+    """Show path, revision, schema version, key source and counts.
+
+    With the server of a team store away it still answers (exit 0) with what this machine
+    knows: that the server is not reachable, and the writes waiting in its spool."""
     from core import MemoryService, ServerUnavailableError
 
     try:
         st = ctx.service().status()
-    except ServerUnavailableError:
+    except ServerUnavailableError as away:
         # What this machine still knows: the writes waiting for the server (R23).
-        if not ctx.as_json:
+        reason = away.message
+        waiting = dataclasses.replace(
+            MemoryService.offline_spool_status(ctx.data_dir), offline=True
+        )
+
+        def offline() -> None:
             from app.cli.spool import spool_line
 
-            waiting = MemoryService.offline_spool_status(ctx.data_dir)
-            click.echo(spool_line(dataclasses.replace(waiting, offline=True)))
-        raise
+            click.echo(f"server:    not reachable ({reason})")
+            click.echo(spool_line(waiting))
+
+        ctx.emit({"offline": True, "reason": reason, "spool": waiting}, offline)
+        return
 
     def human() -> None:
         click.echo(f"store:     {st.path}")
@@ -71,6 +81,8 @@ def status(ctx: Context) -> None:
         click.echo(f"memories:  {counts}")
         if st.damaged_rows:
             click.echo(f"damaged:   {st.damaged_rows} row(s) excluded (see security events)")
+        for line in st.membership_problems:
+            click.echo(f"ignored:   {line}")
         _spool_status_line(ctx)
 
     ctx.emit(st, human)
@@ -90,13 +102,22 @@ def _spool_status_line(ctx: Context) -> None:
 def verify(ctx: Context) -> None:
     """Check the hash chain and decrypt every row; report the first failure."""
     report = ctx.service().verify()
+    if not ctx.as_json:
+        for line in report.membership_problems:
+            click.echo(f"ignored: {line}")
     if report.ok:
         ctx.emit(
             report,
             f"ok: {report.events_checked} events chained and decrypted "
             f"({report.redacted_events} redacted); {report.sealed_values} other sealed values "
             f"opened; {report.records_checked} memory bindings checked"
-            + ("; SQLite integrity ok" if report.sqlite == "ok" else ""),
+            + ("; SQLite integrity ok" if report.sqlite == "ok" else "")
+            + (
+                f"; {report.unreadable_values} value(s) under another member's personal key "
+                "not readable here, so not checked (their devices check them)"
+                if report.unreadable_values
+                else ""
+            ),
         )
         return
     failure = report.first_failure

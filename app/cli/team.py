@@ -18,7 +18,11 @@ INVITE_CODE_ENV = "MEMORY_CENTER_INVITE_CODE"
 
 @click.group()
 def member() -> None:
-    """Members of a store on a database server: invite, list, remove."""
+    """Members of a store on a database server: invite, list, remove, invitations, cancel.
+
+    Roles: the owner (who created the store) invites admins and members and removes anyone
+    but themself; an admin invites and removes members; a member invites only devices of
+    their own. Every device checks these rules on the signed membership records."""
 
 
 @member.command("invite")
@@ -29,11 +33,34 @@ def member() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the invitation file (default: ./NAME.mc-invitation).",
 )
+@click.option(
+    "--role",
+    type=click.Choice(["member", "admin"]),
+    default=None,
+    help="Role of a new member (default: member; only the owner invites admins).",
+)
+@click.option(
+    "--expires",
+    "expires_hours",
+    type=click.FloatRange(min=0, min_open=True, max=720),
+    default=72.0,
+    show_default=True,
+    help="Hours until the invitation expires.",
+)
 @pass_ctx
 @handles_errors
-def invite(ctx: Context, name: str, out: Path | None) -> None:
-    """Write an invitation for NAME's device and show its one-time code."""
-    raw, code = ctx.service().invite_member(name, by=os.environ.get("USER")).value
+def invite(
+    ctx: Context, name: str, out: Path | None, role: str | None, expires_hours: float
+) -> None:
+    """Write a single-use invitation for a device of NAME and show its one-time code.
+
+    Your own NAME adds another device of yours (with your role); a new NAME adds a member.
+    Only a member's own devices can add a device of theirs."""
+    raw, code = (
+        ctx.service()
+        .invite_member(name, by=os.environ.get("USER"), role=role, expires_hours=expires_hours)
+        .value
+    )
     target = out or Path(f"{name}.mc-invitation")
     if not target.parent.is_dir():
         raise InvalidInputError("--out", f"the directory {target.parent} does not exist")
@@ -42,6 +69,7 @@ def invite(ctx: Context, name: str, out: Path | None) -> None:
         {"file": str(target), "code": code, "member": name},
         f"invitation for {name} written to {target}\n"
         f"one-time code: {code}\n"
+        f"It joins one device, once, within {expires_hours:g} hours.\n"
         "Send the file and the code by different channels; on the other machine run:\n"
         f"  memory-center join {target.name}",
     )
@@ -73,23 +101,63 @@ def remove(ctx: Context, name: str) -> None:
 @pass_ctx
 @handles_errors
 def list_members(ctx: Context) -> None:
-    """Who was invited, who joined, from how many devices."""
-    found = ctx.service().members()
+    """Current members and those invited: role, when they joined, how many trusted devices.
+
+    Removed members are left out (`--json` includes them, with `removed_at`); rows of the
+    devices table that no trusted signature backs are listed as ignored."""
+    everyone = ctx.service().members()
+    found = [m for m in everyone if m.removed_at is None]
 
     def human() -> None:
         if not found:
             click.echo("no members (invite one with `memory-center member invite NAME`)")
         for m in found:
             joined = m.joined_at.isoformat(timespec="minutes") if m.joined_at else "not yet"
-            note = "  (created the store)" if m.founder else ""
-            click.echo(f"{m.name:<20} joined: {joined:<17} devices: {m.devices}{note}")
+            click.echo(f"{m.name:<20} {m.role:<7} joined: {joined:<17} devices: {m.devices}")
+        for line in problems:
+            click.echo(f"ignored: {line}")
+
+    problems = ctx.service().membership_problems()
+    ctx.emit(everyone, human)
+
+
+@member.command("invitations")
+@pass_ctx
+@handles_errors
+def invitations(ctx: Context) -> None:
+    """Every invitation, newest first: open, used, expired or cancelled."""
+    found = ctx.service().invitations()
+
+    def human() -> None:
+        if not found:
+            click.echo("no invitations")
+        for i in found:
+            until = i.expires_at.isoformat(timespec="minutes")
+            used = f" by device {i.used_by}" if i.used_by else ""
+            click.echo(
+                f"{i.id}  {i.member:<16} {i.role:<7} {i.state}{used}  "
+                f"(from {i.invited_by}, expires {until})"
+            )
 
     ctx.emit(found, human)
 
 
+@member.command("cancel")
+@click.argument("invitation_id")
+@pass_ctx
+@handles_errors
+def cancel(ctx: Context, invitation_id: str) -> None:
+    """Cancel an open invitation (its id from `member invitations`)."""
+    done = ctx.service().cancel_invitation(invitation_id).value
+    ctx.emit(done, f"invitation {done.id} for {done.member} cancelled")
+
+
 @click.command()
 @click.argument("invitation", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--code", help=f"The one-time code (or env {INVITE_CODE_ENV}, or a prompt).")
+@click.option(
+    "--code",
+    help=f"The one-time code (or env {INVITE_CODE_ENV}, a hidden prompt, or a line on stdin).",
+)
 @pass_ctx
 @handles_errors
 def join(ctx: Context, invitation: Path, code: str | None) -> None:
@@ -116,6 +184,13 @@ def join(ctx: Context, invitation: Path, code: str | None) -> None:
 
 
 def _ask_code() -> str:
-    if not sys.stdin.isatty():
-        raise InvalidInputError("--code", f"give the invitation code (--code or {INVITE_CODE_ENV})")
-    return str(click.prompt("Invitation code", hide_input=False))
+    """The code from a hidden prompt on a terminal, or from the first line of stdin."""
+    if sys.stdin.isatty():
+        return str(click.prompt("Invitation code", hide_input=True))
+    line = sys.stdin.readline().strip()
+    if not line:
+        raise InvalidInputError(
+            "--code",
+            f"give the invitation code (--code, {INVITE_CODE_ENV}, or a line on stdin)",
+        )
+    return line

@@ -23,7 +23,9 @@ from core.crypto.keys import KeySet
 from core.errors import IntegrityError, InvalidInputError, WrongPassphraseError
 
 FORMAT = "memory-center-invitation"
-VERSION = 1
+# Version 2 carries the invitation's one-time signing key (#41); version 1 files, which
+# did not, are refused with a request for a new invitation.
+VERSION = 2
 _N, _R, _P = 2**14, 8, 1
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTVWXYZ23456789"  # no look-alikes (0/O, 1/I/L, U/V)
 _CODE_GROUPS, _GROUP_LEN = 4, 5
@@ -39,6 +41,12 @@ class Invitation:
     database_url: str
     member: str
     keys: KeySet
+    # The one-time key that signs this device's registration (core/storage/trust.py), the
+    # invitation's id on the server, the role it grants and when it expires (ISO UTC).
+    invitation_id: str = ""
+    invitation_key: bytes = b""
+    role: str = "member"
+    expires_at: str = ""
 
 
 def new_code() -> str:
@@ -67,6 +75,10 @@ def seal_invitation(invitation: Invitation, code: str) -> bytes:
             "database_url": invitation.database_url,
             "member": invitation.member,
             "keys": invitation.keys.to_bytes().decode(),
+            "invitation_id": invitation.invitation_id,
+            "invitation_key": base64.b64encode(invitation.invitation_key).decode(),
+            "role": invitation.role,
+            "expires_at": invitation.expires_at,
         }
     ).encode()
     sealed = AESGCM(_kek(code, salt)).encrypt(nonce, body, _AAD)
@@ -93,6 +105,11 @@ def open_invitation(raw: bytes, code: str) -> Invitation:
         doc = json.loads(raw)
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ValueError("not a Memory Center invitation")
+        if doc.get("version") == 1:
+            raise ValueError(
+                "it was made by an older version, without the key that lets one device "
+                "register itself: ask for a new invitation"
+            )
         if doc.get("version") != VERSION:
             raise ValueError(f"unsupported invitation version {doc.get('version')!r}")
         salt = base64.b64decode(doc["salt"], validate=True)
@@ -108,6 +125,15 @@ def open_invitation(raw: bytes, code: str) -> Invitation:
         raise WrongPassphraseError("the invitation code does not open this invitation") from None
     try:
         keys = KeySet.from_bytes(body["keys"].encode())
-        return Invitation(body["store_id"], body["database_url"], body["member"], keys)
-    except (KeyError, TypeError, AttributeError, IntegrityError) as exc:
+        return Invitation(
+            body["store_id"],
+            body["database_url"],
+            body["member"],
+            keys,
+            str(body["invitation_id"]),
+            base64.b64decode(body["invitation_key"], validate=True),
+            str(body["role"]),
+            str(body["expires_at"]),
+        )
+    except (KeyError, TypeError, AttributeError, IntegrityError, binascii.Error) as exc:
         raise InvalidInputError("invitation", f"damaged invitation: {exc}") from None

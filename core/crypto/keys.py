@@ -55,6 +55,15 @@ class KeySet:
     # own member's; they seal that member's `user=X` scopes. Never in invitations to others,
     # never in the team envelope; rotation of the team key leaves them alone.
     personal: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    # This device's Ed25519 key: it signs membership records (core/crypto/membership.py).
+    signing_key: bytes | None = field(default=None)
+    # The store creator's device signing key (hex): where this device's replay of the
+    # signed membership starts. Handed over only inside a sealed invitation, never read
+    # from the server, which could name any key.
+    anchor: str | None = field(default=None)
+    # The database password of a team store, kept here (sealed like the keys) rather than
+    # in the clear in the directory's `store.json`, which holds the URL without it.
+    db_password: str | None = field(default=None)
 
     @classmethod
     def generate(cls) -> KeySet:
@@ -78,8 +87,9 @@ class KeySet:
         return replace(self, device_key=device_key)
 
     def team_only(self) -> KeySet:
-        """What may be shared with another member: the team keys, no device or personal key."""
-        return replace(self, device_key=None, personal={})
+        """What may be shared with another member: the team keys and the trust anchor; no
+        device, signing or personal key."""
+        return replace(self, device_key=None, personal={}, signing_key=None, db_password=None)
 
     def with_personal(self, member: str, key_id: str, key: bytes) -> KeySet:
         """The key set also holding `member`'s personal key."""
@@ -103,6 +113,12 @@ class KeySet:
             doc["device"] = _b64(self.device_key)
         if self.personal:
             doc["personal"] = {m: [kid, _b64(raw)] for m, (kid, raw) in self.personal.items()}
+        if self.signing_key is not None:
+            doc["signing"] = _b64(self.signing_key)
+        if self.anchor is not None:
+            doc["anchor"] = self.anchor
+        if self.db_password is not None:
+            doc["db_password"] = self.db_password
         return json.dumps(doc, sort_keys=True).encode()
 
     @classmethod
@@ -122,6 +138,9 @@ class KeySet:
                 str(m): (str(pair[0]), base64.b64decode(pair[1]))
                 for m, pair in dict(doc.get("personal") or {}).items()
             }
+            signing = base64.b64decode(doc["signing"]) if doc.get("signing") else None
+            anchor = str(doc["anchor"]) if doc.get("anchor") else None
+            db_password = str(doc["db_password"]) if doc.get("db_password") else None
             ks = cls(
                 keys,
                 doc["active"],
@@ -129,6 +148,9 @@ class KeySet:
                 doc.get("pending"),
                 device,
                 personal,
+                signing,
+                anchor,
+                db_password,
             )
         except (ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:
             raise IntegrityError(f"the stored key set is unreadable: {exc}") from None

@@ -213,6 +213,9 @@ class StoreStatus:
     session_count: int
     memory_counts: Mapping[str, int] = field(default_factory=dict)
     damaged_rows: int = 0
+    # Team stores: rows and records the signed membership does not back (planted devices,
+    # unauthorised removals or invitations), one line each; ignored, never trusted (#41).
+    membership_problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -247,6 +250,8 @@ class VerifyReport:
         unreadable_values: values sealed with another member's personal key (their private
             `user=X` scope on a team store): not readable with this device's keys, which
             is not damage; their own devices verify them.
+        membership_problems: on a team store, devices rows and membership records no
+            trusted signature backs (ignored by every device; reported, not a failure).
     """
 
     ok: bool
@@ -258,6 +263,8 @@ class VerifyReport:
     records_checked: int = 0
     sqlite: str = "ok"
     unreadable_values: int = 0
+    # Team stores: rows and records the signed membership does not back, ignored (#41).
+    membership_problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -301,3 +308,19 @@ class MemberInfo:
     removed_at: dt.datetime | None = None
     # Created the store (nobody invited them): listed from their devices, never removable.
     founder: bool = False
+    # owner / admin / member, from the signed membership records (#41).
+    role: str = "member"
+
+
+@dataclass(frozen=True)
+class InvitationInfo:
+    """An invitation of a team store, as the signed membership records say (#41)."""
+
+    id: str
+    member: str
+    role: str
+    invited_by: str
+    created_at: dt.datetime
+    expires_at: dt.datetime
+    state: str  # open, used, expired, cancelled
+    used_by: str | None = None

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.crypto.invitation import Invitation, seal_invitation
-from core.crypto.invitation import new_code as new_invitation_code
 from core.crypto.keys import keyring_backend_name
 from core.errors import (
     EmbedderUnavailableError,
@@ -32,6 +30,7 @@ from core.model.records import (
 from core.model.validate import identifier
 from core.retrieval.vectors import VectorLayer
 from core.services.context import WINDOWS_SETTING, Engine
+from core.services.team import TeamAdmin
 from core.storage import devices, event_log, members, personal, settings, status
 from core.storage.migrations import current_version
 from core.storage.rotation import rotate
@@ -146,36 +145,19 @@ class KeyAdmin:
 
     def __init__(self, engine: Engine) -> None:
         self._e = engine
+        self.team = TeamAdmin(engine)
 
-    def invite_member(self, name: str, by: str | None) -> Result[tuple[bytes, str]]:
-        """Write an invitation for a member's device: the file's bytes and its one-time code.
-
-        The code opens the file; hand them over by different channels.
-
-        Raises:
-            InvalidStateError: the store is a local file, not on a database server."""
-        who = identifier(name, "name")
-        store = self._e.store
-        if not store.is_server:
-            raise InvalidStateError(
-                "invitations are for stores on a database server; this store is a local file"
-            )
-        url = store.server_url(hide_password=False)
-        code = new_invitation_code()
-        # Team keys only; a member's own personal key only in an invitation to themselves.
-        shared = self._e.keys.team_only()
-        if who in self._e.keys.personal:
-            shared = shared.with_personal(who, *self._e.keys.personal[who])
-        raw = seal_invitation(Invitation(store.meta("store_id") or "", url, who, shared), code)
-        with store.write("record an invitation") as tx:
-            members.invited(tx, who, by)
-            tx.touch(ChangeKind.SETTINGS)
-        return Result((raw, code), changes_of(tx))
+    def invite_member(
+        self, name: str, by: str | None, role: str | None = None, hours: float | None = None
+    ) -> Result[tuple[bytes, str]]:
+        """Write an invitation for a member's device (see `TeamAdmin.invite`)."""
+        return self.team.invite(name, by, role, hours)
 
     def remove_member(
         self, name: str, progress: Progress, watch: Watch, should_stop: Stop
     ) -> Result[RotationReport]:
-        """Remove a member: revoke their devices, then rotate the key (resumable).
+        """Remove a member: a signed removal record, their devices revoked, then the key
+        rotated past them (resumable).
 
         Content written after the rotation is sealed under a key the removed devices never
         receive; rows re-sealed by the rotation are unreadable to them too. What they copied
@@ -184,6 +166,8 @@ class KeyAdmin:
 
         Raises:
             NotFoundError: no such member (or removed, with no rotation left to finish).
+            NotPermittedError: this device's role may not remove them (nobody removes the
+                owner; admins remove members only).
             InvalidStateError: the store is a local file.
             RotationInterruptedError: `should_stop` said stop; call again to resume."""
         who = identifier(name, "name")
@@ -191,14 +175,10 @@ class KeyAdmin:
             raise InvalidStateError("members exist only in stores on a database server")
         if watch:
             watch(RotationProgress("revoking", 0, 0, 0))
-        with self._e.store.write("remove a member") as tx:
-            if members.founder(tx.conn, who):
-                raise InvalidStateError(
-                    f"{who!r} created this store (nobody invited them) and cannot be removed"
-                )
-            fresh = members.removed(tx, who)
-            if not fresh and not (members.was_removed(tx.conn, who) and self.rotation_pending()):
-                raise NotFoundError("member", who)
+        fresh = self.team.authorize_removal(who)
+        if not fresh and not self.rotation_pending():
+            raise NotFoundError("member", who)
+        with self._e.store.write("revoke a removed member's devices") as tx:
             devices.revoke_member(tx.conn, who, tx.now)
             # Nobody needs the removed member's personal key: their private rows stay
             # sealed with it, readable by no device the store still trusts.
@@ -211,8 +191,7 @@ class KeyAdmin:
         return self._e.keys.pending_id is not None or len(self._e.keys.keys) > 1
 
     def members(self) -> list[MemberInfo]:
-        with self._e.store.read("list members") as conn:
-            return members.listed(conn)
+        return self.team.members()
 
     def record_joined(self, member: str) -> None:
         with self._e.store.write("record a joined device") as tx:
@@ -234,6 +213,7 @@ class KeyAdmin:
         self, progress: Progress, should_stop: Stop, watch: Watch = None
     ) -> Result[RotationReport]:
         e = self._e
+        self.team.authorize_rotation()
         store_id = e.store.meta("store_id") or ""
         try:
             e.keys, report = rotate(
@@ -272,6 +252,7 @@ class KeyAdmin:
             session_count=sessions,
             memory_counts=counts,
             damaged_rows=damaged,
+            membership_problems=self.team.problems(),
         )
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from core.governance.agents import AgentInfo
 from core.model.clock import Clock, SystemClock
 from core.model.records import (
+    InvitationInfo,
     KeyInfo,
     MemberInfo,
     Result,
@@ -25,7 +26,7 @@ from core.model.records import (
 from core.model.spool import FlushReport, SpoolEntry, SpoolStatus
 from core.services.facade import FacadeBase
 from core.storage.opener import offline_codec
-from core.workflows.spool import SPOOLABLE, OfflineWriter, Spooler, spool_summary
+from core.workflows.spool import SPOOLABLE, OfflineWriter, Spooler, spool_entries, spool_summary
 
 
 class AdminFacade(FacadeBase):
@@ -63,9 +64,37 @@ class AdminFacade(FacadeBase):
 
     # --- team stores on a server (members, invitations) -----------------------------
 
-    def invite_member(self, name: str, *, by: str | None = None) -> Result[tuple[bytes, str]]:
-        """Write an invitation for a member's device: the file's bytes and its one-time code."""
-        return self._admin.invite_member(name, by)
+    def invite_member(
+        self,
+        name: str,
+        *,
+        by: str | None = None,
+        role: str | None = None,
+        expires_hours: float | None = None,
+    ) -> Result[tuple[bytes, str]]:
+        """Write an invitation for a member's device: the file's bytes and its one-time code.
+
+        Single use, expiring after `expires_hours` (default 72). A new member gets `role`
+        (member by default; owners may invite admins); your own name adds a device of yours.
+
+        Raises:
+            NotPermittedError: your role does not allow it, or the name is a current
+                member's (only their own devices add a device of theirs).
+        """
+        return self._admin.invite_member(name, by, role, expires_hours)
+
+    def invitations(self) -> list[InvitationInfo]:
+        """Invitations of a team store with their state (open, used, expired, cancelled)."""
+        return self._admin.team.invitations()
+
+    def membership_problems(self) -> tuple[str, ...]:
+        """Rows and records of a team store the signed membership does not back (planted
+        devices, unauthorised removals or invitations): ignored, one line each."""
+        return self._admin.team.problems()
+
+    def cancel_invitation(self, invitation_id: str) -> Result[InvitationInfo]:
+        """Cancel an open invitation (see `TeamAdmin.cancel`)."""
+        return self._admin.team.cancel(invitation_id)
 
     def remove_member(
         self,
@@ -155,6 +184,12 @@ class AdminFacade(FacadeBase):
         """The spool of `data_dir` read without opening the store (no key, no server):
         what `status` can still say while the server is away."""
         return spool_summary(data_dir)
+
+    @staticmethod
+    def offline_spooled_writes(data_dir: Path) -> list[SpoolEntry]:
+        """The waiting writes of `data_dir` read without opening the store (no key, no
+        server): what `spool list` can still say while the server is away."""
+        return spool_entries(data_dir)
 
     @classmethod
     def offline_writer(

@@ -24,7 +24,7 @@ from core.errors import IntegrityError, KeyUnavailableError
 from core.model.enums import MemoryKind, MemoryStatus, Sensitivity, TrustLevel
 from core.model.records import VerifyFailure, VerifyReport
 from core.model.scope import Scope
-from core.storage import binding, event_log
+from core.storage import binding, event_log, memories
 from core.storage import schema as s
 from core.storage.sealed import SEALED, SEALED_FILES, SealedColumn
 
@@ -140,10 +140,13 @@ def _records(
             break
         scopes = _scope_rows(conn, [str(r["id"]) for r in rows])
         current = _current_revisions(conn, [str(r["id"]) for r in rows])
+        forged = _provenance(conn, codec, [str(r["id"]) for r in rows])
         for row in rows:
             field, problem = _record_problem(codec, row, scopes.get(str(row["id"]), set()))
             if not problem:
                 field, problem = _decided_problem(row, decided)
+            if not problem and str(row["id"]) in forged:
+                field, problem = forged[str(row["id"])]
             if not problem and (str(row["id"]), int(row["revision"])) not in current:
                 field, problem = "revision", "the record's current revision row is missing"
             if problem:
@@ -163,6 +166,16 @@ def _records(
             "id",
         )
         return
+
+
+def _provenance(conn: Connection, codec: Codec, ids: list[str]) -> dict[str, tuple[str, str]]:
+    """On a team store, the rows of `ids` whose provenance does not hold, with why: no
+    recorded decision, or a private row not sealed with its member's key (#41)."""
+    if not codec.shared:
+        return {}
+    rows = conn.execute(memories.record_query().where(s.memories.c.id.in_(ids))).mappings()
+    found = ((str(r["id"]), memories.provenance_problem(r, codec)) for r in rows)
+    return {memory_id: problem for memory_id, problem in found if problem is not None}
 
 
 def _decided_problem(row: Any, decided: dict[str, str]) -> tuple[str, str | None]:

@@ -21,6 +21,7 @@ from core.crypto.keys import KeySet, KeyStore
 from core.errors import IntegrityError, KeyUnavailableError
 from core.model.clock import to_iso
 from core.storage import schema as s
+from core.storage import trust
 from core.storage.engine import translated
 
 
@@ -60,21 +61,37 @@ def register(conn: Connection, device_id: str, member: str, keys: KeySet, now: d
         )
 
 
-def publish(conn: Connection, keys: KeySet) -> int:
-    """Seal `keys` to every device that is not revoked; returns how many."""
-    rows = conn.execute(
-        select(s.devices.c.device_id, s.devices.c.public_key).where(
-            s.devices.c.revoked_at.is_(None)
+def publish(conn: Connection, keys: KeySet, store_id: str) -> int:
+    """Seal `keys` to every device whose signed registration this device's replay of the
+    membership trusts (core/crypto/membership.py), to the X25519 key that registration
+    signs; returns how many. A row nobody trusted signed (planted by hand, or of a removed
+    member) gets nothing, whatever its columns say.
+
+    Raises:
+        KeyUnavailableError: this device holds no trust anchor (it predates signed
+            membership), so it cannot tell whom to seal to.
+    """
+    if keys.anchor is None:
+        raise KeyUnavailableError(
+            "this device predates signed membership and cannot tell which devices to share "
+            "the new key with: join the store again with a new invitation"
         )
-    ).all()
-    for row in rows:
-        device_id, public_hex = str(row.device_id), str(row.public_key)
+    trusted = trust.replay(conn, keys, store_id).devices
+    for device in trusted.values():
         conn.execute(
             update(s.devices)
-            .where(s.devices.c.device_id == device_id)
-            .values(envelope=_envelope(device_id, public_hex, keys), key_id=keys.active_id)
+            .where(s.devices.c.device_id == device.device_id)
+            .values(
+                envelope=_envelope(device.device_id, device.box_key, keys), key_id=keys.active_id
+            )
         )
-    return len(rows)
+    return len(trusted)
+
+
+def listed(conn: Connection) -> list[tuple[str, str]]:
+    """(device id, member) of every row of the devices table, trusted or not."""
+    rows = conn.execute(select(s.devices.c.device_id, s.devices.c.member)).all()
+    return [(str(r.device_id), str(r.member)) for r in rows]
 
 
 def revoke_member(conn: Connection, member: str, now: dt.datetime) -> int:
@@ -121,20 +138,35 @@ class ServerKeyStore:
                     s.devices.c.device_id == self.device_id
                 )
             ).first()
-        if row is None or row.revoked_at is not None or keys.device_key is None:
+        # `revoked_at` alone decides nothing (anyone with the database login can set it):
+        # a device the signed membership trusts gets the new key's envelope, a removed one
+        # never does (`publish`).
+        if row is None or keys.device_key is None:
             raise KeyUnavailableError(
                 "this device was removed from the store (or never registered): ask a member "
                 "for a new invitation"
             )
         if row.key_id != active:
+            if row.revoked_at is not None:
+                raise KeyUnavailableError(
+                    "this device was removed from the store: ask a member for a new invitation"
+                )
             raise KeyUnavailableError(
                 "the store's key changed and this device's copy is not ready yet; try again"
             )
         fresh = KeySet.from_bytes(
             open_with(keys.device_key, bytes(row.envelope), _aad(self.device_id))
         )
-        # The envelope holds team keys only; this device's personal key stays its own.
-        merged = replace(fresh, device_key=keys.device_key, personal=keys.personal)
+        # The envelope holds team keys only; this device's personal and signing keys stay
+        # its own, and so does its anchor (whoever sealed the envelope cannot change it).
+        merged = replace(
+            fresh,
+            device_key=keys.device_key,
+            personal=keys.personal,
+            signing_key=keys.signing_key,
+            anchor=keys.anchor,
+            db_password=keys.db_password,
+        )
         self.local.save(merged)
         return merged
 

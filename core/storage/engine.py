@@ -19,7 +19,9 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 
 from core.errors import (
+    AuthenticationFailedError,
     IntegrityError,
+    InvalidInputError,
     MemoryCenterError,
     ResourceUnavailableError,
     ServerUnavailableError,
@@ -74,6 +76,18 @@ def sqlite_engines(path: str) -> tuple[Engine, Engine]:
     return write, read
 
 
+def _check_port(driver_url: str) -> None:
+    """Refuse a URL whose port is not a number from 1 to 65535, naming it (#41)."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        port = make_url(driver_url).port
+    except (ValueError, sa_exc.ArgumentError) as exc:
+        raise InvalidInputError("database URL", f"cannot be read: {exc}") from None
+    if port is not None and not 0 < port < 65536:
+        raise InvalidInputError("database URL", f"port {port} is not between 1 and 65535")
+
+
 def is_postgres_url(url: str) -> bool:
     """True for a PostgreSQL database URL (postgresql://, postgres://, postgresql+psycopg://)."""
     scheme = url.split("://", 1)[0].lower()
@@ -98,6 +112,7 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
             "PostgreSQL support needs the psycopg package (pip install 'psycopg[binary]')"
         ) from None
     driver_url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    _check_port(driver_url)
     args = {"connect_timeout": PG_CONNECT_TIMEOUT_S, "application_name": "memory-center"}
     # lock_timeout as a session setting of the write connections: it bounds every lock wait
     # of a write (the advisory write lock first) at no cost per transaction.
@@ -242,6 +257,11 @@ def translated(action: str) -> Iterator[None]:
                 f"{action}: the store's write lock was not granted within "
                 f"{PG_WRITE_LOCK_WAIT_S:g} s (another device holds it, or the server is overloaded)"
             ) from None
+        if login_refused(exc):
+            raise AuthenticationFailedError(
+                f"{action}: the database server refused the login (check the user and "
+                f"password in the database URL): {_msg(exc)}"
+            ) from None
         if server_away(exc):
             raise ServerUnavailableError(
                 f"{action}: the database server is not reachable: {_msg(exc)}"
@@ -255,6 +275,32 @@ def translated(action: str) -> Iterator[None]:
         raise _database_error(action, exc) from None
     except sqlite3.DatabaseError as exc:
         raise _database_error(action, exc) from None
+
+
+# What libpq says when the server answered and refused the login (connection errors carry
+# no SQLSTATE in psycopg, so the server's message is all there is to go by).
+_LOGIN_REFUSED = (
+    "password authentication failed",
+    "authentication failed for user",
+    "no pg_hba.conf entry",
+    "does not exist",  # FATAL: role "x" / database "x" does not exist
+    "password is missing",
+    "no password supplied",
+    "permission denied for database",
+)
+
+
+def login_refused(exc: BaseException) -> bool:
+    """True when the PostgreSQL server refused the login (SQLSTATE class 28, or libpq's
+    message for it): waiting and retrying does not help, unlike an unreachable server."""
+    orig = getattr(exc, "orig", None)
+    if orig is None or not type(orig).__module__.startswith("psycopg"):
+        return False
+    state = getattr(orig, "sqlstate", None)
+    if isinstance(state, str):
+        return state.startswith("28") or state == "3D000"
+    text = str(orig)
+    return "FATAL" in text and any(phrase in text for phrase in _LOGIN_REFUSED)
 
 
 def server_away(exc: BaseException) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Update, and_, bindparam, delete, func, select, update
 
-from core.crypto.codec import Aad, Codec
+from core.crypto.codec import Aad, Codec, read_header
 from core.errors import DamagedRowError, NotFoundError
 from core.model.clock import from_iso, to_iso
 from core.model.enums import (
@@ -493,9 +493,22 @@ def by_source_events(conn: Connection, event_ids: Sequence[str]) -> list[str]:
     )
 
 
+# Whether a memory's creating decision is recorded: a row without one was not written by
+# Memory Center (#41). One index probe per row (ix_decisions_memory).
+_DECIDED = (
+    select(s.decisions.c.id)
+    .where(s.decisions.c.memory_id == s.memories.c.id)
+    .exists()
+    .label("decided")
+)
+
+
 def record_query() -> Any:
-    """Memory rows joined with the ciphertext of their current revision."""
-    return select(s.memories, s.memory_revisions.c.content, s.memory_revisions.c.speaker).join(
+    """Memory rows joined with the ciphertext of their current revision, and whether a
+    decision about each is recorded."""
+    return select(
+        s.memories, s.memory_revisions.c.content, s.memory_revisions.c.speaker, _DECIDED
+    ).join(
         s.memory_revisions,
         and_(
             s.memory_revisions.c.memory_id == s.memories.c.id,
@@ -528,9 +541,36 @@ def checked(
         wrong = binding.problem(codec, row)
         if wrong is not None:
             raise DamagedRowError("binding", wrong)
+        if codec.shared:
+            forged = provenance_problem(row, codec)
+            if forged is not None:
+                raise DamagedRowError(*forged)
         return _to_record(row, codec, sources)
 
     return guarded("memories", str(row["id"]), "content", decode)
+
+
+def provenance_problem(row: Mapping[Any, Any], codec: Codec) -> tuple[str, str] | None:
+    """On a team store, why a row was not written by someone entitled to write it, as
+    (field, problem); None when its provenance holds (#41).
+
+    A teammate holds the team key and can write any row by hand. What they cannot do is
+    record a decision through Memory Center for another member's private scope, nor seal
+    with that member's personal key. So a row is served only when a decision about it is
+    recorded, and a `user=X` row only when, for a device of X (which holds X's key), its
+    content is sealed with X's personal key.
+    """
+    if "decided" in row and not row["decided"]:
+        return "status", "no decision about this memory is recorded in the log"
+    user = _scope(row["scope_json"]).get("user")
+    own = codec.key_for(user)
+    blob = row["content"]
+    if own is not None and blob and read_header(bytes(blob)).key_id != own:
+        return "content", (
+            f"a memory of the private scope user={user} not sealed with {user}'s personal "
+            "key: written by someone who does not hold it"
+        )
+    return None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -179,6 +179,10 @@ def _v10_revision_speaker(conn: Connection) -> None:
         conn.exec_driver_sql(f"ALTER TABLE memory_revisions ADD COLUMN speaker {blob}")
 
 
+def _v11_team_records(conn: Connection) -> None:
+    s.team_records.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -196,6 +200,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(9, "ids of spooled writes applied after the server returned", _v9_spool_applied),
     Migration(10, "who said a memory, sealed beside its content", _v10_revision_speaker),
+    Migration(11, "signed membership records of team stores", _v11_team_records),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

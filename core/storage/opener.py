@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from sqlalchemy import Connection, Engine, inspect, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from core.crypto.codec import Aad, Codec
 from core.crypto.invitation import Invitation
@@ -34,15 +36,18 @@ from core.crypto.keys import (
     check_passphrase,
     keyring_usable,
 )
+from core.crypto.membership import SELF
+from core.crypto.signing import new_signing_key, verifying_key
 from core.errors import (
     IntegrityError,
     InvalidInputError,
     KeyUnavailableError,
+    MemoryCenterError,
     ResourceUnavailableError,
     WrongPassphraseError,
 )
 from core.model.clock import Clock, to_iso
-from core.storage import binding, devices, personal
+from core.storage import binding, devices, members, personal, trust
 from core.storage import schema as s
 from core.storage.engine import is_postgres_url, postgres_engines, sqlite_engines, translated
 from core.storage.migrations import migrate
@@ -56,6 +61,8 @@ KEY_CHECK_UNBOUND = b"memory-center key check v1"
 LOCK_FILE_NAME = ".open.lock"
 # This machine's view of a server store: the database URL and the key source it uses.
 LOCAL_CONFIG_NAME = "store.json"
+# `store.json`'s note that the database password is sealed in this machine's key set.
+SEALED_PASSWORD = "sealed in the key set"
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,7 @@ def open_store(
             f"{data_dir} already holds a local store; choose another data directory for "
             "a store on a database server"
         )
-    if database_url and configured and database_url != configured:
+    if database_url and configured and _bare(database_url) != _bare(configured):
         raise ResourceUnavailableError(
             f"{data_dir} belongs to a store on another database server; choose another "
             "data directory"
@@ -313,6 +320,7 @@ def _open_server_store(
     create: bool,
     prefer_keyring: bool,
     member_name: str | None = None,
+    ticket: trust.Ticket | None = None,
 ) -> Opened:
     """Open (or create, or join) a store whose tables are on a PostgreSQL server."""
     if not is_postgres_url(url):
@@ -320,6 +328,7 @@ def _open_server_store(
             f"unsupported database URL {url.split('://', 1)[0]!r}: use postgresql://..."
         )
     _ensure_dir(data_dir)
+    url = _with_kept_password(url, data_dir, passphrase)
     with _directory_lock(data_dir):
         write, read = postgres_engines(url)
         try:
@@ -358,12 +367,19 @@ def _open_server_store(
                     "an invitation (`memory-center member invite NAME`) and join with it "
                     "(`memory-center join FILE`)"
                 ) from None
-            keys = _registered_device(write, read, local, keys, device_id, member, clock)
-            keys = personal.sync((write, read), local, keys, device_id, member, clock)
+            password = _password_of(url)
+            if password is not None and keys.db_password != password:
+                keys = replace(keys, db_password=password)
+                local.save(keys)
+            device = _Device(store_id, device_id, member, created, ticket)
+            keys = _registered_device(write, read, local, keys, device, clock)
+            keys = personal.sync((write, read), local, keys, device_id, member, clock, store_id)
             _save_local_config(
                 data_dir,
                 {
-                    "database_url": url,
+                    # Without its password, which is sealed in the key set (keys.db_password).
+                    "database_url": _bare(url),
+                    "database_password": SEALED_PASSWORD if keys.db_password else None,
                     "store_id": store_id,
                     "key_source": source,
                     "device_id": device_id,
@@ -377,6 +393,47 @@ def _open_server_store(
     codec = Codec(keys, reload=key_store.load)
     store = Store(write, read, codec, clock, None, index_dir=data_dir / "index")
     return Opened(store, key_store, keys, created, None)
+
+
+def _bare(url: str) -> str:
+    """`url` without its password (unchanged when it has none or cannot be parsed)."""
+    try:
+        parsed = make_url(url)
+    except (ValueError, ArgumentError):
+        return url
+    if parsed.password is None:
+        return url
+    # URL.set ignores None; the URL is a named tuple.
+    return parsed._replace(password=None).render_as_string(hide_password=False)
+
+
+def _password_of(url: str) -> str | None:
+    try:
+        password = make_url(url).password
+    except (ValueError, ArgumentError):
+        return None
+    return None if password is None else str(password)
+
+
+def _with_kept_password(url: str, data_dir: Path, passphrase: str | None) -> str:
+    """`url` with the database password this machine keeps sealed in its key set, when the
+    URL (from `store.json`) carries none. Without a readable key set the URL is used as it
+    is: the server may not need a password, and the open reports the key problem itself."""
+    if _password_of(url) is not None:
+        return url
+    config = _local_config(data_dir)
+    store_id, source = config.get("store_id"), config.get("key_source")
+    if config.get("database_password") != SEALED_PASSWORD:
+        return url  # nothing kept: no second unlock of the key set on every open
+    if not isinstance(store_id, str) or not isinstance(source, str):
+        return url
+    try:
+        kept = _key_store(source, store_id, data_dir, passphrase).load().db_password
+    except MemoryCenterError:
+        return url
+    if kept is None:
+        return url
+    return make_url(url).set(password=kept).render_as_string(hide_password=False)
 
 
 def join_server_store(
@@ -416,8 +473,15 @@ def join_server_store(
                 "member": invitation.member,
             },
         )
+        ticket = trust.Ticket(invitation.invitation_id, invitation.invitation_key)
         opened = _open_server_store(
-            data_dir, invitation.database_url, clock, passphrase, False, prefer_keyring
+            data_dir,
+            invitation.database_url,
+            clock,
+            passphrase,
+            False,
+            prefer_keyring,
+            ticket=ticket,
         )
         if opened.store.meta("store_id") != invitation.store_id:
             opened.store.dispose()
@@ -447,46 +511,104 @@ def _check_invitation_is_current(invitation: Invitation) -> None:
         )
 
 
-def _registered_device(
-    write: Engine,
-    read: Engine,
-    local: KeyStore,
-    keys: KeySet,
-    device_id: str,
-    member: str,
-    clock: Clock,
-) -> KeySet:
-    """Give this device a device key and an envelope on the server, once; refuse if revoked.
+@dataclass(frozen=True)
+class _Device:
+    """This device as its first open registers it."""
 
-    The check reads without the store's write lock: every open of a registered device (each
-    CLI call) stops there.
+    store_id: str
+    device_id: str
+    member: str
+    created: bool  # this open created the store: the device is its anchor
+    ticket: trust.Ticket | None  # joining with an invitation
+
+
+def _registered_device(
+    write: Engine, read: Engine, local: KeyStore, keys: KeySet, device: _Device, clock: Clock
+) -> KeySet:
+    """Give this device its keys and a signed registration on the server, once; refuse if
+    it was removed.
+
+    The creator's first device signs its own registration and becomes every device's
+    trust anchor; a joining device signs its registration with the invitation's one-time
+    key (core/storage/trust.py). The check reads without the store's write lock: every
+    open of a registered device (each CLI call) stops there.
     """
     with translated("check this device"), read.connect() as conn:
-        if _device_current(conn, device_id, keys):
+        if _device_current(conn, device, keys):
             return keys
     with translated("register this device"), write.begin() as conn:
-        if _device_current(conn, device_id, keys):  # registered meanwhile by another process
+        if _device_current(conn, device, keys):  # registered meanwhile by another process
             return keys
         keys = devices.ensure_device_key(keys)
+        signing_key = keys.signing_key or new_signing_key()
+        keys = replace(keys, signing_key=signing_key)
+        root = device.created or (keys.anchor is None and _may_claim_root(conn, device.member))
+        if root:
+            keys = replace(keys, anchor=verifying_key(signing_key))
+        registered = _registration_recorded(conn, device.device_id)
+        if device.ticket is not None and not registered:
+            trust.register_joined(
+                conn,
+                keys,
+                device.store_id,
+                device.device_id,
+                device.member,
+                device.ticket,
+                clock.now(),
+            )
+        elif root and not registered:
+            trust.register_root(
+                conn, keys, device.store_id, device.device_id, device.member, clock.now()
+            )
+        # Saved before the transaction commits: a registration the server keeps is never
+        # signed by a key this device lost.
         local.save(keys)
-        devices.register(conn, device_id, member, keys, clock.now())
+        devices.register(conn, device.device_id, device.member, keys, clock.now())
     return keys
 
 
-def _device_current(conn: Connection, device_id: str, keys: KeySet) -> bool:
+def _registration_recorded(conn: Connection, device_id: str) -> bool:
+    found = conn.execute(
+        select(s.team_records.c.id).where(
+            s.team_records.c.id == device_id, s.team_records.c.kind == "device"
+        )
+    ).first()
+    return found is not None
+
+
+def _may_claim_root(conn: Connection, member: str) -> bool:
+    """A store made before signed membership: its creator's device (never invited, its
+    devices registered) anchors it at its first open, if nobody did."""
+    anchored = conn.execute(
+        select(s.team_records.c.id).where(s.team_records.c.signer == SELF).limit(1)
+    ).first()
+    return anchored is None and members.founder(conn, member)
+
+
+def _device_current(conn: Connection, device: _Device, keys: KeySet) -> bool:
     """True when the server holds this device's envelope for the active key.
 
     Raises:
-        KeyUnavailableError: the device was removed from the store.
+        KeyUnavailableError: the device was removed from the store (a signed removal;
+            a `revoked_at` written by anyone else is ignored).
     """
     row = conn.execute(
-        select(s.devices.c.key_id, s.devices.c.revoked_at).where(s.devices.c.device_id == device_id)
+        select(s.devices.c.key_id, s.devices.c.revoked_at).where(
+            s.devices.c.device_id == device.device_id
+        )
     ).first()
     if row is not None and row.revoked_at is not None:
-        raise KeyUnavailableError(
-            "this device was removed from the store; ask a member for a new invitation"
-        )
-    return row is not None and row.key_id == keys.active_id and keys.device_key is not None
+        replayed = trust.replay(conn, keys, device.store_id)
+        if device.device_id not in replayed.devices or keys.anchor is None:
+            raise KeyUnavailableError(
+                "this device was removed from the store; ask a member for a new invitation"
+            )
+    return (
+        row is not None
+        and row.key_id == keys.active_id
+        and keys.device_key is not None
+        and keys.signing_key is not None
+    )
 
 
 def _server_store_id(engine: Engine) -> str | None:

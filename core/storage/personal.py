@@ -20,6 +20,7 @@ from core.crypto.envelope import open_with, seal_to
 from core.crypto.keys import KeySet, KeyStore, new_personal_key
 from core.model.clock import Clock, to_iso
 from core.storage import schema as s
+from core.storage import trust
 from core.storage.engine import translated
 
 
@@ -46,6 +47,7 @@ def sync(
     device_id: str,
     member: str,
     clock: Clock,
+    store_id: str,
 ) -> KeySet:
     """Bring this device's copy of `member`'s personal key up to date; seal it to the
     member's other devices that lack it. Returns the (possibly extended) key set.
@@ -57,32 +59,37 @@ def sync(
     if keys.device_key is None:
         return keys
     with translated("read personal keys"), read.connect() as conn:
-        if not _work_to_do(conn, keys, member):
+        if not _work_to_do(conn, keys, member, store_id):
             return keys
     with translated("share a personal key"), write.begin() as conn:
         keys = _fetch_or_make(conn, local, keys, device_id, member, clock)
         if member in keys.personal:
-            _grant(conn, keys, member, clock)
+            _grant(conn, keys, member, clock, store_id)
     return keys
 
 
-def _work_to_do(conn: Connection, keys: KeySet, member: str) -> bool:
+def _work_to_do(conn: Connection, keys: KeySet, member: str, store_id: str) -> bool:
     if member not in keys.personal:
         return True
-    return bool(_devices_without(conn, member))
+    return bool(_devices_without(conn, keys, member, store_id))
 
 
-def _devices_without(conn: Connection, member: str) -> list[tuple[str, str]]:
-    """Devices of `member`, not revoked, that hold no envelope of the member's key."""
-    have = select(s.personal_keys.c.device_id).where(s.personal_keys.c.member == member)
-    rows = conn.execute(
-        select(s.devices.c.device_id, s.devices.c.public_key).where(
-            s.devices.c.member == member,
-            s.devices.c.revoked_at.is_(None),
-            s.devices.c.device_id.not_in(have),
-        )
-    ).all()
-    return [(str(r.device_id), str(r.public_key)) for r in rows]
+def _devices_without(
+    conn: Connection, keys: KeySet, member: str, store_id: str
+) -> list[tuple[str, str]]:
+    """Devices of `member` whose signed registration verifies from this device's anchor
+    (core/crypto/membership.py) and that hold no envelope of the member's key: (device id,
+    the X25519 key its registration signs). A `devices` row alone, whoever wrote it, never
+    receives a personal key; a device without an anchor seals to nobody."""
+    if keys.anchor is None:
+        return []
+    have: set[str] = set(
+        conn.execute(
+            select(s.personal_keys.c.device_id).where(s.personal_keys.c.member == member)
+        ).scalars()
+    )
+    found = trust.replay(conn, keys, store_id).of_member(member)
+    return [(d.device_id, d.box_key) for d in found if d.device_id not in have]
 
 
 def _fetch_or_make(
@@ -117,10 +124,10 @@ def member_has_key(conn: Connection, member: str) -> bool:
     )
 
 
-def _grant(conn: Connection, keys: KeySet, member: str, clock: Clock) -> None:
+def _grant(conn: Connection, keys: KeySet, member: str, clock: Clock, store_id: str) -> None:
     # This device too: its row records that the member's key exists.
     key_id, key = keys.personal[member]
-    for device_id, public_hex in _devices_without(conn, member):
+    for device_id, public_hex in _devices_without(conn, keys, member, store_id):
         conn.execute(
             s.personal_keys.insert().values(
                 device_id=device_id,

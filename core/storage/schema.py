@@ -321,6 +321,30 @@ personal_keys = Table(
 )
 Index("ix_personal_keys_member", personal_keys.c.member)
 
+# Signed membership records (schema version 11): invitations, device registrations,
+# removals, cancelled invitations. Every device replays them from its own trust anchor
+# (core/crypto/membership.py); a row whose signature does not verify counts for nothing.
+# `invitation` is set on a device's registration: the server lets one device use each.
+team_records = Table(
+    "team_records",
+    metadata,
+    Column("id", String(80), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("member", String(64), nullable=False),
+    Column("signer", String(96), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("signature", LargeBinary, nullable=False),
+    Column("invitation", String(80)),
+    Column("created_at", Ts, nullable=False),
+)
+Index(
+    "ux_team_records_invitation",
+    team_records.c.invitation,
+    unique=True,
+    postgresql_where=team_records.c.invitation.is_not(None),
+    sqlite_where=team_records.c.invitation.is_not(None),
+)
+
 # Spooled writes applied after the server returned (R23), one row each: exactly once.
 spool_applied = Table(
     "spool_applied",

@@ -276,6 +276,16 @@ def spool_summary(data_dir: Path) -> SpoolStatus:
     )
 
 
+def spool_entries(data_dir: Path) -> list[SpoolEntry]:
+    """A spool's waiting entries read from its file alone (nothing is decrypted): what
+    `spool list` shows while the server is away."""
+
+    def no_codec() -> Any:
+        raise InvalidInputError("spool", "listing the entries needs no key")
+
+    return LocalSpool(data_dir, no_codec).entries()
+
+
 class OfflineWriter:
     """The spoolable writes of a server store that could not be opened (R23).
 

@@ -5,6 +5,7 @@ The team store is on a real, throwaway PostgreSQL server (skipped without one)."
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import stat
@@ -103,9 +104,13 @@ def test_join_with_a_file_that_is_not_an_invitation(
 
 @pytest.fixture
 def server_window(
-    qtbot: QtBot, pg_url: str, tmp_path: Path, clock: ManualClock
+    qtbot: QtBot, pg_url: str, tmp_path: Path
 ) -> Iterator[tuple[MainWindow, MemoryService]]:
-    """The window over a store on the PostgreSQL server, with the application's connectors."""
+    """The window over a store on the PostgreSQL server, with the application's connectors.
+
+    Its clock starts now, not at the tests' fixed start: the Join dialog joins on this
+    machine's real clock, and an invitation expires 72 hours after it was made (#41)."""
+    clock = ManualClock(dt.datetime.now(dt.UTC))
     service = MemoryService.open(
         tmp_path / "desktop",
         passphrase=PASSPHRASE,

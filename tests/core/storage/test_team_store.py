@@ -115,7 +115,9 @@ def _open(data_dir: Path, url: str | None = None, passphrase: str = PASSPHRASE) 
 
 def _join(svc: MemoryService, data_dir: Path, member: str, passphrase: str) -> MemoryService:
     raw, code = svc.invite_member(member).value
-    return MemoryService.join(data_dir, raw, code, passphrase=passphrase, prefer_keyring=False)
+    return MemoryService.join(
+        data_dir, raw, code, passphrase=passphrase, prefer_keyring=False, clock=ManualClock(START)
+    )
 
 
 def test_invitation_lets_a_second_device_read_and_write(pg_url: str, tmp_path: Path) -> None:
@@ -395,7 +397,7 @@ def test_removing_a_member_rotates_the_key_past_their_devices(pg_url: str, tmp_p
             with pytest.raises(KeyUnavailableError):
                 old_codec.open_text(bytes(blob), content_aad(memory_id, revision))
         (lee,) = [m for m in owner.members() if m.name == "lee"]
-        assert lee.removed_at is not None
+        assert lee.removed_at is not None and lee.devices == 0
         with pytest.raises(NotFoundError):
             owner.remove_member("lee")
         assert owner.verify().ok
