@@ -464,6 +464,11 @@ class Retriever:
         except BaseException as exc:  # delivered to the waiting caller, if it still waits
             future.set_exception(exc)
         finally:
+            if vectors:
+                # A trial call of the vector breaker that never reached the vector step (a
+                # cold model, a failed read) hands the trial to the next call; one that did
+                # has reported already, and this changes nothing.
+                self.vector_breaker.release()
             with self._flight_lock:
                 self._in_flight -= 1
                 self._threads.discard(threading.current_thread())

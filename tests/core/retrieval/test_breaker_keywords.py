@@ -235,3 +235,23 @@ def test_a_breaker_that_would_never_reopen_or_never_close_is_refused(
 ) -> None:
     with pytest.raises(InvalidInputError, match="cooldown"):
         CircuitBreaker(cooldown=cooldown, max_cooldown=most)
+
+
+def test_a_trial_call_that_read_nothing_leaves_the_breaker_able_to_close(data_dir: Path) -> None:
+    """The vector breaker's trial call can end before the vector step (here a failed read of
+    memory): the next call is the trial, so the breaker does not stay half-open for ever."""
+    with MemoryService.open(
+        data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
+    ) as svc:
+        svc.remember(SCOPE, "The atlas staging database listens on port 5433")
+        retriever = svc._engine.retriever
+        ticks = Ticks()
+        retriever.vector_breaker = CircuitBreaker(threshold=1, cooldown=1.0, now=ticks)
+        retriever.vector_breaker.failure()
+        ticks.t += 1.0  # the trial is due
+        svc.set_fault("memory_read", "unavailable")
+        assert svc.inject(SCOPE, GOAL, 300).value.degraded  # took the trial, read nothing
+        svc.clear_fault()
+        answered = svc.inject(SCOPE, GOAL, 300).value
+        assert answered.mode == HYBRID and "5433" in answered.text
+        assert not retriever.vector_breaker.is_open
