@@ -44,7 +44,7 @@ from core.model.scope import Scope
 from core.retrieval import context, render, when
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
-from core.retrieval.ranking import Scored, by_speaker, fuse, in_span, rank
+from core.retrieval.ranking import Scored, by_speaker, fuse, in_span, rank, states_the_time
 from core.storage import event_log, memories
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, WriteTx, new_id
@@ -62,6 +62,8 @@ MAX_IN_FLIGHT = 8
 MAX_CANDIDATES = 200
 # Hits said by the person the request names gain a little (`ranking.by_speaker`, #17).
 SPEAKER_NUDGE = True
+# Hits that state a time gain a little when the request asks "when" (`ranking.states_the_time`).
+WHEN_NUDGE = True
 DEGRADED_TEXT = "degraded_memory_unavailable"
 # Cold start (R17): how long an injection waits for an embedding model that is still
 # loading before it answers from the keyword index alone, well inside HOT_PATH_SECONDS.
@@ -311,6 +313,10 @@ class Retriever:
             # Over the candidates only: their records are read, the rest stay unread.
             self.catalog.records.ensure(mid for mid, _ in best)
             relevance = {**relevance, **by_speaker(dict(best), self.catalog.records, query)}
+            best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+        if WHEN_NUDGE and when.asks_when(query):
+            self.catalog.records.ensure(mid for mid, _ in best)
+            relevance = {**relevance, **states_the_time(dict(best), self.catalog.records, query)}
             best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
         return relevance, best
 
