@@ -187,18 +187,11 @@ class Retriever:
         for mid in excluded & allowed:
             allowed.discard(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
-        keyword = self.catalog.keywords.search(query, allowed=allowed)
-        keyword = context.widen(keyword, self.catalog.records, allowed, self.neighbours, revision)
         mode = HYBRID if self.catalog.vectors is not None else KEYWORD
         skipped = None if mode == KEYWORD else self._vectors_skipped(fill, vectors)
-        if skipped is not None:
-            # The injection never waits for a model or the index file: keywords answer now.
-            vector: dict[str, float] = {}
-        elif vector_deadline is None:
-            # A search may wait for the model and for this process's queued embeddings.
-            vector = self._vector_step(query, allowed, revision, patient=not fill)
-        else:
-            vector, skipped = self._vector_step_within(query, allowed, revision, vector_deadline)
+        keyword, vector, skipped = self._both_scores(
+            query, allowed, revision, skipped, patient=not fill, deadline=vector_deadline
+        )
         if skipped is not None:
             mode = KEYWORD_ONLY
             dropped.append(DroppedHit("*", skipped))
@@ -256,19 +249,45 @@ class Retriever:
             )
         return vector
 
-    def _vector_step_within(
-        self, query: str, allowed: set[str], revision: int, deadline: float
-    ) -> tuple[dict[str, float], str | None]:
-        """The vector step in a thread of its own, waited for until `deadline`: a slow
-        query embedding (a busy model, a loaded machine) costs this read its vector
-        scores, not its memory (#44). Reports to the vector breaker; the scores and why
-        they are missing (None: they are not)."""
-        breaker = self.vector_breaker
+    def _both_scores(
+        self,
+        query: str,
+        allowed: set[str],
+        revision: int,
+        skipped: str | None,
+        *,
+        patient: bool,
+        deadline: float | None,
+    ) -> tuple[dict[str, float], dict[str, float], str | None]:
+        """Keyword and vector scores, and why the vector ones are missing (None: they are
+        not, or were not wanted: `skipped` given)."""
+        pending: cf.Future[dict[str, float]] | None = None
+        if skipped is None and deadline is not None:
+            # Started before the keyword work, so the two overlap (the model's own work
+            # runs outside the interpreter lock) and the vector step rarely adds latency.
+            pending, skipped = self._start_vector_step(query, allowed, revision)
+        keyword = self.catalog.keywords.search(query, allowed=allowed)
+        keyword = context.widen(keyword, self.catalog.records, allowed, self.neighbours, revision)
+        vector: dict[str, float] = {}
+        if pending is not None and deadline is not None:
+            vector, skipped = self._finish_vector_step(pending, deadline)
+        elif skipped is None:
+            # A search may wait for the model and for this process's queued embeddings.
+            vector = self._vector_step(query, allowed, revision, patient=patient)
+        return keyword, vector, skipped
+
+    def _start_vector_step(
+        self, query: str, allowed: set[str], revision: int
+    ) -> tuple[cf.Future[dict[str, float]] | None, str | None]:
+        """Start the vector step on a thread of its own, for `_finish_vector_step` to wait
+        for until the read's deadline: a slow query embedding (a busy model, a loaded
+        machine) costs the read its vector scores, not its memory (#44). None and why, when
+        it is not started."""
         with self._flight_lock:
             if self._vector_busy:
                 # An abandoned step still holds the model: a second would queue behind it.
-                breaker.release()
-                return {}, KEYWORD_ONLY_BUSY_TEXT
+                self.vector_breaker.release()
+                return None, KEYWORD_ONLY_BUSY_TEXT
             self._vector_busy += 1
         future: cf.Future[dict[str, float]] = cf.Future()
 
@@ -288,6 +307,14 @@ class Retriever:
         with self._flight_lock:
             self._threads.add(thread)
             thread.start()
+        return future, None
+
+    def _finish_vector_step(
+        self, future: cf.Future[dict[str, float]], deadline: float
+    ) -> tuple[dict[str, float], str | None]:
+        """The started vector step's scores by `deadline`, or none and why; reports to the
+        vector breaker."""
+        breaker = self.vector_breaker
         try:
             scores = future.result(timeout=max(0.0, deadline - time.monotonic()))
         except cf.TimeoutError:
