@@ -276,6 +276,8 @@ def evaluate_product(
         full = {d for i in block.items if not i.in_digest for d in owner.get(i.memory_id, ())}
         dig = {d for i in block.items for d in owner.get(i.memory_id, ())}
         row["degraded"] = 1.0 if block.degraded else 0.0
+        # Answered from keywords alone (the vector path was slow or down, #44).
+        row["keyword_only"] = 1.0 if getattr(block, "mode", "") == "keyword_only" else 0.0
         row["in_budget"] = len(want & full) / len(want)
         row["in_budget_digest"] = len(want & dig) / len(want)
         row["findable"] = len(want & {d for m in active for d in owner.get(m, ())}) / len(want)
@@ -384,6 +386,7 @@ def run_baseline(
         row["in_budget_digest"] = row["in_budget"]
         row["findable"] = 1.0
         row["degraded"] = 0.0
+        row["keyword_only"] = 0.0
         tally.add(q.category, row)
     return tally
 
@@ -426,7 +429,7 @@ def print_table(title: str, tally: Tally, with_inject: bool = True) -> None:
     summary = tally.summary()
     print(f"\n## {title}")
     cols = "| category | n | R@5 | R@10 | R@20 | MRR |"
-    cols += " in budget | +digest | findable | degraded |" if with_inject else ""
+    cols += " in budget | +digest | findable | degraded | keyword only |" if with_inject else ""
     print(cols)
     print("|" + "---|" * (cols.count("|") - 1))
     for cat in [*CATEGORIES.values(), "all"]:
@@ -437,7 +440,7 @@ def print_table(title: str, tally: Tally, with_inject: bool = True) -> None:
         line += f" | {s['mrr']:.3f} |"
         if with_inject:
             line += f" {s['in_budget']:.3f} | {s['in_budget_digest']:.3f} | {s['findable']:.3f} |"
-            line += f" {s['degraded']:.3f} |"
+            line += f" {s['degraded']:.3f} | {s['keyword_only']:.3f} |"
         print(line)
 
 

@@ -38,6 +38,19 @@ def search(
     ctx.emit(hits, human)
 
 
+# Seconds a one-shot `inject` waits for the model and the indexes to load.
+ONE_SHOT_LOAD_SECONDS = 60.0
+# What the last line says about how the block was answered (`InjectResult.mode`, #44).
+MODE_NOTES = {
+    "hybrid": "keyword and vector search",
+    "keyword": "keyword search (no embedder)",
+    "keyword_only": "keyword search only: the vector path was unavailable (see the snapshot)",
+    "opted_out": "opted out: this session asked for no memory",
+    "paused": "paused: memory is paused for this agent",
+    "degraded": "DEGRADED: memory unavailable",
+}
+
+
 @click.command()
 @scopes_option()
 @click.argument("goal")
@@ -56,9 +69,10 @@ def inject(
 ) -> None:
     """Build the memory block for a model call and record its snapshot."""
     svc = ctx.service()
-    # Start the model load now, so it overlaps the catalog load; an injection does not wait
-    # for a model still loading beyond a short grace (it answers from keywords then).
-    svc.warm_up()
+    # A one-shot command has no agent turn to protect: it waits for the model, the catalog
+    # and the vector file to load (together), so the hot-path limit measures the read, not
+    # the start of this process, and the block is the one an agent's warm store gives (#44).
+    svc.warm_up(wait=ONE_SHOT_LOAD_SECONDS)
     res = svc.inject(Scope.parse(scopes), goal, budget, session=session).value
     if ctx.as_json:
         click.echo(
@@ -70,11 +84,8 @@ def inject(
         )
         return
     click.echo(shown(res.text) or "(no memory injected)")
-    click.echo(
-        f"\nsnapshot {res.snapshot_id} · {res.tokens} tokens"
-        + (" · DEGRADED: memory unavailable" if res.degraded else ""),
-        err=True,
-    )
+    how = MODE_NOTES.get(res.mode, res.mode)
+    click.echo(f"\nsnapshot {res.snapshot_id} · {res.tokens} tokens · {how}", err=True)
 
 
 @click.group()

@@ -24,7 +24,7 @@ from core import EventSource, MemoryCenterError, MemoryService, Scope, TrustLeve
 from core.agents.edge import TRUST_CEILING, AgentEdge
 from core.model import limits
 from core.model.enums import MemoryKind
-from core.model.memory import MemoryFilter
+from core.model.memory import KEYWORD_ONLY, MemoryFilter
 from core.model.validate import enum_value
 from core.model.validate import text as valid_text
 
@@ -126,7 +126,11 @@ class Gateway:
                 "block": result.text,
                 "snapshot_id": result.snapshot_id,
                 "tokens": result.tokens,
-                "degraded": result.degraded,
+                # Degraded whenever the block is less than the store's search gives: no
+                # memory, or the keyword path alone while the vector path was unavailable;
+                # `mode` says which (#44).
+                "degraded": result.degraded or result.mode == KEYWORD_ONLY,
+                "mode": result.mode,
                 "memory_ids": [item.memory_id for item in result.items],
             }
             self._last_context = out
@@ -278,6 +282,15 @@ class Gateway:
         for rec in records:
             counts[rec.status.value] += 1
         return json.dumps({"pending": len(records), **counts})
+
+    def index_status_resource(self) -> str:
+        """`memory://index-status`: the indexes and the background embedding still to do
+        (`pending`, `progress`: a reopened store's backfill and an import's windows, #44)."""
+        try:
+            status = self.service.index_status()
+        except MemoryCenterError as exc:
+            return json.dumps({"error": {"kind": exc.kind, "message": exc.message}})
+        return json.dumps(to_jsonable(status), ensure_ascii=False)
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -195,6 +195,15 @@ def _add_resources(server: "MCPServer[Any]", gateway: Gateway) -> None:
     def review_queue() -> str:
         return gateway.review_queue_resource()
 
+    @server.resource(
+        "memory://index-status",
+        name="index-status",
+        mime_type="application/json",
+        description="The search indexes: sizes, embedder, and background embedding progress.",
+    )
+    def index_status() -> str:
+        return gateway.index_status_resource()
+
 
 def _caller(ctx: Any) -> Caller:
     """The client's name and version, from `initialize` (or the request's _meta)."""

@@ -11,6 +11,19 @@ from core.model.enums import OutcomeKind
 from core.model.records import Decision, Event, MemoryRecord
 from core.model.scope import Scope
 
+# How an injection was answered (#44), in the snapshot, the result, the MCP answer and the
+# CLI: both indexes ("hybrid"), the keyword index of a store without an embedder
+# ("keyword"), the keyword index alone because the vector path was unavailable or too slow
+# ("keyword_only"; the snapshot's dropped entry "*" says why), nothing because the session
+# opted out or its agent is paused, or nothing because memory could not be read ("degraded").
+HYBRID = "hybrid"
+KEYWORD = "keyword"
+KEYWORD_ONLY = "keyword_only"
+OPTED_OUT = "opted_out"
+PAUSED = "paused"
+DEGRADED = "degraded"
+INJECT_MODES = (HYBRID, KEYWORD, KEYWORD_ONLY, OPTED_OUT, PAUSED, DEGRADED)
+
 
 @dataclass(frozen=True)
 class MemoryOutcome:
@@ -101,6 +114,7 @@ class Snapshot:
     embedder: str
     degraded: bool = False
     purged_memory_ids: tuple[str, ...] = ()
+    mode: str = HYBRID  # how the block was answered (`INJECT_MODES`)
 
 
 @dataclass(frozen=True)
@@ -112,6 +126,7 @@ class InjectResult:
     items: tuple[InjectedItem, ...]
     tokens: int
     degraded: bool = False
+    mode: str = HYBRID  # how the block was answered (`INJECT_MODES`)
 
 
 @dataclass(frozen=True)

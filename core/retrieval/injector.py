@@ -1,7 +1,9 @@
 """Retrieval and budgeted injection (R13-R18, R23).
 
-`inject` runs on the agent's hot path: it retrieves under a time limit (a slow or failed
-read degrades to "no memory" and records `degraded_memory_unavailable`), packs the best
+`inject` runs on the agent's hot path: it retrieves under a time limit. A slow or failing
+vector path (the query's embedding, the index) degrades to the keyword path, and the
+snapshot says so (mode `keyword_only`, #44); only a slow or failed read of memory itself
+degrades to "no memory" and records `degraded_memory_unavailable`. It packs the best
 hits into the token budget (a digest with read-back references stands in for the rest),
 renders a reference block, and hands a snapshot of exactly what it gave the model to the
 recorder, which writes it after the turn has its block (`core/workflows/recording.py`).
@@ -24,6 +26,12 @@ from core.governance.policy import VERSION as POLICY_VERSION
 from core.governance.text import estimate_tokens
 from core.model.enums import EventKind, MemoryKind
 from core.model.memory import (
+    DEGRADED,
+    HYBRID,
+    KEYWORD,
+    KEYWORD_ONLY,
+    OPTED_OUT,
+    PAUSED,
     DroppedHit,
     InjectedItem,
     InjectResult,
@@ -36,8 +44,8 @@ from core.model.scope import Scope
 from core.retrieval import context, render, when
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
-from core.retrieval.ranking import Scored, by_speaker, fuse, in_span, rank
-from core.storage import event_log
+from core.retrieval.ranking import Scored, by_speaker, fuse, in_span, rank, states_the_time
+from core.storage import event_log, memories
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, WriteTx, new_id
 
@@ -54,6 +62,8 @@ MAX_IN_FLIGHT = 8
 MAX_CANDIDATES = 200
 # Hits said by the person the request names gain a little (`ranking.by_speaker`, #17).
 SPEAKER_NUDGE = True
+# Hits that state a time gain a little when the request asks "when" (`ranking.states_the_time`).
+WHEN_NUDGE = True
 DEGRADED_TEXT = "degraded_memory_unavailable"
 # Cold start (R17): how long an injection waits for an embedding model that is still
 # loading before it answers from the keyword index alone, well inside HOT_PATH_SECONDS.
@@ -63,6 +73,15 @@ COLD_MODEL_WAIT = 0.2
 COLD_GRACE_SECONDS = 60.0
 KEYWORD_ONLY_TEXT = "keyword_only: the embedding model is still loading"
 KEYWORD_ONLY_FILE_TEXT = "keyword_only: the vector index file is still being read"
+KEYWORD_ONLY_SLOW_TEXT = "keyword_only: the vector path did not answer within the hot-path limit"
+KEYWORD_ONLY_BUSY_TEXT = "keyword_only: the vector path is still busy with an earlier query"
+KEYWORD_ONLY_FAILED_TEXT = "keyword_only: the vector index failed"
+KEYWORD_ONLY_BREAKER_TEXT = "keyword_only: the vector path failed recently; retried shortly"
+OPTED_OUT_TEXT = "session opted out of memory"
+# The share of the hot-path limit the vector path (query embedding, index search, windows)
+# may take; past it the read goes on with keywords alone, so the turn still gets memory
+# from the keyword index within the limit (#44).
+VECTOR_SHARE = 0.6
 
 
 @dataclass
@@ -74,6 +93,9 @@ class Retrieval:
     dropped: list[DroppedHit] = field(default_factory=list)
     opted_out: bool = False
     paused: str | None = None  # why the caller's agent gets no memory
+    # How it was answered (`core.model.memory.INJECT_MODES`): "hybrid", "keyword" (a store
+    # without an embedder) or "keyword_only" (the vector path was skipped, see `dropped`).
+    mode: str = HYBRID
 
 
 # Takes a finished snapshot, and what else to write with it, and records it (R18).
@@ -93,12 +115,16 @@ class Retriever:
         breaker: CircuitBreaker,
         record: Record,
         timeout: float = HOT_PATH_SECONDS,
+        vector_breaker: CircuitBreaker | None = None,
     ) -> None:
         self._store = store
         self._submit = record
         self.catalog = catalog
         self.faults = faults
         self.breaker = breaker
+        # The vector path's own breaker: while it is open, reads answer from keywords (#44).
+        self.vector_breaker = vector_breaker or CircuitBreaker()
+        self._vector_busy = 0
         self.neighbours = catalog.neighbours
         self.timeout = timeout
         self._started = time.monotonic()
@@ -132,12 +158,21 @@ class Retriever:
     # --- retrieval ----------------------------------------------------------------
 
     def retrieve(
-        self, request: Scope, query: str, session: str | None, *, fill: bool = False
+        self,
+        request: Scope,
+        query: str,
+        session: str | None,
+        *,
+        fill: bool = False,
+        vector_deadline: float | None = None,
+        vectors: bool = True,
     ) -> Retrieval:
         """Rank the active memories visible to `request` against `query` (R13, R14).
 
         `fill` (injection): the nearest neighbours below the vector window are hits too, so
         budget that would stay empty carries them; a search lists only the real hits.
+        `vector_deadline` (injection, `time.monotonic()`): the vector path gives up then and
+        the keyword ranking answers alone; `vectors` False skips it (its breaker is open).
         """
         self.faults.check("memory_read")
         revision = self.catalog.sync()
@@ -152,28 +187,14 @@ class Retriever:
         for mid in excluded & allowed:
             allowed.discard(mid)
             dropped.append(DroppedHit(mid, "excluded from this session by the user"))
-        keyword = self.catalog.keywords.search(query, allowed=allowed)
-        keyword = context.widen(keyword, self.catalog.records, allowed, self.neighbours, revision)
-        cold = self._vectors_cold() if fill else None
-        if cold is not None:
-            # The injection never waits for a model or the index file: keywords answer now.
-            vector: dict[str, float] = {}
-            dropped.append(DroppedHit("*", cold))
-        else:
-            # A search may wait for the model and for this process's queued embeddings; the
-            # guarded injection never waits for the model to load (checked above).
-            vector = self._vector_scores(query, allowed, patient=not fill)
-            layer = self.catalog.vectors
-            if vector and layer is not None:
-                vector = context.widen_vectors(
-                    vector,
-                    layer.query_vector(query),
-                    layer,
-                    self.catalog.records,
-                    allowed,
-                    self.neighbours,
-                    revision,
-                )
+        mode = HYBRID if self.catalog.vectors is not None else KEYWORD
+        skipped = None if mode == KEYWORD else self._vectors_skipped(fill, vectors)
+        keyword, vector, skipped = self._both_scores(
+            query, allowed, revision, skipped, patient=not fill, deadline=vector_deadline
+        )
+        if skipped is not None:
+            mode = KEYWORD_ONLY
+            dropped.append(DroppedHit("*", skipped))
         ideal = self.catalog.keywords.ideal(query) if vector else None
         relevance = fuse(keyword, vector, self.window, query=query, ideal=ideal, tail=fill)
         relevance, best = self._nudged(relevance, vector, query, now)
@@ -199,7 +220,111 @@ class Retriever:
             hits[mid] = rec
         ranked = rank({m: relevance[m] for m in hits}, hits, request, now)
         ranked = self._with_conflict_partners(ranked, allowed, request, now)
-        return Retrieval(revision, ranked, dropped, opted_out)
+        return Retrieval(revision, ranked, dropped, opted_out, mode=mode)
+
+    def _vectors_skipped(self, fill: bool, allowed_by_breaker: bool) -> str | None:
+        """Why an injection answers without the vector path, or None when it uses it."""
+        if not fill:
+            return None
+        cold = self._vectors_cold()
+        if cold is not None:
+            return cold
+        return None if allowed_by_breaker else KEYWORD_ONLY_BREAKER_TEXT
+
+    def _vector_step(
+        self, query: str, allowed: set[str], revision: int, *, patient: bool, strict: bool = False
+    ) -> dict[str, float]:
+        """Cosines of the visible memories, mixed with their conversation windows'."""
+        vector = self._vector_scores(query, allowed, patient=patient, strict=strict)
+        layer = self.catalog.vectors
+        if vector and layer is not None:
+            vector = context.widen_vectors(
+                vector,
+                layer.query_vector(query),
+                layer,
+                self.catalog.records,
+                allowed,
+                self.neighbours,
+                revision,
+            )
+        return vector
+
+    def _both_scores(
+        self,
+        query: str,
+        allowed: set[str],
+        revision: int,
+        skipped: str | None,
+        *,
+        patient: bool,
+        deadline: float | None,
+    ) -> tuple[dict[str, float], dict[str, float], str | None]:
+        """Keyword and vector scores, and why the vector ones are missing (None: they are
+        not, or were not wanted: `skipped` given)."""
+        pending: cf.Future[dict[str, float]] | None = None
+        if skipped is None and deadline is not None:
+            # Started before the keyword work, so the two overlap (the model's own work
+            # runs outside the interpreter lock) and the vector step rarely adds latency.
+            pending, skipped = self._start_vector_step(query, allowed, revision)
+        keyword = self.catalog.keywords.search(query, allowed=allowed)
+        keyword = context.widen(keyword, self.catalog.records, allowed, self.neighbours, revision)
+        vector: dict[str, float] = {}
+        if pending is not None and deadline is not None:
+            vector, skipped = self._finish_vector_step(pending, deadline)
+        elif skipped is None:
+            # A search may wait for the model and for this process's queued embeddings.
+            vector = self._vector_step(query, allowed, revision, patient=patient)
+        return keyword, vector, skipped
+
+    def _start_vector_step(
+        self, query: str, allowed: set[str], revision: int
+    ) -> tuple[cf.Future[dict[str, float]] | None, str | None]:
+        """Start the vector step on a thread of its own, for `_finish_vector_step` to wait
+        for until the read's deadline: a slow query embedding (a busy model, a loaded
+        machine) costs the read its vector scores, not its memory (#44). None and why, when
+        it is not started."""
+        with self._flight_lock:
+            if self._vector_busy:
+                # An abandoned step still holds the model: a second would queue behind it.
+                self.vector_breaker.release()
+                return None, KEYWORD_ONLY_BUSY_TEXT
+            self._vector_busy += 1
+        future: cf.Future[dict[str, float]] = cf.Future()
+
+        def run() -> None:
+            try:
+                future.set_result(
+                    self._vector_step(query, allowed, revision, patient=False, strict=True)
+                )
+            except BaseException as exc:  # delivered to the read, if it still waits
+                future.set_exception(exc)
+            finally:
+                with self._flight_lock:
+                    self._vector_busy -= 1
+                    self._threads.discard(threading.current_thread())
+
+        thread = threading.Thread(target=run, name="mc-vector-read", daemon=True)
+        with self._flight_lock:
+            self._threads.add(thread)
+            thread.start()
+        return future, None
+
+    def _finish_vector_step(
+        self, future: cf.Future[dict[str, float]], deadline: float
+    ) -> tuple[dict[str, float], str | None]:
+        """The started vector step's scores by `deadline`, or none and why; reports to the
+        vector breaker."""
+        breaker = self.vector_breaker
+        try:
+            scores = future.result(timeout=max(0.0, deadline - time.monotonic()))
+        except cf.TimeoutError:
+            breaker.failure()
+            return {}, KEYWORD_ONLY_SLOW_TEXT
+        except MemoryCenterError:
+            breaker.failure()
+            return {}, KEYWORD_ONLY_FAILED_TEXT
+        breaker.success()
+        return scores, None
 
     def _nudged(
         self, relevance: dict[str, float], vector: dict[str, float], query: str, now: dt.datetime
@@ -215,6 +340,10 @@ class Retriever:
             # Over the candidates only: their records are read, the rest stay unread.
             self.catalog.records.ensure(mid for mid, _ in best)
             relevance = {**relevance, **by_speaker(dict(best), self.catalog.records, query)}
+            best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
+        if WHEN_NUDGE and when.asks_when(query):
+            self.catalog.records.ensure(mid for mid, _ in best)
+            relevance = {**relevance, **states_the_time(dict(best), self.catalog.records, query)}
             best = heapq.nlargest(MAX_CANDIDATES, relevance.items(), key=lambda kv: (kv[1], kv[0]))
         return relevance, best
 
@@ -269,9 +398,10 @@ class Retriever:
         return layer.model_ready(wait=COLD_MODEL_WAIT)
 
     def _vector_scores(
-        self, query: str, allowed: set[str], *, patient: bool = False
+        self, query: str, allowed: set[str], *, patient: bool = False, strict: bool = False
     ) -> dict[str, float]:
-        """Cosines from the vector index; a failing index degrades to keyword-only (R23)."""
+        """Cosines from the vector index; a failing index degrades to keyword-only (R23)
+        (`strict`: the error is raised, for the caller to report)."""
         layer = self.catalog.vectors
         if layer is None or not allowed:
             return {}
@@ -279,6 +409,8 @@ class Retriever:
             self.faults.check("vector_index")
             return layer.scores(query, allowed, patient=patient)
         except MemoryCenterError:
+            if strict:
+                raise
             return {}
 
     @property
@@ -299,17 +431,25 @@ class Retriever:
         return layer.name if layer else EMBEDDER
 
     def guarded(self, request: Scope, query: str, session: str | None) -> Retrieval | None:
-        """`retrieve` under the hot-path time limit and circuit breaker; None means degraded."""
+        """`retrieve` under the hot-path time limit and circuit breakers; None means degraded.
+
+        Two breakers: the read of memory itself (open: no memory, at once) and the vector
+        path (open: the keyword path answers). Both try again within seconds (#44)."""
         if not self.breaker.allow():
             return None
         with self._flight_lock:
             if self._in_flight >= MAX_IN_FLIGHT:
+                self.breaker.release()
                 return None  # earlier reads are still stuck: do not pile up threads
             self._in_flight += 1
         cold = not self._warm_now()
+        vectors = self.vector_breaker.allow()
+        deadline = time.monotonic() + self.timeout * VECTOR_SHARE
         future: cf.Future[Retrieval] = cf.Future()
         thread = threading.Thread(
-            target=self._run_read, args=(future, request, query, session), daemon=True
+            target=self._run_read,
+            args=(future, request, query, session, deadline, vectors),
+            daemon=True,
         )
         with self._flight_lock:
             # Started under the lock `close` reads the set with: it joins started threads.
@@ -323,6 +463,8 @@ class Retriever:
                 # loading says nothing about the health of memory: it degrades this call
                 # but never opens the breaker.
                 self.breaker.failure()
+            else:
+                self.breaker.release()
             return None
         self.breaker.success()
         return result
@@ -338,14 +480,28 @@ class Retriever:
         return self.catalog.loaded and (layer is None or layer.file_loaded)
 
     def _run_read(
-        self, future: cf.Future[Retrieval], request: Scope, query: str, session: str | None
+        self,
+        future: cf.Future[Retrieval],
+        request: Scope,
+        query: str,
+        session: str | None,
+        deadline: float,
+        vectors: bool,
     ) -> None:
         # A fresh thread per read: an abandoned slow read cannot block the next one.
         try:
-            future.set_result(self.retrieve(request, query, session, fill=True))
+            found = self.retrieve(
+                request, query, session, fill=True, vector_deadline=deadline, vectors=vectors
+            )
+            future.set_result(found)
         except BaseException as exc:  # delivered to the waiting caller, if it still waits
             future.set_exception(exc)
         finally:
+            if vectors:
+                # A trial call of the vector breaker that never reached the vector step (a
+                # cold model, a failed read) hands the trial to the next call; one that did
+                # has reported already, and this changes nothing.
+                self.vector_breaker.release()
             with self._flight_lock:
                 self._in_flight -= 1
                 self._threads.discard(threading.current_thread())
@@ -368,10 +524,17 @@ class Retriever:
         # other processes), so even that check cannot stall the turn.
         found = self.guarded(request, goal, session)
         if found is None:
+            if self._opted_out(session):
+                # Memory was not unavailable: the user switched it off for this session.
+                nothing = Retrieval(self._revision_or_zero(), [], mode=OPTED_OUT)
+                dropped = [DroppedHit("*", OPTED_OUT_TEXT)]
+                return self._record(
+                    request, goal, budget, session, nothing, [], dropped, now, also=also
+                )
             return self._degraded(request, goal, budget, session, now, also)
         if found.opted_out or found.paused:
-            nothing = Retrieval(found.revision, [])
-            dropped = [DroppedHit("*", found.paused or "session opted out of memory")]
+            nothing = Retrieval(found.revision, [], mode=PAUSED if found.paused else OPTED_OUT)
+            dropped = [DroppedHit("*", found.paused or OPTED_OUT_TEXT)]
             return self._record(
                 request, goal, budget, session, nothing, [], dropped, now, also=also
             )
@@ -379,6 +542,24 @@ class Retriever:
         return self._record(
             request, goal, budget, session, found, items, found.dropped + dropped, now, also=also
         )
+
+    def _opted_out(self, session: str | None) -> bool:
+        """Whether the session opted out, read directly (the guarded read that would have
+        said so failed or timed out); False when even this read fails."""
+        if session is None:
+            return False
+        try:
+            # Not through the catalog: its lock may be held by the load that timed out.
+            with self._store.read("read session state") as conn:
+                return memories.session_state(conn, session)[0]
+        except MemoryCenterError:
+            return False
+
+    def _revision_or_zero(self) -> int:
+        try:
+            return self._store.revision()
+        except MemoryCenterError:
+            return 0
 
     def search(
         self, request: Scope, query: str, limit: int, session: str | None
@@ -442,6 +623,7 @@ class Retriever:
             index_version=self.index_version,
             embedder=self.embedder_name,
             degraded=degraded,
+            mode=DEGRADED if degraded else found.mode,
         )
         steps = [also] if also is not None else []
         if degraded:
@@ -454,7 +636,7 @@ class Retriever:
         self._submit(snap, written_with if steps else None)
         # The revision the block was read at: the snapshot's own lands shortly after.
         self.last_revision = found.revision
-        return InjectResult(text, snap.id, tuple(items), snap.tokens, degraded)
+        return InjectResult(text, snap.id, tuple(items), snap.tokens, degraded, snap.mode)
 
     def _degraded(
         self,
@@ -465,7 +647,7 @@ class Retriever:
         now: dt.datetime,
         also: Step | None,
     ) -> InjectResult:
-        found = Retrieval(-1, [], [])
+        found = Retrieval(-1, [], [], mode=DEGRADED)
         dropped = [DroppedHit("*", DEGRADED_TEXT)]
         try:
             found.revision = self._store.revision()
@@ -482,7 +664,7 @@ def _unrecorded(_found: Retrieval, _request: Scope, _dropped: list[DroppedHit]) 
     """A degraded answer when the server of a shared store is away: no memory, and no
     snapshot (there is nowhere to record it); `snapshot_id` is empty."""
     text = render.block([])
-    return InjectResult(text, "", (), estimate_tokens(text), True)
+    return InjectResult(text, "", (), estimate_tokens(text), True, DEGRADED)
 
 
 def _notes(record: MemoryRecord) -> tuple[str, ...]:

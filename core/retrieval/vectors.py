@@ -38,6 +38,8 @@ BACKGROUND_BATCH = 8
 # Conversation windows are three turns long: two at a time keep the model free for a query
 # within ~0.1 s (the batch size hardly changes throughput on CPU).
 WINDOW_BATCH = 2
+# While memories wait for their own vectors, the window worker checks back this often.
+WINDOW_DEFER_SECONDS = 0.5
 # How long the hot path waits for a model still loading before answering by keywords.
 WARM_WAIT = 0.3
 # The hot path embeds (or waits for) at most this many of its own queued records, this long.
@@ -125,6 +127,13 @@ class VectorLayer:
         self._pending: dict[str, MemoryRecord] = {}
         # Texts per second of the latest embeddings of queued records (None: none yet).
         self._rate: float | None = None
+        # The same for conversation windows (three turns each: slower per text).
+        self._window_rate: float | None = None
+        # Memories the backfill thread of a reopened store has still to embed (#44: they
+        # are pending like queued ones, and `status` says so), under a lock of its own:
+        # the reconcile that starts a backfill holds no other.
+        self._backfill_left = 0
+        self._count_lock = threading.Lock()
         self._inflight: set[str] = set()
         self._cancelled: set[str] = set()
         self._worker: threading.Thread | None = None
@@ -293,6 +302,8 @@ class VectorLayer:
             backfiller = threading.Thread(
                 target=self._backfill, args=(missing, load), name="mc-backfill", daemon=True
             )
+            with self._count_lock:
+                self._backfill_left += len(missing)
             backfiller.start()
             self._backfiller = backfiller
 
@@ -345,21 +356,35 @@ class VectorLayer:
         self.put_later(records)
 
     def pending(self) -> int:
-        """How many records wait for their vector."""
+        """How many records wait for their vector (queued, being embedded, or left to the
+        backfill of a reopened store)."""
         with self._lock:
-            return len(self._pending) + len(self._inflight)
+            return len(self._pending) + len(self._inflight) + self._backfill_left
 
-    def wait_idle(self, timeout: float | None = None, *, with_windows: bool = True) -> bool:
+    def _own_work(self) -> bool:
+        """True while memories wait for their own vector (call with the lock held)."""
+        return bool(self._pending or self._inflight or self._backfill_left)
+
+    def wait_idle(
+        self,
+        timeout: float | None = None,
+        *,
+        with_windows: bool = True,
+        with_backfill: bool = True,
+    ) -> bool:
         """Block until the background embedding is done (tests, benchmarks, close).
 
         `with_windows=False`: only the memories' own vectors; conversation windows left queued
         are made again when a query asks for them (close and rebuild do not wait for them).
+        `with_backfill=False`: not for the backfill of a reopened store either (close stops
+        it, and the next open finds what is left missing).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         self._settle_first()
 
         def busy() -> bool:
             own = bool(self._pending or self._inflight)
+            own = own or (with_backfill and self._backfill_left > 0)
             windows_busy = self._window_pending or self._window_sources or self._window_inflight
             return own or (with_windows and bool(windows_busy))
 
@@ -484,14 +509,30 @@ class VectorLayer:
             for start in range(0, len(missing), BACKFILL_SLICE):
                 if self._stopping.is_set():
                     return
-                records = load(missing[start : start + BACKFILL_SLICE])
+                ids = missing[start : start + BACKFILL_SLICE]
+                records = load(ids)
+                self._backfilled(len(ids) - len(records))  # gone since: nothing to embed
                 for first in range(0, len(records), EMBED_BATCH):
                     if self._stopping.is_set():
                         return  # the closing service saves what was embedded
-                    self.put(records[first : first + EMBED_BATCH])
+                    chunk = records[first : first + EMBED_BATCH]
+                    self.put(chunk)
+                    self._backfilled(len(chunk))
             self.save()
         except MemoryCenterError as exc:
             log.warning("background vector build stopped: %s", exc)
+        finally:
+            # Stopped or failed: what is left is found missing again at the next open.
+            with self._count_lock:
+                self._backfill_left = 0
+            with self._lock:
+                self._idle.notify_all()
+
+    def _backfilled(self, count: int) -> None:
+        with self._count_lock:
+            self._backfill_left = max(0, self._backfill_left - count)
+        with self._lock:
+            self._idle.notify_all()
 
     def warm_up(self) -> None:
         """Load the model in the background so the first query does not pay for it.
@@ -671,19 +712,54 @@ class VectorLayer:
                 self._file_ready.set()
 
     def status(self) -> dict[str, object]:
-        """Facts for `index status`."""
+        """Facts for `index status`, the MCP status and the desktop: sizes, and the
+        background embedding still to do with its progress and remaining time (#44)."""
         with self._lock:
             windows_held = self._contributors().count
+            vectors = len(self.index) - windows_held
+            pending = len(self._pending) + len(self._inflight) + self._backfill_left
+            windows_pending = len(self._window_pending)
+            # The file is still being read and compared with the catalog: what is missing
+            # is not known yet, so the index is not settled whatever the counts say.
+            with self._first_lock:
+                reconciling = self._first is not None or self._reconcile_lock.locked()
             return {
                 "embedder": self.name,
-                "vectors": len(self.index) - windows_held,
+                "vectors": vectors,
                 "windows": windows_held,
                 "dead_slots": self.index.dead_slots,
-                "pending": len(self._pending) + len(self._inflight),
-                "windows_pending": len(self._window_pending),
+                "pending": pending,
+                "backfill_pending": self._backfill_left,
+                "windows_pending": windows_pending,
                 "windows_enabled": self.windows_enabled,
+                "reconciling": reconciling,
+                "settled": pending == 0 and windows_pending == 0 and not reconciling,
+                "progress": self._progress(vectors, pending, windows_held, windows_pending),
                 "file": str(self.path) if self.path else None,
             }
+
+    def _progress(
+        self, vectors: int, pending: int, windows_held: int, windows_pending: int
+    ) -> dict[str, object]:
+        """How far the background embedding is, and about how long it has left: memories
+        first, then windows (each memory still to embed will make about one more window
+        due). `eta_seconds` is None until a rate was measured in this process."""
+        windows_due = windows_pending + (pending if self.windows_enabled else 0)
+        rate = self._rate
+        window_rate = self._window_rate or (rate / 3 if rate else None)
+        eta: float | None = None
+        if pending == 0 and windows_due == 0:
+            eta = 0.0
+        elif rate and (window_rate or windows_due == 0):
+            eta = pending / rate + (windows_due / window_rate if window_rate else 0.0)
+        return {
+            "vectors_done": vectors,
+            "vectors_total": vectors + pending,
+            "windows_done": windows_held,
+            "windows_total": windows_held + windows_due,
+            "texts_per_second": round(rate, 2) if rate else None,
+            "eta_seconds": round(eta, 1) if eta is not None else None,
+        }
 
     # --- conversation windows (#17) ---------------------------------------------------------
 
@@ -727,8 +803,14 @@ class VectorLayer:
 
     def _embed_windows(self, items: dict[str, str]) -> None:
         keys = list(items)
+        started = time.monotonic()
         try:
             vectors = self.embedder.embed([items[k] for k in keys], kind="passage")
+            took = time.monotonic() - started
+            if keys and took > 0:
+                rate = len(keys) / took
+                old = self._window_rate
+                self._window_rate = rate if old is None else (old + rate) / 2
         except MemoryCenterError as exc:
             log.warning("embedding conversation windows failed: %s", exc)
             return
@@ -771,6 +853,12 @@ class VectorLayer:
                     self._window_sources.clear()
                     self._idle.notify_all()
                     return
+                if self._own_work() and not self._window_sources:
+                    # The memories' own vectors first (#44): an imported history becomes
+                    # searchable by meaning turn by turn, and windows follow; until then
+                    # the mean of the stored vectors stands in for a window.
+                    self._idle.wait(WINDOW_DEFER_SECONDS)
+                    continue
                 taken = list(self._window_pending)[:WINDOW_BATCH]
                 chunk = {k: self._window_pending.pop(k) for k in taken}
                 self._window_inflight += 1

@@ -83,7 +83,7 @@ class IndexAdmin:
         self._e.catalog.invalidate()
         self._e.catalog.sync()
         if layer is not None:
-            layer.wait_idle(with_windows=False)
+            layer.wait_idle(with_windows=False, with_backfill=False)
         self._e.catalog.save()
         return self.index_status()
 

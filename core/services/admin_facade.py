@@ -222,8 +222,10 @@ class AdminFacade(FacadeBase):
         For a store opened for an agent (MCP server, SDK runtime, hook daemon, the GUI), so
         the first query does not pay for the load; a one-shot CLI command that needs no
         embedding never loads the model. Until it is loaded, `inject` serves from the
-        keyword path (R17). `wait`: seconds to wait for the load; returns whether the model
-        is ready (True when there is no model).
+        keyword path (R17). `wait`: seconds to wait for the load (the model, then the
+        catalog and the vector file: a one-shot CLI `inject` waits, so loading is not
+        counted against the hot-path limit, #44); returns whether the model is ready (True
+        when there is no model).
         """
         return self._agents.warm_up(wait)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from core.governance import agents
 from core.governance.agents import AgentInfo
 from core.model.records import Result, SessionInfo
@@ -16,12 +18,22 @@ class AgentControls:
         self._e = engine
 
     def warm_up(self, wait: float) -> bool:
-        self._e.catalog.warm_in_background()
-        layer = self._e.catalog.vectors
-        if layer is None:
-            return True
-        layer.warm_up()
-        return layer.model_ready(wait=wait)
+        catalog = self._e.catalog
+        catalog.warm_in_background()
+        layer = catalog.vectors
+        deadline = time.monotonic() + wait
+        ready = True
+        if layer is not None:
+            layer.warm_up()
+            ready = layer.model_ready(wait=wait)
+        # A caller that waits (a one-shot CLI `inject`) wants the first read to find the
+        # catalog and the vector file loaded too: loading is not what the hot-path limit
+        # measures (#44).
+        while wait > 0 and not (catalog.loaded and (layer is None or layer.file_loaded)):
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
+        return ready
 
     def leave_vector_graph_on_disk(self) -> None:
         layer = self._e.catalog.vectors

@@ -102,7 +102,7 @@ class Engine:
             store,
             self.catalog,
             self.faults,
-            CircuitBreaker(store.clock),
+            CircuitBreaker(),
             self.recorder.submit,
             timeout=_hot_path_limit(config.hot_path_seconds),
         )

@@ -137,7 +137,9 @@ class FacadeBase:
                 # What is still queued is embedded now, within a bound; the rest is found
                 # missing and embedded in the background by the next open.
                 with contextlib.suppress(MemoryCenterError):
-                    self.catalog.vectors.wait_idle(embed_seconds, with_windows=False)
+                    self.catalog.vectors.wait_idle(
+                        embed_seconds, with_windows=False, with_backfill=False
+                    )
                 # A first build of a big store may still run: it stops after its batch, so
                 # nothing reads from the store or writes index files once close returns.
                 self.catalog.vectors.stop(CLOSE_STOP_SECONDS)

@@ -17,7 +17,18 @@ from core.crypto.codec import Aad, Codec
 from core.errors import NotFoundError
 from core.model.clock import from_iso, to_iso
 from core.model.enums import ChangeKind
-from core.model.memory import DroppedHit, InjectedItem, RankedHit, Snapshot
+from core.model.memory import (
+    DEGRADED,
+    HYBRID,
+    KEYWORD,
+    KEYWORD_ONLY,
+    OPTED_OUT,
+    PAUSED,
+    DroppedHit,
+    InjectedItem,
+    RankedHit,
+    Snapshot,
+)
 from core.model.scope import Scope
 from core.storage import schema as s
 from core.storage.store import WriteTx
@@ -134,6 +145,7 @@ def to_body(snap: Snapshot) -> dict[str, Any]:
         "text": snap.text,
         "tokens": snap.tokens,
         "purged": list(snap.purged_memory_ids),
+        "mode": snap.mode,
     }
 
 
@@ -186,7 +198,23 @@ def from_body(row: Mapping[Any, Any], body: Mapping[str, Any]) -> Snapshot:
         embedder=row["embedder"],
         degraded=bool(row["degraded"]),
         purged_memory_ids=tuple(body.get("purged", ())),
+        mode=body.get("mode") or _older_mode(row, body),
     )
+
+
+def _older_mode(row: Mapping[Any, Any], body: Mapping[str, Any]) -> str:
+    """The mode of a snapshot written before it was recorded (#44), read from what it said:
+    the degraded flag, and the reason its dropped entry "*" gave."""
+    if row["degraded"]:
+        return DEGRADED
+    reasons = [d["reason"] for d in body["dropped"] if d["id"] == "*"]
+    if any(r.startswith("keyword_only") for r in reasons):
+        return KEYWORD_ONLY
+    if "session opted out of memory" in reasons:
+        return OPTED_OUT
+    if reasons:
+        return PAUSED
+    return KEYWORD if str(row["index_version"]).startswith("keyword") else HYBRID
 
 
 def ids_using(conn: Connection, memory_ids: Sequence[str]) -> list[str]:

@@ -53,6 +53,22 @@ def test_remember_search_inject_and_snapshot(run: Any) -> None:
     assert human.exit_code == 0 and "pnpm 9" in human.stdout
 
 
+def test_inject_says_how_it_answered_and_an_opted_out_session_is_not_degraded(run: Any) -> None:
+    """#43 item 8: an opted-out session's inject says "opted out", not "memory unavailable";
+    a one-shot inject waits for its indexes to load, so it answers with both (#44)."""
+    run("remember", *SCOPE, "--text", "Remember: web-shop uses pnpm 9.")
+    first = run("inject", *SCOPE, "--session", "s-out", "install the web-shop deps")
+    assert first.exit_code == 0 and "pnpm 9" in first.stdout
+    assert "keyword and vector search" in first.stderr
+    assert run("session", "opt-out", "s-out").exit_code == 0
+    out = run("inject", *SCOPE, "--session", "s-out", "install the web-shop deps")
+    assert out.exit_code == 0 and "pnpm 9" not in out.stdout
+    assert "opted out" in out.stderr and "DEGRADED" not in out.stderr
+    as_json = _json(run("--json", "inject", *SCOPE, "--session", "s-out", "web-shop deps"))
+    assert as_json["result"]["mode"] == "opted_out" and not as_json["result"]["degraded"]
+    assert as_json["snapshot"]["mode"] == "opted_out"
+
+
 def test_review_queue_through_the_cli(run: Any) -> None:
     """R25: extract suggests, candidates list/edit/approve/reject work on ids and short refs."""
     run(

@@ -7,6 +7,7 @@ one checks a server started without a scope.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -101,6 +102,7 @@ def session_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
         )
         r["context"] = await client.call_tool("get_context", {"goal": "deploy the shop"})
         r["ctx_resource"] = await client.read_resource("memory://context")
+        r["index_status"] = await client.read_resource("memory://index-status")
         r["event_user"] = await client.call_tool(
             "record_event", {"role": "user", "text": "We always squash-merge in this repo"}
         )
@@ -190,6 +192,19 @@ def test_get_context_returns_the_block_and_a_recorded_snapshot(session_run: Any)
         snap = svc.get_snapshot(ctx["snapshot_id"])
         assert snap.session_id == "agent-1"
         assert dict(snap.scope.items_) == {"user": "alice", "project": "shop"}
+    # The answer says how it was made, as its snapshot does (#43 item 8, #44): a first call
+    # answered from keywords alone is degraded, never reported as a full answer.
+    assert ctx["mode"] == snap.mode
+    assert ctx["degraded"] == (snap.mode in ("keyword_only", "degraded"))
+
+
+def test_the_index_status_resource_reports_the_background_embedding(session_run: Any) -> None:
+    _, _, calls = session_run
+    status = json.loads(calls.results["index_status"].contents[0].text)
+    assert status["active_memories"] >= 1
+    vector = status["vector"]
+    assert {"pending", "settled", "progress"} <= set(vector)
+    assert vector["progress"]["vectors_total"] == vector["vectors"] + vector["pending"]
 
 
 def test_record_event_trust_rules(session_run: Any) -> None:

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from core import ManualClock, MemoryService
-from core.retrieval.when import resolve
+from core.retrieval.when import asks_when, event_span, resolve, states_time
 
 NOW = dt.datetime(2023, 10, 20, 12, tzinfo=dt.UTC)  # a Friday
 
@@ -75,5 +75,102 @@ def test_memory_said_on_the_named_day_ranks_first(tmp_path: object) -> None:
             svc.search_memory(scope, question.replace("October 13", "2 August"))[0].memory_id
             == earlier.id
         )
+    finally:
+        svc.close()
+
+
+MONDAY = dt.datetime(2023, 7, 17, 14, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("I went to an LGBTQ conference two days ago", _day(2023, 7, 15)),
+        ("Last Fri I finally took my kids to a pottery workshop", _day(2023, 7, 14)),
+        ("I just joined a new activist group last Tues.", _day(2023, 7, 11)),
+        ("Last night was amazing", _day(2023, 7, 16)),
+        (
+            "Last weekend I joined a mentorship program",
+            (_day(2023, 7, 15)[0], _day(2023, 7, 17)[0]),
+        ),
+        ("we went camping two weekends ago", (_day(2023, 7, 3)[0], _day(2023, 7, 10)[0])),
+        ("I moved here 3 years ago", (_day(2020, 7, 17)[0], _day(2021, 7, 17)[0])),
+    ],
+)
+def test_relative_words_of_a_memory_resolve_against_when_it_was_said(
+    text: str, span: tuple[dt.datetime, dt.datetime]
+) -> None:
+    """#44: chat phrasing ("last Fri", "two days ago", "last weekend"), said on a Monday."""
+    assert event_span(text, MONDAY) == span
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("When did Caroline go to the support group?", True),
+        ("How long ago was her 18th birthday?", True),
+        ("What year did they move?", True),
+        ("Mel, when is the race?", True),
+        ("她什么时候去的博物馆", True),
+        ("What did Mel paint?", False),
+        ("Whenever I deploy, which port?", False),
+    ],
+)
+def test_a_request_asks_for_a_time_by_its_form(query: str, asks: bool) -> None:
+    assert asks_when(query) is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("I ran a charity race last Saturday", True),
+        ("We had a blast last year at the fest", True),
+        ("I've known these friends for 4 years, since I moved in 2019", True),
+        ("昨天我去了博物馆", True),
+        ("The race was for mental health and it was rewarding", False),
+        ("May I bring my kids?", False),
+    ],
+)
+def test_a_memory_states_a_time(text: str, states: bool) -> None:
+    assert states_time(text, MONDAY) is states
+
+
+def test_a_when_question_prefers_the_turn_that_says_when(tmp_path: object) -> None:
+    """Of two turns about the same race, the one that says when it was answers "When ...?"
+    though the other matches the words better (#44); the nudge is the request's form."""
+    from pathlib import Path
+
+    from tests.conftest import PASSPHRASE
+
+    svc = MemoryService.open(
+        Path(str(tmp_path)) / "s",
+        passphrase=PASSPHRASE,
+        clock=ManualClock(NOW),
+        prefer_keyring=False,
+    )
+    try:
+        scope = {"user": "mel"}
+        day = dt.datetime(2023, 5, 25, 13, tzinfo=dt.UTC)
+        ids = {}
+        # The first matches the words better (they occur twice); the second says when.
+        for text in (
+            "The charity race, the charity race was so good",
+            "We ran the charity race last Saturday",
+        ):
+            rec = svc.remember(scope, text, said_at=day, speaker="Melanie").value.record
+            assert rec is not None
+            ids[text] = rec.id
+        says_when = ids["We ran the charity race last Saturday"]
+        question = "When was the charity race?"
+        assert svc.search_memory(scope, question)[0].memory_id == says_when
+        assert svc.inject(scope, question, 400).value.items[0].memory_id == says_when
+        snap_hits = {
+            h.memory_id: h.score
+            for h in svc.get_snapshot(
+                svc.inject(scope, "What was the charity race like?", 400).value.snapshot_id
+            ).hits
+        }
+        # Not asked "when": no preference from the time the turn states.
+        assert set(snap_hits) == set(ids.values())
     finally:
         svc.close()
