@@ -39,7 +39,7 @@ from core.model.records import Decision, MemoryRecord
 from core.model.scope import Scope
 from core.model.sessions import GOVERNANCE_SESSION as GOVERNANCE_SESSION
 from core.model.validate import ValidEvent
-from core.storage import binding, event_log
+from core.storage import binding, event_log, governed
 from core.storage import schema as s
 from core.storage.damage import Damage, Records, guarded, split
 from core.storage.engine import chunks
@@ -437,23 +437,36 @@ def active_rows(conn: Connection) -> list[tuple[str, str, int, str | None]]:
 def lift_fence(tx: WriteTx, memory_id: str) -> int:
     """Lift the deletion fence of a memory; return how many fingerprints were lifted."""
     tx.fences_changed()
-    lifted = tx.conn.execute(
-        update(s.deletion_fences)
-        .where(
-            (s.deletion_fences.c.memory_id == memory_id) & s.deletion_fences.c.lifted_at.is_(None)
-        )
-        .values(lifted_at=tx.now_iso)
-    ).rowcount
-    if not lifted:
+    # The standing fences as the MAC'd record says: a fence lifted outside Memory Center
+    # still stands there, and is lifted here for real (`governed.py`).
+    standing = [
+        fp
+        for fp, row in governed.recorded_or_table(tx.conn, tx.codec, governed.FENCES).items()
+        if row.get("memory_id") == memory_id and row.get("lifted_at") is None
+    ]
+    if not standing:
         raise NotFoundError("deletion fence of memory", memory_id)
+    for fp in standing:
+        governed.note(tx, governed.FENCES, fp)
+    tx.conn.execute(
+        update(s.deletion_fences)
+        .where(s.deletion_fences.c.fingerprint.in_(standing))
+        .values(lifted_at=tx.now_iso)
+    )
+    lifted = len(standing)
     tx.touch(ChangeKind.POLICY, memory_ids=(memory_id,))
     return int(lifted)
 
 
-def excluded_sessions(conn: Connection, memory_ids: Sequence[str], session: str) -> set[str]:
+def excluded_sessions(
+    conn: Connection, codec: Codec, memory_ids: Sequence[str], session: str
+) -> set[str]:
     """Which of these memories the user excluded from this session."""
     if not memory_ids:
         return set()
+    recorded = governed.excluded(conn, codec, session)
+    if recorded is not None:
+        return set(recorded & set(memory_ids))
     rows: Iterable[str] = conn.execute(
         select(s.memory_exclusions.c.memory_id).where(
             and_(
@@ -465,11 +478,15 @@ def excluded_sessions(conn: Connection, memory_ids: Sequence[str], session: str)
     return set(rows)
 
 
-def session_state(conn: Connection, session: str) -> tuple[bool, frozenset[str]]:
-    """(opted out?, ids of memories excluded from it) for one session."""
+def session_state(conn: Connection, codec: Codec, session: str) -> tuple[bool, frozenset[str]]:
+    """(opted out?, ids of memories excluded from it) for one session, as the MAC'd record
+    of governing rows says (`governed.py`): an edited table changes nothing."""
     opted = conn.execute(
         select(s.sessions.c.opted_out).where(s.sessions.c.id == session)
     ).scalar_one_or_none()
+    recorded = governed.excluded(conn, codec, session)
+    if recorded is not None:
+        return governed.opted_out(conn, codec, session, bool(opted)), recorded
     excluded: list[Any] = list(
         conn.execute(
             select(s.memory_exclusions.c.memory_id).where(
@@ -540,8 +557,18 @@ def _scope(scope_json: str) -> Scope:
     return Scope.from_json(scope_json)
 
 
+MISSING_CONTENT = (
+    "the content of the current revision is missing (NULL) although the memory was not "
+    "purged: removed outside Memory Center"
+)
+
+
 def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -> MemoryRecord:
     blob = row["content"]
+    if blob is None and row["status"] != MemoryStatus.DELETED.value:
+        # Only a purge (of a deleted memory) empties content: anything else is damage,
+        # never a blank memory served as if it were one (#38).
+        raise DamagedRowError("content", MISSING_CONTENT)
     content = (
         codec.open_text(blob, content_aad(row["id"], row["revision"])) if blob else PURGED_TEXT
     )
