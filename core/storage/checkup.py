@@ -24,8 +24,9 @@ from core.errors import IntegrityError, KeyUnavailableError
 from core.model.enums import MemoryKind, MemoryStatus, Sensitivity, TrustLevel
 from core.model.records import VerifyFailure, VerifyReport
 from core.model.scope import Scope
-from core.storage import binding, event_log, governed, memories
+from core.storage import binding, event_log, governed, memories, snapshots
 from core.storage import schema as s
+from core.storage.engine import chunks
 from core.storage.sealed import SEALED, SEALED_FILES, SealedColumn
 from core.storage.store import REWOUND, revision_of
 
@@ -64,6 +65,9 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
     failure = failure or _first(_governed(conn, codec))
     failure = failure or _first(_decisions(conn, logged))
     failure = failure or _first(_feed(conn))
+    failure = failure or _first(_sources(conn, logged))
+    failure = failure or _first(_snapshots(conn, codec))
+    failure = failure or _first(_revisions(conn, logged))
     failure = failure or _first(_sealed_files(codec, data_dir, tally))
     return replace(
         chain,
@@ -314,6 +318,140 @@ def _decisions(conn: Connection, logged: dict[str, dict[str, Any]]) -> Iterator[
             "(row)",
         )
         return
+
+
+def _sources(conn: Connection, logged: dict[str, dict[str, Any]]) -> Iterator[VerifyFailure]:
+    """Each memory's source links against those its decision events announced (#38)."""
+    announced = memories.announced_links(logged.values())
+    if not announced:
+        return
+    have: dict[str, set[str]] = {}
+    for part in chunks(sorted(announced)):
+        rows: list[Any] = list(
+            conn.execute(
+                select(s.memory_sources.c.memory_id, s.memory_sources.c.event_id).where(
+                    s.memory_sources.c.memory_id.in_(part)
+                )
+            ).all()
+        )
+        for mid, eid in rows:
+            have.setdefault(str(mid), set()).add(str(eid))
+    for memory_id in sorted(announced):
+        stored, said = have.get(memory_id, set()), announced[memory_id]
+        for event_id in sorted(stored - said):
+            yield VerifyFailure(
+                None,
+                None,
+                "memory_sources",
+                f"{memory_id}/{event_id}",
+                "no decision in the hash-chained log announces this source link: added "
+                "outside Memory Center",
+                "(row)",
+            )
+            return
+        for event_id in sorted(said - stored):
+            yield VerifyFailure(
+                None,
+                None,
+                "memory_sources",
+                f"{memory_id}/{event_id}",
+                "the hash-chained log announces this source link, but its row is gone "
+                "(deleted outside Memory Center)",
+                "(row)",
+            )
+            return
+
+
+def _revisions(conn: Connection, logged: dict[str, dict[str, Any]]) -> Iterator[VerifyFailure]:
+    """Each announced revision row's scope, time and actor against its decision event
+    (#38); an announced revision whose row is gone is named too."""
+    announced = memories.announced_revisions(logged.values())
+    r = s.memory_revisions.c
+    for part in chunks(sorted(announced)):
+        rows: list[Any] = list(
+            conn.execute(
+                select(r.memory_id, r.revision, r.ts, r.actor, r.scope_json).where(
+                    r.memory_id.in_(part)
+                )
+            )
+            .mappings()
+            .all()
+        )
+        have = {(str(row["memory_id"]), int(row["revision"])): row for row in rows}
+        for memory_id in part:
+            for revision, said in sorted(announced[memory_id].items()):
+                row = have.get((memory_id, revision))
+                where = f"{memory_id}/{revision}"
+                if row is None:
+                    yield VerifyFailure(
+                        None,
+                        None,
+                        "memory_revisions",
+                        where,
+                        "the hash-chained log announces this revision, but its row is gone "
+                        "(deleted outside Memory Center)",
+                        "(row)",
+                    )
+                    return
+                for name in ("ts", "actor", "scope_json"):
+                    if row[name] != said.get(name):
+                        yield VerifyFailure(
+                            None,
+                            None,
+                            "memory_revisions",
+                            where,
+                            f"{name} is {row[name]!r} but the hash-chained log recorded "
+                            f"{said.get(name)!r}: changed outside Memory Center",
+                            name,
+                        )
+                        return
+
+
+def _snapshots(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:
+    """Each snapshot's clear columns and lineage rows against its sealed body (#38)."""
+    last = ""
+    while True:
+        rows = (
+            conn.execute(
+                select(s.snapshots)
+                .where(s.snapshots.c.id > last)
+                .order_by(s.snapshots.c.id)
+                .limit(BATCH)
+            )
+            .mappings()
+            .all()
+        )
+        if not rows:
+            return
+        items = snapshots.item_rows(conn, [str(r["id"]) for r in rows])
+        for row in rows:
+            sid = str(row["id"])
+            if event_log.others_private(codec, row["body"]):
+                continue
+            try:
+                body = codec.open_json(row["body"], snapshots.body_aad(sid))
+            except (IntegrityError, KeyUnavailableError):
+                continue  # named by the sealed-column pass
+            if snapshots.CLEAR not in body:
+                continue  # written before #38: nothing sealed to compare with
+            for field, problem in snapshots.clear_problems(row, body):
+                yield VerifyFailure(None, None, "snapshots", sid, problem, field)
+                return
+            said = {(str(i["id"]), int(i["revision"])) for i in body.get("injected", [])}
+            stored = items.get(sid, set())
+            for memory_id, _rev in sorted(stored ^ said):
+                how = "added" if (memory_id, _rev) in stored else "deleted"
+                yield VerifyFailure(
+                    None,
+                    None,
+                    "snapshot_items",
+                    f"{sid}/{memory_id}",
+                    f"the lineage row was {how} outside Memory Center (the sealed snapshot "
+                    "says otherwise)",
+                    "(row)",
+                )
+                return
+        last = str(rows[-1]["id"])
 
 
 def _feed(conn: Connection) -> Iterator[VerifyFailure]:

@@ -123,6 +123,7 @@ def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
     if sources:
         tx.later_rows(s.memory_sources, [{"memory_id": memory_id, "event_id": e} for e in sources])
     tx.queued_sources[memory_id] = set(sources)
+    tx.source_links[memory_id] = (True, set(sources))
     tx.touch(_change_kind(draft.status), memory_ids=(memory_id,))
     return _from_row(row, draft.content, sources, draft.speaker)
 
@@ -153,6 +154,7 @@ def _insert_revision(
         ),
     }
     tx.later_rows(s.memory_revisions, [row])
+    tx.revision_rows.setdefault(memory_id, []).append({name: row[name] for name in REVISION_FIELDS})
 
 
 def add_revision(
@@ -213,6 +215,8 @@ def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
     if fresh:
         tx.later_rows(s.memory_sources, [{"memory_id": memory_id, "event_id": e} for e in fresh])
         have.update(fresh)
+        _created, linked = tx.source_links.setdefault(memory_id, (False, set()))
+        linked.update(fresh)
 
 
 def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
@@ -267,6 +271,70 @@ _BOUND_ROW = select(
 ).where(s.memories.c.id == bindparam("memory_id"))
 
 
+def _announced_sources(tx: WriteTx, memory_id: str) -> dict[str, Any]:
+    """The source links and revision rows this transaction wrote for a memory, for its
+    decision event: `sources` (all of them: the memory was created here) or
+    `sources_added` (a merge), and `revisions` (their clear fields)."""
+    out: dict[str, Any] = {}
+    revisions = tx.revision_rows.pop(memory_id, None)
+    if revisions:
+        out[REVISIONS_KEY] = revisions
+    links = tx.source_links.pop(memory_id, None)
+    if links is not None:
+        created, ids = links
+        out[SOURCES_KEY if created else SOURCES_ADDED_KEY] = sorted(ids)
+    return out
+
+
+SOURCES_KEY = "sources"
+SOURCES_ADDED_KEY = "sources_added"
+REVISIONS_KEY = "revisions"
+REVISION_FIELDS = ("revision", "ts", "actor", "scope_json")
+
+
+def announced_revisions(decisions: Iterable[Mapping[str, Any]]) -> dict[str, dict[int, Any]]:
+    """Memory id -> revision -> its clear fields, as decision events announced them; only
+    memories whose first revision was announced (made since #38)."""
+    out: dict[str, dict[int, Any]] = {}
+    for data in decisions:
+        memory_id = str(data.get("memory_id"))
+        for item in data.get(REVISIONS_KEY) or ():
+            if not isinstance(item, dict) or not isinstance(item.get("revision"), int):
+                continue
+            if item["revision"] == 1:
+                out[memory_id] = {}
+            if memory_id in out:
+                out[memory_id][item["revision"]] = item
+    return out
+
+
+def announced_links(decisions: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Memory id -> source event ids, as `memory_decision` event data announced them in
+    log order; only memories whose creation announced its sources (made since #38)."""
+    out: dict[str, set[str]] = {}
+    for data in decisions:
+        memory_id = str(data.get("memory_id"))
+        full, added = data.get(SOURCES_KEY), data.get(SOURCES_ADDED_KEY)
+        if isinstance(full, list):
+            out[memory_id] = {str(e) for e in full}
+        elif isinstance(added, list) and memory_id in out:
+            out[memory_id].update(str(e) for e in added)
+    return out
+
+
+def announced_sources(conn: Connection, codec: Codec, memory_id: str) -> set[str] | None:
+    """A memory's source events as its hash-chained decision events announced them (None:
+    a memory made before they did, whose table rows are all there is)."""
+    event_ids: list[Any] = list(
+        conn.execute(
+            select(s.decisions.c.event_id).where(s.decisions.c.memory_id == memory_id)
+        ).scalars()
+    )
+    events = event_log.list_by_ids(conn, codec, [str(e) for e in event_ids if e])
+    found = announced_links(e.data for e in events if e.kind == EventKind.MEMORY_DECISION)
+    return found.get(memory_id)
+
+
 def record_decision(
     tx: WriteTx,
     record: MemoryRecord,
@@ -293,6 +361,7 @@ def record_decision(
                 kind=EventKind.MEMORY_DECISION,
                 source=None,
                 data={
+                    **_announced_sources(tx, record.id),
                     "memory_id": record.id,
                     "decision_id": decision_id,
                     "action": action,

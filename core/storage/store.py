@@ -82,6 +82,12 @@ class WriteTx:
     # Governing rows (fences, opt-outs, exclusions, tombstones) this transaction changed,
     # as (table, key): taken into their MAC'd record before commit (`governed.reseal`).
     governed_keys: set[tuple[str, str]] = field(default_factory=set)
+    # Source links this transaction wrote, by memory: (whether the memory was created
+    # here, the event ids). The memory's next decision event announces them, so the links
+    # are bound to the hash chain (#38; `memories.record_decision`).
+    source_links: dict[str, tuple[bool, set[str]]] = field(default_factory=dict)
+    # Revision rows this transaction wrote, by memory (clear fields), announced the same way.
+    revision_rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _queued: list[tuple[Executable, list[dict[str, Any]] | None]] = field(default_factory=list)
     _final: dict[str, tuple[Executable, list[dict[str, Any]]]] = field(default_factory=dict)
     # New memory rows still in the queue, by id: the only queued writes to the memories

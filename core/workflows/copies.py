@@ -157,8 +157,21 @@ def _snapshots_seeing(p: Purge) -> set[str]:
 
 
 def _source_events(p: Purge) -> None:
-    if p.purge_events:
-        p.redacted_events += [e for e in p.record.source_event_ids if _redact(p, e)]
+    """The memory's sources as its hash-chained decisions announced them (#38): a link
+    added in the file to another user's event is not followed, a deleted one still is."""
+    if not p.purge_events:
+        return
+    linked = list(p.record.source_event_ids)
+    announced = memories.announced_sources(p.tx.conn, p.tx.codec, p.record.id)
+    if announced is not None:
+        forged = [e for e in linked if e not in announced]
+        if forged:
+            p.report.append(
+                f"memory_sources: {len(forged)} link(s) no decision announced were not "
+                "followed (changed outside Memory Center)"
+            )
+        linked = sorted(announced)
+    p.redacted_events += [e for e in linked if _redact(p, e)]
 
 
 def _audit_events(p: Purge) -> None:

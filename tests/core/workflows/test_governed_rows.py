@@ -334,3 +334,134 @@ def test_a_null_revision_content_is_damage_not_a_blank_memory(
         assert store["kept"] not in {i.memory_id for i in answer.items}
     finally:
         svc.close()
+
+
+# --- memory_sources: bound to the chain through the decision events that announce them ----
+
+
+def _event_of(data_dir: Path, session: str) -> str:
+    row = _one(data_dir, "SELECT id FROM events WHERE session_id = ? ORDER BY position", (session,))
+    assert row is not None
+    return str(row[0])
+
+
+def test_a_forged_source_link_is_named_and_not_followed_by_a_purge(
+    store: dict[str, str], data_dir: Path
+) -> None:
+    """A row linking Bob's memory to Alice's event: a later --purge-events would have
+    redacted Alice's event."""
+    svc = _open(data_dir)
+    try:
+        alice = svc.remember({"user": "alice"}, "Alice's train leaves at seven.", session="a1")
+        assert alice.value.record is not None
+    finally:
+        svc.close()
+    alice_event = _event_of(data_dir, "a1")
+    _sql(data_dir, "INSERT INTO memory_sources VALUES (?, ?)", (store["kept"], alice_event))
+    failure = _failure(data_dir)
+    assert (failure.table, failure.row_id) == ("memory_sources", f"{store['kept']}/{alice_event}")
+    svc = _open(data_dir)
+    try:
+        stone = svc.delete(store["kept"], reason="gone", purge=True, purge_events=True).value
+        assert any("not followed" in line for line in stone.report)
+        (event,) = [e for e in svc.list_events(session="a1") if e.id == alice_event]
+        assert not event.redacted and "seven" in event.text
+    finally:
+        svc.close()
+
+
+def test_a_deleted_source_link_is_named_and_still_purged(
+    store: dict[str, str], data_dir: Path
+) -> None:
+    (source,) = _one(
+        data_dir, "SELECT event_id FROM memory_sources WHERE memory_id = ?", (store["kept"],)
+    )
+    _sql(data_dir, "DELETE FROM memory_sources WHERE memory_id = ?", (store["kept"],))
+    failure = _failure(data_dir)
+    assert (failure.table, failure.row_id) == ("memory_sources", f"{store['kept']}/{source}")
+    svc = _open(data_dir)
+    try:
+        svc.delete(store["kept"], reason="gone", purge=True, purge_events=True)
+        (event,) = [e for e in svc.list_events(limit=1000) if e.id == source]
+        assert event.redacted
+    finally:
+        svc.close()
+
+
+# --- snapshots: clear columns and lineage rows against the sealed body --------------------
+
+
+def _snapshot(data_dir: Path) -> str:
+    svc = _open(data_dir)
+    try:
+        snap = svc.inject(BOB, "physiotherapy Thursdays", 300, session="s5").value
+        assert snap.items
+        return snap.snapshot_id
+    finally:
+        svc.close()
+
+
+def test_an_edited_snapshot_scope_is_named_and_not_believed(
+    store: dict[str, str], data_dir: Path
+) -> None:
+    sid = _snapshot(data_dir)
+    _sql(data_dir, 'UPDATE snapshots SET scope_json = \'{"user": "eve"}\' WHERE id = ?', (sid,))
+    failure = _failure(data_dir)
+    assert (failure.table, failure.row_id, failure.field) == ("snapshots", sid, "scope_json")
+    svc = _open(data_dir)
+    try:
+        assert dict(svc.get_snapshot(sid).scope.items_) == BOB
+    finally:
+        svc.close()
+
+
+@pytest.mark.parametrize("edit", ["delete", "insert"])
+def test_an_edited_snapshot_lineage_row_is_named(
+    store: dict[str, str], data_dir: Path, edit: str
+) -> None:
+    sid = _snapshot(data_dir)
+    if edit == "delete":
+        assert _sql(data_dir, "DELETE FROM snapshot_items WHERE snapshot_id = ?", (sid,)) >= 1
+    else:
+        _sql(data_dir, "INSERT INTO snapshot_items VALUES (?, ?, 1, 1)", (sid, store["other"]))
+    failure = _failure(data_dir)
+    assert failure.table == "snapshot_items" and failure.row_id.startswith(f"{sid}/")
+
+
+@pytest.mark.parametrize(
+    ("sql", "field"),
+    [
+        ('UPDATE memory_revisions SET scope_json = \'{"user": "eve"}\'', "scope_json"),
+        ("UPDATE memory_revisions SET ts = '2020-01-01T00:00:00.000000+00:00'", "ts"),
+        ("UPDATE memory_revisions SET actor = 'agent'", "actor"),
+    ],
+)
+def test_an_edited_revision_row_is_named(
+    store: dict[str, str], data_dir: Path, sql: str, field: str
+) -> None:
+    _sql(data_dir, f"{sql} WHERE memory_id = ?", (store["kept"],))
+    failure = _failure(data_dir)
+    assert (failure.table, failure.row_id, failure.field) == (
+        "memory_revisions",
+        f"{store['kept']}/1",
+        field,
+    )
+
+
+def test_a_deleted_older_revision_is_named(store: dict[str, str], data_dir: Path) -> None:
+    svc = _open(data_dir)
+    try:
+        svc.edit(store["kept"], "Bob's physiotherapy moved to Fridays at eight.")
+    finally:
+        svc.close()
+    _sql(
+        data_dir,
+        "DELETE FROM memory_revisions WHERE memory_id = ? AND revision = 1",
+        (store["kept"],),
+    )
+    failure = _failure(data_dir)
+    assert (failure.table, failure.row_id, failure.field) == (
+        "memory_revisions",
+        f"{store['kept']}/1",
+        "(row)",
+    )

@@ -70,6 +70,7 @@ def target(request: pytest.FixtureRequest, data_dir: Path, clock: ManualClock) -
         svc.delete(gone.id, reason="moved")
         svc.set_session_opt_out("quiet", True)
         svc.exclude(other.id, "s9")
+        assert svc.inject(BOB, "physiotherapy Thursdays", 300, session="s5").value.items
         assert svc.verify().ok
     finally:
         svc.close()
@@ -102,6 +103,10 @@ CASES = [
     ("UPDATE tombstones SET purged = true", "tombstones", "purged"),
     ("DELETE FROM tombstones", "tombstones", "(row)"),
     ("UPDATE decisions SET to_status = 'active' WHERE action = 'delete'", "decisions", "to_status"),
+    ("DELETE FROM memory_sources", "memory_sources", "(row)"),
+    ("UPDATE memory_revisions SET actor = 'agent'", "memory_revisions", "actor"),
+    ('UPDATE snapshots SET scope_json = \'{"user": "eve"}\'', "snapshots", "scope_json"),
+    ("DELETE FROM snapshot_items", "snapshot_items", "(row)"),
 ]
 
 
