@@ -24,6 +24,7 @@ from core.model.memory import (
     InjectResult,
     MemoryFilter,
     MemoryOutcome,
+    PurgePreview,
     QuarantineReport,
     Replay,
     ResumeResult,
@@ -337,6 +338,10 @@ class MemoryService(AdminFacade):
             requested_by=requested_by,
             purge_events=purge_events,
         )
+
+    def purge_preview(self, memory_id: str, *, purge_events: bool = False) -> PurgePreview:
+        """What `delete(purge=True)` would redact, and what it keeps and why; writes nothing."""
+        return self._review.purge_preview(memory_id, purge_events=purge_events)
 
     # --- reading memory ------------------------------------------------------------
 

@@ -145,6 +145,11 @@ def memory_quarantine(ctx: Context, memory_id: str, reason: str) -> None:
 @click.option("--purge", is_flag=True, help="Also destroy the content everywhere (irreversible).")
 @click.option("--purge-events", is_flag=True, help="With --purge: redact the source events too.")
 @click.option("--by", "requested_by", help="Who asks.")
+@click.option(
+    "--preview",
+    is_flag=True,
+    help="With --purge: show what would be redacted and kept; change nothing.",
+)
 @pass_ctx
 @handles_errors
 def memory_delete(
@@ -154,8 +159,15 @@ def memory_delete(
     purge: bool,
     purge_events: bool,
     requested_by: str | None,
+    preview: bool,
 ) -> None:
     """Delete a memory: tombstone and removal from every derived store (R19)."""
+    if preview:
+        plan = ctx.service().purge_preview(memory_id, purge_events=purge_events)
+        lines = [f"a purge of {plan.memory_id} would redact:", *(f"  {r}" for r in plan.redacted)]
+        lines += ["and keep:", *(f"  {k}" for k in plan.kept)]
+        ctx.emit(plan, "\n".join(lines))
+        return
     stone = ctx.write(
         "delete",
         memory_id,

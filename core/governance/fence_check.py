@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from core.governance.fences import TERMS_NEAR, Features, FenceView, features, match
-from core.storage import fences
+from core.storage import fences, governed
 from core.storage.store import WriteTx
 
 Vector = tuple[str, Sequence[float]] | None
@@ -45,8 +45,10 @@ class FenceCheck:
                     FenceView(f.memory_id, f.terms, f.marks, f.embedder, f.vector)
                     for f in fences.standing(tx.conn, tx.codec)
                 ]
-                self._exact = fences.standing_fingerprints(tx.conn)
+                self._exact = fences.standing_fingerprints(tx.conn, tx.codec)
                 self._state = state
+                # Fence rows changed outside Memory Center do not count; they are reported.
+                governed.report(tx, governed.differences(tx.conn, tx.codec, governed.FENCE_TABLES))
             return self._views, self._exact
 
     def meet(

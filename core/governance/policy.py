@@ -267,12 +267,16 @@ class MemoryPolicy:
         )
 
     def _reject(self, cand: Candidate, reason: str, fenced_by: str | None = None) -> Verdict:
+        # A fence refusal keeps no copy of what was refused (#38): the user deleted, maybe
+        # purged, that content; the record says what happened, not what was said.
+        content = f"[refused: matches deleted memory {fenced_by}]" if fenced_by else cand.content
         return Verdict(
             status=MemoryStatus.REJECTED,
             reasons=(reason,),
-            content=cand.content,
+            content=content,
             kind=cand.kind,
             confidence=0.0,
+            flags=frozenset({REDACTED}) if fenced_by else frozenset(),
             fenced_by=fenced_by,
         )
 

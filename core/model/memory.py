@@ -195,6 +195,18 @@ class Tombstone:
 
 
 @dataclass(frozen=True)
+class PurgePreview:
+    """What a compliance purge of one memory would do, before it is done (#38, R19):
+    each place that holds a copy and is redacted (with counts), and each place kept, with
+    the reason."""
+
+    memory_id: str
+    purge_events: bool
+    redacted: tuple[str, ...]
+    kept: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class AdoptionChain:
     """Everything that led to and followed from one memory (R22)."""
 

@@ -14,7 +14,9 @@ re-indexed); records themselves are decrypted and binding-checked when retrieval
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -26,7 +28,8 @@ from core.model.scope import Scope
 from core.retrieval import context, keyword_file
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.vectors import VectorLayer, remove_stale_temp_files
-from core.storage import memories
+from core.storage import memories, tombstones
+from core.storage.checkup import PURGE_JOURNAL
 from core.storage.damage import Damage
 from core.storage.store import EVERYTHING, Store
 from core.storage.text_index import TextIndex
@@ -162,6 +165,15 @@ class RecordCache(Mapping[str, MemoryRecord]):
     def cached(self) -> int:
         """How many records are held decrypted."""
         return len(self._cached)
+
+
+def pending_purges(path: Path) -> set[str]:
+    """The memory ids a purge journal names (an unreadable journal names none)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    return {str(v) for v in value} if isinstance(value, list) else set()
 
 
 class Catalog:
@@ -319,7 +331,7 @@ class Catalog:
             if cached is not None:
                 return cached
             with self._store.read("read session state") as conn:
-                state = memories.session_state(conn, session)
+                state = memories.session_state(conn, self._store.codec, session)
             self._sessions[session] = state
             return state
 
@@ -353,6 +365,62 @@ class Catalog:
         self.texts.purge(self._store.codec, ids)
         if self.vectors is not None:
             self.vectors.purge(ids)
+        self._journal_done(ids)
+
+    # A purge commits in the store, then rewrites this machine's index files. The ids it is
+    # about to purge are noted first in `index/purge-pending.json` (ids only), so a process
+    # killed between the commit and the rewrite has the rewrite finished by the next open
+    # (`finish_purges`), and `verify` names a rewrite that is still owed (#38).
+
+    @property
+    def purge_journal(self) -> Path | None:
+        """The file of purges whose index rewrite is not done (None: no data directory)."""
+        folder = self._store.index_dir
+        return folder / PURGE_JOURNAL if folder else None
+
+    def expect_purge(self, memory_id: str) -> None:
+        """Before a purge commits: note its id (written whole and synced to disk)."""
+        path = self.purge_journal
+        if path is None:
+            return
+        ids = sorted(pending_purges(path) | {memory_id})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with temp.open("w", encoding="utf-8") as handle:
+            json.dump(ids, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+
+    def finish_purges(self) -> list[str]:
+        """At open: rewrite the index files without the memories a purge committed but did
+        not get to remove from them; return those ids."""
+        path = self.purge_journal
+        ids = pending_purges(path) if path is not None else set()
+        if not ids:
+            return []
+        with self._store.read("read purged memories") as conn:
+            purged = sorted(tombstones.purged_among(conn, ids))
+        if purged:
+            self.purge(purged)
+        self._journal_done(ids)
+        return purged
+
+    def purge_abandoned(self, memory_id: str) -> None:
+        """The purge noted by `expect_purge` did not commit: nothing is owed."""
+        self._journal_done([memory_id])
+
+    def _journal_done(self, ids: Iterable[str]) -> None:
+        path = self.purge_journal
+        if path is None or not path.exists():
+            return
+        left = pending_purges(path) - set(ids)
+        if left:
+            temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            temp.write_text(json.dumps(sorted(left)), encoding="utf-8")
+            os.replace(temp, path)
+        else:
+            path.unlink(missing_ok=True)
 
     def reseal(self) -> None:
         """Rewrite the derived index files under the current key (after a key rotation)."""

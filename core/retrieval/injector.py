@@ -551,7 +551,7 @@ class Retriever:
         try:
             # Not through the catalog: its lock may be held by the load that timed out.
             with self._store.read("read session state") as conn:
-                return memories.session_state(conn, session)[0]
+                return memories.session_state(conn, self._store.codec, session)[0]
         except MemoryCenterError:
             return False
 

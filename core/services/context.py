@@ -94,6 +94,9 @@ class Engine:
         self.catalog = Catalog(store, self._vector_layer(config.embedder))
         if self.settings_damage is not None:
             self.catalog.damage.note([self.settings_damage])
+        # A purge killed after its commit still owes this machine's index rewrite (#38).
+        with contextlib.suppress(MemoryCenterError):
+            self.catalog.finish_purges()
         self.ledger.embed = self.fence_embed
         self.faults = FaultSwitch()
         self.recorder = SnapshotRecorder(store, self.catalog.advance)

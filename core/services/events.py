@@ -17,7 +17,7 @@ from core.model.records import (
 )
 from core.model.validate import identifier, new_event, whole_number
 from core.services.context import Engine
-from core.storage import checkup, cursors, event_log, snapshots, status
+from core.storage import checkup, cursors, event_log, governed, snapshots, status
 from core.storage.damage import Damage, guarded, split
 from core.storage.store import changes_of
 
@@ -89,12 +89,15 @@ class EventService:
         whole_number(offset, "offset")
         self._e.store.settle()  # event counts include those of queued snapshots' events
         with self._e.store.read("list sessions") as conn:
-            return event_log.list_sessions(conn, limit=limit, offset=offset)
+            found = event_log.list_sessions(conn, limit=limit, offset=offset)
+            codec = self._e.store.codec
+            return [governed.session_as_recorded(conn, codec, info) for info in found]
 
     def get_session(self, session: str) -> SessionInfo:
         self._e.store.settle()
         with self._e.store.read("read session") as conn:
-            return event_log.get_session(conn, identifier(session, "session"))
+            info = event_log.get_session(conn, identifier(session, "session"))
+            return governed.session_as_recorded(conn, self._e.store.codec, info)
 
     def set_session_opt_out(self, session: str, opted_out: bool) -> Result[SessionInfo]:
         """Switch per-session memory opt-out (R26): nothing injected, nothing extracted.

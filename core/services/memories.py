@@ -57,12 +57,12 @@ class MemoryWrites:
         # The extractor (possibly an LLM over HTTP) runs outside the write transaction, so a
         # slow extractor never holds the store's write lock.
         with store.read("read session events") as conn:
-            if writes.opted_out(conn, name):
+            if writes.opted_out(conn, store.codec, name):
                 return Result([], Changes.none(revision_of(conn)))
             events = writes.session_events(conn, store.codec, name, event_ids)
         proposals = self._e.extractor.extract(events)
         with store.write("extract") as tx:
-            if writes.opted_out(tx.conn, name):
+            if writes.opted_out(tx.conn, tx.codec, name):
                 return Result([], changes_of(tx))
             out = writes.submit_proposals(tx, self._e.ledger, proposals, name, origin=origin)
         return self._e.committed(out, tx)

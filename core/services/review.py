@@ -11,7 +11,7 @@ from core.errors import InvalidInputError
 from core.governance import controls, undo
 from core.model import limits
 from core.model.enums import MemoryStatus
-from core.model.memory import QuarantineReport, Tombstone
+from core.model.memory import PurgePreview, QuarantineReport, Tombstone
 from core.model.records import MemoryRecord, Result
 from core.model.scope import Scope
 from core.model.validate import identifier
@@ -19,7 +19,7 @@ from core.model.validate import text as valid_text
 from core.services.context import Action, Engine, required_scope
 from core.storage import memories, snapshots
 from core.storage.store import WriteTx, changes_of
-from core.workflows import deletion
+from core.workflows import copies, deletion
 
 APPROVE: Action = undo.undoable(controls.approve)
 
@@ -27,6 +27,10 @@ APPROVE: Action = undo.undoable(controls.approve)
 def scope_change(new: Scope, direction: str) -> Action:
     """Narrow ("downgrade") or widen a record's scope."""
     return lambda tx, r, who, _st: controls.change_scope(tx, r, new, who, direction)
+
+
+class _RollBack(Exception):
+    """Raised inside a write transaction to undo it (a purge preview)."""
 
 
 class ReviewService:
@@ -172,6 +176,52 @@ class ReviewService:
     ) -> Result[Tombstone]:
         mid = self._e.mid(memory_id)
         store = self._e.store
+        if purge:
+            self._e.catalog.expect_purge(mid)
+        try:
+            stone, tx = self._delete(mid, reason, purge, requested_by, purge_events)
+        except BaseException:
+            if purge:
+                self._e.catalog.purge_abandoned(mid)
+            raise
+        if purge:
+            self._e.catalog.purge([stone.memory_id])
+            store.checkpoint()
+        return Result(stone, changes_of(tx))
+
+    def purge_preview(self, memory_id: str, *, purge_events: bool) -> PurgePreview:
+        """Run the purge in a write transaction and roll it back: exactly what it would
+        redact, and what it keeps and why (nothing is written, nothing derived changes)."""
+        mid = self._e.mid(memory_id)
+        found: list[PurgePreview] = []
+        try:
+            with self._e.store.write("preview a purge") as tx:
+                record = memories.get(tx.conn, tx.codec, mid)
+                stone = deletion.delete(
+                    tx,
+                    record,
+                    reason="preview",
+                    requested_by="user",
+                    purge=True,
+                    purge_events=purge_events,
+                    derived=lambda _mid: [],
+                    embed=None,
+                )
+                found.append(copies.preview(mid, stone.report, purge_events))
+                raise _RollBack
+        except _RollBack:
+            pass
+        return found[0]
+
+    def _delete(
+        self,
+        mid: str,
+        reason: str,
+        purge: bool,
+        requested_by: str | None,
+        purge_events: bool,
+    ) -> tuple[Tombstone, WriteTx]:
+        store = self._e.store
         with store.write("delete memory") as tx:
             record = memories.get(tx.conn, tx.codec, mid)
             who = (
@@ -189,10 +239,7 @@ class ReviewService:
                 derived=self._e.forget_derived,
                 embed=self._e.fence_embed,
             )
-        if purge:
-            self._e.catalog.purge([stone.memory_id])
-            store.checkpoint()
-        return Result(stone, changes_of(tx))
+        return stone, tx
 
     def _edit(self, new_text: str) -> Action:
         return lambda tx, r, who, _st: controls.edit(tx, r, new_text, who)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 from sqlalchemy import exc as sa_exc
 
 from core.crypto.codec import Codec
@@ -24,11 +24,16 @@ from core.errors import IntegrityError, KeyUnavailableError
 from core.model.enums import MemoryKind, MemoryStatus, Sensitivity, TrustLevel
 from core.model.records import VerifyFailure, VerifyReport
 from core.model.scope import Scope
-from core.storage import binding, event_log, memories
+from core.storage import binding, event_log, governed, memories, snapshots
 from core.storage import schema as s
+from core.storage.engine import chunks
 from core.storage.sealed import SEALED, SEALED_FILES, SealedColumn
+from core.storage.store import REWOUND, revision_of
 
 BATCH = 1000
+# Written by the catalog (core/retrieval/catalog.py) before a purge commits, removed once
+# the index files are rewritten; named here because storage cannot import retrieval.
+PURGE_JOURNAL = "purge-pending.json"
 
 
 @dataclass
@@ -45,8 +50,9 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
         broken = VerifyFailure(None, None, "sqlite", "(file)", sqlite, "pages")
         return VerifyReport(False, 0, 0, 0, broken, sqlite=sqlite)
     decided: dict[str, str] = {}
+    logged: dict[str, dict[str, Any]] = {}
     try:
-        chain = event_log.verify(conn, codec, statuses=decided)
+        chain = event_log.verify(conn, codec, statuses=decided, decisions=logged)
     except (sa_exc.DatabaseError, sqlite3.DatabaseError) as exc:
         unreadable = VerifyFailure(None, None, "events", "(log)", f"unreadable: {exc}", "")
         return VerifyReport(False, 0, 0, 0, unreadable, sqlite=sqlite)
@@ -56,6 +62,12 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
     failure: VerifyFailure | None = _first(_sealed_columns(conn, codec, tally))
     failure = failure or _first(_records(conn, codec, tally, decided))
     failure = failure or _first(_settings(conn, codec))
+    failure = failure or _first(_governed(conn, codec))
+    failure = failure or _first(_decisions(conn, logged))
+    failure = failure or _first(_feed(conn))
+    failure = failure or _first(_sources(conn, logged))
+    failure = failure or _first(_snapshots(conn, codec))
+    failure = failure or _first(_revisions(conn, logged))
     failure = failure or _first(_sealed_files(codec, data_dir, tally))
     return replace(
         chain,
@@ -147,8 +159,11 @@ def _records(
                 field, problem = _decided_problem(row, decided)
             if not problem and str(row["id"]) in forged:
                 field, problem = forged[str(row["id"])]
-            if not problem and (str(row["id"]), int(row["revision"])) not in current:
+            here = (str(row["id"]), int(row["revision"]))
+            if not problem and here not in current:
                 field, problem = "revision", "the record's current revision row is missing"
+            if not problem and not current[here] and row["status"] != MemoryStatus.DELETED.value:
+                field, problem = "content", memories.MISSING_CONTENT
             if problem:
                 yield VerifyFailure(None, None, "memories", str(row["id"]), problem, field)
                 return
@@ -212,15 +227,15 @@ def _record_problem(
     return "", None
 
 
-def _current_revisions(conn: Connection, ids: list[str]) -> set[tuple[str, int]]:
+def _current_revisions(conn: Connection, ids: list[str]) -> dict[tuple[str, int], bool]:
+    """(memory id, revision) of every revision row -> whether it holds content."""
+    r = s.memory_revisions.c
     rows: list[Any] = list(
         conn.execute(
-            select(s.memory_revisions.c.memory_id, s.memory_revisions.c.revision).where(
-                s.memory_revisions.c.memory_id.in_(ids)
-            )
+            select(r.memory_id, r.revision, r.content.is_not(None)).where(r.memory_id.in_(ids))
         ).all()
     )
-    return {(str(mid), int(rev)) for mid, rev in rows}
+    return {(str(mid), int(rev)): bool(has) for mid, rev, has in rows}
 
 
 def _scope_rows(conn: Connection, ids: list[str]) -> dict[str, set[tuple[str, str]]]:
@@ -240,8 +255,242 @@ def _settings(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:
         yield VerifyFailure(None, None, "settings", "(all)", wrong, "value_json")
 
 
+def _governed(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:
+    """Fences, opt-outs, exclusions and tombstones against their MAC'd record."""
+    for damage in governed.differences(conn, codec):
+        yield VerifyFailure(None, None, damage.table, damage.row_id, damage.problem, damage.field)
+
+
+# A decision row's clear fields and the name its `memory_decision` event gives each.
+_DECISION_FIELDS = (
+    ("memory_id", "memory_id"),
+    ("action", "action"),
+    ("from_status", "from"),
+    ("to_status", "to"),
+    ("actor", "actor"),
+    ("policy_version", "policy_version"),
+    ("event_id", "event_id"),
+)
+
+
+def _decisions(conn: Connection, logged: dict[str, dict[str, Any]]) -> Iterator[VerifyFailure]:
+    """Each decision row against the hash-chained event that announced it (#38): an edited
+    field, a row added without an event, and a row deleted after its event are named."""
+    seen: set[str] = set()
+    columns = [s.decisions.c.id, *(s.decisions.c[name] for name, _ in _DECISION_FIELDS)]
+    last = ""
+    while True:
+        rows = (
+            conn.execute(
+                select(*columns)
+                .where(s.decisions.c.id > last)
+                .order_by(s.decisions.c.id)
+                .limit(BATCH)
+            )
+            .mappings()
+            .all()
+        )
+        if not rows:
+            break
+        for row in rows:
+            decision_id = str(row["id"])
+            seen.add(decision_id)
+            event = logged.get(decision_id)
+            if event is None:
+                yield VerifyFailure(
+                    None,
+                    None,
+                    "decisions",
+                    decision_id,
+                    "no memory_decision event in the hash-chained log announces this decision: "
+                    "added outside Memory Center",
+                    "(row)",
+                )
+                return
+            for column, key in _DECISION_FIELDS:
+                if row[column] != event.get(key):
+                    yield VerifyFailure(
+                        None,
+                        None,
+                        "decisions",
+                        decision_id,
+                        f"{column} is {row[column]!r} but the hash-chained log recorded "
+                        f"{event.get(key)!r}: changed outside Memory Center",
+                        column,
+                    )
+                    return
+        last = str(rows[-1]["id"])
+    for decision_id in sorted(logged.keys() - seen):
+        yield VerifyFailure(
+            None,
+            None,
+            "decisions",
+            decision_id,
+            "the hash-chained log records this decision, but its row is gone (deleted outside "
+            "Memory Center)",
+            "(row)",
+        )
+        return
+
+
+def _sources(conn: Connection, logged: dict[str, dict[str, Any]]) -> Iterator[VerifyFailure]:
+    """Each memory's source links against those its decision events announced (#38)."""
+    announced = memories.announced_links(logged.values())
+    if not announced:
+        return
+    have: dict[str, set[str]] = {}
+    for part in chunks(sorted(announced)):
+        rows: list[Any] = list(
+            conn.execute(
+                select(s.memory_sources.c.memory_id, s.memory_sources.c.event_id).where(
+                    s.memory_sources.c.memory_id.in_(part)
+                )
+            ).all()
+        )
+        for mid, eid in rows:
+            have.setdefault(str(mid), set()).add(str(eid))
+    for memory_id in sorted(announced):
+        stored, said = have.get(memory_id, set()), announced[memory_id]
+        for event_id in sorted(stored - said):
+            yield VerifyFailure(
+                None,
+                None,
+                "memory_sources",
+                f"{memory_id}/{event_id}",
+                "no decision in the hash-chained log announces this source link: added "
+                "outside Memory Center",
+                "(row)",
+            )
+            return
+        for event_id in sorted(said - stored):
+            yield VerifyFailure(
+                None,
+                None,
+                "memory_sources",
+                f"{memory_id}/{event_id}",
+                "the hash-chained log announces this source link, but its row is gone "
+                "(deleted outside Memory Center)",
+                "(row)",
+            )
+            return
+
+
+def _revisions(conn: Connection, logged: dict[str, dict[str, Any]]) -> Iterator[VerifyFailure]:
+    """Each announced revision row's scope, time and actor against its decision event
+    (#38); an announced revision whose row is gone is named too."""
+    announced = memories.announced_revisions(logged.values())
+    r = s.memory_revisions.c
+    for part in chunks(sorted(announced)):
+        rows: list[Any] = list(
+            conn.execute(
+                select(r.memory_id, r.revision, r.ts, r.actor, r.scope_json).where(
+                    r.memory_id.in_(part)
+                )
+            )
+            .mappings()
+            .all()
+        )
+        have = {(str(row["memory_id"]), int(row["revision"])): row for row in rows}
+        for memory_id in part:
+            for revision, said in sorted(announced[memory_id].items()):
+                row = have.get((memory_id, revision))
+                where = f"{memory_id}/{revision}"
+                if row is None:
+                    yield VerifyFailure(
+                        None,
+                        None,
+                        "memory_revisions",
+                        where,
+                        "the hash-chained log announces this revision, but its row is gone "
+                        "(deleted outside Memory Center)",
+                        "(row)",
+                    )
+                    return
+                for name in ("ts", "actor", "scope_json"):
+                    if row[name] != said.get(name):
+                        yield VerifyFailure(
+                            None,
+                            None,
+                            "memory_revisions",
+                            where,
+                            f"{name} is {row[name]!r} but the hash-chained log recorded "
+                            f"{said.get(name)!r}: changed outside Memory Center",
+                            name,
+                        )
+                        return
+
+
+def _snapshots(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:
+    """Each snapshot's clear columns and lineage rows against its sealed body (#38)."""
+    last = ""
+    while True:
+        rows = (
+            conn.execute(
+                select(s.snapshots)
+                .where(s.snapshots.c.id > last)
+                .order_by(s.snapshots.c.id)
+                .limit(BATCH)
+            )
+            .mappings()
+            .all()
+        )
+        if not rows:
+            return
+        items = snapshots.item_rows(conn, [str(r["id"]) for r in rows])
+        for row in rows:
+            sid = str(row["id"])
+            if event_log.others_private(codec, row["body"]):
+                continue
+            try:
+                body = codec.open_json(row["body"], snapshots.body_aad(sid))
+            except (IntegrityError, KeyUnavailableError):
+                continue  # named by the sealed-column pass
+            if snapshots.CLEAR not in body:
+                continue  # written before #38: nothing sealed to compare with
+            for field, problem in snapshots.clear_problems(row, body):
+                yield VerifyFailure(None, None, "snapshots", sid, problem, field)
+                return
+            said = {(str(i["id"]), int(i["revision"])) for i in body.get("injected", [])}
+            stored = items.get(sid, set())
+            for memory_id, _rev in sorted(stored ^ said):
+                how = "added" if (memory_id, _rev) in stored else "deleted"
+                yield VerifyFailure(
+                    None,
+                    None,
+                    "snapshot_items",
+                    f"{sid}/{memory_id}",
+                    f"the lineage row was {how} outside Memory Center (the sealed snapshot "
+                    "says otherwise)",
+                    "(row)",
+                )
+                return
+        last = str(rows[-1]["id"])
+
+
+def _feed(conn: Connection) -> Iterator[VerifyFailure]:
+    """The store revision is never behind the change feed (#38)."""
+    revision = revision_of(conn)
+    feed = conn.execute(select(func.max(s.changes.c.revision))).scalar_one_or_none()
+    if feed is not None and int(feed) > revision:
+        yield VerifyFailure(
+            None, None, "store_revision", "1", REWOUND.format(revision, feed), "revision"
+        )
+
+
 def _sealed_files(codec: Codec, data_dir: Path | None, tally: _Tally) -> Iterator[VerifyFailure]:
     if data_dir is None:
+        return
+    journal = data_dir / "index" / PURGE_JOURNAL
+    if journal.exists():
+        yield VerifyFailure(
+            None,
+            None,
+            "index_files",
+            f"index/{PURGE_JOURNAL}",
+            "a purge committed but the index files were not yet rewritten without it "
+            "(opening the store finishes it)",
+            "file",
+        )
         return
     for sealed in SEALED_FILES:
         path = data_dir / sealed.relative_path

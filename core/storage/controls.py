@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, select
 
 from core.model.enums import MemoryStatus
+from core.storage import governed
 from core.storage import schema as s
 from core.storage.store import WriteTx
 
@@ -16,6 +17,7 @@ from core.storage.store import WriteTx
 def add_exclusion(tx: WriteTx, memory_id: str, session: str, actor: str) -> None:
     """Keep a memory out of one session (a second exclusion of the same pair is a no-op)."""
     table = s.memory_exclusions
+    governed.note(tx, governed.EXCLUSIONS, f"{memory_id}{governed.SEP}{session}")
     have = tx.conn.execute(
         select(table.c.memory_id).where(
             (table.c.memory_id == memory_id) & (table.c.session_id == session)
@@ -32,6 +34,7 @@ def add_exclusion(tx: WriteTx, memory_id: str, session: str, actor: str) -> None
 def remove_exclusion(tx: WriteTx, memory_id: str, session: str) -> bool:
     """Lift an exclusion; False when there was none."""
     table = s.memory_exclusions
+    governed.note(tx, governed.EXCLUSIONS, f"{memory_id}{governed.SEP}{session}")
     removed = tx.conn.execute(
         delete(table).where((table.c.memory_id == memory_id) & (table.c.session_id == session))
     ).rowcount

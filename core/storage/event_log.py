@@ -267,6 +267,24 @@ def list_by_ids(conn: Connection, codec: Codec, ids: Sequence[str]) -> Records[E
     return out
 
 
+# What a redacted payload keeps of its data: ids that say where the event came from, never
+# content, so an importer that meets the same transcript line again knows it is already
+# present and does not write it again in full (#38).
+KEPT_WHEN_REDACTED = ("source_id",)
+
+
+def redacted_ids(row: Mapping[Any, Any], codec: Codec) -> dict[str, Any]:
+    """The ids a redacted payload kept (`KEPT_WHEN_REDACTED`); {} when none or unreadable."""
+    try:
+        body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
+    except (IntegrityError, KeyUnavailableError, PrivateScopeError):
+        return {}
+    kept = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(kept, dict):
+        return {}
+    return {k: v for k, v in kept.items() if k in KEPT_WHEN_REDACTED and isinstance(v, str)}
+
+
 def _checked_event(row: Mapping[Any, Any], codec: Codec) -> Event | Damage:
     """Decode an event row; a payload that does not open, or clear metadata holding a value
     this code does not know (an actor `robot`), is damage of that row, not a crash."""
@@ -276,7 +294,7 @@ def _checked_event(row: Mapping[Any, Any], codec: Codec) -> Event | Damage:
 def _to_event(row: Mapping[Any, Any], codec: Codec) -> Event:
     redacted = row["redacted_at"] is not None
     if redacted:
-        body: dict[str, Any] = {"text": REDACTED_TEXT, "data": {}}
+        body: dict[str, Any] = {"text": REDACTED_TEXT, "data": redacted_ids(row, codec)}
     else:
         body = codec.open_json(row["ciphertext"], payload_aad(row["id"]))
     return Event(
@@ -371,7 +389,11 @@ def count_events(conn: Connection) -> int:
 
 
 def verify(
-    conn: Connection, codec: Codec, batch: int = 2000, statuses: dict[str, str] | None = None
+    conn: Connection,
+    codec: Codec,
+    batch: int = 2000,
+    statuses: dict[str, str] | None = None,
+    decisions: dict[str, dict[str, Any]] | None = None,
 ) -> VerifyReport:
     """Walk the chain in position order and open every payload; report the first failure (R3).
 
@@ -379,10 +401,12 @@ def verify(
     chain holds. A redacted payload is accepted only when a later redaction event names it.
     The last event must match the sealed chain head, so cutting events off the end of the
     log is detected too. When `statuses` is given it is filled with each memory's status as
-    its last `memory_decision` event recorded it (for the rollback check in checkup.py).
+    its last `memory_decision` event recorded it (for the rollback check in checkup.py), and
+    `decisions` with what each decision's event recorded, by decision id (#38).
     """
     walk = _Walk()
     walk.statuses = statuses
+    walk.decisions = decisions
     while True:
         rows = (
             conn.execute(
@@ -413,6 +437,7 @@ class _Walk:
         self.redacted_rows: dict[str, ChainLink] = {}
         self.announced: set[str] = set()
         self.statuses: dict[str, str] | None = None
+        self.decisions: dict[str, dict[str, Any]] | None = None
 
     def step(self, row: Mapping[Any, Any], codec: Codec) -> VerifyFailure | None:
         link = _link_of(row)
@@ -439,6 +464,8 @@ class _Walk:
             elif link.kind == EventKind.MEMORY_DECISION.value and self.statuses is not None:
                 data = codec.open_json(row["ciphertext"], payload_aad(row["id"])).get("data", {})
                 self.statuses[str(data.get("memory_id"))] = str(data.get("to"))
+                if self.decisions is not None and isinstance(data.get("decision_id"), str):
+                    self.decisions[data["decision_id"]] = {**data, "event_id": row["id"]}
         self.checked += 1
         self.prev_hash, self.position, self.last = row["hash"], link.position, link
         return None

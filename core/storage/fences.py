@@ -12,11 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Connection, and_, delete, func, select
+from sqlalchemy import Connection, delete, func, select
 
 from core.crypto.codec import Aad, Codec, is_personal, read_header
+from core.errors import IntegrityError, KeyUnavailableError
+from core.storage import governed
 from core.storage import schema as s
+from core.storage.engine import chunks
 from core.storage.store import WriteTx
 
 
@@ -47,6 +51,7 @@ def save_features(
 ) -> None:
     """Store (or replace) the features of one fence."""
     tx.fences_changed()
+    governed.note(tx, governed.FEATURES, fingerprint)
     tx.conn.execute(delete(s.fence_features).where(s.fence_features.c.fingerprint == fingerprint))
     name, blob = None, None
     if embedding is not None:
@@ -73,44 +78,78 @@ def _others_private(codec: Codec, blob: bytes) -> bool:
 
 
 def standing(conn: Connection, codec: Codec) -> list[StoredFence]:
-    """Every fence not lifted, with its features."""
-    query = (
-        select(s.deletion_fences, s.fence_features)
-        .join(
-            s.fence_features,
-            s.fence_features.c.fingerprint == s.deletion_fences.c.fingerprint,
-        )
-        .where(and_(s.deletion_fences.c.lifted_at.is_(None)))
-    )
-    out = []
-    for row in conn.execute(query).mappings():
-        vector = None
-        if row["vector"] is not None and not _others_private(codec, row["vector"]):
-            raw = codec.open(row["vector"], _aad(row["fingerprint"]))
-            import numpy as np
+    """Every fence not lifted, with its features, as the MAC'd record of governing rows
+    says (`governed.py`): a fence row deleted, lifted or emptied in the file still stands.
 
-            vector = tuple(float(x) for x in np.frombuffer(raw, dtype=np.float32))
+    A damaged part (terms that do not parse, an embedding that does not open) is left
+    out of that fence, which still matches by what is left; `verify` names the row.
+    """
+    rows = governed.recorded_or_table(conn, codec, governed.FENCES)
+    feats = governed.recorded_or_table(conn, codec, governed.FEATURES)
+    vectors = _vectors(conn, [fp for fp, f in feats.items() if f.get("vector")])
+    out = []
+    for fp, row in sorted(rows.items()):
+        if row.get("lifted_at") is not None:
+            continue
+        feat = feats.get(fp, {})
         out.append(
             StoredFence(
-                fingerprint=row["fingerprint"],
-                memory_id=row["memory_id"],
-                terms=frozenset(json.loads(row["terms_json"])),
-                marks=frozenset(json.loads(row["marks_json"])),
-                embedder=row["embedder"],
-                vector=vector,
+                fingerprint=fp,
+                memory_id=str(row.get("memory_id")),
+                terms=_hashes(feat.get("terms_json")),
+                marks=_hashes(feat.get("marks_json")),
+                embedder=feat.get("embedder"),
+                vector=_vector(codec, fp, vectors.get(fp)),
             )
         )
     return out
 
 
-def standing_fingerprints(conn: Connection) -> dict[str, str]:
-    """Fingerprint -> deleted memory id of every fence not lifted."""
-    rows = conn.execute(
-        select(s.deletion_fences.c.fingerprint, s.deletion_fences.c.memory_id).where(
-            s.deletion_fences.c.lifted_at.is_(None)
+def _vectors(conn: Connection, fingerprints: list[str]) -> dict[str, bytes]:
+    if not fingerprints:
+        return {}
+    found: dict[str, bytes] = {}
+    for part in chunks(fingerprints):
+        query = select(s.fence_features.c.fingerprint, s.fence_features.c.vector).where(
+            s.fence_features.c.fingerprint.in_(part)
         )
-    )
-    return {str(fp): str(memory_id) for fp, memory_id in rows}
+        rows: list[Any] = list(conn.execute(query).all())
+        found.update({str(fp): bytes(blob) for fp, blob in rows if blob is not None})
+    return found
+
+
+def _hashes(stored: object) -> frozenset[str]:
+    try:
+        value = json.loads(str(stored)) if stored is not None else []
+    except ValueError:
+        return frozenset()
+    if not isinstance(value, list):
+        return frozenset()
+    return frozenset(str(v) for v in value)
+
+
+def _vector(codec: Codec, fingerprint: str, blob: bytes | None) -> tuple[float, ...] | None:
+    if blob is None:
+        return None
+    try:
+        if _others_private(codec, blob):
+            return None
+        raw = codec.open(blob, _aad(fingerprint))
+    except (IntegrityError, KeyUnavailableError):
+        return None
+    import numpy as np  # only a fence with an embedding needs it
+
+    if len(raw) % 4:
+        return None
+    return tuple(float(x) for x in np.frombuffer(raw, dtype=np.float32))
+
+
+def standing_fingerprints(conn: Connection, codec: Codec) -> dict[str, str]:
+    """Fingerprint -> deleted memory id of every fence not lifted (as recorded)."""
+    rows = governed.recorded_or_table(conn, codec, governed.FENCES)
+    return {
+        fp: str(row.get("memory_id")) for fp, row in rows.items() if row.get("lifted_at") is None
+    }
 
 
 def state_in(tx: WriteTx) -> tuple[object, ...]:
@@ -134,4 +173,12 @@ def state(conn: Connection) -> tuple[object, ...]:
     features_row = conn.execute(
         select(func.count(), func.max(s.fence_features.c.fingerprint)).select_from(s.fence_features)
     ).one()
-    return (*fences_row, *features_row)
+    # The record of governing rows decides which fences stand (`governed.py`). Its MAC
+    # comes first in the stored JSON (keys sorted), so its head changes with it; reading
+    # the head keeps this query small however many fences there are.
+    record = conn.execute(
+        select(func.substr(s.store_meta.c.value, 1, 96)).where(
+            s.store_meta.c.key == governed.META_KEY
+        )
+    ).scalar_one_or_none()
+    return (*fences_row, *features_row, record)

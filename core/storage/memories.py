@@ -39,7 +39,7 @@ from core.model.records import Decision, MemoryRecord
 from core.model.scope import Scope
 from core.model.sessions import GOVERNANCE_SESSION as GOVERNANCE_SESSION
 from core.model.validate import ValidEvent
-from core.storage import binding, event_log
+from core.storage import binding, event_log, governed
 from core.storage import schema as s
 from core.storage.damage import Damage, Records, guarded, split
 from core.storage.engine import chunks
@@ -123,6 +123,7 @@ def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
     if sources:
         tx.later_rows(s.memory_sources, [{"memory_id": memory_id, "event_id": e} for e in sources])
     tx.queued_sources[memory_id] = set(sources)
+    tx.source_links[memory_id] = (True, set(sources))
     tx.touch(_change_kind(draft.status), memory_ids=(memory_id,))
     return _from_row(row, draft.content, sources, draft.speaker)
 
@@ -153,6 +154,7 @@ def _insert_revision(
         ),
     }
     tx.later_rows(s.memory_revisions, [row])
+    tx.revision_rows.setdefault(memory_id, []).append({name: row[name] for name in REVISION_FIELDS})
 
 
 def add_revision(
@@ -213,6 +215,8 @@ def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
     if fresh:
         tx.later_rows(s.memory_sources, [{"memory_id": memory_id, "event_id": e} for e in fresh])
         have.update(fresh)
+        _created, linked = tx.source_links.setdefault(memory_id, (False, set()))
+        linked.update(fresh)
 
 
 def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
@@ -267,6 +271,70 @@ _BOUND_ROW = select(
 ).where(s.memories.c.id == bindparam("memory_id"))
 
 
+def _announced_sources(tx: WriteTx, memory_id: str) -> dict[str, Any]:
+    """The source links and revision rows this transaction wrote for a memory, for its
+    decision event: `sources` (all of them: the memory was created here) or
+    `sources_added` (a merge), and `revisions` (their clear fields)."""
+    out: dict[str, Any] = {}
+    revisions = tx.revision_rows.pop(memory_id, None)
+    if revisions:
+        out[REVISIONS_KEY] = revisions
+    links = tx.source_links.pop(memory_id, None)
+    if links is not None:
+        created, ids = links
+        out[SOURCES_KEY if created else SOURCES_ADDED_KEY] = sorted(ids)
+    return out
+
+
+SOURCES_KEY = "sources"
+SOURCES_ADDED_KEY = "sources_added"
+REVISIONS_KEY = "revisions"
+REVISION_FIELDS = ("revision", "ts", "actor", "scope_json")
+
+
+def announced_revisions(decisions: Iterable[Mapping[str, Any]]) -> dict[str, dict[int, Any]]:
+    """Memory id -> revision -> its clear fields, as decision events announced them; only
+    memories whose first revision was announced (made since #38)."""
+    out: dict[str, dict[int, Any]] = {}
+    for data in decisions:
+        memory_id = str(data.get("memory_id"))
+        for item in data.get(REVISIONS_KEY) or ():
+            if not isinstance(item, dict) or not isinstance(item.get("revision"), int):
+                continue
+            if item["revision"] == 1:
+                out[memory_id] = {}
+            if memory_id in out:
+                out[memory_id][item["revision"]] = item
+    return out
+
+
+def announced_links(decisions: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Memory id -> source event ids, as `memory_decision` event data announced them in
+    log order; only memories whose creation announced its sources (made since #38)."""
+    out: dict[str, set[str]] = {}
+    for data in decisions:
+        memory_id = str(data.get("memory_id"))
+        full, added = data.get(SOURCES_KEY), data.get(SOURCES_ADDED_KEY)
+        if isinstance(full, list):
+            out[memory_id] = {str(e) for e in full}
+        elif isinstance(added, list) and memory_id in out:
+            out[memory_id].update(str(e) for e in added)
+    return out
+
+
+def announced_sources(conn: Connection, codec: Codec, memory_id: str) -> set[str] | None:
+    """A memory's source events as its hash-chained decision events announced them (None:
+    a memory made before they did, whose table rows are all there is)."""
+    event_ids: list[Any] = list(
+        conn.execute(
+            select(s.decisions.c.event_id).where(s.decisions.c.memory_id == memory_id)
+        ).scalars()
+    )
+    events = event_log.list_by_ids(conn, codec, [str(e) for e in event_ids if e])
+    found = announced_links(e.data for e in events if e.kind == EventKind.MEMORY_DECISION)
+    return found.get(memory_id)
+
+
 def record_decision(
     tx: WriteTx,
     record: MemoryRecord,
@@ -293,6 +361,7 @@ def record_decision(
                 kind=EventKind.MEMORY_DECISION,
                 source=None,
                 data={
+                    **_announced_sources(tx, record.id),
                     "memory_id": record.id,
                     "decision_id": decision_id,
                     "action": action,
@@ -437,23 +506,36 @@ def active_rows(conn: Connection) -> list[tuple[str, str, int, str | None]]:
 def lift_fence(tx: WriteTx, memory_id: str) -> int:
     """Lift the deletion fence of a memory; return how many fingerprints were lifted."""
     tx.fences_changed()
-    lifted = tx.conn.execute(
-        update(s.deletion_fences)
-        .where(
-            (s.deletion_fences.c.memory_id == memory_id) & s.deletion_fences.c.lifted_at.is_(None)
-        )
-        .values(lifted_at=tx.now_iso)
-    ).rowcount
-    if not lifted:
+    # The standing fences as the MAC'd record says: a fence lifted outside Memory Center
+    # still stands there, and is lifted here for real (`governed.py`).
+    standing = [
+        fp
+        for fp, row in governed.recorded_or_table(tx.conn, tx.codec, governed.FENCES).items()
+        if row.get("memory_id") == memory_id and row.get("lifted_at") is None
+    ]
+    if not standing:
         raise NotFoundError("deletion fence of memory", memory_id)
+    for fp in standing:
+        governed.note(tx, governed.FENCES, fp)
+    tx.conn.execute(
+        update(s.deletion_fences)
+        .where(s.deletion_fences.c.fingerprint.in_(standing))
+        .values(lifted_at=tx.now_iso)
+    )
+    lifted = len(standing)
     tx.touch(ChangeKind.POLICY, memory_ids=(memory_id,))
     return int(lifted)
 
 
-def excluded_sessions(conn: Connection, memory_ids: Sequence[str], session: str) -> set[str]:
+def excluded_sessions(
+    conn: Connection, codec: Codec, memory_ids: Sequence[str], session: str
+) -> set[str]:
     """Which of these memories the user excluded from this session."""
     if not memory_ids:
         return set()
+    recorded = governed.excluded(conn, codec, session)
+    if recorded is not None:
+        return set(recorded & set(memory_ids))
     rows: Iterable[str] = conn.execute(
         select(s.memory_exclusions.c.memory_id).where(
             and_(
@@ -465,11 +547,15 @@ def excluded_sessions(conn: Connection, memory_ids: Sequence[str], session: str)
     return set(rows)
 
 
-def session_state(conn: Connection, session: str) -> tuple[bool, frozenset[str]]:
-    """(opted out?, ids of memories excluded from it) for one session."""
+def session_state(conn: Connection, codec: Codec, session: str) -> tuple[bool, frozenset[str]]:
+    """(opted out?, ids of memories excluded from it) for one session, as the MAC'd record
+    of governing rows says (`governed.py`): an edited table changes nothing."""
     opted = conn.execute(
         select(s.sessions.c.opted_out).where(s.sessions.c.id == session)
     ).scalar_one_or_none()
+    recorded = governed.excluded(conn, codec, session)
+    if recorded is not None:
+        return governed.opted_out(conn, codec, session, bool(opted)), recorded
     excluded: list[Any] = list(
         conn.execute(
             select(s.memory_exclusions.c.memory_id).where(
@@ -580,8 +666,18 @@ def _scope(scope_json: str) -> Scope:
     return Scope.from_json(scope_json)
 
 
+MISSING_CONTENT = (
+    "the content of the current revision is missing (NULL) although the memory was not "
+    "purged: removed outside Memory Center"
+)
+
+
 def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -> MemoryRecord:
     blob = row["content"]
+    if blob is None and row["status"] != MemoryStatus.DELETED.value:
+        # Only a purge (of a deleted memory) empties content: anything else is damage,
+        # never a blank memory served as if it were one (#38).
+        raise DamagedRowError("content", MISSING_CONTENT)
     content = (
         codec.open_text(blob, content_aad(row["id"], row["revision"])) if blob else PURGED_TEXT
     )

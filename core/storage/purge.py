@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, or_, select, update
 
 from core.model.enums import EventKind
+from core.model.sessions import INTERNAL_SESSION_PREFIX
 from core.storage import event_log, memories
 from core.storage import schema as s
+from core.storage.engine import chunks
 from core.storage.store import WriteTx
 
 
@@ -35,25 +37,26 @@ def decision_ids(conn: Connection, memory_id: str) -> list[str]:
 
 def sealed_reasons(conn: Connection, memory_ids: list[str]) -> list[tuple[str, Any]]:
     """(decision id, sealed reason) of every decision about the given memories."""
-    rows: list[Any] = list(
-        conn.execute(
-            select(s.decisions.c.id, s.decisions.c.reason).where(
-                s.decisions.c.memory_id.in_(memory_ids)
-            )
+    rows: list[Any] = []
+    for part in chunks(memory_ids):
+        rows += conn.execute(
+            select(s.decisions.c.id, s.decisions.c.reason).where(s.decisions.c.memory_id.in_(part))
         ).all()
-    )
     return [(str(did), blob) for did, blob in rows]
 
 
-def other_memories_in_scope(conn: Connection, scope_json: str, memory_id: str) -> list[str]:
-    """The ids of the other memories stored with exactly this scope."""
-    found: list[Any] = list(
-        conn.execute(
-            select(s.memories.c.id).where(
-                (s.memories.c.scope_json == scope_json) & (s.memories.c.id != memory_id)
-            )
-        ).scalars()
-    )
+def other_memories_sharing_scope(
+    conn: Connection, items: tuple[tuple[str, str], ...], memory_id: str
+) -> list[str]:
+    """The ids of the other memories whose scope shares a key and value with `items`
+    (every other memory when `items` is empty)."""
+    if not items:
+        query = select(s.memories.c.id).where(s.memories.c.id != memory_id)
+    else:
+        c = s.memory_scopes.c
+        shared = or_(*((c.key == key) & (c.value == value) for key, value in items))
+        query = select(c.memory_id).where(shared & (c.memory_id != memory_id)).distinct()
+    found: list[Any] = list(conn.execute(query).scalars())
     return [str(m) for m in found]
 
 
@@ -82,9 +85,39 @@ def agent_call_scopes(conn: Connection) -> list[tuple[str, str]]:
     return [(str(eid), str(scope_json)) for eid, scope_json in rows]
 
 
+def conversation_event_scopes(conn: Connection) -> list[tuple[str, str]]:
+    """(event id, clear scope) of every event outside Memory Center's own sessions whose
+    payload is not redacted yet (messages, tool calls and results, an agent's records)."""
+    e, p = s.events.c, s.event_payloads.c
+    rows = conn.execute(
+        select(e.id, e.scope_json)
+        .join(s.event_payloads, p.event_id == e.id)
+        .where(~e.session_id.startswith(INTERNAL_SESSION_PREFIX) & p.redacted_at.is_(None))
+        .where(e.kind != EventKind.AGENT_CALL.value)
+    ).all()
+    return [(str(eid), str(scope_json)) for eid, scope_json in rows]
+
+
 def redact_payload(tx: WriteTx, event_id: str) -> bool:
-    """Replace an event's payload with a redaction marker; False when already redacted."""
-    sealed = tx.codec.seal_json({"redacted": True}, event_log.payload_aad(event_id))
+    """Replace an event's payload with a redaction marker; False when already redacted.
+
+    The marker keeps the ids that say where the event came from (a transcript line's
+    `source_id`), never content: importing the same transcript again finds the line
+    already present, and it stays redacted (#38)."""
+    row = (
+        tx.conn.execute(
+            select(s.event_payloads.c.event_id.label("id"), s.event_payloads.c.ciphertext).where(
+                (s.event_payloads.c.event_id == event_id) & s.event_payloads.c.redacted_at.is_(None)
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        return False
+    kept = event_log.redacted_ids(row, tx.codec)
+    marker = {"redacted": True, "data": kept} if kept else {"redacted": True}
+    sealed = tx.codec.seal_json(marker, event_log.payload_aad(event_id))
     changed = tx.conn.execute(
         update(s.event_payloads)
         .where((s.event_payloads.c.event_id == event_id) & s.event_payloads.c.redacted_at.is_(None))

@@ -146,7 +146,60 @@ def to_body(snap: Snapshot) -> dict[str, Any]:
         "tokens": snap.tokens,
         "purged": list(snap.purged_memory_ids),
         "mode": snap.mode,
+        # The clear columns, sealed too (#38): the sealed copy is what readers use, and
+        # `verify` names a clear column edited outside Memory Center.
+        CLEAR: clear_of(snap),
     }
+
+
+CLEAR = "clear"
+
+
+def clear_of(snap: Snapshot) -> dict[str, Any]:
+    """The snapshot's clear columns, as sealed in its body."""
+    return {
+        "session_id": snap.session_id,
+        "ts": to_iso(snap.ts),
+        "store_revision": snap.store_revision,
+        "scope_json": snap.scope.to_json(),
+    }
+
+
+def clear_problems(row: Mapping[Any, Any], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, problem) for each clear column that differs from the sealed copy (none for
+    a snapshot written before #38, which has no sealed copy)."""
+    sealed = body.get(CLEAR)
+    if not isinstance(sealed, dict):
+        return []
+    return [
+        (
+            name,
+            f"{name} is {row[name]!r} but the sealed snapshot says {value!r}: changed "
+            "outside Memory Center",
+        )
+        for name, value in sealed.items()
+        if row[name] != value
+    ]
+
+
+def item_rows(conn: Connection, snapshot_ids: Sequence[str]) -> dict[str, set[tuple[str, int]]]:
+    """Snapshot id -> (memory id, revision) of its injected lineage rows."""
+    out: dict[str, set[tuple[str, int]]] = {}
+    rows: list[Any] = list(
+        conn.execute(
+            select(
+                s.snapshot_items.c.snapshot_id,
+                s.snapshot_items.c.memory_id,
+                s.snapshot_items.c.revision,
+            ).where(
+                s.snapshot_items.c.snapshot_id.in_(list(snapshot_ids))
+                & s.snapshot_items.c.injected.is_(True)
+            )
+        ).all()
+    )
+    for sid, mid, rev in rows:
+        out.setdefault(str(sid), set()).add((str(mid), int(rev)))
+    return out
 
 
 def _item(i: InjectedItem) -> dict[str, Any]:
@@ -165,13 +218,16 @@ def _item(i: InjectedItem) -> dict[str, Any]:
 
 
 def from_body(row: Mapping[Any, Any], body: Mapping[str, Any]) -> Snapshot:
-    """Rebuild a Snapshot from its row and opened body."""
+    """Rebuild a Snapshot from its row and opened body (the sealed copy of the clear
+    columns wins over the row's, #38)."""
+    sealed = body.get(CLEAR)
+    clear = {**row, **sealed} if isinstance(sealed, dict) else row
     return Snapshot(
         id=row["id"],
-        session_id=row["session_id"],
-        ts=from_iso(row["ts"]),
-        store_revision=row["store_revision"],
-        scope=Scope.from_json(row["scope_json"]),
+        session_id=clear["session_id"],
+        ts=from_iso(clear["ts"]),
+        store_revision=clear["store_revision"],
+        scope=Scope.from_json(clear["scope_json"]),
         goal=body["goal"],
         budget_tokens=body["budget_tokens"],
         hits=tuple(RankedHit(h["id"], h["score"], h["signals"]) for h in body["hits"]),

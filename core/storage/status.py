@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select, update
 
 from core.model.enums import ChangeKind
+from core.storage import governed
 from core.storage import schema as s
 from core.storage.store import WriteTx
 
@@ -26,6 +27,7 @@ def session_count(conn: Connection) -> int:
 
 def set_opt_out(tx: WriteTx, session: str, opted_out: bool) -> None:
     """Switch a session's memory opt-out; a session named before its first event is created."""
+    governed.note(tx, governed.SESSIONS, session)
     found = tx.conn.execute(
         update(s.sessions).where(s.sessions.c.id == session).values(opted_out=opted_out)
     )

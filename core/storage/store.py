@@ -28,6 +28,7 @@ from sqlalchemy import (
     String,
     Table,
     bindparam,
+    func,
     select,
     text,
     update,
@@ -37,7 +38,7 @@ from sqlalchemy import exc as sa_exc
 from core.crypto.codec import Codec
 from core.errors import PrivateScopeError
 from core.model.clock import Clock, from_iso, to_iso
-from core.model.enums import ChangeKind
+from core.model.enums import ChangeKind, EventKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
 from core.storage.engine import answer_watch, through_driver, translated, watchdog_of
@@ -78,6 +79,15 @@ class WriteTx:
     # write to those tables calls `fences_changed`, so a batch of writes reads it once.
     fence_state: tuple[object, ...] | None = None
     pending_revision: int | None = None
+    # Governing rows (fences, opt-outs, exclusions, tombstones) this transaction changed,
+    # as (table, key): taken into their MAC'd record before commit (`governed.reseal`).
+    governed_keys: set[tuple[str, str]] = field(default_factory=set)
+    # Source links this transaction wrote, by memory: (whether the memory was created
+    # here, the event ids). The memory's next decision event announces them, so the links
+    # are bound to the hash chain (#38; `memories.record_decision`).
+    source_links: dict[str, tuple[bool, set[str]]] = field(default_factory=dict)
+    # Revision rows this transaction wrote, by memory (clear fields), announced the same way.
+    revision_rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _queued: list[tuple[Executable, list[dict[str, Any]] | None]] = field(default_factory=list)
     _final: dict[str, tuple[Executable, list[dict[str, Any]]]] = field(default_factory=dict)
     # New memory rows still in the queue, by id: the only queued writes to the memories
@@ -271,9 +281,16 @@ class Store:
                     tx.session_counts[session] = count
             if first is not None:
                 first(tx)
+            rewound: tuple[int, int] | None = getattr(self._local, "rewound", None)
+            if rewound is not None:
+                _report_rewound(tx, *rewound)
             yield tx
             if last is not None:
                 last(tx)
+            if tx.governed_keys:
+                from core.storage import governed  # it builds on this module
+
+                governed.reseal(tx)
             if tx.kinds:
                 self._bump(tx)
                 tx.revision = revision + 1
@@ -471,12 +488,17 @@ class Store:
         the rotating process is about to retire.
         """
         row = _fetch_one(conn, _PROLOGUE, {"session": session or ""})
-        revision, position, digest, active, count = cast(
-            "tuple[int, int | None, str | None, str | None, int | None]", row
+        revision, position, digest, active, count, feed = cast(
+            "tuple[int, int | None, str | None, str | None, int | None, int | None]", row
         )
         if active and active != self.codec.active_key_id and self.key_reloader is not None:
             self.codec = self.key_reloader()
         head = (int(position), str(digest)) if position is not None else None
+        self._local.rewound = None
+        if feed is not None and int(feed) > int(revision):
+            # Continue after the feed, and say so once (the write's bump repairs it).
+            self._local.rewound = (int(revision), int(feed))
+            revision = feed
         return int(revision), head, None if count is None else int(count)
 
     @staticmethod
@@ -525,6 +547,34 @@ class Store:
             if current > revision or time.monotonic() >= deadline or self._disposed:
                 return current
             time.sleep(min(SQLITE_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+
+REWOUND = (
+    "the store revision {0} is behind the change feed's last revision {1}: changed outside "
+    "Memory Center; writes continue after the feed"
+)
+
+
+def _report_rewound(tx: WriteTx, revision: int, feed: int) -> None:
+    from core.storage import event_log  # it builds on this module
+    from core.storage.governed import INTEGRITY_SESSION, SEALED_SCOPE
+
+    event_log.system_event(
+        tx,
+        INTEGRITY_SESSION,
+        SEALED_SCOPE,
+        EventKind.SECURITY,
+        "damaged row excluded from every read: store_revision 1",
+        {
+            "finding_types": ["damaged_row"],
+            "action": "repaired",
+            "table": "store_revision",
+            "row_id": "1",
+            "field": "revision",
+            "problem": REWOUND.format(revision, feed),
+            "memory_id": None,
+        },
+    )
 
 
 def revision_of(conn: Connection) -> int:
@@ -721,6 +771,9 @@ _PROLOGUE = select(
     select(s.sessions.c.event_count)
     .where(s.sessions.c.id == bindparam("session"))
     .scalar_subquery(),
+    # The change feed's last revision: a store_revision rewound below it (an edit of the
+    # file) would make every write collide with the feed's primary key (#38).
+    select(func.max(s.changes.c.revision)).scalar_subquery(),
 )
 _SET_REVISION = (
     update(s.store_revision)

@@ -17,6 +17,7 @@ from core.errors import NotFoundError
 from core.model.clock import from_iso
 from core.model.memory import Tombstone
 from core.model.scope import Scope
+from core.storage import governed
 from core.storage import schema as s
 from core.storage.codec_aads import tombstone_aad
 from core.storage.store import WriteTx
@@ -35,6 +36,7 @@ def row(conn: Connection, memory_id: str) -> dict[str, Any] | None:
 def write(tx: WriteTx, stone: Tombstone, *, replace_existing: bool) -> None:
     """Write (or, for a purge of an already deleted memory, rewrite) a tombstone."""
     key = tx.key_for(stone.scope.get("user"), strict=False)
+    governed.note(tx, governed.TOMBSTONES, stone.memory_id)
     values = {
         "scope_json": stone.scope.to_json(),
         "deleted_at": stone.deleted_at.isoformat(timespec="microseconds"),
@@ -91,6 +93,7 @@ def stand_fence(tx: WriteTx, fingerprint: str, memory_id: str) -> None:
     """Fence a content fingerprint for `memory_id`; a lifted fence of the same content (the
     same text deleted again) stands again."""
     tx.fences_changed()
+    governed.note(tx, governed.FENCES, fingerprint)
     have = tx.conn.execute(
         select(s.deletion_fences.c.fingerprint).where(
             s.deletion_fences.c.fingerprint == fingerprint

@@ -191,7 +191,7 @@ def sessions_to_extract(
     return {
         name: writes.session_events(conn, codec, name)
         for name in names
-        if not writes.opted_out(conn, name)
+        if not writes.opted_out(conn, codec, name)
     }
 
 
@@ -201,6 +201,6 @@ def submit_all(
     """Every session's proposals, decided in one transaction (opt-outs checked again)."""
     out: list[MemoryOutcome] = []
     for name, found in proposals.items():
-        if not writes.opted_out(tx.conn, name):
+        if not writes.opted_out(tx.conn, tx.codec, name):
             out += writes.submit_proposals(tx, ledger, found, name, origin=Origin.EXTRACT)
     return out

@@ -19,7 +19,7 @@ from typing import Any
 
 from core.errors import IntegrityError, PrivateScopeError
 from core.model.enums import EventKind
-from core.model.memory import Snapshot
+from core.model.memory import PurgePreview, Snapshot
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.retrieval import render
@@ -101,8 +101,10 @@ def _decisions(p: Purge) -> None:
 
 
 def _same_scope_memories(p: Purge) -> list[str]:
-    # Duplicates, conflicts and supersedes are only ever judged within one exact scope.
-    return purge.other_memories_in_scope(p.tx.conn, p.record.scope.to_json(), p.record.id)
+    # A conflict or supersede description can name a memory of another scope (a narrower
+    # or wider one, #38): every memory sharing a scope key and value is looked at, and
+    # every memory when the purged one has no scope keys at all.
+    return purge.other_memories_sharing_scope(p.tx.conn, p.record.scope.items_, p.record.id)
 
 
 def _seal_reason(p: Purge, decision_id: str, text: str) -> None:
@@ -155,8 +157,21 @@ def _snapshots_seeing(p: Purge) -> set[str]:
 
 
 def _source_events(p: Purge) -> None:
-    if p.purge_events:
-        p.redacted_events += [e for e in p.record.source_event_ids if _redact(p, e)]
+    """The memory's sources as its hash-chained decisions announced them (#38): a link
+    added in the file to another user's event is not followed, a deleted one still is."""
+    if not p.purge_events:
+        return
+    linked = list(p.record.source_event_ids)
+    announced = memories.announced_sources(p.tx.conn, p.tx.codec, p.record.id)
+    if announced is not None:
+        forged = [e for e in linked if e not in announced]
+        if forged:
+            p.report.append(
+                f"memory_sources: {len(forged)} link(s) no decision announced were not "
+                "followed (changed outside Memory Center)"
+            )
+        linked = sorted(announced)
+    p.redacted_events += [e for e in linked if _redact(p, e)]
 
 
 def _audit_events(p: Purge) -> None:
@@ -171,6 +186,22 @@ def _audit_events(p: Purge) -> None:
             p.redacted_events.append(event.id)
             found += 1
     p.report.append(f"audit events: {found} agent call(s) quoting the content redacted")
+
+
+def _echoes(p: Purge) -> None:
+    """Conversation events that are not its sources but carry its text: the assistant's
+    echo in the same transcript, an agent's `record_event`, a tool result quoting it."""
+    if not p.purge_events:
+        return
+    done = set(p.redacted_events)
+    rows = purge.conversation_event_scopes(p.tx.conn)
+    ids = [eid for eid, scope_json in rows if eid not in done and p.visible_in(scope_json)]
+    found = 0
+    for event in event_log.list_by_ids(p.tx.conn, p.tx.codec, ids):
+        if (p.carries(event.text) or _any_string(event.data, p.carries)) and _redact(p, event.id):
+            p.redacted_events.append(event.id)
+            found += 1
+    p.report.append(f"conversation events: {found} other event(s) quoting the content redacted")
 
 
 def _redact(p: Purge, event_id: str) -> bool:
@@ -214,13 +245,20 @@ PLACES: tuple[Place, ...] = (
         "MCP tool arguments (content, query, goal) in the audit events",
         _audit_events,
     ),
-    Place("events (redaction)", "nothing: the event that announces the redactions", _announce),
     Place(
         "event_payloads (other conversation events)",
-        "messages and tool results that are not the memory's sources but say the same",
+        "messages, tool calls and results and agents' recorded events that are not the "
+        "memory's sources but quote it (the assistant's echo, an MCP record_event)",
+        _echoes,
+    ),
+    Place("events (redaction)", "nothing: the event that announces the redactions", _announce),
+    Place(
+        "event_payloads (events that say the same in other words, or only part of it)",
+        "a paraphrase, or a query holding a few of its words",
         None,
-        "kept: they are the transcript, not copies made from the memory; redact the session "
-        "by purging the memories made from it, or name the events as sources",
+        "kept: a copy is recognised by the content (or its injected preview) as a whole; a "
+        "paraphrase or a few of its words are the user's or agent's own, not a copy; purge "
+        "the memories made from them, or name those events as sources",
     ),
     Place(
         "tombstones",
@@ -266,7 +304,8 @@ PLACES: tuple[Place, ...] = (
         "the memory's terms, their postings and its id",
         None,
         "rewritten without them right after the purge commits (Catalog.purge), like the "
-        "vector file; a term no other memory holds leaves the file's dictionary",
+        "vector file; a term no other memory holds leaves the file's dictionary; a process "
+        "killed before that has it done at the next open (index/purge-pending.json)",
     ),
     Place(
         "index/texts.mcidx (sealed text index of the memory center's search)",
@@ -302,6 +341,31 @@ PLACES: tuple[Place, ...] = (
         "never carry content: log calls pass ids, key ids and error messages only",
     ),
 )
+
+
+EVENT_PLACES = frozenset(
+    {
+        "event_payloads (sources)",
+        "event_payloads (agent_call)",
+        "event_payloads (other conversation events)",
+    }
+)
+
+
+def preview(memory_id: str, report: Sequence[str], purge_events: bool) -> PurgePreview:
+    """The purge's report (run and rolled back) as redactions, and every place it keeps,
+    with the reason, so the user sees both before anything is destroyed."""
+    kept = [
+        f"{place.name}: {place.holds}; {place.why_nothing}"
+        for place in PLACES
+        if place.handler is None
+    ]
+    if not purge_events:
+        kept = [
+            f"{name}: kept without --purge-events (the log is not touched)"
+            for name in sorted(EVENT_PLACES)
+        ] + kept
+    return PurgePreview(memory_id, purge_events, tuple(report), tuple(kept))
 
 
 def purge_all(p: Purge) -> None:

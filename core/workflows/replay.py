@@ -114,7 +114,7 @@ def resume(
         return ResumeResult(session, "", "", (), (), ())
     snap = snapshots.get(conn, codec, snap_id)
     current = {r.id: r for r in memories.load(conn, codec, [i.memory_id for i in snap.injected])}
-    excluded = memories.excluded_sessions(conn, list(current), session)
+    excluded = memories.excluded_sessions(conn, codec, list(current), session)
     allowed: list[InjectedItem] = []
     removed: list[DroppedHit] = []
     changed: list[str] = []

@@ -32,7 +32,7 @@ from core.model.validate import (
 )
 from core.model.validate import said_at as valid_said_at
 from core.model.validate import speaker as valid_speaker
-from core.storage import event_log, memories, memory_queries
+from core.storage import event_log, governed, memories, memory_queries
 from core.storage.store import WriteTx
 
 MAX_DAYS = 36_500
@@ -312,6 +312,7 @@ def session_events(
     return events
 
 
-def opted_out(conn: Connection, session: str) -> bool:
-    """True when the session opted out; NotFoundError when it does not exist."""
-    return event_log.get_session(conn, session).opted_out
+def opted_out(conn: Connection, codec: Codec, session: str) -> bool:
+    """True when the session opted out (as the MAC'd record of governing rows says);
+    NotFoundError when it does not exist."""
+    return governed.opted_out(conn, codec, session, event_log.get_session(conn, session).opted_out)

@@ -4,6 +4,7 @@ snapshot goals, other memories' conflict descriptions; and the chain still verif
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import uuid
 from pathlib import Path
@@ -158,3 +159,85 @@ def test_purge_reaches_a_real_mcp_servers_audit_events(tmp_path: Path) -> None:
 
 def _files_with(root: Path, needle: bytes) -> list[str]:
     return [str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_a_purged_transcript_line_stays_redacted_when_imported_again(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """#38: after a purge with --purge-events, the same transcript imported again finds its
+    redacted lines already present; none comes back in full."""
+    from app.importers import claude_code
+    from app.importers.base import ImportReport, write_sessions
+
+    marker = _marker()
+    said = f"Remember that my bank PIN reminder word is {marker} for the savings account."
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "sess-38",
+            "timestamp": "2026-02-10T09:14:02.118Z",
+            "message": {"role": "user", "content": said},
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "sessionId": "sess-38",
+            "timestamp": "2026-02-10T09:15:02.118Z",
+            "message": {"role": "user", "content": "Let us talk about the garden now."},
+        },
+    ]
+    transcript = tmp_path / "sess-38.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    def _import() -> ImportReport:
+        sessions, problems = claude_code.parse(transcript)
+        report = ImportReport(problems=list(problems))
+        return write_sessions(service, sessions, Scope.of(ALICE), report, importer="test")
+
+    first = _import()
+    assert first.events_written == 2
+    made = [m for m in service.list_memories() if marker in m.content]
+    assert made, "the transcript line became no memory"
+    for memory in made:
+        service.delete(memory.id, reason="privacy", purge=True, purge_events=True)
+    assert not any(marker in t for t in _everything(service, "x"))
+    again = _import()
+    assert again.events_written == 0 and again.events_already_present == 2
+    assert not any(marker in t for t in _everything(service, "x"))
+    assert service.verify().ok
+
+
+def test_purge_events_redacts_the_echo_and_an_agents_recorded_event(
+    service: MemoryService, data_dir: Path
+) -> None:
+    """#38: the assistant's echo in the same transcript and an MCP `record_event` quoting
+    the content are copies too; with --purge-events they are redacted, and an unrelated
+    turn of the same session is kept."""
+    from core import NewEvent
+
+    marker = _marker()
+    content = f"The alarm code of the flat is the word {marker} backwards."
+    mid = service.remember(ALICE, content, session="s1").value.record.id  # type: ignore[union-attr]
+    service.append_event(
+        NewEvent(
+            session="s1",
+            actor="assistant",
+            trust="assistant",
+            scope=ALICE,
+            text=f"Noted: {content} I will keep that in mind.",
+        )
+    )
+    service.append_event(
+        NewEvent(session="s1", actor="user", trust="user", scope=ALICE, text="Thanks, bye.")
+    )
+    settings = ServerSettings(data_dir, Scope.of(ALICE), "agent-1")
+    gateway = Gateway(settings, opener=lambda _path: service)
+    gateway.record_event(Caller("test-agent", "1"), "assistant", content, None, None, None)
+    assert sum(marker in t for t in _everything(service, "agent-1")) >= 3
+
+    service.delete(mid, reason="privacy", purge=True, purge_events=True)
+    texts = _everything(service, "agent-1")
+    assert not any(marker in t for t in texts)
+    assert any("Thanks, bye." in t for t in texts)
+    assert service.verify().ok

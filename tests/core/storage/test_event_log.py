@@ -285,7 +285,11 @@ def test_session_opt_out_is_stored(service: MemoryService) -> None:
     service.append_event(ev("s1"))
     result = service.set_session_opt_out("s1", True)
     assert result.value.opted_out
-    assert result.changes.kinds == frozenset({ChangeKind.SESSIONS})
+    # The store's first governing write also announces, in the log, that governing rows
+    # are bound from now on (#38): one event, in Memory Center's own session.
+    assert result.changes.kinds == frozenset({ChangeKind.SESSIONS, ChangeKind.EVENTS})
+    assert service.set_session_opt_out("s1", False).changes.kinds == {ChangeKind.SESSIONS}
+    service.set_session_opt_out("s1", True)
     assert service.get_session("s1").opted_out
     assert not service.set_session_opt_out("s1", False).value.opted_out
 
@@ -336,8 +340,9 @@ def test_changes_since_reports_kinds_and_event_ids(service: MemoryService) -> No
     assert feed[0].kinds == frozenset({ChangeKind.EVENTS, ChangeKind.SESSIONS})
     assert feed[0].event_ids == (one.id,)
     assert feed[1].event_ids == tuple(e.id for e in batch)
-    assert feed[2].kinds == frozenset({ChangeKind.SESSIONS})
-    assert feed[2].event_ids == ()
+    # The first governing write of a store announces the bound rows with one event (#38).
+    assert feed[2].kinds == frozenset({ChangeKind.SESSIONS, ChangeKind.EVENTS})
+    assert len(feed[2].event_ids) == 1
     assert all(c.ts == START for c in feed)
     assert service.changes_since(start + 2) == feed[2:]
     assert service.changes_since(start, limit=1) == feed[:1]
