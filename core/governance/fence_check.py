@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from core.governance.fences import TERMS_NEAR, Features, FenceView, features, match
+from core.governance.fences import Features, FenceView, features, match
 from core.storage import fences
 from core.storage.store import WriteTx
 
@@ -70,8 +70,8 @@ class FenceCheck:
 
 
 def _could_mean(new: Features, fence: FenceView) -> bool:
-    """The conditions `match` puts on a match by meaning, checked before embedding."""
+    """The conditions `match` puts on a match by meaning, checked before embedding: no value
+    or polarity the deleted text lacked, and no reversed roles."""
     if not new.terms or not new.marks <= fence.marks:
         return False
-    shared = len(new.terms & fence.terms) / len(new.terms | fence.terms)
-    return shared >= TERMS_NEAR
+    return not new.reverse & fence.marks
