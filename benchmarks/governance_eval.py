@@ -414,9 +414,14 @@ def load_judge(name: str, parts: Sequence[str]) -> list[dict[str, object]]:
 def load_final(kind: str, root: Path) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for path in sorted(root.glob(f"*/{kind}.jsonl")):
-        for line in path.read_text("utf-8").splitlines():
+        for n, line in enumerate(path.read_text("utf-8").splitlines()):
             if line.strip():
-                rows.append({"part": "final", "author": path.parent.name, **json.loads(line)})
+                row = json.loads(line)
+                row.setdefault("id", f"{path.parent.name}-{kind}-{n}")
+                row.setdefault("lang", "?")
+                row.setdefault("tag", "?")
+                row.setdefault("replaces", False)
+                rows.append({"part": "final", "author": path.parent.name, **row})
     return rows
 
 
