@@ -190,8 +190,9 @@ class Signals:
 
     @property
     def aligned(self) -> bool:
-        """The unit rules aligned the two statements into one frame."""
-        return self.rule.kind in ("contradiction", "compatible")
+        """The unit rules aligned the two statements into one frame (values written two ways
+        aside)."""
+        return self.rule.kind in ("contradiction", "compatible") and self.rule.reason != SAME_VALUES
 
 
 def signals(new: str, old: str, similarity: float) -> Signals:
@@ -279,9 +280,6 @@ def _aligned(sig: Signals, similarity: float, replaces: bool, sim: str) -> Judge
         return None
     if sig.rule.kind == "contradiction" and not sig.names_another:
         return Judgement("contradiction", f"{sig.rule.reason}; {sim}", replaces)
-    dup = probabilities(sig)["duplicate"]
-    if dup >= SURE_DUPLICATE and not (sig.structural or sig.names_swapped):
-        return Judgement("unsure", f"{_why(sig, sim)}; p={dup:.2f}", maybe="duplicate")
     return Judgement("compatible", f"{sig.rule.reason}; {sim}")
 
 
@@ -293,8 +291,13 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
     if not (sig.overlap or sig.changed or sig.cross):
         # Nothing in common but closeness of meaning: no subject to contradict or repeat.
         dup, con = min(dup, below), min(con, below)
-    if sig.added or sig.superset:
-        dup = min(dup, below)  # all the older statement says, and more: added detail
+    if sig.rule.reason.startswith("about a different subject"):
+        # The rules found another subject in the first slot ("the checkout / refunds
+        # service ..."): the same frame about two things contradicts nothing.
+        con = min(con, below)
+    if sig.added or sig.superset or sig.names_swapped:
+        # All the older statement says, and more: added detail; or another named subject.
+        dup = min(dup, below)
     if sig.names_another or not (sig.evidence or sig.update):
         # "moved to ward D instead of ward C" replaces what says ward C; and without a changed
         # value, a denial, a changed slot the rules align or wording that says it replaces
@@ -305,6 +308,7 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
     return dup, con
 
 
+SAME_VALUES = "the same values written differently"
 # What the unit rules recognise from a statement's structure: a refinement ("Node 20" /
 # "Node 20.11.1") and another item of a list-valued predicate (allergies, likes).
 _STRUCTURAL = ("a more precise value", "another value of a list-valued fact")
