@@ -293,8 +293,8 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
         dup, con = min(dup, below), min(con, below)
     if sig.rule.reason.startswith("about a different subject"):
         # The rules found another subject in the first slot ("the checkout / refunds
-        # service ..."): the same frame about two things contradicts nothing.
-        con = min(con, below)
+        # service ..."): the same frame about two things neither repeats nor contradicts.
+        dup, con = min(dup, below), min(con, below)
     if sig.added or sig.superset or sig.names_swapped:
         # All the older statement says, and more: added detail; or another named subject.
         dup = min(dup, below)
