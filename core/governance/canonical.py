@@ -591,9 +591,7 @@ def differing(a: frozenset[Slot], b: frozenset[Slot]) -> list[tuple[str, str, st
     types_b = {k for k, _ in b}
     # Bare numbers are compared only one against one, under the same word ("port 8080" /
     # "port 8443"): several on a side are a list, a date or an identifier.
-    skip = {
-        k for k in types_a | types_b if k.startswith(("num:", "id")) and not _single(a, b, k)
-    }
+    skip = {k for k in types_a | types_b if k.startswith(("num:", "id")) and not _single(a, b, k)}
     for kind in sorted((types_a & types_b) - skip):
         va = {v for k, v in a if k == kind}
         vb = {v for k, v in b if k == kind}
