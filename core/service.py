@@ -293,6 +293,27 @@ class MemoryService(AdminFacade):
         suggested `keep_id` is confirmed first, in the same transaction."""
         return self._review.resolve_conflict(keep_id, reason, by, approve=approve)
 
+    def take_out_of_conflict(
+        self, memory_id: str, *, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """ "Not in conflict": the memory leaves its conflict set and stays as it is; a set
+        left with one member is settled (#40)."""
+        return self._review.take_out_of_conflict(memory_id, by)
+
+    def undo_resolution(
+        self, memory_id: str, *, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """Undo the latest resolution (or take-out) of the conflict set `memory_id` is in:
+        every member back as it was, as compensating decisions (#40)."""
+        return self._review.undo_resolution(memory_id, by)
+
+    def answer_possible(
+        self, memory_id: str, answer: str, *, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """Answer a review item "possibly the same as / replaces / contradicts m:...":
+        `same`, `replaces`, `both_true` or `unrelated`; each answer is a decision (#40)."""
+        return self._review.answer_possible(memory_id, answer, by)
+
     def keep_conflicting(
         self,
         scopes: Mapping[str, Mapping[str, str] | Scope | None],

@@ -3,8 +3,8 @@
 The standing fences' features (keyed unit hashes, value marks, the sealed embedding) are
 decrypted once and kept until the fence tables change (`fences.state`: counts and latest
 times, one cheap query). A candidate is embedded only when some fence could match it by
-meaning: `match` needs its value marks inside the fence's and at least `TERMS_NEAR` of its
-units shared, so a write that cannot meet any fence never waits for the model.
+meaning: `match` needs its value marks inside the fence's and no reversed roles
+(`_could_mean`), so a write that states a new value never waits for the model.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from core.governance.fences import TERMS_NEAR, Features, FenceView, features, match
+from core.governance.fences import Features, FenceView, features, match
 from core.storage import fences, governed
 from core.storage.store import WriteTx
 
@@ -72,8 +72,8 @@ class FenceCheck:
 
 
 def _could_mean(new: Features, fence: FenceView) -> bool:
-    """The conditions `match` puts on a match by meaning, checked before embedding."""
+    """The conditions `match` puts on a match by meaning, checked before embedding: no value
+    or polarity the deleted text lacked, and no reversed roles."""
     if not new.terms or not new.marks <= fence.marks:
         return False
-    shared = len(new.terms & fence.terms) / len(new.terms | fence.terms)
-    return shared >= TERMS_NEAR
+    return not new.reverse & fence.marks

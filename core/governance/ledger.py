@@ -17,6 +17,7 @@ from core.crypto.codec import Codec
 from core.errors import MemoryCenterError
 from core.governance.fence_check import FenceCheck
 from core.governance.fences import Embed
+from core.governance.meaning import Meanings
 from core.governance.neighbours import RELATED_STATUSES as RELATED_STATUSES
 from core.governance.neighbours import Neighbours
 from core.governance.policy import (
@@ -78,6 +79,7 @@ class Ledger:
         self._fp_key = fingerprint_key
         # Embeds a text for fence matching by meaning; None: units and values only.
         self.embed = embed
+        self.meanings = Meanings(embed)
         # The records a candidate is compared with, found by index (#13), and the fences.
         self.neighbours = Neighbours()
         self._fences = FenceCheck()
@@ -92,7 +94,14 @@ class Ledger:
         fenced, why = self.fence_of(tx, cand.content)
         if fenced and _said_by_another(tx, fenced, cand.speaker):
             fenced = None
-        verdict = self.policy.decide(cand, related, now=tx.now, fenced_by=fenced, fence_reason=why)
+        verdict = self.policy.decide(
+            cand,
+            related,
+            now=tx.now,
+            fenced_by=fenced,
+            fence_reason=why,
+            similarity=self.similarity if related else None,
+        )
         lift = fenced if fenced and verdict.fenced_by is None and _asked_again(cand) else None
         if lift:
             note = f"deletion fence of {lift} lifted: the user explicitly asked to remember it"
@@ -129,12 +138,16 @@ class Ledger:
         return self._fences.meet(tx, content, self._vector)
 
     def _vector(self, content: str) -> tuple[str, Sequence[float]] | None:
-        if self.embed is None:
-            return None
-        try:
-            return self.embed(content)
-        except MemoryCenterError:
-            return None  # no embedder: the fence still matches by units and values
+        # The same cache as the judge's: a candidate is embedded once for both.
+        if self.meanings.embed is not self.embed:
+            self.meanings = Meanings(self.embed)
+        return self.meanings.vector(content)
+
+    def similarity(self, new: str, old: str) -> float | None:
+        """Meaning similarity of two texts (cached embeddings); None without an embedder."""
+        if self.meanings.embed is not self.embed:
+            self.meanings = Meanings(self.embed)
+        return self.meanings.similarity(new, old)
 
     def _lift_fence(self, tx: WriteTx, deleted_id: str, new: MemoryRecord, actor: str) -> None:
         memories.lift_fence(tx, deleted_id)

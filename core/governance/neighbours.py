@@ -134,8 +134,13 @@ class _ScopeIndex:
 
     def nearest(self, text: str, limit: int) -> list[MemoryRecord]:
         """The records that can relate to `text`, newest first."""
-        chosen = set(self.squashed.get(squash(text), ()))
-        chosen.update(self.best(units_for(text), limit))
+        if len(self.records) <= limit:
+            # A small scope is compared whole: a translation or paraphrase shares no unit
+            # with what it restates, and the judge compares by meaning too (#40).
+            chosen = set(self.records)
+        else:
+            chosen = set(self.squashed.get(squash(text), ()))
+            chosen.update(self.best(units_for(text), limit))
         found = [self.records[i] for i in chosen]
         found.sort(key=lambda r: (r.updated_at, r.id), reverse=True)
         return found

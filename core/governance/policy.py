@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.errors import InvalidInputError
 from core.governance import classify
-from core.governance.conflicts import may_conflict, relate
+from core.governance.conflicts import Relation, may_conflict
+from core.governance.judge import Judgement, judge
 from core.governance.sensitivity import Finding, FindingType, redact, scan
 from core.governance.statements import speaker_relative
 from core.model.enums import MemoryFlag, MemoryKind, MemoryStatus, OutcomeKind, TrustLevel
@@ -206,6 +207,7 @@ class MemoryPolicy:
         now: dt.datetime,
         fenced_by: str | None = None,
         fence_reason: str = "the same content",
+        similarity: Callable[[str, str], float | None] | None = None,
     ) -> Verdict:
         """Apply the rules in order; the first that settles the candidate wins.
 
@@ -215,6 +217,8 @@ class MemoryPolicy:
             now: the store clock's current instant (for TTLs).
             fenced_by: id of a deleted memory whose content matches (deletion fence).
             fence_reason: how it matches (the same text, other words, the same meaning).
+            similarity: the meaning similarity of two texts (the store's embedder), for the
+                judge; None: the unit rules alone decide.
         """
         findings = tuple(scan(cand.content))
         if findings:
@@ -237,7 +241,7 @@ class MemoryPolicy:
                     "instruction-like content from an untrusted source (R11)",
                 ),
             )
-        return self._relate(cand, verdict, related)
+        return self._relate(cand, verdict, related, similarity)
 
     # --- rules -----------------------------------------------------------------------
 
@@ -361,55 +365,111 @@ class MemoryPolicy:
         return any((set(ev) & boundary) - set(cand.scope) for ev in cand.evidence_scopes if ev)
 
     def _relate(
-        self, cand: Candidate, verdict: Verdict, related: Sequence[MemoryRecord]
+        self,
+        cand: Candidate,
+        verdict: Verdict,
+        related: Sequence[MemoryRecord],
+        similarity: Callable[[str, str], float | None] | None = None,
     ) -> Verdict:
-        """Duplicates merge; contradictions supersede or form a conflict set (R9, R10)."""
-        supersedes: list[str] = []
-        conflicts: list[str] = []
-        why: list[tuple[str, str]] = []
-        reasons = list(verdict.reasons)
+        """Duplicates merge; contradictions supersede or form a conflict set (R9, R10); a
+        related pair the judge cannot decide sends the candidate to review (#40)."""
         skill = verdict.kind == MemoryKind.SKILL_SUGGESTION
-        comparable = (
-            old
-            for old in related
-            if (old.kind == MemoryKind.SKILL_SUGGESTION) == skill
-            and may_conflict(cand.content, old.content)
-        )
-        for old in comparable:
-            rel = relate(cand.content, old.content)
-            if _two_people(cand, old, rel.kind):
-                continue
-            if rel.kind == "duplicate":
-                merged = _duplicate(verdict, old, rel.reason)
+        unsure: list[tuple[MemoryRecord, Judgement]] = []
+        contradicted: list[tuple[MemoryRecord, Relation]] = []
+        for old, found in _judged(cand, related, skill, similarity):
+            rel = found.relation()
+            if found.kind == "unsure":
+                unsure.append((old, found))
+            elif rel.kind == "duplicate":
+                merged = _duplicate(cand, verdict, old, rel.reason)
                 if merged is not None:
                     return merged
-                continue
-            if skill or rel.kind != "contradiction":
-                continue
-            outcome = _contradiction(cand, verdict, old, rel.replaces)
-            if outcome[0] == "skip":
-                continue
-            reasons.append(f"{outcome[1]} {old.id} ({rel.reason})")
-            if outcome[0] == "supersede":
-                supersedes.append(old.id)
-                why.append((old.id, rel.reason))
-            elif outcome[0] == "conflict":
-                conflicts.append(old.id)
-            elif outcome[0] == "review":
-                return replace(
-                    verdict,
-                    status=MemoryStatus.CANDIDATE,
-                    reasons=tuple(reasons),
-                    flags=verdict.flags | {CONFLICT},
-                )
-        return replace(
-            verdict,
-            reasons=tuple(reasons),
-            supersedes=tuple(supersedes),
-            conflicts_with=tuple(conflicts),
-            flags=verdict.flags | ({CONFLICT} if conflicts else set()),
-            why=tuple(why),
-        )
+            elif rel.kind == "contradiction" and not skill:
+                contradicted.append((old, rel))
+        decided = _contradictions(cand, verdict, contradicted)
+        if unsure and not decided.supersedes and not decided.conflicts_with:
+            asked = _ask(decided, list(decided.reasons), *unsure[0])
+            if asked is not None:
+                return asked
+        return decided
+
+
+def _contradictions(
+    cand: Candidate, verdict: Verdict, contradicted: list[tuple[MemoryRecord, Relation]]
+) -> Verdict:
+    """Each contradiction supersedes, joins a conflict set, or sends the candidate to review."""
+    supersedes: list[str] = []
+    conflicts: list[str] = []
+    why: list[tuple[str, str]] = []
+    reasons = list(verdict.reasons)
+    for old, rel in contradicted:
+        outcome, prefix = _contradiction(cand, verdict, old, rel.replaces)
+        if outcome != "skip":
+            reasons.append(f"{prefix} {old.id} ({rel.reason})")
+        if outcome == "review":
+            flags = verdict.flags | {CONFLICT}
+            return replace(
+                verdict, status=MemoryStatus.CANDIDATE, reasons=tuple(reasons), flags=flags
+            )
+        if outcome == "supersede":
+            supersedes.append(old.id)
+            why.append((old.id, rel.reason))
+        elif outcome == "conflict":
+            conflicts.append(old.id)
+    return replace(
+        verdict,
+        reasons=tuple(reasons),
+        supersedes=tuple(supersedes),
+        conflicts_with=tuple(conflicts),
+        flags=verdict.flags | ({CONFLICT} if conflicts else set()),
+        why=tuple(why),
+    )
+
+
+def _judged(
+    cand: Candidate,
+    related: Sequence[MemoryRecord],
+    skill: bool,
+    similarity: Callable[[str, str], float | None] | None,
+) -> Iterator[tuple[MemoryRecord, Judgement]]:
+    """Each related record with the judge's answer, except pairs that are two people's words
+    and not-sure pairs with a record no longer live."""
+    for old in related:
+        if (old.kind == MemoryKind.SKILL_SUGGESTION) != skill:
+            continue
+        if similarity is None and not may_conflict(cand.content, old.content):
+            continue
+        sim = similarity(cand.content, old.content) if similarity is not None else None
+        found = judge(cand.content, old.content, sim)
+        kind = found.maybe if found.kind == "unsure" else found.kind
+        if _two_people(cand, old, kind):
+            continue
+        live = old.status in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE)
+        if found.kind != "unsure" or live:
+            yield old, found
+
+
+def _ask(
+    verdict: Verdict, reasons: list[str], old: MemoryRecord, found: Judgement
+) -> Verdict | None:
+    """A related pair the judge cannot decide: the candidate waits for the user's answer,
+    the other memory named ("possibly the same as m_..."), never both silently kept."""
+    if verdict.status not in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE):
+        return None
+    reasons.append(f"{_POSSIBLY[found.maybe]} {old.id} ({found.reason}): please decide")
+    return replace(
+        verdict,
+        status=MemoryStatus.CANDIDATE,
+        reasons=tuple(reasons),
+        flags=verdict.flags | {NEEDS_CONFIRMATION},
+    )
+
+
+_POSSIBLY = {
+    "duplicate": "possibly the same as",
+    "replaces": "possibly replaces",
+    "contradiction": "possibly contradicts",
+}
 
 
 def _two_people(cand: Candidate, old: MemoryRecord, relation: str) -> bool:
@@ -427,9 +487,17 @@ def _two_people(cand: Candidate, old: MemoryRecord, relation: str) -> bool:
     return relation == "duplicate" or relative
 
 
-def _duplicate(verdict: Verdict, old: MemoryRecord, why: str) -> Verdict | None:
-    """A near-duplicate merges into a live record; one the user rejected stays rejected."""
+def _duplicate(cand: Candidate, verdict: Verdict, old: MemoryRecord, why: str) -> Verdict | None:
+    """A near-duplicate merges into a live record; one rejected stays rejected, unless the
+    user now explicitly asks to remember it (their word lifts a fence and an earlier
+    refusal, #40)."""
     if old.status == MemoryStatus.REJECTED:
+        if (
+            cand.explicit
+            and cand.origin == Origin.REMEMBER
+            and verdict.status == MemoryStatus.ACTIVE
+        ):
+            return None
         reason = f"the user already rejected the same memory {old.id}"
         return replace(verdict, status=MemoryStatus.REJECTED, reasons=(reason,))
     if old.status in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE):

@@ -445,6 +445,48 @@ class DualEmbedder:
         return normalise_rows(np.hstack([multi, english]))
 
 
+class SharedPassageCache:
+    """An embedder whose passage vectors are kept by text (a bounded LRU), so one text is
+    embedded once per process: the write path embeds a candidate to judge it (#40) and the
+    vector index then finds its vector here instead of running the model again. Queries are
+    not cached (their prefix differs, and they are embedded once anyway). Everything else is
+    the wrapped embedder's."""
+
+    def __init__(self, inner: Embedder, keep: int = 20_000) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.version = inner.version
+        self.dim = inner.dim
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._rows: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def load(self) -> None:
+        self.inner.load()
+
+    def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> Matrix:
+        if kind != "passage":
+            return self.inner.embed(texts, kind=kind)
+        with self._lock:
+            found = {t: self._rows[t] for t in texts if t in self._rows}
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            made = self.inner.embed(missing, kind="passage")
+            with self._lock:
+                for text, row in zip(missing, made, strict=True):
+                    self._rows.pop(text, None)
+                    self._rows[text] = row
+                    found[text] = row
+                while len(self._rows) > self.keep:
+                    self._rows.pop(next(iter(self._rows)))
+        if not texts:
+            return self.inner.embed(texts, kind=kind)
+        return np.vstack([found[t] for t in texts]).astype(np.float32, copy=False)
+
+
 # --- registry -----------------------------------------------------------------------------
 
 _FACTORIES: dict[str, Callable[[], Embedder]] = {

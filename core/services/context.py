@@ -24,6 +24,7 @@ from core.errors import (
 from core.governance.extractor import Extractor, RuleExtractor
 from core.governance.ledger import Ledger
 from core.governance.policy import MemoryPolicy, PolicySettings
+from core.index.embedder import SharedPassageCache
 from core.index.embedder import resolve as resolve_embedder
 from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord, Result
@@ -131,7 +132,8 @@ class Engine:
         self.embedder_error = resolved.fallback_reason
         store = self.store
         return VectorLayer(
-            resolved.embedder,
+            # Shared by the index and the judge: a text is embedded once (#40).
+            SharedPassageCache(resolved.embedder),
             store.index_dir,
             lambda: store.codec,
             windows_enabled=self.conversation_windows,

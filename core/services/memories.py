@@ -46,7 +46,14 @@ class MemoryWrites:
     ) -> Result[Event]:
         req = required_scope(scope)
         with self._e.store.write("observe") as tx:
-            event = writes.observe(tx, req, text, session=session, contradicts=contradicts)
+            event = writes.observe(
+                tx,
+                req,
+                text,
+                session=session,
+                contradicts=contradicts,
+                similarity=self._e.ledger.similarity,
+            )
         return self._e.committed(event, tx)
 
     def extract(

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.errors import InvalidInputError
-from core.governance import controls, undo
+from core.errors import InvalidInputError, InvalidStateError
+from core.governance import controls, resolution, undo
 from core.model import limits
 from core.model.enums import MemoryStatus
 from core.model.memory import PurgePreview, QuarantineReport, Tombstone
@@ -17,7 +17,7 @@ from core.model.scope import Scope
 from core.model.validate import identifier
 from core.model.validate import text as valid_text
 from core.services.context import Action, Engine, required_scope
-from core.storage import memories, snapshots
+from core.storage import memories, memory_history, snapshots
 from core.storage.store import WriteTx, changes_of
 from core.workflows import copies, deletion
 
@@ -132,7 +132,46 @@ class ReviewService:
             if approve and keep.status == MemoryStatus.CANDIDATE:
                 keep = self._e.apply(tx, mid, by, APPROVE)
             who = by or keep.scope.get("user", "user")
-            changed = controls.resolve_conflict(tx, keep, who, reason)
+            changed = resolution.resolve_conflict(tx, keep, who, reason, self._e.ledger.similarity)
+            records = memories.load(tx.conn, tx.codec, changed)
+        self._e.catalog.refresh(changed)
+        return Result(records, changes_of(tx))
+
+    def take_out_of_conflict(self, memory_id: str, by: str | None) -> Result[list[MemoryRecord]]:
+        mid = self._e.mid(memory_id)
+        with self._e.store.write("take out of conflict") as tx:
+            record = memories.get(tx.conn, tx.codec, mid)
+            who = identifier(by, "by") if by else record.scope.get("user", "user")
+            changed = resolution.take_out(tx, record, who)
+            records = memories.load(tx.conn, tx.codec, changed)
+        self._e.catalog.refresh(changed)
+        return Result(records, changes_of(tx))
+
+    def undo_resolution(self, memory_id: str, by: str | None) -> Result[list[MemoryRecord]]:
+        mid = self._e.mid(memory_id)
+        with self._e.store.write("undo conflict resolution") as tx:
+            record = memories.get(tx.conn, tx.codec, mid)
+            if not record.conflict_set:
+                raise InvalidStateError(f"memory {mid} was never in a conflict set")
+            who = identifier(by, "by") if by else record.scope.get("user", "user")
+            changed = resolution.undo_resolution(tx, record.conflict_set, who)
+            records = memories.load(tx.conn, tx.codec, changed)
+        self._e.catalog.refresh(changed)
+        return Result(records, changes_of(tx))
+
+    def answer_possible(
+        self, memory_id: str, answer: str, by: str | None
+    ) -> Result[list[MemoryRecord]]:
+        mid = self._e.mid(memory_id)
+        with self._e.store.write("answer a possible relation") as tx:
+            record = memories.get(tx.conn, tx.codec, mid)
+            history = memory_history.history(tx.conn, tx.codec, mid)
+            found = resolution.possible(" ".join(d.reason for d in history))
+            if found is None:
+                raise InvalidStateError(f"memory {mid} has no possible relation to answer")
+            other = memories.get(tx.conn, tx.codec, found[1])
+            who = identifier(by, "by") if by else record.scope.get("user", "user")
+            changed = resolution.answer_possible(tx, record, other, answer, who)
             records = memories.load(tx.conn, tx.codec, changed)
         self._e.catalog.refresh(changed)
         return Result(records, changes_of(tx))

@@ -116,7 +116,7 @@ def _fence(tx: WriteTx, record: MemoryRecord, embed: Embed | None) -> None:
             tx,
             fp,
             feats.terms,
-            feats.marks,
+            feats.stored,
             _embedding(embed, content),
             key_id=tx.key_for(record.scope.get("user"), strict=False),
         )

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
 from core.errors import InvalidInputError
 from core.governance import classify, controls
-from core.governance.conflicts import relate
 from core.governance.extractor import Proposal, infer_kind
+from core.governance.judge import judge
 from core.governance.ledger import Ledger, source_trust
 from core.governance.policy import Candidate, Origin
 from core.governance.sensitivity import redact, scan
@@ -189,9 +189,16 @@ def suggest(
 
 
 def observe(
-    tx: WriteTx, scope: Scope, raw_text: str, *, session: str | None, contradicts: str | None
+    tx: WriteTx,
+    scope: Scope,
+    raw_text: str,
+    *,
+    session: str | None,
+    contradicts: str | None,
+    similarity: Callable[[str, str], float | None] | None = None,
 ) -> Event:
-    """A fresh tool-verified observation; it flags memories it contradicts as stale (R10)."""
+    """A fresh tool-verified observation; it flags memories it contradicts as stale (R10).
+    The judge decides what it contradicts (by meaning when `similarity` is given, #40)."""
     words = text(raw_text, "text", limits.MAX_EVENT_TEXT)
     name = public_session(session) if session is not None else DIRECT_SESSION
     event = log(
@@ -218,7 +225,8 @@ def observe(
         tx.conn, tx.codec, scope, [MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE]
     )
     for record in live:
-        rel = relate(words, record.content)
+        sim = similarity(words, record.content) if similarity is not None else None
+        rel = judge(words, record.content, sim)
         if rel.kind != "contradiction":
             continue
         if record.status == MemoryStatus.CANDIDATE:

@@ -66,7 +66,8 @@ def test_explicit_remember_in_a_user_event_is_active_after_extract(
     service: MemoryService,
 ) -> None:
     ev = add_event(service, "Remember that I prefer pnpm over npm.")
-    ev_zh = add_event(service, "请记住：我喜欢用 pnpm。")
+    # Another fact in Chinese: the same fact in two languages may merge (or be asked about, #40).
+    ev_zh = add_event(service, "请记住：我的猫叫年糕。")
     outcomes = service.extract("s1").value
     assert {o.record.status for o in outcomes if o.record} == {"active"}
     sources = {o.record.source_event_ids for o in outcomes if o.record}

@@ -1,0 +1,603 @@
+"""Canonical values of a statement: what a slot holds, whatever way it was written (#40, R9).
+
+"2pm", "2 pm", "14:00" and "下午两点" are one time; "十五", "fifteen" and "15" one number;
+"16GB", "16G" and "16 gigs" one size; "三百块", "300元" and "¥300" one amount; "June 3rd",
+"3 June", "6月3号" and "2025-06-03" one date. `slots(text)` returns the typed values a text
+states, so two statements are compared on values, not on how they were typed:
+
+- ``("time", "14:00")``, ``("date", "06-03")``, ``("weekday", "mon")``, ``("month", "6")``;
+- ``("qty:<unit>", "16")`` for an amount with a unit (gb, kg, km, min, mg, cny, usd ...);
+- ``("num:<word>", "25")`` for a bare number, named by the word it follows ("port 8080":
+  ``("num:port", "8080")``; versions keep their dots: ``("num:node", "20.11")``).
+
+The parsing is deliberately small and table-driven (no model, no network): it must run on
+every candidate and its neighbours within a remember's budget.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from core.patterns import lazy
+
+_ZH_DIGIT = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "俩": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
+_ZH_NUMBER = lazy(r"[零〇一二两俩三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?")
+
+_EN_ONES = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
+_EN_TENS = {
+    w: 10 * (i + 2)
+    for i, w in enumerate(
+        ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    )
+}
+_EN_NUMBER = lazy(
+    r"\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|"
+    r"four|five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|a dozen|"
+    r"half an?|a couple of)(?:\s+(hundred|thousand|million|k))?\b",
+    re.IGNORECASE,
+)
+
+_WEEKDAYS = {
+    "mon": "mon",
+    "monday": "mon",
+    "tue": "tue",
+    "tues": "tue",
+    "tuesday": "tue",
+    "wed": "wed",
+    "wednesday": "wed",
+    "thu": "thu",
+    "thur": "thu",
+    "thurs": "thu",
+    "thursday": "thu",
+    "fri": "fri",
+    "friday": "fri",
+    "sat": "sat",
+    "saturday": "sat",
+    "sun": "sun",
+    "sunday": "sun",
+}
+_WEEK = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_ZH_WEEKDAY = dict(
+    zip(
+        "一二三四五六日天1234567",
+        [*_WEEK, "sun", *_WEEK],
+        strict=True,
+    )
+)
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ]
+    )
+    for m in names
+}
+# Unit spellings folded to one name each.
+_UNITS = {
+    "gb": "gb",
+    "g": "gb",
+    "gig": "gb",
+    "gigs": "gb",
+    "gigabyte": "gb",
+    "gigabytes": "gb",
+    "tb": "tb",
+    "terabyte": "tb",
+    "mb": "mb",
+    "kg": "kg",
+    "kgs": "kg",
+    "kilo": "kg",
+    "kilos": "kg",
+    "公斤": "kg",
+    "千克": "kg",
+    "斤": "jin",
+    "lb": "lb",
+    "lbs": "lb",
+    "pound": "lb",
+    "pounds": "lb",
+    "km": "km",
+    "k": "k",
+    "公里": "km",
+    "kilometers": "km",
+    "kilometres": "km",
+    "mi": "mile",
+    "mile": "mile",
+    "miles": "mile",
+    "m": "m",
+    "meter": "m",
+    "meters": "m",
+    "米": "m",
+    "cm": "cm",
+    "厘米": "cm",
+    "mg": "mg",
+    "毫克": "mg",
+    "ml": "ml",
+    "毫升": "ml",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "分钟": "min",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "小时": "h",
+    "个小时": "h",
+    "day": "day",
+    "days": "day",
+    "天": "day",
+    "week": "week",
+    "weeks": "week",
+    "周": "week",
+    "个月": "monthcount",
+    "months": "monthcount",
+    "month": "monthcount",
+    "year": "year",
+    "years": "year",
+    "yrs": "year",
+    "年": "year",
+    "岁": "age",
+    "yo": "age",
+    "%": "pct",
+    "percent": "pct",
+    "pct": "pct",
+    "块": "cny",
+    "元": "cny",
+    "块钱": "cny",
+    "rmb": "cny",
+    "yuan": "cny",
+    "cny": "cny",
+    "usd": "usd",
+    "dollars": "usd",
+    "dollar": "usd",
+    "bucks": "usd",
+    "eur": "eur",
+    "euros": "eur",
+    "euro": "eur",
+    "gbp": "gbp",
+    "inch": "inch",
+    "inches": "inch",
+    "in": "inch",
+    "寸": "inch",
+    "英寸": "inch",
+    "°c": "c",
+    "度": "deg",
+    "楼": "floor",
+    "层": "floor",
+    "号楼": "building",
+    "人": "people",
+    "people": "people",
+    "次": "times",
+    "times": "times",
+    "x": "times",
+    "杯": "cup",
+    "cups": "cup",
+    "cup": "cup",
+    "pm": "pm",
+    "am": "am",
+}
+_CURRENCY_SIGN = {"$": "usd", "¥": "cny", "￥": "cny", "€": "eur", "£": "gbp"}
+
+_TOKEN = lazy(
+    r"(?P<cur>[$¥￥€£])?\s?(?P<num>\d+(?:[.:]\d+)*)\s?(?P<mult>k\b|万|千|百)?[\s-]?"
+    r"(?P<unit>%|°c|[a-z]+|个小时|个月|分钟|小时|公里|公斤|千克|毫克|毫升|厘米|英寸|号楼|块钱|[块元斤米岁度楼层人次杯天周年寸])?",
+    re.IGNORECASE,
+)
+_ISO_DATE = lazy(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
+_ZH_DATE = lazy(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
+_EN_DATE_MD = lazy(
+    r"\b([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4}))?", re.IGNORECASE
+)
+_EN_DATE_DM = lazy(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3,9})\b", re.IGNORECASE)
+# Month first, as written in the US ("3/14", "3/7/25").
+_SLASH_DATE = lazy(r"\b(\d{1,2})/(\d{1,2})(?:/(?:\d{4}|\d{2}))?\b")
+_TIME_EN = lazy(
+    r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\b(\d{1,2}):(\d{2})\b",
+    re.IGNORECASE,
+)
+_TIME_ZH = lazy(r"(早上|上午|中午|下午|晚上|凌晨|夜里|傍晚)?(\d{1,2})[点:：](半|(\d{1,2})分?)?")
+_ZH_WEEK = lazy(r"(?:周|星期|礼拜)([一二三四五六日天1-7])")
+_THOUSANDS = lazy(r"(?<=\d),(?=\d{3}\b)")
+
+
+def zh_to_int(run: str) -> int | None:
+    """A Chinese numeral ("十五", "三百", "两千五", "一万二") as an integer, else None."""
+    if not run:
+        return None
+    if all(c in _ZH_DIGIT for c in run) and len(run) > 1:
+        return int("".join(str(_ZH_DIGIT[c]) for c in run))
+    total, section, digit = 0, 0, None
+    last_unit = 1
+    for ch in run:
+        if ch in _ZH_DIGIT:
+            digit = _ZH_DIGIT[ch]
+        elif ch in _ZH_UNIT:
+            section += (digit if digit is not None else 1) * _ZH_UNIT[ch]
+            last_unit = _ZH_UNIT[ch]
+            digit = None
+        elif ch == "万":
+            total += (section + (digit or 0)) * 10000
+            section, digit, last_unit = 0, None, 10000
+        else:
+            return None
+    if digit is not None:
+        # "两千五" is 2500, "三百二" 320: a trailing digit counts in the next lower unit.
+        section += digit * (last_unit // 10 if last_unit >= 100 and run[-2] in "千百万" else 1)
+    return total + section
+
+
+def _zh_sub(m: re.Match[str]) -> str:
+    run = m.group()
+    whole, _, frac = run.partition("点")
+    value = zh_to_int(whole)
+    if value is None:
+        return run
+    if frac:
+        digits = "".join(str(_ZH_DIGIT.get(c, c)) for c in frac)
+        # "三点八五" is 3.85; "三点十分" / "三点05分" a time.
+        if m.string[m.end() : m.end() + 1] == "分":
+            return f"{value}点{digits}"
+        return f"{value}.{digits}"
+    return str(value)
+
+
+# Chinese numeral runs that are words, not numbers.
+_ZH_WORDS = lazy(
+    r"一直|一起|一下|一些|一点|一般|一定|一样|一共|万一|一切|统一|唯一|一边|一向|一旦|十分|三明治|千万"
+)
+
+
+def _en_number(m: re.Match[str]) -> str:
+    words = m.group().casefold()
+    mult = m.group(1)
+    head = words[: -len(mult)].strip() if mult else words
+    if head in ("a dozen",):
+        value = 12
+    elif head.startswith("half"):
+        value = 0  # "half an hour": handled as 30 min below
+        return "30 min" if "hour" in m.string[m.end() : m.end() + 6].casefold() else m.group()
+    elif head == "a couple of":
+        value = 2
+    else:
+        parts = re.split(r"[- ]", head)
+        value = sum(_EN_TENS.get(p, _EN_ONES.get(p, 0)) for p in parts)
+    scale = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "k": 1000}.get(
+        (mult or "").casefold(), 1
+    )
+    return str(value * scale)
+
+
+@functools.lru_cache(maxsize=8192)
+def canonical_text(text: str) -> str:
+    """The text with numbers as digits (Chinese numerals, number words, thousands separators)."""
+    out = _THOUSANDS.sub("", text).replace("百分之", "\x01")  # kept from the numeral pass
+    masked = _ZH_WORDS.sub(lambda m: "\x00" * len(m.group()), out)
+    keep = {i: out[i] for i in range(len(out)) if masked[i] == "\x00"}
+    parts: list[str] = []
+    pos = 0
+    for m in _ZH_NUMBER.finditer(masked):
+        parts.append(masked[pos : m.start()])
+        parts.append(_zh_sub(m))
+        pos = m.end()
+    parts.append(masked[pos:])
+    joined = "".join(parts)
+    if keep:
+        # restore the masked words (the masked spans kept their lengths and were not replaced)
+        it = iter(keep.values())
+        joined = "".join(next(it) if c == "\x00" else c for c in joined)
+    joined = _PERCENT_ZH.sub(r"\1%", joined).replace("\x01", "百分之")
+    joined = _METRE_ZH.sub(lambda m: f"{100 + int(m.group(1).ljust(2, '0'))}cm", joined)
+    joined = _THIRD_PERSON.sub(_first_person, joined)
+    joined = _KUAI.sub("元", _LETTER_HYPHEN.sub(" ", joined))
+    joined = _ORDINAL.sub(r"\1", joined)
+    return _EN_NUMBER.sub(_en_number, joined)
+
+
+def _first_person(m: re.Match[str]) -> str:
+    word = m.group().casefold()
+    if word.startswith("用户"):
+        return "我" + word[2:]
+    return "my" if word.endswith("'s") else "I"
+
+
+# "百分之45" (after the numeral pass) is 45%; "一米七五" (1米75) a height of 175 cm.
+_PERCENT_ZH = lazy(r"\x01(\d+(?:\.\d+)?)")
+_METRE_ZH = lazy(r"(?<!\d)1米(\d{1,2})(?!\d)")
+
+# An extractor's third person is the speaker: "The user's desk" is "my desk", 用户 is 我.
+_THIRD_PERSON = lazy(r"\b(?:the )?user(?:'s)?\b|用户的?", 2)
+# "nut-free" and "nut free" are one phrase.
+_LETTER_HYPHEN = lazy(r"(?<=[A-Za-z0-9])-(?=[A-Za-z])")
+# "2nd" is 2 (a date's day, a floor).
+_ORDINAL = lazy(r"\b(\d+)(?:st|nd|rd|th)\b", 2)
+# 块 and 块钱 are spoken 元.
+_KUAI = lazy(r"(?<=\d)\s?块钱?")
+
+Slot = tuple[str, str]
+
+
+class _Found:
+    """Slots found so far, and the spans they took (a later pass skips them)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.slots: set[Slot] = set()
+        self.spans: list[tuple[int, int]] = []
+
+    def free(self, span: tuple[int, int]) -> bool:
+        return not _inside(span, self.spans)
+
+    def add(self, m: re.Match[str], *found: Slot) -> None:
+        self.slots.update(found)
+        self.spans.append(m.span())
+
+
+@functools.lru_cache(maxsize=8192)
+def slots(text: str) -> frozenset[Slot]:
+    """The typed canonical values a text states (see the module docstring)."""
+    found = _Found(canonical_text(text))
+    for take in (_dates, _times_en, _times_zh, _weekdays, _quantities):
+        take(found)
+    # Identifiers are read from the text as written (canonical text splits their hyphens).
+    found.slots.update(("id", m.group().casefold()) for m in _IDENTIFIER.finditer(text))
+    return frozenset(found.slots)
+
+
+# An identifier with letters and digits: a region (us-east-2), a train (G7502), a parking
+# spot (B2-117), an instance type (db.r6g.2xlarge). Compared one against one, like numbers.
+_IDENTIFIER = lazy(
+    r"(?<![A-Za-z0-9_.-])(?=[A-Za-z0-9_.-]*\d)[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)+"
+    r"(?![A-Za-z0-9_-])"
+    r"|(?<![A-Za-z0-9_-])[A-Z]{1,3}\d{1,}(?:-\d+)?(?![A-Za-z0-9_-])"
+)
+
+
+def _date(month: int, day: int) -> Slot:
+    return ("date", f"{month:02d}-{day:02d}")
+
+
+def _dates(f: _Found) -> None:
+    for m in (*_ISO_DATE.finditer(f.text), *_ZH_DATE.finditer(f.text)):
+        f.add(m, _date(int(m.group(2)), int(m.group(3))))
+    for m in _EN_DATE_MD.finditer(f.text):
+        month = _MONTHS.get(m.group(1).casefold())
+        if month and 1 <= int(m.group(2)) <= 31:
+            f.add(m, _date(month, int(m.group(2))))
+    for m in _EN_DATE_DM.finditer(f.text):
+        month = _MONTHS.get(m.group(2).casefold())
+        if month and 1 <= int(m.group(1)) <= 31 and f.free(m.span()):
+            f.add(m, _date(month, int(m.group(1))))
+    for m in _SLASH_DATE.finditer(f.text):
+        month, day = int(m.group(1)), int(m.group(2))
+        if f.free(m.span()) and 1 <= month <= 12 and 1 <= day <= 31:
+            f.add(m, _date(month, day))
+
+
+def _times_en(f: _Found) -> None:
+    for m in _TIME_EN.finditer(f.text):
+        if not f.free(m.span()):
+            continue
+        half = (m.group(3) or "").casefold()
+        if half:
+            hour, minute = int(m.group(1)), int(m.group(2) or 0)
+            hour = (hour % 12) + (12 if half.startswith("p") else 0)
+        else:
+            hour, minute = int(m.group(4)), int(m.group(5))
+        if hour < 24 and minute < 60:
+            f.add(m, *(("time", c) for c in _clock(hour, minute, exact=bool(half))))
+
+
+def _times_zh(f: _Found) -> None:
+    for m in _TIME_ZH.finditer(f.text):
+        said_hour = m.group(3) is not None or m.group(1) is not None
+        if not f.free(m.span()) or not (said_hour or f.text[m.end() - 1 : m.end()] in "点:："):
+            continue
+        hour = int(m.group(2))
+        minute = 30 if m.group(3) == "半" else int(m.group(4) or 0)
+        part = m.group(1)
+        # 下午/傍晚 and 晚上 (but 夜里3点 is 凌晨3点) are afternoon and evening; 中午1点 is 13:00.
+        late = part in ("下午", "傍晚") or (part in ("晚上", "夜里") and hour > 4)
+        if (late or (part == "中午" and hour <= 2)) and hour < 12:
+            hour += 12
+        if hour < 24 and minute < 60:
+            f.add(m, *(("time", c) for c in _clock(hour, minute, exact=part is not None)))
+
+
+def _weekdays(f: _Found) -> None:
+    for m in _ZH_WEEK.finditer(f.text):
+        f.add(m, ("weekday", _ZH_WEEKDAY[m.group(1)]))
+    for word in re.findall(r"[a-z]+", f.text.casefold()):
+        if word in _WEEKDAYS and (len(word) > 3 or word in ("mon", "tue", "wed", "thu", "fri")):
+            f.slots.add(("weekday", _WEEKDAYS[word]))
+
+
+_SCALE = {"k": 1000, "万": 10000, "千": 1000, "百": 100}
+
+
+def _quantities(f: _Found) -> None:
+    for m in _TOKEN.finditer(f.text):
+        num = m.group("num")
+        if not f.free(m.span("num")) or ":" in num:
+            continue
+        unit = _UNITS.get((m.group("unit") or "").casefold())
+        value = num.rstrip(".")
+        mult = (m.group("mult") or "").casefold()
+        if mult == "k" and _RUN.search(f.text):
+            mult, unit = "", "km"  # "ran a 5k"
+        if mult and _is_float(value):
+            value = _fmt(float(value) * _SCALE[mult])
+        if unit == "k":
+            unit = "km" if _RUN.search(f.text) else None
+            value = value if unit or not _is_float(value) else _fmt(float(value) * 1000)
+        kind = _CURRENCY_SIGN.get(m.group("cur") or "") or unit
+        if unit in ("pm", "am") or (kind == "times" and value == "1"):
+            continue  # a time (read above); "一次", "once": how often, not a value
+        if kind:
+            f.slots.add((f"qty:{kind}", _fmt(float(value)) if _is_float(value) else value))
+        else:
+            # A bare number is a value of what it follows: "port 8080", "Node 20", "数量是2".
+            f.slots.add((f"num:{_context(f.text, m.start('num'))}", value))
+
+
+_WORD_BEFORE = lazy(r"([a-z][a-z-]*|[\u4e00-\u9fff])[^a-z0-9\u4e00-\u9fff]*$", 2)
+_FUNCTION = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "the",
+        "a",
+        "an",
+        "at",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "with",
+        "and",
+        "or",
+        "by",
+        "from",
+        "about",
+        "around",
+        "approximately",
+        "roughly",
+        "~",
+        "是",
+        "的",
+        "了",
+        "在",
+        "为",
+        "到",
+        "有",
+        "约",
+        "大",
+        "概",
+    ]
+)
+
+
+def _context(text: str, end: int) -> str:
+    """The word a number follows, skipping function words (a bare number's slot name)."""
+    head = text[max(0, end - 40) : end].casefold()
+    for _ in range(3):
+        m = _WORD_BEFORE.search(head)
+        if m is None:
+            return ""
+        if m.group(1) not in _FUNCTION:
+            return m.group(1)
+        head = head[: m.start()]
+    return ""
+
+
+_RUN = lazy(r"\b(?:run|ran|runs|jog|race)|跑", re.IGNORECASE)
+
+
+def _clock(hour: int, minute: int, *, exact: bool) -> tuple[str, ...]:
+    """A time as 24-hour values: "1:30" said without am/pm (or a part of day) may be either
+    half of the day, so it holds both, and agrees with "1:30pm" as with "1:30am"."""
+    if exact or hour == 0 or hour > 12:
+        return (f"{hour:02d}:{minute:02d}",)
+    return (f"{hour % 12:02d}:{minute:02d}", f"{hour % 12 + 12:02d}:{minute:02d}")
+
+
+def _is_float(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return value.count(".") <= 1
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(a <= span[0] < b or a < span[1] <= b for a, b in spans)
+
+
+def _refines(x: str, y: str) -> bool:
+    return y.startswith(x + ".") or x.startswith(y + ".")
+
+
+def _single(a: frozenset[Slot], b: frozenset[Slot], kind: str) -> bool:
+    return sum(k == kind for k, _ in a) == 1 and sum(k == kind for k, _ in b) == 1
+
+
+def differing(a: frozenset[Slot], b: frozenset[Slot]) -> list[tuple[str, str, str]]:
+    """Slots of one type holding different values in the two texts: (type, old, new)."""
+    out = []
+    types_a = {k for k, _ in a}
+    types_b = {k for k, _ in b}
+    # Bare numbers are compared only one against one, under the same word ("port 8080" /
+    # "port 8443"): several on a side are a list, a date or an identifier.
+    skip = {k for k in types_a | types_b if k.startswith(("num:", "id")) and not _single(a, b, k)}
+    for kind in sorted((types_a & types_b) - skip):
+        va = {v for k, v in a if k == kind}
+        vb = {v for k, v in b if k == kind}
+        if len(va) == len(vb) == 1 and _refines(next(iter(va)), next(iter(vb))):
+            continue  # "Node 20" / "Node 20.11.1": a more precise value, not another
+        if (va != vb and not (va <= vb or vb <= va)) or (va != vb and len(va) == len(vb)):
+            out.append((kind, ",".join(sorted(vb)), ",".join(sorted(va))))
+    # a bare number on one side against the same number with a unit on the other is the same
+    return out

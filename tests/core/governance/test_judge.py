@@ -1,0 +1,246 @@
+"""The semantic judge (#40, R9, R19): canonical values, meaning, "not sure" to review, fences
+by meaning, conflict sets that are safe to resolve. Real stores, the real embedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import MemoryService
+from core.errors import InvalidInputError, InvalidStateError
+from core.governance.canonical import canonical_text, differing, slots, zh_to_int
+from core.governance.judge import judge
+
+SCOPE = {"user": "kim", "project": "judge"}
+
+
+# --- 1. formatting is not a changed value ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("meet at 2pm", "meet at 2 pm"),
+        ("meet at 2pm", "meet at 14:00"),
+        ("下午两点开会", "meeting at 2pm"),
+        ("十五个人", "15个人"),
+        ("三百块", "300元"),
+        ("16GB of RAM", "16G内存"),
+        ("16GB of RAM", "16 gigs of ram"),
+        ("2025-03-07", "March 7, 2025"),
+        ("3月7号", "7 March"),
+        ("a budget of 50,000 dollars", "$50000"),
+        ("the ferry takes twenty-five minutes", "ferry: 25 min"),
+        ("房贷利率是百分之三点八五", "mortgage rate 3.85%"),
+    ],
+)
+def test_one_value_written_two_ways_is_one_slot(a: str, b: str) -> None:
+    assert slots(a) == slots(b)
+    assert differing(slots(a), slots(b)) == []
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("standup at 10am", "standup at 9:30am"),
+        ("16GB of RAM", "32 GB of RAM"),
+        ("flight at 7:40am", "flight at 7:40pm"),
+        ("The API listens on port 8080", "The API listens on port 8443"),
+    ],
+)
+def test_a_changed_value_is_a_changed_slot(a: str, b: str) -> None:
+    assert differing(slots(a), slots(b))
+
+
+def test_bare_numbers_of_different_things_are_not_one_slot() -> None:
+    # "PostgreSQL 16" and "port 5432" are two attributes, not a changed value.
+    assert differing(slots("The db is PostgreSQL 16."), slots("The db listens on port 5432.")) == []
+
+
+def test_chinese_numerals() -> None:
+    assert [zh_to_int(x) for x in ("十五", "三百", "两千五", "一万二", "二十三")] == [
+        15,
+        300,
+        2500,
+        12000,
+        23,
+    ]
+    assert canonical_text("一直很好") == "一直很好"  # a word, not a number
+    assert canonical_text("The user's desk") == "my desk"  # the extractor's third person
+
+
+# --- 2. meaning as a signal --------------------------------------------------------------
+
+
+def test_without_an_embedder_the_unit_rules_decide() -> None:
+    rel = judge("Kim is not allergic to penicillin.", "Kim is allergic to penicillin.", None)
+    assert rel.kind == "contradiction"
+
+
+def test_a_reformatted_fact_is_never_silently_kept_twice(service: MemoryService) -> None:
+    first = service.remember(SCOPE, "Our standup is at 9:30 every weekday.").value
+    same = service.remember(SCOPE, "Daily standup is at 9.30am on weekdays.").value
+    assert first.record is not None
+    assert same.outcome in ("merged", "candidate")  # merged, or asked: never silently kept
+    assert not same.conflicts_with and not same.superseded  # "9.30am" is "9:30"
+
+
+def test_the_same_values_written_differently_are_no_contradiction() -> None:
+    # The unit rules alone read "9:30" / "9.30am" as a changed value; the judge does not.
+    found = judge(
+        "Daily standup is at 9.30am on weekdays.", "Our standup is at 9:30 every weekday.", 0.95
+    )
+    assert found.kind != "contradiction"
+
+
+def test_a_replacement_built_differently_supersedes(service: MemoryService) -> None:
+    old = service.remember(SCOPE, "The staging API listens on port 8080.").value
+    new = service.remember(SCOPE, "heads up, moved staging api off 8080, it's on 8443 now").value
+    assert old.record is not None
+    assert new.superseded == (old.record.id,)
+    assert service.get_memory(old.record.id).status.value == "superseded"
+
+
+def test_different_components_do_not_conflict(service: MemoryService) -> None:
+    service.remember(SCOPE, "The billing database is PostgreSQL 16.")
+    port = service.remember(SCOPE, "The billing database listens on port 5432.").value
+    tests = service.remember(SCOPE, "Checkout tests run with Playwright.").value
+    node = service.remember(SCOPE, "The checkout service runs on Node 20 LTS.").value
+    assert not port.conflicts_with and not tests.conflicts_with and not node.conflicts_with
+    assert not port.superseded and not node.superseded
+
+
+# --- 3. not sure goes to review, and is answered ----------------------------------------
+
+
+def _unsure_pair(service: MemoryService) -> tuple[str, str]:
+    """A pair the judge sends to review (a related pair it cannot decide)."""
+    old = service.remember(SCOPE, "My work laptop is a 14-inch MacBook Pro with 16GB of RAM.")
+    new = service.remember(SCOPE, "the work MBP I have has 32 GB RAM.").value
+    assert old.value.record is not None and new.record is not None
+    assert new.outcome == "candidate"
+    assert any(r.startswith("possibly ") for r in new.reasons), new.reasons
+    return old.value.record.id, new.record.id
+
+
+def test_not_sure_reaches_the_review_queue_and_replaces(service: MemoryService) -> None:
+    old_id, new_id = _unsure_pair(service)
+    assert old_id in " ".join(service.history(new_id)[-1].reason.split())
+    changed = service.answer_possible(new_id, "replaces").value
+    assert {r.id: r.status.value for r in changed} == {new_id: "active", old_id: "superseded"}
+    assert service.history(new_id)[-1].action == "answer_replaces"
+
+
+@pytest.mark.parametrize("answer", ["both_true", "unrelated"])
+def test_not_sure_answered_both_kept(service: MemoryService, answer: str) -> None:
+    old_id, new_id = _unsure_pair(service)
+    service.answer_possible(new_id, answer)
+    assert service.get_memory(new_id).status.value == "active"
+    assert service.get_memory(old_id).status.value == "active"
+    assert service.history(new_id)[-1].action == f"answer_{answer}"
+
+
+def test_not_sure_answered_same_merges(service: MemoryService) -> None:
+    old_id, new_id = _unsure_pair(service)
+    service.answer_possible(new_id, "same")
+    assert service.get_memory(new_id).status.value == "rejected"
+    assert service.history(old_id)[-1].action == "merge"
+
+
+def test_a_bad_answer_is_refused_and_changes_nothing(service: MemoryService) -> None:
+    _, new_id = _unsure_pair(service)
+    with pytest.raises(InvalidInputError, match="answer"):
+        service.answer_possible(new_id, "maybe")
+    assert service.get_memory(new_id).status.value == "candidate"
+
+
+# --- 4. fences by meaning, and the user's word lifts them -------------------------------
+
+
+def _fence(service: MemoryService, text: str) -> None:
+    made = service.remember(SCOPE, text).value
+    assert made.record is not None
+    service.delete(made.record.id, reason="the user asked", purge=True)
+
+
+@pytest.mark.parametrize(
+    ("deleted", "later"),
+    [
+        ("女儿对芒果过敏", "用户的女儿芒果过敏"),
+        ("I'm in the Shanghai office.", "用户在 Shanghai office 上班。"),
+        ("Leo sits at the nut-free table at lunch", "Leo sits at the nut free table at lunch."),
+    ],
+)
+def test_fence_holds_for_restatements(service: MemoryService, deleted: str, later: str) -> None:
+    _fence(service, deleted)
+    out = service.suggest(SCOPE, later).value
+    assert out.outcome == "rejected" and "deletion fence" in " ".join(out.reasons)
+
+
+@pytest.mark.parametrize(
+    ("deleted", "later"),
+    [
+        ("I owe a friend 50,000.", "A friend owes me 5,000."),
+        ("Leo invited Sam to his sleepover", "Sam invited Leo to his sleepover"),
+        ("My wife is a nurse at St. Mary's.", "My sister is a nurse at St. Mary's."),
+        ("Flight to Chengdu on April 3 at 7:40am.", "Flight to Chengdu on April 3 at 7:40pm."),
+    ],
+)
+def test_fence_lets_other_facts_pass(service: MemoryService, deleted: str, later: str) -> None:
+    _fence(service, deleted)
+    out = service.suggest(SCOPE, later).value
+    assert "deletion fence" not in " ".join(out.reasons)
+
+
+def test_the_users_remember_lifts_a_fence_after_an_agents_attempt(
+    service: MemoryService,
+) -> None:
+    _fence(service, "Kim is allergic to penicillin.")
+    agent = service.suggest(SCOPE, "Kim is allergic to penicillin.").value
+    assert agent.outcome == "rejected"
+    mine = service.remember(SCOPE, "Kim is allergic to penicillin.").value
+    assert mine.outcome == "active"
+    assert any("fence" in r and "lifted" in r for r in mine.reasons)
+
+
+# --- 5. conflict sets safe to resolve ----------------------------------------------------
+
+
+def _conflict(service: MemoryService) -> tuple[str, str, str]:
+    a = service.remember(SCOPE, "The team offsite is in Lisbon from 12 to 14 May.").value
+    b = service.remember(SCOPE, "The team offsite is in Porto from 19 to 21 May.").value
+    assert a.record is not None and b.record is not None
+    if not b.conflicts_with:  # the judge asked instead: the user says they conflict
+        pytest.skip("the pair went to review")
+    c = service.remember(SCOPE, "The billing database is PostgreSQL 16.").value
+    assert c.record is not None
+    return a.record.id, b.record.id, c.record.id
+
+
+def test_keep_this_supersedes_only_what_contradicts_and_can_be_undone(
+    service: MemoryService,
+) -> None:
+    a, b, c = _conflict(service)
+    service.resolve_conflict(b)
+    assert service.get_memory(a).status.value == "superseded"
+    assert "contradicts it" in service.history(a)[-1].reason
+    assert service.get_memory(c).status.value == "active"
+    service.undo_resolution(b)
+    assert service.get_memory(a).status.value == "active"
+    assert "conflict" in service.get_memory(a).flags
+    assert service.history(a)[-1].action == "undo_resolve_conflict"
+
+
+def test_a_member_can_be_taken_out(service: MemoryService) -> None:
+    a, b, _ = _conflict(service)
+    service.take_out_of_conflict(a)
+    assert "conflict" not in service.get_memory(a).flags
+    assert "conflict" not in service.get_memory(b).flags  # one left: nothing in conflict
+    service.undo_resolution(b)
+    assert "conflict" in service.get_memory(a).flags
+
+
+def test_undo_without_a_resolution_is_refused(service: MemoryService) -> None:
+    made = service.remember(SCOPE, "Kim likes tea.").value
+    assert made.record is not None
+    with pytest.raises(InvalidStateError):
+        service.undo_resolution(made.record.id)
