@@ -175,40 +175,6 @@ def quarantine(tx: WriteTx, record: MemoryRecord, reason: str, actor: str) -> No
     _decide(tx, record, "quarantine", MemoryStatus.QUARANTINED, actor, reason)
 
 
-def resolve_conflict(tx: WriteTx, keep: MemoryRecord, actor: str, reason: str | None) -> list[str]:
-    """The user settles a conflict set: `keep` stays active, the others are superseded by it."""
-    if not keep.conflict_set or CONFLICT not in keep.flags:
-        raise InvalidStateError(f"memory {keep.id} is not in an unresolved conflict set")
-    if keep.status != MemoryStatus.ACTIVE:
-        raise InvalidStateError(f"cannot keep memory {keep.id}: it is {keep.status.value}")
-    members = rows.conflict_members(tx.conn, keep.conflict_set)
-    why = reason or "conflict resolved by the user"
-    changed = []
-    for member_id in members:
-        member = memories.get(tx.conn, tx.codec, member_id)
-        if member.id == keep.id:
-            memories.update_fields(tx, keep.id, flags=(keep.flags - {CONFLICT}) | {CONFIRMED})
-            _decide(tx, keep, "resolve_conflict", MemoryStatus.ACTIVE, actor, f"kept: {why}")
-        elif member.status == MemoryStatus.ACTIVE:
-            memories.update_fields(
-                tx,
-                member.id,
-                status=MemoryStatus.SUPERSEDED,
-                superseded_by=keep.id,
-                flags=member.flags - {CONFLICT},
-            )
-            _decide(
-                tx,
-                member,
-                "resolve_conflict",
-                MemoryStatus.SUPERSEDED,
-                actor,
-                f"superseded by {keep.id}: {why}",
-            )
-        changed.append(member.id)
-    return changed
-
-
 def keep_all(
     tx: WriteTx,
     scopes: dict[str, Scope | None],
