@@ -53,7 +53,7 @@ def parse_key_file(raw: bytes, path: Path) -> SealedKeyFile:
         if not isinstance(doc, dict):
             raise ValueError("not a JSON object")
         if doc.get("kdf", "scrypt") != "scrypt":
-            raise ValueError(f"unknown kdf {doc.get('kdf')!r}")
+            raise ValueError("unknown kdf (only scrypt is supported)")
         n, r, p = (_int(doc, k, rng) for k, rng in (("n", N_RANGE), ("r", R_RANGE), ("p", P_RANGE)))
         if n & (n - 1):
             raise ValueError(f"n = {n} is not a power of two")

@@ -359,8 +359,11 @@ def test_status_counts_events_and_sessions(service: MemoryService) -> None:
 # --- property ---------------------------------------------------------------------------
 
 SESSIONS = st.sampled_from(["alpha", "beta", "会话"])
+# Texts with something visible: one made only of control or invisible characters is refused
+# at the door (#38), which tests/app/test_cli_bad_input.py covers.
 TEXTS = st.text(min_size=1, max_size=40).filter(
-    lambda t: "\x00" not in t and unicodedata.normalize("NFC", t).strip() != ""
+    lambda t: "\x00" not in t
+    and any(unicodedata.category(c)[0] in "LNPS" for c in unicodedata.normalize("NFC", t))
 )
 
 
