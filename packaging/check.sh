@@ -28,9 +28,7 @@ echo "== coverage floor (core/crypto, core/log at 100%)"
 # about half a minute, instead of tracing the whole suite.
 "$bin/python" -m pytest -q -rN -p no:cacheprovider --no-header \
   --cov=core/crypto --cov=core/log --cov-report=term-missing --cov-fail-under=100 \
-  tests/core/crypto/test_codec.py tests/core/crypto/test_keys.py tests/core/log/test_hash_chain.py \
-  tests/core/crypto/test_invitation.py tests/core/crypto/test_personal_keys.py \
-  tests/core/crypto/test_stream.py \
+  tests/core/crypto tests/core/log/test_hash_chain.py \
   tests/core/workflows/test_integrity.py \
   tests/app/test_hostile_input.py \
   tests/fuzz/test_fuzz_files.py tests/contracts

@@ -140,7 +140,8 @@ class KeySet:
             }
             signing = base64.b64decode(doc["signing"]) if doc.get("signing") else None
             anchor = str(doc["anchor"]) if doc.get("anchor") else None
-            db_password = str(doc["db_password"]) if doc.get("db_password") else None
+            # An empty password is a password (`user:@host`): only an absent one is None.
+            db_password = None if doc.get("db_password") is None else str(doc["db_password"])
             ks = cls(
                 keys,
                 doc["active"],
@@ -330,7 +331,8 @@ class PassphraseKeyStore:
             raw = AESGCM(kek).decrypt(sealed.nonce, sealed.ciphertext, b"keyset")
         except (OSError, InvalidTag, KeyUnavailableError) as exc:
             raise KeyUnavailableError(
-                f"the key file did not read back as written: {self._path}: {exc or 'tag'}"
+                f"the key file did not read back as written: {self._path}: "
+                f"{str(exc) or 'its authentication tag does not verify'}"
             ) from None
         if KeySet.from_bytes(raw).to_bytes() != keys.to_bytes():
             raise KeyUnavailableError(f"the key file holds other keys: {self._path}")
