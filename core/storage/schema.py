@@ -324,7 +324,8 @@ Index("ix_personal_keys_member", personal_keys.c.member)
 # Signed membership records (schema version 11): invitations, device registrations,
 # removals, cancelled invitations. Every device replays them from its own trust anchor
 # (core/crypto/membership.py); a row whose signature does not verify counts for nothing.
-# `invitation` is set on a device's registration: the server lets one device use each.
+# `invitation` is set on a device's registration: the server lets one device use each
+# (other records leave it NULL, which a unique index lets repeat).
 team_records = Table(
     "team_records",
     metadata,
@@ -340,9 +341,9 @@ team_records = Table(
 Index(
     "ux_team_records_invitation",
     team_records.c.invitation,
+    # No partial index: both backends let NULLs repeat in a unique index, and a dialect
+    # keyword here would import the PostgreSQL dialect into every SQLite command.
     unique=True,
-    postgresql_where=team_records.c.invitation.is_not(None),
-    sqlite_where=team_records.c.invitation.is_not(None),
 )
 
 # Spooled writes applied after the server returned (R23), one row each: exactly once.
