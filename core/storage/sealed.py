@@ -136,3 +136,7 @@ SEALED_TO_DEVICES: tuple[tuple[str, str], ...] = (
     ("devices", "envelope"),
     ("personal_keys", "envelope"),
 )
+
+# Binary columns that hold no content at all: Ed25519 signatures over the signed membership
+# records beside them (core/crypto/membership.py), public by design and checked, not opened.
+PUBLIC_BINARY: tuple[tuple[str, str], ...] = (("team_records", "signature"),)

@@ -28,6 +28,7 @@ from core import (
     TrustLevel,
 )
 from core.log.hash_chain import GENESIS_HASH
+from core.model.jsonsafe import visible_part
 from core.model.limits import MAX_EVENT_TEXT
 from tests.conftest import PASSPHRASE, START
 
@@ -362,8 +363,7 @@ SESSIONS = st.sampled_from(["alpha", "beta", "会话"])
 # Texts with something visible: one made only of control or invisible characters is refused
 # at the door (#38), which tests/app/test_cli_bad_input.py covers.
 TEXTS = st.text(min_size=1, max_size=40).filter(
-    lambda t: "\x00" not in t
-    and any(unicodedata.category(c)[0] in "LNPS" for c in unicodedata.normalize("NFC", t))
+    lambda t: "\x00" not in t and visible_part(unicodedata.normalize("NFC", t).strip()) != ""
 )
 
 
