@@ -38,7 +38,9 @@ def test_a_bulk_write_does_not_stall_the_turns_after_it(data_dir: Path) -> None:
     """With the default model, 400 memories written at once take ~10 s to embed. Turns
     during that time answer from keywords: not one waits the settle window (0.25 s), so a
     hot-path limit of 0.2 s is never hit and no turn degrades. Before, each such turn waited
-    the whole window and degraded."""
+    the whole window and degraded. Since the governance judge embeds each memory as it is
+    written and lends the vector to the index (#40), a bulk write may leave little or no
+    backlog: the turns after it must not degrade either way."""
     rng = random.Random(11)
     words = [f"topic{i}" for i in range(2000)]
     items = [
@@ -58,4 +60,3 @@ def test_a_bulk_write_does_not_stall_the_turns_after_it(data_dir: Path) -> None:
             result = svc.inject(SCOPE, "which port does atlas staging listen on", 300).value
             assert not result.degraded
             assert "5433" in result.text
-        assert layer.status()["pending"] > 100, "the backlog must still be there for this test"
