@@ -124,13 +124,13 @@ def test_a_store_from_before_the_speaker_column_upgrades(data_dir: Path) -> None
     db = sqlite3.connect(data_dir / DB_FILE_NAME)
     try:
         db.execute("ALTER TABLE memory_revisions DROP COLUMN speaker")
-        db.execute("DELETE FROM schema_migrations WHERE version = 10")
+        db.execute("DELETE FROM schema_migrations WHERE version >= 10")
         db.execute("UPDATE store_meta SET value = '9' WHERE key = 'schema_version'")
         db.commit()
     finally:
         db.close()
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        assert svc.status().schema_version == CURRENT_VERSION == 10
+        assert svc.status().schema_version == CURRENT_VERSION
         old = svc.get_memory(memory_id)
         assert old.speaker is None and "4411" in old.content
         new = svc.remember(SCOPE, "Our dog is called Rex.", speaker="Mei").value
@@ -251,9 +251,9 @@ def test_a_postgresql_store_from_before_the_speaker_column_upgrades(
         memory_id = out.record.id
     with psycopg.connect(pg_url) as conn:
         conn.execute("ALTER TABLE memory_revisions DROP COLUMN speaker")
-        conn.execute("DELETE FROM schema_migrations WHERE version = 10")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 10")
     with open_store() as svc:
-        assert svc.status().schema_version == CURRENT_VERSION == 10
+        assert svc.status().schema_version == CURRENT_VERSION
         assert svc.get_memory(memory_id).speaker is None
         new = svc.remember(SCOPE, "Our dog is called Rex.", speaker="Mei").value
         assert new.record is not None and new.record.speaker == "Mei"
