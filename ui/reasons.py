@@ -206,6 +206,41 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
                 "Reason", "says it replaces %1, which the older memory says (same subject: %2)"
             ),
         ),
+        # The governance judge's relations and its not-sure questions (#40). The numbers and
+        # canonical values in parentheses are the judge's working, shown as recorded in
+        # English and left out where a translation says it in words.
+        (
+            re.compile(r"^possibly the same as (\S+) \((.*)\): please decide$"),
+            QCoreApplication.translate("Reason", "possibly the same as %1 (%2): please decide"),
+        ),
+        (
+            re.compile(r"^possibly replaces (\S+) \((.*)\): please decide$"),
+            QCoreApplication.translate("Reason", "possibly replaces %1 (%2): please decide"),
+        ),
+        (
+            re.compile(r"^possibly contradicts (\S+) \((.*)\): please decide$"),
+            QCoreApplication.translate("Reason", "possibly contradicts %1 (%2): please decide"),
+        ),
+        (
+            re.compile(r"^the same fact in other words \((.*)\)$"),
+            QCoreApplication.translate("Reason", "the same fact in other words (%1)"),
+        ),
+        (
+            re.compile(r"^the same statement in other words \((.*)\)$"),
+            QCoreApplication.translate("Reason", "the same statement in other words (%1)"),
+        ),
+        (
+            re.compile(r"^same subject, another value \((.*)\)$"),
+            QCoreApplication.translate("Reason", "same subject, another value (%1)"),
+        ),
+        (
+            re.compile(r"^related \((.*)\)$"),
+            QCoreApplication.translate("Reason", "related (%1)"),
+        ),
+        (
+            re.compile(r"^meaning similarity ([0-9.]+)$"),
+            QCoreApplication.translate("Reason", "meaning similarity %1"),
+        ),
         (
             re.compile(r"^adds detail \((.*)\)$"),
             QCoreApplication.translate("Reason", "adds detail (%1)"),
@@ -271,10 +306,16 @@ def _one(part: str, exact: dict[str, str], patterns: list[tuple[re.Pattern[str],
             values = _values()
             for i, value in enumerate(found.groups(), start=1):
                 value = value or ""
-                shown = values.get(value) or (_one(value, exact, patterns) if value else "—")
+                shown = values.get(value) or (_parts(value, exact, patterns) if value else "—")
                 text = text.replace(f"%{i}", shown)
             return text
     return part
+
+
+def _parts(value: str, exact: dict[str, str], patterns: list[tuple[re.Pattern[str], str]]) -> str:
+    """A value inside a reason, which may itself be reasons joined by "; "."""
+    separator = QCoreApplication.translate("Reason", "; ")
+    return separator.join(_one(part, exact, patterns) for part in _split(value))
 
 
 def reason_text(reason: str) -> str:

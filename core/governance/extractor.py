@@ -67,11 +67,13 @@ _TASK = lazy(
     r"^\s*(?:please\s+|now\s+|then\s+)?(?:summari[sz]e|write|create|add|fix|implement|make|"
     r"build|generate|run|show|list|explain|refactor|update|rename|delete|remove|install|"
     r"set up|draft|translate|review|debug|open|look at|give me|help me|rewrite|convert|"
-    r"compare|analy[sz]e|plan|describe|print)\b",
+    r"compare|analy[sz]e|plan|describe|print)(?=\s)",
     re.IGNORECASE,
 )
 """A request for work ("Summarise how to deploy ...", "Write a shell script ..."): a task of
-that turn, not something to remember, unless it states a rule (always, never, every ...)."""
+that turn, not something to remember, unless it states a rule (always, never, every ...).
+The verb must be followed by a space: "open-sdk's minimum protobuf is 3.21" names a project,
+it asks for nothing."""
 _FILLER = lazy(
     r"^\s*(?:ok(?:ay)?|good|great|thanks|sure|yes|also|and|for the record|heads-up|fyi|btw|"
     r"reminder|另外|好的|好|嗯|那|对了|顺便说一下)[.,:!，。：！\s]+",

@@ -298,12 +298,18 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
     if sig.added or sig.superset or sig.names_swapped:
         # All the older statement says, and more: added detail; or another named subject.
         dup = min(dup, below)
+    close = max(dup, con) >= UNSURE
+    if sig.changed or sig.denies or sig.rule.kind == "contradiction":
+        # A changed value or a denial is never the same fact, however close the meaning
+        # ("dinner at grandma's (mother's side) / (father's side) at 12"): a merge would drop
+        # one of the two facts without a trace.
+        dup = min(dup, below)
     if sig.names_another or not (sig.evidence or sig.update):
         # "moved to ward D instead of ward C" replaces what says ward C; and without a changed
         # value, a denial, a changed slot the rules align or wording that says it replaces
         # something, a chat line saying "now" contradicts nothing.
         con = min(con, below)
-    elif sig.rule.kind == "contradiction" and max(con, dup) >= UNSURE and dup < SURE_DUPLICATE:
+    elif sig.rule.kind == "contradiction" and close:
         con = max(con, SURE_CONTRADICTION)  # closely related, and the rules align a change
     return dup, con
 

@@ -148,22 +148,22 @@
 <context>
     <name>Agents</name>
     <message>
-        <location filename="../../ui/agent_identity.py" line="34" />
+        <location filename="../../ui/agent_identity.py" line="35" />
         <source>%1 (MCP client)</source>
         <translation>%1（MCP 客户端）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="35" />
+        <location filename="../../ui/agent_identity.py" line="36" />
         <source>%1 (hooks)</source>
         <translation>%1（钩子）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="36" />
+        <location filename="../../ui/agent_identity.py" line="37" />
         <source>%1 (import)</source>
         <translation>%1（导入）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="49" />
+        <location filename="../../ui/agent_identity.py" line="50" />
         <source>Codex</source>
         <translation>Codex</translation>
     </message>
@@ -2394,167 +2394,208 @@
         <translation>说明它取代了旧记忆所说的 %1（同一主题：%2）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="211" />
+        <location filename="../../ui/reasons.py" line="214" />
+        <source>possibly the same as %1 (%2): please decide</source>
+        <translation>可能与 %1 说的是同一件事：请您决定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="218" />
+        <source>possibly replaces %1 (%2): please decide</source>
+        <translation>可能取代 %1：请您决定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="222" />
+        <source>possibly contradicts %1 (%2): please decide</source>
+        <translation>可能与 %1 矛盾：请您决定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="226" />
+        <source>the same fact in other words (%1)</source>
+        <translation>换了说法的同一事实</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="230" />
+        <source>the same statement in other words (%1)</source>
+        <translation>换了说法的同一陈述</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="234" />
+        <source>same subject, another value (%1)</source>
+        <translation>同一主题，值不同</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="238" />
+        <source>related (%1)</source>
+        <translation>相关</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="242" />
+        <source>meaning similarity %1</source>
+        <translation>语义相似度 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/reasons.py" line="246" />
         <source>adds detail (%1)</source>
         <translation>补充细节（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="215" />
+        <location filename="../../ui/reasons.py" line="250" />
         <source>a more precise value (%1)</source>
         <translation>更精确的值（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="219" />
+        <location filename="../../ui/reasons.py" line="254" />
         <source>about another subject (%1)</source>
         <translation>关于另一个主题（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="223" />
+        <location filename="../../ui/reasons.py" line="258" />
         <source>unconfirmed guess rejected: an observation (%1) says otherwise: %2</source>
         <translation>未确认的推测被拒绝：观察 %1 与之不符：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="232" />
+        <location filename="../../ui/reasons.py" line="267" />
         <source>no longer blocked: you asked to remember it again (memory %1)</source>
         <translation>不再阻止：您要求再次记住它（记忆 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="242" />
+        <location filename="../../ui/reasons.py" line="277" />
         <source>the new statement is negated</source>
         <translation>新的陈述是否定的</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="243" />
+        <location filename="../../ui/reasons.py" line="278" />
         <source>the old statement is negated</source>
         <translation>旧的陈述是否定的</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="296" />
+        <location filename="../../ui/reasons.py" line="317" />
+        <location filename="../../ui/reasons.py" line="337" />
         <source>; </source>
         <translation>；</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="303" />
+        <location filename="../../ui/reasons.py" line="344" />
         <source>Remembered</source>
         <translation>已记住</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="304" />
+        <location filename="../../ui/reasons.py" line="345" />
         <source>Suggested</source>
         <translation>已建议</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="305" />
+        <location filename="../../ui/reasons.py" line="346" />
         <source>Picked up from a conversation</source>
         <translation>从对话中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="306" />
+        <location filename="../../ui/reasons.py" line="347" />
         <source>Imported</source>
         <translation>已导入</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="307" />
+        <location filename="../../ui/reasons.py" line="348" />
         <source>Approved</source>
         <translation>已批准</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="308" />
+        <location filename="../../ui/reasons.py" line="349" />
         <source>Rejected</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="309" />
+        <location filename="../../ui/reasons.py" line="350" />
         <source>Wording changed</source>
         <translation>措辞已修改</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="310" />
+        <location filename="../../ui/reasons.py" line="351" />
         <source>Scope narrowed</source>
         <translation>范围已缩小</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="311" />
+        <location filename="../../ui/reasons.py" line="352" />
         <source>Scope widened</source>
         <translation>范围已扩大</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="312" />
+        <location filename="../../ui/reasons.py" line="353" />
         <source>Disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="313" />
+        <location filename="../../ui/reasons.py" line="354" />
         <source>Enabled again</source>
         <translation>已重新启用</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="314" />
+        <location filename="../../ui/reasons.py" line="355" />
         <source>Kept out of a session</source>
         <translation>已排除出某个会话</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="315" />
+        <location filename="../../ui/reasons.py" line="356" />
         <source>Allowed in a session again</source>
         <translation>已重新允许注入会话</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="316" />
+        <location filename="../../ui/reasons.py" line="357" />
         <source>Quarantined</source>
         <translation>已隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="317" />
+        <location filename="../../ui/reasons.py" line="358" />
         <source>Conflict settled</source>
         <translation>冲突已解决</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="318" />
+        <location filename="../../ui/reasons.py" line="359" />
         <source>Conflict settled: all kept</source>
         <translation>冲突已解决：全部保留</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="319" />
+        <location filename="../../ui/reasons.py" line="360" />
         <source>Deleted</source>
         <translation>已删除</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="320" />
+        <location filename="../../ui/reasons.py" line="361" />
         <source>Purged</source>
         <translation>已彻底清除</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="321" />
+        <location filename="../../ui/reasons.py" line="362" />
         <source>Replaced</source>
         <translation>已被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="322" />
+        <location filename="../../ui/reasons.py" line="363" />
         <source>Merged with more evidence</source>
         <translation>已合并更多证据</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="323" />
+        <location filename="../../ui/reasons.py" line="364" />
         <source>Expired</source>
         <translation>已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="324" />
+        <location filename="../../ui/reasons.py" line="365" />
         <source>Observation recorded</source>
         <translation>已记录观察</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="325" />
+        <location filename="../../ui/reasons.py" line="366" />
         <source>Approval undone</source>
         <translation>已撤销批准</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="326" />
+        <location filename="../../ui/reasons.py" line="367" />
         <source>Rejection undone</source>
         <translation>已撤销拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/reasons.py" line="327" />
+        <location filename="../../ui/reasons.py" line="368" />
         <source>Quarantine undone</source>
         <translation>已撤销隔离</translation>
     </message>
@@ -3876,22 +3917,22 @@ Current scope: %3</source>
         <translation>智能体 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="46" />
+        <location filename="../../ui/agent_identity.py" line="47" />
         <source>an MCP client</source>
         <translation>MCP 客户端</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="47" />
+        <location filename="../../ui/agent_identity.py" line="48" />
         <source>Claude Code</source>
         <translation>Claude Code</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="48" />
+        <location filename="../../ui/agent_identity.py" line="49" />
         <source>ChatGPT import</source>
         <translation>ChatGPT 导入</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="51" />
+        <location filename="../../ui/agent_identity.py" line="52" />
         <source>an agent (SDK or tool)</source>
         <translation>智能体（SDK 或工具）</translation>
     </message>

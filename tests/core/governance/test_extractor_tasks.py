@@ -57,5 +57,8 @@ def test_statements_and_rules_are_still_proposed() -> None:
         "Add a changelog entry for every release.",  # a rule, though it starts like a task
         "Always run the linters before pushing.",
         "请记住:水电费每两个月交一次,从支付宝扣款。",
+        # A name that begins with a task verb is no request ("open" + "-sdk").
+        "那 open-sdk 的 protobuf 最低版本就定为 3.21。",
+        "Open-source builds use the public registry.",
     ):
         assert _proposed(text), text
