@@ -25,7 +25,7 @@ def test_window_shows_views_and_status(qtbot: QtBot, window: MainWindow) -> None
         lambda: "key protected by a passphrase" in window.status_label.text(), timeout=TIMEOUT
     )
     assert "revision" not in window.status_label.text()
-    qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("6"), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.nav.item(1).text().endswith("7"), timeout=TIMEOUT)
     for row in range(5):
         window.nav.setCurrentRow(row)
         assert window.stack.currentIndex() == row

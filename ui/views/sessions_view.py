@@ -72,6 +72,9 @@ class SessionsView(RefreshingView):
         self._wanted_session: str | None = None
         self._wanted_event: str | None = None
         self._wanted_snapshot: str | None = None
+        # A session shown by name that the list does not hold (calls, no events): a later
+        # reload keeps it open instead of falling back to the first row.
+        self._unlisted: str | None = None
         self._list_generation = 0
         self._opt_out_writes = 0
         self.session_table = self._table(self.sessions, self.tr("Sessions"))
@@ -196,7 +199,7 @@ class SessionsView(RefreshingView):
     def _sessions_loaded(self, sessions: list[SessionInfo], generation: int = 0) -> None:
         if generation and generation != self._list_generation:
             return  # a newer list is on its way: an older one must not undo a newer state
-        keep = self._wanted_session or (self.current.id if self.current else None)
+        keep = self._wanted_session or (self.current.id if self.current else self._unlisted)
         self.sessions.set_sessions(sessions)
         row = self.sessions.row_of(keep) if keep else -1
         if row < 0 and self.sessions.rowCount() and not keep:
@@ -212,6 +215,7 @@ class SessionsView(RefreshingView):
         calls of the session shown before."""
         self.session_table.clearSelection()
         self.current = None
+        self._unlisted = session
         self.title.setText(session)
         self.opt_out.setChecked(False)
         self.events.load(
@@ -219,9 +223,9 @@ class SessionsView(RefreshingView):
                 session=session, before_position=before, limit=limit, newest_first=True
             )
         )
-        query(self.ctx, lambda s: snapshot_choices(s, session)).on_success(self._snapshots).run(
-            self
-        )
+        query(self.ctx, lambda s: snapshot_choices(s, session)).on_success(
+            lambda choices: self._snapshots(choices, session)
+        ).run(self)
         self._wanted_session = None
         self._wanted_event = None
 
@@ -243,6 +247,7 @@ class SessionsView(RefreshingView):
             return
         changed = self.current is None or self.current.id != info.id
         self.current = info
+        self._unlisted = None
         self.title.setText(info.id)
         if not self._opt_out_writes:  # the user's click stands until its write is done
             self.opt_out.setChecked(info.opted_out)
@@ -253,9 +258,9 @@ class SessionsView(RefreshingView):
                     session=name, before_position=before, limit=limit, newest_first=True
                 )
             )
-            query(self.ctx, lambda s: snapshot_choices(s, name)).on_success(self._snapshots).run(
-                self
-            )
+            query(self.ctx, lambda s: snapshot_choices(s, name)).on_success(
+                lambda choices: self._snapshots(choices, name)
+            ).run(self)
         self._wanted_session = None if self._wanted_event is None else self._wanted_session
 
     def _look_for_event(self, *_args: object) -> None:
@@ -279,7 +284,7 @@ class SessionsView(RefreshingView):
     def show_snapshot(self, session: str, snapshot_id: str) -> None:
         """Open a session with one of its model calls replayed (from a usage trace)."""
         self._wanted_snapshot = snapshot_id
-        if self.current is not None and self.current.id == session and not self.dirty:
+        if self._shown_session() == session and not self.dirty:
             found = self.snapshot_box.findData(snapshot_id)
             if found >= 0:
                 self._wanted_snapshot = None
@@ -287,7 +292,12 @@ class SessionsView(RefreshingView):
                 return
         self.show_session(session)
 
-    def _snapshots(self, choices: list[tuple[str, str]]) -> None:
+    def _shown_session(self) -> str | None:
+        return self.current.id if self.current is not None else self._unlisted
+
+    def _snapshots(self, choices: list[tuple[str, str]], session: str) -> None:
+        if session != self._shown_session():
+            return  # the calls of a session shown before: another one is open now
         self.snapshot_box.blockSignals(True)
         self.snapshot_box.clear()
         for sid, label in choices:
