@@ -19,6 +19,7 @@ from typing import Any
 
 from core.governance.policy import Origin, PolicySettings
 from core.model.capture import CaptureCursor
+from core.model.journal import Command as JournalCommand
 from core.model.memory import (
     AdoptionChain,
     InjectResult,
@@ -280,6 +281,16 @@ class MemoryService(AdminFacade):
         """Undo the latest decision of a memory, which must be `action` (approve, reject or
         quarantine), as a compensating decision; the history keeps both (R5)."""
         return self._review.undo(memory_id, action, by)
+
+    def undo_change(self, command_id: str, *, by: str | None = None) -> Result[list[MemoryRecord]]:
+        """Undo one journalled change (`Result.changes.command_id` of any write, or an id
+        from `changes`) as a whole: every memory it changed is put back, each by an `undo`
+        decision. Undoing an undo redoes the change (#39)."""
+        return self._review.undo_change(command_id, by)
+
+    def changes(self, *, limit: int = 50, memory_id: str | None = None) -> list[JournalCommand]:
+        """The journalled changes, newest first: all of them, or one memory's (#39)."""
+        return self._review.changes(limit=limit, memory_id=memory_id)
 
     def resolve_conflict(
         self,

@@ -42,6 +42,7 @@ from ui.status_bar import MainStatusBar
 from ui.store_follower import StoreFollower
 from ui.tasks import TaskRunner
 from ui.transcript_import import ImportDialog, TranscriptImport
+from ui.undo_history import UndoHistory, UndoHistoryDialog
 from ui.views.agents_view import AgentsView
 from ui.views.base import RefreshingView
 from ui.views.detail_panel import DetailPanel
@@ -104,7 +105,6 @@ class MainWindow(QMainWindow):
             else self.tr("Memory Center")
         )
         self.setAccessibleName(self.tr("Memory Center main window"))
-        self._undo: Callable[[], None] | None = None
         self.pages = QStackedWidget()
         self._build_locked_page()
         self.setCentralWidget(self.pages)
@@ -130,6 +130,9 @@ class MainWindow(QMainWindow):
             self._importers,
             self._connectors,
         )
+        self.history = UndoHistory(self.ctx, self)
+        self.history.changed.connect(self._history_changed)
+        self.history.done.connect(lambda text: self.notify(text, None))
         self._build_views()
         self.bus.changes_applied.connect(self._on_changes)
         self.follower.follow(self.ctx)
@@ -359,7 +362,16 @@ class MainWindow(QMainWindow):
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
         self.undo_action.setEnabled(False)
         self.undo_action.triggered.connect(self.undo)
-        self.menuBar().addMenu(self.tr("&Edit")).addAction(self.undo_action)
+        self.redo_action = QAction(self.tr("&Redo"), self)
+        self.redo_action.setShortcuts(QKeySequence.StandardKey.Redo)
+        self.redo_action.setEnabled(False)
+        self.redo_action.triggered.connect(self.redo)
+        self.history_action = QAction(self.tr("Undo &history…"), self)
+        self.history_action.triggered.connect(self.show_undo_history)
+        edit = self.menuBar().addMenu(self.tr("&Edit"))
+        for action in (self.undo_action, self.redo_action, self.history_action):
+            edit.addAction(action)
+        self.service_actions.append(self.history_action)
         self._update_actions()
 
     def _update_actions(self) -> None:
@@ -445,24 +457,40 @@ class MainWindow(QMainWindow):
     # --- status bar and undo ------------------------------------------------------------
 
     def notify(self, text: str, undo: Callable[[], None] | None) -> None:
-        """Show what just happened; offer Undo when the core has the inverse action."""
+        """Show what just happened. Undo (the button, Ctrl+Z) walks back through the window's
+        history of changes (#39), for as long as the window is open."""
         self.message.setText(text)
-        self._undo = undo
-        self.undo_button.setVisible(undo is not None)
-        self.undo_action.setEnabled(undo is not None)
+        if not self.locked:
+            self.history.offer(text, undo)
+        self._history_changed()
         self._message_timer.start()
 
     def undo(self) -> None:
-        """Run the inverse of the last reversible action."""
-        action, self._undo = self._undo, None
+        """Undo the latest change made in this window."""
         self._clear_message()
-        if action is not None:
-            action()
+        if not self.locked:
+            self.history.undo(self)
+
+    def redo(self) -> None:
+        """Redo the latest undo."""
+        self._clear_message()
+        if not self.locked:
+            self.history.redo(self)
+
+    def show_undo_history(self) -> None:
+        """The store's change journal, to undo any change (not only the latest)."""
+        if not self.locked:
+            UndoHistoryDialog(self.ctx, self).exec()
+
+    def _history_changed(self) -> None:
+        can_undo = not self.locked and self.history.can_undo()
+        self.undo_action.setEnabled(can_undo)
+        self.redo_action.setEnabled(not self.locked and self.history.can_redo())
+        self.undo_button.setVisible(can_undo and bool(self.message.text()))
 
     def _clear_message(self) -> None:
         self.message.setText("")
         self.undo_button.hide()
-        self.undo_action.setEnabled(self._undo is not None and False)
 
     def _set_badge(self, data: QueueData) -> None:
         """The store's count of items waiting for a decision, with the kinds in a tooltip."""
@@ -540,8 +568,8 @@ class MainWindow(QMainWindow):
         self.tasks.shutdown()
         self.service.close()
         self.locked = True
-        self._undo = None
         self._clear_message()
+        self._history_changed()
         self.status_label.setText(self.tr("locked"))
         old = self.content
         self.pages.setCurrentWidget(self.locked_page)

@@ -266,3 +266,53 @@ def memory_import(ctx: Context, path: Path, by: str | None) -> None:
         counts[out.outcome] = counts.get(out.outcome, 0) + 1
     human = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to import"
     ctx.emit(outcomes, f"imported {len(outcomes)} memories: {human}")
+
+
+@memory.command("changes")
+@click.option("--memory", "memory_id", help="Only the changes of this memory.")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@pass_ctx
+@handles_errors
+def memory_changes(ctx: Context, memory_id: str | None, limit: int) -> None:
+    """The journal of changes, newest first: what each did to each memory (#39)."""
+    found = ctx.service().changes(limit=limit, memory_id=memory_id)
+
+    def human() -> None:
+        if not found:
+            click.echo("no journalled changes")
+        for command in found:
+            state = " (undone)" if command.undone_by else ""
+            undoes = f" undoes {command.undoes}" if command.undoes else ""
+            click.echo(
+                f"{command.id} {command.ts:%Y-%m-%d %H:%M} {command.action} "
+                f"by {command.actor}{undoes}{state}"
+            )
+            for entry in command.entries:
+                before = entry.before["status"] if entry.before else "(new)"
+                click.echo(f"    {entry.memory_id}: {before} -> {entry.after['status']}")
+
+    ctx.emit(found, human)
+
+
+@memory.command("undo")
+@click.argument("change_id", required=False)
+@click.option("--last", is_flag=True, help="Undo the latest change not undone yet.")
+@click.option("--by", help="Who acts.")
+@pass_ctx
+@handles_errors
+def memory_undo(ctx: Context, change_id: str | None, last: bool, by: str | None) -> None:
+    """Undo one change (an id from `memory changes`); undoing an undo redoes it (#39)."""
+    svc = ctx.service()
+    if last == (change_id is not None):
+        raise InvalidInputError("change", "give either a change id or --last")
+    if last:
+        pending = [c for c in svc.changes(limit=200) if not c.undone_by and not c.undoes]
+        if not pending:
+            raise InvalidInputError("change", "no change left to undo")
+        change_id = pending[0].id
+    result = svc.undo_change(str(change_id), by=by)
+    human = f"undone {change_id} (as {result.changes.command_id})"
+    for rec in result.value:
+        human += "\n" + line(rec)
+    out = {"undone": change_id, "as": result.changes.command_id, "memories": result.value}
+    ctx.emit(out, human)

@@ -5,7 +5,6 @@ See `core/agents/edge.py`.
 
 from core.agents.edge import (
     DEFAULT_TRUST,
-    EXTERNAL_SOURCES,
     ROLES,
     TRUST_CEILING,
     AgentEdge,
@@ -13,6 +12,7 @@ from core.agents.edge import (
     narrow_scope,
     trust_for,
 )
+from core.model.origin import EXTERNAL_SOURCES
 
 __all__ = [
     "DEFAULT_TRUST",

@@ -28,6 +28,7 @@ from core.errors import InvalidInputError, MemoryCenterError, NotFoundError, Sco
 from core.model.enums import Actor, EventKind, TrustLevel
 from core.model.jsonsafe import has_lone_surrogate
 from core.model.memory import SearchHit, Tombstone
+from core.model.origin import EXTERNAL_SOURCES
 from core.model.records import MemoryRecord, NewEvent
 from core.model.scope import Scope
 from core.service import MemoryService
@@ -53,8 +54,6 @@ TRUST_CEILING = {
 }
 """The most a caller may claim per role: a tool's output can be tool-verified, never the user's."""
 
-EXTERNAL_SOURCES = frozenset({"web_page", "search_result", "email", "issue"})
-"""Sources whose content is always untrusted, whatever the caller claims (R11)."""
 
 AUDIT_TEXT_LIMIT = 200
 """Characters of a text argument an audit event keeps (a purge finds copies up to here)."""

@@ -14,6 +14,8 @@ from core.model.enums import (
     Sensitivity,
     TrustLevel,
 )
+from core.model.journal import Command as JournalCommand
+from core.model.journal import Entry as JournalEntry
 from core.model.jsonsafe import parse_json
 from core.model.memory import (
     AdoptionChain,
@@ -81,6 +83,8 @@ __all__ = [
     "InjectResult",
     "InjectedItem",
     "InvitationInfo",
+    "JournalCommand",
+    "JournalEntry",
     "KeyInfo",
     "ManualClock",
     "MemberInfo",

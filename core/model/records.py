@@ -158,6 +158,10 @@ class Changes:
     revision: int
     event_ids: tuple[str, ...] = ()
     memory_ids: tuple[str, ...] = ()
+    # The journal command that records this change (#39): what `undo_change` takes; and,
+    # for an undo (or a redo), the command it undid.
+    command_id: str | None = None
+    undoes: str | None = None
 
     @classmethod
     def none(cls, revision: int) -> Changes:

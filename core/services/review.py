@@ -11,17 +11,18 @@ from core.errors import InvalidInputError, InvalidStateError
 from core.governance import controls, resolution, undo
 from core.model import limits
 from core.model.enums import MemoryStatus
+from core.model.journal import Command as JournalCommand
 from core.model.memory import PurgePreview, QuarantineReport, Tombstone
 from core.model.records import MemoryRecord, Result
 from core.model.scope import Scope
 from core.model.validate import identifier
 from core.model.validate import text as valid_text
 from core.services.context import Action, Engine, required_scope
-from core.storage import memories, memory_history, snapshots
+from core.storage import journal, memories, memory_history, snapshots
 from core.storage.store import WriteTx, changes_of
 from core.workflows import copies, deletion
 
-APPROVE: Action = undo.undoable(controls.approve)
+APPROVE: Action = controls.approve
 
 
 def scope_change(new: Scope, direction: str) -> Action:
@@ -45,7 +46,10 @@ class ReviewService:
 
     def reject(self, memory_id: str, reason: str | None, by: str | None) -> Result[MemoryRecord]:
         why = valid_text(reason, "reason", limits.MAX_REASON) if reason is not None else None
-        fn = undo.undoable(lambda tx, r, who, st: controls.reject(tx, r, who, why, st))
+
+        def fn(tx: WriteTx, r: MemoryRecord, who: str, st: str) -> None:
+            controls.reject(tx, r, who, why, st)
+
         return self._e.act(memory_id, "reject", by, fn)
 
     def edit(self, memory_id: str, new_text: str, by: str | None) -> Result[MemoryRecord]:
@@ -77,7 +81,10 @@ class ReviewService:
 
     def quarantine(self, memory_id: str, reason: str, by: str | None) -> Result[QuarantineReport]:
         why = valid_text(reason, "reason", limits.MAX_REASON)
-        fn = undo.undoable(lambda tx, r, who, _st: controls.quarantine(tx, r, why, who))
+
+        def fn(tx: WriteTx, r: MemoryRecord, who: str, _st: str) -> None:
+            controls.quarantine(tx, r, why, who)
+
         result = self._e.act(memory_id, "quarantine", by, fn)
         with self._e.store.read("affected sessions") as conn:
             uses = snapshots.using_memory(conn, result.value.id)
@@ -89,12 +96,30 @@ class ReviewService:
         return Result(report, result.changes)
 
     def undo(self, memory_id: str, action: str, by: str | None) -> Result[MemoryRecord]:
+        """Undo the latest change of one memory, which must have been `action` (#39)."""
         name = identifier(action, "action")
 
         def revert(tx: WriteTx, record: MemoryRecord, who: str, _status: str) -> None:
-            undo.undo(tx, record, name, who)
+            undo.undo(tx, undo.latest(tx, record.id, name), who, [record.id])
 
         return self._e.act(memory_id, f"undo {name}", by, revert)
+
+    def undo_change(self, command_id: str, by: str | None) -> Result[list[MemoryRecord]]:
+        """Undo one journalled change as a whole (#39); undoing an undo redoes."""
+        cid = identifier(command_id, "change")
+        with self._e.store.write("undo a change") as tx:
+            command = undo.find(tx, cid)
+            who = identifier(by, "by") if by else command.actor
+            changed = undo.undo(tx, command, who)
+            records = memories.load(tx.conn, tx.codec, changed)
+        self._e.catalog.refresh(changed)
+        return Result(list(records), changes_of(tx))
+
+    def changes(self, *, limit: int = 50, memory_id: str | None = None) -> list[JournalCommand]:
+        """The journalled changes, newest first (all, or one memory's)."""
+        mid = self._e.mid(memory_id) if memory_id is not None else None
+        with self._e.store.read("read the change journal") as conn:
+            return journal.commands(conn, self._e.store.codec, limit=limit, memory_id=mid)
 
     # --- combined actions: one transaction, one change set ----------------------------------
 

@@ -24,7 +24,7 @@ from core.errors import IntegrityError, KeyUnavailableError
 from core.model.enums import MemoryKind, MemoryStatus, Sensitivity, TrustLevel
 from core.model.records import VerifyFailure, VerifyReport
 from core.model.scope import Scope
-from core.storage import binding, event_log, governed, memories, snapshots
+from core.storage import binding, event_log, governed, journal, memories, snapshots
 from core.storage import schema as s
 from core.storage.engine import chunks
 from core.storage.sealed import SEALED, SEALED_FILES, SealedColumn
@@ -63,6 +63,7 @@ def verify_store(conn: Connection, codec: Codec, data_dir: Path | None) -> Verif
     failure = failure or _first(_records(conn, codec, tally, decided))
     failure = failure or _first(_settings(conn, codec))
     failure = failure or _first(_governed(conn, codec))
+    failure = failure or _first(_journal(conn, codec))
     failure = failure or _first(_decisions(conn, logged))
     failure = failure or _first(_feed(conn))
     failure = failure or _first(_sources(conn, logged))
@@ -253,6 +254,12 @@ def _settings(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:
     wrong = binding.settings_problem(conn, codec)
     if wrong:
         yield VerifyFailure(None, None, "settings", "(all)", wrong, "value_json")
+
+
+def _journal(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:
+    """Transition journal entries against their MAC (#39): undo trusts them."""
+    for row_id, problem in journal.damaged(conn, codec):
+        yield VerifyFailure(None, None, "transitions", row_id, problem, "mac")
 
 
 def _governed(conn: Connection, codec: Codec) -> Iterator[VerifyFailure]:

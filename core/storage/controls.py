@@ -9,13 +9,14 @@ from typing import Any
 from sqlalchemy import Connection, delete, select
 
 from core.model.enums import MemoryStatus
-from core.storage import governed
+from core.storage import governed, journal
 from core.storage import schema as s
 from core.storage.store import WriteTx
 
 
 def add_exclusion(tx: WriteTx, memory_id: str, session: str, actor: str) -> None:
     """Keep a memory out of one session (a second exclusion of the same pair is a no-op)."""
+    journal.captured(tx, memory_id)
     table = s.memory_exclusions
     governed.note(tx, governed.EXCLUSIONS, f"{memory_id}{governed.SEP}{session}")
     have = tx.conn.execute(
@@ -33,6 +34,7 @@ def add_exclusion(tx: WriteTx, memory_id: str, session: str, actor: str) -> None
 
 def remove_exclusion(tx: WriteTx, memory_id: str, session: str) -> bool:
     """Lift an exclusion; False when there was none."""
+    journal.captured(tx, memory_id)
     table = s.memory_exclusions
     governed.note(tx, governed.EXCLUSIONS, f"{memory_id}{governed.SEP}{session}")
     removed = tx.conn.execute(

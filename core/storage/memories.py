@@ -39,7 +39,7 @@ from core.model.records import Decision, MemoryRecord
 from core.model.scope import Scope
 from core.model.sessions import GOVERNANCE_SESSION as GOVERNANCE_SESSION
 from core.model.validate import ValidEvent
-from core.storage import binding, event_log, governed
+from core.storage import binding, event_log, governed, journal
 from core.storage import schema as s
 from core.storage.damage import Damage, Records, guarded, split
 from core.storage.engine import chunks
@@ -117,6 +117,7 @@ def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
     row[binding.BINDING_COLUMN] = binding.compute(tx.codec, row)
     tx.later_rows(s.memories, [row])
     tx.queued_memories[memory_id] = row
+    journal.created(tx, memory_id)
     _insert_revision(tx, memory_id, 1, draft.content, draft.owner, draft.scope, draft.speaker)
     _index_scope(tx, memory_id, draft.scope)
     sources = tuple(sorted(dict.fromkeys(draft.source_event_ids)))
@@ -167,6 +168,7 @@ def add_revision(
     fingerprint: str | None = None,
 ) -> int:
     """Store a new revision (edited content and/or scope); return its number."""
+    journal.captured(tx, record.id)
     revision = record.revision + 1
     new_scope = scope or record.scope
     _insert_revision(
@@ -221,6 +223,7 @@ def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
 
 def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
     """Change metadata columns (status, flags, links, expiry) of a record."""
+    journal.captured(tx, memory_id)
     if "flags" in values:
         values["flags_json"] = json.dumps(sorted(values.pop("flags")))
     for key in ("expires_at", "valid_from"):
@@ -349,6 +352,7 @@ def record_decision(
 ) -> Decision:
     """Write a decision row and its `memory_decision` event (R5)."""
     decision_id = new_id("dec", tx.now)
+    journal.decided(tx, record.id, action, actor)
     (event,) = event_log.append(
         tx,
         [

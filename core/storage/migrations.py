@@ -183,6 +183,10 @@ def _v11_team_records(conn: Connection) -> None:
     s.team_records.create(conn, checkfirst=True)
 
 
+def _v12_transition_journal(conn: Connection) -> None:
+    s.transitions.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -201,6 +205,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "ids of spooled writes applied after the server returned", _v9_spool_applied),
     Migration(10, "who said a memory, sealed beside its content", _v10_revision_speaker),
     Migration(11, "signed membership records of team stores", _v11_team_records),
+    Migration(
+        12, "the transition journal: each change's before and after", _v12_transition_journal
+    ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

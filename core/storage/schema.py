@@ -357,3 +357,28 @@ spool_applied = Table(
     Column("applied_at", Ts, nullable=False),
     Column("outcome", String(64), nullable=False),
 )
+
+
+# The transition journal (#39, schema version 12): each memory's state before and after every
+# change, grouped by command, MAC'd; no content (core/storage/journal.py).
+transitions = Table(
+    "transitions",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("command_id", String(40), nullable=False),
+    # The store revision the command committed as: orders commands (ids may share a
+    # millisecond, and a test clock stands still).
+    Column("store_revision", Integer, nullable=False),
+    Column("ts", Ts, nullable=False),
+    Column("action", String(64), nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("memory_id", Id, nullable=False),
+    Column("before_json", Text),
+    Column("after_json", Text, nullable=False),
+    Column("decision", String(32)),
+    Column("undoes", String(40)),
+    Column("mac", String(64), nullable=False),
+)
+Index("ix_transitions_command", transitions.c.command_id)
+Index("ix_transitions_memory", transitions.c.memory_id)
+Index("ix_transitions_undoes", transitions.c.undoes)

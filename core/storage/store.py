@@ -101,6 +101,16 @@ class WriteTx:
     queued_sources: dict[str, set[str]] = field(default_factory=dict)
     # Whether a user has a personal key on the store (a member), as `key_for` read it.
     _members: dict[str, bool] = field(default_factory=dict)
+    # The transition journal (#39, core/storage/journal.py): what the write is, who made it,
+    # each changed memory's state before its first change, the decision recorded for it, and
+    # the command an undo undoes. `before_commit` steps run after the write's own work.
+    action: str = ""
+    journal_actor: str | None = None
+    journal_command: str | None = None
+    journal_undoes: str | None = None
+    journal_before: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    journal_decisions: dict[str, str] = field(default_factory=dict)
+    before_commit: list[Callable[[WriteTx], None]] = field(default_factory=list)
 
     @property
     def conn(self) -> Connection:
@@ -271,7 +281,7 @@ class Store:
             self.write_engine.begin() as conn,
         ):
             revision, head, count = self._prologue(conn, session)
-            tx = WriteTx(conn, self.clock.now(), self.codec)
+            tx = WriteTx(conn, self.clock.now(), self.codec, action=action)
             tx.pending_revision = revision + 1
             tx.chain_head = head
             if session is not None:
@@ -287,6 +297,8 @@ class Store:
             yield tx
             if last is not None:
                 last(tx)
+            for step in tx.before_commit:
+                step(tx)
             if tx.governed_keys:
                 from core.storage import governed  # it builds on this module
 
@@ -831,6 +843,8 @@ def changes_of(tx: WriteTx) -> Changes:
         revision=tx.revision,
         event_ids=tuple(tx.event_ids),
         memory_ids=tuple(tx.memory_ids),
+        command_id=tx.journal_command,
+        undoes=tx.journal_undoes,
     )
 
 

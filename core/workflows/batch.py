@@ -19,7 +19,7 @@ from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
 from core.errors import InvalidInputError
-from core.governance import controls, undo
+from core.governance import controls
 from core.governance.extractor import Proposal
 from core.governance.ledger import Ledger
 from core.governance.policy import Origin
@@ -27,7 +27,7 @@ from core.model.memory import MemoryOutcome
 from core.model.records import Event
 from core.model.scope import Scope
 from core.model.validate import identifier
-from core.storage import memories, settings
+from core.storage import memories
 from core.storage.store import WriteTx
 from core.workflows import writes
 
@@ -166,7 +166,6 @@ def approve_many(tx: WriteTx, ids: Sequence[str], by: str | None) -> list[str]:
     who = identifier(by, "by") if by else None
     resolved = [memories.resolve_ref(tx.conn, m) if m.startswith("m:") else m for m in ids]
     done: dict[str, None] = {}
-    undo_records: dict[str, object] = {}
     for start in range(0, len(resolved), LOAD_CHUNK):
         chunk = [m for m in dict.fromkeys(resolved[start : start + LOAD_CHUNK]) if m not in done]
         records = {r.id: r for r in memories.load(tx.conn, tx.codec, chunk)}
@@ -175,12 +174,8 @@ def approve_many(tx: WriteTx, ids: Sequence[str], by: str | None) -> list[str]:
             record = records.get(memory_id) or memories.get(tx.conn, tx.codec, memory_id)
             actor = who or record.scope.get("user", "user")
             controls.approve(tx, record, actor, record.effective_status(tx.now))
-            key, value = undo.kept(record)
-            undo_records[key] = value
             done[memory_id] = None
-    # Each approval stays undoable on its own, as `approve` leaves it; the settings binding
-    # is computed once for the batch instead of once per memory.
-    settings.write_many(tx, undo_records)
+    # Each approval stays undoable on its own: the journal keeps one entry per memory.
     return list(done)
 
 

@@ -147,7 +147,7 @@ def test_purge_destroys_the_content(qtbot: QtBot, window: MainWindow, demo: Memo
 def test_exclude_then_undo_includes_again(
     qtbot: QtBot, window: MainWindow, demo: MemoryService
 ) -> None:
-    """The status bar's Undo after Exclude runs `include`: the memory is injected again."""
+    """The status bar's Undo after Exclude undoes it (#39): the memory is injected again."""
     panel = _show(qtbot, window, demo, "pnpm for every")
     panel.exclude_button.click()
     dialog = panel.active_dialog
@@ -160,8 +160,8 @@ def test_exclude_then_undo_includes_again(
     assert all(i.memory_id != record.id for i in injected.items)
     window.undo_button.click()
     qtbot.waitUntil(
-        lambda: any(d.action == "include" for d in demo.history(record.id)), timeout=TIMEOUT
+        lambda: any(d.action == "undo_exclude" for d in demo.history(record.id)), timeout=TIMEOUT
     )
     again = demo.inject(shop, "which package manager pnpm", 400, session="web-shop-ci").value
     assert any(i.memory_id == record.id for i in again.items)
-    qtbot.waitUntil(lambda: "again" in window.message.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "Undone" in window.message.text(), timeout=TIMEOUT)

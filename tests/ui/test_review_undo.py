@@ -28,7 +28,7 @@ def test_approve_then_undo_from_the_status_bar(
     wait_status(qtbot, demo, "squash-merges", "candidate")
     actions = [d.action for d in demo.history(find(demo, "squash-merges").id)]
     assert actions[-2:] == ["approve", "undo_approve"]
-    qtbot.waitUntil(lambda: "back in the queue" in window.message.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "Undone" in window.message.text(), timeout=TIMEOUT)
 
 
 def test_reject_then_undo_with_ctrl_z(

@@ -1,0 +1,239 @@
+"""The window's undo history (#39): Ctrl+Z walks back through every change made here, with no
+time limit while the window is open; Ctrl+Shift+Z walks forward again.
+
+Every change the core journals comes back with its command id (`Changes.command_id`); undoing
+it is one call, `undo_change`, whatever the change was. A few settings the journal does not
+cover (a session's opt-out) are undone by the inverse the view offers. An undo is a change
+of its own in the core: the memory's history shows it, and undoing it redoes.
+
+The dialog lists the store's journal, newest first, changes made elsewhere included (an
+agent's, the CLI's), and undoes the one the user picks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core import Changes, JournalCommand, MemoryService, Result
+
+from ui.context import UiContext
+from ui.ops import MutatingOp, mutate, query
+
+Inverse = Callable[[], None]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One entry of the history: a journalled change, or a view's inverse action."""
+
+    label: str
+    command_id: str | None = None
+    inverse: Inverse | None = None
+
+
+class UndoHistory(QObject):
+    """The undo and redo stacks of one open store.
+
+    Signals:
+        changed: the stacks changed (enable or disable Undo and Redo).
+        done: (str) what an undo or redo did, for the status bar.
+    """
+
+    changed = Signal()
+    done = Signal(str)
+
+    def __init__(self, ctx: UiContext, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ctx = ctx
+        self.undo_steps: list[Step] = []
+        self.redo_steps: list[Step] = []
+        # Set when the window's own change was journalled, until the view's message for it
+        # arrives (`offer`): its inverse is then the journal's, not the view's.
+        self._journalled = False
+        ctx.bus.changes_applied.connect(self._seen)
+
+    def _seen(self, changes: Changes, initiator: object | None) -> None:
+        if initiator is None or changes.command_id is None or changes.undoes is not None:
+            return  # another writer's change, an unjournalled one, or our own undo/redo
+        self.undo_steps.append(Step("", changes.command_id))
+        self.redo_steps.clear()
+        self._journalled = True
+        self.changed.emit()
+
+    def offer(self, label: str, inverse: Inverse | None) -> None:
+        """A view says what it just did (and its inverse, if it has one)."""
+        if self._journalled:
+            self._journalled = False
+            if self.undo_steps and not self.undo_steps[-1].label:
+                step = self.undo_steps[-1]
+                self.undo_steps[-1] = Step(label, step.command_id)
+            return
+        if inverse is not None:
+            self.undo_steps.append(Step(label, inverse=inverse))
+            self.redo_steps.clear()
+            self.changed.emit()
+
+    def can_undo(self) -> bool:
+        return bool(self.undo_steps)
+
+    def can_redo(self) -> bool:
+        return bool(self.redo_steps)
+
+    def undo(self, parent: QObject) -> None:
+        """Undo the latest change made here."""
+        if not self.undo_steps:
+            return
+        step = self.undo_steps.pop()
+        self.changed.emit()
+        if step.inverse is not None:
+            step.inverse()
+            return
+        self._run(step, parent, self.redo_steps, self.tr("Undone: %1"))
+
+    def redo(self, parent: QObject) -> None:
+        """Redo the latest undo (an undo of the undo)."""
+        if not self.redo_steps:
+            return
+        step = self.redo_steps.pop()
+        self.changed.emit()
+        self._run(step, parent, self.undo_steps, self.tr("Redone: %1"))
+
+    def _run(self, step: Step, parent: QObject, into: list[Step], said: str) -> None:
+        cid = str(step.command_id)
+
+        def landed(new_id: str | None) -> None:
+            if new_id is not None:
+                into.append(Step(step.label, new_id))
+                self.changed.emit()
+            self.done.emit(said.replace("%1", step.label or self.tr("the last change")))
+
+        undo_change(self._ctx, cid).on_success(landed).run(parent)
+
+
+def undo_change(ctx: UiContext, command_id: str) -> MutatingOp[str | None]:
+    """Undo one journalled change; the value is the undo's own command id (to redo)."""
+
+    def work(s: MemoryService) -> Result[str | None]:
+        result = s.undo_change(command_id)
+        return Result(result.changes.command_id, result.changes)
+
+    return mutate(ctx, work)
+
+
+class UndoHistoryDialog(QDialog):
+    """The store's change journal, newest first; undo the selected change."""
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._ctx = ctx
+        self.commands: list[JournalCommand] = []
+        self.setWindowTitle(self.tr("Undo history"))
+        self.setAccessibleName(self.tr("Undo history"))
+        self.resize(760, 420)
+        intro = QLabel(
+            self.tr(
+                "Every change to your memories, newest first, whoever made it. Undo puts the "
+                "memories it changed back as they were; the history keeps both. A deletion "
+                "cannot be undone."
+            )
+        )
+        intro.setWordWrap(True)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("When"), self.tr("Change"), self.tr("By"), self.tr("Memories")]
+        )
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setAccessibleName(self.tr("Changes"))
+        self.undo_button = QPushButton(self.tr("Undo this change"))
+        self.undo_button.setObjectName("Primary")
+        self.undo_button.setEnabled(False)
+        self.undo_button.clicked.connect(self.undo_selected)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.addButton(self.undo_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        self.table.itemSelectionChanged.connect(self._selected)
+        box = QVBoxLayout(self)
+        box.addWidget(intro)
+        box.addWidget(self.table, 1)
+        box.addWidget(self.status)
+        box.addWidget(buttons)
+        self.load()
+
+    def load(self) -> None:
+        """Read the journal again."""
+        query(self._ctx, lambda s: s.changes(limit=200)).on_success(self._show).run(self)
+
+    def _show(self, commands: list[JournalCommand]) -> None:
+        self.commands = commands
+        self.table.setRowCount(len(commands))
+        for row, command in enumerate(commands):
+            label = command.action
+            if command.undone_by:
+                label += " " + self.tr("(undone)")
+            cells = (
+                command.ts.astimezone().strftime("%Y-%m-%d %H:%M"),
+                label,
+                command.actor,
+                ", ".join(_describe(e.before, e.after) for e in command.entries),
+            )
+            for col, value in enumerate(cells):
+                item = QTableWidgetItem(value)
+                item.setToolTip(
+                    "\n".join(
+                        f"{e.memory_id}: {_describe(e.before, e.after)}" for e in command.entries
+                    )
+                )
+                self.table.setItem(row, col, item)
+        self.table.resizeColumnsToContents()
+        if commands:
+            self.table.selectRow(0)
+        self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _selected(self) -> None:
+        command = self.selected()
+        self.undo_button.setEnabled(command is not None and command.undone_by is None)
+
+    def selected(self) -> JournalCommand | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.commands[rows[0].row()] if rows else None
+
+    def undo_selected(self) -> None:
+        """Undo the selected change; a refusal (changed since, a deletion) is shown here."""
+        command = self.selected()
+        if command is None:
+            return
+        op = undo_change(self._ctx, command.id)
+        op.on_success(lambda _id: self._after(self.tr("Undone.")))
+        op.on_failure(lambda error: self._after(str(error)))
+        op.run(self)
+
+    def _after(self, message: str) -> None:
+        self.status.setText(message)
+        self.load()
+
+
+def _describe(before: dict[str, object] | None, after: dict[str, object]) -> str:
+    was = str(before["status"]) if before else QCoreApplication.translate("UndoHistory", "new")
+    now = str(after["status"])
+    if was == now:
+        return QCoreApplication.translate("UndoHistory", "%1 (changed)").replace("%1", now)
+    return f"{was} → {now}"
