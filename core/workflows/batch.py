@@ -27,7 +27,7 @@ from core.model.memory import MemoryOutcome
 from core.model.records import Event
 from core.model.scope import Scope
 from core.model.validate import identifier
-from core.storage import memories
+from core.storage import journal, memories
 from core.storage.store import WriteTx
 from core.workflows import writes
 
@@ -169,6 +169,7 @@ def approve_many(tx: WriteTx, ids: Sequence[str], by: str | None) -> list[str]:
     for start in range(0, len(resolved), LOAD_CHUNK):
         chunk = [m for m in dict.fromkeys(resolved[start : start + LOAD_CHUNK]) if m not in done]
         records = {r.id: r for r in memories.load(tx.conn, tx.codec, chunk)}
+        journal.captured_many(tx, chunk)
         for memory_id in chunk:
             # Not loaded: `get` raises the error that names it (unknown, or damaged).
             record = records.get(memory_id) or memories.get(tx.conn, tx.codec, memory_id)
