@@ -48,6 +48,7 @@ from core.errors import (
 )
 from core.model.clock import Clock, to_iso
 from core.storage import binding, devices, members, personal, trust
+from core.storage import governed as _governed  # noqa: F401  installs a write's commit steps
 from core.storage import schema as s
 from core.storage.engine import is_postgres_url, postgres_engines, sqlite_engines, translated
 from core.storage.migrations import migrate

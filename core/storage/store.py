@@ -38,7 +38,7 @@ from sqlalchemy import exc as sa_exc
 from core.crypto.codec import Codec
 from core.errors import PrivateScopeError
 from core.model.clock import Clock, from_iso, to_iso
-from core.model.enums import ChangeKind, EventKind
+from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
 from core.storage.engine import answer_watch, through_driver, translated, watchdog_of
@@ -288,9 +288,7 @@ class Store:
             if last is not None:
                 last(tx)
             if tx.governed_keys:
-                from core.storage import governed  # it builds on this module
-
-                governed.reseal(tx)
+                COMMIT_STEPS.reseal(tx)
             if tx.kinds:
                 self._bump(tx)
                 tx.revision = revision + 1
@@ -556,25 +554,28 @@ REWOUND = (
 
 
 def _report_rewound(tx: WriteTx, revision: int, feed: int) -> None:
-    from core.storage import event_log  # it builds on this module
-    from core.storage.governed import INTEGRITY_SESSION, SEALED_SCOPE
+    COMMIT_STEPS.report_rewound(tx, revision, feed)
 
-    event_log.system_event(
-        tx,
-        INTEGRITY_SESSION,
-        SEALED_SCOPE,
-        EventKind.SECURITY,
-        "damaged row excluded from every read: store_revision 1",
-        {
-            "finding_types": ["damaged_row"],
-            "action": "repaired",
-            "table": "store_revision",
-            "row_id": "1",
-            "field": "revision",
-            "problem": REWOUND.format(revision, feed),
-            "memory_id": None,
-        },
+
+def _not_installed(*_args: object) -> None:
+    raise RuntimeError(
+        "core.storage.governed is not loaded: it installs the steps a write takes on the "
+        "governed rows (import it before writing)"
     )
+
+
+@dataclass
+class CommitSteps:
+    """The steps of a write that belong to modules built on this one (they take a `WriteTx`,
+    so this module cannot import them): resealing the governed rows a write changed, and
+    logging a store revision found behind the change feed. core/storage/governed.py installs
+    both when it is imported; the opener imports it."""
+
+    reseal: Callable[[WriteTx], None] = _not_installed
+    report_rewound: Callable[[WriteTx, int, int], None] = _not_installed
+
+
+COMMIT_STEPS = CommitSteps()
 
 
 def revision_of(conn: Connection) -> int:
