@@ -30,9 +30,10 @@ from core.retrieval.keyword import KeywordIndex
 from core.retrieval.record_cache import LOAD_BATCH, RecordCache
 from core.retrieval.vectors import VectorLayer, remove_stale_temp_files
 from core.storage import memories, tombstones
+from core.storage.change_feed import EVERYTHING
 from core.storage.checkup import PURGE_JOURNAL
 from core.storage.damage import Damage
-from core.storage.store import EVERYTHING, Store
+from core.storage.store import Store
 from core.storage.text_index import TextIndex
 
 log = logging.getLogger(__name__)

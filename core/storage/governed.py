@@ -40,7 +40,8 @@ from core.model.sessions import internal_session
 from core.storage import event_log
 from core.storage import schema as s
 from core.storage.damage import Damage
-from core.storage.store import COMMIT_STEPS, REWOUND, WriteTx, set_meta
+from core.storage.meta import set_meta
+from core.storage.store import COMMIT_STEPS, REWOUND, WriteTx
 
 META_KEY = "governed_rows"
 SEALED_SESSION = internal_session("governed")

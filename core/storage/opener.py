@@ -51,8 +51,9 @@ from core.storage import binding, devices, members, personal, trust
 from core.storage import governed as _governed  # noqa: F401  installs a write's commit steps
 from core.storage import schema as s
 from core.storage.engine import is_postgres_url, postgres_engines, sqlite_engines, translated
+from core.storage.meta import set_meta
 from core.storage.migrations import migrate
-from core.storage.store import DB_FILE_NAME, Store, set_meta
+from core.storage.store import DB_FILE_NAME, Store
 
 # The key check also says whether the store's memory rows carry metadata bindings (v2):
 # an attacker cannot forge it, and cannot delete it (the store would not open), so the
