@@ -4,6 +4,7 @@ the validation and the desktop derive their lists from it, so adding a key there
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -17,15 +18,36 @@ HOME = ROOT / "core" / "model" / "scope.py"
 
 
 def _listings(path: Path) -> list[int]:
-    """Lines of tuple, list and set literals naming three scope keys or more."""
+    """Lines of tuple, list and set literals naming three scope keys or more, and of strings
+    listing three or more ("user, org, project": a help text written by hand)."""
     known = set(vocabulary.SCOPE_KEYS) | {vocabulary.GLOBAL_KIND}
+    words = "|".join(sorted(known))
+    listed = re.compile(rf"\b(?:{words})(?:,\s*(?:{words})\b){{2,}}")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # Docstrings may name keys: they explain, they do not decide.
+    docs = {id(doc) for n in ast.walk(tree) if (doc := _docstring(n)) is not None}
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             names = {e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in known}
             if len(names) >= 3:
                 found.append(node.lineno)
-    return found
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docs
+            and listed.search(node.value)
+        ):
+            found.append(node.lineno)
+    return sorted(found)
+
+
+def _docstring(node: ast.AST) -> ast.Constant | None:
+    body = getattr(node, "body", None)
+    if not isinstance(body, list) or not body or not isinstance(body[0], ast.Expr):
+        return None
+    value = body[0].value
+    return value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
 
 
 def test_no_module_lists_scope_keys_but_the_vocabulary() -> None:
@@ -39,13 +61,17 @@ def test_no_module_lists_scope_keys_but_the_vocabulary() -> None:
 
 def test_the_listing_check_sees_a_list(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
-    module.write_text('ORDER = ("session", "repo", "project")\nONE = ("user",)\n')
-    assert _listings(module) == [1]
+    module.write_text(
+        'ORDER = ("session", "repo", "project")\nONE = ("user",)\nHELP = "user, org, repo."\n'
+    )
+    assert _listings(module) == [1, 3]
 
 
 def test_the_policy_takes_its_kinds_from_the_vocabulary() -> None:
-    assert policy.SCOPE_KINDS is vocabulary.SCOPE_KINDS
-    assert policy.BOUNDARY_KEYS is vocabulary.BOUNDARY_KEYS
+    mine = vars(policy)
+    assert mine["SCOPE_KINDS"] is vocabulary.SCOPE_KINDS
+    assert mine["BOUNDARY_KEYS"] is vocabulary.BOUNDARY_KEYS
+    assert mine["scope_kind"] is vocabulary.scope_kind
     assert set(vocabulary.SCOPE_KINDS) == {vocabulary.GLOBAL_KIND} | {
         k.name for k in vocabulary.VOCABULARY if k.breadth is not None
     }
@@ -57,8 +83,8 @@ def test_the_policy_takes_its_kinds_from_the_vocabulary() -> None:
 def test_a_scope_is_of_the_kind_of_its_narrowest_key(key: str) -> None:
     broader = vocabulary.SCOPE_NARROWEST_FIRST[vocabulary.SCOPE_NARROWEST_FIRST.index(key) :]
     scope = Scope.of(dict.fromkeys(broader, "x"))
-    assert policy.scope_kind(scope) == key
-    assert policy.scope_kind(Scope.of({"user": "alice"})) == vocabulary.GLOBAL_KIND
+    assert vocabulary.scope_kind(scope) == key
+    assert vocabulary.scope_kind(Scope.of({"user": "alice"})) == vocabulary.GLOBAL_KIND
 
 
 def test_every_key_but_visibility_says_where_a_memory_applies() -> None:
