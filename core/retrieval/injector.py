@@ -557,7 +557,8 @@ def _degraded_event(tx: WriteTx, session: str | None, request: Scope, snapshot_i
     )
 
 
-# Imported from here by callers: what a snapshot says when the vector path was skipped.
+# Imported from here by callers (the texts a snapshot gives when the vector path is skipped
+# are vector_path.py's).
 __all__ = [
     "COLD_MODEL_WAIT",
     "DEGRADED_TEXT",
