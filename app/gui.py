@@ -1,4 +1,4 @@
-"""Start the desktop memory center on a store directory.
+"""What the desktop memory center needs from app (the window starts in gui_start.py).
 
 The window gets two things from here that the ui layer may not import itself (ui is below app):
 
@@ -131,14 +131,3 @@ def passphrase_and_open(
 
     dialog = PassphraseDialog(new_store, parent, opener=opener)  # type: ignore[arg-type]
     return dialog.opened if dialog.exec() else None
-
-
-def run_gui(data_dir: Path, argv: list[str] | None = None, *, demo: bool = False) -> int:
-    """Show the window at once, then open the store (or the demo store) behind it.
-
-    Returns:
-        The process exit code.
-    """
-    from app.gui_start import start_gui
-
-    return start_gui(data_dir, demo=demo, argv=argv)

@@ -44,7 +44,7 @@ def run_ab(transcripts: Path, policies: list[Path]) -> dict[str, Any]:
         InvalidInputError: a configuration or a recorded session is not valid, or two
             configurations share a name.
     """
-    from app.evaluation.cli import _document, _run
+    from app.evaluation.compare import compare, document
     from app.evaluation.replay import load_configuration
     from app.evaluation.sessions import load_dir
 
@@ -52,7 +52,7 @@ def run_ab(transcripts: Path, policies: list[Path]) -> dict[str, Any]:
     if len({c.name for c in configs}) != len(configs):
         raise InvalidInputError("--policy", "configuration names must differ")
     sessions = load_dir(transcripts)
-    return _document(_run(configs, sessions), [s.name for s in sessions])
+    return document(compare(configs, sessions), [s.name for s in sessions])
 
 
 def open_store_command(folder: Path) -> list[str]:

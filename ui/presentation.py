@@ -204,14 +204,20 @@ def scope_text(scope: Scope) -> str:
     return str(scope)
 
 
-# Narrowest first: what tells two memories of one person apart comes before who it is for.
-_NARROWEST_FIRST = ("session", "repo", "project", "agent", "environment", "org", "user")
+@cache
+def _narrowness() -> dict[str, int]:
+    """Each scope key's place, narrowest first (core.model.scope): what tells two memories
+    of one person apart comes before who it is for. Read on first use: showing a window must
+    not wait for the engine."""
+    from core import SCOPE_NARROWEST_FIRST
+
+    return {key: i for i, key in enumerate(SCOPE_NARROWEST_FIRST)}
 
 
 def scope_short(scope: Scope) -> str:
     """A scope for a narrow column: the most specific key first, parts apart
     (`project=web-shop · user=alice`), so cutting the end keeps what tells rows apart."""
-    rank = {key: i for i, key in enumerate(_NARROWEST_FIRST)}
+    rank = _narrowness()
     keys = sorted(scope, key=lambda k: (rank.get(k, rank["agent"]), k))
     return " · ".join(f"{k}={scope[k]}" for k in keys) or QCoreApplication.translate(
         "Scope", "everywhere"

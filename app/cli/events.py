@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from app.cli.root import Context, F, handles_errors, pass_ctx
-from core import NewEvent, Scope
+from core import SCOPE_KEYS, NewEvent, Scope
 from core.model.jsonsafe import parse_json
 
 
@@ -23,8 +23,7 @@ def _scope_option(func: F) -> F:
         "scopes",
         multiple=True,
         metavar="KEY=VALUE",
-        help="Scope of the item (repeatable): user, org, project, repo, agent, session, "
-        "environment, visibility.",
+        help=f"Scope of the item (repeatable): {', '.join(SCOPE_KEYS)}.",
     )(func)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from app.cli.root import Context, F
-from core import MemoryRecord
+from core import SCOPE_KEYS, SCOPE_KINDS, MemoryRecord
 
 
 def scopes_option(required: bool = True) -> Callable[[F], F]:
@@ -20,7 +20,7 @@ def scopes_option(required: bool = True) -> Callable[[F], F]:
         multiple=True,
         required=required,
         metavar="KEY=VALUE",
-        help="Scope (repeatable): user, org, project, repo, agent, session, environment.",
+        help=f"Scope (repeatable): {', '.join(k for k in SCOPE_KEYS if k in SCOPE_KINDS)}.",
     )
 
 

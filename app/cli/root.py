@@ -243,9 +243,9 @@ def cli(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
 @pass_ctx
 def gui(ctx: Context, demo: bool) -> None:
     """Open the desktop memory center."""
-    from app.gui import run_gui
+    from app.gui_start import start_gui
 
-    sys.exit(run_gui(ctx.data_dir, demo=demo))
+    sys.exit(start_gui(ctx.data_dir, demo=demo))
 
 
 def main() -> None:

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
-from app.evaluation.replay import Configuration, load_configuration, replay
+from app.evaluation.compare import compare, document
+from app.evaluation.replay import load_configuration
 from app.evaluation.sessions import load_dir
 from core import MemoryCenterError
-from core.evaluation.ab import Score, table
+from core.evaluation.ab import table
 
 if TYPE_CHECKING:
-    from app.cli import Context
+    from app.cli.root import Context
 
 
 @click.group("eval")
@@ -52,37 +53,12 @@ def eval_ab(obj: Context, transcripts: Path, policies: tuple[Path, ...], out: Pa
         sessions = load_dir(transcripts)
         if len({c.name for c in configs}) != len(configs):
             raise click.UsageError("configuration names must differ")
-        results = _run(configs, sessions)
+        results = compare(configs, sessions)
     except MemoryCenterError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(1)
-    doc = _document(results, [s.name for s in sessions])
+    doc = document(results, [s.name for s in sessions])
     if out is not None:
         out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     totals = {name: per["total"] for name, per in results.items()}
     obj.emit(doc, lambda: click.echo(table(totals)))
-
-
-def _run(configs: list[Configuration], sessions: list[Any]) -> dict[str, dict[str, Score]]:
-    results: dict[str, dict[str, Score]] = {}
-    for config in configs:
-        per = {s.name: replay(s, config) for s in sessions}
-        total = Score()
-        for score in per.values():
-            total = total.merge(score)
-        results[config.name] = {**per, "total": total}
-    return results
-
-
-def _document(results: dict[str, dict[str, Score]], names: list[str]) -> dict[str, Any]:
-    return {
-        "sessions": names,
-        "configurations": {
-            config: {
-                "total": per["total"].summary(),
-                "leaks": per["total"].leaks,
-                "per_session": {n: per[n].summary() for n in names},
-            }
-            for config, per in results.items()
-        },
-    }

@@ -35,7 +35,8 @@ from core.model.memory import MemoryFilter
 from core.model.records import MemoryRecord
 from core.model.scope import Scope
 from core.storage import memories, memory_queries
-from core.storage.store import EVERYTHING, WriteTx, changed_memory_ids, revision_of
+from core.storage.change_feed import EVERYTHING, changed_memory_ids
+from core.storage.store import WriteTx, revision_of
 
 RELATED_STATUSES = (
     MemoryStatus.ACTIVE,

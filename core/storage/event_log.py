@@ -34,7 +34,8 @@ from core.model.validate import ValidEvent
 from core.storage import schema as s
 from core.storage.damage import Damage, Records, Unavailable, guarded, split
 from core.storage.engine import chunks
-from core.storage.store import WriteTx, new_id, queue_meta
+from core.storage.meta import queue_meta
+from core.storage.store import WriteTx, new_id
 
 REDACTED_TEXT = "[payload redacted]"
 

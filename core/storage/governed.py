@@ -40,7 +40,8 @@ from core.model.sessions import internal_session
 from core.storage import event_log
 from core.storage import schema as s
 from core.storage.damage import Damage
-from core.storage.store import WriteTx, set_meta
+from core.storage.meta import set_meta
+from core.storage.store import COMMIT_STEPS, REWOUND, WriteTx
 
 META_KEY = "governed_rows"
 SEALED_SESSION = internal_session("governed")
@@ -394,3 +395,28 @@ def report(tx: WriteTx, found: list[Damage]) -> None:
                 "memory_id": None,
             },
         )
+
+
+def report_rewound(tx: WriteTx, revision: int, feed: int) -> None:
+    """Log that the store revision was behind the change feed's last revision (the file was
+    changed outside Memory Center): the write continues after the feed and repairs it."""
+    event_log.system_event(
+        tx,
+        INTEGRITY_SESSION,
+        SEALED_SCOPE,
+        EventKind.SECURITY,
+        "damaged row excluded from every read: store_revision 1",
+        {
+            "finding_types": ["damaged_row"],
+            "action": "repaired",
+            "table": "store_revision",
+            "row_id": "1",
+            "field": "revision",
+            "problem": REWOUND.format(revision, feed),
+            "memory_id": None,
+        },
+    )
+
+
+COMMIT_STEPS.reseal = reseal
+COMMIT_STEPS.report_rewound = report_rewound

@@ -5,9 +5,10 @@ stays, encrypted, until a purge); every status transition adds a decision row an
 `memory_decision` event to the log (R5). Decision events carry ids and statuses, never
 content, so purging a memory never has to touch the hash-chained log.
 
-This module writes records and reads them by id (with the binding check every read passes);
-lists by filter are in `memory_queries`, a record's decisions and revisions and the store
-as of a past revision in `memory_history`.
+This module writes records; reading them by id is in `memory_reads` (with the binding check
+every read passes, `memory_rows`), lists by filter in `memory_queries`, a record's decisions
+and revisions and the store as of a past revision in `memory_history`. Callers read all of
+them through this module.
 """
 
 from __future__ import annotations
@@ -16,16 +17,15 @@ import datetime as dt
 import enum
 import functools
 import json
-import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Update, and_, bindparam, delete, func, select, update
+from sqlalchemy import Connection, Update, bindparam, delete, select, update
 
-from core.crypto.codec import Aad, Codec, read_header
+from core.crypto.codec import Aad, Codec
 from core.errors import DamagedRowError, NotFoundError
-from core.model.clock import from_iso, to_iso
+from core.model.clock import to_iso
 from core.model.enums import (
     Actor,
     ChangeKind,
@@ -41,22 +41,27 @@ from core.model.sessions import GOVERNANCE_SESSION as GOVERNANCE_SESSION
 from core.model.validate import ValidEvent
 from core.storage import binding, event_log, governed, journal
 from core.storage import schema as s
-from core.storage.damage import Damage, Records, guarded, split
-from core.storage.engine import chunks
+from core.storage.memory_reads import (
+    active_rows,
+    by_source_events,
+    excluded_sessions,
+    get,
+    load,
+    record_query,
+    resolve_ref,
+    session_state,
+    source_ids,
+)
+from core.storage.memory_rows import (
+    MISSING_CONTENT,
+    PURGED_TEXT,
+    checked,
+    content_aad,
+    from_row,
+    provenance_problem,
+    speaker_aad,
+)
 from core.storage.store import WriteTx, new_id
-
-PURGED_TEXT = ""
-NO_FLAGS: frozenset[str] = frozenset()
-
-
-def content_aad(memory_id: str, revision: int) -> Aad:
-    """Where one revision's content ciphertext belongs."""
-    return Aad("memory_revisions", f"{memory_id}/{revision}", "content")
-
-
-def speaker_aad(memory_id: str, revision: int) -> Aad:
-    """Where one revision's speaker ciphertext belongs."""
-    return Aad("memory_revisions", f"{memory_id}/{revision}", "speaker")
 
 
 def reason_aad(decision_id: str) -> Aad:
@@ -126,7 +131,7 @@ def insert(tx: WriteTx, draft: Draft) -> MemoryRecord:
     tx.queued_sources[memory_id] = set(sources)
     tx.source_links[memory_id] = (True, set(sources))
     tx.touch(_change_kind(draft.status), memory_ids=(memory_id,))
-    return _from_row(row, draft.content, sources, draft.speaker)
+    return from_row(row, draft.content, sources, draft.speaker)
 
 
 def _insert_revision(
@@ -426,87 +431,6 @@ def _change_kind(status: MemoryStatus) -> ChangeKind:
     return ChangeKind.MEMORIES
 
 
-# --- reading ------------------------------------------------------------------------
-
-
-def get(conn: Connection, codec: Codec, memory_id: str) -> MemoryRecord:
-    """One record.
-
-    Raises:
-        NotFoundError: no such record.
-        DamagedRowError: the record is damaged (ciphertext, binding or clear metadata).
-    """
-    found = load(conn, codec, [memory_id])
-    if found.damaged:
-        bad = found.damaged[0]
-        raise DamagedRowError(bad.field, f"memory {memory_id} is damaged: {bad.line()}")
-    if not found:
-        raise NotFoundError("memory", memory_id)
-    return found[0]
-
-
-def resolve_ref(conn: Connection, ref: str) -> str:
-    """The full id behind a short `m:xxxxxxxx` reference.
-
-    Raises:
-        NotFoundError: no memory, or more than one, ends with those characters.
-    """
-    suffix = ref.removeprefix("m:")
-    if not suffix.isalnum():
-        raise NotFoundError("memory", ref)
-    found: list[Any] = list(
-        conn.execute(select(s.memories.c.id).where(s.memories.c.id.like(f"%{suffix}"))).scalars()
-    )
-    if len(found) != 1:
-        raise NotFoundError("memory", ref)
-    return str(found[0])
-
-
-def load(conn: Connection, codec: Codec, ids: Sequence[str]) -> Records[MemoryRecord]:
-    """Records by id (unknown ids are skipped), in the order given; damaged ones on the side."""
-    if not ids:
-        return Records()
-    # One statement: the hot path reads the ranked hits this way, and on a server every
-    # statement is a round trip (the sources came in a second query before, #12).
-    query = record_query().add_columns(_SOURCE_LIST).where(s.memories.c.id.in_(list(ids)))
-    records = {r["id"]: r for r in conn.execute(query).mappings()}
-    return split(checked(records[i], codec, _sources_of(records[i])) for i in ids if i in records)
-
-
-# A memory's source event ids in one column ("evt_a evt_b"; ids hold no spaces).
-_SOURCE_LIST = (
-    select(func.aggregate_strings(s.memory_sources.c.event_id, " "))
-    .where(s.memory_sources.c.memory_id == s.memories.c.id)
-    .scalar_subquery()
-    .label("source_list")
-)
-
-
-def _sources_of(row: Mapping[Any, Any]) -> tuple[str, ...]:
-    """The sources in id order (event ids sort by time), as `source_ids` gives them."""
-    listed = row["source_list"]
-    return tuple(sorted(listed.split(" "))) if listed else ()
-
-
-def active_rows(conn: Connection) -> list[tuple[str, str, int, str | None]]:
-    """(id, scope_json, revision, conflict_set) of every active record, from clear columns.
-
-    What the catalog needs at open to file ids under their scopes and conflict sets and to
-    tell which keyword entries are stale, without decrypting anything. The clear values are
-    not verified here: every record retrieval returns is read again through the binding
-    check (`load`).
-    """
-    rows: Any = conn.execute(
-        select(
-            s.memories.c.id,
-            s.memories.c.scope_json,
-            s.memories.c.revision,
-            s.memories.c.conflict_set,
-        ).where(s.memories.c.status == MemoryStatus.ACTIVE.value)
-    ).all()
-    return list(rows)
-
-
 def lift_fence(tx: WriteTx, memory_id: str) -> int:
     """Lift the deletion fence of a memory; return how many fingerprints were lifted."""
     tx.fences_changed()
@@ -531,201 +455,23 @@ def lift_fence(tx: WriteTx, memory_id: str) -> int:
     return int(lifted)
 
 
-def excluded_sessions(
-    conn: Connection, codec: Codec, memory_ids: Sequence[str], session: str
-) -> set[str]:
-    """Which of these memories the user excluded from this session."""
-    if not memory_ids:
-        return set()
-    recorded = governed.excluded(conn, codec, session)
-    if recorded is not None:
-        return set(recorded & set(memory_ids))
-    rows: Iterable[str] = conn.execute(
-        select(s.memory_exclusions.c.memory_id).where(
-            and_(
-                s.memory_exclusions.c.session_id == session,
-                s.memory_exclusions.c.memory_id.in_(list(memory_ids)),
-            )
-        )
-    ).scalars()
-    return set(rows)
-
-
-def session_state(conn: Connection, codec: Codec, session: str) -> tuple[bool, frozenset[str]]:
-    """(opted out?, ids of memories excluded from it) for one session, as the MAC'd record
-    of governing rows says (`governed.py`): an edited table changes nothing."""
-    opted = conn.execute(
-        select(s.sessions.c.opted_out).where(s.sessions.c.id == session)
-    ).scalar_one_or_none()
-    recorded = governed.excluded(conn, codec, session)
-    if recorded is not None:
-        return governed.opted_out(conn, codec, session, bool(opted)), recorded
-    excluded: list[Any] = list(
-        conn.execute(
-            select(s.memory_exclusions.c.memory_id).where(
-                s.memory_exclusions.c.session_id == session
-            )
-        ).scalars()
-    )
-    return bool(opted), frozenset(str(m) for m in excluded)
-
-
-def by_source_events(conn: Connection, event_ids: Sequence[str]) -> list[str]:
-    """Ids of memories that cite any of these events."""
-    if not event_ids:
-        return []
-    return list(
-        conn.execute(
-            select(s.memory_sources.c.memory_id)
-            .where(s.memory_sources.c.event_id.in_(list(event_ids)))
-            .distinct()
-        ).scalars()
-    )
-
-
-# Whether a memory's creating decision is recorded: a row without one was not written by
-# Memory Center (#41). One index probe per row (ix_decisions_memory).
-_DECIDED = (
-    select(s.decisions.c.id)
-    .where(s.decisions.c.memory_id == s.memories.c.id)
-    .exists()
-    .label("decided")
-)
-
-
-def record_query() -> Any:
-    """Memory rows joined with the ciphertext of their current revision, and whether a
-    decision about each is recorded."""
-    return select(
-        s.memories, s.memory_revisions.c.content, s.memory_revisions.c.speaker, _DECIDED
-    ).join(
-        s.memory_revisions,
-        and_(
-            s.memory_revisions.c.memory_id == s.memories.c.id,
-            s.memory_revisions.c.revision == s.memories.c.revision,
-        ),
-    )
-
-
-def source_ids(conn: Connection, ids: list[str]) -> dict[str, tuple[str, ...]]:
-    """The source event ids of each memory, in id order (asked in chunks: SQLite caps the
-    number of bound parameters)."""
-    out: dict[str, list[str]] = {}
-    for chunk in chunks(ids):
-        rows = conn.execute(
-            select(s.memory_sources.c.memory_id, s.memory_sources.c.event_id)
-            .where(s.memory_sources.c.memory_id.in_(chunk))
-            .order_by(s.memory_sources.c.event_id)
-        ).all()
-        for mid, eid in rows:
-            out.setdefault(str(mid), []).append(str(eid))
-    return {k: tuple(v) for k, v in out.items()}
-
-
-def checked(
-    row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]
-) -> MemoryRecord | Damage:
-    """Decode a row only if its binding verifies; any failure is damage of that row."""
-
-    def decode() -> MemoryRecord:
-        wrong = binding.problem(codec, row)
-        if wrong is not None:
-            raise DamagedRowError("binding", wrong)
-        if codec.shared:
-            forged = provenance_problem(row, codec)
-            if forged is not None:
-                raise DamagedRowError(*forged)
-        return _to_record(row, codec, sources)
-
-    return guarded("memories", str(row["id"]), "content", decode)
-
-
-def provenance_problem(row: Mapping[Any, Any], codec: Codec) -> tuple[str, str] | None:
-    """On a team store, why a row was not written by someone entitled to write it, as
-    (field, problem); None when its provenance holds (#41).
-
-    A teammate holds the team key and can write any row by hand. What they cannot do is
-    record a decision through Memory Center for another member's private scope, nor seal
-    with that member's personal key. So a row is served only when a decision about it is
-    recorded, and a `user=X` row only when, for a device of X (which holds X's key), its
-    content is sealed with X's personal key.
-    """
-    if "decided" in row and not row["decided"]:
-        return "status", "no decision about this memory is recorded in the log"
-    user = _scope(row["scope_json"]).get("user")
-    own = codec.key_for(user)
-    blob = row["content"]
-    if own is not None and blob and read_header(bytes(blob)).key_id != own:
-        return "content", (
-            f"a memory of the private scope user={user} not sealed with {user}'s personal "
-            "key: written by someone who does not hold it"
-        )
-    return None
-
-
-@functools.lru_cache(maxsize=4096)
-def _scope(scope_json: str) -> Scope:
-    # Scopes are few and immutable: parsing and validating each row's JSON again was a
-    # third of the cost of reading a record (#13).
-    return Scope.from_json(scope_json)
-
-
-MISSING_CONTENT = (
-    "the content of the current revision is missing (NULL) although the memory was not "
-    "purged: removed outside Memory Center"
-)
-
-
-def _to_record(row: Mapping[Any, Any], codec: Codec, sources: tuple[str, ...]) -> MemoryRecord:
-    blob = row["content"]
-    if blob is None and row["status"] != MemoryStatus.DELETED.value:
-        # Only a purge (of a deleted memory) empties content: anything else is damage,
-        # never a blank memory served as if it were one (#38).
-        raise DamagedRowError("content", MISSING_CONTENT)
-    content = (
-        codec.open_text(blob, content_aad(row["id"], row["revision"])) if blob else PURGED_TEXT
-    )
-    sealed = row["speaker"]
-    speaker = codec.open_text(sealed, speaker_aad(row["id"], row["revision"])) if sealed else None
-    return _from_row(row, content, sources, speaker)
-
-
-def _flags(flags_json: str) -> frozenset[str]:
-    # Most records have none: one shared empty set instead of ~200 bytes each (#13).
-    flags = json.loads(flags_json)
-    return frozenset(flags) if flags else NO_FLAGS
-
-
-def _from_row(
-    row: Mapping[Any, Any], content: str, sources: tuple[str, ...], speaker: str | None = None
-) -> MemoryRecord:
-    expires = row["expires_at"]
-    # A record's three times are often the same instant: one object for equal strings.
-    times: dict[str, dt.datetime] = {}
-    created, updated, valid = (
-        times.get(t) or times.setdefault(t, from_iso(t))
-        for t in (row["created_at"], row["updated_at"], row["valid_from"])
-    )
-    return MemoryRecord(
-        id=row["id"],
-        kind=MemoryKind(row["kind"]),
-        content=content,
-        scope=_scope(row["scope_json"]),
-        source_event_ids=sources,
-        confidence=float(row["confidence"]),
-        status=MemoryStatus(row["status"]),
-        created_at=created,
-        updated_at=updated,
-        valid_from=valid,
-        expires_at=from_iso(expires) if expires else None,
-        supersedes=row["supersedes"],
-        sensitivity=Sensitivity(row["sensitivity"]),
-        owner=sys.intern(row["owner"]),
-        revision=int(row["revision"]),
-        source_trust=TrustLevel(row["source_trust"]),
-        flags=_flags(row["flags_json"]),
-        conflict_set=row["conflict_set"],
-        index_refs=tuple(json.loads(row["index_refs_json"])),
-        superseded_by=row["superseded_by"],
-        speaker=speaker,
-    )
+# Read from here by callers: reading records (memory_reads.py) and opening rows
+# (memory_rows.py).
+__all__ = [
+    "GOVERNANCE_SESSION",
+    "MISSING_CONTENT",
+    "PURGED_TEXT",
+    "active_rows",
+    "by_source_events",
+    "checked",
+    "content_aad",
+    "excluded_sessions",
+    "get",
+    "load",
+    "provenance_problem",
+    "record_query",
+    "resolve_ref",
+    "session_state",
+    "source_ids",
+    "speaker_aad",
+]

@@ -19,9 +19,10 @@ from core.errors import RotationInterruptedError as RotationInterruptedError  # 
 from core.model.enums import ChangeKind
 from core.model.records import RotationProgress, RotationReport
 from core.storage import devices, event_log
+from core.storage.meta import set_meta
 from core.storage.opener import KEY_CHECK_PLAINTEXT, key_check_aad
 from core.storage.sealed import SEALED, SealedColumn, reseal_batch
-from core.storage.store import Store, set_meta
+from core.storage.store import Store
 
 Progress = Callable[[int], None]
 Watcher = Callable[[RotationProgress], None]

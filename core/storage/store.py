@@ -13,8 +13,7 @@ import json
 import secrets
 import threading
 import time
-import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -23,24 +22,28 @@ from sqlalchemy import (
     Connection,
     Engine,
     Executable,
-    Insert,
-    Integer,
-    String,
     Table,
     bindparam,
     func,
     select,
-    text,
     update,
 )
 from sqlalchemy import exc as sa_exc
 
 from core.crypto.codec import Codec
 from core.errors import PrivateScopeError
-from core.model.clock import Clock, from_iso, to_iso
-from core.model.enums import ChangeKind, EventKind
+from core.model.clock import Clock, to_iso
+from core.model.enums import ChangeKind
 from core.model.records import ChangeEntry, Changes
 from core.storage import schema as s
+from core.storage.change_feed import capped as _capped
+from core.storage.change_feed import entries_since
+from core.storage.checkpoint import leave_no_old_copies
+from core.storage.driver_path import as_unnest as _as_unnest
+from core.storage.driver_path import fetch_one as _fetch_one
+from core.storage.driver_path import grouped as _grouped
+from core.storage.driver_path import insert_into as _insert_into
+from core.storage.driver_path import send_in_pipeline as _send_in_pipeline
 from core.storage.engine import answer_watch, through_driver, translated, watchdog_of
 from core.storage.listener import ChangeListener
 from core.storage.personal import member_has_key
@@ -300,9 +303,7 @@ class Store:
             for step in tx.before_commit:
                 step(tx)
             if tx.governed_keys:
-                from core.storage import governed  # it builds on this module
-
-                governed.reseal(tx)
+                COMMIT_STEPS.reseal(tx)
             if tx.kinds:
                 self._bump(tx)
                 tx.revision = revision + 1
@@ -385,24 +386,8 @@ class Store:
 
     def changes_since(self, revision: int, limit: int = 1000) -> list[ChangeEntry]:
         """Change-feed rows after `revision`, oldest first."""
-        query = (
-            select(s.changes)
-            .where(s.changes.c.revision > revision)
-            .order_by(s.changes.c.revision)
-            .limit(limit)
-        )
         with self.read("read change feed") as conn:
-            rows = conn.execute(query).mappings().all()
-        return [
-            ChangeEntry(
-                revision=r["revision"],
-                ts=from_iso(r["ts"]),
-                kinds=frozenset(ChangeKind(k) for k in json.loads(r["kinds"])),
-                event_ids=tuple(json.loads(r["event_ids"])),
-                memory_ids=tuple(json.loads(r["memory_ids"])),
-            )
-            for r in rows
-        ]
+            return entries_since(conn, revision, limit)
 
     def meta(self, key: str) -> str | None:
         """A value from store_meta."""
@@ -429,44 +414,9 @@ class Store:
         return self.write_engine.dialect.name == "postgresql"
 
     def checkpoint(self) -> None:
-        """Leave no old copy of purged rows in the database's own files.
-
-        SQLite: fold the WAL into the database and truncate it (secure_delete has zeroed
-        freed pages). PostgreSQL: rewrite the tables that hold content (VACUUM FULL), so
-        dead row versions leave the table data; the server's WAL and backups keep only
-        ciphertext (see ARCHITECTURE.md).
-        """
-        if self.is_server:
-            self._vacuum_content_tables()
-            return
-        with self._write_lock, translated("checkpoint"):
-            raw = self.write_engine.raw_connection()
-            try:
-                cursor = raw.cursor()
-                cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                cursor.close()
-            finally:
-                raw.close()
-
-    def _vacuum_content_tables(self) -> None:
-        tables = (
-            s.memory_revisions,
-            s.decisions,
-            s.snapshots,
-            s.event_payloads,
-            s.tombstones,
-            s.memories,
-        )
-        with self._write_lock, translated("vacuum after purge"):
-            raw = self.write_engine.raw_connection()
-            try:
-                raw.dbapi_connection.autocommit = True  # type: ignore[union-attr]
-                cursor = raw.cursor()
-                for table in tables:
-                    cursor.execute(f"VACUUM FULL {table.name}")
-                cursor.close()
-            finally:
-                raw.close()
+        """Leave no old copy of purged rows in the database's own files (checkpoint.py)."""
+        with self._write_lock:
+            leave_no_old_copies(self.write_engine)
 
     def dispose(self) -> None:
         """Close every pooled connection."""
@@ -567,210 +517,34 @@ REWOUND = (
 )
 
 
-def _report_rewound(tx: WriteTx, revision: int, feed: int) -> None:
-    from core.storage import event_log  # it builds on this module
-    from core.storage.governed import INTEGRITY_SESSION, SEALED_SCOPE
-
-    event_log.system_event(
-        tx,
-        INTEGRITY_SESSION,
-        SEALED_SCOPE,
-        EventKind.SECURITY,
-        "damaged row excluded from every read: store_revision 1",
-        {
-            "finding_types": ["damaged_row"],
-            "action": "repaired",
-            "table": "store_revision",
-            "row_id": "1",
-            "field": "revision",
-            "problem": REWOUND.format(revision, feed),
-            "memory_id": None,
-        },
+def _not_installed(*_args: object) -> None:
+    raise RuntimeError(
+        "core.storage.governed is not loaded: it installs the steps a write takes on the "
+        "governed rows (import it before writing)"
     )
+
+
+@dataclass
+class CommitSteps:
+    """The steps of a write that belong to modules built on this one (they take a `WriteTx`,
+    so this module cannot import them): resealing the governed rows a write changed, and
+    logging a store revision found behind the change feed. core/storage/governed.py installs
+    both when it is imported; the opener imports it."""
+
+    reseal: Callable[[WriteTx], None] = _not_installed
+    report_rewound: Callable[[WriteTx, int, int], None] = _not_installed
+
+
+COMMIT_STEPS = CommitSteps()
+
+
+def _report_rewound(tx: WriteTx, revision: int, feed: int) -> None:
+    COMMIT_STEPS.report_rewound(tx, revision, feed)
 
 
 def revision_of(conn: Connection) -> int:
     """The committed store revision as this connection sees it (inside a read or write)."""
     return Store._revision(conn)
-
-
-def set_meta(conn: Connection, key: str, value: str) -> None:
-    """Insert or replace one store_meta value."""
-    conn.execute(_upsert_meta_for(conn.dialect.name), {"key": key, "value": value})
-
-
-def _grouped(
-    queued: list[tuple[Executable, list[dict[str, Any]] | None]],
-) -> list[tuple[Executable, list[dict[str, Any]] | None]]:
-    """The queue with each run of plain inserts merged: the rows of one statement go in one
-    executemany (a batch of remembers queues the same seven inserts per item, #13), parent
-    tables before their children's so foreign keys hold. Other writes keep their place."""
-    out: list[tuple[Executable, list[dict[str, Any]] | None]] = []
-    run: dict[tuple[Executable, tuple[str, ...]], list[dict[str, Any]]] = {}
-
-    def close() -> None:
-        ranked = sorted(run.items(), key=lambda item: _TABLE_RANK[cast(Insert, item[0][0]).table])
-        out.extend((statement, rows) for (statement, _keys), rows in ranked)
-        run.clear()
-
-    for statement, rows in queued:
-        if rows and _plain_insert(statement):
-            run.setdefault((statement, tuple(rows[0])), []).extend(rows)
-        else:
-            close()
-            out.append((statement, rows))
-    close()
-    return out
-
-
-def _send_in_pipeline(
-    conn: Connection, cursor: Any, statement: Executable, rows: list[dict[str, Any]] | None
-) -> None:
-    """One queued write inside a psycopg pipeline: straight to the driver when its SQL and
-    parameters need nothing from SQLAlchemy at run time (compiled once, no type processing),
-    else through SQLAlchemy. A statement sent through SQLAlchemy in a pipeline cost ~47 us of
-    Python against ~15 us through the cursor; a single-event append sends seven (#12).
-    Whoever listens for statements (`before_cursor_execute`) gets SQLAlchemy's path, so it
-    sees every one."""
-    form = _driver_form(conn, statement, rows) if rows and _unobserved(conn) else None
-    if form is None:
-        conn.execute(statement, rows)
-        return
-    sql, fixed = form
-    params = [{**fixed, **row} for row in rows or ()]
-    if len(params) == 1:
-        cursor.execute(sql, params[0])
-    else:
-        cursor.executemany(sql, params)
-
-
-def _unobserved(conn: Connection) -> bool:
-    return not conn.dispatch.before_cursor_execute
-
-
-def _fetch_one(conn: Connection, statement: Executable, params: dict[str, Any]) -> Any:
-    """The one row `statement` returns; on PostgreSQL straight from the driver when it can
-    be (see `_send_in_pipeline`): the prologue of every write."""
-    form = None
-    if conn.dialect.name == "postgresql" and _unobserved(conn):
-        form = _driver_form(conn, statement, [params])
-    if form is None:
-        return conn.execute(statement, params).one()
-    driver: Any = conn.connection.driver_connection
-    with through_driver(conn.engine, driver, form[0]):
-        row = driver.execute(form[0], {**form[1], **params}).fetchone()
-    if row is None:
-        raise sa_exc.NoResultFound("No row was found when one was required")
-    return row
-
-
-# Per statement (held weakly: statements hash and compare by identity) and set of row keys:
-# its SQL and literal parameters for the driver, or None when it needs SQLAlchemy.
-_DRIVER_FORMS: weakref.WeakKeyDictionary[
-    Executable, dict[tuple[str, ...], tuple[str, dict[str, Any]] | None]
-] = weakref.WeakKeyDictionary()
-_DRIVER_LOCK = threading.Lock()
-
-
-def _driver_form(
-    conn: Connection, statement: Executable, rows: list[dict[str, Any]]
-) -> tuple[str, dict[str, Any]] | None:
-    """The SQL text and the literal parameters of `statement` compiled for `conn`'s dialect
-    with `rows`' keys, or None when sending it needs SQLAlchemy (a bind processor, a
-    parameter rendered at run time, rows with different keys)."""
-    keys = tuple(rows[0])
-    if any(tuple(row) != keys for row in rows):
-        return None
-    with _DRIVER_LOCK:
-        forms = _DRIVER_FORMS.setdefault(statement, {})
-        if keys not in forms:
-            forms[keys] = _compile_for_driver(conn, statement, keys)
-        return forms[keys]
-
-
-def _compile_for_driver(
-    conn: Connection, statement: Executable, keys: tuple[str, ...]
-) -> tuple[str, dict[str, Any]] | None:
-    compiled: Any = cast(Any, statement).compile(dialect=conn.dialect, column_keys=list(keys))
-    if (
-        conn.dialect.paramstyle != "pyformat"
-        or compiled.positional
-        or getattr(compiled, "literal_execute_params", None)
-        or getattr(compiled, "post_compile_params", None)
-        # Column defaults computed in Python at execution, and RETURNING, need SQLAlchemy.
-        or getattr(compiled, "insert_prefetch", None)
-        or getattr(compiled, "update_prefetch", None)
-        or getattr(compiled, "effective_returning", None)
-        or getattr(compiled, "escaped_bind_names", None)
-    ):
-        return None
-    params = compiled.construct_params({key: None for key in keys}, _check=False)
-    processors = getattr(compiled, "_bind_processors", {})
-    if any(name in processors for name in params):
-        return None
-    names = set(compiled.bind_names.values())
-    if not set(keys) <= names:
-        return None  # a row key the statement does not take: let SQLAlchemy say so
-    # A row read straight from the driver must be what SQLAlchemy would have returned:
-    # integers and strings come back as they are; other types may be converted.
-    if any(not isinstance(column[3], (Integer, String)) for column in compiled._result_columns):
-        return None
-    fixed = {name: value for name, value in params.items() if name not in keys}
-    return str(compiled.string), fixed
-
-
-def _plain_insert(statement: Executable) -> bool:
-    """An insert of given rows into one of our tables (no upsert, no inline values)."""
-    return (
-        isinstance(statement, Insert)
-        and statement._post_values_clause is None
-        and not statement._values
-        and not statement._multi_values
-        and not statement._prefixes
-        and statement.table in _TABLE_RANK
-    )
-
-
-def _as_unnest(
-    statement: Executable, rows: list[dict[str, Any]] | None
-) -> tuple[Executable, list[dict[str, Any]] | None]:
-    """Many rows of a plain insert as one PostgreSQL statement (`unnest` of one array per
-    column): a driver's executemany sends a statement per row, which for a snapshot's 100
-    lineage rows cost 3.5-4.4 ms against 0.8-1.1 ms (#12)."""
-    if not rows or len(rows) < 2 or not _plain_insert(statement):
-        return statement, rows
-    unnest, params = _unnest_insert(cast(Insert, statement).table, rows)  # type: ignore[arg-type]
-    return unnest, [params]
-
-
-_INSERTS: dict[Table, Insert] = {}
-
-
-def _insert_into(table: Table) -> Insert:
-    """One insert statement per table, so queued inserts into it can be merged."""
-    found = _INSERTS.get(table)
-    if found is None:
-        found = _INSERTS[table] = table.insert()
-    return found
-
-
-# Parents first (`sorted_tables` orders by foreign-key dependency).
-_TABLE_RANK: dict[object, int] = {t: i for i, t in enumerate(s.metadata.sorted_tables)}
-
-
-def queue_meta(tx: WriteTx, key: str, value: str) -> None:
-    """Insert or replace one store_meta value at commit (`WriteTx.at_commit`): the
-    transaction's last value for `key` is written."""
-    rows = [{"key": key, "value": value}]
-    tx.at_commit(f"store_meta:{key}", _upsert_meta_for(tx.connection.dialect.name), rows)
-
-
-def _upsert_meta(insert: Any) -> Executable:
-    statement = insert(s.store_meta)
-    done: Executable = statement.on_conflict_do_update(
-        index_elements=[s.store_meta.c.key], set_={"value": statement.excluded.value}
-    )
-    return done
 
 
 # Statements of every write, built once: building one costs more than sending it.
@@ -792,42 +566,9 @@ _SET_REVISION = (
     .where(s.store_revision.c.id == 1)
     .values(revision=bindparam("new_revision"))
 )
-_UPSERT_META: dict[str, Executable] = {}
-
-
-def _upsert_meta_for(dialect: str) -> Executable:
-    """The meta upsert of this dialect, built on first use: importing PostgreSQL's dialect
-    package (it loads every driver's module) cost a SQLite CLI call ~30 ms of start-up."""
-    found = _UPSERT_META.get(dialect)
-    if found is None:
-        if dialect == "postgresql":
-            from sqlalchemy.dialects import postgresql as module
-        else:
-            from sqlalchemy.dialects import sqlite as module  # type: ignore[no-redef]
-        found = _UPSERT_META[dialect] = _upsert_meta(module.insert)
-    return found
 
 
 _REVISION_SQL = "SELECT revision FROM store_revision WHERE id = 1"
-_UNNEST: dict[tuple[str, tuple[str, ...]], Executable] = {}
-
-
-def _unnest_insert(table: Table, rows: list[dict[str, Any]]) -> tuple[Executable, dict[str, Any]]:
-    """`INSERT ... SELECT * FROM unnest(:c1::type[], ...)` and its one array per column."""
-    keys = tuple(rows[0])
-    cached = _UNNEST.get((table.name, keys))
-    if cached is None:
-        from sqlalchemy.dialects import postgresql  # a server store only
-
-        dialect: Any = postgresql.dialect()  # type: ignore[no-untyped-call]
-        arrays = ", ".join(
-            f"CAST(:{k} AS {table.c[k].type.compile(dialect=dialect)}[])" for k in keys
-        )
-        cached = text(
-            f"INSERT INTO {table.name} ({', '.join(keys)}) SELECT * FROM unnest({arrays})"
-        )
-        _UNNEST[(table.name, keys)] = cached
-    return cached, {k: [row[k] for row in rows] for k in keys}
 
 
 def new_id(prefix: str, now: dt.datetime) -> str:
@@ -846,33 +587,3 @@ def changes_of(tx: WriteTx) -> Changes:
         command_id=tx.journal_command,
         undoes=tx.journal_undoes,
     )
-
-
-FEED_ID_LIMIT = 500
-EVERYTHING = "*"
-
-
-def _capped(ids: list[str]) -> list[str]:
-    """The ids a feed row lists; past the limit it says "*" (everything may have changed)."""
-    return ids if len(ids) <= FEED_ID_LIMIT else [EVERYTHING]
-
-
-def changed_memory_ids(conn: Connection, after: int, upto: int, most: int) -> set[str] | None:
-    """Memory ids changed in revisions (after, upto]; None when more than `most` changes
-    (or a change of everything) happened, so a follower reloads instead."""
-    if after < 0:
-        return None
-    rows = conn.execute(
-        select(s.changes.c.memory_ids)
-        .where((s.changes.c.revision > after) & (s.changes.c.revision <= upto))
-        .limit(most + 1)
-    ).all()
-    if len(rows) > most:
-        return None
-    out: set[str] = set()
-    for (raw,) in rows:
-        ids: Sequence[str] = json.loads(str(raw))
-        if EVERYTHING in ids:
-            return None
-        out.update(ids)
-    return out

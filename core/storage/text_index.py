@@ -41,6 +41,7 @@ from sqlalchemy import Connection, select
 from core.crypto.codec import Aad, Codec, is_personal
 from core.errors import IntegrityError, MemoryCenterError, ResourceUnavailableError
 from core.storage import schema as s
+from core.storage.change_feed import EVERYTHING
 from core.storage.damage import Damage, split
 from core.storage.engine import chunks
 from core.storage.framing import (
@@ -52,7 +53,6 @@ from core.storage.framing import (
     write_file,
 )
 from core.storage.memories import checked, record_query, source_ids
-from core.storage.store import EVERYTHING
 
 FILE_NAME = "texts.mcidx"
 AAD_TABLE = "index_files"

@@ -23,8 +23,9 @@ from core.model.validate import ValidEvent, new_event
 from core.storage import event_log
 from core.storage import schema as s
 from core.storage.engine import postgres_engines, sqlite_engines
+from core.storage.meta import set_meta
 from core.storage.migrations import CURRENT_VERSION, current_version, migrate
-from core.storage.store import DB_FILE_NAME, Store, set_meta
+from core.storage.store import DB_FILE_NAME, Store
 
 Engines = tuple[Engine, Engine, Path | None]
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)

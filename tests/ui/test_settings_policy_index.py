@@ -188,3 +188,18 @@ def test_conversation_windows_switch_off_and_on(
     qtbot.waitUntil(lambda: "Conversation windows on" in window.message.text(), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: view.values["windows"].text() != "off", timeout=TIMEOUT)
     assert box.isChecked() and demo.index_status()["vector"]["windows_enabled"] is True  # type: ignore[index]
+
+
+def test_the_form_asks_about_every_scope_kind_of_the_vocabulary(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checkboxes come from core.model.scope (#39): a kind added there appears here, under
+    its own name until it is given a translated one."""
+    from core import SCOPE_KINDS
+
+    from ui.views.settings import policy as policy_view
+
+    view = _open_settings(qtbot, window)
+    assert tuple(view.policy.confirm_kinds) == SCOPE_KINDS
+    monkeypatch.setattr(policy_view, "SCOPE_KINDS", (*SCOPE_KINDS, "team"))
+    assert view.policy._scope_kinds()[-1] == ("team", "team")

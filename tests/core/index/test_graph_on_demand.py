@@ -15,7 +15,7 @@ from core.crypto import stream as stream_module
 from core.crypto.codec import Codec
 from core.crypto.keys import KeySet
 from core.errors import IntegrityError
-from core.index import vector_delta
+from core.index import vector_delta, vector_file
 from core.index import vector_index as vi_module
 from core.index.vector_index import IndexMeta, VectorIndex
 from tests.conftest import PASSPHRASE
@@ -212,7 +212,7 @@ def test_a_format_1_file_loads_lean_through_the_full_path(
     header, _ = unframe(full.plaintext(META), MAGIC, (1, 2), "vector index")
     del header["pickle"], header["buffers"]
     old = frame(MAGIC, 1, header, pickle.dumps(full._index, protocol=pickle.HIGHEST_PROTOCOL))
-    path.write_bytes(codec.seal(old, vi_module._aad(path)))
+    path.write_bytes(codec.seal(old, vector_file.aad_of(path)))
     lean, meta = VectorIndex.load(path, codec, graph=False)
     assert not lean.graph_loaded and meta.count == N - 1
     assert lean.search(vectors[20], 3) == full.search_exact(vectors[20], 3)
@@ -377,7 +377,7 @@ def test_a_format_1_file_is_written_whole_when_a_removal_needs_it(
     _, path, ids, vectors = saved
     lean, _ = VectorIndex.load(path, codec, graph=False)
     lean.remove(ids[30])
-    monkeypatch.setattr(vi_module, "_stream_with_deletions", lambda _layout, _deletions: None)
+    monkeypatch.setattr(vector_file, "stream_with_deletions", lambda _layout, _deletions: None)
     lean.save(path, codec, META)
     assert lean.graph_loaded and lean.release_graph()
     assert not contains_vector(_file_plaintext(path, codec), vectors[30])
@@ -386,7 +386,7 @@ def test_a_format_1_file_is_written_whole_when_a_removal_needs_it(
 
 def _file_plaintext(path: Path, codec: Codec) -> bytes:
     """The graph file's own plaintext, as it lies on disk."""
-    return codec.open(path.read_bytes(), vi_module._aad(path))
+    return codec.open(path.read_bytes(), vector_file.aad_of(path))
 
 
 def test_a_stale_or_damaged_additions_file_is_deleted(
@@ -652,7 +652,7 @@ def test_a_process_closing_after_another_deleted_does_not_write_the_vector_back(
 def _sealed_plaintext(path: Path, codec: Codec, plain: bytes) -> None:
     """Seal `plain` as the vector file at `path` (authentic, whatever it holds)."""
     with path.open("wb") as handle:
-        codec.seal_to([plain], vi_module._aad(path), handle)
+        codec.seal_to([plain], vector_file.aad_of(path), handle)
 
 
 @pytest.mark.parametrize("change", ["buffers", "next_label"])

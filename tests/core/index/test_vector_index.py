@@ -19,6 +19,7 @@ from core.errors import (
     KeyUnavailableError,
     ResourceUnavailableError,
 )
+from core.index import vector_file, vector_persistence
 from core.index import vector_index as vi_module
 from core.index.embedder import HashingEmbedder
 from core.index.vector_index import FORMAT_VERSION, MAGIC, IndexMeta, VectorIndex
@@ -272,7 +273,7 @@ def test_load_falls_back_when_graph_layout_is_unknown(
     def broken(rows: Array, state: dict[str, Any], dim: int) -> None:
         raise KeyError("data_level0")
 
-    monkeypatch.setattr(vi_module, "_fill_from_state", broken)
+    monkeypatch.setattr(vector_persistence, "fill_from_state", broken)
     loaded, _ = VectorIndex.from_plaintext(plain)
     for memory_id in (ids[0], ids[N // 2], ids[-1]):
         np.testing.assert_array_equal(loaded.get_vector(memory_id), index.get_vector(memory_id))
@@ -332,8 +333,8 @@ def _label_byte_at(index: VectorIndex, path: Path) -> int:
     """Where in the sealed file the highest byte of the first element's label lies (the
     cipher is a stream: a ciphertext byte encrypts the plaintext byte at the same place)."""
     plain = index.plaintext(META)
-    _header, state, _meta = vi_module._graph_state_of(plain)
-    table = vi_module._Table.of(state, plain)
+    _header, state, _meta = vector_file.graph_state_of(plain)
+    table = vector_file.ElementTable.of(state, plain)
     assert table is not None
     # The file: the codec's header and nonce, the ciphertext, then the 16-byte tag.
     prefix = path.stat().st_size - 16 - len(plain)

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from core import MemoryService, Scope
-from core.retrieval import injector, render
+from core.retrieval import packing, render
 
 SCOPE = {"user": "kim", "project": "trip"}
 NOTES = [
@@ -96,10 +96,10 @@ def test_lines_too_long_to_fit_are_left_unrendered_with_the_same_result(
     assert len(found.ranked) > 40
     now = service._engine.store.clock.now()
     for budget in range(40, 1600, 7):
-        packed = injector._pack(found.ranked, request, budget, now)
+        packed = packing.pack(found.ranked, request, budget, now)
         with monkeypatch.context() as every_line:
-            every_line.setattr(injector, "_cost_floor", lambda *_: 0)
-            assert injector._pack(found.ranked, request, budget, now) == packed, budget
+            every_line.setattr(packing, "cost_floor", lambda *_: 0)
+            assert packing.pack(found.ranked, request, budget, now) == packed, budget
 
 
 def test_line_floor_never_exceeds_the_rendered_line(service: MemoryService) -> None:

@@ -29,7 +29,7 @@ from sqlalchemy import (
 from core import ManualClock, MemoryService, NewEvent
 from core.errors import IntegrityError
 from core.storage import schema as s
-from core.storage.store import _driver_form, _insert_into
+from core.storage.driver_path import driver_form, insert_into
 from tests.support.pg_fixtures import PG_PASSPHRASE
 
 
@@ -53,7 +53,7 @@ def test_plain_statements_compile_once_for_the_driver_others_keep_sqlalchemy(
 ) -> None:
     with pg_service._store.write_engine.connect() as conn:
         change = {"revision": 1, "ts": "t", "kinds": "[]", "event_ids": "[]", "memory_ids": "[]"}
-        form = _driver_form(conn, _insert_into(s.changes), [change])
+        form = driver_form(conn, insert_into(s.changes), [change])
         assert form is not None
         sql, fixed = form
         assert sql.startswith("INSERT INTO changes (revision, ts, kinds, event_ids, memory_ids)")
@@ -61,11 +61,11 @@ def test_plain_statements_compile_once_for_the_driver_others_keep_sqlalchemy(
         # A literal in the statement travels with it.
         bump = update(s.store_revision).where(s.store_revision.c.id == 1)
         bump = bump.values(revision=bindparam("new_revision"))
-        form = _driver_form(conn, bump, [{"new_revision": 7}])
+        form = driver_form(conn, bump, [{"new_revision": 7}])
         assert form is not None and 1 in form[1].values()
         # Bytes have a bind processor on this dialect: SQLAlchemy sends them.
         row = {"event_id": "e", "ciphertext": b"\x00", "redacted_at": None}
-        assert _driver_form(conn, _insert_into(s.event_payloads), [row]) is None
+        assert driver_form(conn, insert_into(s.event_payloads), [row]) is None
         # A column default computed in Python at execution: SQLAlchemy.
         table = Table(
             "t",
@@ -73,19 +73,17 @@ def test_plain_statements_compile_once_for_the_driver_others_keep_sqlalchemy(
             Column("id", String, primary_key=True),
             Column("n", Integer, default=lambda: 5),
         )
-        assert _driver_form(conn, table.insert(), [{"id": "a"}]) is None
+        assert driver_form(conn, table.insert(), [{"id": "a"}]) is None
         # A scalar column default is computed at execution too (sessions.event_count).
-        assert (
-            _driver_form(conn, _insert_into(s.sessions), [{"id": "a", "created_at": "x"}]) is None
-        )
+        assert driver_form(conn, insert_into(s.sessions), [{"id": "a", "created_at": "x"}]) is None
         # A result SQLAlchemy converts (here a Numeric column): SQLAlchemy reads it.
         amounts = Table("amounts", MetaData(), Column("id", String), Column("n", Numeric))
         query = select(amounts.c.n).where(amounts.c.id == bindparam("id"))
-        assert _driver_form(conn, query, [{"id": "a"}]) is None
+        assert driver_form(conn, query, [{"id": "a"}]) is None
         plain = select(amounts.c.id).where(amounts.c.id == bindparam("id"))
-        assert _driver_form(conn, plain, [{"id": "a"}]) is not None
+        assert driver_form(conn, plain, [{"id": "a"}]) is not None
         # Rows with other keys: SQLAlchemy.
-        assert _driver_form(conn, _insert_into(s.changes), [change, {"revision": 2}]) is None
+        assert driver_form(conn, insert_into(s.changes), [change, {"revision": 2}]) is None
 
 
 def test_appends_through_the_driver_verify_and_read_back(pg_service: MemoryService) -> None:

@@ -17,14 +17,14 @@ from sqlalchemy import event, update
 
 from core import ManualClock, MemoryService, Scope
 from core.storage import schema as s
-from core.storage.store import _grouped, _insert_into
+from core.storage.driver_path import grouped, insert_into
 from tests.support.pg_fixtures import ServiceOpener
 
 ROW_EVENT = {"id": "e", "position": 1}
 
 
 def test_a_run_of_inserts_is_merged_parents_first_and_other_writes_keep_their_place() -> None:
-    events, payloads = _insert_into(s.events), _insert_into(s.event_payloads)
+    events, payloads = insert_into(s.events), insert_into(s.event_payloads)
     barrier = update(s.sessions).values(event_count=1)
     queued: list[tuple[Any, Any]] = [
         (payloads, [{"event_id": "a"}]),  # a child queued before its parent
@@ -36,7 +36,7 @@ def test_a_run_of_inserts_is_merged_parents_first_and_other_writes_keep_their_pl
         (events, [{"id": "c", "extra": 1}]),  # other keys: a separate executemany
         (events, [{"id": "d"}]),
     ]
-    out = _grouped(queued)
+    out = grouped(queued)
     assert out == [
         (events, [{"id": "a"}, {"id": "b"}]),
         (payloads, [{"event_id": "a"}, {"event_id": "b"}]),

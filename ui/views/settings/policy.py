@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import PolicySettings
+from core import SCOPE_KINDS, PolicySettings
 
 from ui.context import UiContext
 from ui.errors import show_error
@@ -97,16 +97,19 @@ class PolicyPanel(SettingsPanel):
         return buttons
 
     def _scope_kinds(self) -> list[tuple[str, str]]:
-        return [
-            ("global", self.tr("global (user-wide)")),
-            ("user", self.tr("user")),
-            ("org", self.tr("organisation")),
-            ("environment", self.tr("environment")),
-            ("agent", self.tr("agent")),
-            ("project", self.tr("project")),
-            ("repo", self.tr("repository")),
-            ("session", self.tr("session")),
-        ]
+        """Every scope kind the policy knows (core.model.scope), by its translated name; a
+        kind added there without a name here shows as written."""
+        titles = {
+            "global": self.tr("global (user-wide)"),
+            "user": self.tr("user"),
+            "org": self.tr("organisation"),
+            "environment": self.tr("environment"),
+            "agent": self.tr("agent"),
+            "project": self.tr("project"),
+            "repo": self.tr("repository"),
+            "session": self.tr("session"),
+        }
+        return [(kind, titles.get(kind, kind)) for kind in SCOPE_KINDS]
 
     def _days(self, name: str, tip: str) -> QDoubleSpinBox:
         spin = QDoubleSpinBox()
