@@ -42,7 +42,7 @@ from ui.status_bar import MainStatusBar
 from ui.store_follower import StoreFollower
 from ui.tasks import TaskRunner
 from ui.transcript_import import ImportDialog, TranscriptImport
-from ui.undo_history import UndoHistory, UndoHistoryDialog
+from ui.undo_history import EditMenu
 from ui.views.agents_view import AgentsView
 from ui.views.base import RefreshingView
 from ui.views.detail_panel import DetailPanel
@@ -109,6 +109,7 @@ class MainWindow(QMainWindow):
         self._build_locked_page()
         self.setCentralWidget(self.pages)
         self._build_status_bar()
+        self.edit_menu = EditMenu(self)
         self.follower = StoreFollower(self, self.offline_badge)
         self.follower.status_read.connect(self._show_status)
         self.poll = self.follower.poll
@@ -130,9 +131,7 @@ class MainWindow(QMainWindow):
             self._importers,
             self._connectors,
         )
-        self.history = UndoHistory(self.ctx, self)
-        self.history.changed.connect(self._history_changed)
-        self.history.done.connect(lambda text: self.notify(text, None))
+        self.history = self.edit_menu.attach(self.ctx)
         self._build_views()
         self.bus.changes_applied.connect(self._on_changes)
         self.follower.follow(self.ctx)
@@ -358,20 +357,9 @@ class MainWindow(QMainWindow):
             view.addAction(action)
             self.view_actions.append(action)
         self.service_actions = [refresh, self.import_action, *self.view_actions]
-        self.undo_action = QAction(self.tr("&Undo"), self)
-        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
-        self.undo_action.setEnabled(False)
-        self.undo_action.triggered.connect(self.undo)
-        self.redo_action = QAction(self.tr("&Redo"), self)
-        self.redo_action.setShortcuts(QKeySequence.StandardKey.Redo)
-        self.redo_action.setEnabled(False)
-        self.redo_action.triggered.connect(self.redo)
-        self.history_action = QAction(self.tr("Undo &history…"), self)
-        self.history_action.triggered.connect(self.show_undo_history)
-        edit = self.menuBar().addMenu(self.tr("&Edit"))
-        for action in (self.undo_action, self.redo_action, self.history_action):
-            edit.addAction(action)
-        self.service_actions.append(self.history_action)
+        self.menuBar().addMenu(self.edit_menu.menu)
+        self.undo_action, self.redo_action = self.edit_menu.undo, self.edit_menu.redo
+        self.service_actions.append(self.edit_menu.history_action)
         self._update_actions()
 
     def _update_actions(self) -> None:
@@ -457,36 +445,21 @@ class MainWindow(QMainWindow):
     # --- status bar and undo ------------------------------------------------------------
 
     def notify(self, text: str, undo: Callable[[], None] | None) -> None:
-        """Show what just happened. Undo (the button, Ctrl+Z) walks back through the window's
-        history of changes (#39), for as long as the window is open."""
+        """Show what just happened; Undo (the button, Ctrl+Z) walks back through the
+        window's history of changes for as long as it is open (#39, ui/undo_history.py)."""
         self.message.setText(text)
-        if not self.locked:
-            self.history.offer(text, undo)
-        self._history_changed()
+        self.edit_menu.offer(text, undo)
         self._message_timer.start()
 
     def undo(self) -> None:
         """Undo the latest change made in this window."""
         self._clear_message()
-        if not self.locked:
-            self.history.undo(self)
+        self.edit_menu.run_undo()
 
     def redo(self) -> None:
         """Redo the latest undo."""
         self._clear_message()
-        if not self.locked:
-            self.history.redo(self)
-
-    def show_undo_history(self) -> None:
-        """The store's change journal, to undo any change (not only the latest)."""
-        if not self.locked:
-            UndoHistoryDialog(self.ctx, self).exec()
-
-    def _history_changed(self) -> None:
-        can_undo = not self.locked and self.history.can_undo()
-        self.undo_action.setEnabled(can_undo)
-        self.redo_action.setEnabled(not self.locked and self.history.can_redo())
-        self.undo_button.setVisible(can_undo and bool(self.message.text()))
+        self.edit_menu.run_redo()
 
     def _clear_message(self) -> None:
         self.message.setText("")
@@ -569,7 +542,7 @@ class MainWindow(QMainWindow):
         self.service.close()
         self.locked = True
         self._clear_message()
-        self._history_changed()
+        self.edit_menu.refresh()
         self.status_label.setText(self.tr("locked"))
         old = self.content
         self.pages.setCurrentWidget(self.locked_page)

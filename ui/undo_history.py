@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QLabel,
+    QMenu,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -132,6 +135,68 @@ def undo_change(ctx: UiContext, command_id: str) -> MutatingOp[str | None]:
         return Result(result.changes.command_id, result.changes)
 
     return mutate(ctx, work)
+
+
+class EditMenu(QObject):
+    """The window's Edit menu: Undo, Redo and Undo history over the open store's history.
+
+    The window lends its status bar (`message`, `undo_button`), its `locked` state and its
+    `ctx`, and puts `menu` in its menu bar; `attach` starts a new history for each store
+    opened (or unlocked).
+    """
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self._window = window
+        self.menu = menu = QMenu(self.tr("&Edit"), window)
+        self.history: UndoHistory | None = None
+        self.undo = QAction(self.tr("&Undo"), window)
+        self.undo.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo.triggered.connect(window.undo)
+        self.redo = QAction(self.tr("&Redo"), window)
+        # All the platform's bindings (Ctrl+Y and Ctrl+Shift+Z here), not only the first.
+        self.redo.setShortcuts(QKeySequence.StandardKey.Redo)
+        self.redo.triggered.connect(window.redo)
+        self.history_action = QAction(self.tr("Undo &history…"), window)
+        self.history_action.triggered.connect(self.show_dialog)
+        for action in (self.undo, self.redo, self.history_action):
+            action.setEnabled(False)
+            menu.addAction(action)
+
+    def attach(self, ctx: UiContext) -> UndoHistory:
+        """A new, empty history for the store just opened."""
+        self.history = UndoHistory(ctx, self)
+        self.history.changed.connect(self.refresh)
+        self.history.done.connect(lambda text: self._window.notify(text, None))
+        self.refresh()
+        return self.history
+
+    def offer(self, text: str, inverse: Inverse | None) -> None:
+        if self.history is not None and not self._window.locked:
+            self.history.offer(text, inverse)
+        self.refresh()
+
+    def run_undo(self) -> None:
+        if self.history is not None and not self._window.locked:
+            self.history.undo(self._window)
+
+    def run_redo(self) -> None:
+        if self.history is not None and not self._window.locked:
+            self.history.redo(self._window)
+
+    def show_dialog(self) -> None:
+        """The store's change journal, to undo any change (not only the latest)."""
+        if not self._window.locked:
+            UndoHistoryDialog(self._window.ctx, self._window).exec()
+
+    def refresh(self) -> None:
+        """Enable what applies; the status bar's Undo shows while a message does."""
+        open_ = self.history is not None and not self._window.locked
+        can_undo = open_ and self.history is not None and self.history.can_undo()
+        self.undo.setEnabled(can_undo)
+        self.redo.setEnabled(open_ and self.history is not None and self.history.can_redo())
+        self.history_action.setEnabled(open_)
+        self._window.undo_button.setVisible(can_undo and bool(self._window.message.text()))
 
 
 class UndoHistoryDialog(QDialog):
