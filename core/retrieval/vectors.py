@@ -512,10 +512,12 @@ class VectorLayer:
                 ids = missing[start : start + BACKFILL_SLICE]
                 records = load(ids)
                 self._backfilled(len(ids) - len(records))  # gone since: nothing to embed
-                for first in range(0, len(records), EMBED_BATCH):
+                # Small batches, as the queue's worker: a closing service waits for the
+                # one in flight (a 64-text batch kept a quitting desktop for seconds, #43).
+                for first in range(0, len(records), BACKGROUND_BATCH):
                     if self._stopping.is_set():
                         return  # the closing service saves what was embedded
-                    chunk = records[first : first + EMBED_BATCH]
+                    chunk = records[first : first + BACKGROUND_BATCH]
                     self.put(chunk)
                     self._backfilled(len(chunk))
             self.save()
