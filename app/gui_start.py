@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.i18n import install_translator
+from ui.shell import navigation, side_column
 from ui.style import apply_style
 from ui.wheel_guard import install_wheel_guard
 from ui.window_fit import fit_to_screen
@@ -77,8 +78,15 @@ class StartWindow(QMainWindow):
         self._handing_over = False
 
     def _progress_page(self) -> QWidget:
+        """The main window's frame (its side column, pages not yet usable) with the
+        progress in place of the timeline: what the user sees is the memory center from
+        the first paint, and the main window takes its place without a jump."""
         page = QWidget()
         page.setObjectName("Central")
+        self.nav = navigation()
+        self.nav.setEnabled(False)
+        self.nav.setCurrentRow(0)
+        content = QWidget()
         title = QLabel(self.tr("Memory Center"))
         title.setObjectName("ViewTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -89,12 +97,17 @@ class StartWindow(QMainWindow):
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
         self.progress.setFixedWidth(320)
-        box = QVBoxLayout(page)
+        box = QVBoxLayout(content)
         box.addStretch(2)
         box.addWidget(title)
         box.addWidget(self.progress_text)
         box.addWidget(self.progress, 0, Qt.AlignmentFlag.AlignHCenter)
         box.addStretch(3)
+        frame = QHBoxLayout(page)
+        frame.setContentsMargins(0, 0, 0, 0)
+        frame.setSpacing(0)
+        frame.addWidget(side_column(self.nav))
+        frame.addWidget(content, 1)
         return page
 
     def _choice_page(self) -> QWidget:
@@ -274,6 +287,9 @@ class Starter(QObject):
             service.close()
             return
         self.window.show_progress(self.window.tr("Loading your memories…"))
+        # Drawn now: the main window is made on this thread next, and until it shows, this
+        # is what the user sees (before, the text was set and never painted, #43).
+        self.window.repaint()
         self._show_main(service, window_class)
 
     def _ask_passphrase(self, problem: BaseException) -> Any:
@@ -303,6 +319,7 @@ class Starter(QObject):
             connectors=desktop_connectors(data_dir, demo=self.demo),
             demo=self.demo,
             leave_demo=self._leave_demo if self.demo else None,
+            quits_on_close=True,
         )
         self.main_window = window
         take_place_of(window, self.window)
@@ -315,6 +332,7 @@ class Starter(QObject):
         self.window = StartWindow()
         self.window.chosen.connect(self._chosen)
         self.window.show()  # before the demo closes, or the application would quit
+        old.quits_on_close = False  # the process goes on: its reads end before the close
         old.close()
         if not old.locked:
             old.service.close()
