@@ -259,6 +259,10 @@ class Starter(QObject):
         data_dir = self.data_dir
 
         def work() -> Opened:
+            # Everything the hand-over needs is imported here, off the UI thread: the
+            # importers and connectors (`_show_main`) took 0.7 s of the loop's time there.
+            import app.gui
+            import app.gui_connectors  # noqa: F401
             from app.compose import open_service
             from app.demo import open_demo
             from core import KeyUnavailableError
