@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -73,6 +73,13 @@ class StartWindow(QMainWindow):
         self.pages.addWidget(self._progress_page())
         self.pages.addWidget(self._choice_page())
         self.setCentralWidget(self.pages)
+        # The main window's menus, not usable yet: its frame keeps its place at the hand-over.
+        for title in (
+            QCoreApplication.translate("MainWindow", "&File"),
+            QCoreApplication.translate("MainWindow", "&View"),
+            QCoreApplication.translate("MainWindow", "&Edit"),
+        ):
+            self.menuBar().addMenu(title).setEnabled(False)
         fit_to_screen(self, QSettings().value("main_window/geometry"))
         self.closed_by_user = False
         self._handing_over = False
