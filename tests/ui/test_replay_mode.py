@@ -5,12 +5,14 @@ call or one answered by keywords alone looked like a full one."""
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from core import MemoryService
 from tests.ui.conftest import TIMEOUT
 
 from ui.main_window import MainWindow
+from ui.style import DARK, LIGHT, apply_style
 from ui.views.snapshot_text import mode_text
 
 SESSION = "web-shop-ci"
@@ -49,3 +51,21 @@ def test_the_replay_names_the_mode_the_call_used(
     assert "⚠" in text
     # The whole-call entry is said on the mode line, not listed as a dropped memory "*".
     assert 'href="memory:*"' not in text
+
+
+def test_the_replay_warnings_are_readable_in_the_dark_theme(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """The replay's warnings are coloured inline: with the dark theme they take its colours
+    (before, dark brown on the dark background, and light text on a cream highlight)."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    demo.set_session_opt_out(SESSION, True)
+    off = demo.inject(SCOPE, "how do we deploy", 400, session=SESSION).value
+    try:
+        apply_style(app, dark=True)
+        text = _replay(qtbot, window, off.snapshot_id, "no memory: this session opted out")
+        assert f"color:{DARK['warn_fg']}" in text
+        assert LIGHT["warn_fg"] not in text
+    finally:
+        apply_style(app, dark=False)

@@ -9,11 +9,13 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QGuiApplication, QPalette
 
 from core import Replay
 
 from ui.presentation import local_time
 from ui.reasons import reason_text
+from ui.style import DARK, LIGHT
 
 # The wording of core.workflows.replay's conflict detail.
 CONTRADICTS, SAME_CALL = "contradicts ", " in the same call"
@@ -34,6 +36,13 @@ def mark_text(mark: str) -> str:
         "conflict": QCoreApplication.translate("Snapshot", "contradicts another memory here"),
     }
     return words.get(mark, mark)
+
+
+def _colours() -> dict[str, str]:
+    """The theme's colours: the rich text is coloured inline, so it follows the palette the
+    application was given (the light warning brown was unreadable on the dark theme)."""
+    window = QGuiApplication.palette().color(QPalette.ColorRole.Window)
+    return DARK if window.lightness() < 128 else LIGHT
 
 
 def mode_text(mode: str) -> str:
@@ -103,7 +112,7 @@ def _mode_html(mode: str, why: list[str]) -> str:
         text += " (" + "; ".join(why_text(w) for w in why) + ")"
     line = html.escape(text)
     if mode in PARTIAL_MODES:
-        return f"<p style='color:#5c3b00'><b>⚠ {line}</b></p>"
+        return f"<p style='color:{_colours()['warn_fg']}'><b>⚠ {line}</b></p>"
     return f"<p>{line}</p>"
 
 
@@ -120,7 +129,7 @@ def _item_html(memory_id: str, content: str, marks: tuple[str, ...], others: lis
         other = QCoreApplication.translate("Snapshot", "the other memory")
         links = ", ".join(f'<a href="memory:{o}">{other}</a>' for o in others)
         mark_html += " ⚠ " + QCoreApplication.translate("Snapshot", "see %1").replace("%1", links)
-    style = ' style="background-color:#fff4e0"' if others else ""
+    style = f' style="background-color:{_colours()["warn_bg"]}"' if others else ""
     return f'<li{style}><a href="memory:{memory_id}">{text}</a>{mark_html}</li>'
 
 
@@ -168,7 +177,7 @@ def replay_html(rep: Replay) -> str:
     body = head
     if conflicting:
         body += (
-            "<p style='color:#5c3b00'><b>⚠ "
+            f"<p style='color:{_colours()['warn_fg']}'><b>⚠ "
             + QCoreApplication.translate(
                 "Snapshot", "The model was given memories that contradict each other."
             )
