@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.i18n import install_translator
+from ui.shell import navigation, side_column
 from ui.style import apply_style
 from ui.wheel_guard import install_wheel_guard
 from ui.window_fit import fit_to_screen
@@ -72,13 +73,27 @@ class StartWindow(QMainWindow):
         self.pages.addWidget(self._progress_page())
         self.pages.addWidget(self._choice_page())
         self.setCentralWidget(self.pages)
+        # The main window's menus, not usable yet: its frame keeps its place at the hand-over.
+        for title in (
+            QCoreApplication.translate("MainWindow", "&File"),
+            QCoreApplication.translate("MainWindow", "&View"),
+            QCoreApplication.translate("MainWindow", "&Edit"),
+        ):
+            self.menuBar().addMenu(title).setEnabled(False)
         fit_to_screen(self, QSettings().value("main_window/geometry"))
         self.closed_by_user = False
         self._handing_over = False
 
     def _progress_page(self) -> QWidget:
+        """The main window's frame (its side column, pages not yet usable) with the
+        progress in place of the timeline: what the user sees is the memory center from
+        the first paint, and the main window takes its place without a jump."""
         page = QWidget()
         page.setObjectName("Central")
+        self.nav = navigation()
+        self.nav.setEnabled(False)
+        self.nav.setCurrentRow(0)
+        content = QWidget()
         title = QLabel(self.tr("Memory Center"))
         title.setObjectName("ViewTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -89,12 +104,17 @@ class StartWindow(QMainWindow):
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
         self.progress.setFixedWidth(320)
-        box = QVBoxLayout(page)
+        box = QVBoxLayout(content)
         box.addStretch(2)
         box.addWidget(title)
         box.addWidget(self.progress_text)
         box.addWidget(self.progress, 0, Qt.AlignmentFlag.AlignHCenter)
         box.addStretch(3)
+        frame = QHBoxLayout(page)
+        frame.setContentsMargins(0, 0, 0, 0)
+        frame.setSpacing(0)
+        frame.addWidget(side_column(self.nav))
+        frame.addWidget(content, 1)
         return page
 
     def _choice_page(self) -> QWidget:
@@ -246,6 +266,10 @@ class Starter(QObject):
         data_dir = self.data_dir
 
         def work() -> Opened:
+            # Everything the hand-over needs is imported here, off the UI thread: the
+            # importers and connectors (`_show_main`) took 0.7 s of the loop's time there.
+            import app.gui
+            import app.gui_connectors  # noqa: F401
             from app.compose import open_service
             from app.demo import open_demo
             from core import KeyUnavailableError
@@ -274,6 +298,9 @@ class Starter(QObject):
             service.close()
             return
         self.window.show_progress(self.window.tr("Loading your memories…"))
+        # Drawn now: the main window is made on this thread next, and until it shows, this
+        # is what the user sees (before, the text was set and never painted, #43).
+        self.window.repaint()
         self._show_main(service, window_class)
 
     def _ask_passphrase(self, problem: BaseException) -> Any:
@@ -303,6 +330,7 @@ class Starter(QObject):
             connectors=desktop_connectors(data_dir, demo=self.demo),
             demo=self.demo,
             leave_demo=self._leave_demo if self.demo else None,
+            quits_on_close=True,
         )
         self.main_window = window
         take_place_of(window, self.window)
@@ -315,6 +343,7 @@ class Starter(QObject):
         self.window = StartWindow()
         self.window.chosen.connect(self._chosen)
         self.window.show()  # before the demo closes, or the application would quit
+        old.quits_on_close = False  # the process goes on: its reads end before the close
         old.close()
         if not old.locked:
             old.service.close()

@@ -66,7 +66,20 @@ def main() -> int:
         # Settings reads the Claude Code settings file: a fresh one, never the user's.
         os.environ["CLAUDE_CONFIG_DIR"] = str(Path(tmp) / "claude")
         service = open_service(Path(tmp) / "store")
+        # As an agent's warm store: the demo's model calls are then answered by both
+        # searches, not by keywords while the model still loads (their replays say which).
+        service.warm_up(wait=60)
         seed_demo_if_empty(service)
+        # The start window while the store opens: the main window's frame, with progress.
+        loading = StartWindow()
+        loading.resize(1280, 800)
+        loading.show_progress(loading.tr("Loading your memories…"))
+        loading.show()
+        _settle(app, 0.8)
+        path = out / f"starting{suffix}.png"
+        loading.grab().save(str(path))
+        print(path)
+        loading.hand_over()
         start = StartWindow()
         start.resize(1280, 800)
         start.ask_choice()

@@ -19,8 +19,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QPushButton,
     QSplitter,
@@ -37,7 +35,7 @@ from ui.errors import show_error
 from ui.integrations import Connectors
 from ui.models.review_model import QueueData, load_queue
 from ui.ops import query
-from ui.presentation import icon
+from ui.shell import navigation, side_column
 from ui.status_bar import MainStatusBar
 from ui.store_follower import StoreFollower
 from ui.tasks import TaskRunner
@@ -82,8 +80,12 @@ class MainWindow(QMainWindow):
         connectors: Connectors | None = None,
         demo: bool = False,
         leave_demo: Callable[[], None] | None = None,
+        quits_on_close: bool = False,
     ) -> None:
         super().__init__(parent)
+        # The application's own window: its process ends when it closes, so a read still
+        # running then is not waited for (its thread ends with the process).
+        self.quits_on_close = quits_on_close
         app = QCoreApplication.instance()
         if app is not None:
             install_wheel_guard(app)
@@ -236,17 +238,7 @@ class MainWindow(QMainWindow):
         self.notify(self.tr("The language was changed."), None)
 
     def _build_layout(self) -> None:
-        self.nav = QListWidget()
-        self.nav.setObjectName("Nav")
-        self.nav.setAccessibleName(self.tr("Navigation"))
-        for name, title in (
-            ("nav-timeline", self.tr("Timeline")),
-            ("nav-review", self.tr("Review queue")),
-            ("nav-sessions", self.tr("Sessions")),
-            ("nav-settings", self.tr("Settings")),
-            ("nav-sessions", self.tr("Agents")),
-        ):
-            QListWidgetItem(icon(name), title, self.nav)
+        self.nav = navigation()
         self._nav_titles = [self.nav.item(i).text() for i in range(self.nav.count())]
         self.timeline_split = QSplitter()
         self.timeline_split.addWidget(self.timeline)
@@ -264,15 +256,7 @@ class MainWindow(QMainWindow):
         # does: the review queue's A/E/S/R then act on the queue, not on the side list's
         # type-ahead (which jumped to "Agents" on A). Arrow keys in the list keep it there.
         self.nav.clicked.connect(lambda _index: self._focus_page())
-        side = QWidget()
-        side.setObjectName("Side")
-        sl = QVBoxLayout(side)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.setSpacing(0)
-        app_title = QLabel(self.tr("Memory Center"))
-        app_title.setObjectName("AppTitle")
-        sl.addWidget(app_title)
-        sl.addWidget(self.nav, 1)
+        side = side_column(self.nav)
         central = QWidget()
         central.setObjectName("Central")
         layout = QHBoxLayout(central)
@@ -592,5 +576,7 @@ class MainWindow(QMainWindow):
         if self._connectors.capture is not None:
             self._connectors.capture.stop_all()
         if not self.locked:
-            self.tasks.shutdown()
+            # Writes finish; when the application quits, reads are not waited for (their
+            # results would be dropped): a long read of a big store kept it alive (#43).
+            self.tasks.shutdown(wait_for_reads=not self.quits_on_close)
         super().closeEvent(event)

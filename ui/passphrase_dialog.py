@@ -1,20 +1,25 @@
 """Ask for the store passphrase (when no OS keyring holds the key).
 
 With an `opener` the dialog tries the passphrase itself: a wrong one is said to be wrong and
-the dialog stays open for another try, instead of closing as if nothing happened.
+the dialog stays open for another try, instead of closing as if nothing happened. The opener
+(deriving the key, opening the store: seconds for a big store) runs on a worker thread while
+the dialog says "Unlocking…" and keeps answering; before, its image froze after Enter (#43).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QVBoxLayout,
     QWidget,
 )
@@ -22,6 +27,13 @@ from PySide6.QtWidgets import (
 from core import WrongPassphraseError
 
 MIN_LENGTH = 8
+
+
+class _Relay(QObject):
+    """Carries the opener's outcome from its thread to the dialog's."""
+
+    opened = Signal(object)
+    failed = Signal(object)
 
 
 class PassphraseDialog(QDialog):
@@ -79,10 +91,24 @@ class PassphraseDialog(QDialog):
         )
         buttons.accepted.connect(self._check)
         buttons.rejected.connect(self.reject)
+        self.buttons = buttons
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setTextVisible(False)
+        self.busy.setAccessibleName(self.tr("Unlocking"))
+        self.busy.hide()
+        self.state = QLabel(self.tr("Unlocking…"))
+        self.state.setAccessibleName(self.tr("Unlocking"))
+        self.state.hide()
+        self._relay = _Relay(self)
+        self._relay.opened.connect(self._opened)
+        self._relay.failed.connect(self._failed)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
         layout.addWidget(self.problem)
+        layout.addWidget(self.state)
+        layout.addWidget(self.busy)
         layout.addWidget(buttons)
         self.setMinimumWidth(420)
         self.first.setFocus()
@@ -91,14 +117,26 @@ class PassphraseDialog(QDialog):
         """The passphrase typed."""
         return self.first.text()
 
+    @property
+    def unlocking(self) -> bool:
+        """True while the opener runs."""
+        return not self.busy.isHidden()
+
     def _check(self) -> None:
+        if self.unlocking:
+            return
         problem = self._problem()
         if problem:
-            self.problem.setText(problem)
-            self.first.selectAll()
-            self.first.setFocus()
-            return
-        self.accept()
+            self._show_problem(problem)
+        elif self._opener is None:
+            self.accept()
+        else:
+            self._start_opening(self._opener, self.first.text())
+
+    def _show_problem(self, problem: str) -> None:
+        self.problem.setText(problem)
+        self.first.selectAll()
+        self.first.setFocus()
 
     def _problem(self) -> str:
         text = self.first.text()
@@ -108,9 +146,43 @@ class PassphraseDialog(QDialog):
             return self.tr("The two passphrases differ.")
         if not text:
             return self.tr("Enter the passphrase.")
-        if self._opener is not None:
-            try:
-                self.opened = self._opener(text)
-            except WrongPassphraseError:
-                return self.tr("That passphrase is wrong. Try again.")
         return ""
+
+    def _start_opening(self, opener: Callable[[str], Any], passphrase: str) -> None:
+        """Run the opener on a worker thread; the dialog shows that it works meanwhile."""
+        self._set_busy(True)
+        relay = self._relay
+
+        def run() -> None:
+            try:
+                value = opener(passphrase)
+            except BaseException as exc:  # shown in the dialog, on its thread
+                relay.failed.emit(exc)
+                return
+            relay.opened.emit(value)
+
+        threading.Thread(target=run, name="mc-unlock", daemon=True).start()
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy.setVisible(busy)
+        self.state.setVisible(busy)
+        for widget in (self.first, self.second, self.buttons):
+            widget.setEnabled(not busy)
+        self.problem.setText("")
+
+    def _opened(self, value: Any) -> None:
+        self._set_busy(False)
+        self.opened = value
+        self.accept()
+
+    def _failed(self, exc: BaseException) -> None:
+        self._set_busy(False)
+        if isinstance(exc, WrongPassphraseError):
+            self._show_problem(self.tr("That passphrase is wrong. Try again."))
+        else:  # a damaged store, a lock held elsewhere, ...: said here, the dialog stays
+            self._show_problem(str(getattr(exc, "message", exc)))
+
+    def reject(self) -> None:
+        """Cancel, except while unlocking (the store being opened would be left open)."""
+        if not self.unlocking:
+            super().reject()

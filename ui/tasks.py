@@ -12,6 +12,7 @@ destroy a dialog or relay off the UI thread, which crashed the interpreter.
 from __future__ import annotations
 
 import itertools
+import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,6 +23,71 @@ from PySide6.QtCore import QObject, Signal, Slot
 T = TypeVar("T")
 _Task = tuple[Callable[[], Any], Callable[[Any], None], Callable[[BaseException], None]]
 """A task's work, and what receives its result or its exception."""
+
+
+class _ReadPool:
+    """A few daemon threads running reads in order of submission.
+
+    Not a `ThreadPoolExecutor`: the interpreter joins an executor's threads when it exits, so
+    a read still running when the window closed (the review badge decrypting every
+    suggestion of a 100k store) kept the process alive for 20 s after quit (#43). A read's
+    result is dropped once the window is closing; nothing is lost by not waiting for it.
+    """
+
+    def __init__(self, workers: int, name: str) -> None:
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._running = 0
+        self._idle = threading.Condition()
+        self._closed = False
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{name}_{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, fn: Callable[[int], Any], key: int) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._queue.put((future, lambda: fn(key)))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            future, fn = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            with self._idle:
+                self._running += 1
+            try:
+                future.set_result(fn())
+            except BaseException as exc:  # delivered to the UI thread by the done callback
+                future.set_exception(exc)
+            finally:
+                with self._idle:
+                    self._running -= 1
+                    self._idle.notify_all()
+
+    def shutdown(self, *, wait: bool) -> None:
+        """Cancel what has not started; with `wait`, wait for what runs."""
+        if not self._closed:
+            self._closed = True
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    item[0].cancel()
+            for _thread in self._threads:
+                self._queue.put(None)
+        if wait:
+            with self._idle:
+                self._idle.wait_for(lambda: self._running == 0)
 
 
 class TaskRunner(QObject):
@@ -38,7 +104,7 @@ class TaskRunner(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-write")
-        self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mc-read")
+        self._readers = _ReadPool(2, "mc-read")
         # Waits may block for seconds (waiting for another machine's commit): each runs on a
         # daemon thread of its own, so a long wait never takes a reader from the views and
         # never keeps the process alive after the window closed (an executor's threads are
@@ -102,16 +168,17 @@ class TaskRunner(QObject):
         """True while any task has not delivered its result."""
         return self._pending > 0
 
-    def shutdown(self) -> None:
+    def shutdown(self, *, wait_for_reads: bool = True) -> None:
         """Wait for running work and stop the pools; results not yet delivered are dropped.
 
         Every write the user asked for is applied; reads not started yet are dropped (their
         results would be thrown away: waiting for them kept a closed window's process alive
-        for seconds, #43)."""
+        for seconds, #43). Reads that run are waited for unless `wait_for_reads` is False
+        (the application quits: they run on daemon threads that end with the process)."""
         self._closed = True
-        self._readers.shutdown(wait=False, cancel_futures=True)
+        self._readers.shutdown(wait=False)
         self._writer.shutdown(wait=True)
-        self._readers.shutdown(wait=True)
+        self._readers.shutdown(wait=wait_for_reads)
 
     def _hold(
         self,

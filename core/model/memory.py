@@ -242,6 +242,9 @@ class MemoryFilter:
     # Effective statuses (with "expired") judged in SQL at `now` (the store clock if None).
     effective_statuses: tuple[str, ...] = ()
     now: dt.datetime | None = None
+    # Only records in a conflict set (the review queue's conflicts: a few rows, not every
+    # active memory of the store decrypted to find them, #43).
+    in_conflict_set: bool = False
     # Keyset paging: only records after (updated_at, id) of the previous page's last record,
     # in the newest-first order; cheaper than a large OFFSET.
     after: tuple[dt.datetime, str] | None = None

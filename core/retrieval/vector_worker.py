@@ -14,7 +14,6 @@ from core.model.records import MemoryRecord
 from core.retrieval.vector_state import (
     BACKFILL_SLICE,
     BACKGROUND_BATCH,
-    EMBED_BATCH,
     READ_CATCH_UP,
     SETTLE_SECONDS,
     VectorState,
@@ -179,10 +178,12 @@ class BackgroundEmbedding(VectorState):
                 ids = missing[start : start + BACKFILL_SLICE]
                 records = load(ids)
                 self._backfilled(len(ids) - len(records))  # gone since: nothing to embed
-                for first in range(0, len(records), EMBED_BATCH):
+                # Small batches, as the queue's worker: a closing service waits for the
+                # one in flight (a 64-text batch kept a quitting desktop for seconds, #43).
+                for first in range(0, len(records), BACKGROUND_BATCH):
                     if self._stopping.is_set():
                         return  # the closing service saves what was embedded
-                    chunk = records[first : first + EMBED_BATCH]
+                    chunk = records[first : first + BACKGROUND_BATCH]
                     self.put(chunk)
                     self._backfilled(len(chunk))
             self.save()

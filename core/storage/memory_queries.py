@@ -167,6 +167,8 @@ def _attribute_conditions(flt: MemoryFilter) -> list[Any]:
         out.append(s.memories.c.scope_json.in_(visible_scopes(flt.visible_to)))
     if flt.effective_statuses:
         out.append(or_(*(_effective(st, flt.now) for st in flt.effective_statuses)))
+    if flt.in_conflict_set:
+        out.append(s.memories.c.conflict_set.is_not(None))
     for key, value in (flt.scope_contains or {}).items():
         having = select(s.memory_scopes.c.memory_id).where(
             (s.memory_scopes.c.key == key) & (s.memory_scopes.c.value == value)

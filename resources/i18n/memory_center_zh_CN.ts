@@ -1582,60 +1582,60 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="104" />
-        <location filename="../../ui/main_window.py" line="229" />
-        <location filename="../../ui/main_window.py" line="270" />
+        <location filename="../../ui/main_window.py" line="106" />
+        <location filename="../../ui/main_window.py" line="231" />
+        <location filename="../../ui/shell.py" line="46" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="106" />
+        <location filename="../../ui/main_window.py" line="108" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="239" />
+        <location filename="../../ui/shell.py" line="33" />
         <source>Navigation</source>
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="214" />
-        <location filename="../../ui/main_window.py" line="241" />
+        <location filename="../../ui/main_window.py" line="216" />
+        <location filename="../../ui/shell.py" line="21" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="242" />
+        <location filename="../../ui/shell.py" line="22" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="243" />
+        <location filename="../../ui/shell.py" line="23" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="244" />
+        <location filename="../../ui/shell.py" line="24" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="288" />
+        <location filename="../../ui/main_window.py" line="272" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="289" />
+        <location filename="../../ui/main_window.py" line="273" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="294" />
+        <location filename="../../ui/main_window.py" line="278" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="300" />
+        <location filename="../../ui/main_window.py" line="284" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
@@ -1650,23 +1650,23 @@
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="64" />
+        <location filename="../../ui/main_window.py" line="62" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="65" />
+        <location filename="../../ui/main_window.py" line="63" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="67" />
+        <location filename="../../ui/main_window.py" line="65" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="102" />
-        <location filename="../../ui/main_window.py" line="227" />
+        <location filename="../../ui/main_window.py" line="104" />
+        <location filename="../../ui/main_window.py" line="229" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
@@ -1676,12 +1676,12 @@
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="234" />
+        <location filename="../../ui/main_window.py" line="236" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="245" />
+        <location filename="../../ui/shell.py" line="25" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
@@ -1701,102 +1701,102 @@
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="325" />
+        <location filename="../../ui/main_window.py" line="309" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="327" />
+        <location filename="../../ui/main_window.py" line="311" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="330" />
+        <location filename="../../ui/main_window.py" line="314" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="332" />
+        <location filename="../../ui/main_window.py" line="316" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="335" />
+        <location filename="../../ui/main_window.py" line="319" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="340" />
+        <location filename="../../ui/main_window.py" line="324" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="349" />
+        <location filename="../../ui/main_window.py" line="333" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="358" />
+        <location filename="../../ui/main_window.py" line="342" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="362" />
+        <location filename="../../ui/main_window.py" line="346" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="373" />
+        <location filename="../../ui/main_window.py" line="357" />
         <source>No transcript importers were installed with this window</source>
         <translation>此窗口未安装对话记录导入器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="378" />
+        <location filename="../../ui/main_window.py" line="362" />
         <source>Locking is not available here (nothing could unlock the store again)</source>
         <translation>此处无法锁定（没有可重新解锁存储的方式）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="381" />
+        <location filename="../../ui/main_window.py" line="365" />
         <source>Lock applies to a passphrase-protected key; this store's key comes from %1</source>
         <translation>锁定仅适用于受口令保护的密钥；此存储的密钥来自 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="382" />
+        <location filename="../../ui/main_window.py" line="366" />
         <source>an unknown source</source>
         <translation>未知来源</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="384" />
+        <location filename="../../ui/main_window.py" line="368" />
         <source>Close the store and forget the key until the passphrase is given</source>
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="474" />
+        <location filename="../../ui/main_window.py" line="458" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="475" />
+        <location filename="../../ui/main_window.py" line="459" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="476" />
+        <location filename="../../ui/main_window.py" line="460" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="478" />
+        <location filename="../../ui/main_window.py" line="462" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="496" />
+        <location filename="../../ui/main_window.py" line="480" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="545" />
+        <location filename="../../ui/main_window.py" line="529" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -1832,79 +1832,90 @@
 <context>
     <name>PassphraseDialog</name>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="43" />
+        <location filename="../../ui/passphrase_dialog.py" line="55" />
         <source>Unlock Memory Center</source>
         <translation>解锁记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="43" />
+        <location filename="../../ui/passphrase_dialog.py" line="55" />
         <source>Protect your memories</source>
         <translation>保护您的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="45" />
-        <location filename="../../ui/passphrase_dialog.py" line="60" />
-        <location filename="../../ui/passphrase_dialog.py" line="70" />
+        <location filename="../../ui/passphrase_dialog.py" line="57" />
+        <location filename="../../ui/passphrase_dialog.py" line="72" />
+        <location filename="../../ui/passphrase_dialog.py" line="82" />
         <source>Passphrase</source>
         <translation>口令</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="51" />
+        <location filename="../../ui/passphrase_dialog.py" line="63" />
         <source>No OS keyring is available. Choose a passphrase (at least 8 characters) that protects the key of your memory store.</source>
         <translation>没有可用的系统钥匙串。请设置一个口令（至少 8 个字符）来保护记忆库的密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="55" />
+        <location filename="../../ui/passphrase_dialog.py" line="67" />
         <source>Enter the passphrase of your memory store.</source>
         <translation>请输入记忆库的口令。</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="63" />
+        <location filename="../../ui/passphrase_dialog.py" line="75" />
         <source>Repeat passphrase</source>
         <translation>再次输入口令</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="68" />
+        <location filename="../../ui/passphrase_dialog.py" line="80" />
         <source>Problem</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="72" />
+        <location filename="../../ui/passphrase_dialog.py" line="84" />
         <source>Repeat</source>
         <translation>再次输入</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="76" />
+        <location filename="../../ui/passphrase_dialog.py" line="88" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="78" />
+        <location filename="../../ui/passphrase_dialog.py" line="90" />
         <source>Unlock</source>
         <translation>解锁</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="78" />
+        <location filename="../../ui/passphrase_dialog.py" line="90" />
         <source>OK</source>
         <translation>确定</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="106" />
+        <location filename="../../ui/passphrase_dialog.py" line="98" />
+        <location filename="../../ui/passphrase_dialog.py" line="101" />
+        <source>Unlocking</source>
+        <translation>正在解锁</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="100" />
+        <source>Unlocking…</source>
+        <translation>正在解锁…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/passphrase_dialog.py" line="144" />
         <source>Use at least %1 characters.</source>
         <translation>请至少使用 %1 个字符。</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="108" />
+        <location filename="../../ui/passphrase_dialog.py" line="146" />
         <source>The two passphrases differ.</source>
         <translation>两次输入的口令不一致。</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="110" />
+        <location filename="../../ui/passphrase_dialog.py" line="148" />
         <source>Enter the passphrase.</source>
         <translation>请输入口令。</translation>
     </message>
     <message>
-        <location filename="../../ui/passphrase_dialog.py" line="115" />
+        <location filename="../../ui/passphrase_dialog.py" line="181" />
         <source>That passphrase is wrong. Try again.</source>
         <translation>口令不正确，请重试。</translation>
     </message>
@@ -2692,17 +2703,17 @@
         <translation>没有来源事件。</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="115" />
+        <location filename="../../ui/models/review_model.py" line="119" />
         <source>Suggested memories (%1)</source>
         <translation>建议的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="117" />
+        <location filename="../../ui/models/review_model.py" line="121" />
         <source>Conflicts (%1)</source>
         <translation>冲突（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="121" />
+        <location filename="../../ui/models/review_model.py" line="125" />
         <source>Quarantined — check before approving (%1)</source>
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
@@ -3012,47 +3023,47 @@
 <context>
     <name>SessionsView</name>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="77" />
+        <location filename="../../ui/views/sessions_view.py" line="80" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="79" />
+        <location filename="../../ui/views/sessions_view.py" line="82" />
         <source>Events of the session</source>
         <translation>会话事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="99" />
+        <location filename="../../ui/views/sessions_view.py" line="102" />
         <source>Memory opt-out: inject nothing into this session and extract nothing from it</source>
         <translation>关闭记忆：不向此会话注入任何记忆，也不从中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="101" />
+        <location filename="../../ui/views/sessions_view.py" line="104" />
         <source>Memory opt-out</source>
         <translation>关闭记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="104" />
+        <location filename="../../ui/views/sessions_view.py" line="107" />
         <source>Model calls of the session</source>
         <translation>会话的模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="159" />
+        <location filename="../../ui/views/sessions_view.py" line="162" />
         <source>Model call</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="304" />
+        <location filename="../../ui/views/sessions_view.py" line="314" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="327" />
+        <location filename="../../ui/views/sessions_view.py" line="337" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="329" />
+        <location filename="../../ui/views/sessions_view.py" line="339" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -3068,92 +3079,162 @@
 <context>
     <name>Snapshot</name>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="24" />
+        <location filename="../../ui/views/snapshot_text.py" line="25" />
         <source>deleted since</source>
         <translation>之后被删除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="25" />
+        <location filename="../../ui/views/snapshot_text.py" line="26" />
         <source>replaced since</source>
         <translation>之后被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="26" />
+        <location filename="../../ui/views/snapshot_text.py" line="27" />
         <source>disabled since</source>
         <translation>之后被停用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="27" />
+        <location filename="../../ui/views/snapshot_text.py" line="28" />
         <source>quarantined since</source>
         <translation>之后被隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="28" />
+        <location filename="../../ui/views/snapshot_text.py" line="29" />
         <source>expired since</source>
         <translation>之后已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="29" />
+        <location filename="../../ui/views/snapshot_text.py" line="30" />
         <source>purged since</source>
         <translation>之后被彻底清除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="30" />
+        <location filename="../../ui/views/snapshot_text.py" line="31" />
         <source>edited since</source>
         <translation>之后被修改</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="31" />
+        <location filename="../../ui/views/snapshot_text.py" line="32" />
         <source>scope changed since</source>
         <translation>之后范围有变</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="32" />
+        <location filename="../../ui/views/snapshot_text.py" line="33" />
         <source>may be out of date</source>
         <translation>可能已过时</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="33" />
+        <location filename="../../ui/views/snapshot_text.py" line="34" />
         <source>contradicts another memory here</source>
         <translation>与此处另一条记忆矛盾</translation>
     </message>
     <message>
+        <location filename="../../ui/views/snapshot_text.py" line="43" />
+        <source>keyword and vector search</source>
+        <translation>关键词与向量检索</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="44" />
+        <source>keyword search (no embedder)</source>
+        <translation>关键词检索（未配置嵌入模型）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="45" />
+        <source>keyword search only: the vector search was unavailable</source>
+        <translation>仅关键词检索：向量检索不可用</translation>
+    </message>
+    <message>
         <location filename="../../ui/views/snapshot_text.py" line="48" />
+        <source>no memory: this session opted out</source>
+        <translation>未提供记忆：此会话已选择不使用记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="49" />
+        <source>no memory: paused for this agent</source>
+        <translation>未提供记忆：此智能体的记忆已暂停</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="59" />
+        <source>the embedding model was still loading</source>
+        <translation>嵌入模型仍在加载</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="62" />
+        <source>the vector index file was still being read</source>
+        <translation>向量索引文件仍在读取</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="66" />
+        <source>the vector search did not answer within the time limit</source>
+        <translation>向量检索未在时限内返回</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="71" />
+        <source>the vector search was busy with an earlier query</source>
+        <translation>向量检索正忙于之前的查询</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="75" />
+        <source>the vector index failed</source>
+        <translation>向量索引出错</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="79" />
+        <source>the vector search had failed just before; it is retried shortly</source>
+        <translation>向量检索刚刚失败过；稍后会重试</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="83" />
+        <source>the session opted out of memory</source>
+        <translation>该会话已选择不使用记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="86" />
+        <source>memory could not be read</source>
+        <translation>无法读取记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="99" />
+        <source>Memory found by: %1</source>
+        <translation>记忆的查找方式：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/snapshot_text.py" line="120" />
         <source>the other memory</source>
         <translation>另一条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="50" />
+        <location filename="../../ui/views/snapshot_text.py" line="122" />
         <source>see %1</source>
         <translation>见 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="68" />
+        <location filename="../../ui/views/snapshot_text.py" line="140" />
         <source>%1 of %2 tokens used</source>
         <translation>使用了 %2 个词元中的 %1 个</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="72" />
+        <location filename="../../ui/views/snapshot_text.py" line="50" />
         <source>degraded: memory was unavailable</source>
         <translation>已降级：记忆暂不可用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="99" />
+        <location filename="../../ui/views/snapshot_text.py" line="172" />
         <source>The model was given memories that contradict each other.</source>
         <translation>模型收到了相互矛盾的记忆。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="104" />
+        <location filename="../../ui/views/snapshot_text.py" line="177" />
         <source>Injected (%n)</source>
         <translation><numerusform>已注入（%n）</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="108" />
+        <location filename="../../ui/views/snapshot_text.py" line="181" />
         <source>Dropped, and why (%n)</source>
         <translation><numerusform>未注入及原因（%n）</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="42" />
+        <location filename="../../ui/views/snapshot_text.py" line="114" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
@@ -3284,63 +3365,63 @@ Current scope: %3</source>
 <context>
     <name>StartWindow</name>
     <message>
-        <location filename="../../app/gui_start.py" line="69" />
-        <location filename="../../app/gui_start.py" line="82" />
+        <location filename="../../app/gui_start.py" line="70" />
+        <location filename="../../app/gui_start.py" line="90" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="70" />
+        <location filename="../../app/gui_start.py" line="71" />
         <source>Memory Center is starting</source>
         <translation>记忆中心正在启动</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="85" />
+        <location filename="../../app/gui_start.py" line="93" />
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="87" />
+        <location filename="../../app/gui_start.py" line="95" />
         <source>Start-up progress</source>
         <translation>启动进度</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="103" />
+        <location filename="../../app/gui_start.py" line="116" />
         <source>Welcome to Memory Center</source>
         <translation>欢迎使用记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="108" />
+        <location filename="../../app/gui_start.py" line="121" />
         <source>Memory Center keeps what your AI agents remember about you, encrypted on this computer, and lets you see, correct and control it.</source>
         <translation>记忆中心在这台电脑上加密保存 AI 智能体记住的关于您的内容，让您可以查看、更正和掌控。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="114" />
+        <location filename="../../app/gui_start.py" line="127" />
         <source>Explore a demo store</source>
         <translation>浏览演示库</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="117" />
+        <location filename="../../app/gui_start.py" line="130" />
         <source>Sample memories of made-up people, in a separate store. Your agents never see it, and your own store stays empty.</source>
         <translation>虚构人物的示例记忆，保存在单独的记忆库中。您的智能体永远看不到它，您自己的记忆库保持为空。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="121" />
+        <location filename="../../app/gui_start.py" line="134" />
         <source>Start with an empty store</source>
         <translation>从空记忆库开始</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="124" />
+        <location filename="../../app/gui_start.py" line="137" />
         <source>Your own store: it fills as your agents and you add memories.</source>
         <translation>您自己的记忆库：随着您和智能体添加记忆而充实。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="133" />
+        <location filename="../../app/gui_start.py" line="146" />
         <source>Look around with sample memories first (a separate demo store).</source>
         <translation>先用示例记忆四处看看（单独的演示库）。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="135" />
+        <location filename="../../app/gui_start.py" line="148" />
         <source>Your own memory store, empty for now.</source>
         <translation>您自己的记忆库，目前为空。</translation>
     </message>
@@ -3955,22 +4036,22 @@ Current scope: %3</source>
 <context>
     <name>self.window</name>
     <message>
-        <location filename="../../app/gui_start.py" line="242" />
+        <location filename="../../app/gui_start.py" line="255" />
         <source>Opening the demo store…</source>
         <translation>正在打开演示库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="244" />
+        <location filename="../../app/gui_start.py" line="257" />
         <source>Opening your memory store…</source>
         <translation>正在打开您的记忆库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="276" />
+        <location filename="../../app/gui_start.py" line="289" />
         <source>Loading your memories…</source>
         <translation>正在载入您的记忆…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="329" />
+        <location filename="../../app/gui_start.py" line="347" />
         <source>Memory Center cannot open the store</source>
         <translation>记忆中心无法打开记忆库</translation>
     </message>

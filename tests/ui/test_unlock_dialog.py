@@ -37,9 +37,14 @@ def test_wrong_passphrase_keeps_the_dialog_open(
         assert field is dialog.first
         qtbot.keyClicks(field, "not the passphrase")
         qtbot.keyClick(field, Qt.Key.Key_Return)
+        # The key is derived on a worker thread: the dialog says so and keeps answering.
+        assert dialog.unlocking and dialog.state.isVisible() and not dialog.first.isEnabled()
+        qtbot.waitUntil(lambda: not dialog.unlocking, timeout=TIMEOUT)
         seen.append((dialog.isVisible(), dialog.problem.text()))
+        assert field.hasFocus()
         qtbot.keyClicks(field, PASSPHRASE)  # the wrong text is selected: typing replaces it
         qtbot.keyClick(field, Qt.Key.Key_Return)
+        assert dialog.unlocking
 
     QTimer.singleShot(200, type_into_dialog)
     qtbot.mouseClick(win.unlock_button, Qt.MouseButton.LeftButton)

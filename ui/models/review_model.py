@@ -21,6 +21,7 @@ from ui.models.row_table import RowTableModel
 from ui.presentation import bold_font, icon, kind_text, status_icon
 
 EntryRole = Qt.ItemDataRole.UserRole + 1
+ALL = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,15 @@ def _entry(section: str, item: MemoryRecord | tuple[MemoryRecord, ...]) -> Entry
 
 def load_queue(service: MemoryService) -> QueueData:
     """Read candidates, quarantined records and unresolved conflict sets."""
-    pending = service.list_memories(
-        MemoryFilter(
-            statuses=(MemoryStatus.CANDIDATE, MemoryStatus.ACTIVE, MemoryStatus.QUARANTINED),
-            limit=10_000_000,
-        )
+    waiting = service.list_memories(
+        MemoryFilter(statuses=(MemoryStatus.CANDIDATE, MemoryStatus.QUARANTINED), limit=ALL)
     )
+    # Active members of conflict sets only: reading every active memory to find them took
+    # 20 s of a 100k store's start (and its quit waited for it, #43).
+    in_sets = service.list_memories(
+        MemoryFilter(statuses=(MemoryStatus.ACTIVE,), in_conflict_set=True, limit=ALL)
+    )
+    pending = sorted([*waiting, *in_sets], key=lambda r: (r.updated_at, r.id), reverse=True)
     sets: dict[str, list[MemoryRecord]] = {}
     for r in pending:
         conflicting = MemoryFlag.CONFLICT in r.flags and r.status != MemoryStatus.QUARANTINED
