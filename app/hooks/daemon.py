@@ -81,11 +81,14 @@ class Daemon:
         try:
             self.service = open_service(Path(self.paths.data_dir), create=True, prompt=None)
         except MemoryCenterError as exc:
-            # Clients waiting for this daemon read the note and stop waiting.
+            # Clients waiting for this daemon read the note and stop waiting; the kind
+            # (before the note, which clients watch) lets Settings say what to do.
+            _write_private(Path(self.paths.error_kind), exc.kind)
             _write_private(Path(self.paths.error), exc.message)
             return 1
-        with contextlib.suppress(OSError):
-            os.unlink(self.paths.error)
+        for note in (self.paths.error, self.paths.error_kind):
+            with contextlib.suppress(OSError):
+                os.unlink(note)
         try:
             self._warm_up()
             record_missed(self.service, Path(self.paths.missed))
