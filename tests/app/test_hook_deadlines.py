@@ -261,3 +261,22 @@ def test_the_deadline_counts_the_start_of_the_process() -> None:
 
     fresh, slept = since_start("pass"), since_start("import time; time.sleep(1.2)")
     assert 0.0 <= fresh < slept and 1.2 <= slept < client.MAX_START
+
+
+def test_a_hook_run_in_process_leaves_the_reason_for_settings(
+    tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no daemon (switched off here; no Unix sockets elsewhere) the hook runs in its own
+    process: a store it cannot open leaves the same note a daemon leaves, and opening it
+    later removes the note."""
+    data_dir = tmp_path / "store"
+    _open(data_dir).close()
+    env = hook_env(runtime, daemon=False)
+    del env["MEMORY_CENTER_PASSPHRASE"]
+    payload = {**_tool_call(tmp_path, 1), "hook_event_name": "UserPromptSubmit", "prompt": "x"}
+    assert _client(data_dir, payload, env).returncode == 0
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    found = client.last_failure(data_dir)
+    assert found is not None and found[1] == "key_unavailable" and "passphrase" in found[0]
+    assert _client(data_dir, payload, hook_env(runtime, daemon=False)).returncode == 0
+    assert client.last_failure(data_dir) is None
