@@ -121,16 +121,21 @@ class Daemon:
         with self.draining:
             with self.guard:
                 self.busy += 1
+            count = 0
             try:
 
                 def one(agent: str, raw: bytes, bound: int | None) -> str:
                     return handle(self.service, agent, raw, transcript_bytes=bound)
 
-                return ingest.drain(self.paths, one)
+                count = ingest.drain(self.paths, one)
+                return count
             finally:
                 with self.guard:
                     self.busy -= 1
-                    self.last = time.monotonic()
+                    # Only ingested calls are activity: the idle drain every half second
+                    # must not keep the daemon (and the unlocked key) up for ever (#42).
+                    if count:
+                        self.last = time.monotonic()
 
     def _warm_up(self) -> None:
         """Load the catalog and the embedding model before the first hook needs them."""

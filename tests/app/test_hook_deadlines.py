@@ -280,3 +280,27 @@ def test_a_hook_run_in_process_leaves_the_reason_for_settings(
     assert found is not None and found[1] == "key_unavailable" and "passphrase" in found[0]
     assert _client(data_dir, payload, hook_env(runtime, daemon=False)).returncode == 0
     assert client.last_failure(data_dir) is None
+
+
+def test_the_daemon_exits_when_idle_although_it_watches_its_queue(
+    tmp_path: Path, runtime: Path
+) -> None:
+    """The queue is looked at every half second; looking is no activity. Before, each look
+    counted as one, so the daemon (holding the unlocked key) never went idle."""
+    data_dir = tmp_path / "store"
+    _open(data_dir).close()
+    env = {**hook_env(runtime, daemon=True), "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("MEMORY_CENTER_EMBEDDER")  # the default embedder, as a user's daemon has it
+    entry = "from app.launch import main; main()"
+    serve = ["--data-dir", str(data_dir), "daemon", "serve", "--idle", "1"]
+    daemon = subprocess.Popen(
+        [sys.executable, "-c", entry, *serve],
+        env=env,
+        cwd=REPO_ROOT,
+    )
+    try:
+        assert daemon.wait(timeout=NEVER * 2) == 0
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
