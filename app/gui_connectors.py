@@ -17,15 +17,17 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from app.capture.watch import AGENTS, Watcher
+from app.hooks import client as hook_client
 from app.hooks import install as hooks
 from app.paths import PASSPHRASE_ENV
 from core import InvalidInputError, MemoryCenterError, MemoryService
 
-from ui.integrations import CaptureAgent, Connectors, HookState
+from ui.integrations import CaptureAgent, Connectors, HookProblem, HookState
 
 CAPTURE_INTERVAL_S = 2.0
 STOP_WAIT_S = 5.0
@@ -100,6 +102,13 @@ class DesktopHooks:
     def uninstall(self, path: Path) -> HookState:
         hooks.uninstall(path)
         return self.state(path)
+
+    def problem(self) -> HookProblem | None:
+        found = hook_client.last_failure(self.data_dir)
+        if found is None:
+            return None
+        reason, kind, when = found
+        return HookProblem(reason, kind, datetime.fromtimestamp(when, UTC))
 
 
 @dataclass

@@ -34,8 +34,36 @@ def gui_request(argv: list[str]) -> tuple[Path | None, bool] | None:
     return data_dir, demo
 
 
+HOOK_AGENTS = ("claude-code",)
+
+
+def hook_request(argv: list[str]) -> tuple[str | None, str] | None:
+    """(data dir or None, agent) when `argv` is exactly the hook command `hook install`
+    writes for the desktop build (`[--data-dir DIR] hook AGENT`); None otherwise."""
+    words = list(argv)
+    data_dir: str | None = None
+    if len(words) >= 2 and words[0] == "--data-dir":
+        data_dir = words[1]
+        words = words[2:]
+    elif words and words[0].startswith("--data-dir="):
+        data_dir = words[0].partition("=")[2]
+        words = words[1:]
+    if len(words) != 2 or words[0] != "hook" or words[1] not in HOOK_AGENTS:
+        return None
+    return data_dir, words[1]
+
+
 def main() -> None:
-    """Open the window fast, or run the command line."""
+    """Open the window fast, run a hook, or run the command line."""
+    hook = hook_request(sys.argv[1:])
+    if hook is not None:
+        # The agent waits for every hook: the thin client imports only built-in modules,
+        # where the command line would first import click and the engine's models (#42).
+        from app.hooks.client import main as hook_main
+
+        folder, agent = hook
+        hook_main([agent] + (["--data-dir", folder] if folder is not None else []))
+        return
     request = gui_request(sys.argv[1:])
     if request is None:
         from app.hooks.cli_forward import command_of, forward, store_folder

@@ -10,6 +10,10 @@ transcript, and a store whose passphrase is not in the hook's environment. Usage
 
     .venv/bin/python benchmarks/hook_latency.py [--memories 10000] [--calls 100]
         [--embedder hashing] [--transcript-mb 200] [--stress-calls 5]
+        [--program dist/memory-center/memory-center]
+
+With `--program`, the command is the desktop build's (`<program> --data-dir DIR hook
+claude-code`), as the bundle's `hook install` writes it.
 """
 
 from __future__ import annotations
@@ -41,6 +45,16 @@ CLIENT = ROOT / "app" / "hooks" / "client.py"
 
 
 GIVE_UP = 120.0  # seconds: a hook still running then is reported as such
+PROGRAM: list[Path] = []
+"""With --program: the desktop build's executable, whose installed command is
+`<program> --data-dir DIR hook claude-code`."""
+
+
+def hook_argv(data_dir: Path) -> list[str]:
+    """The command the installer writes: the checkout's thin client, or the bundle's verb."""
+    if PROGRAM:
+        return [str(PROGRAM[0]), "--data-dir", str(data_dir), "hook", "claude-code"]
+    return [sys.executable, "-S", str(CLIENT), "claude-code", "--data-dir", str(data_dir)]
 
 
 def call(data_dir: Path, payload: dict[str, object], env: dict[str, str]) -> tuple[float, str]:
@@ -48,7 +62,7 @@ def call(data_dir: Path, payload: dict[str, object], env: dict[str, str]) -> tup
     t0 = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-S", str(CLIENT), "claude-code", "--data-dir", str(data_dir)],
+            hook_argv(data_dir),
             input=json.dumps(payload),
             capture_output=True,
             text=True,
@@ -193,7 +207,12 @@ def main() -> None:
     parser.add_argument("--embedder", default="hashing")
     parser.add_argument("--transcript-mb", type=int, default=200)
     parser.add_argument("--stress-calls", type=int, default=5)
+    parser.add_argument(
+        "--program", type=Path, help="the desktop build's memory-center (its hook command)"
+    )
     args = parser.parse_args()
+    if args.program is not None:
+        PROGRAM.append(args.program.resolve())
     with tempfile.TemporaryDirectory(prefix="mchb") as tmp:
         base = Path(tmp)
         os.environ.update(

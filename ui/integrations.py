@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -39,6 +40,17 @@ class HookState:
     events: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class HookProblem:
+    """The last time Claude Code's hooks could not open this store."""
+
+    reason: str
+    """The store's own words (an error message)."""
+    kind: str
+    """The error's kind (`MemoryCenterError.kind`): what the user can do depends on it."""
+    when: datetime
+
+
 class HookControl(Protocol):
     """Install and remove the Claude Code hooks, as `hook install|uninstall claude-code`."""
 
@@ -56,6 +68,11 @@ class HookControl(Protocol):
 
     def uninstall(self, path: Path) -> HookState:
         """Remove exactly our entries."""
+        ...
+
+    def problem(self) -> HookProblem | None:
+        """Why the hooks could not open this store, the last time they tried (None when
+        they opened it since, or never failed)."""
         ...
 
 

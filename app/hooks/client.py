@@ -48,6 +48,8 @@ HOT_EVENTS = ("UserPromptSubmit", "SessionStart")
 HOT_DEADLINE = 0.8
 """Seconds in all a hook that injects may spend on memory (Claude Code allows far more, but
 the user waits for it): then the prompt goes on without memory."""
+MAX_START = 10.0
+"""Seconds a start may have taken before the hook's code ran; more is a clock mismatch."""
 QUEUE_AGENT = "queue"  # the request that only tells the daemon its queue has grown
 KICK_TIMEOUT = 0.3
 MAX_QUEUE = 64 << 20
@@ -98,6 +100,7 @@ class Paths:
         self.lock = os.path.join(self.dir, f"{name}.lock")
         self.missed = os.path.join(self.dir, f"{name}.missed.jsonl")
         self.error = os.path.join(self.dir, f"{name}.error")
+        self.error_kind = os.path.join(self.dir, f"{name}.error-kind")
         self.queue = os.path.join(self.dir, f"{name}.queue")
         self.told = os.path.join(self.dir, f"{name}.told")
 
@@ -376,7 +379,9 @@ def run(agent: str, raw: bytes, data_dir: str | os.PathLike[str] | None = None) 
             else:
                 note_missed(paths, raw, "the hook queue is full")
             return notice(paths, raw)
-        answer = via_daemon(paths, agent, raw, deadline())
+        # The deadline counts from the start of this process: the desktop build's program
+        # spends a few hundred milliseconds starting before it gets here (#42).
+        answer = via_daemon(paths, agent, raw, max(0.05, deadline() - since_start()))
         if answer is not None:
             return answer
         note_missed(paths, raw, "the hook daemon did not answer in time")
@@ -392,6 +397,39 @@ def deadline() -> float:
     except ValueError:
         return HOT_DEADLINE
     return value if 0 < value < 600 else HOT_DEADLINE
+
+
+def last_failure(data_dir: str | os.PathLike[str]) -> tuple[str, str, float] | None:
+    """(reason, error kind, when as a Unix time) of the last time a hook daemon could not
+    open the store at `data_dir`; None when none failed since one last opened it."""
+    try:
+        paths = Paths(data_dir)
+        when = os.stat(paths.error).st_mtime
+        with open(paths.error, encoding="utf-8", errors="replace") as handle:
+            reason = handle.read().strip()
+    except OSError:
+        return None
+    try:
+        with open(paths.error_kind, encoding="utf-8", errors="replace") as handle:
+            kind = handle.read().strip()
+    except OSError:
+        kind = "error"  # a note from before kinds were written
+    return reason, kind, when
+
+
+def since_start() -> float:
+    """Seconds since this process started, from Linux's /proc and the boot-time clock they
+    share; 0.0 where they cannot be read or disagree (a value beyond any start is not
+    believed: better the whole deadline than none)."""
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            stat = handle.read()
+        # Fields after the command name (which may hold spaces); starttime is field 22.
+        ticks = int(stat[stat.rindex(b")") + 2 :].split()[19])
+        elapsed = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+    return elapsed if 0.0 <= elapsed < MAX_START else 0.0
 
 
 def notice(paths: Paths, raw: bytes) -> str:

@@ -81,11 +81,14 @@ class Daemon:
         try:
             self.service = open_service(Path(self.paths.data_dir), create=True, prompt=None)
         except MemoryCenterError as exc:
-            # Clients waiting for this daemon read the note and stop waiting.
+            # Clients waiting for this daemon read the note and stop waiting; the kind
+            # (before the note, which clients watch) lets Settings say what to do.
+            _write_private(Path(self.paths.error_kind), exc.kind)
             _write_private(Path(self.paths.error), exc.message)
             return 1
-        with contextlib.suppress(OSError):
-            os.unlink(self.paths.error)
+        for note in (self.paths.error, self.paths.error_kind):
+            with contextlib.suppress(OSError):
+                os.unlink(note)
         try:
             self._warm_up()
             record_missed(self.service, Path(self.paths.missed))
@@ -118,16 +121,21 @@ class Daemon:
         with self.draining:
             with self.guard:
                 self.busy += 1
+            count = 0
             try:
 
                 def one(agent: str, raw: bytes, bound: int | None) -> str:
                     return handle(self.service, agent, raw, transcript_bytes=bound)
 
-                return ingest.drain(self.paths, one)
+                count = ingest.drain(self.paths, one)
+                return count
             finally:
                 with self.guard:
                     self.busy -= 1
-                    self.last = time.monotonic()
+                    # Only ingested calls are activity: the idle drain every half second
+                    # must not keep the daemon (and the unlocked key) up for ever (#42).
+                    if count:
+                        self.last = time.monotonic()
 
     def _warm_up(self) -> None:
         """Load the catalog and the embedding model before the first hook needs them."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any, cast
 
@@ -69,11 +70,33 @@ def run_once(data_dir: Path, agent: str, raw: bytes) -> str:
         return handle(cast(MemoryService, _SpoolOnly(writer, away.message)), agent, raw)
     except MemoryCenterError as exc:
         log.warning("memory store unavailable for a hook: %s", exc.message)
+        note_failure(data_dir, exc)
         return ""
+    note_failure(data_dir, None)
     try:
         return handle(service, agent, raw)
     finally:
         service.close()
+
+
+def note_failure(data_dir: Path, exc: MemoryCenterError | None) -> None:
+    """Leave (or, once the store opened, remove) the note the daemon leaves when it cannot
+    open the store, so Settings and `hook status` say why also when the hook ran in this
+    process (no daemon: switched off, or no Unix sockets). Best effort."""
+    from app.hooks.client import Paths
+    from app.hooks.daemon import _write_private
+
+    try:
+        paths = Paths(data_dir)
+        if exc is None:
+            for note in (paths.error, paths.error_kind):
+                if os.path.exists(note):
+                    os.unlink(note)
+            return
+        _write_private(Path(paths.error_kind), exc.kind)
+        _write_private(Path(paths.error), exc.message)
+    except (OSError, AttributeError):  # no private runtime folder (or no user ids: Windows)
+        return
 
 
 def record_missed(service: MemoryService, missed: Path) -> int:

@@ -123,6 +123,83 @@ LOCKFILES = {
 _VERSION_FILE = lazy(r"cat (\.nvmrc|\.python-version|\.node-version|\.tool-versions)\s*\n\s*(\S+)")
 
 
+_SENTENCE_END = lazy(r"(?<=[.!?。！？])\s+")
+_REACTION = lazy(
+    r"^\s*(?:wow|whoa|woo+|yay|aw+|hey|hi|hello|congrat\w*|awesome|amazing|cool|nice|sweet|"
+    r"haha\w*|lol|sounds?\b|that(?:'s|’s| is| was| must| sounds)\b|what an?\b|so (?:glad|happy)|"
+    r"glad\b|(?:i'm|i am) (?:so )?(?:glad|happy|sorry) (?:to hear|for you)|"
+    r"definitely|totally|absolutely|exactly|no doubts?|i (?:totally |completely )?agree|"
+    r"agreed|thank\w*|let's|let us|talk (?:to you )?soon|bye|good luck|take care|way to go|"
+    r"keep (?:it up|up|going|at it|rock\w*|me posted)|stay (?:strong|positive|motivated|safe)|"
+    r"believe in|hang in|go for it|don't give up|have fun|fingers crossed|crossing my fingers)\b",
+    re.IGNORECASE,
+)
+"""A sentence that reacts to the other person or greets them: it says nothing about the
+speaker ("That sounds great!", "Congrats!", "Let's catch up soon")."""
+_ADDRESSED = lazy(r"\b(?:you|your|you're|you’re|you've|you'll|you'd|yours|yourself)\b", re.I)
+_POINTING = lazy(
+    r"^\s*(?:this|that|these|those|it|here)(?:'s|’s|'re| is| was| are| were| must| looks?"
+    r"| sounds?| seems?| feels?)\b"
+    r"|\b(?:these|those)\b|\b(?:of|about|with|for|on|in|into|to|at) (?:it|that)\b|\bworth it\b",
+    re.IGNORECASE,
+)
+"""A sentence about something outside the text ("It was awesome", "That's my dog", "Here's
+a pic", "these kids", "reminders of it"): what it speaks of is in the turns around it, not
+in the suggestion."""
+_SOON = lazy(
+    r"\b(?:soon|tomorrow|later|next (?:week|weekend|month|time|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday))\b",
+    re.IGNORECASE,
+)
+"""A sentence about the next days ("Next Friday works", "Let's plan a session soon"): an
+arrangement of the moment, unless the speaker tells it of themselves."""
+_SPOKEN_FILLER = lazy(
+    r"^\s*(?i:(?:yeah|yep|yup|oh|ah|well|hmm+|um+|no|yes|but|and|so)\b[\s,.!]*)+(?:[A-Z][a-z]+[,!]\s*)?"
+)
+"""Spoken fillers at a sentence's start, and the name of the person spoken to after them
+("Yeah Maria, ...")."""
+_EVALUATION = lazy(
+    r"(?:\b(?:is|are|was|were|(?:must|would|will|can) be)|'s|’s)\s+"
+    r"(?:(?:so|really|super|very|such|pretty|totally|always|much|more|most|truly|just|quite|"
+    r"incredibly|a|the)\s+){0,3}"
+    r"(?:important|key|vital|crucial|essential|priceless|great|awesome|amazing|lovely|must|"
+    r"wonderful|cool|fun|nice|beautiful|special|rewarding|exciting|inspiring|meaningful|"
+    r"incredible|fantastic|tough|hard|worth it)\b",
+    re.IGNORECASE,
+)
+"""A sentence that only judges ("Taking care of ourselves is so important", "Meal times are
+always fun"): an opinion of the moment, not a fact about anyone, unless the speaker says it
+of themselves."""
+_FIRST_PERSON = lazy(r"\b(?:i|i'm|i’m|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+_RULE_FOR_YOU = lazy(
+    r"\byou (?:must|should|always|never|need to|have to)\b(?! be\b)"
+    r"|^\s*(?:always|never|don't|do not|make sure)\b",
+    re.IGNORECASE,
+)
+"""A sentence addressed to someone that gives them a rule ("you must always ...", "never
+...") rather than cheering them ("I'm always here for you", "you must be so proud")."""
+
+
+def own_part(text: str) -> str:
+    """The sentences of `text` that could state something about its speaker or their work,
+    read on their own: without reactions to the other person, sentences addressed to them
+    (unless they state a rule: "you must always ..."), and sentences whose subject is
+    outside the text. A conversation between people is mostly such sentences (#42)."""
+    kept = []
+    for sentence in _SENTENCE_END.split(text):
+        sentence = _SPOKEN_FILLER.sub("", sentence, count=1).strip()
+        if not sentence or _REACTION.search(sentence) or _POINTING.search(sentence):
+            continue
+        if _ADDRESSED.search(sentence) and not _RULE_FOR_YOU.search(sentence):
+            continue
+        judged = _EVALUATION.search(sentence) or _SOON.search(sentence)
+        cheered = sentence.endswith("!") and not _RULE_FOR_YOU.search(sentence)
+        if (judged or cheered) and not _FIRST_PERSON.search(sentence):
+            continue
+        kept.append(sentence)
+    return " ".join(kept)
+
+
 class RuleExtractor:
     """The default extractor: explicit rules, English and Chinese."""
 
@@ -164,8 +241,9 @@ class RuleExtractor:
             return None
         if _ASKS.search(body) or (_TASK.search(body) and not _CONVENTION.search(body)):
             return None
-        stated = _PREFERENCE.search(body) or _CONVENTION.search(body) or _DECISION.search(body)
-        if not stated and (not _FACT.search(body) or _PAST.search(body)):
+        own = own_part(body)
+        stated = _PREFERENCE.search(own) or _CONVENTION.search(own) or _DECISION.search(own)
+        if not stated and (not _FACT.search(own) or _PAST.search(own)):
             return None
         return Proposal(_capitalise(body), infer_kind(body), (event.id,))
 

@@ -791,6 +791,28 @@ ZH.update(
         "Purge…": "清除…",
         "Memory purged.": "记忆已清除。",
         "replaced by %1: %2": "被 %1 取代：%2",
+        # One screen for a session's suggestions (#42)
+        "All from this session…  (G)": "本会话的全部建议…  (G)",
+        "Every suggestion of the session this one came from, on one screen": "这条建议所属会话的全部建议，在一个界面中",
+        "Review its suggestions…": "审阅本会话的建议…",
+        "Every suggestion this session produced, with its evidence, on one screen": "本会话产生的全部建议及其证据，在一个界面中",
+        "Suggestions from one session": "一个会话的建议",
+        "Suggestions of the session %1": "会话 %1 的建议",
+        "Approve all remaining  (Ctrl+Enter)": "批准其余全部  (Ctrl+Enter)",
+        "No suggestions from the session %1 wait for review.": "会话 %1 没有待审阅的建议。",
+        "Suggestions from the session %1 waiting for a decision: %2": "会话 %1 中待决定的建议：%2",
+        "Every suggestion from the session %1 is decided.": "会话 %1 的建议都已决定。",
+        "Reject  (R)": "拒绝  (R)",
+        # Connected agents: why the hooks cannot open the store (#42)
+        "Problem of the Claude Code hooks": "Claude Code 钩子的问题",
+        "Claude Code's hooks could not open this store (last try %1), so Claude Code works without memory and nothing it does is recorded.": "Claude Code 的钩子无法打开此存储（最近一次尝试：%1），因此 Claude Code 在没有记忆的情况下工作，它所做的一切都不会被记录。",
+        "Details: %1": "详情：%1",
+        "The passphrase in Claude Code's environment does not open this store. Correct MEMORY_CENTER_PASSPHRASE where you start Claude Code (your shell profile, or the \"env\" section of Claude Code's settings), then start a new Claude Code session.": 'Claude Code 环境中的口令无法打开此存储。请在启动 Claude Code 的地方（您的 shell 配置文件，或 Claude Code 设置中的 "env" 部分）更正 MEMORY_CENTER_PASSPHRASE，然后开始一个新的 Claude Code 会话。',
+        "Claude Code starts the hooks without this store's passphrase, and the system keyring does not hold its key. Set MEMORY_CENTER_PASSPHRASE in the environment you start Claude Code from (your shell profile, or the \"env\" section of Claude Code's settings), then start a new Claude Code session.": 'Claude Code 启动钩子时没有此存储的口令，系统密钥环中也没有它的密钥。请在启动 Claude Code 的环境中（您的 shell 配置文件，或 Claude Code 设置中的 "env" 部分）设置 MEMORY_CENTER_PASSPHRASE，然后开始一个新的 Claude Code 会话。',
+        "The hooks run an older Memory Center than the one that wrote this store. Install the hooks again from this window (Install above) so they run this version.": "钩子运行的 Memory Center 比写入此存储的版本旧。请在此窗口中重新安装钩子（上方的“安装”），让它们运行此版本。",
+        "The store failed an integrity check. Run memory-center verify in a terminal to see what is damaged.": "存储未通过完整性检查。请在终端中运行 memory-center verify 查看哪里损坏。",
+        "Something the store needs was busy or out of reach. The hooks try again by themselves at the next session; if this stays, check the details below.": "存储所需的某项资源正忙或无法访问。钩子会在下一个会话中自行重试；如果问题持续，请查看下面的详情。",
+        "Check the details below; memory-center hook status shows what the hooks see.": "请查看下面的详情；memory-center hook status 会显示钩子看到的情况。",
     }
 )
 

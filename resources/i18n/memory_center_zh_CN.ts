@@ -171,145 +171,190 @@
 <context>
     <name>AgentsPanel</name>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="40" />
+        <location filename="../../ui/views/settings/agents.py" line="41" />
         <source>Connected agents</source>
         <translation>已连接的智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="44" />
+        <location filename="../../ui/views/settings/agents.py" line="45" />
         <source>Claude Code hooks</source>
         <translation>Claude Code 钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="46" />
+        <location filename="../../ui/views/settings/agents.py" line="47" />
         <source>Live capture</source>
         <translation>实时采集</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="48" />
+        <location filename="../../ui/views/settings/agents.py" line="49" />
         <source>Compare memory on and off (A/B)…</source>
         <translation>比较开启与关闭记忆（A/B）…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="51" />
+        <location filename="../../ui/views/settings/agents.py" line="52" />
         <source>Is memory worth it?</source>
         <translation>记忆值得吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="70" />
+        <location filename="../../ui/views/settings/agents.py" line="71" />
         <source>With the hooks, Claude Code gets relevant memories with each prompt and records its sessions here as they happen (the same as memory-center hook install claude-code).</source>
         <translation>安装钩子后，Claude Code 在每次提问时获得相关记忆，并把会话实时记录到这里（与 memory-center hook install claude-code 相同）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="80" />
-        <location filename="../../ui/views/settings/agents.py" line="95" />
+        <location filename="../../ui/views/settings/agents.py" line="81" />
+        <location filename="../../ui/views/settings/agents.py" line="96" />
         <source>Install</source>
         <translation>安装</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="81" />
+        <location filename="../../ui/views/settings/agents.py" line="82" />
         <source>Install hooks in your user settings</source>
         <translation>在您的用户设置中安装钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="82" />
-        <location filename="../../ui/views/settings/agents.py" line="97" />
+        <location filename="../../ui/views/settings/agents.py" line="83" />
+        <location filename="../../ui/views/settings/agents.py" line="98" />
         <source>Uninstall</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="83" />
+        <location filename="../../ui/views/settings/agents.py" line="84" />
         <source>Uninstall hooks from your user settings</source>
         <translation>从您的用户设置中卸载钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="89" />
+        <location filename="../../ui/views/settings/agents.py" line="90" />
         <source>Project folder</source>
         <translation>项目文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="90" />
+        <location filename="../../ui/views/settings/agents.py" line="91" />
         <source>a project folder (for its own settings)</source>
         <translation>项目文件夹（用于该项目自己的设置）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="96" />
+        <location filename="../../ui/views/settings/agents.py" line="97" />
         <source>Install hooks in the project</source>
         <translation>在项目中安装钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="98" />
+        <location filename="../../ui/views/settings/agents.py" line="99" />
         <source>Uninstall hooks from the project</source>
         <translation>从项目中卸载钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="117" />
-        <location filename="../../ui/views/settings/agents.py" line="224" />
+        <location filename="../../ui/views/settings/agents.py" line="113" />
+        <source>Problem of the Claude Code hooks</source>
+        <translation>Claude Code 钩子的问题</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="128" />
+        <location filename="../../ui/views/settings/agents.py" line="291" />
         <source>Not available in this window.</source>
         <translation>此窗口中不可用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="123" />
+        <location filename="../../ui/views/settings/agents.py" line="134" />
         <source>Your user settings</source>
         <translation>您的用户设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="131" />
+        <location filename="../../ui/views/settings/agents.py" line="149" />
+        <source>Claude Code's hooks could not open this store (last try %1), so Claude Code works without memory and nothing it does is recorded.</source>
+        <translation>Claude Code 的钩子无法打开此存储（最近一次尝试：%1），因此 Claude Code 在没有记忆的情况下工作，它所做的一切都不会被记录。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="153" />
+        <source>Details: %1</source>
+        <translation>详情：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="163" />
+        <source>The passphrase in Claude Code's environment does not open this store. Correct MEMORY_CENTER_PASSPHRASE where you start Claude Code (your shell profile, or the "env" section of Claude Code's settings), then start a new Claude Code session.</source>
+        <translation>Claude Code 环境中的口令无法打开此存储。请在启动 Claude Code 的地方（您的 shell 配置文件，或 Claude Code 设置中的 "env" 部分）更正 MEMORY_CENTER_PASSPHRASE，然后开始一个新的 Claude Code 会话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="170" />
+        <source>Claude Code starts the hooks without this store's passphrase, and the system keyring does not hold its key. Set MEMORY_CENTER_PASSPHRASE in the environment you start Claude Code from (your shell profile, or the "env" section of Claude Code's settings), then start a new Claude Code session.</source>
+        <translation>Claude Code 启动钩子时没有此存储的口令，系统密钥环中也没有它的密钥。请在启动 Claude Code 的环境中（您的 shell 配置文件，或 Claude Code 设置中的 "env" 部分）设置 MEMORY_CENTER_PASSPHRASE，然后开始一个新的 Claude Code 会话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="177" />
+        <source>The hooks run an older Memory Center than the one that wrote this store. Install the hooks again from this window (Install above) so they run this version.</source>
+        <translation>钩子运行的 Memory Center 比写入此存储的版本旧。请在此窗口中重新安装钩子（上方的“安装”），让它们运行此版本。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="183" />
+        <source>The store failed an integrity check. Run memory-center verify in a terminal to see what is damaged.</source>
+        <translation>存储未通过完整性检查。请在终端中运行 memory-center verify 查看哪里损坏。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="188" />
+        <source>Something the store needs was busy or out of reach. The hooks try again by themselves at the next session; if this stays, check the details below.</source>
+        <translation>存储所需的某项资源正忙或无法访问。钩子会在下一个会话中自行重试；如果问题持续，请查看下面的详情。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="192" />
+        <source>Check the details below; memory-center hook status shows what the hooks see.</source>
+        <translation>请查看下面的详情；memory-center hook status 会显示钩子看到的情况。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="198" />
         <source>Choose a project folder to install the hooks for that project only.</source>
         <translation>选择一个项目文件夹，只为该项目安装钩子。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="140" />
+        <location filename="../../ui/views/settings/agents.py" line="207" />
         <source>Project %1</source>
         <translation>项目 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="156" />
+        <location filename="../../ui/views/settings/agents.py" line="223" />
         <source>%1: not installed</source>
         <translation>%1：未安装</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="157" />
+        <location filename="../../ui/views/settings/agents.py" line="224" />
         <source>%1: installed for %n event(s)</source>
         <translation><numerusform>%1：已为 %n 个事件安装</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="185" />
+        <location filename="../../ui/views/settings/agents.py" line="252" />
         <source>Claude Code hooks installed in %1.</source>
         <translation>Claude Code 钩子已安装到 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="187" />
+        <location filename="../../ui/views/settings/agents.py" line="254" />
         <source>Claude Code hooks removed from %1.</source>
         <translation>已从 %1 移除 Claude Code 钩子。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="199" />
+        <location filename="../../ui/views/settings/agents.py" line="266" />
         <source>Capture follows the agent's session files while Memory Center is open and records new conversation from the moment you turn it on (earlier sessions: File → Import transcripts…). To capture while Memory Center is closed, run memory-center watch claude-code (or codex) in a terminal.</source>
         <translation>实时采集在记忆中心打开期间跟踪智能体的会话文件，从您开启的那一刻起记录新的对话（更早的会话：文件 → 导入对话记录…）。若要在记忆中心关闭时也采集，请在终端运行 memory-center watch claude-code（或 codex）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="213" />
+        <location filename="../../ui/views/settings/agents.py" line="280" />
         <source>Capture from %1</source>
         <translation>从 %1 采集</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="218" />
+        <location filename="../../ui/views/settings/agents.py" line="285" />
         <source>Captured from %1</source>
         <translation>从 %1 采集的内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="253" />
+        <location filename="../../ui/views/settings/agents.py" line="320" />
         <source>Capture from %1 stopped: %2</source>
         <translation>从 %1 的采集已停止：%2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="268" />
+        <location filename="../../ui/views/settings/agents.py" line="335" />
         <source>%n event(s) captured</source>
         <translation><numerusform>已采集 %n 个事件</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="270" />
+        <location filename="../../ui/views/settings/agents.py" line="337" />
         <source>%n file(s) followed</source>
         <translation><numerusform>跟踪 %n 个文件</numerusform></translation>
     </message>
@@ -918,6 +963,29 @@
         <location filename="../../ui/dialogs.py" line="124" />
         <source>The text is empty.</source>
         <translation>文本为空。</translation>
+    </message>
+</context>
+<context>
+    <name>EditMenu</name>
+    <message>
+        <location filename="../../ui/undo_history.py" line="151" />
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="153" />
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="156" />
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="160" />
+        <source>Undo &amp;history…</source>
+        <translation>撤销历史(&amp;H)…</translation>
     </message>
 </context>
 <context>
@@ -1582,14 +1650,14 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="106" />
-        <location filename="../../ui/main_window.py" line="231" />
+        <location filename="../../ui/main_window.py" line="107" />
+        <location filename="../../ui/main_window.py" line="233" />
         <location filename="../../ui/shell.py" line="46" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="108" />
+        <location filename="../../ui/main_window.py" line="109" />
         <source>Memory Center main window</source>
         <translation>记忆中心主窗口</translation>
     </message>
@@ -1599,7 +1667,7 @@
         <translation>导航</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="216" />
+        <location filename="../../ui/main_window.py" line="218" />
         <location filename="../../ui/shell.py" line="21" />
         <source>Timeline</source>
         <translation>时间线</translation>
@@ -1620,22 +1688,22 @@
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="272" />
+        <location filename="../../ui/main_window.py" line="274" />
         <source>Locked</source>
         <translation>已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="273" />
+        <location filename="../../ui/main_window.py" line="275" />
         <source>Memory Center is locked</source>
         <translation>记忆中心已锁定</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="278" />
+        <location filename="../../ui/main_window.py" line="280" />
         <source>The store is closed and its key is out of memory. Unlock it with the passphrase to continue.</source>
         <translation>存储已关闭，密钥已从内存中清除。请输入口令解锁以继续。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="284" />
+        <location filename="../../ui/main_window.py" line="286" />
         <source>Unlock…</source>
         <translation>解锁…</translation>
     </message>
@@ -1650,23 +1718,23 @@
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="62" />
+        <location filename="../../ui/main_window.py" line="63" />
         <source>key in the system keyring</source>
         <translation>密钥保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="63" />
+        <location filename="../../ui/main_window.py" line="64" />
         <source>key protected by a passphrase</source>
         <translation>密钥由口令保护</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="65" />
+        <location filename="../../ui/main_window.py" line="66" />
         <source>key loaded</source>
         <translation>密钥已载入</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="104" />
-        <location filename="../../ui/main_window.py" line="229" />
+        <location filename="../../ui/main_window.py" line="105" />
+        <location filename="../../ui/main_window.py" line="231" />
         <source>Memory Center — DEMO store (sample data, not yours)</source>
         <translation>记忆中心 — 演示库（示例数据，不是您的）</translation>
     </message>
@@ -1676,7 +1744,7 @@
         <translation>演示库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="236" />
+        <location filename="../../ui/main_window.py" line="238" />
         <source>The language was changed.</source>
         <translation>界面语言已切换。</translation>
     </message>
@@ -1701,47 +1769,44 @@
         <translation>虚构人物的示例记忆，与您自己的记忆库分开保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="309" />
+        <location filename="../../ui/main_window.py" line="311" />
+        <location filename="../../app/gui_start.py" line="78" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="311" />
+        <location filename="../../ui/main_window.py" line="313" />
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="314" />
+        <location filename="../../ui/main_window.py" line="316" />
         <source>&amp;Import transcripts…</source>
         <translation>导入对话记录(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="316" />
+        <location filename="../../ui/main_window.py" line="318" />
         <source>&amp;Lock</source>
         <translation>锁定(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="319" />
+        <location filename="../../ui/main_window.py" line="321" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="324" />
+        <location filename="../../ui/main_window.py" line="326" />
         <source>Leave the demo: use my own store</source>
         <translation>离开演示：使用我自己的记忆库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="333" />
+        <location filename="../../ui/main_window.py" line="335" />
+        <location filename="../../app/gui_start.py" line="79" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342" />
-        <source>&amp;Undo</source>
-        <translation>撤销(&amp;U)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="346" />
+        <location filename="../../app/gui_start.py" line="80" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
@@ -1771,32 +1836,32 @@
         <translation>关闭存储并清除密钥，直到再次输入口令</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="458" />
+        <location filename="../../ui/main_window.py" line="459" />
         <source>%n suggestion(s)</source>
         <translation><numerusform>%n 条建议</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="459" />
+        <location filename="../../ui/main_window.py" line="460" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 组冲突</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="460" />
+        <location filename="../../ui/main_window.py" line="461" />
         <source>%n quarantined</source>
         <translation><numerusform>%n 条已隔离</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="462" />
+        <location filename="../../ui/main_window.py" line="463" />
         <source>Waiting for you: %1</source>
         <translation>等待您处理：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window.py" line="480" />
+        <location filename="../../ui/main_window.py" line="481" />
         <source>%n events recorded</source>
         <translation><numerusform>已记录 %n 个事件</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="529" />
+        <location filename="../../ui/main_window.py" line="530" />
         <source>locked</source>
         <translation>已锁定</translation>
     </message>
@@ -2024,52 +2089,52 @@
         <translation>还原记忆策略</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="101" />
+        <location filename="../../ui/views/settings/policy.py" line="103" />
         <source>global (user-wide)</source>
         <translation>全局（整个用户）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="102" />
+        <location filename="../../ui/views/settings/policy.py" line="104" />
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="103" />
+        <location filename="../../ui/views/settings/policy.py" line="105" />
         <source>organisation</source>
         <translation>组织</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="104" />
+        <location filename="../../ui/views/settings/policy.py" line="106" />
         <source>environment</source>
         <translation>环境</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="105" />
+        <location filename="../../ui/views/settings/policy.py" line="107" />
         <source>agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="106" />
+        <location filename="../../ui/views/settings/policy.py" line="108" />
         <source>project</source>
         <translation>项目</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="107" />
+        <location filename="../../ui/views/settings/policy.py" line="109" />
         <source>repository</source>
         <translation>代码仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="108" />
+        <location filename="../../ui/views/settings/policy.py" line="110" />
         <source>session</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="116" />
+        <location filename="../../ui/views/settings/policy.py" line="119" />
         <source> days</source>
         <translation> 天</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/policy.py" line="188" />
+        <location filename="../../ui/views/settings/policy.py" line="191" />
         <source>Memory policy saved.</source>
         <translation>记忆策略已保存。</translation>
     </message>
@@ -2721,173 +2786,183 @@
 <context>
     <name>ReviewView</name>
     <message>
-        <location filename="../../ui/views/review_view.py" line="61" />
+        <location filename="../../ui/views/review_view.py" line="62" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="72" />
+        <location filename="../../ui/views/review_view.py" line="73" />
         <source>Keep both</source>
         <translation>两者都保留</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="74" />
+        <location filename="../../ui/views/review_view.py" line="75" />
         <source>Both are true: keep every memory of the set as it is</source>
         <translation>两者都成立：按原样保留这组中的每条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="77" />
+        <location filename="../../ui/views/review_view.py" line="78" />
         <source>Split by scope…</source>
         <translation>按范围拆分…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="79" />
+        <location filename="../../ui/views/review_view.py" line="80" />
         <source>Both are true in different places: narrow each to its own scope</source>
         <translation>在不同场合各自成立：把每条记忆收窄到各自的范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="83" />
+        <location filename="../../ui/views/review_view.py" line="84" />
         <source>Or keep them all:</source>
         <translation>或全部保留：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="89" />
+        <location filename="../../ui/views/review_view.py" line="90" />
         <source>These memories contradict each other.</source>
         <translation>这些记忆相互矛盾。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="95" />
+        <location filename="../../ui/views/review_view.py" line="96" />
         <source>Nothing to review. New suggestions from your agents appear here.</source>
         <translation>没有待审内容。智能体的新建议会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="105" />
-        <location filename="../../ui/views/review_view.py" line="220" />
+        <location filename="../../ui/views/review_view.py" line="106" />
+        <location filename="../../ui/views/review_view.py" line="229" />
         <source>Approve  (A)</source>
         <translation>批准  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="107" />
+        <location filename="../../ui/views/review_view.py" line="108" />
         <source>Edit, then approve  (E)</source>
         <translation>编辑后批准  (E)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="108" />
+        <location filename="../../ui/views/review_view.py" line="109" />
         <source>Change scope, then approve  (S)</source>
         <translation>修改范围后批准  (S)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="109" />
+        <location filename="../../ui/views/review_view.py" line="110" />
         <source>Reject…  (R)</source>
         <translation>拒绝…  (R)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="220" />
+        <location filename="../../ui/views/review_view.py" line="116" />
+        <source>All from this session…  (G)</source>
+        <translation>本会话的全部建议…  (G)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="118" />
+        <source>Every suggestion of the session this one came from, on one screen</source>
+        <translation>这条建议所属会话的全部建议，在一个界面中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="229" />
         <source>Approve…  (A)</source>
         <translation>批准…  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="252" />
+        <location filename="../../ui/views/review_view.py" line="261" />
         <source>Words that differ from the other memory are marked.</source>
         <translation>与另一条记忆不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="260" />
+        <location filename="../../ui/views/review_view.py" line="269" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="262" />
+        <location filename="../../ui/views/review_view.py" line="271" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="265" />
+        <location filename="../../ui/views/review_view.py" line="274" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="289" />
+        <location filename="../../ui/views/review_view.py" line="298" />
         <source>Approval undone: the memory is back in the queue.</source>
         <translation>已撤销批准：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="290" />
+        <location filename="../../ui/views/review_view.py" line="299" />
         <source>Rejection undone: the memory is back in the queue.</source>
         <translation>已撤销拒绝：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="293" />
+        <location filename="../../ui/views/review_view.py" line="302" />
         <source>Undone.</source>
         <translation>已撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="308" />
+        <location filename="../../ui/views/review_view.py" line="317" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="314" />
+        <location filename="../../ui/views/review_view.py" line="323" />
         <source>Approve a quarantined memory?</source>
         <translation>批准一条已隔离的记忆？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="316" />
+        <location filename="../../ui/views/review_view.py" line="325" />
         <source>It came from a low-trust source (a web page, an e-mail, an issue) and may carry instructions meant for your agents. Approve it only if you checked that it is true and harmless.</source>
         <translation>它来自低可信来源（网页、邮件、工单），可能夹带针对智能体的指令。只有在您确认它真实且无害时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="323" />
+        <location filename="../../ui/views/review_view.py" line="332" />
         <source>Approve anyway</source>
         <translation>仍然批准</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="324" />
+        <location filename="../../ui/views/review_view.py" line="333" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="326" />
+        <location filename="../../ui/views/review_view.py" line="335" />
         <source>Confirm approval of a quarantined memory</source>
         <translation>确认批准已隔离的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="340" />
+        <location filename="../../ui/views/review_view.py" line="349" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="357" />
+        <location filename="../../ui/views/review_view.py" line="366" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="369" />
+        <location filename="../../ui/views/review_view.py" line="378" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="370" />
+        <location filename="../../ui/views/review_view.py" line="379" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="378" />
+        <location filename="../../ui/views/review_view.py" line="387" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="386" />
+        <location filename="../../ui/views/review_view.py" line="417" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="395" />
+        <location filename="../../ui/views/review_view.py" line="426" />
         <source>Conflict resolved: both kept.</source>
         <translation>冲突已解决：两者都保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="408" />
+        <location filename="../../ui/views/review_view.py" line="439" />
         <source>Conflict resolved: split by scope.</source>
         <translation>冲突已解决：已按范围拆分。</translation>
     </message>
@@ -2895,7 +2970,7 @@
 <context>
     <name>Scope</name>
     <message>
-        <location filename="../../ui/presentation.py" line="216" />
+        <location filename="../../ui/presentation.py" line="222" />
         <source>everywhere</source>
         <translation>所有范围</translation>
     </message>
@@ -2988,6 +3063,74 @@
     </message>
 </context>
 <context>
+    <name>SessionReviewDialog</name>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="117" />
+        <source>Suggestions from one session</source>
+        <translation>一个会话的建议</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="118" />
+        <source>Suggestions of the session %1</source>
+        <translation>会话 %1 的建议</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="120" />
+        <source>Loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="130" />
+        <source>Approve all remaining  (Ctrl+Enter)</source>
+        <translation>批准其余全部  (Ctrl+Enter)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="133" />
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="183" />
+        <source>No suggestions from the session %1 wait for review.</source>
+        <translation>会话 %1 没有待审阅的建议。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="185" />
+        <source>Suggestions from the session %1 waiting for a decision: %2</source>
+        <translation>会话 %1 中待决定的建议：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="187" />
+        <source>Every suggestion from the session %1 is decided.</source>
+        <translation>会话 %1 的建议都已决定。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="246" />
+        <source>Approved.</source>
+        <translation>已批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="255" />
+        <source>Rejected.</source>
+        <translation>已拒绝。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="273" />
+        <source>Approve a quarantined memory?</source>
+        <translation>批准一条已隔离的记忆？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="275" />
+        <source>It came from a low-trust source (a web page, an e-mail, an issue) and may carry instructions meant for your agents. Approve it only if you checked that it is true and harmless.</source>
+        <translation>它来自低可信来源（网页、邮件、工单），可能夹带针对智能体的指令。只有在您确认它真实且无害时才批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="282" />
+        <source>Approve anyway</source>
+        <translation>仍然批准</translation>
+    </message>
+</context>
+<context>
     <name>Sessions</name>
     <message>
         <location filename="../../ui/models/session_list.py" line="21" />
@@ -3023,47 +3166,57 @@
 <context>
     <name>SessionsView</name>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="80" />
+        <location filename="../../ui/views/sessions_view.py" line="82" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="82" />
+        <location filename="../../ui/views/sessions_view.py" line="84" />
         <source>Events of the session</source>
         <translation>会话事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="102" />
+        <location filename="../../ui/views/sessions_view.py" line="104" />
         <source>Memory opt-out: inject nothing into this session and extract nothing from it</source>
         <translation>关闭记忆：不向此会话注入任何记忆，也不从中提取</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="104" />
+        <location filename="../../ui/views/sessions_view.py" line="106" />
         <source>Memory opt-out</source>
         <translation>关闭记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="107" />
+        <location filename="../../ui/views/sessions_view.py" line="108" />
+        <source>Review its suggestions…</source>
+        <translation>审阅本会话的建议…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="110" />
+        <source>Every suggestion this session produced, with its evidence, on one screen</source>
+        <translation>本会话产生的全部建议及其证据，在一个界面中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/sessions_view.py" line="115" />
         <source>Model calls of the session</source>
         <translation>会话的模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="162" />
+        <location filename="../../ui/views/sessions_view.py" line="170" />
         <source>Model call</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="314" />
+        <location filename="../../ui/views/sessions_view.py" line="335" />
         <source>No model call of this session recorded a snapshot.</source>
         <translation>这个会话没有记录快照的模型调用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="337" />
+        <location filename="../../ui/views/sessions_view.py" line="358" />
         <source>Memory is off for %1.</source>
         <translation>%1 的记忆已关闭。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/sessions_view.py" line="339" />
+        <location filename="../../ui/views/sessions_view.py" line="360" />
         <source>Memory is on for %1.</source>
         <translation>%1 的记忆已开启。</translation>
     </message>
@@ -3079,162 +3232,162 @@
 <context>
     <name>Snapshot</name>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="25" />
+        <location filename="../../ui/views/snapshot_text.py" line="27" />
         <source>deleted since</source>
         <translation>之后被删除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="26" />
+        <location filename="../../ui/views/snapshot_text.py" line="28" />
         <source>replaced since</source>
         <translation>之后被取代</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="27" />
+        <location filename="../../ui/views/snapshot_text.py" line="29" />
         <source>disabled since</source>
         <translation>之后被停用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="28" />
+        <location filename="../../ui/views/snapshot_text.py" line="30" />
         <source>quarantined since</source>
         <translation>之后被隔离</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="29" />
+        <location filename="../../ui/views/snapshot_text.py" line="31" />
         <source>expired since</source>
         <translation>之后已过期</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="30" />
+        <location filename="../../ui/views/snapshot_text.py" line="32" />
         <source>purged since</source>
         <translation>之后被彻底清除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="31" />
+        <location filename="../../ui/views/snapshot_text.py" line="33" />
         <source>edited since</source>
         <translation>之后被修改</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="32" />
+        <location filename="../../ui/views/snapshot_text.py" line="34" />
         <source>scope changed since</source>
         <translation>之后范围有变</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="33" />
+        <location filename="../../ui/views/snapshot_text.py" line="35" />
         <source>may be out of date</source>
         <translation>可能已过时</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="34" />
+        <location filename="../../ui/views/snapshot_text.py" line="36" />
         <source>contradicts another memory here</source>
         <translation>与此处另一条记忆矛盾</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="43" />
+        <location filename="../../ui/views/snapshot_text.py" line="52" />
         <source>keyword and vector search</source>
         <translation>关键词与向量检索</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="44" />
+        <location filename="../../ui/views/snapshot_text.py" line="53" />
         <source>keyword search (no embedder)</source>
         <translation>关键词检索（未配置嵌入模型）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="45" />
+        <location filename="../../ui/views/snapshot_text.py" line="54" />
         <source>keyword search only: the vector search was unavailable</source>
         <translation>仅关键词检索：向量检索不可用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="48" />
+        <location filename="../../ui/views/snapshot_text.py" line="57" />
         <source>no memory: this session opted out</source>
         <translation>未提供记忆：此会话已选择不使用记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="49" />
+        <location filename="../../ui/views/snapshot_text.py" line="58" />
         <source>no memory: paused for this agent</source>
         <translation>未提供记忆：此智能体的记忆已暂停</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="59" />
+        <location filename="../../ui/views/snapshot_text.py" line="68" />
         <source>the embedding model was still loading</source>
         <translation>嵌入模型仍在加载</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="62" />
+        <location filename="../../ui/views/snapshot_text.py" line="71" />
         <source>the vector index file was still being read</source>
         <translation>向量索引文件仍在读取</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="66" />
+        <location filename="../../ui/views/snapshot_text.py" line="75" />
         <source>the vector search did not answer within the time limit</source>
         <translation>向量检索未在时限内返回</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="71" />
+        <location filename="../../ui/views/snapshot_text.py" line="80" />
         <source>the vector search was busy with an earlier query</source>
         <translation>向量检索正忙于之前的查询</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="75" />
+        <location filename="../../ui/views/snapshot_text.py" line="84" />
         <source>the vector index failed</source>
         <translation>向量索引出错</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="79" />
+        <location filename="../../ui/views/snapshot_text.py" line="88" />
         <source>the vector search had failed just before; it is retried shortly</source>
         <translation>向量检索刚刚失败过；稍后会重试</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="83" />
+        <location filename="../../ui/views/snapshot_text.py" line="92" />
         <source>the session opted out of memory</source>
         <translation>该会话已选择不使用记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="86" />
+        <location filename="../../ui/views/snapshot_text.py" line="95" />
         <source>memory could not be read</source>
         <translation>无法读取记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="99" />
+        <location filename="../../ui/views/snapshot_text.py" line="108" />
         <source>Memory found by: %1</source>
         <translation>记忆的查找方式：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="120" />
+        <location filename="../../ui/views/snapshot_text.py" line="129" />
         <source>the other memory</source>
         <translation>另一条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="122" />
+        <location filename="../../ui/views/snapshot_text.py" line="131" />
         <source>see %1</source>
         <translation>见 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="140" />
+        <location filename="../../ui/views/snapshot_text.py" line="149" />
         <source>%1 of %2 tokens used</source>
         <translation>使用了 %2 个词元中的 %1 个</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="50" />
+        <location filename="../../ui/views/snapshot_text.py" line="59" />
         <source>degraded: memory was unavailable</source>
         <translation>已降级：记忆暂不可用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="172" />
+        <location filename="../../ui/views/snapshot_text.py" line="181" />
         <source>The model was given memories that contradict each other.</source>
         <translation>模型收到了相互矛盾的记忆。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="177" />
+        <location filename="../../ui/views/snapshot_text.py" line="186" />
         <source>Injected (%n)</source>
         <translation><numerusform>已注入（%n）</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/snapshot_text.py" line="181" />
+        <location filename="../../ui/views/snapshot_text.py" line="190" />
         <source>Dropped, and why (%n)</source>
         <translation><numerusform>未注入及原因（%n）</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/snapshot_text.py" line="114" />
+        <location filename="../../ui/views/snapshot_text.py" line="123" />
         <source>(purged)</source>
         <translation>（已清除）</translation>
     </message>
@@ -3366,7 +3519,7 @@ Current scope: %3</source>
     <name>StartWindow</name>
     <message>
         <location filename="../../app/gui_start.py" line="70" />
-        <location filename="../../app/gui_start.py" line="90" />
+        <location filename="../../app/gui_start.py" line="97" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
@@ -3376,52 +3529,52 @@ Current scope: %3</source>
         <translation>记忆中心正在启动</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="93" />
+        <location filename="../../app/gui_start.py" line="100" />
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="95" />
+        <location filename="../../app/gui_start.py" line="102" />
         <source>Start-up progress</source>
         <translation>启动进度</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="116" />
+        <location filename="../../app/gui_start.py" line="123" />
         <source>Welcome to Memory Center</source>
         <translation>欢迎使用记忆中心</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="121" />
+        <location filename="../../app/gui_start.py" line="128" />
         <source>Memory Center keeps what your AI agents remember about you, encrypted on this computer, and lets you see, correct and control it.</source>
         <translation>记忆中心在这台电脑上加密保存 AI 智能体记住的关于您的内容，让您可以查看、更正和掌控。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="127" />
+        <location filename="../../app/gui_start.py" line="134" />
         <source>Explore a demo store</source>
         <translation>浏览演示库</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="130" />
+        <location filename="../../app/gui_start.py" line="137" />
         <source>Sample memories of made-up people, in a separate store. Your agents never see it, and your own store stays empty.</source>
         <translation>虚构人物的示例记忆，保存在单独的记忆库中。您的智能体永远看不到它，您自己的记忆库保持为空。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="134" />
+        <location filename="../../app/gui_start.py" line="141" />
         <source>Start with an empty store</source>
         <translation>从空记忆库开始</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="137" />
+        <location filename="../../app/gui_start.py" line="144" />
         <source>Your own store: it fills as your agents and you add memories.</source>
         <translation>您自己的记忆库：随着您和智能体添加记忆而充实。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="146" />
+        <location filename="../../app/gui_start.py" line="153" />
         <source>Look around with sample memories first (a separate demo store).</source>
         <translation>先用示例记忆四处看看（单独的演示库）。</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="148" />
+        <location filename="../../app/gui_start.py" line="155" />
         <source>Your own memory store, empty for now.</source>
         <translation>您自己的记忆库，目前为空。</translation>
     </message>
@@ -3506,6 +3659,19 @@ Current scope: %3</source>
         <location filename="../../ui/views/settings/store.py" line="47" />
         <source>%1 events in %2 sessions</source>
         <translation>%2 个会话中的 %1 个事件</translation>
+    </message>
+</context>
+<context>
+    <name>SuggestionRow</name>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="80" />
+        <source>Approve  (A)</source>
+        <translation>批准  (A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/session_review.py" line="82" />
+        <source>Reject  (R)</source>
+        <translation>拒绝  (R)</translation>
     </message>
 </context>
 <context>
@@ -3718,22 +3884,22 @@ Current scope: %3</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="234" />
+        <location filename="../../ui/presentation.py" line="240" />
         <source>never</source>
         <translation>永不</translation>
     </message>
     <message>
-        <location filename="../../ui/presentation.py" line="237" />
+        <location filename="../../ui/presentation.py" line="243" />
         <source>expired</source>
         <translation>已过期</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="242" />
+        <location filename="../../ui/presentation.py" line="248" />
         <source>in %n hour(s)</source>
         <translation><numerusform>%n 小时后</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/presentation.py" line="244" />
+        <location filename="../../ui/presentation.py" line="250" />
         <source>in %n day(s)</source>
         <translation><numerusform>%n 天后</numerusform></translation>
     </message>
@@ -3991,6 +4157,88 @@ Current scope: %3</source>
     </message>
 </context>
 <context>
+    <name>UndoHistory</name>
+    <message>
+        <location filename="../../ui/undo_history.py" line="108" />
+        <source>Undone: %1</source>
+        <translation>已撤销：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="116" />
+        <source>Redone: %1</source>
+        <translation>已重做：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="125" />
+        <source>the last change</source>
+        <translation>上一次更改</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="300" />
+        <source>new</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="303" />
+        <source>%1 (changed)</source>
+        <translation>%1（已更改）</translation>
+    </message>
+</context>
+<context>
+    <name>UndoHistoryDialog</name>
+    <message>
+        <location filename="../../ui/undo_history.py" line="209" />
+        <location filename="../../ui/undo_history.py" line="210" />
+        <source>Undo history</source>
+        <translation>撤销历史</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="214" />
+        <source>Every change to your memories, newest first, whoever made it. Undo puts the memories it changed back as they were; the history keeps both. A deletion cannot be undone.</source>
+        <translation>对记忆的每一次更改，最新的在前，无论由谁做出。撤销会把它改动的记忆恢复原样；历史中两者都会保留。删除无法撤销。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="222" />
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="222" />
+        <source>Change</source>
+        <translation>更改</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="222" />
+        <source>By</source>
+        <translation>操作者</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="222" />
+        <source>Memories</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="228" />
+        <source>Changes</source>
+        <translation>更改</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="229" />
+        <source>Undo this change</source>
+        <translation>撤销这次更改</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="256" />
+        <source>(undone)</source>
+        <translation>（已撤销）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/undo_history.py" line="290" />
+        <source>Undone.</source>
+        <translation>已撤销。</translation>
+    </message>
+</context>
+<context>
     <name>Usage</name>
     <message>
         <location filename="../../ui/views/usage_trace.py" line="43" />
@@ -4036,22 +4284,22 @@ Current scope: %3</source>
 <context>
     <name>self.window</name>
     <message>
-        <location filename="../../app/gui_start.py" line="255" />
+        <location filename="../../app/gui_start.py" line="262" />
         <source>Opening the demo store…</source>
         <translation>正在打开演示库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="257" />
+        <location filename="../../app/gui_start.py" line="264" />
         <source>Opening your memory store…</source>
         <translation>正在打开您的记忆库…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="289" />
+        <location filename="../../app/gui_start.py" line="300" />
         <source>Loading your memories…</source>
         <translation>正在载入您的记忆…</translation>
     </message>
     <message>
-        <location filename="../../app/gui_start.py" line="347" />
+        <location filename="../../app/gui_start.py" line="358" />
         <source>Memory Center cannot open the store</source>
         <translation>记忆中心无法打开记忆库</translation>
     </message>

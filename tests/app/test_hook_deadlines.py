@@ -195,3 +195,112 @@ def test_a_session_is_told_once_and_an_old_note_is_not_believed(
     old = Path(paths.error).stat().st_mtime - 3600
     os.utime(paths.error, (old, old))  # a note from an hour ago: a new daemon was tried since
     assert client.notice(paths, other) == ""
+
+
+def test_the_installed_desktop_command_starts_only_the_thin_client(
+    tmp_path: Path, runtime: Path
+) -> None:
+    """`memory-center [--data-dir DIR] hook claude-code` (what the desktop build installs)
+    runs the client without importing click or the engine, which cost the agent a few
+    hundred milliseconds at every call of the frozen program."""
+    data_dir = tmp_path / "store"
+    probe = (
+        "import sys\n"
+        f"sys.argv = ['memory-center', '--data-dir', {str(data_dir)!r}, 'hook', 'claude-code']\n"
+        "from app.launch import main\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "heavy = sorted(m for m in ('click', 'core', 'app.cli') if m in sys.modules)\n"
+        "print(code, heavy, file=sys.stderr)\n"
+    )
+    env = {**hook_env(runtime, daemon=True), "PYTHONPATH": str(REPO_ROOT)}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            input=json.dumps(_tool_call(tmp_path, 1)),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=NEVER,
+        )
+    finally:
+        stop_daemon(data_dir, runtime)
+    assert done.stdout == "" and done.stderr.strip() == "0 []", done.stderr
+
+
+def test_other_command_lines_are_not_taken_for_the_hook() -> None:
+    from app.launch import hook_request
+
+    assert hook_request(["--data-dir", "/s", "hook", "claude-code"]) == ("/s", "claude-code")
+    assert hook_request(["--data-dir=/s", "hook", "claude-code"]) == ("/s", "claude-code")
+    assert hook_request(["hook", "claude-code"]) == (None, "claude-code")
+    for argv in (
+        ["hook", "install", "claude-code"],
+        ["hook", "status"],
+        ["--json", "hook", "claude-code"],
+        ["hook", "claude-code", "--help"],
+        ["hook", "codex"],
+    ):
+        assert hook_request(argv) is None, argv
+
+
+def test_the_deadline_counts_the_start_of_the_process() -> None:
+    """What a process spent before the hook's code ran is taken from its deadline: a process
+    that slept a second first has at least that second behind it."""
+    script = REPO_ROOT / "app" / "hooks" / "client.py"
+
+    def since_start(before: str) -> float:
+        code = f"{before}; import runpy; print(runpy.run_path({str(script)!r})['since_start']())"
+        done = subprocess.run(
+            [sys.executable, "-S", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=NEVER,
+            check=True,
+        )
+        return float(done.stdout)
+
+    fresh, slept = since_start("pass"), since_start("import time; time.sleep(1.2)")
+    assert 0.0 <= fresh < slept and 1.2 <= slept < client.MAX_START
+
+
+def test_a_hook_run_in_process_leaves_the_reason_for_settings(
+    tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no daemon (switched off here; no Unix sockets elsewhere) the hook runs in its own
+    process: a store it cannot open leaves the same note a daemon leaves, and opening it
+    later removes the note."""
+    data_dir = tmp_path / "store"
+    _open(data_dir).close()
+    env = hook_env(runtime, daemon=False)
+    del env["MEMORY_CENTER_PASSPHRASE"]
+    payload = {**_tool_call(tmp_path, 1), "hook_event_name": "UserPromptSubmit", "prompt": "x"}
+    assert _client(data_dir, payload, env).returncode == 0
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    found = client.last_failure(data_dir)
+    assert found is not None and found[1] == "key_unavailable" and "passphrase" in found[0]
+    assert _client(data_dir, payload, hook_env(runtime, daemon=False)).returncode == 0
+    assert client.last_failure(data_dir) is None
+
+
+def test_the_daemon_exits_when_idle_although_it_watches_its_queue(
+    tmp_path: Path, runtime: Path
+) -> None:
+    """The queue is looked at every half second; looking is no activity. Before, each look
+    counted as one, so the daemon (holding the unlocked key) never went idle."""
+    data_dir = tmp_path / "store"
+    _open(data_dir).close()
+    env = {**hook_env(runtime, daemon=True), "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("MEMORY_CENTER_EMBEDDER")  # the default embedder, as a user's daemon has it
+    entry = "from app.launch import main; main()"
+    serve = ["--data-dir", str(data_dir), "daemon", "serve", "--idle", "1"]
+    daemon = subprocess.Popen(
+        [sys.executable, "-c", entry, *serve],
+        env=env,
+        cwd=REPO_ROOT,
+    )
+    try:
+        assert daemon.wait(timeout=NEVER * 2) == 0
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()

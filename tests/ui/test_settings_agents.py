@@ -4,7 +4,11 @@ claude-code` does, "Capture from …" per agent with counts, and the A/B compari
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from app.gui_connectors import DesktopCapture, desktop_connectors
 from core import ManualClock, MemoryService
+from tests.conftest import PASSPHRASE
 from tests.ui.conftest import TIMEOUT
 
 from ui.integrations import Connectors
@@ -22,6 +27,7 @@ from ui.views.ab_chart import AbComparisonDialog
 from ui.views.settings.agents import AgentsPanel
 
 FIXTURES = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "claude_code"
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -299,3 +305,61 @@ def test_lock_stops_capture_and_unlock_resumes_it(
     capture.stop_all()
     win.close()
     opened[0].close()
+
+
+def _daemon(data_dir: Path, runtime: Path, passphrase: str | None) -> subprocess.Popen[bytes]:
+    """The hooks' daemon for the store, started as a hook starts it."""
+    env = {k: v for k, v in os.environ.items() if k != "MEMORY_CENTER_PASSPHRASE"}
+    env.update(XDG_RUNTIME_DIR=str(runtime), MEMORY_CENTER_EMBEDDER="hashing")
+    if passphrase is not None:
+        env["MEMORY_CENTER_PASSPHRASE"] = passphrase
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.hooks.daemon", "--data-dir", str(data_dir), "--idle", "60"],
+        env=env,
+        cwd=REPO_ROOT,
+    )
+
+
+def test_the_hooks_failure_to_open_the_store_is_said_with_what_to_do(
+    qtbot: QtBot,
+    agents_window: MainWindow,
+    demo: MemoryService,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A daemon started without the passphrase (as from a Claude Code that lacks it) cannot
+    open the store: Settings names the cause and the fix; once a daemon opens the store, the
+    warning goes away (#42)."""
+    data_dir = Path(demo.status().path).parent
+    with tempfile.TemporaryDirectory(prefix="mcs") as folder:
+        runtime = Path(folder)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+        panel = _agents(qtbot, agents_window)
+        assert panel.hooks_problem.isHidden()
+        assert _daemon(data_dir, runtime, None).wait(timeout=120) == 1
+        panel.refresh()
+        text = panel.hooks_problem.text()
+        assert panel.hooks_problem.isVisible()
+        assert "could not open this store" in text and "without memory" in text
+        assert "MEMORY_CENTER_PASSPHRASE" in text and "new Claude Code session" in text
+        assert "Details: " in text  # the store's own words follow
+        daemon = _daemon(data_dir, runtime, PASSPHRASE)
+        try:
+            qtbot.waitUntil(lambda: not list(runtime.rglob("*.error")), timeout=60_000)
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=60)
+        panel.refresh()
+        assert panel.hooks_problem.isHidden(), (panel.hooks_problem.text(), list(runtime.iterdir()))
+
+
+def test_a_wrong_passphrase_is_told_apart_from_a_missing_one(
+    qtbot: QtBot, agents_window: MainWindow, demo: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data_dir = Path(demo.status().path).parent
+    with tempfile.TemporaryDirectory(prefix="mcs") as folder:
+        runtime = Path(folder)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+        assert _daemon(data_dir, runtime, "not the passphrase").wait(timeout=120) == 1
+        panel = _agents(qtbot, agents_window)
+        text = panel.hooks_problem.text()
+        assert "does not open this store" in text and "Correct MEMORY_CENTER_PASSPHRASE" in text

@@ -1,6 +1,6 @@
-"""Review queue: approve (A), edit then approve (E), change scope then approve (S), reject (R);
-arrows move; conflict sets side by side with "Keep this", "Keep both" and "Split by scope…"
-(R9, R25, R26)."""
+"""Review queue: approve (A), edit then approve (E), change scope then approve (S), reject (R),
+all of the current one's session on one screen (G); arrows move; conflict sets side by side
+with "Keep this", "Keep both" and "Split by scope…" (R9, R25, R26)."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from ui.presentation import confidence_text, local_time, trust_text
 from ui.views.base import RefreshingView
 from ui.views.highlight import differing_words
 from ui.views.review_card import ReviewCard
+from ui.views.session_review import SessionReviewDialog, session_of
 
 
 class ReviewView(RefreshingView):
@@ -112,10 +113,17 @@ class ReviewView(RefreshingView):
         self.edit_button.clicked.connect(self.edit_current)
         self.scope_button.clicked.connect(self.rescope_current)
         self.reject_button.clicked.connect(self.reject_current)
+        self.session_button = QPushButton(self.tr("All from this session…  (G)"))
+        self.session_button.setToolTip(
+            self.tr("Every suggestion of the session this one came from, on one screen")
+        )
+        self.session_button.clicked.connect(self.review_session_of_current)
+        self.session_review: SessionReviewDialog | None = None
         buttons = QHBoxLayout()
         for b in (self.approve_button, self.edit_button, self.scope_button, self.reject_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.session_button)
         self.action_bar = QWidget()
         self.action_bar.setLayout(buttons)
         right = QWidget()
@@ -137,6 +145,7 @@ class ReviewView(RefreshingView):
             Qt.Key.Key_E: self.edit_current,
             Qt.Key.Key_S: self.rescope_current,
             Qt.Key.Key_R: self.reject_current,
+            Qt.Key.Key_G: self.review_session_of_current,
             Qt.Key.Key_Down: lambda: self.move_by(1),
             Qt.Key.Key_Up: lambda: self.move_by(-1),
         }
@@ -379,6 +388,28 @@ class ReviewView(RefreshingView):
                 .run(self)
             ),
         )
+
+    def review_session_of_current(self) -> None:
+        """Open every suggestion of the current one's session on one screen."""
+        r = self.current_record()
+        if r is None:
+            return
+        query(self.ctx, lambda s: session_of(s, r)).on_success(self.review_session).run(self)
+
+    def review_session(self, session: str | None) -> None:
+        """The one-screen review of `session`'s suggestions (nothing without a session)."""
+        if session is None or self.active_dialog is not None:
+            return
+        dialog = SessionReviewDialog(self.ctx, session, self)
+        self.session_review = dialog
+        self.active_dialog = dialog
+
+        def closed(_code: int) -> None:
+            self.active_dialog = None
+            self.session_review = None
+
+        dialog.finished.connect(closed)
+        dialog.open()
 
     def keep(self, r: MemoryRecord) -> None:
         """Resolve the shown conflict set by keeping `r`."""

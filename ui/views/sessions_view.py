@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSplitter,
     QTableView,
@@ -28,6 +29,7 @@ from ui.operations.sessions import set_session_opt_out
 from ui.ops import query
 from ui.presentation import local_time
 from ui.views.base import RefreshingView
+from ui.views.session_review import SessionReviewDialog
 from ui.views.snapshot_text import replay_html
 from ui.views.timeline_view import MiddleElideDelegate
 
@@ -103,6 +105,12 @@ class SessionsView(RefreshingView):
         )
         self.opt_out.setAccessibleName(self.tr("Memory opt-out"))
         self.opt_out.clicked.connect(self._opt_out_clicked)
+        self.review_button = QPushButton(self.tr("Review its suggestions…"))
+        self.review_button.setToolTip(
+            self.tr("Every suggestion this session produced, with its evidence, on one screen")
+        )
+        self.review_button.clicked.connect(self.review_suggestions)
+        self.session_review: SessionReviewDialog | None = None
         self.snapshot_box = QComboBox()
         self.snapshot_box.setAccessibleName(self.tr("Model calls of the session"))
         self.snapshot_box.currentIndexChanged.connect(self._snapshot_chosen)
@@ -176,7 +184,10 @@ class SessionsView(RefreshingView):
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.title)
-        rl.addWidget(self.opt_out)
+        options = QHBoxLayout()
+        options.addWidget(self.opt_out, 1)
+        options.addWidget(self.review_button)
+        rl.addLayout(options)
         rl.addWidget(right_split, 1)
         split = QSplitter()
         split.addWidget(self.session_table)
@@ -280,6 +291,16 @@ class SessionsView(RefreshingView):
         """The event selected in the events table."""
         index = self.event_table.currentIndex()
         return self.events.event_at(index.row()) if index.isValid() else None
+
+    def review_suggestions(self) -> None:
+        """Open the shown session's suggestions on one screen."""
+        session = self.current.id if self.current is not None else self._unlisted
+        if session is None:
+            return
+        dialog = SessionReviewDialog(self.ctx, session, self)
+        self.session_review = dialog
+        dialog.finished.connect(lambda _c: setattr(self, "session_review", None))
+        dialog.open()
 
     def show_snapshot(self, session: str, snapshot_id: str) -> None:
         """Open a session with one of its model calls replayed (from a usage trace)."""

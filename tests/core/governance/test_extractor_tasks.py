@@ -62,3 +62,32 @@ def test_statements_and_rules_are_still_proposed() -> None:
         "Open-source builds use the public registry.",
     ):
         assert _proposed(text), text
+
+
+def test_small_talk_between_people_is_not_proposed() -> None:
+    """On conversations between people, most turns react to the other, cheer them on, judge
+    in general or point at something in the turns around them (#42: candidate precision on
+    conversation data was 0.32): none says something lasting about the speaker."""
+    for text in (
+        "Wow, that sounds like a wonderful trip! You must be so proud of your team.",
+        "That's great to hear, Sam! Spending time outdoors is so important.",
+        "Yeah Priya, it's awesome! Keep it up!",
+        "Here's a photo of it. It was amazing.",
+        "I'm always here for you, Sam! You've got this.",
+        "Totally agree. Family dinners are always fun.",
+        "Congrats on the new job! Those interviews must have been tough.",
+    ):
+        assert not _proposed(text), text
+
+
+def test_what_a_speaker_says_of_themselves_is_still_proposed_among_small_talk() -> None:
+    for text in (
+        "Thanks, Sam! I work as a nurse at the city hospital.",
+        "That sounds fun! I'm allergic to cats, so we never keep pets.",
+        "Yeah, I live in Lisbon with my two daughters.",
+        "Wow! I love hiking in the mountains, it is how I relax.",
+        # Rules for the one addressed are still rules.
+        "You must always run the migrations before deploying.",
+        "Never push to main!",
+    ):
+        assert _proposed(text), text

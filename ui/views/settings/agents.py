@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core import MemoryCenterError
 
 from ui.context import UiContext
 from ui.errors import show_error
-from ui.integrations import HookControl, HookState
+from ui.integrations import HookControl, HookProblem, HookState
 from ui.ops import query
+from ui.presentation import local_time
 from ui.views.ab_chart import AbComparisonDialog
 from ui.views.settings.panel import SettingsPanel, left
 from ui.views.settings.team_dialogs import PathField
@@ -102,6 +103,16 @@ class AgentsPanel(SettingsPanel):
         grid.addWidget(self.project_hooks, 3, 0)
         grid.addWidget(self.project_install, 3, 1)
         grid.addWidget(self.project_uninstall, 3, 2)
+        # Why the hooks cannot open this store, in plain words and what to do (#42): the
+        # hooks themselves tell Claude Code's user once per session, this says it here.
+        self.hooks_problem = QLabel()
+        self.hooks_problem.setObjectName("Warning")
+        self.hooks_problem.setWordWrap(True)
+        self.hooks_problem.setTextFormat(Qt.TextFormat.PlainText)
+        self.hooks_problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hooks_problem.setAccessibleName(self.tr("Problem of the Claude Code hooks"))
+        self.hooks_problem.hide()
+        grid.addWidget(self.hooks_problem, 4, 0, 1, 3)
         grid.setColumnStretch(0, 1)
         self.show_hooks()
         return box
@@ -124,6 +135,62 @@ class AgentsPanel(SettingsPanel):
         )
         project = self._project_dir()
         self._show_project(hooks, project)
+        self.show_problem(hooks.problem())
+
+    def show_problem(self, problem: HookProblem | None) -> None:
+        """Say why the hooks could not open this store and what to do; hidden when they
+        opened it since."""
+        if problem is None:
+            self.hooks_problem.clear()
+            self.hooks_problem.hide()
+            return
+        when = local_time(problem.when)
+        lead = self.tr(
+            "Claude Code's hooks could not open this store (last try %1), so Claude Code "
+            "works without memory and nothing it does is recorded."
+        ).replace("%1", when)
+        self.hooks_problem.setText(
+            "\n".join((lead, self._advice(problem.kind), self.tr("Details: %1"))).replace(
+                "%1", _printable(problem.reason)
+            )
+        )
+        self.hooks_problem.show()
+
+    def _advice(self, kind: str) -> str:
+        """What the user can do, by the kind of error the hooks met."""
+        if kind == "wrong_passphrase":
+            return self.tr(
+                "The passphrase in Claude Code's environment does not open this store. "
+                "Correct MEMORY_CENTER_PASSPHRASE where you start Claude Code (your shell "
+                'profile, or the "env" section of Claude Code\'s settings), then start a new '
+                "Claude Code session."
+            )
+        if kind == "key_unavailable":
+            return self.tr(
+                "Claude Code starts the hooks without this store's passphrase, and the "
+                "system keyring does not hold its key. Set MEMORY_CENTER_PASSPHRASE in the "
+                'environment you start Claude Code from (your shell profile, or the "env" '
+                "section of Claude Code's settings), then start a new Claude Code session."
+            )
+        if kind == "store_too_new":
+            return self.tr(
+                "The hooks run an older Memory Center than the one that wrote this store. "
+                "Install the hooks again from this window (Install above) so they run this "
+                "version."
+            )
+        if kind == "integrity":
+            return self.tr(
+                "The store failed an integrity check. Run memory-center verify in a terminal "
+                "to see what is damaged."
+            )
+        if kind in ("unavailable", "server_unavailable", "authentication_failed"):
+            return self.tr(
+                "Something the store needs was busy or out of reach. The hooks try again by "
+                "themselves at the next session; if this stays, check the details below."
+            )
+        return self.tr(
+            "Check the details below; memory-center hook status shows what the hooks see."
+        )
 
     def _show_project(self, hooks: HookControl | None, project: Path | None) -> None:
         if hooks is None or project is None:
@@ -278,3 +345,8 @@ class AgentsPanel(SettingsPanel):
         dialog.finished.connect(lambda _r: setattr(self, "ab_dialog", None))
         self.ab_dialog = dialog
         dialog.open()
+
+
+def _printable(text: str) -> str:
+    """The reason without control characters (it comes from a file other programs write)."""
+    return "".join(c if c.isprintable() else " " for c in text)[:400]
