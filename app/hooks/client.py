@@ -338,7 +338,35 @@ def in_process(data_dir: str, agent: str, raw: bytes) -> str:
 
     from app.hooks.runner import run_once
 
-    return run_once(Path(data_dir), agent, raw)
+    return run_once(Path(data_dir), agent, raw, lambda k, m: note_failure(data_dir, k, m))
+
+
+def note_failure(data_dir: str, kind: str | None, message: str | None) -> None:
+    """Leave (or, once the store opened, remove) the note the daemon leaves when it cannot
+    open the store, so Settings and `hook status` say why also when the hook ran in this
+    process (no daemon: switched off, or no Unix sockets). Best effort."""
+    try:
+        paths = Paths(data_dir)
+        if kind is None or message is None:
+            for note in (paths.error, paths.error_kind):
+                if os.path.exists(note):
+                    os.unlink(note)
+            return
+        write_private(paths.error_kind, kind)
+        write_private(paths.error, message)
+    except (OSError, AttributeError):  # no private runtime folder (or no user ids: Windows)
+        return
+
+
+def write_private(path: str, text: str) -> None:
+    """Write a 0600 file atomically."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
 
 
 def event_name(raw: bytes) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from app.hooks.cli_forward import AGENT as CLI_AGENT
-from app.hooks.client import PROTOCOL, QUEUE_AGENT, Paths, code_stamp
+from app.hooks.client import PROTOCOL, QUEUE_AGENT, Paths, code_stamp, write_private
 
 IDLE_ENV = "MEMORY_CENTER_HOOK_IDLE"
 DEFAULT_IDLE = 900.0
@@ -83,8 +83,8 @@ class Daemon:
         except MemoryCenterError as exc:
             # Clients waiting for this daemon read the note and stop waiting; the kind
             # (before the note, which clients watch) lets Settings say what to do.
-            _write_private(Path(self.paths.error_kind), exc.kind)
-            _write_private(Path(self.paths.error), exc.message)
+            write_private(self.paths.error_kind, exc.kind)
+            write_private(self.paths.error, exc.message)
             return 1
         for note in (self.paths.error, self.paths.error_kind):
             with contextlib.suppress(OSError):
@@ -158,7 +158,7 @@ class Daemon:
                 os.umask(old)
             server.listen(32)
             server.settimeout(0.5)
-            _write_private(Path(self.paths.token), self.token)
+            write_private(self.paths.token, self.token)
             yield server
         finally:
             server.close()
@@ -245,17 +245,6 @@ def _same_user(conn: socket.socket) -> bool:
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     _pid, uid, _gid = struct.unpack("3i", creds)
     return bool(uid == os.getuid())
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Write a 0600 file atomically."""
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, text.encode("utf-8"))
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,6 +19,7 @@ from core import (
 )
 
 log = logging.getLogger(__name__)
+Note = Callable[[str | None, str | None], None]
 HANDLERS = {"claude-code": claude_code.handle}
 
 
@@ -55,9 +56,12 @@ class _SpoolOnly:
         return away
 
 
-def run_once(data_dir: Path, agent: str, raw: bytes) -> str:
+def run_once(data_dir: Path, agent: str, raw: bytes, note: Note | None = None) -> str:
     """Open the store, handle one call, close. Nothing printed when the store cannot open;
-    on a server store that cannot be reached, the call's events are spooled."""
+    on a server store that cannot be reached, the call's events are spooled.
+
+    `note(kind, message)` hears why the store could not be opened, `note(None, None)` that
+    it opened: the thin client leaves the daemon's note for Settings and `hook status`."""
     try:
         # One call and done: the model loads only if the call needs it (an injection).
         service = open_service(data_dir, create=True, prompt=None, warm_model=False)
@@ -70,33 +74,15 @@ def run_once(data_dir: Path, agent: str, raw: bytes) -> str:
         return handle(cast(MemoryService, _SpoolOnly(writer, away.message)), agent, raw)
     except MemoryCenterError as exc:
         log.warning("memory store unavailable for a hook: %s", exc.message)
-        note_failure(data_dir, exc)
+        if note is not None:
+            note(exc.kind, exc.message)
         return ""
-    note_failure(data_dir, None)
+    if note is not None:
+        note(None, None)
     try:
         return handle(service, agent, raw)
     finally:
         service.close()
-
-
-def note_failure(data_dir: Path, exc: MemoryCenterError | None) -> None:
-    """Leave (or, once the store opened, remove) the note the daemon leaves when it cannot
-    open the store, so Settings and `hook status` say why also when the hook ran in this
-    process (no daemon: switched off, or no Unix sockets). Best effort."""
-    from app.hooks.client import Paths
-    from app.hooks.daemon import _write_private
-
-    try:
-        paths = Paths(data_dir)
-        if exc is None:
-            for note in (paths.error, paths.error_kind):
-                if os.path.exists(note):
-                    os.unlink(note)
-            return
-        _write_private(Path(paths.error_kind), exc.kind)
-        _write_private(Path(paths.error), exc.message)
-    except (OSError, AttributeError):  # no private runtime folder (or no user ids: Windows)
-        return
 
 
 def record_missed(service: MemoryService, missed: Path) -> int:
