@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, inspect, select
 
 from core.errors import StoreVersionError
+from core.storage import logins
 from core.storage import schema as s
 
 SQLITE_APPEND_ONLY = [
@@ -183,6 +184,11 @@ def _v11_team_records(conn: Connection) -> None:
     s.team_records.create(conn, checkfirst=True)
 
 
+def _v12_team_logins(conn: Connection) -> None:
+    # PostgreSQL only: a login of one's own per device and row-level security (#41).
+    logins.install(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -201,6 +207,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "ids of spooled writes applied after the server returned", _v9_spool_applied),
     Migration(10, "who said a memory, sealed beside its content", _v10_revision_speaker),
     Migration(11, "signed membership records of team stores", _v11_team_records),
+    Migration(
+        12, "a database login per device and row-level security on team stores", _v12_team_logins
+    ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 
