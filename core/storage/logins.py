@@ -71,11 +71,14 @@ _OWN = {
         "EXISTS (SELECT 1 FROM events e WHERE e.id = event_id AND mc_may_write_scope(e.scope_json))"
     ),
     "memories": "mc_may_write_scope(scope_json)",
-    "memory_revisions": "mc_may_write_scope(scope_json)",
-    "memory_scopes": "(key <> 'user' OR mc_may_write_user(value))",
+    # Rows of a memory: its own scope decides, and so does the memory's.
+    "memory_revisions": "(mc_may_write_scope(scope_json) AND mc_memory_writable(memory_id))",
+    "memory_scopes": (
+        "((key <> 'user' OR mc_may_write_user(value)) AND mc_memory_writable(memory_id))"
+    ),
     "memory_sources": "mc_memory_writable(memory_id)",
     "decisions": "mc_memory_writable(memory_id)",
-    "tombstones": "mc_may_write_scope(scope_json)",
+    "tombstones": "(mc_may_write_scope(scope_json) AND mc_memory_writable(memory_id))",
     "members": "(name = mc_member_of(current_user) OR mc_is_admin(current_user))",
     "personal_keys": "member = mc_member_of(current_user)",
 }
