@@ -127,6 +127,11 @@ def open_store(
             "a store on a database server"
         )
     if database_url and configured and _bare(database_url) != _bare(configured):
+        if _anonymous(database_url) == _anonymous(configured):
+            raise ResourceUnavailableError(
+                f"{data_dir} logs in to that server as {logins.login_of(configured)} (a "
+                "login of its own): open it without a database URL, or give that login"
+            )
         raise ResourceUnavailableError(
             f"{data_dir} belongs to a store on another database server; choose another "
             "data directory"
@@ -407,6 +412,15 @@ def _bare(url: str) -> str:
         return url
     # URL.set ignores None; the URL is a named tuple.
     return parsed._replace(password=None).render_as_string(hide_password=False)
+
+
+def _anonymous(url: str) -> str:
+    """`url` without its user and password: which server and database it names."""
+    try:
+        parsed = make_url(url)
+    except (ValueError, ArgumentError):
+        return url
+    return parsed._replace(username=None, password=None).render_as_string(hide_password=False)
 
 
 def _password_of(url: str) -> str | None:

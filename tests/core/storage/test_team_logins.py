@@ -297,3 +297,13 @@ def test_a_device_changes_its_own_password(team: Team, pg_url: str) -> None:
         again.close()
     new_url = _device_url(pg_url, tmp_path / "ben-desk", "ben passphrase")
     assert new_url != ben_url and _sql(new_url, "SELECT 1") == [(1,)]
+
+
+def test_a_joined_device_given_the_owners_url_keeps_its_own_login(team: Team, pg_url: str) -> None:
+    from core import ResourceUnavailableError
+
+    _ana, ben, tmp_path, _ben_url = team
+    ben.close()
+    with pytest.raises(ResourceUnavailableError, match="login of its own"):
+        _open(tmp_path / "ben-desk", "ben passphrase", pg_url)
+    _open(tmp_path / "ben-desk", "ben passphrase").close()
