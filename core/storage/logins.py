@@ -21,12 +21,14 @@ Who holds what on the server:
 Passwords never reach the server in the clear: the client sends a SCRAM-SHA-256 verifier
 (`scram_verifier`), which the server stores as it is.
 
-What the server enforces for a member login (policies in `_POLICIES`): nothing at all once
+What the server enforces for a member login (policies in `_policies`): nothing at all once
 its login is disabled (not even reads); its own devices' rows, personal-key envelopes and
 membership records only, unless its role is owner or admin (rotation seals to every
 device, removal drops envelopes); no `user=X` row of another member X with a login
 (memories, revisions, scope rows, decisions, sources, tombstones, events and payloads: the
-scope is in clear beside the ciphertext); `team_logins` read-only; no DDL. What it cannot
+scope is in clear beside the ciphertext), except that owners and admins may update (never
+add or delete) such rows, since a rotation re-seals every team-key value whatever its
+scope; `team_logins` read-only; no DDL. What it cannot
 enforce: anything inside ciphertext (a teammate may write team content, as the code lets
 him), and the owner login, which owns the tables.
 """
@@ -95,48 +97,53 @@ CREATE TABLE IF NOT EXISTS team_logins (
     disabled_at TIMESTAMPTZ
 );
 
-CREATE OR REPLACE FUNCTION mc_group() RETURNS TEXT LANGUAGE sql STABLE AS
-$$ SELECT 'mc_team_' || substr(md5(current_database()), 1, 16) $$;
+CREATE OR REPLACE FUNCTION mc_group() RETURNS TEXT LANGUAGE plpgsql STABLE AS
+$$ BEGIN RETURN (SELECT 'mc_team_' || substr(md5(current_database()), 1, 16)); END $$;
 
-CREATE OR REPLACE FUNCTION mc_owner_login() RETURNS TEXT LANGUAGE sql STABLE AS
-$$ SELECT pg_get_userbyid(relowner)::text FROM pg_class
-   WHERE oid = 'public.team_logins'::regclass $$;
+CREATE OR REPLACE FUNCTION mc_owner_login() RETURNS TEXT LANGUAGE plpgsql STABLE AS
+$$ BEGIN RETURN (SELECT pg_get_userbyid(relowner)::text FROM pg_catalog.pg_class
+   WHERE oid = 'public.team_logins'::regclass); END $$;
 
+-- PL/pgSQL, not SQL: a policy calls these for every statement, and PL/pgSQL keeps their
+-- plans for the session (a SQL function that cannot be inlined is planned on each call).
 -- The look-ups in team_logins run as its owner (its own policies would recurse); the
--- login asked about is always the caller's, passed from outside as current_user.
+-- login asked about is always the caller's, passed from outside as current_user. Names
+-- are schema-qualified and the search path is fixed, so a caller's temporary table
+-- cannot stand in for one.
 CREATE OR REPLACE FUNCTION mc_role_of(who TEXT) RETURNS TEXT
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS
-$$ SELECT CASE WHEN who = mc_owner_login() THEN 'owner' ELSE
-     (SELECT role FROM team_logins WHERE login = who AND disabled_at IS NULL) END $$;
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS
+$$ BEGIN RETURN (SELECT CASE WHEN who = public.mc_owner_login() THEN 'owner' ELSE
+     (SELECT role FROM public.team_logins WHERE login = who AND disabled_at IS NULL) END); END $$;
 
 CREATE OR REPLACE FUNCTION mc_member_of(who TEXT) RETURNS TEXT
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS
-$$ SELECT member FROM team_logins WHERE login = who AND disabled_at IS NULL $$;
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS
+$$ BEGIN RETURN (SELECT member FROM public.team_logins
+                 WHERE login = who AND disabled_at IS NULL); END $$;
 
-CREATE OR REPLACE FUNCTION mc_is_admin(who TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS
-$$ SELECT coalesce(mc_role_of(who) IN ('owner', 'admin'), false) $$;
+CREATE OR REPLACE FUNCTION mc_is_admin(who TEXT) RETURNS BOOLEAN LANGUAGE plpgsql STABLE AS
+$$ BEGIN RETURN (SELECT coalesce(mc_role_of(who) IN ('owner', 'admin'), false)); END $$;
 
-CREATE OR REPLACE FUNCTION mc_active() RETURNS BOOLEAN LANGUAGE sql STABLE AS
-$$ SELECT mc_role_of(current_user) IS NOT NULL $$;
+CREATE OR REPLACE FUNCTION mc_active() RETURNS BOOLEAN LANGUAGE plpgsql STABLE AS
+$$ BEGIN RETURN (SELECT mc_role_of(current_user) IS NOT NULL); END $$;
 
 -- A `user=X` value may be written by X's logins only, when X is a member with a login;
 -- any other value (no user, a name that is no member) is team content.
 CREATE OR REPLACE FUNCTION mc_has_login(u TEXT) RETURNS BOOLEAN
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS
-$$ SELECT EXISTS (SELECT 1 FROM team_logins WHERE member = u AND disabled_at IS NULL
-                  AND claimed_at IS NOT NULL) $$;
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS
+$$ BEGIN RETURN (SELECT EXISTS (SELECT 1 FROM public.team_logins
+                 WHERE member = u AND disabled_at IS NULL AND claimed_at IS NOT NULL)); END $$;
 
-CREATE OR REPLACE FUNCTION mc_may_write_user(u TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS
-$$ SELECT u IS NULL OR u = mc_member_of(current_user) OR NOT mc_has_login(u) $$;
+CREATE OR REPLACE FUNCTION mc_may_write_user(u TEXT) RETURNS BOOLEAN LANGUAGE plpgsql STABLE AS
+$$ BEGIN RETURN (SELECT u IS NULL OR u = mc_member_of(current_user) OR NOT mc_has_login(u)); END $$;
 
 CREATE OR REPLACE FUNCTION mc_may_write_scope(scope TEXT) RETURNS BOOLEAN
-LANGUAGE sql STABLE AS
-$$ SELECT mc_may_write_user(scope::jsonb ->> 'user') $$;
+LANGUAGE plpgsql STABLE AS
+$$ BEGIN RETURN (SELECT mc_may_write_user(scope::jsonb ->> 'user')); END $$;
 
 CREATE OR REPLACE FUNCTION mc_memory_writable(mid TEXT) RETURNS BOOLEAN
-LANGUAGE sql STABLE AS
-$$ SELECT EXISTS (SELECT 1 FROM memories m WHERE m.id = mid
-                  AND mc_may_write_scope(m.scope_json)) $$;
+LANGUAGE plpgsql STABLE AS
+$$ BEGIN RETURN (SELECT EXISTS (SELECT 1 FROM memories m WHERE m.id = mid
+                  AND mc_may_write_scope(m.scope_json))); END $$;
 
 CREATE OR REPLACE FUNCTION mc_record_owner(p_member TEXT) RETURNS VOID
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
@@ -282,9 +289,13 @@ def _policies() -> list[str]:
         )
     for table, rule in _OWN.items():
         check = f"(mc_active() AND {rule})"
+        # Owners and admins also update other members' rows: a rotation re-seals every
+        # value under the team key, whatever its scope (a private memory's decision
+        # events). They still neither add nor delete them.
+        update = f"(mc_active() AND ({rule} OR mc_is_admin(current_user)))"
         out += [
             f"CREATE POLICY mc_insert ON {table} FOR INSERT WITH CHECK {check}",
-            f"CREATE POLICY mc_update ON {table} FOR UPDATE USING {check} WITH CHECK {check}",
+            f"CREATE POLICY mc_update ON {table} FOR UPDATE USING {update} WITH CHECK {update}",
             f"CREATE POLICY mc_delete ON {table} FOR DELETE USING {check}",
         ]
     own_or_admin = (
@@ -305,7 +316,16 @@ def _policies() -> list[str]:
         "CREATE POLICY mc_delete_admin ON personal_keys FOR DELETE USING "
         "(mc_active() AND mc_is_admin(current_user))",
     ]
-    return out
+    # Caller-only calls become one-time subqueries (an InitPlan): evaluated once per
+    # statement, not once per row, so a read of the whole table (a max, a count) costs
+    # what it cost without the policies.
+    return [_once(ddl) for ddl in out]
+
+
+def _once(ddl: str) -> str:
+    for call in ("mc_active()", "mc_member_of(current_user)", "mc_is_admin(current_user)"):
+        ddl = ddl.replace(call, f"(SELECT {call})")
+    return ddl
 
 
 def install(conn: Connection) -> None:

@@ -307,3 +307,28 @@ def test_a_joined_device_given_the_owners_url_keeps_its_own_login(team: Team, pg
     with pytest.raises(ResourceUnavailableError, match="login of its own"):
         _open(tmp_path / "ben-desk", "ben passphrase", pg_url)
     _open(tmp_path / "ben-desk", "ben passphrase").close()
+
+
+def test_an_admins_rotation_reseals_other_members_private_rows(pg_url: str, tmp_path: Path) -> None:
+    """Rotation re-seals every team-key value, private scopes' included; the policies let
+    an admin's login update those rows (and only update them)."""
+    ana = _open(tmp_path / "ana-desk", "ana passphrase", pg_url, member="ana")
+    try:
+        private = ana.remember(ANA, SECRET).value.record
+        assert private is not None
+        cleo = _join(ana, tmp_path / "cleo", "cleo", "cleo passphrase", role="admin")
+        try:
+            report = cleo.rotate_key().value
+        finally:
+            cleo.close()
+        cleo_url = _device_url(pg_url, tmp_path / "cleo", "cleo passphrase")
+        assert _count(cleo_url, "DELETE FROM memories WHERE id=%s", private.id) == 0
+    finally:
+        ana.close()
+    again = _open(tmp_path / "ana-desk", "ana passphrase")
+    try:
+        assert again.key_info().active_key_id == report.new_key_id
+        assert "therapy appointments" in again.get_memory(private.id).content
+        assert again.verify().ok
+    finally:
+        again.close()
