@@ -169,6 +169,19 @@ def test_ben_cannot_write_anas_private_rows_or_decisions(team: Team, pg_url: str
             to_iso(START),
             to_iso(START),
         )
+    # Nor with the key spelt with a JSON escape (the server reads it as `user`).
+    with pytest.raises(errors.InsufficientPrivilege, match="row-level security"):
+        _sql(
+            ben_url,
+            "INSERT INTO memories (id, kind, scope_json, status, confidence, created_at, "
+            "updated_at, valid_from, sensitivity, owner, revision, source_trust, flags_json, "
+            "index_refs_json, fingerprint) VALUES ('m_forged2', 'fact', %s, 'active', 1, %s, "
+            "%s, %s, 'normal', 'ana', 1, 'user', '[]', '[]', 'f')",
+            '{"org": "acme", "\\u0075ser": "ana"}',
+            to_iso(START),
+            to_iso(START),
+            to_iso(START),
+        )
     # Nor an event of ana's scope.
     with pytest.raises(errors.InsufficientPrivilege, match="row-level security"):
         _sql(
