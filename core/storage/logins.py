@@ -348,6 +348,10 @@ def install(conn: Connection) -> None:
     # The driver reads `%` as a placeholder; format()'s `%I` and `%L` are doubled.
     conn.exec_driver_sql(_FUNCTIONS.replace("%", "%%"))
     for ddl in _policies():
+        if ddl.startswith("CREATE POLICY "):
+            # Re-runnable (a store whose later migrations are replayed): same name, anew.
+            name, table = ddl.split()[2], ddl.split()[4]
+            conn.exec_driver_sql(f"DROP POLICY IF EXISTS {name} ON {table}")
         conn.exec_driver_sql(ddl)
     # A store made before this: its first device's member is the owner login's member.
     conn.exec_driver_sql(
