@@ -66,7 +66,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "policy": ("app.cli.policy:policy", "The MemoryPolicy settings (stored in the store)."),
     "member": (
         "app.cli.team:member",
-        "Members of a store on a database server: invite, list, remove, invitations, cancel.",
+        "Members of a store on a database server: invite, list, remove, invitations, cancel, "
+        "password.",
     ),
     "join": (
         "app.cli.team:join",

@@ -18,7 +18,8 @@ INVITE_CODE_ENV = "MEMORY_CENTER_INVITE_CODE"
 
 @click.group()
 def member() -> None:
-    """Members of a store on a database server: invite, list, remove, invitations, cancel.
+    """Members of a store on a database server: invite, list, remove, invitations, cancel,
+    password.
 
     Roles: the owner (who created the store) invites admins and members and removes anyone
     but themself; an admin invites and removes members; a member invites only devices of
@@ -150,6 +151,19 @@ def cancel(ctx: Context, invitation_id: str) -> None:
     """Cancel an open invitation (its id from `member invitations`)."""
     done = ctx.service().cancel_invitation(invitation_id).value
     ctx.emit(done, f"invitation {done.id} for {done.member} cancelled")
+
+
+@member.command("password")
+@pass_ctx
+@handles_errors
+def password(ctx: Context) -> None:
+    """Give this device's database login a new random password.
+
+    The server keeps only its SCRAM verifier and this device keeps it sealed in its key set;
+    the old password stops working at once. Each device has a login of its own, so no other
+    device is affected."""
+    ctx.service().change_database_password()
+    ctx.emit({"changed": True}, "this device's database password was changed")
 
 
 @click.command()

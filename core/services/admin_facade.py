@@ -96,6 +96,10 @@ class AdminFacade(FacadeBase):
         """Cancel an open invitation (see `TeamAdmin.cancel`)."""
         return self._admin.team.cancel(invitation_id)
 
+    def change_database_password(self) -> None:
+        """Give this device's database login a new password (see `TeamAdmin.change_password`)."""
+        self._admin.team.change_password()
+
     def remove_member(
         self,
         name: str,

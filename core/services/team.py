@@ -9,6 +9,7 @@ remove or rotate, which devices count, which invitations are still usable. The r
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace as dc_replace
 
 from sqlalchemy import Connection
 
@@ -21,7 +22,7 @@ from core.model.enums import ChangeKind
 from core.model.records import InvitationInfo, MemberInfo, Result
 from core.model.validate import identifier
 from core.services.context import Engine
-from core.storage import devices, members, trust
+from core.storage import devices, logins, members, trust
 from core.storage.store import changes_of
 
 MAX_INVITATION_HOURS = 24 * 30
@@ -121,10 +122,14 @@ class TeamAdmin:
             ticket = trust.invite(
                 tx.conn, keys, self._store_id(), self.device_id, who, granted, tx.now, life
             )
+            expires = tx.now + dt.timedelta(hours=life)
+            # A login of the new device's own, usable with the invitation's one-time
+            # password until it expires; the device replaces the password when it joins.
+            password = logins.new_password()
+            login = logins.create(tx.conn, who, granted, ticket.invitation_id, password, life)
             if who != me:
                 members.invited(tx, who, by)
             tx.touch(ChangeKind.SETTINGS)
-            expires = tx.now + dt.timedelta(hours=life)
         # Team keys and the anchor; a member's own personal key only in an invitation to
         # themselves.
         shared = keys.team_only()
@@ -132,7 +137,7 @@ class TeamAdmin:
             shared = shared.with_personal(who, *keys.personal[who])
         invitation = Invitation(
             self._store_id(),
-            store.server_url(hide_password=False),
+            logins.with_login(store.server_url(hide_password=False), login, password),
             who,
             shared,
             ticket.invitation_id,
@@ -188,6 +193,7 @@ class TeamAdmin:
                     f"only {state.by_member}, an owner or an admin may cancel this invitation"
                 )
             trust.cancel(tx.conn, self._e.keys, self._store_id(), self.device_id, state, tx.now)
+            logins.disable_invitation(tx.conn, state.id)
             tx.touch(ChangeKind.SETTINGS)
         found = next(i for i in self.invitations() if i.id == state.id)
         return Result(found, changes_of(tx))
@@ -222,6 +228,9 @@ class TeamAdmin:
                     "members only"
                 )
             trust.remove(tx.conn, self._e.keys, self._store_id(), self.device_id, name, tx.now)
+            # The server stops taking the member's logins (and ends their sessions) in the
+            # same transaction as the signed removal.
+            logins.disable_member(tx.conn, name)
             members.removed(tx, name)
             tx.touch(ChangeKind.SETTINGS)
         return True
@@ -243,7 +252,34 @@ class TeamAdmin:
                 "its key"
             )
 
-    # --- listing --------------------------------------------------------------------
+    # --- this device's database password --------------------------------------------
+
+    def change_password(self) -> None:
+        """Give this device's database login a new random password: the server stores its
+        verifier, this device keeps it sealed in its key set, and the old one stops
+        working. The key set keeps the new password before the server changes it, and
+        gets the old one back if the server refuses.
+
+        Raises:
+            InvalidStateError: a local store.
+        """
+        self._server_only()
+        store, key_store = self._e.store, self._e.key_store
+        old = self._e.keys
+        fresh = logins.new_password()
+        changed = dc_replace(old, db_password=fresh)
+        key_store.save(changed)
+        try:
+            with store.write("change this device's database password") as tx:
+                logins.change_password(tx.conn, fresh)
+        except BaseException:
+            key_store.save(old)
+            raise
+        self._e.keys = changed
+        for engine in (store.write_engine, store.read_engine):
+            logins.use_password(engine, fresh)
+
+        # --- listing --------------------------------------------------------------------
 
     def members(self) -> list[MemberInfo]:
         """Current members, from the signed records: role, and devices counted from the

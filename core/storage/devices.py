@@ -16,8 +16,10 @@ from dataclasses import replace
 
 from sqlalchemy import Connection, Engine, select, update
 
-from core.crypto.envelope import new_device_key, open_with, public_of, seal_to
+from core.crypto.envelope import new_device_key, public_of
 from core.crypto.keys import KeySet, KeyStore
+from core.crypto.membership import ADMIN, OWNER, Trust
+from core.crypto.signed_envelope import open_signed, parse, seal_signed
 from core.errors import IntegrityError, KeyUnavailableError
 from core.model.clock import to_iso
 from core.storage import schema as s
@@ -34,9 +36,17 @@ def _aad(device_id: str) -> bytes:
     return f"devices|{device_id}|envelope".encode()
 
 
-def _envelope(device_id: str, public_hex: str, keys: KeySet) -> bytes:
+def _envelope(device_id: str, public_hex: str, keys: KeySet, signer: str) -> bytes:
+    """The team key set sealed to `public_hex` and signed by this device (`signer`)."""
+    if keys.signing_key is None:
+        raise KeyUnavailableError(
+            "this device holds no signing key and cannot share the store's key: join the "
+            "store again with a new invitation"
+        )
     shareable = keys.team_only().to_bytes()
-    return seal_to(bytes.fromhex(public_hex), shareable, _aad(device_id))
+    return seal_signed(
+        bytes.fromhex(public_hex), shareable, _aad(device_id), signer, keys.signing_key
+    )
 
 
 def register(conn: Connection, device_id: str, member: str, keys: KeySet, now: dt.datetime) -> None:
@@ -47,7 +57,7 @@ def register(conn: Connection, device_id: str, member: str, keys: KeySet, now: d
     values = {
         "member": member,
         "public_key": public_hex,
-        "envelope": _envelope(device_id, public_hex, keys),
+        "envelope": _envelope(device_id, public_hex, keys, device_id),
         "key_id": keys.active_id,
     }
     found = conn.execute(
@@ -61,7 +71,7 @@ def register(conn: Connection, device_id: str, member: str, keys: KeySet, now: d
         )
 
 
-def publish(conn: Connection, keys: KeySet, store_id: str) -> int:
+def publish(conn: Connection, keys: KeySet, store_id: str, signer: str) -> int:
     """Seal `keys` to every device whose signed registration this device's replay of the
     membership trusts (core/crypto/membership.py), to the X25519 key that registration
     signs; returns how many. A row nobody trusted signed (planted by hand, or of a removed
@@ -82,7 +92,8 @@ def publish(conn: Connection, keys: KeySet, store_id: str) -> int:
             update(s.devices)
             .where(s.devices.c.device_id == device.device_id)
             .values(
-                envelope=_envelope(device.device_id, device.box_key, keys), key_id=keys.active_id
+                envelope=_envelope(device.device_id, device.box_key, keys, signer),
+                key_id=keys.active_id,
             )
         )
     return len(trusted)
@@ -138,6 +149,10 @@ class ServerKeyStore:
                     s.devices.c.device_id == self.device_id
                 )
             ).first()
+            store_id = conn.execute(
+                select(s.store_meta.c.value).where(s.store_meta.c.key == "store_id")
+            ).scalar_one_or_none()
+            replayed = trust.replay(conn, keys, str(store_id or ""))
         # `revoked_at` alone decides nothing (anyone with the database login can set it):
         # a device the signed membership trusts gets the new key's envelope, a removed one
         # never does (`publish`).
@@ -155,7 +170,7 @@ class ServerKeyStore:
                 "the store's key changed and this device's copy is not ready yet; try again"
             )
         fresh = KeySet.from_bytes(
-            open_with(keys.device_key, bytes(row.envelope), _aad(self.device_id))
+            open_team_envelope(keys.device_key, self.device_id, bytes(row.envelope), replayed)
         )
         # The envelope holds team keys only; this device's personal and signing keys stay
         # its own, and so does its anchor (whoever sealed the envelope cannot change it).
@@ -177,6 +192,43 @@ class ServerKeyStore:
     def describe(self) -> str:
         """The local key store, as a device of a shared store."""
         return f"{self.local.describe()}, device {self.device_id}"
+
+
+def open_team_envelope(
+    device_key: bytes, device_id: str, envelope: bytes, replayed: Trust
+) -> bytes:
+    """The key set in this device's team envelope, if a device entitled to share the
+    store's key sealed it: an owner's or admin's trusted device (a rotation), or this
+    device itself; and only to the X25519 key this device's signed registration names.
+
+    Raises:
+        KeyUnavailableError: the envelope is unsigned, signed by a device the signed
+            membership does not trust or does not entitle, sealed to another key than the
+            registered one, or does not verify (a substituted key is never adopted).
+    """
+    try:
+        signed = parse(envelope)
+        mine = replayed.devices.get(device_id)
+        if mine is None or mine.box_key != public_of(device_key).hex():
+            raise IntegrityError(
+                "this device's signed registration names another X25519 key than the one it holds"
+            )
+        signer = replayed.devices.get(signed.signer)
+        entitled = signed.signer == device_id or replayed.role_of_device(signed.signer) in (
+            OWNER,
+            ADMIN,
+        )
+        if signer is None or not entitled:
+            raise IntegrityError(
+                f"the key envelope is signed by device {signed.signer}, which may not share "
+                "the store's key (only an owner's or admin's trusted device rotates it)"
+            )
+        return open_signed(device_key, signed, _aad(device_id), signer.sign_key)
+    except IntegrityError as exc:
+        raise KeyUnavailableError(
+            f"the store's new key was not taken: {exc}; ask an owner or admin to rotate "
+            "the key again (`memory-center key rotate`)"
+        ) from None
 
 
 def ensure_device_key(keys: KeySet) -> KeySet:

@@ -23,6 +23,7 @@ from core.errors import (
     IntegrityError,
     InvalidInputError,
     MemoryCenterError,
+    NotPermittedError,
     ResourceUnavailableError,
     ServerUnavailableError,
 )
@@ -258,10 +259,7 @@ def translated(action: str) -> Iterator[None]:
                 f"{PG_WRITE_LOCK_WAIT_S:g} s (another device holds it, or the server is overloaded)"
             ) from None
         if login_refused(exc):
-            raise AuthenticationFailedError(
-                f"{action}: the database server refused the login (check the user and "
-                f"password in the database URL): {_msg(exc)}"
-            ) from None
+            raise _login_refused(action, exc) from None
         if server_away(exc):
             raise ServerUnavailableError(
                 f"{action}: the database server is not reachable: {_msg(exc)}"
@@ -272,7 +270,7 @@ def translated(action: str) -> Iterator[None]:
             raise IntegrityError(
                 f"{action}: the database refused the change: {_msg(exc)}"
             ) from None
-        raise _database_error(action, exc) from None
+        raise _not_permitted_or_error(action, exc) from None
     except sqlite3.DatabaseError as exc:
         raise _database_error(action, exc) from None
 
@@ -287,7 +285,31 @@ _LOGIN_REFUSED = (
     "password is missing",
     "no password supplied",
     "permission denied for database",
+    "is not permitted to log in",  # a team login disabled at removal (#41)
 )
+
+
+def _login_refused(action: str, exc: sa_exc.DBAPIError) -> AuthenticationFailedError:
+    if "is not permitted to log in" in str(exc):
+        return AuthenticationFailedError(
+            f"{action}: the database server refused this device's login: it was disabled "
+            "because its member was removed from the store (or its invitation was "
+            "cancelled); ask a member for a new invitation"
+        )
+    return AuthenticationFailedError(
+        f"{action}: the database server refused the login (check the user and password in "
+        f"the database URL): {_msg(exc)}"
+    )
+
+
+def _not_permitted_or_error(action: str, exc: sa_exc.DBAPIError) -> MemoryCenterError:
+    if str(getattr(exc.orig, "sqlstate", "") or "") == "42501":
+        # Row-level security or a privilege of the store's own rules (#41): this device's
+        # login may not write that row; retrying does not help.
+        return NotPermittedError(
+            f"{action}: the database server refused the change for this device's login: {_msg(exc)}"
+        )
+    return _database_error(action, exc)
 
 
 def login_refused(exc: BaseException) -> bool:
@@ -300,7 +322,9 @@ def login_refused(exc: BaseException) -> bool:
     if isinstance(state, str):
         return state.startswith("28") or state == "3D000"
     text = str(orig)
-    return "FATAL" in text and any(phrase in text for phrase in _LOGIN_REFUSED)
+    # "fe_sendauth": libpq's own line when the server asks for a password the URL lacks.
+    asked = "FATAL" in text or "fe_sendauth" in text
+    return asked and any(phrase in text for phrase in _LOGIN_REFUSED)
 
 
 def server_away(exc: BaseException) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, inspect, select
 
 from core.errors import StoreVersionError
+from core.storage import logins
 from core.storage import schema as s
 
 SQLITE_APPEND_ONLY = [
@@ -183,8 +184,16 @@ def _v11_team_records(conn: Connection) -> None:
     s.team_records.create(conn, checkfirst=True)
 
 
-def _v12_transition_journal(conn: Connection) -> None:
+def _v12_team_logins(conn: Connection) -> None:
+    # PostgreSQL only: a login of one's own per device and row-level security (#41).
+    logins.install(conn)
+
+
+def _v13_transition_journal(conn: Connection) -> None:
     s.transitions.create(conn, checkfirst=True)
+    # On PostgreSQL, its rows are a member's like the decisions of the memory they are
+    # about; they are only ever added (numbered 12 on its branch, 13 after the merge).
+    logins.install_journal(conn)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -206,7 +215,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "who said a memory, sealed beside its content", _v10_revision_speaker),
     Migration(11, "signed membership records of team stores", _v11_team_records),
     Migration(
-        12, "the transition journal: each change's before and after", _v12_transition_journal
+        12, "a database login per device and row-level security on team stores", _v12_team_logins
+    ),
+    Migration(
+        13, "the transition journal: each change's before and after", _v13_transition_journal
     ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version

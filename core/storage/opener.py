@@ -28,11 +28,17 @@ from core.errors import (
 )
 from core.model.clock import Clock, to_iso
 from core.storage import governed as _governed  # noqa: F401  installs a write's commit steps
+from core.storage import logins
 from core.storage import schema as s
 from core.storage.engine import sqlite_engines, translated
 from core.storage.meta import set_meta
 from core.storage.migrations import migrate
-from core.storage.server_open import bare_url, join_server_store, open_server_store
+from core.storage.server_open import (
+    anonymous_url,
+    bare_url,
+    join_server_store,
+    open_server_store,
+)
 from core.storage.store import DB_FILE_NAME, Store
 from core.storage.store_dir import (
     LOCAL_CONFIG_NAME,
@@ -99,6 +105,11 @@ def open_store(
             "a store on a database server"
         )
     if database_url and configured and bare_url(database_url) != bare_url(configured):
+        if anonymous_url(database_url) == anonymous_url(configured):
+            raise ResourceUnavailableError(
+                f"{data_dir} logs in to that server as {logins.login_of(configured)} (a "
+                "login of its own): open it without a database URL, or give that login"
+            )
         raise ResourceUnavailableError(
             f"{data_dir} belongs to a store on another database server; choose another "
             "data directory"

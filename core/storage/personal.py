@@ -16,8 +16,11 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, Engine, select
 
-from core.crypto.envelope import open_with, seal_to
+from core.crypto.envelope import public_of
 from core.crypto.keys import KeySet, KeyStore, new_personal_key
+from core.crypto.membership import Trust
+from core.crypto.signed_envelope import open_signed, parse, seal_signed
+from core.errors import IntegrityError, KeyUnavailableError
 from core.model.clock import Clock, to_iso
 from core.storage import schema as s
 from core.storage import trust
@@ -28,14 +31,46 @@ def _aad(device_id: str, member: str) -> bytes:
     return f"personal_keys|{device_id}|{member}".encode()
 
 
-def _envelope(device_id: str, member: str, public_hex: str, key_id: str, key: bytes) -> bytes:
+def _envelope(
+    device_id: str, member: str, public_hex: str, key_id: str, key: bytes, keys: KeySet, signer: str
+) -> bytes:
+    """`member`'s personal key sealed to `public_hex`, signed by this device (`signer`)."""
+    assert keys.signing_key is not None
     payload = key_id.encode("ascii") + b"\x1f" + key
-    return seal_to(bytes.fromhex(public_hex), payload, _aad(device_id, member))
+    return seal_signed(
+        bytes.fromhex(public_hex), payload, _aad(device_id, member), signer, keys.signing_key
+    )
 
 
-def _opened(keys: KeySet, device_id: str, member: str, envelope: bytes) -> KeySet:
+def _opened(keys: KeySet, device_id: str, member: str, envelope: bytes, replayed: Trust) -> KeySet:
+    """The key set with `member`'s personal key from this device's envelope, accepted
+    only when a trusted device of `member` sealed and signed it, to the X25519 key this
+    device's signed registration names (a key of a teammate's or DBA's choosing is never
+    adopted as the member's private key).
+
+    Raises:
+        KeyUnavailableError: the envelope is unsigned, signed by anyone else, or does not
+            verify or open.
+    """
     assert keys.device_key is not None
-    payload = open_with(keys.device_key, envelope, _aad(device_id, member))
+    try:
+        signed = parse(envelope)
+        mine = replayed.devices.get(device_id)
+        if mine is None or mine.box_key != public_of(keys.device_key).hex():
+            raise IntegrityError(
+                "this device's signed registration names another X25519 key than the one it holds"
+            )
+        signer = replayed.devices.get(signed.signer)
+        if signer is None or signer.member != member:
+            raise IntegrityError(
+                f"it is signed by device {signed.signer}, which is not a trusted device of {member}"
+            )
+        payload = open_signed(keys.device_key, signed, _aad(device_id, member), signer.sign_key)
+    except IntegrityError as exc:
+        raise KeyUnavailableError(
+            f"{member}'s personal key on the server was not taken: {exc}; open the store "
+            f"on another device of {member} to seal it again"
+        ) from None
     key_id, _sep, key = payload.partition(b"\x1f")
     return keys.with_personal(member, key_id.decode("ascii"), key)
 
@@ -62,9 +97,9 @@ def sync(
         if not _work_to_do(conn, keys, member, store_id):
             return keys
     with translated("share a personal key"), write.begin() as conn:
-        keys = _fetch_or_make(conn, local, keys, device_id, member, clock)
+        keys = _fetch_or_make(conn, local, keys, device_id, member, clock, store_id)
         if member in keys.personal:
-            _grant(conn, keys, member, clock, store_id)
+            _grant(conn, keys, member, clock, store_id, device_id)
     return keys
 
 
@@ -93,7 +128,13 @@ def _devices_without(
 
 
 def _fetch_or_make(
-    conn: Connection, local: KeyStore, keys: KeySet, device_id: str, member: str, clock: Clock
+    conn: Connection,
+    local: KeyStore,
+    keys: KeySet,
+    device_id: str,
+    member: str,
+    clock: Clock,
+    store_id: str,
 ) -> KeySet:
     if member in keys.personal:
         return keys
@@ -103,7 +144,8 @@ def _fetch_or_make(
         )
     ).scalar_one_or_none()
     if mine is not None:
-        keys = _opened(keys, device_id, member, bytes(mine))
+        replayed = trust.replay(conn, keys, store_id)
+        keys = _opened(keys, device_id, member, bytes(mine), replayed)
     elif member_has_key(conn, member):
         return keys  # another of the member's devices will seal it to this one
     else:
@@ -124,8 +166,12 @@ def member_has_key(conn: Connection, member: str) -> bool:
     )
 
 
-def _grant(conn: Connection, keys: KeySet, member: str, clock: Clock, store_id: str) -> None:
+def _grant(
+    conn: Connection, keys: KeySet, member: str, clock: Clock, store_id: str, signer: str
+) -> None:
     # This device too: its row records that the member's key exists.
+    if keys.signing_key is None:
+        return  # a device without a signing key seals to nobody (it trusts nobody either)
     key_id, key = keys.personal[member]
     for device_id, public_hex in _devices_without(conn, keys, member, store_id):
         conn.execute(
@@ -133,7 +179,7 @@ def _grant(conn: Connection, keys: KeySet, member: str, clock: Clock, store_id: 
                 device_id=device_id,
                 member=member,
                 key_id=key_id,
-                envelope=_envelope(device_id, member, public_hex, key_id, key),
+                envelope=_envelope(device_id, member, public_hex, key_id, key, keys, signer),
                 sealed_at=to_iso(clock.now()),
             )
         )

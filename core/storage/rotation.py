@@ -53,7 +53,7 @@ def rotate(
         old_id = keys.active_id
         keys = keys.with_new_key()
         key_store.save(keys)
-    _publish_to_devices(store, keys, store_id)
+    _publish_to_devices(store, keys, store_id, _device_of(key_store))
     codec = Codec(keys, reload=key_store.load)
     store.replace_codec(codec)
     with store.write("announce the new key") as tx:
@@ -73,7 +73,7 @@ def rotate(
         tx.touch(ChangeKind.KEYS)
     final = keys.retire_others()
     key_store.save(final)
-    _publish_to_devices(store, final, store_id)
+    _publish_to_devices(store, final, store_id, _device_of(key_store))
     store.replace_codec(Codec(final, reload=key_store.load))
     tally.tell("done")
     return final, RotationReport(old_id, final.active_id, tally.done, resumed)
@@ -140,11 +140,16 @@ def count_sealed(store: Store) -> int:
         )
 
 
-def _publish_to_devices(store: Store, keys: KeySet, store_id: str) -> None:
+def _device_of(key_store: KeyStore) -> str:
+    """This device's id on a shared store ("" for a local one): it signs the envelopes."""
+    return str(getattr(key_store, "device_id", ""))
+
+
+def _publish_to_devices(store: Store, keys: KeySet, store_id: str, signer: str) -> None:
     """On a shared store, seal the key set to every device the signed membership trusts
     (before use)."""
     if not store.is_server:
         return
     with store.write("share the new key with the store's devices") as tx:
-        devices.publish(tx.conn, keys, store_id)
+        devices.publish(tx.conn, keys, store_id, signer)
         tx.touch(ChangeKind.KEYS)

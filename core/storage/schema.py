@@ -359,7 +359,7 @@ spool_applied = Table(
 )
 
 
-# The transition journal (#39, schema version 12): each memory's state before and after every
+# The transition journal (#39, schema version 13): each memory's state before and after every
 # change, grouped by command, MAC'd; no content (core/storage/journal.py).
 transitions = Table(
     "transitions",

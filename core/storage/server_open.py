@@ -24,14 +24,16 @@ from core.crypto.keys import (
 from core.crypto.membership import SELF
 from core.crypto.signing import new_signing_key, verifying_key
 from core.errors import (
+    AuthenticationFailedError,
     IntegrityError,
+    InvalidStateError,
     KeyUnavailableError,
     MemoryCenterError,
     ResourceUnavailableError,
     WrongPassphraseError,
 )
 from core.model.clock import Clock, to_iso
-from core.storage import devices, members, personal, trust
+from core.storage import devices, logins, members, personal, trust
 from core.storage import schema as s
 from core.storage.engine import is_postgres_url, postgres_engines, translated
 from core.storage.meta import set_meta
@@ -153,6 +155,15 @@ def bare_url(url: str) -> str:
     return parsed._replace(password=None).render_as_string(hide_password=False)
 
 
+def anonymous_url(url: str) -> str:
+    """`url` without its user and password: which server and database it names."""
+    try:
+        parsed = make_url(url)
+    except (ValueError, ArgumentError):
+        return url
+    return parsed._replace(username=None, password=None).render_as_string(hide_password=False)
+
+
 def _password_of(url: str) -> str | None:
     try:
         password = make_url(url).password
@@ -206,7 +217,8 @@ def join_server_store(
     # The key file of another store is never replaced, nor removed when the join fails.
     refuse_orphan_key_file(data_dir)
     try:
-        _check_invitation_is_current(invitation)
+        _check_invitation_is_current(invitation, clock)
+        url = _claimed_login(invitation.database_url)
         source = choose_source(passphrase, prefer_keyring)
         key_store = key_store_for(source, invitation.store_id, data_dir, passphrase)
         # Never another device's private key (invitations of older versions carried it).
@@ -222,7 +234,7 @@ def join_server_store(
         ticket = trust.Ticket(invitation.invitation_id, invitation.invitation_key)
         opened = open_server_store(
             data_dir,
-            invitation.database_url,
+            url,
             clock,
             passphrase,
             False,
@@ -241,13 +253,39 @@ def join_server_store(
     return opened
 
 
-def _check_invitation_is_current(invitation: Invitation) -> None:
+def _claimed_login(url: str) -> str:
+    """The invitation's URL with a password only this device knows: the invitation's login
+    (a login of its own, core/storage/logins.py) is claimed with it, so the one-time
+    password in the invitation opens nothing any more. An invitation that carries another
+    login (made before per-device logins) is used as it is."""
+    login = logins.login_of(url)
+    if login is None or not login.startswith(logins.LOGIN_PREFIX):
+        return url
+    password = logins.new_password()
+    logins.claim(url, password)
+    return logins.with_login(url, login, password)
+
+
+def _check_invitation_is_current(invitation: Invitation, clock: Clock) -> None:
+    if invitation.expires_at and to_iso(clock.now()) > invitation.expires_at:
+        raise InvalidStateError(
+            f"this invitation expired at {invitation.expires_at}: ask for a new invitation"
+        )
     write, read = postgres_engines(invitation.database_url)
     try:
         with translated("read the store's active key"), read.connect() as conn:
             active = conn.execute(
                 select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id")
             ).scalar_one_or_none()
+    except AuthenticationFailedError:
+        login = logins.login_of(invitation.database_url) or ""
+        if not login.startswith(logins.LOGIN_PREFIX):
+            raise
+        # The invitation's own login: claimed by the device that used it, or disabled.
+        raise InvalidStateError(
+            "this invitation was used already, cancelled or expired: the server refuses "
+            "its one-time login; ask for a new invitation"
+        ) from None
     finally:
         write.dispose()
         read.dispose()
@@ -306,6 +344,8 @@ def _registered_device(
             trust.register_root(
                 conn, keys, device.store_id, device.device_id, device.member, clock.now()
             )
+        if device.created:
+            logins.record_owner(conn, device.member)  # this login owns the tables
         # Saved before the transaction commits: a registration the server keeps is never
         # signed by a key this device lost.
         local.save(keys)

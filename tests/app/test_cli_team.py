@@ -50,6 +50,11 @@ def test_init_invite_join_list_and_remove(pg_url: str, tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     done = _run("--data-dir", b, "search", "--scope", "org=acme", "standup", passphrase=PASS_B)
     assert "9:15" in done.output
+    # The device's own login gets a new password; the next command logs in with it (#41).
+    done = _run("--data-dir", b, "member", "password", passphrase=PASS_B)
+    assert done.exit_code == 0 and "password was changed" in done.output, done.output
+    done = _run("--data-dir", b, "search", "--scope", "org=acme", "standup", passphrase=PASS_B)
+    assert "9:15" in done.output, done.output
 
     listed = _run("--data-dir", a, "member", "list", passphrase=PASS_A)
     assert "kim" in listed.output and "devices: 1" in listed.output
@@ -67,6 +72,8 @@ def test_invitations_are_refused_for_a_local_store(tmp_path: Path) -> None:
     assert _run("--data-dir", local, "init", passphrase=PASS_A).exit_code == 0
     done = _run("--data-dir", local, "member", "invite", "kim", passphrase=PASS_A)
     assert done.exit_code == 1 and "database server" in done.output
+    done = _run("--data-dir", local, "member", "password", passphrase=PASS_A)
+    assert done.exit_code == 1 and "database server" in done.output, done.output
 
 
 def test_an_unreachable_server_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:

@@ -77,6 +77,18 @@ class PostgresServer:
     def start(self) -> PostgresServer:
         """initdb + pg_ctl start; returns self."""
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8")
+        # The superuser (the tests' DBA and stores' creator) logs in without a password;
+        # every other login (a team member's own, #41) must give its password, as on a
+        # real server.
+        hba = (
+            "local all postgres trust\n"
+            "host all postgres 127.0.0.1/32 trust\n"
+            "local all all scram-sha-256\n"
+            "host all all 127.0.0.1/32 scram-sha-256\n"
+        )
+        (self.data / "pg_hba.conf").write_text(hba)
+        if self._owner is not None:
+            os.chown(self.data / "pg_hba.conf", self._owner.pw_uid, self._owner.pw_gid)
         self.restart()
         return self
 

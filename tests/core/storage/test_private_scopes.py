@@ -16,7 +16,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from core import (
-    KeyUnavailableError,
+    AuthenticationFailedError,
     ManualClock,
     MemoryFilter,
     MemoryService,
@@ -286,7 +286,7 @@ def test_removal_rotates_past_the_member_with_progress_and_resumes(
     ((blob,),) = _sql(pg_url, "SELECT content FROM memory_revisions WHERE memory_id=%s", after.id)
     assert not _opens_with_any(bytes(blob), content_aad(after.id, 1), old)  # type: ignore[arg-type]
     assert _sql(pg_url, "SELECT count(*) FROM personal_keys WHERE member = 'ben'") == [(0,)]
-    with pytest.raises(KeyUnavailableError, match="removed"):
+    with pytest.raises(AuthenticationFailedError, match="removed"):
         _open(tmp_path / "ben-desk", "ben passphrase")
     with pytest.raises(NotFoundError):
         ana.remove_member_tracked("ben")

@@ -49,7 +49,7 @@ def url(pg_crash_url: str) -> str:
     return pg_crash_url
 
 
-def _open(data_dir: Path, url: str) -> MemoryService:
+def _open(data_dir: Path, url: str | None) -> MemoryService:
     return MemoryService.open(
         data_dir, passphrase=PG_PASSPHRASE, prefer_keyring=False, database_url=url
     )
@@ -231,7 +231,8 @@ def test_bad_input_is_refused_at_once_even_while_offline(
 def test_a_commit_on_one_machine_wakes_the_other_machines_waiter(url: str, tmp_path: Path) -> None:
     first = _open(tmp_path / "a", url)
     _join(first, tmp_path / "b", "bob")
-    second = _open(tmp_path / "b", url)
+    # A joined device logs in with its own login, remembered in its directory (#41).
+    second = _open(tmp_path / "b", None)
     start = second.revision()
     woke = threading.Event()
     seen: list[int] = []

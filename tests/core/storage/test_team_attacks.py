@@ -16,6 +16,7 @@ import psycopg
 import pytest
 
 from core import (
+    AuthenticationFailedError,
     IntegrityError,
     InvalidStateError,
     KeyUnavailableError,
@@ -185,8 +186,8 @@ def test_attack_2_removal_cannot_be_bypassed_with_a_planted_device(
     blob = _sql(pg_url, "SELECT content FROM memory_revisions WHERE memory_id=%s", after.id)
     with pytest.raises(KeyUnavailableError):
         old.open_text(bytes(blob[0][0]), content_aad(after.id, 1))  # type: ignore[arg-type]
-    # And his device is told it was removed.
-    with pytest.raises(KeyUnavailableError, match="removed"):
+    # And his device is told it was removed: the server refuses his login (#41).
+    with pytest.raises(AuthenticationFailedError, match="removed"):
         _open(tmp_path / "ben-desk", "ben passphrase")
     assert "ben" not in {m.name for m in ana.members() if m.removed_at is None}
 
@@ -356,6 +357,13 @@ def test_attack_5_a_forged_private_memory_is_never_served(
     # Ben hides that ana has a personal key, so his device writes `user=ana` with the team
     # key, through the real write path (a decision recorded, user-confirmed).
     _sql(pg_url, "DELETE FROM personal_keys WHERE member='ana'")
+    # With his own database login the server refuses the row (row-level security, #41)...
+    with pytest.raises(NotPermittedError, match="row-level security"):
+        ben.remember(ANA, forged)
+    # ...so a DBA lets his login pass the policies (as the table owner's would): the
+    # readers' provenance check is what stops it then.
+    (login,) = _sql(pg_url, "SELECT login FROM team_logins WHERE member='ben'")[0]
+    _sql(pg_url, f'ALTER ROLE "{login}" BYPASSRLS')
     planted = ben.remember(ANA, forged).value.record
     assert planted is not None
     # And a team-scope row whose creating decision is gone (written around the code).
@@ -412,7 +420,10 @@ def test_the_database_password_is_sealed_not_in_store_json(pg_url: str, tmp_path
     finally:
         again.close()
     assert "s3cret-pw" not in (tmp_path / "ben-desk" / "store.json").read_text()
-    assert _keys(tmp_path / "ben-desk", "ben passphrase").db_password == "s3cret-pw"
+    # Ben has a login and a password of his own (#41): the owner's never left her device.
+    ben_password = _keys(tmp_path / "ben-desk", "ben passphrase").db_password
+    assert ben_password and ben_password != "s3cret-pw"
+    assert '"database_url": "postgresql://mc_' in (tmp_path / "ben-desk" / "store.json").read_text()
     # The same server named again, with or without the password, is the same store; a new
     # password given so (`init --database URL`) replaces the one kept.
     _open(tmp_path / "ana-desk", "ana passphrase", url).close()
@@ -432,6 +443,7 @@ def test_a_store_made_before_signed_membership_is_anchored_by_its_creator(
     ben.close()
     ana.close()
     _sql(pg_url, "DELETE FROM team_records")
+    _sql(pg_url, "DELETE FROM team_logins WHERE member <> 'ana'")  # no logins of their own then
     store = PassphraseKeyStore(tmp_path / "ana-desk" / KEY_FILE_NAME, "ana passphrase")
     store.save(dataclasses.replace(store.load(), signing_key=None, anchor=None))
     again = _open(tmp_path / "ana-desk", "ana passphrase")

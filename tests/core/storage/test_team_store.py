@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import text
 
 from core import (
+    AuthenticationFailedError,
     InvalidInputError,
     InvalidStateError,
     KeyUnavailableError,
@@ -385,7 +386,7 @@ def test_removing_a_member_rotates_the_key_past_their_devices(pg_url: str, tmp_p
         # A device that stayed open through the rotation follows it (its envelope).
         assert any("/ops/v2" in h.content for h in desk.search_memory(SCOPE, "vault path"))
         # The removed device can no longer open the store ...
-        with pytest.raises(KeyUnavailableError, match="removed"):
+        with pytest.raises(AuthenticationFailedError, match="removed"):
             _open(tmp_path / "laptop", passphrase="laptop passphrase")
         # ... and its old key set opens neither new content nor re-sealed old content.
         with owner._store.read("peek") as conn:
