@@ -58,7 +58,7 @@ def invite(
     Only a member's own devices can add a device of theirs."""
     raw, code = (
         ctx.service()
-        .invite_member(name, by=os.environ.get("USER"), role=role, expires_hours=expires_hours)
+        .team.invite_member(name, by=os.environ.get("USER"), role=role, expires_hours=expires_hours)
         .value
     )
     target = out or Path(f"{name}.mc-invitation")
@@ -86,7 +86,7 @@ def remove(ctx: Context, name: str) -> None:
         if not ctx.as_json:
             click.echo(f"\rre-encrypted {done} values", nl=False, err=True)
 
-    report = ctx.service().remove_member(name, progress=progress).value
+    report = ctx.service().team.remove_member(name, progress=progress).value
     if not ctx.as_json:
         click.echo("", err=True)
     ctx.emit(
@@ -105,7 +105,7 @@ def list_members(ctx: Context) -> None:
 
     Removed members are left out (`--json` includes them, with `removed_at`); rows of the
     devices table that no trusted signature backs are listed as ignored."""
-    everyone = ctx.service().members()
+    everyone = ctx.service().team.members()
     found = [m for m in everyone if m.removed_at is None]
 
     def human() -> None:
@@ -117,7 +117,7 @@ def list_members(ctx: Context) -> None:
         for line in problems:
             click.echo(f"ignored: {line}")
 
-    problems = ctx.service().membership_problems()
+    problems = ctx.service().team.membership_problems()
     ctx.emit(everyone, human)
 
 
@@ -126,7 +126,7 @@ def list_members(ctx: Context) -> None:
 @handles_errors
 def invitations(ctx: Context) -> None:
     """Every invitation, newest first: open, used, expired or cancelled."""
-    found = ctx.service().invitations()
+    found = ctx.service().team.invitations()
 
     def human() -> None:
         if not found:
@@ -148,7 +148,7 @@ def invitations(ctx: Context) -> None:
 @handles_errors
 def cancel(ctx: Context, invitation_id: str) -> None:
     """Cancel an open invitation (its id from `member invitations`)."""
-    done = ctx.service().cancel_invitation(invitation_id).value
+    done = ctx.service().team.cancel_invitation(invitation_id).value
     ctx.emit(done, f"invitation {done.id} for {done.member} cancelled")
 
 

@@ -67,16 +67,16 @@ def test_scope_column_leads_with_the_most_specific_key(
         "project": "webshop-frontend-redesign",
         "environment": "staging-eu-west",
     }
-    demo.remember(long_scope, "The redesign ships behind the beta flag.")
+    demo.memories.remember(long_scope, "The redesign ships behind the beta flag.")
     window.refresh_all()
-    mine = next(r for r in demo.list_memories() if "beta flag" in r.content)
+    mine = next(r for r in demo.memories.list_memories() if "beta flag" in r.content)
     dialog = ScopeDialog(mine, window, allow_any=True)
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
     field = dialog.whole
     assert field.width() - 12 >= field.fontMetrics().horizontalAdvance(field.text())
-    dialog.reject()
+    dialog.review.reject()
     # The Settings page at 1280: the "Use embedder" label is as wide as its text.
     qtbot.keyClick(window.nav, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     panel = window.settings.index

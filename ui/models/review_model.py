@@ -70,7 +70,7 @@ def _entry(section: str, item: MemoryRecord | tuple[MemoryRecord, ...]) -> Entry
 
 def load_queue(service: MemoryService) -> QueueData:
     """Read candidates, quarantined records and unresolved conflict sets."""
-    pending = service.list_memories(
+    pending = service.memories.list_memories(
         MemoryFilter(
             statuses=(MemoryStatus.CANDIDATE, MemoryStatus.ACTIVE, MemoryStatus.QUARANTINED),
             limit=10_000_000,
@@ -92,9 +92,11 @@ def load_queue(service: MemoryService) -> QueueData:
 
 def load_evidence(service: MemoryService, record: MemoryRecord) -> Evidence:
     """The policy's reasons (first decision) and the text of the source events."""
-    decisions = service.history(record.id)
+    decisions = service.memories.history(record.id)
     reasons = decisions[0].reason if decisions else ""
-    events = service.get_events(list(record.source_event_ids)) if record.source_event_ids else []
+    events = (
+        service.events.get_events(list(record.source_event_ids)) if record.source_event_ids else []
+    )
     return Evidence(record.id, reasons, events, decisions)
 
 
