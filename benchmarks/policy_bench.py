@@ -182,7 +182,8 @@ def main() -> None:
     print(f"MemoryPolicy.decide, 50 related records: {rate:,.0f} decisions/s ({mix})")
     rps, p50, p95 = bench_remember(args.remembers)
     print(
-        f"MemoryService.memories.remember, real store, {args.remembers} calls: {rps:,.1f} remembers/s "
+        f"MemoryService.memories.remember, real store, {args.remembers} calls: "
+        f"{rps:,.1f} remembers/s "
         f"(p50 {p50:.1f} ms, p95 {p95:.1f} ms)"
     )
 

@@ -328,7 +328,7 @@ def main() -> None:
             for size in args.sizes:
                 bench_scope(svc, size, args.batch, args.slow_cap, rng, args.label)
             bench_singles(svc, args.singles, rng, args.label)
-            bench_approve(svc, args.review.approve, args.slow_cap, rng, args.label)
+            bench_approve(svc, args.approve, args.slow_cap, rng, args.label)
         finally:
             t0 = time.perf_counter()
             svc.close()

@@ -53,7 +53,7 @@ def op_remember(run: ScenarioRun, step: Step) -> None:
 def op_suggest(run: ScenarioRun, step: Step) -> None:
     """The agent's suggest request with evidence event references."""
     run.note_scope(step["scope"])
-    outcome = run.product.memories.suggest(
+    outcome = run.product.suggest(
         step["scope"],
         step["text"],
         kind=step.get("kind"),

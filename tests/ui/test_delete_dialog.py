@@ -38,7 +38,7 @@ def test_ticking_purge_grows_the_dialog(
     assert dialog.height() > before
     assert "all 1 revision;" in dialog.intro.text()
     assert "2 recorded model calls;" in dialog.intro.text()
-    dialog.review.reject()
+    dialog.reject()
 
 
 def test_purge_can_also_purge_the_source_events(

@@ -76,7 +76,7 @@ def test_scope_column_leads_with_the_most_specific_key(
     qtbot.waitExposed(dialog)
     field = dialog.whole
     assert field.width() - 12 >= field.fontMetrics().horizontalAdvance(field.text())
-    dialog.review.reject()
+    dialog.reject()
     # The Settings page at 1280: the "Use embedder" label is as wide as its text.
     qtbot.keyClick(window.nav, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     panel = window.settings.index

@@ -160,7 +160,7 @@ def test_unavailable_embedder_is_reported(
     def missing(_name: str) -> object:
         raise ResourceUnavailableError("the embedder needs a package that is not installed")
 
-    monkeypatch.setattr(demo, "set_embedder", missing)
+    monkeypatch.setattr(demo.index, "set_embedder", missing)
     view = _open_settings(qtbot, window)
     before = demo.index.status()["vector"]
     view.index.use_embedder_button.click()

@@ -99,7 +99,8 @@ def test_a_spool_file_from_before_the_namespaces_is_replayed(pg_url: str, tmp_pa
         service.close()
 
     writer = SpoolService.offline_writer(data_dir, passphrase=PG_PASSPHRASE)
-    spooled = writer.spool("remember", {"user": "ann"}, "Remember: Ann bikes to work")
+    bare = "remember"  # as a script written before the namespaces names it
+    spooled = writer.spool(bare, {"user": "ann"}, "Remember: Ann bikes to work")
     assert spooled.operation == "memories.remember"
     with pytest.raises(InvalidInputError, match="cannot be kept in the spool"):
         writer.spool("list_memories")
