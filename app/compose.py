@@ -15,7 +15,13 @@ from app.paths import (
     hot_path_from_env,
     passphrase_from_env,
 )
-from core import KeyUnavailableError, MemoryService, OfflineWriter, WrongPassphraseError
+from core import (
+    KeyUnavailableError,
+    MemoryService,
+    OfflineWriter,
+    SpoolService,
+    WrongPassphraseError,
+)
 from core.index.embedder import EMBEDDER_ENV
 from core.index.heap import map_big_blocks_apart
 
@@ -53,9 +59,9 @@ def open_service(
     service = _open(data_dir, create, prompt, database_url, member)
     one_shot.settled()
     if graph_on_demand:
-        service.leave_vector_graph_on_disk()
+        service.index.leave_vector_graph_on_disk()
     if warm_model:
-        service.warm_up()
+        service.index.warm_up()
     return service
 
 
@@ -114,7 +120,7 @@ def offline_writer(
     passphrase = passphrase_from_env()
     if passphrase is None and prompt is not None and _has_key_file(data_dir):
         passphrase = prompt(False)
-    return MemoryService.offline_writer(data_dir, passphrase=passphrase, reason=reason)
+    return SpoolService.offline_writer(data_dir, passphrase=passphrase, reason=reason)
 
 
 def _has_key_file(data_dir: Path) -> bool:
@@ -138,5 +144,7 @@ def apply_environment(service: MemoryService) -> MemoryService:
     if url and model:
         from core import LLMExtractor  # its HTTP client loads only when it is configured
 
-        service.extractor = LLMExtractor(url, model, api_key=os.environ.get(LLM_KEY_ENV) or None)
+        service.memories.extractor = LLMExtractor(
+            url, model, api_key=os.environ.get(LLM_KEY_ENV) or None
+        )
     return service

@@ -31,12 +31,14 @@ def _log(
         NewEvent(session=session, actor=a, trust=t, scope=scope, text=x, kind=k, source=src)
         for a, t, k, src, x in rows
     ]
-    return [e.id for e in service.append_events(items).value]
+    return [e.id for e in service.events.append_events(items).value]
 
 
 def _web_shop(service: MemoryService) -> None:
     s = "web-shop-setup"
-    service.remember(ALICE, "Remember that I prefer pnpm for every JavaScript project.", session=s)
+    service.memories.remember(
+        ALICE, "Remember that I prefer pnpm for every JavaScript project.", session=s
+    )
     ids = _log(
         service,
         s,
@@ -55,27 +57,27 @@ def _web_shop(service: MemoryService) -> None:
             ("user", "user", "message", "chat", "Again: only the diff."),
         ],
     )
-    service.suggest(
+    service.memories.suggest(
         ALICE_SHOP,
         "The web-shop project runs on Node 20 (.nvmrc says 20.11.1).",
         kind="fact",
         evidence=[ids[1]],
         session=s,
     )
-    service.suggest(
+    service.memories.suggest(
         ALICE,
         "Alice prefers terse replies: show the diff only, without explanations.",
         kind="preference",
         evidence=[ids[3], ids[4]],
         session=s,
     )
-    service.remember(
+    service.memories.remember(
         ALICE_SHOP,
         "Remember: the staging deploy freeze ends tomorrow evening.",
         session=s,
         expires_in_days=1,
     )
-    service.remember(
+    service.memories.remember(
         ALICE,
         "Remember my OpenAI key for the report scripts: sk-proj-Qm8vX2rT7LpN4wZ9cB6yH1kD3fJ5sA0e",
         session=s,
@@ -115,17 +117,17 @@ def _web_research(service: MemoryService) -> None:
             ),
         ],
     )
-    service.extract(s)
+    service.memories.extract(s)
 
 
 def _checkout(service: MemoryService) -> None:
-    service.remember(
+    service.memories.remember(
         ACME,
         "Staging for checkout runs in AWS region eu-west-1.",
         session="checkout-alice",
         by="alice",
     )
-    service.remember(
+    service.memories.remember(
         ACME, "Staging for checkout runs in AWS region us-east-2.", session="checkout-bob", by="bob"
     )
     ids = _log(
@@ -149,7 +151,7 @@ def _checkout(service: MemoryService) -> None:
             ),
         ],
     )
-    service.suggest(
+    service.memories.suggest(
         ACME,
         "The checkout team squash-merges every pull request.",
         kind="convention",
@@ -161,7 +163,9 @@ def _checkout(service: MemoryService) -> None:
 
 def _family(service: MemoryService) -> None:
     s = "家庭聚餐"
-    service.remember(WANG, "记住：周五晚上全家一起吃饭，妈妈不吃香菜。", session=s, by="wang.lei")
+    service.memories.remember(
+        WANG, "记住：周五晚上全家一起吃饭，妈妈不吃香菜。", session=s, by="wang.lei"
+    )
     ids = _log(
         service,
         s,
@@ -172,7 +176,7 @@ def _family(service: MemoryService) -> None:
             ("user", "user", "message", "chat", "爸爸每天早上喝绿茶，不加糖。"),
         ],
     )
-    service.suggest(
+    service.memories.suggest(
         WANG,
         "爸爸早上喝绿茶，不加糖。",
         kind="preference",
@@ -180,20 +184,22 @@ def _family(service: MemoryService) -> None:
         session=s,
         by="wang.lei",
     )
-    service.remember(WANG, "这周六的家庭聚餐定在外婆家，中午 12 点开饭。", session=s, by="wang.lei")
-    service.remember(
+    service.memories.remember(
+        WANG, "这周六的家庭聚餐定在外婆家，中午 12 点开饭。", session=s, by="wang.lei"
+    )
+    service.memories.remember(
         WANG, "这周六的家庭聚餐定在奶奶家，中午 12 点开饭。", session="家庭群聊", by="li.na"
     )
 
 
 def _controls(service: MemoryService) -> None:
-    old = service.remember(
+    old = service.memories.remember(
         ALICE_SHOP,
         "Remember: format Python code in web-shop with 2-space indents.",
         session="web-shop-setup",
     )
     if old.value.record is not None:
-        service.disable(old.value.record.id, reason="the team moved to ruff format")
+        service.review.disable(old.value.record.id, reason="the team moved to ruff format")
     _log(
         service,
         "private-notes",
@@ -208,7 +214,7 @@ def _controls(service: MemoryService) -> None:
             ),
         ],
     )
-    service.set_session_opt_out("private-notes", True)
+    service.events.set_session_opt_out("private-notes", True)
 
 
 def _injections(service: MemoryService) -> None:
@@ -228,22 +234,22 @@ def _injections(service: MemoryService) -> None:
             ("user", "user", "message", "chat", "Deploy checkout to staging, please."),
         ],
     )
-    service.inject(
+    service.retrieval.inject(
         {**ALICE_SHOP},
         "Set up web-shop CI: which package manager (pnpm or npm) for this JavaScript project?",
         400,
         session="web-shop-ci",
     )
-    service.inject(
+    service.retrieval.inject(
         {**ALICE_SHOP},
         "Add a lint step to the web-shop JavaScript build, run with pnpm",
         400,
         session="web-shop-ci",
     )
-    service.inject(
+    service.retrieval.inject(
         {**ACME, "user": "carol"}, "Deploy checkout to staging", 400, session="checkout-carol"
     )
-    service.inject(WANG_LEI, "安排周五晚上的家庭聚餐菜单", 400, session="家庭聚餐")
+    service.retrieval.inject(WANG_LEI, "安排周五晚上的家庭聚餐菜单", 400, session="家庭聚餐")
 
 
 DEMO_PASSPHRASE = "memory center demo store"

@@ -64,21 +64,21 @@ def listing(data_dir: Path) -> None:
     with open_store(data_dir, "hashing") as svc:
         for limit in (1, 20):
             flt = MemoryFilter(statuses=("active",), visible_to=SCOPE, limit=limit)
-            svc.list_memories(flt)
-            took = p50_ms(lambda _i, f=flt: svc.list_memories(f), 50)
+            svc.memories.list_memories(flt)
+            took = p50_ms(lambda _i, f=flt: svc.memories.list_memories(f), 50)
             print(f"list_memories(visible_to, limit={limit}): p50 {took:.2f} ms")
 
 
 def snapshots(data_dir: Path) -> None:
     with open_store(data_dir, "hashing") as svc:
-        svc.warm_up(wait=60.0)
-        svc.inject(SCOPE, "warm up", 800)
+        svc.index.warm_up(wait=60.0)
+        svc.retrieval.inject(SCOPE, "warm up", 800)
         time.sleep(0.5)
         size, cpu = store_bytes(data_dir), time.process_time()
         times = []
         for i in range(300):
             started = time.perf_counter()
-            svc.inject(SCOPE, f"{GOALS[i % len(GOALS)]} ({i})", 800, session="bench")
+            svc.retrieval.inject(SCOPE, f"{GOALS[i % len(GOALS)]} ({i})", 800, session="bench")
             times.append(time.perf_counter() - started)
             time.sleep(0.03)  # uses no CPU
         time.sleep(0.5)
@@ -98,17 +98,17 @@ def backlog(count: int) -> None:
         for _ in range(count)
     ]
     with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "s", None) as svc:
-        svc.warm_up(wait=60.0)
-        svc.remember(SCOPE, "The proj3 staging database listens on port 5433")
-        svc.inject(SCOPE, "which port does staging listen on", 300)
-        svc.remember_many(items)
+        svc.index.warm_up(wait=60.0)
+        svc.memories.remember(SCOPE, "The proj3 staging database listens on port 5433")
+        svc.retrieval.inject(SCOPE, "which port does staging listen on", 300)
+        svc.memories.remember_many(items)
         retriever = svc._engine.retriever
         turns = []
         for _ in range(10):
             started = time.perf_counter()
             retriever.retrieve(SCOPE, "which port does staging listen on", None, fill=True)
             turns.append((time.perf_counter() - started) * 1000)
-        waiting = svc.catalog.vectors.pending() if svc.catalog.vectors else 0
+        waiting = svc.index.catalog.vectors.pending() if svc.index.catalog.vectors else 0
     shown = " ".join(f"{t:.1f}" for t in turns)
     print(f"retrieval after remember_many({count}), ms per turn: {shown} ({waiting} still queued)")
 

@@ -42,12 +42,12 @@ def run(events: int, batch: int) -> None:
         svc = MemoryService.open(Path(tmp), passphrase="benchmark passphrase", prefer_keyring=False)
         start = time.perf_counter()
         for i in range(events):
-            svc.append_event(_event(i, "single"))
+            svc.events.append_event(_event(i, "single"))
         single = events / (time.perf_counter() - start)
 
         start = time.perf_counter()
         for base in range(0, events * 10, batch):
-            svc.append_events([_event(base + j, "batched") for j in range(batch)])
+            svc.events.append_events([_event(base + j, "batched") for j in range(batch)])
         batched = events * 10 / (time.perf_counter() - start)
 
         start = time.perf_counter()

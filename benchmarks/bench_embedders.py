@@ -33,9 +33,9 @@ def build_vectors(store: Path, embedder: str, passphrase: str) -> None:
     with MemoryService.open(
         store, passphrase=passphrase, prefer_keyring=False, embedder=embedder
     ) as svc:
-        svc.search_memory({"user": "user1"}, "warm the catalog", limit=1)
+        svc.retrieval.search_memory({"user": "user1"}, "warm the catalog", limit=1)
         wanted = svc.status().memory_counts.get("active", 0)
-        layer = svc.catalog.vectors
+        layer = svc.index.catalog.vectors
         start = time.perf_counter()
         while layer is not None and len(layer.index) < wanted:
             time.sleep(1.0)

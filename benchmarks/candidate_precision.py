@@ -47,7 +47,7 @@ def suggestions(folder: Path) -> tuple[list[str], list[str]]:
             sessions, problems = module.parse(path)
             report = ImportReport(problems=list(problems))
             write_sessions(svc, sessions, Scope.of({"user": "alice"}), report, importer="bench")
-        found = svc.list_memories()
+        found = svc.memories.list_memories()
         held = sorted({m.content for m in found if m.status.value == "quarantined"})
         return sorted({m.content for m in found if m.status.value != "quarantined"}), held
     finally:

@@ -94,9 +94,9 @@ def suggestions(
                 for speaker, text, when in turns(sample, first, sessions)
             ]
             read += len(items)
-            svc.append_events(items)
-            svc.extract(session)
-        found = svc.list_memories()
+            svc.events.append_events(items)
+            svc.memories.extract(session)
+        found = svc.memories.list_memories()
         held = sum(1 for m in found if m.status.value == "quarantined")
         return [m.content for m in found if m.status.value != "quarantined"], held, read
     finally:

@@ -198,17 +198,17 @@ def ingest(
             "format": "memory-center-export-v1",
             "memories": [{**f, "kind": "fact", "scope": scope} for f in fields],
         }
-        outcomes = service.import_memories(doc).value
+        outcomes = service.memories.import_memories(doc).value
         for turn, outcome in zip(conv.turns, outcomes, strict=True):
             if outcome.record is None:
                 continue
             owner[outcome.record.id].add(turn.dia_id)
             if outcome.outcome == "candidate":
-                service.approve(outcome.record.id)
+                service.review.approve(outcome.record.id)
     else:
         for turn, f in zip(conv.turns, fields, strict=True):
             content = f.pop("content")
-            outcome = service.remember(scope, content, **f).value  # type: ignore[arg-type]
+            outcome = service.memories.remember(scope, content, **f).value  # type: ignore[arg-type]
             if outcome.record is not None:
                 owner[outcome.record.id].add(turn.dia_id)
     return owner, time.perf_counter() - started
@@ -246,7 +246,7 @@ def _settle(service: MemoryService, limit: float = 1800.0) -> float:
     are after an import has finished in the background."""
     start = time.perf_counter()
     while time.perf_counter() - start < limit:
-        vector = service.index_status().get("vector")
+        vector = service.index.status().get("vector")
         if not isinstance(vector, dict):
             break
         if not vector.get("pending") and not vector.get("windows_pending"):
@@ -262,12 +262,12 @@ def evaluate_product(
     tally = Tally()
     search_ms: list[float] = []
     inject_ms: list[float] = []
-    active = {r.id for r in service.list_memories(ACTIVE)}
+    active = {r.id for r in service.memories.list_memories(ACTIVE)}
     for q in conv.questions:
         t0 = time.perf_counter()
-        hits = service.search_memory(scope, q.question, limit=SEARCH_LIMIT)
+        hits = service.retrieval.search_memory(scope, q.question, limit=SEARCH_LIMIT)
         t1 = time.perf_counter()
-        block = service.inject(scope, q.question, budget).value
+        block = service.retrieval.inject(scope, q.question, budget).value
         t2 = time.perf_counter()
         search_ms.append((t1 - t0) * 1000)
         inject_ms.append((t2 - t1) * 1000)
@@ -334,11 +334,11 @@ def run_product(
         )
         try:
             if not windows:
-                service.set_conversation_windows(False)
+                service.index.set_conversation_windows(False)
             marker = where / "ingested.json"
             owner, ingest_s = _ingest_once(service, conv, path, dated, marker, speaker_field)
             settle_s = _settle(service)
-            active = service.count_memories(ACTIVE)
+            active = service.memories.count_memories(ACTIVE)
             conv_q = Conversation(conv.sample_id, conv.turns, conv.questions[:max_q])
             tally, search_ms, inject_ms = evaluate_product(service, conv_q, owner, budget)
         finally:

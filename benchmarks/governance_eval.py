@@ -124,10 +124,10 @@ def report(title: str, groups: Groups, rate: str | None = None) -> None:
 
 def play_pair(svc: MemoryService, case: dict[str, object], n: int) -> dict[str, bool]:
     scope = {"user": "bench", "project": f"pair-{n}"}
-    first = svc.remember(scope, str(case["old"])).value
+    first = svc.memories.remember(scope, str(case["old"])).value
     assert first.record is not None
-    second = svc.remember(scope, str(case["new"])).value
-    old = svc.get_memory(first.record.id)
+    second = svc.memories.remember(scope, str(case["new"])).value
+    old = svc.memories.get_memory(first.record.id)
     return {
         "merged": second.outcome == "merged",
         "superseded": old.status.value == "superseded",
@@ -173,10 +173,14 @@ def play_speakers(svc: MemoryService, case: dict[str, object], n: int) -> dict[s
     """`remember(old, speaker=...)` then `remember(new, speaker=...)` in one scope."""
     scope = {"user": "bench", "project": f"speakers-{n}"}
     old_by, new_by = case.get("old_speaker"), case.get("new_speaker")
-    first = svc.remember(scope, str(case["old"]), speaker=str(old_by) if old_by else None).value
+    first = svc.memories.remember(
+        scope, str(case["old"]), speaker=str(old_by) if old_by else None
+    ).value
     assert first.record is not None
-    second = svc.remember(scope, str(case["new"]), speaker=str(new_by) if new_by else None).value
-    old = svc.get_memory(first.record.id)
+    second = svc.memories.remember(
+        scope, str(case["new"]), speaker=str(new_by) if new_by else None
+    ).value
+    old = svc.memories.get_memory(first.record.id)
     return {
         "merged": second.outcome == "merged",
         "contradiction": old.status.value == "superseded" or bool(second.conflicts_with),
@@ -233,19 +237,19 @@ class ParaphraseExtractor:
 
 def _via_events(svc: MemoryService, scope: dict[str, str], text: str, source: str) -> list[object]:
     session = f"later-{source}"
-    svc.append_event(NewEvent(session, "user", "user", scope, text, source=source))
-    return list(svc.extract(session).value)
+    svc.events.append_event(NewEvent(session, "user", "user", scope, text, source=source))
+    return list(svc.memories.extract(session).value)
 
 
 def arrive(svc: MemoryService, via: str, scope: dict[str, str], text: str) -> list[object]:
     """The later text comes back by one route; returns the outcomes."""
     routes: dict[str, Callable[[], list[object]]] = {
-        "suggest": lambda: [svc.suggest(scope, text).value],
-        "remember": lambda: [svc.remember(scope, text).value],
+        "suggest": lambda: [svc.memories.suggest(scope, text).value],
+        "remember": lambda: [svc.memories.remember(scope, text).value],
         "extract": lambda: _via_events(svc, scope, text, "chat"),
         "reimport": lambda: _via_events(svc, scope, f"Remember: {text}", "import"),
         "import": lambda: list(
-            svc.import_memories(
+            svc.memories.import_memories(
                 {
                     "format": "memory-center-export-v1",
                     "memories": [{"content": text, "kind": "fact", "scope": scope}],
@@ -254,12 +258,12 @@ def arrive(svc: MemoryService, via: str, scope: dict[str, str], text: str) -> li
         ),
     }
     if via == "llm":
-        previous = svc.extractor
-        svc.extractor = ParaphraseExtractor(text)
+        previous = svc.memories.extractor
+        svc.memories.extractor = ParaphraseExtractor(text)
         try:
             return _via_events(svc, scope, "(conversation turn)", "chat")
         finally:
-            svc.extractor = previous
+            svc.memories.extractor = previous
     return routes[via]()
 
 
@@ -281,9 +285,9 @@ def fences(half: int | None, verbose: bool) -> None:
     for n, case in enumerate(cases):
         scope = {"user": "bench", "project": "fence"}
         with store() as svc:
-            made = svc.remember(scope, str(case["deleted"])).value
+            made = svc.memories.remember(scope, str(case["deleted"])).value
             assert made.record is not None
-            svc.delete(made.record.id, reason="the user asked", purge=n % 2 == 0)
+            svc.review.delete(made.record.id, reason="the user asked", purge=n % 2 == 0)
             blocked = fenced(arrive(svc, str(case["via"]), scope, str(case["later"])))
         if blocked is None:
             silent += 1
@@ -303,26 +307,26 @@ def fences(half: int | None, verbose: bool) -> None:
 
 
 def _tool_fact(svc: MemoryService, scope: dict[str, str], text: str, session: str) -> None:
-    ev = svc.append_event(
+    ev = svc.events.append_event(
         NewEvent(
             session, "tool", "tool_verified", scope, text, kind="observation", source="terminal"
         )
     ).value
-    svc.suggest(scope, text, evidence=[ev.id], session=session)
+    svc.memories.suggest(scope, text, evidence=[ev.id], session=session)
 
 
 def _guess(svc: MemoryService, scope: dict[str, str], state: str, text: str, session: str) -> str:
     if state == "candidate":
-        out = svc.suggest(scope, text, session=session).value
+        out = svc.memories.suggest(scope, text, session=session).value
     elif state == "user_confirmed":
-        out = svc.remember(scope, text, session=session).value
+        out = svc.memories.remember(scope, text, session=session).value
     else:
-        ev = svc.append_event(
+        ev = svc.events.append_event(
             NewEvent(
                 session, "tool", "tool_verified", scope, text, kind="observation", source="terminal"
             )
         ).value
-        out = svc.suggest(scope, text, evidence=[ev.id], session=session).value
+        out = svc.memories.suggest(scope, text, evidence=[ev.id], session=session).value
     assert out.record is not None
     return out.record.id
 
@@ -331,12 +335,12 @@ def settle(svc: MemoryService, case: dict[str, object], n: int) -> str:
     scope = {"user": "bench", "project": f"vg-{n}"}
     session = f"vg-{n}"
     mid = _guess(svc, scope, str(case["guess_state"]), str(case["guess"]), session)
-    before = svc.get_memory(mid)
+    before = svc.memories.get_memory(mid)
     if case["via"] == "observe":
-        svc.observe(scope, str(case["verified"]), session=session)
+        svc.memories.observe(scope, str(case["verified"]), session=session)
     else:
         _tool_fact(svc, scope, str(case["verified"]), session)
-    after = svc.get_memory(mid)
+    after = svc.memories.get_memory(mid)
     if after.status.value in ("rejected", "superseded"):
         return "rejected" if before.status.value == "candidate" else after.status.value
     if "stale" in after.flags and "stale" not in before.flags:
@@ -435,15 +439,15 @@ def judge_pairs(cases: list[dict[str, object]], verbose: bool) -> None:
     with store() as svc:
         for n, case in enumerate(cases):
             scope = {"user": "bench", "project": f"jp-{n}"}
-            first = svc.remember(scope, str(case["old"])).value
+            first = svc.memories.remember(scope, str(case["old"])).value
             assert first.record is not None
-            second = svc.remember(scope, str(case["new"])).value
-            old = svc.get_memory(first.record.id)
+            second = svc.memories.remember(scope, str(case["new"])).value
+            old = svc.memories.get_memory(first.record.id)
             unsure = _not_sure(second)
             in_review = (
                 unsure
                 and second.record is not None
-                and (svc.get_memory(second.record.id).status.value == "candidate")
+                and (svc.memories.get_memory(second.record.id).status.value == "candidate")
             )
             got = {
                 "merged": second.outcome == "merged",
@@ -508,18 +512,18 @@ def judge_fences(cases: list[dict[str, object]], verbose: bool) -> None:
         scope = {"user": "bench", "project": "fence"}
         via = route_of(case)
         with store() as svc:
-            made = svc.remember(scope, str(case["deleted"])).value
+            made = svc.memories.remember(scope, str(case["deleted"])).value
             assert made.record is not None
-            svc.delete(made.record.id, reason="the user asked", purge=n % 2 == 0)
+            svc.review.delete(made.record.id, reason="the user asked", purge=n % 2 == 0)
             blocked = fenced(arrive(svc, via, scope, str(case["later"])))
         if blocked is None:
             # The route proposed nothing (a rule extractor keeps only some chat lines): the
             # agent's `suggest` carries the text instead, so every case meets the fence.
             silent += 1
             with store() as svc:
-                made = svc.remember(scope, str(case["deleted"])).value
+                made = svc.memories.remember(scope, str(case["deleted"])).value
                 assert made.record is not None
-                svc.delete(made.record.id, reason="the user asked", purge=n % 2 == 0)
+                svc.review.delete(made.record.id, reason="the user asked", purge=n % 2 == 0)
                 blocked = bool(fenced(arrive(svc, "suggest", scope, str(case["later"]))))
         for key in (
             str(case["part"]),
@@ -591,13 +595,14 @@ def locomo(limit: int, speaker: bool, verbose: bool) -> None:
     with store() as svc:
         for text, said_by in turns:
             scope = {"user": "chat", "project": "locomo-0"}
-            out = svc.remember(scope, text[:4000], speaker=said_by).value
+            out = svc.memories.remember(scope, text[:4000], speaker=said_by).value
             counts[out.outcome] += 1
         statuses: dict[str, int] = defaultdict(int)
-        for record in svc.list_memories():
+        for record in svc.memories.list_memories():
             statuses[record.status.value] += 1
             if verbose and record.status.value == "superseded":
-                print(f"  {record.content[:90]!r}\n    {svc.history(record.id)[-1].reason[:200]}")
+                why = svc.memories.history(record.id)[-1].reason[:200]
+                print(f"  {record.content[:90]!r}\n    {why}")
     took = time.perf_counter() - start
     how = "each said by its speaker" if speaker else "no speaker"
     print(f"\n== long chat: {len(turns)} turns ({how}) remembered one by one ({took:.1f} s)")

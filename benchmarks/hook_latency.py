@@ -114,7 +114,7 @@ def build_store(data_dir: Path, n: int, scopes: int) -> float:
     t0 = time.perf_counter()
     svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     fill(svc, n, scopes, random.Random(n))
-    svc.catalog.sync()
+    svc.index.catalog.sync()
     wait_for_vectors(svc, n)
     svc.close()
     return time.perf_counter() - t0

@@ -100,7 +100,7 @@ def fill(svc: MemoryService, n: int, scopes: int, rng: random.Random) -> list[Sc
 
 def wait_for_vectors(svc: MemoryService, n: int, limit_s: float = 3600) -> float:
     """Wait until the background vector build has embedded all n memories; seconds taken."""
-    layer = svc.catalog.vectors
+    layer = svc.index.catalog.vectors
     t0 = time.perf_counter()
     while layer is not None and len(layer.index) < n and time.perf_counter() - t0 < limit_s:
         time.sleep(0.5)
@@ -123,10 +123,10 @@ def time_queries(
         scope = rng.choice(scopes)
         goal = f"How does the {rng.choice(THINGS)} use {rng.choice(TOOLS)}?"
         t0 = time.perf_counter()
-        svc.inject(scope, goal, 400, session=f"bench{q % 10}")
+        svc.retrieval.inject(scope, goal, 400, session=f"bench{q % 10}")
         inject_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        svc.search_memory(scope, goal, limit=10)
+        svc.retrieval.search_memory(scope, goal, limit=10)
         search_t.append(time.perf_counter() - t0)
     return inject_t, search_t
 
@@ -151,19 +151,19 @@ def run(n: int, queries: int, gap: float = 0.0) -> None:
         scopes = fill(svc, n, 1000, rng)
         fill_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        svc.catalog.sync()
+        svc.index.catalog.sync()
         load_s = time.perf_counter() - t0
         embed_s = wait_for_vectors(svc, n)
         inject_t, search_t = time_queries(svc, scopes, rng, queries, gap)
-        victims = rng.sample(sorted(svc.catalog.records), 20)
+        victims = rng.sample(sorted(svc.index.catalog.records), 20)
         delete_t, purge_t = [], []
         for k, mid in enumerate(victims):
             t0 = time.perf_counter()
-            svc.delete(mid, reason="benchmark", purge=k % 2 == 1)
+            svc.review.delete(mid, reason="benchmark", purge=k % 2 == 1)
             (purge_t if k % 2 else delete_t).append(time.perf_counter() - t0)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         svc.close()
-    layer = svc.catalog.vectors
+    layer = svc.index.catalog.vectors
     embedder = layer.name if layer else "none (keyword only)"
     print(f"\n== {n:,} active memories over 1,000 scopes; embedder {embedder}")
     print(f"vector build after load: {embed_s:.1f} s")

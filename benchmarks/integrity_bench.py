@@ -51,7 +51,7 @@ def build(data_dir: Path, memories: int, snapshots: int) -> tuple[MemoryService,
     for i in range(memories):
         scope = {"user": f"u{i % 4}", "project": TOPICS[i % len(TOPICS)]}
         text = f"Note {i} about the {TOPICS[i % len(TOPICS)]}: item {i * 7919 % 10007} matters."
-        out = svc.remember(scope, text).value
+        out = svc.memories.remember(scope, text).value
         if out.record is not None:
             ids.append(out.record.id)
     gateway = Gateway(
@@ -83,19 +83,19 @@ def main() -> None:
             f"built {len(ids)} memories, {args.snapshots} audited injections in "
             f"{time.perf_counter() - t0:.1f} s"
         )
-        svc.catalog.invalidate()
-        timed("catalog load (bindings checked, content decrypted)", svc.catalog.sync)
+        svc.index.catalog.invalidate()
+        timed("catalog load (bindings checked, content decrypted)", svc.index.catalog.sync)
         report = svc.verify()
         print(
             f"verify: ok={report.ok}, {report.events_checked} events, "
             f"{report.sealed_values} sealed values, {report.records_checked} bindings"
         )
         timed("verify (SQLite check, chain, sealed columns, bindings)", svc.verify)
-        garden = [i for i in ids if svc.get_memory(i).scope.get("project") == "garden"]
-        timed("delete + purge", lambda: svc.delete(garden[0], reason="b", purge=True))
+        garden = [i for i in ids if svc.memories.get_memory(i).scope.get("project") == "garden"]
+        timed("delete + purge", lambda: svc.review.delete(garden[0], reason="b", purge=True))
         timed(
             "delete + purge + purge_events (audit events, goals)",
-            lambda: svc.delete(garden[1], reason="b", purge=True, purge_events=True),
+            lambda: svc.review.delete(garden[1], reason="b", purge=True, purge_events=True),
         )
         svc.close()
 

@@ -1,6 +1,6 @@
 """`get_context` latency through the MCP server over stdio, on a store of N memories.
 
-Fills a fresh store with `service.remember_many` (timed), then starts the real server as a
+Fills a fresh store with `service.memories.remember_many` (timed), then starts the real server as a
 subprocess and makes `--calls` get_context calls through one long-lived client session,
 timing each round trip. Usage:
 
@@ -106,13 +106,13 @@ def fill(data_dir: Path, count: int, limit: float, embedder: str | None) -> tupl
     ) as svc:
         while done < count and time.perf_counter() - started <= limit:
             batch = [request(i) for i in range(done, min(count, done + FILL_BATCH))]
-            svc.remember_many(batch)
+            svc.memories.remember_many(batch)
             done += len(batch)
             if done % 1000 == 0:
                 took = time.perf_counter() - started
                 print(f"  {done} memories in {took:.1f} s", flush=True)
-        if svc.catalog.vectors is not None:
-            svc.catalog.vectors.wait_idle(limit)  # the server then loads a complete index
+        if svc.index.catalog.vectors is not None:
+            svc.index.catalog.vectors.wait_idle(limit)  # the server then loads a complete index
         counts = dict(svc.status().memory_counts)
     print(f"  store holds memories by status: {counts}")
     return done, time.perf_counter() - started
@@ -181,7 +181,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "store"
         print(f"machine: {os.cpu_count()} cores, {cpu_name()}, Python {platform.python_version()}")
-        print(f"filling {opts.memories} memories with service.remember_many ...")
+        print(f"filling {opts.memories} memories with service.memories.remember_many ...")
         done, took = fill(data_dir, opts.memories, opts.fill_limit, opts.embedder)
         print(f"fill: {done} remember calls in {took:.1f} s ({done / took:.1f}/s)")
         for pause in opts.pause:

@@ -67,13 +67,15 @@ def child(store: Path, queries: int, text: str) -> dict[str, float]:
     if os.environ.get("OPEN_BENCH_WARM") == "1":
         # As an agent's runtime does at start (MCP server, SDK, hook daemon): background
         # loads begin now, and the first turn comes a typical 0.5 s later.
-        svc.warm_up()
+        svc.index.warm_up()
         time.sleep(0.5)
     out["rss_open"] = rss_mib()[0]
     rng = random.Random(7)
     scopes = [Scope.of({"user": f"user{k % 20}", "project": f"project{k}"}) for k in range(1000)]
     t1 = time.perf_counter()
-    first = svc.inject(scopes[0], "How does the CI pipeline use docker?", 400, session="bench")
+    first = svc.retrieval.inject(
+        scopes[0], "How does the CI pipeline use docker?", 400, session="bench"
+    )
     out["first_inject_s"] = time.perf_counter() - t1
     out["open_first_inject_s"] = time.perf_counter() - t0
     out["first_degraded"] = float(first.value.degraded)
@@ -83,7 +85,9 @@ def child(store: Path, queries: int, text: str) -> dict[str, float]:
     # this is when memory is first actually served.
     while first.value.degraded and time.perf_counter() - t0 < 120:
         time.sleep(0.05)
-        first = svc.inject(scopes[0], "How does the CI pipeline use docker?", 400, session="bench")
+        first = svc.retrieval.inject(
+            scopes[0], "How does the CI pipeline use docker?", 400, session="bench"
+        )
     out["first_served_s"] = time.perf_counter() - t0
     out["rss_first_inject"] = rss_mib()[0]
     times = []
@@ -91,20 +95,20 @@ def child(store: Path, queries: int, text: str) -> dict[str, float]:
     for q in range(queries):
         goal = f"How does the {rng.choice(THINGS)} use {rng.choice(TOOLS)} {q}?"
         t = time.perf_counter()
-        svc.inject(rng.choice(scopes), goal, 400, session=f"bench{q % 10}")
+        svc.retrieval.inject(rng.choice(scopes), goal, 400, session=f"bench{q % 10}")
         times.append(time.perf_counter() - t)
     out["inject_p50_ms"], out["inject_p99_ms"] = pct(times, 50), pct(times, 99)
     out["inject_cpu_ms"] = (time.process_time() - c1) / max(1, queries) * 1000
     t = time.perf_counter()
-    svc.search_memory(scopes[7], "search index kubectl", limit=10)
+    svc.retrieval.search_memory(scopes[7], "search index kubectl", limit=10)
     out["first_ranked_search_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    hits = svc.list_memories(MemoryFilter(text=text, statuses=("active",), limit=200))
+    hits = svc.memories.list_memories(MemoryFilter(text=text, statuses=("active",), limit=200))
     out["first_text_search_s"] = time.perf_counter() - t
     out["text_hits"] = len(hits)
     # The memory center searches every status; a second word shows the steady state.
     t = time.perf_counter()
-    svc.list_memories(MemoryFilter(text="pipeline 77", limit=200))
+    svc.memories.list_memories(MemoryFilter(text="pipeline 77", limit=200))
     out["next_text_search_s"] = time.perf_counter() - t
     out["rss_after_search"], out["rss_peak"] = rss_mib()
     t = time.perf_counter()

@@ -8,7 +8,7 @@ Usage (from the repository root)::
    preferences, tool facts, untrusted page text, temporary constraints, procedures, secrets;
    English and Chinese) against ~50 related records in the same scope. Pure CPU: sensitivity
    scan, classifiers and the duplicate/contradiction check against every related record.
-2. End-to-end ``MemoryService.remember`` on a real encrypted SQLite store in a temporary
+2. End-to-end ``MemoryService.memories.remember`` on a real encrypted SQLite store in a temporary
    directory (event append, hash chain, policy, record, decision, commit), with a growing
    store: each remember sees every earlier record of its scope as related.
 """
@@ -147,7 +147,7 @@ def bench_remember(n: int, seed: int = 11) -> tuple[float, float, float]:
             started = time.perf_counter()
             for text in texts:
                 t0 = time.perf_counter()
-                svc.remember(SCOPE, text, session="bench")
+                svc.memories.remember(SCOPE, text, session="bench")
                 latencies.append(time.perf_counter() - t0)
                 clock.advance(dt.timedelta(seconds=1))
             elapsed = time.perf_counter() - started
@@ -182,7 +182,8 @@ def main() -> None:
     print(f"MemoryPolicy.decide, 50 related records: {rate:,.0f} decisions/s ({mix})")
     rps, p50, p95 = bench_remember(args.remembers)
     print(
-        f"MemoryService.remember, real store, {args.remembers} calls: {rps:,.1f} remembers/s "
+        f"MemoryService.memories.remember, real store, {args.remembers} calls: "
+        f"{rps:,.1f} remembers/s "
         f"(p50 {p50:.1f} ms, p95 {p95:.1f} ms)"
     )
 

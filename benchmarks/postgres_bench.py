@@ -59,9 +59,9 @@ with MemoryService.open(
                             scope={"org": "acme"}, text=f"{name} event {i}")
     for start in range(0, n, batch):
         if batch == 1:
-            svc.append_event(ev(start))
+            svc.events.append_event(ev(start))
         else:
-            svc.append_events([ev(i) for i in range(start, min(n, start + batch))])
+            svc.events.append_events([ev(i) for i in range(start, min(n, start + batch))])
 """
 
 
@@ -85,7 +85,7 @@ def inject_latency(label: str, svc: MemoryService, n: int, queries: int, gap: fl
     scopes = fill(svc, n, 1000, rng)
     fill_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    svc.catalog.sync()
+    svc.index.catalog.sync()
     load_s = time.perf_counter() - t0
     inject_t, search_t = time_queries(svc, scopes, rng, queries, gap)
     print(
@@ -103,7 +103,7 @@ def append_throughput(server: PostgresServer, writers: int, n: int, batch: int) 
         owner = _open(base / "owner", url)
         dirs = []
         for k in range(writers):
-            raw, code = owner.invite_member(f"device{k}").value
+            raw, code = owner.team.invite_member(f"device{k}").value
             _join(base / f"d{k}", raw, code).close()
             dirs.append(base / f"d{k}")
         sync = base / "sync"
@@ -154,21 +154,21 @@ def catch_up(server: PostgresServer, changes: int, per_tx: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         a = _open(base / "a", url)
-        raw, code = a.invite_member("b").value
+        raw, code = a.team.invite_member("b").value
         b = _join(base / "b", raw, code)
-        b.catalog.sync()
+        b.index.catalog.sync()
         rng = random.Random(7)
         t0 = time.perf_counter()
         for _start in range(0, changes, per_tx):
             fill(a, per_tx, 50, rng)
         write_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        b.catalog.sync()
+        b.index.catalog.sync()
         sync_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        b.inject({"user": "user3", "project": "project3"}, "garden budget plan", 600)
+        b.retrieval.inject({"user": "user3", "project": "project3"}, "garden budget plan", 600)
         first_s = time.perf_counter() - t0
-        count = len(b.catalog.records)
+        count = len(b.index.catalog.records)
         a.close()
         b.close()
     print(
@@ -228,9 +228,11 @@ def _mixed_writes(svc: MemoryService, n: int, rng: random.Random) -> int:
         words = " ".join(rng.sample(WORDS, 4))
         try:
             if i % 3 == 2:
-                svc.remember({"user": "ann", "project": f"p{i % 7}"}, f"Ann noted: {words}")
+                svc.memories.remember(
+                    {"user": "ann", "project": f"p{i % 7}"}, f"Ann noted: {words}"
+                )
             else:
-                svc.append_event(
+                svc.events.append_event(
                     NewEvent(f"s{i % 5}", "tool", "tool_verified", {"user": "ann"}, words)
                 )
         except WriteSpooledError:
@@ -254,7 +256,7 @@ def spool_flush(server: PostgresServer, n: int) -> None:
         spool_s = time.perf_counter() - t0
         server.restart()
         t0 = time.perf_counter()
-        report = svc.flush_spool()
+        report = svc.spool.flush()
         flush_s = time.perf_counter() - t0
         ok = svc.verify().ok
         svc.close()

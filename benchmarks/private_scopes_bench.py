@@ -53,10 +53,10 @@ def _fill(ana: MemoryService, n: int) -> tuple[list[float], list[float]]:
     for i in range(n):
         topic = TOPICS[i % len(TOPICS)]
         t0 = time.perf_counter()
-        ana.remember(ANA, f"Remember: ana's {topic} note number {i} says {i * 7}")
+        ana.memories.remember(ANA, f"Remember: ana's {topic} note number {i} says {i * 7}")
         private.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        ana.remember(TEAM, f"Remember: acme {topic} rule number {i} is {i * 3}")
+        ana.memories.remember(TEAM, f"Remember: acme {topic} rule number {i} is {i * 3}")
         team.append(time.perf_counter() - t0)
     return private, team
 
@@ -67,14 +67,14 @@ def _device(label: str, data_dir: Path, passphrase: str, queries: int) -> None:
     opened = time.perf_counter() - t0
     try:
         t0 = time.perf_counter()
-        svc.catalog.sync()
+        svc.index.catalog.sync()
         loaded = time.perf_counter() - t0
         times = []
         for i in range(queries):
             t0 = time.perf_counter()
-            svc.inject(ANA, f"what about the {TOPICS[i % len(TOPICS)]}", 600)
+            svc.retrieval.inject(ANA, f"what about the {TOPICS[i % len(TOPICS)]}", 600)
             times.append(time.perf_counter() - t0)
-        visible = len(svc.list_memories())
+        visible = len(svc.memories.list_memories())
     finally:
         svc.close()
     print(
@@ -93,7 +93,7 @@ def main() -> None:
         url = server.database()
         root = Path(tempfile.mkdtemp(prefix="mc-private-"))
         ana = _open(root / "ana", "ana passphrase", url, member="ana")
-        raw, code = ana.invite_member("ben").value
+        raw, code = ana.team.invite_member("ben").value
         MemoryService.join(
             root / "ben", raw, code, passphrase="ben passphrase", prefer_keyring=False
         ).close()

@@ -278,7 +278,7 @@ def main() -> None:
             scope = {"user": "dev", "project": "shop"}
             about: dict[str, tuple[str, str]] = {}
             for text, comp, attribute in items:
-                out = svc.remember(scope, text).value
+                out = svc.memories.remember(scope, text).value
                 counts[out.outcome] += 1
                 if out.record is not None:
                     about.setdefault(out.record.id, (comp, attribute))
@@ -289,14 +289,14 @@ def main() -> None:
                 if out.conflicts_with:
                     counts["joined a conflict set"] += 1
                     if args.verbose:
-                        old = svc.get_memory(out.conflicts_with[0])
+                        old = svc.memories.get_memory(out.conflicts_with[0])
                         print(f"  CONFLICT {text!r} / {old.content!r}")
                 into = out.record if out.outcome == "merged" else None
                 if into is not None and about.get(into.id) != (comp, attribute):
                     counts["false merge"] += 1
                     if args.verbose:
                         print(f"  MERGE {text!r} into {into.content!r}")
-            sets = {r.conflict_set for r in svc.list_memories() if r.conflict_set}
+            sets = {r.conflict_set for r in svc.memories.list_memories() if r.conflict_set}
         finally:
             svc.close()
     took = time.perf_counter() - start

@@ -97,11 +97,11 @@ def main() -> int:
         embedder=os.environ.get("MEMORY_CENTER_EMBEDDER") or None,
     )
     if not with_graph:
-        service.leave_vector_graph_on_disk()  # as the application's memory center does
+        service.index.leave_vector_graph_on_disk()  # as the application's memory center does
     count = sum(service.status().memory_counts.values())
     _rss("after open")
     t0 = time.perf_counter()
-    raw = service.list_memories(MemoryFilter(limit=100))
+    raw = service.memories.list_memories(MemoryFilter(limit=100))
     core_read = time.perf_counter() - t0
     print(f"store: {count} memories; core list_memories() of 100: {core_read:.2f} s")
     bulk = any("(note " in r.content for r in raw)
@@ -195,7 +195,7 @@ def main() -> int:
         ),
     ):
         _time_filter(app, view, label, setup)
-    layer = service.catalog.vectors
+    layer = service.index.catalog.vectors
     if layer is not None:
         active = service.status().memory_counts.get("active", 0)
         _wait(app, lambda: len(layer.index) >= active, limit=1800)
@@ -204,11 +204,11 @@ def main() -> int:
     # file first (the peak of a session that changed something).
     # A new text each run (the bench store keeps it: one more memory per run).
     text = f"A change made by the timeline benchmark, run {time.time_ns()}."
-    service.remember({"user": "user7", "project": "project7"}, text)
+    service.memories.remember({"user": "user7", "project": "project7"}, text)
     what = "one changed vector"
     if with_delete and layer is not None:
         ids = layer.index.ids()  # the middle one: a bulk memory, in the graph file
-        service.delete(ids[len(ids) // 2], reason="timeline benchmark")
+        service.review.delete(ids[len(ids) // 2], reason="timeline benchmark")
         what = "one new and one deleted vector"
     if layer is not None:
         layer.wait_idle(60)

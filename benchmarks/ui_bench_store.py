@@ -37,9 +37,9 @@ def build(path: Path, count: int) -> float:
                 f"Component {i} of service {i % 211} listens on port {10000 + i} ({KINDS[i % 4]})"
             )
             if i % 7 == 0:
-                svc.suggest(scope, text, kind=KINDS[i % 4])
+                svc.memories.suggest(scope, text, kind=KINDS[i % 4])
             else:
-                svc.remember(scope, text, kind=KINDS[i % 4])
+                svc.memories.remember(scope, text, kind=KINDS[i % 4])
             if i % 1000 == 0:
                 rate = (i - have + 1) / (time.perf_counter() - start)
                 print(f"{i} memories, {rate:.0f}/s", flush=True)

@@ -104,7 +104,7 @@ def cpu_model() -> str:
 
 
 def has_batch(svc: MemoryService) -> bool:
-    return hasattr(svc, "remember_many")
+    return hasattr(svc.memories, "remember_many")
 
 
 def seed_direct(svc: MemoryService, scope: Scope, items: list[str], status: str) -> list[str]:
@@ -138,7 +138,9 @@ def build_scope(svc: MemoryService, scope: Scope, items: list[str]) -> str:
     """Fill a scope; returns how."""
     if has_batch(svc):
         for start in range(0, len(items), 1000):
-            svc.remember_many([{"scope": scope, "text": t} for t in items[start : start + 1000]])
+            svc.memories.remember_many(
+                [{"scope": scope, "text": t} for t in items[start : start + 1000]]
+            )
         how = "remember_many"
     else:
         seed_direct(svc, scope, items, "active")
@@ -183,20 +185,20 @@ def bench_scope(
     new = texts(rng, batch)
     if has_batch(svc):
         with Timer() as timer:
-            out = svc.remember_many([{"scope": scope, "text": t} for t in new])
+            out = svc.memories.remember_many([{"scope": scope, "text": t} for t in new])
         kinds: dict[str, int] = {}
         for item in out.value:
             kinds[str(item.outcome)] = kinds.get(str(item.outcome), 0) + 1
         print(f"{label} remember_many x{batch} into {size}: {timer.rates(batch)} {kinds}")
     else:
-        calls = [lambda t=t: svc.remember(scope, t) for t in new]
+        calls = [lambda t=t: svc.memories.remember(scope, t) for t in new]
         timer, n = timed_loop(calls, cap)
         print(f"{label} remember loop x{n} into {size}: {timer.rates(n)}")
 
 
 def bench_singles(svc: MemoryService, count: int, rng: random.Random, label: str) -> None:
     scope = Scope.of({"user": "alice", "project": "singles"})
-    calls = [lambda t=t: svc.remember(scope, t) for t in texts(rng, count)]
+    calls = [lambda t=t: svc.memories.remember(scope, t) for t in texts(rng, count)]
     timer, n = timed_loop(calls, count)
     print(f"{label} single remember x{n}, small scope: {timer.rates(n)}")
 
@@ -208,20 +210,20 @@ def bench_approve(svc: MemoryService, count: int, cap: int, rng: random.Random, 
     for p in range(50):
         scope = Scope.of({"user": "alice", "project": f"review{p}"})
         part = items[p::50]
-        if hasattr(svc, "suggest_many"):
-            out = svc.suggest_many([{"scope": scope, "text": t} for t in part])
+        if hasattr(svc.memories, "suggest_many"):
+            out = svc.memories.suggest_many([{"scope": scope, "text": t} for t in part])
             ids += [o.record.id for o in out.value if o.outcome == "candidate"]
         else:
             ids += seed_direct(svc, scope, part, "candidate")
-    if hasattr(svc, "approve_many"):
+    if hasattr(svc.review, "approve_many"):
         with Timer() as timer:
-            svc.approve_many(ids)
+            svc.review.approve_many(ids)
         print(
             f"{label} approve_many of {len(ids)} suggestions: {timer.wall:.2f} s wall, "
             f"{timer.cpu:.2f} s cpu"
         )
         return
-    calls = [lambda m=m: svc.approve(m) for m in ids]
+    calls = [lambda m=m: svc.review.approve(m) for m in ids]
     timer, n = timed_loop(calls, cap)
     print(
         f"{label} approve loop x{n}: {timer.rates(n)} -> {len(ids)} suggestions in "
@@ -240,7 +242,9 @@ def fingerprint(svc: MemoryService, count: int, rng: random.Random) -> None:
     created: dict[str, int] = {}
     lines: list[Any] = []
     for start in range(0, count, 500):
-        out = svc.remember_many([{"scope": scope, "text": t} for t in items[start : start + 500]])
+        out = svc.memories.remember_many(
+            [{"scope": scope, "text": t} for t in items[start : start + 500]]
+        )
         for item in out.value:
             rid = item.record.id if item.record else None
             if rid is not None:
@@ -250,7 +254,7 @@ def fingerprint(svc: MemoryService, count: int, rng: random.Random) -> None:
     from core import MemoryFilter
 
     # Each record's final state too: a conflict flags older records without an outcome.
-    final = svc.list_memories(MemoryFilter(scope=scope, limit=count + 1))
+    final = svc.memories.list_memories(MemoryFilter(scope=scope, limit=count + 1))
     lines += sorted((created.get(m.id, -1), str(m.status), sorted(m.flags)) for m in final)
     kinds: dict[str, int] = {}
     for line in lines[:count]:

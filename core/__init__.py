@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from core.governance.llm_extractor import LLMExtractor
     from core.governance.policy import PolicySettings
     from core.resources import read_resource, resource_path
-    from core.service import MemoryService
+    from core.service import MemoryService, SpoolService
     from core.workflows.spool import OfflineWriter
 
 # Loaded on first use: a command that only prints help or reads a model type should not pay
@@ -45,6 +45,7 @@ _LAZY = {
     "agent_of_session": "core.governance.agents",
     "LLMExtractor": "core.governance.llm_extractor",
     "MemoryService": "core.service",
+    "SpoolService": "core.service",
     "OfflineWriter": "core.workflows.spool",
     "PolicySettings": "core.governance.policy",
     "read_resource": "core.resources",
@@ -77,6 +78,7 @@ __all__ = [
     "LLMExtractor",
     "MemoryCenterError",
     "MemoryService",
+    "SpoolService",
     "NotFoundError",
     "OfflineWriter",
     "PolicyDeniedError",

@@ -138,7 +138,7 @@ class WriteSpooledError(MemoryCenterError):
 
     Attributes:
         entry_id: the spool entry that holds the write.
-        operation: the service method spooled (remember, approve, ...).
+        operation: the service method spooled, `namespace.method` (`memories.remember`).
         waiting: how many writes wait in the spool, this one included.
     """
 

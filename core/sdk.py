@@ -108,7 +108,7 @@ class MemoryRuntime:
         self.guard = HotPathGuard(self.config.failure_cooldown_seconds)
         self._lock = threading.Lock()
         self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mc-background")
-        service.warm_up()  # the agent's first turn should not wait for the model (R17)
+        service.index.warm_up()  # the agent's first turn should not wait for the model (R17)
 
     @property
     def session(self) -> str:
@@ -154,7 +154,9 @@ class MemoryRuntime:
         budget = self.config.budget_tokens
         try:
             result = self.guard.run(
-                lambda: self.service.inject(self.scope, goal, budget, session=self.session),
+                lambda: self.service.retrieval.inject(
+                    self.scope, goal, budget, session=self.session
+                ),
                 self.config.hot_path_seconds,
             )
         except (cf.TimeoutError, MemoryCenterError) as exc:
@@ -198,7 +200,7 @@ class MemoryRuntime:
         items = [self._event(e, i) for i, e in enumerate(events)]
         if not items:
             return []
-        result = self.service.append_events(items)
+        result = self.service.events.append_events(items)
         return [ev.id for ev in result.value]
 
     def on_pre_compress(
@@ -215,7 +217,7 @@ class MemoryRuntime:
         else:
             ids = self.sync_turn([x for x in items if not isinstance(x, str)])
         session = self.session
-        return self._pool.submit(lambda: self.service.pre_compress(session, ids).value)
+        return self._pool.submit(lambda: self.service.memories.pre_compress(session, ids).value)
 
     def on_session_switch(self, old: str | None, new: str) -> cf.Future[list[MemoryOutcome]]:
         """Move to session `new`; extract candidates from the finished session in the background."""
@@ -231,7 +233,7 @@ class MemoryRuntime:
 
     def opt_out(self, opted_out: bool = True) -> None:
         """Switch memory off (or on) for the current session: nothing injected or extracted."""
-        self.service.set_session_opt_out(self.session, opted_out)
+        self.service.events.set_session_opt_out(self.session, opted_out)
 
     def is_opted_out(self) -> bool:
         """True when the user switched memory off for the current session (R26)."""
@@ -286,7 +288,7 @@ class MemoryRuntime:
 
     def _extract_quietly(self, session: str) -> list[MemoryOutcome]:
         try:
-            return self.service.extract(session).value
+            return self.service.memories.extract(session).value
         except NotFoundError:
             return []
 

@@ -72,7 +72,7 @@ def compact_if_needed(runtime: MemoryRuntime, context: list[str]) -> None:
 def main() -> int:
     """Run the scripted conversation; print what the runtime did."""
     service = open_store()
-    service.remember(SCOPE, "Remember: the webshop deploys with blue-green releases")
+    service.memories.remember(SCOPE, "Remember: the webshop deploys with blue-green releases")
     runtime = MemoryRuntime(
         service,
         SCOPE,
@@ -95,10 +95,10 @@ def main() -> int:
         extracted = runtime.on_session_switch("demo-session-1", "demo-session-2").result(30)
         print(f"session switch: {len(extracted)} suggestions from demo-session-1")
         turn(runtime, "Remind me how the webshop deploys?", context)
-        pending = [m for m in service.list_memories() if m.status.value == "candidate"]
+        pending = [m for m in service.memories.list_memories() if m.status.value == "candidate"]
         print(f"review queue: {len(pending)} suggestions wait for the user")
         for record in pending:  # what the user does in the memory center
-            service.approve(record.id)
+            service.review.approve(record.id)
         hits = runtime.search_memory("linter before pushing")
         print(f"search_memory after review: {[h.content for h in hits]}")
         runtime.opt_out()

@@ -68,7 +68,7 @@ def main() -> int:
         service = open_service(Path(tmp) / "store")
         # As an agent's warm store: the demo's model calls are then answered by both
         # searches, not by keywords while the model still loads (their replays say which).
-        service.warm_up(wait=60)
+        service.index.warm_up(wait=60)
         seed_demo_if_empty(service)
         # The start window while the store opens: the main window's frame, with progress.
         loading = StartWindow()

@@ -78,5 +78,5 @@ def identity_in(events: Sequence[Event]) -> ClientIdentity | None:
 
 def session_identity(service: MemoryService, session: str) -> ClientIdentity:
     """The client of `session`: what its events say, else the guess from its name."""
-    events = service.list_events(session=session, limit=SCAN) if session else []
+    events = service.events.list_events(session=session, limit=SCAN) if session else []
     return identity_in(events) or ClientIdentity("guess", agent_of_session(session))

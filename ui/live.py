@@ -1,6 +1,6 @@
 """Following the store live, and saying when the server is away (R21, R23).
 
-`ChangeWaiter` sleeps in `MemoryService.wait_for_change` on the task runner's wait thread
+`ChangeWaiter` sleeps in `MemoryService.events.wait_for_change` on the task runner's wait thread
 (LISTEN/NOTIFY on a server, so another machine's commit wakes it at once; polling on
 SQLite) and says when the revision moved; the window's one-second poll stays as the
 fallback. `OfflineBadge` is the status-bar note "offline, N changes waiting".
@@ -85,7 +85,9 @@ class ChangeWaiter(QObject):
             return
         since = self._from
         self._tasks.wait(
-            lambda: self._service.wait_for_change(since, WAIT_SECONDS), self._done, self._failed
+            lambda: self._service.events.wait_for_change(since, WAIT_SECONDS),
+            self._done,
+            self._failed,
         )
 
     def _done(self, revision: int) -> None:

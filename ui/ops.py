@@ -1,6 +1,6 @@
 """Operations: the one way widgets run core calls (HOUSE_STYLE, Anki's CollectionOp/QueryOp).
 
-    mutate(ctx, lambda s: s.approve(mid)).on_success(done).run(initiator=self)
+    mutate(ctx, lambda s: s.review.approve(mid)).on_success(done).run(initiator=self)
 
 A `MutatingOp` runs on the single writer; after the commit (never on failure) it publishes
 the `Changes` on the bus, then calls `on_success` with the result's value. A `QueryOp` runs on

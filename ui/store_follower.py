@@ -79,12 +79,12 @@ class StoreFollower(QObject):
         known = self._ctx.bus.revision
 
         def work(s: MemoryService) -> Polled:
-            spool = s.spool_status()
+            spool = s.spool.status()
             try:
                 st = s.status()
             except ServerUnavailableError:
                 return None, [], spool  # the badge says so; keep polling (R23)
-            entries = s.changes_since(known) if 0 <= known < st.revision else []
+            entries = s.events.changes_since(known) if 0 <= known < st.revision else []
             return st, entries, spool
 
         op = query(self._ctx, work).on_success(self._polled).on_failure(self._poll_failed)
@@ -123,7 +123,7 @@ class StoreFollower(QObject):
         def failed(_exc: BaseException) -> None:
             self._flushing = False
 
-        flush = MutatingOp[FlushReport](self._ctx, lambda s: s.flush_spool())
+        flush = MutatingOp[FlushReport](self._ctx, lambda s: s.spool.flush())
         flush.on_success(settled).on_failure(failed).run(self._window)
 
     def _poll_failed(self, exc: BaseException) -> None:

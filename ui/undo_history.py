@@ -131,7 +131,7 @@ def undo_change(ctx: UiContext, command_id: str) -> MutatingOp[str | None]:
     """Undo one journalled change; the value is the undo's own command id (to redo)."""
 
     def work(s: MemoryService) -> Result[str | None]:
-        result = s.undo_change(command_id)
+        result = s.review.undo_change(command_id)
         return Result(result.changes.command_id, result.changes)
 
     return mutate(ctx, work)
@@ -245,7 +245,7 @@ class UndoHistoryDialog(QDialog):
 
     def load(self) -> None:
         """Read the journal again."""
-        query(self._ctx, lambda s: s.changes(limit=200)).on_success(self._show).run(self)
+        query(self._ctx, lambda s: s.review.changes(limit=200)).on_success(self._show).run(self)
 
     def _show(self, commands: list[JournalCommand]) -> None:
         self.commands = commands

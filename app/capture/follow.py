@@ -79,7 +79,7 @@ def capture_file(
     report = CaptureReport()
     key = cursor_key(agent, path)
     for _ in range(RETRIES):
-        cursor = service.capture_cursor(key, agent)
+        cursor = service.events.capture_cursor(key, agent)
         try:
             _one_pass(service, path, cursor, parse, scope_of, skip, report, until)
             return report
@@ -113,12 +113,12 @@ def _one_pass(
         items = _new_events(service, cursor, chunk, scope, agent=cursor.agent)
         if skip is not None:
             items = [(s, e, n) for s, e, n in items if not skip(s, e, int(older))]
-        written = service.append_captured([n for _, _, n in items], cursor, end, state).value
+        written = service.events.append_captured([n for _, _, n in items], cursor, end, state).value
         for (session, _, _), ev in zip(items, written, strict=True):
             report.event_ids.setdefault(session, []).append(ev.id)
         report.events += len(written)
         report.position = end
-        cursor = service.capture_cursor(cursor.key, cursor.agent)
+        cursor = service.events.capture_cursor(cursor.key, cursor.agent)
 
 
 def _scope(chunk: Chunk, state: dict[str, Any], scope_of: Callable[[Chunk], Scope]) -> Scope:
@@ -134,7 +134,7 @@ def _scope(chunk: Chunk, state: dict[str, Any], scope_of: Callable[[Chunk], Scop
 
 def last_position(service: MemoryService) -> int:
     """The position of the newest event in the store (0 for an empty log)."""
-    newest = service.list_events(limit=1, newest_first=True)
+    newest = service.events.list_events(limit=1, newest_first=True)
     return newest[0].position if newest else 0
 
 

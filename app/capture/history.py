@@ -71,7 +71,7 @@ def visible_events(
     read = 0
     while read < scan:
         size = min(PAGE, scan - read)
-        page = service.list_events(before_position=before, limit=size, newest_first=True)
+        page = service.events.list_events(before_position=before, limit=size, newest_first=True)
         if not page:
             return
         read += len(page)
@@ -98,7 +98,7 @@ def _history(event: Event, scope: Scope) -> bool:
 
 def _opted_out(service: MemoryService, session: str) -> bool:
     try:
-        return service.get_session(session).opted_out
+        return service.events.get_session(session).opted_out
     except NotFoundError:
         return False
 

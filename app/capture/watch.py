@@ -124,10 +124,14 @@ class Watcher:
 
     def _skip_history(self, path: Path, size: int) -> bool:
         """--from-now: a file never followed starts at its current end."""
-        cursor = self.service.capture_cursor(cursor_key(self.agent.name, path), self.agent.name)
+        cursor = self.service.events.capture_cursor(
+            cursor_key(self.agent.name, path), self.agent.name
+        )
         if cursor.state is not None:
             return False
-        self.service.append_captured([], cursor, _complete_end(path, size), {"from_now": True})
+        self.service.events.append_captured(
+            [], cursor, _complete_end(path, size), {"from_now": True}
+        )
         return True
 
     def _scope(self, chunk: Chunk) -> Scope:

@@ -18,7 +18,7 @@ def agent() -> None:
 @handles_errors
 def agent_list(ctx: Context) -> None:
     """List the agents seen in the sessions, and which are paused."""
-    found = ctx.service().list_agents()
+    found = ctx.service().agents.list_agents()
     lines = [
         f"{a.name:<24} {a.sessions:>6} sessions  {'PAUSED' if a.paused else 'memory on'}"
         for a in found
@@ -27,7 +27,7 @@ def agent_list(ctx: Context) -> None:
 
 
 def _set(ctx: Context, name: str, paused: bool) -> None:
-    names = ctx.service().set_agent_paused(name, paused).value
+    names = ctx.service().agents.set_paused(name, paused).value
     state = "paused: it gets no memory" if paused else "resumed: memory is on again"
     ctx.emit({"agent": name, "paused": paused, "paused_agents": sorted(names)}, f"{name} {state}")
 

@@ -61,7 +61,7 @@ def event_add(
         source=source,
         data=data,
     )
-    result = ctx.write("append_event", item)
+    result = ctx.write("events.append_event", item)
     ev = result.value
     ctx.emit(
         {"event": ev, "revision": result.changes.revision},
@@ -97,7 +97,9 @@ def _read_stdin_payload() -> tuple[str, dict[str, Any] | None]:
 @handles_errors
 def event_list(ctx: Context, session: str | None, limit: int, after_position: int) -> None:
     """List events in log order."""
-    events = ctx.service().list_events(session=session, limit=limit, after_position=after_position)
+    events = ctx.service().events.list_events(
+        session=session, limit=limit, after_position=after_position
+    )
 
     def human() -> None:
         for ev in events:

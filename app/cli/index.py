@@ -19,7 +19,7 @@ def index() -> None:
 @handles_errors
 def index_status(ctx: Context) -> None:
     """Show the indexes, their sizes and the embedder."""
-    status = ctx.service(check_embedder=False).index_status()
+    status = ctx.service(check_embedder=False).index.status()
     ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))
 
 
@@ -31,8 +31,8 @@ def index_rebuild(ctx: Context, embedder: str | None) -> None:
     """Throw the indexes away and rebuild them from the store."""
     svc = ctx.service(check_embedder=False)
     if embedder:
-        svc.set_embedder(embedder)
-    status = svc.rebuild_index()
+        svc.index.set_embedder(embedder)
+    status = svc.index.rebuild()
     ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))
 
 
@@ -46,6 +46,6 @@ def index_windows(ctx: Context, state: str) -> None:
     Off takes the background embedding of an imported history to about a third and
     drops the stored windows; search then uses the mean of the neighbours' vectors."""
     svc = ctx.service(check_embedder=False)
-    svc.set_conversation_windows(state == "on")
-    status = svc.index_status()
+    svc.index.set_conversation_windows(state == "on")
+    status = svc.index.status()
     ctx.emit(status, json.dumps(status, indent=2, ensure_ascii=False))

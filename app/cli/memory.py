@@ -63,7 +63,7 @@ def memory_list(
         text=text,
         limit=limit,
     )
-    records = ctx.service().list_memories(flt)
+    records = ctx.service().memories.list_memories(flt)
     ctx.emit(records, echo_lines([line(r) for r in records], "no memories"))
 
 
@@ -74,8 +74,8 @@ def memory_list(
 def memoryshow(ctx: Context, memory_id: str) -> None:
     """Show one memory with its history."""
     svc = ctx.service()
-    rec = svc.get_memory(memory_id)
-    history = svc.history(rec.id)
+    rec = svc.memories.get_memory(memory_id)
+    history = svc.memories.history(rec.id)
 
     def human() -> None:
         for key, value in to_jsonable(rec).items():
@@ -103,8 +103,8 @@ def _simple(name: str, doc: str, call: str, *, reason: bool = False) -> None:
     del command
 
 
-_simple("disable", "Keep a memory but never inject or return it.", "disable")
-_simple("enable", "Make a disabled memory active again.", "enable")
+_simple("disable", "Keep a memory but never inject or return it.", "review.disable")
+_simple("enable", "Make a disabled memory active again.", "review.enable")
 
 
 @memory.command("downgrade")
@@ -114,7 +114,9 @@ _simple("enable", "Make a disabled memory active again.", "enable")
 @handles_errors
 def memory_downgrade(ctx: Context, memory_id: str, scopes: tuple[str, ...]) -> None:
     """Narrow a memory's scope; give the complete new scope (e.g. add project=X)."""
-    show(ctx, ctx.service().downgrade(memory_id, Scope.parse(scopes)).value, "scope narrowed")
+    show(
+        ctx, ctx.service().review.downgrade(memory_id, Scope.parse(scopes)).value, "scope narrowed"
+    )
 
 
 @memory.command("exclude")
@@ -124,7 +126,7 @@ def memory_downgrade(ctx: Context, memory_id: str, scopes: tuple[str, ...]) -> N
 @handles_errors
 def memory_exclude(ctx: Context, memory_id: str, session: str) -> None:
     """Keep a memory out of one session's injections."""
-    show(ctx, ctx.service().exclude(memory_id, session).value, f"excluded from {session}")
+    show(ctx, ctx.service().review.exclude(memory_id, session).value, f"excluded from {session}")
 
 
 @memory.command("quarantine")
@@ -134,7 +136,7 @@ def memory_exclude(ctx: Context, memory_id: str, session: str) -> None:
 @handles_errors
 def memory_quarantine(ctx: Context, memory_id: str, reason: str) -> None:
     """Incident action: stop injecting a memory everywhere; list the affected sessions."""
-    rep = ctx.service().quarantine(memory_id, reason).value
+    rep = ctx.service().review.quarantine(memory_id, reason).value
     sessions = ", ".join(rep.affected_sessions) or "none"
     ctx.emit(rep, f"quarantined {rep.memory.id}; sessions that received it: {sessions}")
 
@@ -163,13 +165,13 @@ def memory_delete(
 ) -> None:
     """Delete a memory: tombstone and removal from every derived store (R19)."""
     if preview:
-        plan = ctx.service().purge_preview(memory_id, purge_events=purge_events)
+        plan = ctx.service().review.purge_preview(memory_id, purge_events=purge_events)
         lines = [f"a purge of {plan.memory_id} would redact:", *(f"  {r}" for r in plan.redacted)]
         lines += ["and keep:", *(f"  {k}" for k in plan.kept)]
         ctx.emit(plan, "\n".join(lines))
         return
     stone = ctx.write(
-        "delete",
+        "review.delete",
         memory_id,
         reason=reason,
         purge=purge,
@@ -186,7 +188,7 @@ def memory_delete(
 @handles_errors
 def memory_chain(ctx: Context, memory_id: str) -> None:
     """The adoption chain: sources, activation, injections, corrections (R22)."""
-    chain = ctx.service().adoption_chain(memory_id)
+    chain = ctx.service().memories.adoption_chain(memory_id)
 
     def human() -> None:
         click.echo(line(chain.memory))
@@ -212,7 +214,7 @@ def memory_chain(ctx: Context, memory_id: str) -> None:
 @handles_errors
 def memory_export_case(ctx: Context, memory_id: str, output: str | None) -> None:
     """Export a regression case (snapshot, memory, expected exclusion) as JSON."""
-    case = ctx.service().export_regression(memory_id)
+    case = ctx.service().memories.export_regression(memory_id)
     text = json.dumps(case, ensure_ascii=False, indent=2)
     if output:
         write_file(Path(output), text + "\n", "--output")
@@ -226,7 +228,7 @@ def memory_export_case(ctx: Context, memory_id: str, output: str | None) -> None
 @handles_errors
 def memory_expire_sweep(ctx: Context) -> None:
     """Record an `expire` decision for every memory whose validity has ended."""
-    swept = ctx.service().expire_sweep().value
+    swept = ctx.service().memories.expire_sweep().value
     ctx.emit(swept, f"{len(swept)} memories expired")
 
 
@@ -241,7 +243,7 @@ def memory_export(ctx: Context, path: Path, everything: bool) -> None:
     """Write memories to a JSON file (NOT encrypted: it holds the content in clear)."""
     svc = ctx.service()
     flt = MemoryFilter(limit=1_000_000) if everything else None
-    doc = svc.export_memories(flt)
+    doc = svc.memories.export_memories(flt)
     write_file(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n", "path")
     summary = {"path": str(path), "memories": len(doc["memories"])}
     ctx.emit(summary, f"wrote {len(doc['memories'])} memories to {path} (not encrypted)")
@@ -260,7 +262,7 @@ def memory_import(ctx: Context, path: Path, by: str | None) -> None:
     except ValueError as exc:
         raise InvalidInputError("path", f"{path}: {exc}") from None
     document = parse_json(raw, str(path))
-    outcomes = ctx.service().import_memories(document, by=by).value
+    outcomes = ctx.service().memories.import_memories(document, by=by).value
     counts: dict[str, int] = {}
     for out in outcomes:
         counts[out.outcome] = counts.get(out.outcome, 0) + 1
@@ -275,7 +277,7 @@ def memory_import(ctx: Context, path: Path, by: str | None) -> None:
 @handles_errors
 def memory_changes(ctx: Context, memory_id: str | None, limit: int) -> None:
     """The journal of changes, newest first: what each did to each memory (#39)."""
-    found = ctx.service().changes(limit=limit, memory_id=memory_id)
+    found = ctx.service().review.changes(limit=limit, memory_id=memory_id)
 
     def human() -> None:
         if not found:
@@ -306,11 +308,11 @@ def memory_undo(ctx: Context, change_id: str | None, last: bool, by: str | None)
     if last == (change_id is not None):
         raise InvalidInputError("change", "give either a change id or --last")
     if last:
-        pending = [c for c in svc.changes(limit=200) if not c.undone_by and not c.undoes]
+        pending = [c for c in svc.review.changes(limit=200) if not c.undone_by and not c.undoes]
         if not pending:
             raise InvalidInputError("change", "no change left to undo")
         change_id = pending[0].id
-    result = svc.undo_change(str(change_id), by=by)
+    result = svc.review.undo_change(str(change_id), by=by)
     human = f"undone {change_id} (as {result.changes.command_id})"
     for rec in result.value:
         human += "\n" + line(rec)

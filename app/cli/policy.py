@@ -19,7 +19,7 @@ def policy() -> None:
 @handles_errors
 def policy_show(ctx: Context) -> None:
     """Show the settings in force."""
-    current = ctx.service().policy_settings().to_dict()
+    current = ctx.service().policy.settings().to_dict()
     ctx.emit(current, json.dumps(current, indent=2))
 
 
@@ -35,7 +35,7 @@ def policy_set(ctx: Context, assignments: tuple[str, ...]) -> None:
         if not sep:
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}")
         changes[key.strip()] = _setting_value(raw.strip())
-    new = ctx.service().update_policy_settings(**changes).value.to_dict()
+    new = ctx.service().policy.update_settings(**changes).value.to_dict()
     ctx.emit(new, json.dumps(new, indent=2))
 
 

@@ -24,7 +24,9 @@ def search(
     ctx: Context, scopes: tuple[str, ...], query: str, limit: int, session: str | None
 ) -> None:
     """Search active memory visible to a scope (the model's search_memory)."""
-    hits = ctx.service().search_memory(Scope.parse(scopes), query, limit=limit, session=session)
+    hits = ctx.service().retrieval.search_memory(
+        Scope.parse(scopes), query, limit=limit, session=session
+    )
 
     def human() -> None:
         for h in hits:
@@ -72,12 +74,14 @@ def inject(
     # A one-shot command has no agent turn to protect: it waits for the model, the catalog
     # and the vector file to load (together), so the hot-path limit measures the read, not
     # the start of this process, and the block is the one an agent's warm store gives (#44).
-    svc.warm_up(wait=ONE_SHOT_LOAD_SECONDS)
-    res = svc.inject(Scope.parse(scopes), goal, budget, session=session).value
+    svc.index.warm_up(wait=ONE_SHOT_LOAD_SECONDS)
+    res = svc.retrieval.inject(Scope.parse(scopes), goal, budget, session=session).value
     if ctx.as_json:
         click.echo(
             json.dumps(
-                to_jsonable({"result": res, "snapshot": svc.get_snapshot(res.snapshot_id)}),
+                to_jsonable(
+                    {"result": res, "snapshot": svc.retrieval.get_snapshot(res.snapshot_id)}
+                ),
                 ensure_ascii=False,
                 indent=2,
             )
@@ -99,7 +103,7 @@ def snapshot() -> None:
 @handles_errors
 def snapshot_show(ctx: Context, snapshot_id: str) -> None:
     """Print a snapshot: request, hits with scores, injected, dropped with reasons."""
-    snap = ctx.service().get_snapshot(snapshot_id)
+    snap = ctx.service().retrieval.get_snapshot(snapshot_id)
 
     def human() -> None:
         click.echo(f"snapshot {snap.id}  session {snap.session_id}  revision {snap.store_revision}")
@@ -126,7 +130,7 @@ def snapshot_show(ctx: Context, snapshot_id: str) -> None:
 @handles_errors
 def replay(ctx: Context, snapshot_id: str) -> None:
     """Diagnostic replay: what a model call was given, and what changed since (R21)."""
-    rep = ctx.service().replay(snapshot_id)
+    rep = ctx.service().retrieval.replay(snapshot_id)
 
     def human() -> None:
         click.echo(rep.text or "(nothing was injected)")
@@ -144,7 +148,7 @@ def replay(ctx: Context, snapshot_id: str) -> None:
 @handles_errors
 def resume(ctx: Context, session: str, snapshot_id: str | None) -> None:
     """Live resume through the ResumeGate: what may be injected again now (R21)."""
-    res = ctx.service().resume(session, snapshot_id)
+    res = ctx.service().retrieval.resume(session, snapshot_id)
 
     def human() -> None:
         click.echo(res.text or "(nothing to re-inject)")

@@ -38,7 +38,7 @@ def remember(
 ) -> None:
     """Remember something, as the user's explicit request (the policy still checks it)."""
     out = ctx.write(
-        "remember",
+        "memories.remember",
         Scope.parse(scopes),
         text,
         session=session,
@@ -60,7 +60,7 @@ def remember(
 @handles_errors
 def extract(ctx: Context, session: str) -> None:
     """Run extraction over a session: suggested memories land in the review queue."""
-    outcomes = ctx.service().extract(session).value
+    outcomes = ctx.service().memories.extract(session).value
 
     def human() -> None:
         if not outcomes:
@@ -86,7 +86,7 @@ def candidates() -> None:
 def candidates_list(ctx: Context, include_quarantined: bool) -> None:
     """List memories waiting for review."""
     statuses = ("candidate", "quarantined") if include_quarantined else ("candidate",)
-    records = ctx.service().list_memories(MemoryFilter(statuses=statuses, limit=10_000))
+    records = ctx.service().memories.list_memories(MemoryFilter(statuses=statuses, limit=10_000))
     ctx.emit(records, echo_lines([line(r) for r in records], "queue empty"))
 
 
@@ -116,11 +116,11 @@ def candidates_approve(
     if scopes and not all_suggested:
         raise click.UsageError("--scope narrows --all-suggested; it does not go with ids")
     if len(memory_ids) == 1:
-        show(ctx, ctx.write("approve", memory_ids[0], by=by).value, "approved")
+        show(ctx, ctx.write("review.approve", memory_ids[0], by=by).value, "approved")
         return
     svc = ctx.service()
     ids = list(memory_ids) or _suggested(svc, scopes)
-    records = svc.approve_many(ids, by=by).value if ids else []
+    records = svc.review.approve_many(ids, by=by).value if ids else []
     lines = [f"approved {len(records)}", *(line(r) for r in records)] if records else []
     ctx.emit(records, echo_lines(lines, "nothing to approve"))
 
@@ -128,7 +128,7 @@ def candidates_approve(
 def _suggested(svc: MemoryService, scopes: tuple[str, ...]) -> list[str]:
     within = Scope.parse(scopes) if scopes else None
     flt = MemoryFilter(statuses=("candidate",), scope_contains=within, limit=1_000_000)
-    return [r.id for r in svc.list_memories(flt)]
+    return [r.id for r in svc.memories.list_memories(flt)]
 
 
 @candidates.command("reject")
@@ -138,7 +138,7 @@ def _suggested(svc: MemoryService, scopes: tuple[str, ...]) -> list[str]:
 @handles_errors
 def candidates_reject(ctx: Context, memory_id: str, reason: str | None) -> None:
     """Reject a suggested memory."""
-    show(ctx, ctx.write("reject", memory_id, reason=reason).value, "rejected")
+    show(ctx, ctx.write("review.reject", memory_id, reason=reason).value, "rejected")
 
 
 @candidates.command("edit")
@@ -150,7 +150,7 @@ def candidates_reject(ctx: Context, memory_id: str, reason: str | None) -> None:
 def candidates_edit(ctx: Context, memory_id: str, text: str, then_approve: bool) -> None:
     """Edit a suggested memory (optionally approve it in the same command)."""
     svc = ctx.service()
-    rec = svc.edit(memory_id, text).value
+    rec = svc.review.edit(memory_id, text).value
     if then_approve:
-        rec = svc.approve(rec.id).value
+        rec = svc.review.approve(rec.id).value
     show(ctx, rec, "edited" + (" and approved" if then_approve else ""))

@@ -78,7 +78,7 @@ class Context:
                 warm_model=False,
             )
         if check_embedder:
-            self._service.check_embedder()
+            self._service.index.check_embedder()
         return self._service
 
     def _borrow(self, create: bool) -> MemoryService | None:
@@ -92,7 +92,8 @@ class Context:
         return lent[1]
 
     def write(self, operation: str, *args: Any, **kwargs: Any) -> Any:
-        """Run one of the service's spoolable writes (R23).
+        """Run one of the service's spoolable writes (R23), named `namespace.method`
+        (`review.approve`).
 
         On a store kept on a server that cannot be reached, even to open it, the write is
         sealed into this machine's spool with its local copy of the key set, and the
@@ -108,7 +109,10 @@ class Context:
 
             writer = offline_writer(self.data_dir, away.message, _prompt_passphrase)
             raise writer.spool(operation, *args, **kwargs) from None
-        return getattr(service, operation)(*args, **kwargs)
+        target: Any = service
+        for part in operation.split("."):  # `memories.remember`: a namespace, then its method
+            target = getattr(target, part)
+        return target(*args, **kwargs)
 
     def close(self) -> None:
         """Release the store."""

@@ -18,7 +18,7 @@ def session() -> None:
 @handles_errors
 def session_list(ctx: Context) -> None:
     """List sessions, most recent first."""
-    rows = ctx.service().list_sessions()
+    rows = ctx.service().events.list_sessions()
     lines = [
         f"{s.id:<32} {s.event_count:>6} events{' OPTED OUT' if s.opted_out else ''}" for s in rows
     ]
@@ -32,5 +32,5 @@ def session_list(ctx: Context) -> None:
 @handles_errors
 def session_opt_out(ctx: Context, name: str, undo: bool) -> None:
     """Per-session opt-out: nothing injected into it, nothing extracted from it."""
-    info = ctx.service().set_session_opt_out(name, not undo).value
+    info = ctx.service().events.set_session_opt_out(name, not undo).value
     ctx.emit(info, f"{info.id}: {'opted out' if info.opted_out else 'opted in'}")

@@ -29,12 +29,12 @@ def list_spooled(ctx: Context) -> None:
     """List the writes waiting for the server, oldest first (what and when, not content).
 
     Works with the server away: the list is read from this machine's spool file alone."""
-    from core import MemoryService, ServerUnavailableError
+    from core import ServerUnavailableError, SpoolService
 
     try:
-        entries = ctx.service().spooled_writes()
+        entries = ctx.service().spool.entries()
     except ServerUnavailableError:
-        entries = MemoryService.offline_spooled_writes(ctx.data_dir)
+        entries = SpoolService.offline_entries(ctx.data_dir)
 
     def human() -> None:
         if not entries:
@@ -54,7 +54,7 @@ def list_spooled(ctx: Context) -> None:
 @handles_errors
 def flush(ctx: Context) -> None:
     """Apply the waiting writes now, in order; the policy decides each one as it applies."""
-    report = ctx.service().flush_spool()
+    report = ctx.service().spool.flush()
 
     def human() -> None:
         click.echo(

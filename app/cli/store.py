@@ -49,16 +49,14 @@ def status(ctx: Context) -> None:
 
     With the server of a team store away it still answers (exit 0) with what this machine
     knows: that the server is not reachable, and the writes waiting in its spool."""
-    from core import MemoryService, ServerUnavailableError
+    from core import ServerUnavailableError, SpoolService
 
     try:
         st = ctx.service().status()
     except ServerUnavailableError as away:
         # What this machine still knows: the writes waiting for the server (R23).
         reason = away.message
-        waiting = dataclasses.replace(
-            MemoryService.offline_spool_status(ctx.data_dir), offline=True
-        )
+        waiting = dataclasses.replace(SpoolService.offline_status(ctx.data_dir), offline=True)
 
         def offline() -> None:
             from app.cli.spool import spool_line
@@ -91,7 +89,7 @@ def status(ctx: Context) -> None:
 def _spool_status_line(ctx: Context) -> None:
     from app.cli.spool import spool_line
 
-    line = spool_line(ctx.service().spool_status())
+    line = spool_line(ctx.service().spool.status())
     if line:
         click.echo(line)
 
@@ -136,7 +134,7 @@ def key() -> None:
 @handles_errors
 def key_rotate(ctx: Context) -> None:
     """Re-encrypt everything under a new key (resumable if interrupted)."""
-    result = ctx.service().rotate_key()
+    result = ctx.service().keys.rotate()
     rep = result.value
     ctx.emit(
         rep,

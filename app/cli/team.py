@@ -59,7 +59,7 @@ def invite(
     Only a member's own devices can add a device of theirs."""
     raw, code = (
         ctx.service()
-        .invite_member(name, by=os.environ.get("USER"), role=role, expires_hours=expires_hours)
+        .team.invite_member(name, by=os.environ.get("USER"), role=role, expires_hours=expires_hours)
         .value
     )
     target = out or Path(f"{name}.mc-invitation")
@@ -87,7 +87,7 @@ def remove(ctx: Context, name: str) -> None:
         if not ctx.as_json:
             click.echo(f"\rre-encrypted {done} values", nl=False, err=True)
 
-    report = ctx.service().remove_member(name, progress=progress).value
+    report = ctx.service().team.remove_member(name, progress=progress).value
     if not ctx.as_json:
         click.echo("", err=True)
     ctx.emit(
@@ -106,7 +106,7 @@ def list_members(ctx: Context) -> None:
 
     Removed members are left out (`--json` includes them, with `removed_at`); rows of the
     devices table that no trusted signature backs are listed as ignored."""
-    everyone = ctx.service().members()
+    everyone = ctx.service().team.members()
     found = [m for m in everyone if m.removed_at is None]
 
     def human() -> None:
@@ -118,7 +118,7 @@ def list_members(ctx: Context) -> None:
         for line in problems:
             click.echo(f"ignored: {line}")
 
-    problems = ctx.service().membership_problems()
+    problems = ctx.service().team.membership_problems()
     ctx.emit(everyone, human)
 
 
@@ -127,7 +127,7 @@ def list_members(ctx: Context) -> None:
 @handles_errors
 def invitations(ctx: Context) -> None:
     """Every invitation, newest first: open, used, expired or cancelled."""
-    found = ctx.service().invitations()
+    found = ctx.service().team.invitations()
 
     def human() -> None:
         if not found:
@@ -149,7 +149,7 @@ def invitations(ctx: Context) -> None:
 @handles_errors
 def cancel(ctx: Context, invitation_id: str) -> None:
     """Cancel an open invitation (its id from `member invitations`)."""
-    done = ctx.service().cancel_invitation(invitation_id).value
+    done = ctx.service().team.cancel_invitation(invitation_id).value
     ctx.emit(done, f"invitation {done.id} for {done.member} cancelled")
 
 
@@ -162,7 +162,7 @@ def password(ctx: Context) -> None:
     The server keeps only its SCRAM verifier and this device keeps it sealed in its key set;
     the old password stops working at once. Each device has a login of its own, so no other
     device is affected."""
-    ctx.service().change_database_password()
+    ctx.service().team.change_password()
     ctx.emit({"changed": True}, "this device's database password was changed")
 
 

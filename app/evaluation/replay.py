@@ -101,7 +101,7 @@ def _replay(
     svc: MemoryService, session: RecordedSession, config: Configuration, work: Path
 ) -> Score:
     if config.policy:
-        svc.update_policy_settings(**config.policy)
+        svc.policy.update_settings(**config.policy)
     ids = _seed(svc, session)
     project = _project(work, session, config)
     transcript = work / f"{session.session_id}.jsonl"
@@ -126,7 +126,7 @@ def _replay(
         _act(svc, session, ids, number, name)
     handle(svc, json.dumps(lifecycle("SessionEnd", reason="exit")))
     score = score_session(svc, calls, seeded=ids.values())
-    events = svc.list_events(session=name, limit=10_000)
+    events = svc.events.list_events(session=name, limit=10_000)
     score.degraded = sum(1 for e in events if e.kind.value == "degraded")
     return score
 
@@ -135,7 +135,7 @@ def _seed(svc: MemoryService, session: RecordedSession) -> dict[str, str]:
     """The session's memories as the user's own (active); key -> memory id."""
     ids = {}
     for mem in session.memories:
-        out = svc.remember(mem["scope"], mem["text"], kind=mem.get("kind")).value
+        out = svc.memories.remember(mem["scope"], mem["text"], kind=mem.get("kind")).value
         if out.record is not None:
             ids[mem["key"]] = out.record.id
     return ids
@@ -163,17 +163,17 @@ def _call(
     used: frozenset[str],
     labelled: bool = True,
 ) -> Call:
-    before = len(svc.list_snapshots(name)) if _exists(svc, name) else 0
+    before = len(svc.retrieval.list_snapshots(name)) if _exists(svc, name) else 0
     t0 = time.perf_counter()
     handle(svc, json.dumps(payload, ensure_ascii=False))
     latency = (time.perf_counter() - t0) * 1000
-    snaps = svc.list_snapshots(name) if _exists(svc, name) else []
+    snaps = svc.retrieval.list_snapshots(name) if _exists(svc, name) else []
     snapshot = snaps[-1].id if len(snaps) > before else None
     return Call(snapshot, used, latency, labelled)
 
 
 def _exists(svc: MemoryService, name: str) -> bool:
-    return any(s.id == name for s in svc.list_sessions(limit=10_000))
+    return any(s.id == name for s in svc.events.list_sessions(limit=10_000))
 
 
 def _act(
@@ -183,12 +183,14 @@ def _act(
     scope = {"user": session.user, "project": session.project}
     for action in (a for a in session.actions if a.get("after_turn") == turn):
         if "delete" in action:
-            svc.delete(
+            svc.review.delete(
                 ids[action["delete"]], reason="the user deleted it", requested_by=session.user
             )
         elif "observe" in action:
             seen = action["observe"]
-            svc.observe(scope, seen["text"], session=name, contradicts=ids[seen["contradicts"]])
+            svc.memories.observe(
+                scope, seen["text"], session=name, contradicts=ids[seen["contradicts"]]
+            )
         elif "correct" in action:
             _correct(svc, set(ids.values()), action["correct"], session.user)
 
@@ -196,10 +198,10 @@ def _act(
 def _correct(svc: MemoryService, seeded: set[str], spec: dict[str, str], user: str) -> None:
     """The user corrects what the agent adopted: a matching new memory is deleted/rejected."""
     needle = spec["match"].casefold()
-    for record in svc.list_memories():
+    for record in svc.memories.list_memories():
         if record.id in seeded or needle not in record.content.casefold():
             continue
         if record.status.value == "active":
-            svc.delete(record.id, reason=spec.get("reason", "corrected"), requested_by=user)
+            svc.review.delete(record.id, reason=spec.get("reason", "corrected"), requested_by=user)
         elif record.status.value in ("candidate", "quarantined"):
-            svc.reject(record.id, reason=spec.get("reason", "corrected"), by=user)
+            svc.review.reject(record.id, reason=spec.get("reason", "corrected"), by=user)

@@ -134,7 +134,7 @@ def _dispatch(service: MemoryService, call: HookCall, ws: Workspace) -> str:
 def session_start(service: MemoryService, call: HookCall, ws: Workspace) -> str:
     """Record the session's start; the standing memories of its scope."""
     source = call.raw.get("source") if isinstance(call.raw.get("source"), str) else "startup"
-    service.append_event(
+    service.events.append_event(
         NewEvent(
             call.session,
             Actor.SYSTEM,
@@ -162,7 +162,7 @@ def user_prompt(service: MemoryService, call: HookCall, ws: Workspace) -> str:
 def record_compaction(service: MemoryService, call: HookCall, ws: Workspace) -> None:
     """The log notes that the context was compacted here (R1), manual or automatic."""
     trigger = call.raw.get("trigger") if call.raw.get("trigger") in ("manual", "auto") else None
-    service.append_event(
+    service.events.append_event(
         NewEvent(
             call.session,
             Actor.SYSTEM,
@@ -187,14 +187,14 @@ def _inject(
     with_history: bool = False,
 ) -> str:
     if ws.opt_out and not _opted_out(service, call.session):
-        service.set_session_opt_out(call.session, True)
+        service.events.set_session_opt_out(call.session, True)
     history = ""
     if with_history and not _opted_out(service, call.session):
         # At most half the budget (about four characters a token); memories get the rest.
         room = budget * CHARS_PER_TOKEN // 2
         history = past_work.last_time(service, ws.scope, call.session, ws.project, room)
     left = budget - (len(history) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
-    value = service.inject(ws.scope, goal, max(left, 1), session=call.session).value
+    value = service.retrieval.inject(ws.scope, goal, max(left, 1), session=call.session).value
     text = "\n\n".join(part for part in (value.text.strip(), history) if part)
     if not text:
         return ""
@@ -211,7 +211,7 @@ def _inject(
 
 def _opted_out(service: MemoryService, session: str) -> bool:
     try:
-        return service.get_session(session).opted_out
+        return service.events.get_session(session).opted_out
     except NotFoundError:
         return False
 
@@ -253,7 +253,7 @@ def post_tool_use(service: MemoryService, call: HookCall, ws: Workspace) -> None
                 by=AGENT,
             )
         )
-    service.append_events(items)
+    service.events.append_events(items)
 
 
 def tool_trust(name: str) -> tuple[TrustLevel, str | None]:
@@ -319,7 +319,7 @@ def sync_transcript(service: MemoryService, call: HookCall, ws: Workspace) -> in
 def live_tool_ids(service: MemoryService, session: str, after: int) -> set[str]:
     """Tool-use ids a hook recorded in `session` after event position `after`."""
     try:
-        events = service.list_events(session=session, after_position=after, limit=10_000)
+        events = service.events.list_events(session=session, after_position=after, limit=10_000)
     except MemoryCenterError:
         return set()
     return {
@@ -334,17 +334,25 @@ def extract_since_mark(service: MemoryService, session: str, *, pre_compress: bo
     # The session's extraction mark, shared with `import` and `watch` (they never extract
     # again what a hook extracted). Claimed before extracting: a hook is never repeated.
     cursor = extraction.mark_of(service, session)
-    events = service.list_events(session=session, after_position=cursor.position, limit=10_000)
+    events = service.events.list_events(
+        session=session, after_position=cursor.position, limit=10_000
+    )
     ids = [e.id for e in events if e.actor != Actor.SYSTEM]
     if not events:
         return 0
     try:
-        service.append_captured([], cursor, events[-1].position, {"session_events": len(ids)})
+        service.events.append_captured(
+            [], cursor, events[-1].position, {"session_events": len(ids)}
+        )
     except MemoryCenterError:
         return 0  # another hook is extracting these events right now
     if not ids:
         return 0
-    result = service.pre_compress(session, ids) if pre_compress else service.extract(session, ids)
+    result = (
+        service.memories.pre_compress(session, ids)
+        if pre_compress
+        else service.memories.extract(session, ids)
+    )
     return len(result.value)
 
 
@@ -373,7 +381,7 @@ def record_failure(service: MemoryService, call: HookCall | None, exc: BaseExcep
             by=AGENT,
         )
         try:
-            service.append_event(item)
+            service.events.append_event(item)
             return
         except InvalidInputError:
             continue  # a session id the store refuses: the shared hook-errors session then

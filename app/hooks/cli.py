@@ -110,7 +110,7 @@ def hook_status(obj: Context, project: Path | None) -> None:
     problem = None
     totals: dict[str, tuple[int, int]] = {}
     try:
-        totals = obj.service().capture_totals()
+        totals = obj.service().events.capture_totals()
     except MemoryCenterError as exc:
         problem = exc.message  # still say what is installed and what the hooks see (#42)
     finally:

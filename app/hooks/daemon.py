@@ -139,8 +139,8 @@ class Daemon:
 
     def _warm_up(self) -> None:
         """Load the catalog and the embedding model before the first hook needs them."""
-        self.service.catalog.sync()
-        vectors = self.service.catalog.vectors
+        self.service.index.catalog.sync()
+        vectors = self.service.index.catalog.vectors
         if vectors is not None:
             with contextlib.suppress(Exception):
                 vectors.embedder.embed(["warm up"])

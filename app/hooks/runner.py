@@ -34,26 +34,41 @@ def handle(
     return handler(service, raw, transcript_bytes=transcript_bytes)
 
 
-class _SpoolOnly:
+class _Away:
+    """Any namespace or call of a store whose server is away: calling fails as that."""
+
+    def __init__(self, reason: str) -> None:
+        self._reason = reason
+
+    def __call__(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise ServerUnavailableError(self._reason)
+
+    def __getattr__(self, name: str) -> Any:
+        return _Away(self._reason)
+
+
+class _SpoolOnlyEvents(_Away):
+    """`service.events` of `_SpoolOnly`: appends are spooled, the rest is away."""
+
+    def __init__(self, writer: OfflineWriter, reason: str) -> None:
+        super().__init__(reason)
+        self._writer = writer
+
+    def append_event(self, item: NewEvent) -> Any:
+        raise self._writer.spool("events.append_event", item)
+
+    def append_events(self, items: list[NewEvent]) -> Any:
+        raise self._writer.spool("events.append_events", items)
+
+
+class _SpoolOnly(_Away):
     """A server store that cannot be opened now, as the hook adapters see it (R23): their
     event writes go to this machine's spool; anything that reads fails as the server being
     away, which the adapter records (in the spool too) as a degraded call."""
 
     def __init__(self, writer: OfflineWriter, reason: str) -> None:
-        self._writer = writer
-        self._reason = reason
-
-    def append_event(self, item: NewEvent) -> Any:
-        raise self._writer.spool("append_event", item)
-
-    def append_events(self, items: list[NewEvent]) -> Any:
-        raise self._writer.spool("append_events", items)
-
-    def __getattr__(self, name: str) -> Any:
-        def away(*_args: Any, **_kwargs: Any) -> Any:
-            raise ServerUnavailableError(self._reason)
-
-        return away
+        super().__init__(reason)
+        self.events = _SpoolOnlyEvents(writer, reason)
 
 
 def run_once(data_dir: Path, agent: str, raw: bytes, note: Note | None = None) -> str:

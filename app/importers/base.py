@@ -167,7 +167,7 @@ def existing_source_ids(service: MemoryService, session: str) -> set[str]:
     seen: set[str] = set()
     after = 0
     while True:
-        page = service.list_events(session=session, after_position=after, limit=PAGE)
+        page = service.events.list_events(session=session, after_position=after, limit=PAGE)
         for event in page:
             sid = event.data.get("source_id")
             if isinstance(sid, str):
@@ -286,7 +286,7 @@ def _append(
     while batch:
         flat = [(b, k) for b, (_, items) in enumerate(batch) for k in range(len(items))]
         try:
-            events = service.append_events([batch[b][1][k][0] for b, k in flat]).value
+            events = service.events.append_events([batch[b][1][k][0] for b, k in flat]).value
         except InvalidInputError as exc:
             found = _EVENT_FIELD.match(exc.field)
             if found is None or int(found.group(1)) >= len(flat):
@@ -316,13 +316,13 @@ def _extract(
 ) -> set[str]:
     """Extract from the sessions; the names of those whose extraction committed."""
     try:
-        outcomes = service.extract_many([s.session for s in sessions]).value
+        outcomes = service.memories.extract_many([s.session for s in sessions]).value
         done = {s.session for s in sessions}
     except MemoryCenterError:
         outcomes, done = [], set()
         for sess in sessions:
             try:
-                outcomes += service.extract(sess.session).value
+                outcomes += service.memories.extract(sess.session).value
             except MemoryCenterError as exc:
                 _problem(report, sess, exc)
                 continue

@@ -29,7 +29,7 @@ def cursor_key(session: str) -> str:
 
 def mark_of(service: MemoryService, session: str) -> CaptureCursor:
     """The session's extraction mark (position 0 when nothing was extracted yet)."""
-    return service.capture_cursor(cursor_key(session), AGENT)
+    return service.events.capture_cursor(cursor_key(session), AGENT)
 
 
 def pending(service: MemoryService, session: str) -> tuple[CaptureCursor, list[str], int]:
@@ -38,7 +38,7 @@ def pending(service: MemoryService, session: str) -> tuple[CaptureCursor, list[s
     ids: list[str] = []
     last = after = mark.position
     while True:
-        page = service.list_events(session=session, after_position=after, limit=PAGE)
+        page = service.events.list_events(session=session, after_position=after, limit=PAGE)
         ids.extend(e.id for e in page)
         if page:
             last = after = page[-1].position
@@ -51,7 +51,7 @@ def advance(service: MemoryService, mark: CaptureCursor, position: int) -> bool:
     if position <= mark.position:
         return True
     try:
-        service.append_captured([], mark, position, {"extracted_to": position})
+        service.events.append_captured([], mark, position, {"extracted_to": position})
     except ConflictError:
         return False
     return True
@@ -69,7 +69,7 @@ def finish(service: MemoryService, sessions: Iterable[str]) -> tuple[Counter[str
             mark, ids, last = pending(service, session)
             if not ids:
                 continue
-            for outcome in service.extract(session, ids).value:
+            for outcome in service.memories.extract(session, ids).value:
                 outcomes[outcome.outcome] += 1
             advance(service, mark, last)
         except MemoryCenterError:

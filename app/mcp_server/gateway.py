@@ -119,7 +119,7 @@ class Gateway:
             audit = self.edge.audit_event(
                 "get_context", args, client=_client(caller), by=caller.label
             )
-            result = self.service.inject(
+            result = self.service.retrieval.inject(
                 req, goal, budget, session=self.settings.session, record_with=audit
             ).value
             out = {
@@ -158,7 +158,7 @@ class Gateway:
             if kind is not None:
                 enum_value(MemoryKind, kind, "kind")
             evidence_ids = [self._evidence(req, evidence, caller)] if evidence is not None else []
-            outcome = self.service.suggest(
+            outcome = self.service.memories.suggest(
                 req,
                 content,
                 kind=kind,
@@ -206,7 +206,7 @@ class Gateway:
                 said_at=said_at,
                 speaker=speaker,
             )
-            event = self.service.append_event(item).value
+            event = self.service.events.append_event(item).value
             return {
                 "event_id": event.id,
                 "seq": event.seq,
@@ -241,7 +241,7 @@ class Gateway:
         def run() -> dict[str, Any]:
             req = self.edge.scope(scope)
             flt = MemoryFilter(statuses=("active",), visible_to=req, limit=limit)
-            items = [_record(r, req) for r in self.service.list_memories(flt)]
+            items = [_record(r, req) for r in self.service.memories.list_memories(flt)]
             return {"memories": items, "count": len(items)}
 
         return self._call(caller, "list_recent", {"limit": limit, "scope": scope}, run)
@@ -275,7 +275,7 @@ class Gateway:
         try:
             req = self.edge.scope()
             flt = MemoryFilter(statuses=REVIEW_STATUSES, visible_to=req, limit=1_000_000)
-            records = self.service.list_memories(flt)
+            records = self.service.memories.list_memories(flt)
         except MemoryCenterError as exc:
             return json.dumps({"error": {"kind": exc.kind, "message": exc.message}})
         counts = {status: 0 for status in REVIEW_STATUSES}
@@ -287,7 +287,7 @@ class Gateway:
         """`memory://index-status`: the indexes and the background embedding still to do
         (`pending`, `progress`: a reopened store's backfill and an import's windows, #44)."""
         try:
-            status = self.service.index_status()
+            status = self.service.index.status()
         except MemoryCenterError as exc:
             return json.dumps({"error": {"kind": exc.kind, "message": exc.message}})
         return json.dumps(to_jsonable(status), ensure_ascii=False)
@@ -308,7 +308,7 @@ class Gateway:
             },
             by=caller.label,
         )
-        return self.service.append_event(item).value.id
+        return self.service.events.append_event(item).value.id
 
     def _call(
         self,

@@ -213,7 +213,7 @@ class AgentEdge:
     def opted_out(self) -> bool:
         """True when the user switched memory off for this session (R26)."""
         try:
-            return self.service.get_session(self.session).opted_out
+            return self.service.events.get_session(self.session).opted_out
         except NotFoundError:
             return False
 
@@ -224,7 +224,7 @@ class AgentEdge:
             NotFoundError: no such memory, or one outside the scope (the same answer, so
                 other scopes' ids are never revealed).
         """
-        record = self.service.get_memory(memory_id)
+        record = self.service.memories.get_memory(memory_id)
         if not record.scope.visible_to(self.scope(requested)):
             raise NotFoundError("memory", memory_id)
         return record
@@ -238,12 +238,14 @@ class AgentEdge:
         req = self.scope(requested)
         if self.opted_out():
             return None
-        return self.service.search_memory(req, query, limit=limit, session=self.session)
+        return self.service.retrieval.search_memory(req, query, limit=limit, session=self.session)
 
     def forget(self, memory_id: str, reason: str, *, by: str | None = None) -> Tombstone:
         """Delete a visible memory through the tombstone path (R19)."""
         record = self.visible(memory_id)
-        return self.service.delete(record.id, reason=reason, requested_by=by or self.agent).value
+        return self.service.review.delete(
+            record.id, reason=reason, requested_by=by or self.agent
+        ).value
 
     def audit(
         self,
@@ -308,7 +310,7 @@ class AgentEdge:
 
     def _best_effort(self, item: NewEvent, what: str) -> None:
         try:
-            self.service.append_event(item)
+            self.service.events.append_event(item)
         except MemoryCenterError as exc:  # the turn goes on; the log is best effort here
             log.warning("could not record %s: %s", what, exc.message)
 

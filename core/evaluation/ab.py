@@ -123,7 +123,7 @@ def score_session(
         score.calls += 1
         score.latency_ms.append(call.latency_ms)
         injected = _injected(service, call.snapshot_id)
-        snap = service.get_snapshot(call.snapshot_id) if call.snapshot_id else None
+        snap = service.retrieval.get_snapshot(call.snapshot_id) if call.snapshot_id else None
         score.tokens.append(snap.tokens if snap is not None else 0)
         if call.labelled:
             score.used += len(call.used)
@@ -138,7 +138,7 @@ def score_session(
 def _injected(service: MemoryService, snapshot_id: str | None) -> list[str]:
     if snapshot_id is None:
         return []
-    return [item.memory_id for item in service.get_snapshot(snapshot_id).injected]
+    return [item.memory_id for item in service.retrieval.get_snapshot(snapshot_id).injected]
 
 
 def _check_items(
@@ -146,7 +146,7 @@ def _check_items(
 ) -> None:
     request = dict(snap.scope.items_)
     for item in snap.injected:
-        history = ledgers.setdefault(item.memory_id, service.history(item.memory_id))
+        history = ledgers.setdefault(item.memory_id, service.memories.history(item.memory_id))
         then = [d for d in history if d.store_revision <= snap.store_revision]
         status = then[-1].to_status.value if then else "unknown"
         outside = any(request.get(k) != v for k, v in item.scope.items_)
@@ -159,10 +159,10 @@ def _check_items(
 
 
 def _adoption(service: MemoryService, seeded: set[str], score: Score) -> None:
-    for record in service.list_memories():
+    for record in service.memories.list_memories():
         if record.id in seeded:
             continue
-        history = service.history(record.id)
+        history = service.memories.history(record.id)
         adopted = next((i for i, d in enumerate(history) if d.to_status.value == "active"), None)
         automatic = adopted is not None and history[adopted].action in AUTOMATIC
         if adopted is None or not automatic or record.source_trust.value == "user":

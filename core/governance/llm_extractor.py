@@ -1,7 +1,7 @@
 """An optional extractor backed by a user-configured, OpenAI-compatible chat endpoint (R6, R11).
 
 Off by default: nothing in the service uses it unless the user configures it, e.g.
-``service.extractor = LLMExtractor("http://127.0.0.1:11434/v1", "qwen2.5:7b")``.
+``service.memories.extractor = LLMExtractor("http://127.0.0.1:11434/v1", "qwen2.5:7b")``.
 
 The model only *proposes*; everything it returns goes through the same ledger and
 MemoryPolicy as the rule extractor's proposals, and trust is still derived from the cited

@@ -162,6 +162,11 @@ class Scope(Mapping[str, str]):
         return " ".join(f"{k}={v}" for k, v in self.items_) or "(no scope)"
 
 
+ScopeArg = Mapping[str, str] | Scope | None
+"""What a public call accepts as a scope: a plain mapping, a `Scope`, or nothing (where the
+call may fall back to a default)."""
+
+
 def _check_key(key: object, field: str) -> str:
     if not isinstance(key, str) or key not in SCOPE_KEYS:
         raise InvalidInputError(

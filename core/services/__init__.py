@@ -1,9 +1,9 @@
-"""Feature services that `MemoryService` (core/service.py) composes.
+"""The feature services; each is one namespace of `MemoryService` (core/service.py, #39).
 
-Each feature owns one room of the facade: the event log (`events`), the write and read path
-of curated memory (`memories`), the user's review controls (`review`), retrieval
-(`retrieval`) and administration: keys, index, policy, members (`admin`). They share one
-`Engine` (`context.py`): the store, keys, policy, ledger, catalog and retriever of the open
-store. Every mutation goes feature service -> workflow or governance rule -> storage
-repository, in one write transaction.
+`events` (EventService), `memories` (Memories), `review` (ReviewService), `retrieval`
+(RetrievalService), `index`, `policy` and `keys` (admin.py), `team` (TeamAdmin), `agents`
+(AgentControls) and `spool` (SpoolService). They share one `Engine` (`context.py`): the
+store, keys, policy, ledger, catalog, retriever and the spool gate of the open store. Every
+mutation goes feature service -> workflow or governance rule -> storage repository, in one
+write transaction.
 """

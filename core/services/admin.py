@@ -1,41 +1,32 @@
-"""Administration (R14, R24): keys and rotation, team members, the derived indexes and the
-embedder, policy settings, and the store's status."""
+"""Administration: `service.index` (the derived indexes, the embedder and loading them, R14),
+`service.policy` (the MemoryPolicy and its settings) and `service.keys` (the key set and its
+rotation, R24)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from core.crypto.keys import keyring_backend_name
 from core.errors import (
     EmbedderUnavailableError,
     InvalidInputError,
-    InvalidStateError,
     MemoryCenterError,
-    NotFoundError,
     RotationInterruptedError,
 )
-from core.governance.policy import PolicySettings
+from core.governance.policy import MemoryPolicy, PolicySettings
 from core.index.embedder import EMBEDDER_NAMES, make_embedder
 from core.index.embedder import resolve as resolve_embedder
 from core.model.enums import ChangeKind
-from core.model.records import (
-    Changes,
-    KeyInfo,
-    MemberInfo,
-    Result,
-    RotationProgress,
-    RotationReport,
-    StoreStatus,
-)
+from core.model.records import Changes, KeyInfo, Result, RotationProgress, RotationReport
 from core.model.validate import identifier
+from core.retrieval.catalog import Catalog
 from core.retrieval.vectors import VectorLayer
 from core.services.context import WINDOWS_SETTING, Engine
 from core.services.team import TeamAdmin
-from core.storage import devices, event_log, members, personal, settings, status
-from core.storage.migrations import current_version
+from core.storage import settings
 from core.storage.rotation import rotate
-from core.storage.store import changes_of, revision_of
-from core.workflows import integrity
+from core.storage.store import changes_of
 
 Progress = Callable[[int], None] | None
 Stop = Callable[[], bool] | None
@@ -43,10 +34,20 @@ Watch = Callable[[RotationProgress], None] | None
 
 
 class IndexAdmin:
-    """The derived indexes and the embedder they use (R14)."""
+    """The derived indexes, the embedder they use and loading them (R14)."""
 
     def __init__(self, engine: Engine) -> None:
         self._e = engine
+
+    @property
+    def catalog(self) -> Catalog:
+        """This process's mirror of active memory (keyword and vector indexes)."""
+        return self._e.catalog
+
+    @property
+    def embedder_error(self) -> str | None:
+        """Why the configured embedder is not in use, if it is not."""
+        return self._e.embedder_error
 
     def check_embedder(self) -> None:
         """Raise when the configured embedder is not the one in use (no silent fallback).
@@ -60,7 +61,8 @@ class IndexAdmin:
         if layer is not None and layer.load_error is not None:
             raise EmbedderUnavailableError(layer.load_error)
 
-    def index_status(self) -> dict[str, object]:
+    def status(self) -> dict[str, object]:
+        """Which indexes exist, their sizes and the embedder (for `index status`)."""
         catalog = self._e.catalog
         catalog.sync()
         layer = catalog.vectors
@@ -75,7 +77,8 @@ class IndexAdmin:
         out["embedder_error"] = (layer.load_error if layer else None) or self._e.embedder_error
         return out
 
-    def rebuild_index(self) -> dict[str, object]:
+    def rebuild(self) -> dict[str, object]:
+        """Throw away the derived indexes and rebuild them from the store."""
         layer = self._e.catalog.vectors
         if layer is not None:
             layer.reset()
@@ -85,9 +88,11 @@ class IndexAdmin:
         if layer is not None:
             layer.wait_idle(with_windows=False, with_backfill=False)
         self._e.catalog.save()
-        return self.index_status()
+        return self.status()
 
     def embedder_choices(self) -> dict[str, str]:
+        """Every known embedder by name: "" when it can be used here, else why not (a
+        package it needs is not installed). Weights are not loaded."""
         out: dict[str, str] = {}
         for name in EMBEDDER_NAMES:
             try:
@@ -98,6 +103,7 @@ class IndexAdmin:
         return out
 
     def set_embedder(self, name: str) -> Result[str]:
+        """Choose the embedder (stored in the store); the vector index is rebuilt for it."""
         embedder = resolve_embedder(identifier(name, "embedder")).embedder
         store = self._e.store
         with store.write("set embedder") as tx:
@@ -110,10 +116,14 @@ class IndexAdmin:
             windows_enabled=self._e.conversation_windows,
         )
         self._e.embedder_error = None
-        self.rebuild_index()
+        self.rebuild()
         return Result(embedder.name, changes_of(tx))
 
     def set_conversation_windows(self, enabled: bool) -> Result[bool]:
+        """Embed recorded turns together with the turns around them (on by default, #17),
+        or not: off takes the background embedding of an import to about a third and
+        drops the stored windows; retrieval then mixes in the mean of the neighbours'
+        vectors instead. Stored in the store."""
         if not isinstance(enabled, bool):
             raise InvalidInputError(
                 "conversation windows", f"expected true (on) or false (off), got {enabled!r}"
@@ -126,7 +136,75 @@ class IndexAdmin:
             layer.set_windows(enabled)
         return Result(enabled, changes_of(tx))
 
-    def update_policy_settings(self, changes: dict[str, object]) -> Result[PolicySettings]:
+    def prepare_text_search(self) -> int:
+        """Bring the index of full-text search up to date now; returns how many records had
+        to be decrypted (the desktop calls it in the background after the first paint)."""
+        texts, codec = self._e.catalog.texts, self._e.store.codec
+        before = texts.decrypted
+        with self._e.store.read("prepare text search") as conn:
+            damaged = texts.catch_up(conn, codec)
+        self._e.report_damage(damaged)
+        texts.save_if_due(codec)
+        return texts.decrypted - before
+
+    # --- loading the model and the indexes (#13, #14) ------------------------------
+
+    def warm_up(self, wait: float = 0.0) -> bool:
+        """Start loading the embedding model, the catalog and the vector file in the
+        background (idempotent).
+
+        For a store opened for an agent (MCP server, SDK runtime, hook daemon, the GUI), so
+        the first query does not pay for the load; a one-shot CLI command that needs no
+        embedding never loads the model. Until it is loaded, `inject` serves from the
+        keyword path (R17). `wait`: seconds to wait for the load (the model, then the
+        catalog and the vector file: a one-shot CLI `inject` waits, so loading is not
+        counted against the hot-path limit, #44); returns whether the model is ready (True
+        when there is no model).
+        """
+        catalog = self._e.catalog
+        catalog.warm_in_background()
+        layer = catalog.vectors
+        deadline = time.monotonic() + wait
+        ready = True
+        if layer is not None:
+            layer.warm_up()
+            ready = layer.model_ready(wait=wait)
+        # A caller that waits (a one-shot CLI `inject`) wants the first read to find the
+        # catalog and the vector file loaded too: loading is not what the hot-path limit
+        # measures (#44).
+        while wait > 0 and not (catalog.loaded and (layer is None or layer.file_loaded)):
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
+        return ready
+
+    def leave_vector_graph_on_disk(self) -> None:
+        """For a process without a hot path (the memory center): the vector index's HNSW
+        graph stays in its sealed file, read only when a save must rewrite it; searches
+        score the in-scope vectors exactly (~20 ms per 10,000 vectors). At 100k x 384 this
+        keeps the graph (176 MiB) and the plaintext it is built from (165 MiB) out of
+        memory (#13). Call before `warm_up`."""
+        layer = self._e.catalog.vectors
+        if layer is not None:
+            layer.graph_on_demand = True
+
+
+class PolicyAdmin:
+    """The MemoryPolicy in force and its settings (R7)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._e = engine
+
+    @property
+    def current(self) -> MemoryPolicy:
+        """The MemoryPolicy in force."""
+        return self._e.policy
+
+    def settings(self) -> PolicySettings:
+        """The MemoryPolicy settings in force (defaults overridden by the user's choices)."""
+        return self._e.policy.settings
+
+    def update_settings(self, **changes: object) -> Result[PolicySettings]:
         """Change policy settings (e.g. confirm_global=True); stored in the store.
 
         Raises:
@@ -141,64 +219,20 @@ class IndexAdmin:
 
 
 class KeyAdmin:
-    """Keys, rotation, team members and the store's status (R24)."""
+    """The key set: where it lives, which key is active, and its rotation (R24)."""
 
     def __init__(self, engine: Engine) -> None:
         self._e = engine
-        self.team = TeamAdmin(engine)
-
-    def invite_member(
-        self, name: str, by: str | None, role: str | None = None, hours: float | None = None
-    ) -> Result[tuple[bytes, str]]:
-        """Write an invitation for a member's device (see `TeamAdmin.invite`)."""
-        return self.team.invite(name, by, role, hours)
-
-    def remove_member(
-        self, name: str, progress: Progress, watch: Watch, should_stop: Stop
-    ) -> Result[RotationReport]:
-        """Remove a member: a signed removal record, their devices revoked, then the key
-        rotated past them (resumable).
-
-        Content written after the rotation is sealed under a key the removed devices never
-        receive; rows re-sealed by the rotation are unreadable to them too. What they copied
-        before removal cannot be taken back. For a member already removed whose rotation did
-        not finish (stopped, crashed), calling it again finishes the rotation.
-
-        Raises:
-            NotFoundError: no such member (or removed, with no rotation left to finish).
-            NotPermittedError: this device's role may not remove them (nobody removes the
-                owner; admins remove members only).
-            InvalidStateError: the store is a local file.
-            RotationInterruptedError: `should_stop` said stop; call again to resume."""
-        who = identifier(name, "name")
-        if not self._e.store.is_server:
-            raise InvalidStateError("members exist only in stores on a database server")
-        if watch:
-            watch(RotationProgress("revoking", 0, 0, 0))
-        fresh = self.team.authorize_removal(who)
-        if not fresh and not self.rotation_pending():
-            raise NotFoundError("member", who)
-        with self._e.store.write("revoke a removed member's devices") as tx:
-            devices.revoke_member(tx.conn, who, tx.now)
-            # Nobody needs the removed member's personal key: their private rows stay
-            # sealed with it, readable by no device the store still trusts.
-            personal.forget_member(tx.conn, who)
-            tx.touch(ChangeKind.SETTINGS)
-        return self.rotate_key(progress, should_stop, watch)
+        # Only an owner or admin of a team store rotates (the signed membership says who).
+        self._team = TeamAdmin(engine, self)
 
     def rotation_pending(self) -> bool:
-        """True when a key rotation was started and not finished."""
+        """True when a key rotation was started and not finished (resume it with
+        `keys.rotate` or `team.remove_member_tracked`)."""
         return self._e.keys.pending_id is not None or len(self._e.keys.keys) > 1
 
-    def members(self) -> list[MemberInfo]:
-        return self.team.members()
-
-    def record_joined(self, member: str) -> None:
-        with self._e.store.write("record a joined device") as tx:
-            members.joined(tx, member)
-            tx.touch(ChangeKind.SETTINGS)
-
-    def key_info(self) -> KeyInfo:
+    def info(self) -> KeyInfo:
+        """Where the key lives and which key id is active."""
         key_store = self._e.key_store
         backend = keyring_backend_name() if key_store.source == "keyring" else None
         return KeyInfo(
@@ -209,11 +243,14 @@ class KeyAdmin:
             private_scopes=tuple(sorted(self._e.keys.personal)),
         )
 
-    def rotate_key(
-        self, progress: Progress, should_stop: Stop, watch: Watch = None
+    def rotate(
+        self, *, progress: Progress = None, should_stop: Stop = None, watch: Watch = None
     ) -> Result[RotationReport]:
+        """Re-encrypt everything under a new key; resumable (see core.storage.rotation).
+
+        `watch` receives a `RotationProgress` after each batch (for a progress bar)."""
         e = self._e
-        self.team.authorize_rotation()
+        self._team.authorize_rotation()
         store_id = e.store.meta("store_id") or ""
         try:
             e.keys, report = rotate(
@@ -233,27 +270,5 @@ class KeyAdmin:
         e.catalog.reseal()
         return Result(report, Changes(frozenset({ChangeKind.KEYS}), revision))
 
-    def status(self) -> StoreStatus:
-        store = self._e.store
-        with store.read("read status") as conn:
-            counts = status.memory_counts(conn)
-            events = event_log.count_events(conn)
-            sessions = status.session_count(conn)
-            version = current_version(conn)
-            revision = revision_of(conn)
-            damaged = len(integrity.reported(conn, store.codec))
-        return StoreStatus(
-            path=store.location,
-            store_id=store.meta("store_id") or "",
-            schema_version=version,
-            revision=revision,
-            key=self.key_info(),
-            event_count=events,
-            session_count=sessions,
-            memory_counts=counts,
-            damaged_rows=damaged,
-            membership_problems=self.team.problems(),
-        )
 
-
-__all__ = ["IndexAdmin", "KeyAdmin"]
+__all__ = ["IndexAdmin", "KeyAdmin", "PolicyAdmin"]

@@ -1,8 +1,8 @@
-"""Agents (#14): pausing memory per agent, the agents seen, and warming the model for one."""
+"""`service.agents` (#14): pausing memory per agent and the agents seen in the sessions."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 
 from core.governance import agents
 from core.governance.agents import AgentInfo
@@ -12,48 +12,38 @@ from core.storage.store import changes_of
 
 
 class AgentControls:
-    """Per-agent pause (checked by the retriever on every read) and model warm-up."""
+    """Per-agent pause (checked by the retriever on every read) and the agents seen.
 
-    def __init__(self, engine: Engine) -> None:
+    Args:
+        engine: the shared engine.
+        sessions: every session of the log (`service.events`), to find the agents in.
+    """
+
+    def __init__(self, engine: Engine, sessions: Callable[[], list[SessionInfo]]) -> None:
         self._e = engine
+        self._sessions = sessions
 
-    def warm_up(self, wait: float) -> bool:
-        catalog = self._e.catalog
-        catalog.warm_in_background()
-        layer = catalog.vectors
-        deadline = time.monotonic() + wait
-        ready = True
-        if layer is not None:
-            layer.warm_up()
-            ready = layer.model_ready(wait=wait)
-        # A caller that waits (a one-shot CLI `inject`) wants the first read to find the
-        # catalog and the vector file loaded too: loading is not what the hot-path limit
-        # measures (#44).
-        while wait > 0 and not (catalog.loaded and (layer is None or layer.file_loaded)):
-            if time.monotonic() >= deadline:
-                break
-            time.sleep(0.01)
-        return ready
-
-    def leave_vector_graph_on_disk(self) -> None:
-        layer = self._e.catalog.vectors
-        if layer is not None:
-            layer.graph_on_demand = True
-
-    def paused_agents(self) -> frozenset[str]:
+    def paused(self) -> frozenset[str]:
+        """The agents whose reads get no memory (R26)."""
         store = self._e.store
         with store.read("read paused agents") as conn:
             return agents.read_paused(conn, store.codec)
 
-    def set_agent_paused(self, agent: str, paused: bool) -> Result[frozenset[str]]:
+    def set_paused(self, agent: str, paused: bool) -> Result[frozenset[str]]:
+        """Pause (or resume) memory for an agent: every session of it, new ones included.
+
+        `agent` is a client name (`mcp`, `claude-code`, `codex`, `chatgpt`, `sdk`) or the
+        value of a request's `agent` scope key. Returns the paused names afterwards.
+        """
         name = agents.valid_name(agent)
         with self._e.store.write("pause agent" if paused else "resume agent") as tx:
             names = agents.set_paused(tx, name, paused)
         self._e.retriever.pauses.forget()
         return Result(names, changes_of(tx))
 
-    def list_agents(self, sessions: list[SessionInfo]) -> list[AgentInfo]:
-        return agents.summarise(sessions, self.paused_agents())
+    def list_agents(self) -> list[AgentInfo]:
+        """The agents seen in the sessions (and any paused ones), with their pause state."""
+        return agents.summarise(self._sessions(), self.paused())
 
 
 __all__ = ["AgentControls"]

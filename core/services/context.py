@@ -39,6 +39,7 @@ from core.storage.damage import Damage
 from core.storage.store import Store, WriteTx, changes_of
 from core.workflows import integrity
 from core.workflows.recording import SnapshotRecorder
+from core.workflows.spool import Spooler
 
 T = TypeVar("T")
 # The store setting that switches conversation windows off (`False`); absent means on (#17).
@@ -86,6 +87,8 @@ class Engine:
         self.store = store
         self.key_store = key_store
         self.keys = keys
+        # The offline spool's gate of a server store; the service sets it (spool namespace).
+        self.write_gate: Callable[[], Spooler | None] = _no_gate
         self.settings_damage: Damage | None = None
         self.policy = policy or MemoryPolicy(self.stored_policy_settings())
         self.extractor: Extractor = extractor or RuleExtractor()
@@ -228,6 +231,10 @@ class Engine:
         """Remove a memory from every derived store in this process; name what was cleaned."""
         self.catalog.forget(memory_id)
         return self.retriever.forget(memory_id)
+
+
+def _no_gate() -> Spooler | None:
+    return None
 
 
 def one(found: Sequence[MemoryRecord], memory_id: str) -> MemoryRecord:

@@ -1,4 +1,5 @@
-"""The event log, sessions, live capture and the change feed (R1-R3, R21, R26)."""
+"""`service.events`: the event log, sessions, live capture, security events and the change
+feed (R1-R3, R8, R21, R26)."""
 
 from __future__ import annotations
 
@@ -6,28 +7,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.model.capture import CaptureCursor
-from core.model.memory import Snapshot
-from core.model.records import (
-    ChangeEntry,
-    Event,
-    NewEvent,
-    Result,
-    SessionInfo,
-    VerifyReport,
-)
+from core.model.memory import SecurityEvent
+from core.model.records import ChangeEntry, Event, NewEvent, Result, SessionInfo
 from core.model.validate import identifier, new_event, whole_number
 from core.services.context import Engine
-from core.storage import checkup, cursors, event_log, governed, snapshots, status
-from core.storage.damage import Damage, guarded, split
+from core.storage import cursors, event_log, governed, status
 from core.storage.store import changes_of
+from core.workflows.spool import Spooler, spoolable
+
+# Longest single wait for a change: a caller that wants longer asks again.
+MAX_WAIT_SECONDS = 60.0
 
 
 class EventService:
-    """Append and read the hash-chained event log; sessions and capture cursors."""
+    """Append and read the hash-chained event log; sessions and capture cursors; the
+    change feed (`revision`, `changes_since`, `wait_for_change`)."""
 
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 
+    def _write_gate(self) -> Spooler | None:
+        return self._e.write_gate()
+
+    @spoolable("events.append_event")
     def append_event(self, item: NewEvent) -> Result[Event]:
         """Append one event to a session's log (the session is created on first use).
 
@@ -39,6 +41,7 @@ class EventService:
             (event,) = event_log.append(tx, [valid])
         return Result(event, changes_of(tx))
 
+    @spoolable("events.append_events")
     def append_events(self, items: Sequence[NewEvent]) -> Result[list[Event]]:
         """Append several events in one transaction: all of them or none.
 
@@ -52,12 +55,13 @@ class EventService:
     def list_events(
         self,
         *,
-        session: str | None,
-        after_position: int,
-        before_position: int | None,
-        limit: int,
-        newest_first: bool,
+        session: str | None = None,
+        after_position: int = 0,
+        before_position: int | None = None,
+        limit: int = 100,
+        newest_first: bool = False,
     ) -> list[Event]:
+        """Events in log order, decrypted; filter by session, page by position."""
         if session is not None:
             session = identifier(session, "session")
         whole_number(after_position, "after_position")
@@ -80,11 +84,13 @@ class EventService:
         return list(found)
 
     def get_events(self, ids: Sequence[str]) -> list[Event]:
+        """The events with these ids. Raises NotFoundError for an unknown id."""
         self._e.store.settle()
         with self._e.store.read("read events") as conn:
             return event_log.get_events(conn, self._e.store.codec, ids)
 
-    def list_sessions(self, *, limit: int, offset: int) -> list[SessionInfo]:
+    def list_sessions(self, *, limit: int = 1000, offset: int = 0) -> list[SessionInfo]:
+        """Sessions, most recently active first."""
         whole_number(limit, "limit", 1)
         whole_number(offset, "offset")
         self._e.store.settle()  # event counts include those of queued snapshots' events
@@ -94,6 +100,7 @@ class EventService:
             return [governed.session_as_recorded(conn, codec, info) for info in found]
 
     def get_session(self, session: str) -> SessionInfo:
+        """One session. Raises NotFoundError."""
         self._e.store.settle()
         with self._e.store.read("read session") as conn:
             info = event_log.get_session(conn, identifier(session, "session"))
@@ -109,16 +116,10 @@ class EventService:
             info = event_log.get_session(tx.conn, name)
         return Result(info, changes_of(tx))
 
-    def verify(self) -> VerifyReport:
-        store = self._e.store
-        data_dir = store.path.parent if store.path else None
-        store.settle()
-        with store.read("verify the store") as conn:
-            return checkup.verify_store(conn, store.codec, data_dir)
-
     # --- live capture --------------------------------------------------------------------
 
     def capture_cursor(self, key: str, agent: str) -> CaptureCursor:
+        """Where capture of one source stopped (a fresh cursor if it never started)."""
         with self._e.store.read("read capture cursor") as conn:
             return cursors.read(conn, identifier(key, "key", 200), identifier(agent, "agent"))
 
@@ -127,7 +128,7 @@ class EventService:
         items: Sequence[NewEvent],
         cursor: CaptureCursor,
         position: int,
-        state: dict[str, Any] | None,
+        state: dict[str, Any] | None = None,
     ) -> Result[list[Event]]:
         """Append captured events and advance their source's cursor in one transaction.
 
@@ -142,32 +143,36 @@ class EventService:
         return Result(events, changes_of(tx))
 
     def capture_totals(self) -> dict[str, tuple[int, int]]:
+        """Per agent: (sources followed, events captured) by live capture."""
         with self._e.store.read("capture totals") as conn:
             return cursors.totals(conn)
 
-    # --- snapshots of a session and the change feed ------------------------------------------
-
-    def list_snapshots(self, session: str, *, limit: int) -> list[Snapshot]:
-        name = identifier(session, "session")
+    def security_events(self, *, limit: int = 1000) -> list[SecurityEvent]:
+        """Sensitivity findings recorded in the log, oldest first (types only, R8)."""
         whole_number(limit, "limit", 1)
-        self._e.store.settle()
-        with self._e.store.read("list snapshots") as conn:
-            ids = [sid for sid, _, _ in snapshots.list_for_session(conn, name)][-limit:]
-            found = split(self._snapshot_or_damage(conn, sid) for sid in ids)
-        self._e.report_damage(found.damaged)  # a damaged snapshot is skipped, reported once
-        return list(found)
+        with self._e.store.read("security events") as conn:
+            return event_log.security_events(conn, self._e.store.codec, limit=limit)
 
-    def _snapshot_or_damage(self, conn: Any, snapshot_id: str) -> Snapshot | Damage:
-        codec = self._e.store.codec
-        return guarded(
-            "snapshots", snapshot_id, "body", lambda: snapshots.get(conn, codec, snapshot_id)
-        )
+    # --- the change feed (R21) ---------------------------------------------------------------
 
     def revision(self) -> int:
+        """The latest committed store revision (cheap; poll it to notice other processes)."""
         self._e.store.settle()  # counts this process's recorded injections
         return self._e.store.revision()
 
-    def changes_since(self, revision: int, limit: int) -> list[ChangeEntry]:
+    def changes_since(self, revision: int, limit: int = 1000) -> list[ChangeEntry]:
+        """What changed after `revision`, oldest first."""
         whole_number(revision, "revision")
         whole_number(limit, "limit", 1)
         return self._e.store.changes_since(revision, limit)
+
+    def wait_for_change(self, revision: int, timeout: float = 5.0) -> int:
+        """Block until the store revision passes `revision` (another process or machine
+        committed) or `timeout` seconds pass (bounded to 0..MAX_WAIT_SECONDS); returns the
+        revision last seen. LISTEN/NOTIFY on PostgreSQL, polling on SQLite.
+
+        Raises:
+            ServerUnavailableError: the server cannot be reached.
+        """
+        bounded = min(max(timeout, 0.0), MAX_WAIT_SECONDS)
+        return self._e.store.wait_for_change(revision, bounded)

@@ -1,49 +1,114 @@
-"""Curated memory: the write path (R4-R12) and reading records, history and lineage (R5, R22)."""
+"""`service.memories`: curated memory. The write path (R4-R12: remember, suggest, observe,
+extract, their batches of #13, import) and reading records, history and lineage (R5, R22)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.governance import controls
+from core.governance.extractor import Extractor
 from core.governance.policy import Origin
-from core.model.memory import AdoptionChain, MemoryFilter, MemoryOutcome, SecurityEvent, Tombstone
+from core.model.memory import AdoptionChain, MemoryFilter, MemoryOutcome, Tombstone
 from core.model.records import Changes, Decision, Event, MemoryRecord, Result
-from core.model.scope import Scope
+from core.model.scope import Scope, ScopeArg
 from core.model.validate import identifier, memory_filter, whole_number
 from core.services.context import Engine, one, required_scope
-from core.storage import event_log, memories, memory_history, memory_queries
+from core.storage import memories, memory_history, memory_queries
 from core.storage.store import changes_of, revision_of
-from core.workflows import deletion, portability, replay, writes
+from core.workflows import batch, deletion, portability, replay, writes
+from core.workflows.spool import Spooler, spoolable
 
-ScopeArg = Mapping[str, str] | Scope | None
 
-
-class MemoryWrites:
-    """Proposals become candidates the policy decides: remember, suggest, observe, extract."""
+class Memories:
+    """Proposals become candidates the policy decides; records in any status, their
+    history, revisions, tombstones and lineage."""
 
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 
-    def remember(self, scope: ScopeArg, text: str, **options: Any) -> Result[MemoryOutcome]:
+    def _write_gate(self) -> Spooler | None:
+        return self._e.write_gate()
+
+    @property
+    def extractor(self) -> Extractor:
+        """What proposes candidates from events (rules by default; the app may set an LLM)."""
+        return self._e.extractor
+
+    @extractor.setter
+    def extractor(self, value: Extractor) -> None:
+        self._e.extractor = value
+
+    # --- the write path (R4-R12) -----------------------------------------------------
+
+    @spoolable("memories.remember")
+    def remember(
+        self,
+        scope: ScopeArg,
+        text: str,
+        *,
+        session: str | None = None,
+        kind: str | None = None,
+        expires_in_days: float | None = None,
+        by: str | None = None,
+        said_at: dt.datetime | str | None = None,
+        speaker: str | None = None,
+    ) -> Result[MemoryOutcome]:
         """The user's explicit request to remember something (R7 row 1).
 
-        `said_at`, `speaker`: when and by whom it was said (history being imported)."""
+        `said_at` and `speaker`: when and by whom it was said (history being imported),
+        kept out of the text."""
+        options: dict[str, Any] = dict(
+            session=session,
+            kind=kind,
+            expires_in_days=expires_in_days,
+            by=by,
+            said_at=said_at,
+            speaker=speaker,
+        )
         req = required_scope(scope)
         with self._e.store.write("remember") as tx:
             out = writes.remember(tx, self._e.ledger, req, text, **options)
         return self._e.committed(out, tx)
 
-    def suggest(self, scope: ScopeArg, text: str, **options: Any) -> Result[MemoryOutcome]:
+    @spoolable("memories.suggest")
+    def suggest(
+        self,
+        scope: ScopeArg,
+        text: str,
+        *,
+        kind: str | None = None,
+        evidence: Sequence[str] = (),
+        session: str | None = None,
+        by: str | None = None,
+        said_at: dt.datetime | str | None = None,
+        speaker: str | None = None,
+    ) -> Result[MemoryOutcome]:
+        """An agent proposes a memory, citing evidence events; the policy decides (R6, R11)."""
+        options: dict[str, Any] = dict(
+            kind=kind,
+            evidence=evidence,
+            session=session,
+            by=by,
+            said_at=said_at,
+            speaker=speaker,
+        )
         req = required_scope(scope)
         with self._e.store.write("suggest") as tx:
             out = writes.suggest(tx, self._e.ledger, req, text, **options)
         return self._e.committed(out, tx)
 
+    @spoolable("memories.observe")
     def observe(
-        self, scope: ScopeArg, text: str, *, session: str | None, contradicts: str | None
+        self,
+        scope: ScopeArg,
+        text: str,
+        *,
+        session: str | None = None,
+        contradicts: str | None = None,
     ) -> Result[Event]:
+        """Report a fresh tool-verified observation; contradicted memories turn stale (R10)."""
         req = required_scope(scope)
         with self._e.store.write("observe") as tx:
             event = writes.observe(
@@ -57,6 +122,18 @@ class MemoryWrites:
         return self._e.committed(event, tx)
 
     def extract(
+        self, session: str, event_ids: Sequence[str] | None = None
+    ) -> Result[list[MemoryOutcome]]:
+        """Run extraction over a session's events (or the named ones); only candidates come
+        out of it (R6)."""
+        ids = list(event_ids) if event_ids is not None else None
+        return self._extract(session, ids)
+
+    def pre_compress(self, session: str, event_ids: Sequence[str]) -> Result[list[MemoryOutcome]]:
+        """`on_pre_compress`: candidates from the raw events about to leave the context (R12)."""
+        return self._extract(session, list(event_ids), Origin.PRE_COMPRESS)
+
+    def _extract(
         self, session: str, event_ids: list[str] | None, origin: Origin = Origin.EXTRACT
     ) -> Result[list[MemoryOutcome]]:
         name = identifier(session, "session")
@@ -75,7 +152,7 @@ class MemoryWrites:
         return self._e.committed(out, tx)
 
     def import_memories(
-        self, document: Mapping[str, Any], *, by: str | None
+        self, document: Mapping[str, Any], *, by: str | None = None
     ) -> Result[list[MemoryOutcome]]:
         """Import an export document: every memory becomes a suggestion the policy decides.
 
@@ -88,6 +165,7 @@ class MemoryWrites:
         return self._e.committed(out, tx)
 
     def lift_fence(self, memory_id: str) -> Result[int]:
+        """Let a deleted memory's content be proposed again (the user lifts the fence)."""
         mid = self._e.mid(memory_id)
         with self._e.store.write("lift deletion fence") as tx:
             lifted = memories.lift_fence(tx, mid)
@@ -102,12 +180,45 @@ class MemoryWrites:
         self._e.catalog.refresh(swept)
         return Result(swept, changes_of(tx))
 
+    # --- batches on the write path (#13) ---------------------------------------------------
 
-class MemoryReads:
-    """Records in any status, their history, revisions, tombstones and lineage."""
+    def remember_many(self, items: Sequence[Mapping[str, Any]]) -> Result[list[MemoryOutcome]]:
+        """Many `remember` requests in one transaction: all of them or none.
 
-    def __init__(self, engine: Engine) -> None:
-        self._e = engine
+        Each item is a mapping with `scope` and `text` and optionally `session`, `kind`,
+        `expires_in_days`, `by`, `said_at`, `speaker` (as `remember` takes them). Items see
+        each other:
+        a duplicate inside the batch merges, a contradiction supersedes or conflicts.
+
+        Raises:
+            InvalidInputError: naming the item and field (`items[3].text`); nothing written.
+        """
+        reqs = batch.requests(items, batch.REMEMBER_FIELDS)
+        with self._e.store.write("remember many") as tx:
+            out = batch.remember_many(tx, self._e.ledger, reqs)
+        return self._e.committed(out, tx, batch=True)
+
+    def suggest_many(self, items: Sequence[Mapping[str, Any]]) -> Result[list[MemoryOutcome]]:
+        """Many `suggest` proposals (`scope`, `text`, optional `kind`, `evidence`, `session`,
+        `by`, `said_at`) in one transaction: all of them or none (errors name the item)."""
+        reqs = batch.requests(items, batch.SUGGEST_FIELDS)
+        with self._e.store.write("suggest many") as tx:
+            out = batch.suggest_many(tx, self._e.ledger, reqs)
+        return self._e.committed(out, tx, batch=True)
+
+    def extract_many(self, sessions: Sequence[str]) -> Result[list[MemoryOutcome]]:
+        """`extract` over several sessions (an import): the extractor runs outside the
+        write transaction, then every proposal is decided in one transaction."""
+        names = list(dict.fromkeys(identifier(s, "sessions") for s in sessions))
+        store = self._e.store
+        with store.read("read session events") as conn:
+            events = batch.sessions_to_extract(conn, store.codec, names)
+        proposals = {name: self._e.extractor.extract(evs) for name, evs in events.items()}
+        with store.write("extract many") as tx:
+            out = batch.submit_all(tx, self._e.ledger, proposals)
+        return self._e.committed(out, tx, batch=True)
+
+    # --- reading memory -------------------------------------------------------------------
 
     def get_memory(self, memory_id: str) -> MemoryRecord:
         """One record in any status.
@@ -121,7 +232,7 @@ class MemoryReads:
         self._e.report_damage(found.damaged)
         return one(found, mid)
 
-    def list_memories(self, flt: MemoryFilter | None) -> list[MemoryRecord]:
+    def list_memories(self, flt: MemoryFilter | None = None) -> list[MemoryRecord]:
         """Records in every status and scope unless filtered, newest first.
 
         Damaged records are left out and reported once (security event, `status`)."""
@@ -132,16 +243,7 @@ class MemoryReads:
         self._e.report_damage(found.damaged)
         return list(found)
 
-    def prepare_text_search(self) -> int:
-        texts, codec = self._e.catalog.texts, self._e.store.codec
-        before = texts.decrypted
-        with self._e.store.read("prepare text search") as conn:
-            damaged = texts.catch_up(conn, codec)
-        self._e.report_damage(damaged)
-        texts.save_if_due(codec)
-        return texts.decrypted - before
-
-    def export_memories(self, flt: MemoryFilter | None) -> dict[str, Any]:
+    def export_memories(self, flt: MemoryFilter | None = None) -> dict[str, Any]:
         """A portable JSON document of memories (default: active and suggested ones).
 
         The document holds decrypted content: it is for the user, who is told the file is
@@ -149,45 +251,47 @@ class MemoryReads:
         chosen = flt or MemoryFilter(statuses=("active", "candidate"), limit=1_000_000)
         return portability.export_document(self.list_memories(chosen), self._e.store.clock.now())
 
-    def count_memories(self, flt: MemoryFilter | None) -> int:
+    def count_memories(self, flt: MemoryFilter | None = None) -> int:
+        """How many memories match a filter's metadata (status, kind, trust, scope, dates)."""
         chosen = self._e.at_now(flt or MemoryFilter())
         memory_filter(chosen)
         with self._e.store.read("count memories") as conn:
             return memory_queries.count(conn, chosen)
 
     def history(self, memory_id: str) -> list[Decision]:
+        """Every decision about a memory, oldest first (R5)."""
         record = self.get_memory(memory_id)
         with self._e.store.read("read history") as conn:
             return memory_history.history(conn, self._e.store.codec, record.id)
 
     def revisions(self, memory_id: str) -> list[tuple[int, dt.datetime, str, Scope, str]]:
+        """Every stored revision: (number, time, actor, scope, content)."""
         record = self.get_memory(memory_id)
         with self._e.store.read("read revisions") as conn:
             return memory_history.revisions(conn, self._e.store.codec, record.id)
 
     def memory_at(self, revision: int) -> list[MemoryRecord]:
+        """Every memory as it stood at a past store revision (evaluation and replay, R21)."""
         whole_number(revision, "revision")
         with self._e.store.read("reconstruct memory") as conn:
             return memory_history.state_at(conn, self._e.store.codec, revision)
 
     def tombstone(self, memory_id: str) -> Tombstone:
+        """The tombstone of a deleted memory. Raises NotFoundError."""
         with self._e.store.read("read tombstone") as conn:
             return deletion.read_tombstone(conn, self._e.store.codec, self._e.mid(memory_id))
 
     def adoption_chain(self, memory_id: str) -> AdoptionChain:
+        """Source events, activation, injections and corrections of a memory (R22)."""
         self._e.store.settle()
         with self._e.store.read("adoption chain") as conn:
             return replay.adoption_chain(conn, self._e.store.codec, self._e.mid(memory_id))
 
     def export_regression(self, memory_id: str) -> dict[str, Any]:
+        """A regression case (JSON-able) for a memory that caused trouble (R22)."""
         store = self._e.store
         store.settle()
         with store.read("export regression case") as conn:
             return replay.regression_case(
                 conn, store.codec, self._e.mid(memory_id), store.clock.now()
             )
-
-    def security_events(self, *, limit: int) -> list[SecurityEvent]:
-        whole_number(limit, "limit", 1)
-        with self._e.store.read("security events") as conn:
-            return event_log.security_events(conn, self._e.store.codec, limit=limit)

@@ -1,11 +1,11 @@
-"""The user's review controls (R9, R19, R22, R25, R26): every user action is one write
+"""`service.review`: the user's controls (R9, R19, R22, R25, R26): every user action is one write
 transaction with one change set, including the combined ones the review queue offers
 (edit and approve, change scope and approve, keep one or keep all of a conflict set with
 the suggested members confirmed)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from core.errors import InvalidInputError, InvalidStateError
 from core.governance import controls, resolution, undo
@@ -20,7 +20,8 @@ from core.model.validate import text as valid_text
 from core.services.context import Action, Engine, required_scope
 from core.storage import journal, memories, memory_history, snapshots
 from core.storage.store import WriteTx, changes_of
-from core.workflows import copies, deletion
+from core.workflows import batch, copies, deletion
+from core.workflows.spool import Spooler, spoolable
 
 APPROVE: Action = controls.approve
 
@@ -41,10 +42,19 @@ class ReviewService:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 
-    def approve(self, memory_id: str, by: str | None) -> Result[MemoryRecord]:
+    def _write_gate(self) -> Spooler | None:
+        return self._e.write_gate()
+
+    @spoolable("review.approve")
+    def approve(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Confirm a suggested (or checked quarantined) memory: it becomes active."""
         return self._e.act(memory_id, "approve", by, APPROVE)
 
-    def reject(self, memory_id: str, reason: str | None, by: str | None) -> Result[MemoryRecord]:
+    @spoolable("review.reject")
+    def reject(
+        self, memory_id: str, *, reason: str | None = None, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Reject a suggested memory; it stays in the ledger so it is not suggested again."""
         why = valid_text(reason, "reason", limits.MAX_REASON) if reason is not None else None
 
         def fn(tx: WriteTx, r: MemoryRecord, who: str, st: str) -> None:
@@ -52,34 +62,63 @@ class ReviewService:
 
         return self._e.act(memory_id, "reject", by, fn)
 
-    def edit(self, memory_id: str, new_text: str, by: str | None) -> Result[MemoryRecord]:
+    @spoolable("review.edit")
+    def edit(self, memory_id: str, new_text: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Change a memory's content as a new revision; history keeps the old one."""
         return self._e.act(memory_id, "edit", by, self._edit(new_text))
 
-    def change_scope(
+    def downgrade(
+        self, memory_id: str, scope: Mapping[str, str] | Scope, *, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Narrow a memory's scope (e.g. user-global to one project)."""
+        return self._change_scope(memory_id, scope, "downgrade", by)
+
+    def widen(
+        self, memory_id: str, scope: Mapping[str, str] | Scope, *, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Broaden a memory's scope; by the user, this is the cross-scope confirmation (R7)."""
+        return self._change_scope(memory_id, scope, "widen", by)
+
+    def _change_scope(
         self, memory_id: str, scope: Mapping[str, str] | Scope, direction: str, by: str | None
     ) -> Result[MemoryRecord]:
         fn = scope_change(required_scope(scope), direction)
         return self._e.act(memory_id, direction, by, fn)
 
-    def disable(self, memory_id: str, by: str | None, reason: str | None) -> Result[MemoryRecord]:
+    @spoolable("review.disable")
+    def disable(
+        self, memory_id: str, *, by: str | None = None, reason: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Keep a memory but never inject or return it."""
         fn: Action = lambda tx, r, who, _st: controls.disable(tx, r, who, reason)  # noqa: E731
         return self._e.act(memory_id, "disable", by, fn)
 
-    def enable(self, memory_id: str, by: str | None) -> Result[MemoryRecord]:
+    @spoolable("review.enable")
+    def enable(self, memory_id: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Make a disabled memory active again."""
         fn: Action = lambda tx, r, who, _st: controls.enable(tx, r, who)  # noqa: E731
         return self._e.act(memory_id, "enable", by, fn)
 
-    def exclude(self, memory_id: str, session: str, by: str | None) -> Result[MemoryRecord]:
+    def exclude(
+        self, memory_id: str, session: str, *, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Keep a memory out of one session's injections (R26)."""
         name = identifier(session, "session")
         fn: Action = lambda tx, r, who, _st: controls.exclude(tx, r, name, who)  # noqa: E731
         return self._e.act(memory_id, "exclude", by, fn)
 
-    def include(self, memory_id: str, session: str, by: str | None) -> Result[MemoryRecord]:
+    def include(
+        self, memory_id: str, session: str, *, by: str | None = None
+    ) -> Result[MemoryRecord]:
+        """Undo `exclude`: the memory may be injected into that session again."""
         name = identifier(session, "session")
         fn: Action = lambda tx, r, who, _st: controls.include(tx, r, name, who)  # noqa: E731
         return self._e.act(memory_id, "include", by, fn)
 
-    def quarantine(self, memory_id: str, reason: str, by: str | None) -> Result[QuarantineReport]:
+    def quarantine(
+        self, memory_id: str, reason: str, *, by: str | None = None
+    ) -> Result[QuarantineReport]:
+        """Incident action: stop a memory's injection everywhere; list the affected sessions."""
         why = valid_text(reason, "reason", limits.MAX_REASON)
 
         def fn(tx: WriteTx, r: MemoryRecord, who: str, _st: str) -> None:
@@ -95,8 +134,9 @@ class ReviewService:
         )
         return Result(report, result.changes)
 
-    def undo(self, memory_id: str, action: str, by: str | None) -> Result[MemoryRecord]:
-        """Undo the latest change of one memory, which must have been `action` (#39)."""
+    def undo(self, memory_id: str, action: str, *, by: str | None = None) -> Result[MemoryRecord]:
+        """Undo the latest change of one memory, which must have recorded decision `action`,
+        as compensating decisions; the history keeps both (R5, #39)."""
         name = identifier(action, "action")
 
         def revert(tx: WriteTx, record: MemoryRecord, who: str, _status: str) -> None:
@@ -104,8 +144,10 @@ class ReviewService:
 
         return self._e.act(memory_id, f"undo {name}", by, revert)
 
-    def undo_change(self, command_id: str, by: str | None) -> Result[list[MemoryRecord]]:
-        """Undo one journalled change as a whole (#39); undoing an undo redoes."""
+    def undo_change(self, command_id: str, *, by: str | None = None) -> Result[list[MemoryRecord]]:
+        """Undo one journalled change (`Result.changes.command_id` of any write, or an id
+        from `changes`) as a whole: every memory it changed is put back, each by an
+        `undo_<decision>` decision. Undoing an undo redoes the change (#39)."""
         cid = identifier(command_id, "change")
         with self._e.store.write("undo a change") as tx:
             command = undo.find(tx, cid)
@@ -116,16 +158,36 @@ class ReviewService:
         return Result(list(records), changes_of(tx))
 
     def changes(self, *, limit: int = 50, memory_id: str | None = None) -> list[JournalCommand]:
-        """The journalled changes, newest first (all, or one memory's)."""
+        """The journalled changes, newest first: all of them, or one memory's (#39)."""
         mid = self._e.mid(memory_id) if memory_id is not None else None
         with self._e.store.read("read the change journal") as conn:
             return journal.commands(conn, self._e.store.codec, limit=limit, memory_id=mid)
 
     # --- combined actions: one transaction, one change set ----------------------------------
 
+    def approve_many(
+        self, memory_ids: Sequence[str], *, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """Approve many suggestions in one transaction (one change for the feed, #13).
+
+        Raises:
+            NotFoundError: an id names no memory; nothing is approved.
+            InvalidStateError: a memory is not waiting for review; nothing is approved.
+        """
+        ids = batch.memory_ids(memory_ids)
+        store = self._e.store
+        with store.write("approve many") as tx:
+            done = batch.approve_many(tx, ids, by)
+        result = self._e.committed(done, tx, batch=True)
+        with store.read("read approved memories") as conn:
+            records = memories.load(conn, store.codec, done)
+        return Result(list(records), result.changes)
+
     def edit_and_approve(
-        self, memory_id: str, new_text: str, by: str | None
+        self, memory_id: str, new_text: str, *, by: str | None = None
     ) -> Result[MemoryRecord]:
+        """Change a suggestion's wording (a new revision unless unchanged) and confirm it:
+        one transaction, one change set."""
         mid = self._e.mid(memory_id)
         with self._e.store.write("edit and approve") as tx:
             self._e.apply(tx, mid, by, self._edit(new_text))
@@ -134,8 +196,10 @@ class ReviewService:
         return Result(updated, changes_of(tx))
 
     def rescope_and_approve(
-        self, memory_id: str, scope: Mapping[str, str] | Scope, by: str | None
+        self, memory_id: str, scope: Mapping[str, str] | Scope, *, by: str | None = None
     ) -> Result[MemoryRecord]:
+        """Give a suggestion another scope and confirm it in one transaction: adding keys
+        narrows it (downgrade), anything else is the user widening it (R7)."""
         new = required_scope(scope)
         mid = self._e.mid(memory_id)
         with self._e.store.write("change scope and approve") as tx:
@@ -149,8 +213,15 @@ class ReviewService:
         return Result(updated, changes_of(tx))
 
     def resolve_conflict(
-        self, keep_id: str, reason: str | None, by: str | None, *, approve: bool
+        self,
+        keep_id: str,
+        *,
+        reason: str | None = None,
+        by: str | None = None,
+        approve: bool = False,
     ) -> Result[list[MemoryRecord]]:
+        """Settle a conflict set: keep one, supersede the others (R9). With `approve`, a
+        suggested `keep_id` is confirmed first, in the same transaction."""
         mid = self._e.mid(keep_id, "keep")
         with self._e.store.write("resolve conflict") as tx:
             keep = memories.get(tx.conn, tx.codec, mid)
@@ -162,7 +233,11 @@ class ReviewService:
         self._e.catalog.refresh(changed)
         return Result(records, changes_of(tx))
 
-    def take_out_of_conflict(self, memory_id: str, by: str | None) -> Result[list[MemoryRecord]]:
+    def take_out_of_conflict(
+        self, memory_id: str, *, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """ "Not in conflict": the memory leaves its conflict set and stays as it is; a set
+        left with one member is settled (#40)."""
         mid = self._e.mid(memory_id)
         with self._e.store.write("take out of conflict") as tx:
             record = memories.get(tx.conn, tx.codec, mid)
@@ -172,7 +247,11 @@ class ReviewService:
         self._e.catalog.refresh(changed)
         return Result(records, changes_of(tx))
 
-    def undo_resolution(self, memory_id: str, by: str | None) -> Result[list[MemoryRecord]]:
+    def undo_resolution(
+        self, memory_id: str, *, by: str | None = None
+    ) -> Result[list[MemoryRecord]]:
+        """Undo the latest resolution (or take-out) of the conflict set `memory_id` is in:
+        every member back as it was, as compensating decisions (#40)."""
         mid = self._e.mid(memory_id)
         with self._e.store.write("undo conflict resolution") as tx:
             record = memories.get(tx.conn, tx.codec, mid)
@@ -185,8 +264,10 @@ class ReviewService:
         return Result(records, changes_of(tx))
 
     def answer_possible(
-        self, memory_id: str, answer: str, by: str | None
+        self, memory_id: str, answer: str, *, by: str | None = None
     ) -> Result[list[MemoryRecord]]:
+        """Answer a review item "possibly the same as / replaces / contradicts m:...":
+        `same`, `replaces`, `both_true` or `unrelated`; each answer is a decision (#40)."""
         mid = self._e.mid(memory_id)
         with self._e.store.write("answer a possible relation") as tx:
             record = memories.get(tx.conn, tx.codec, mid)
@@ -204,11 +285,14 @@ class ReviewService:
     def keep_conflicting(
         self,
         scopes: Mapping[str, Mapping[str, str] | Scope | None],
-        reason: str | None,
-        by: str | None,
         *,
-        approve: bool,
+        reason: str | None = None,
+        by: str | None = None,
+        approve: bool = False,
     ) -> Result[list[MemoryRecord]]:
+        """Settle a conflict set by keeping every member, each optionally narrowed to a scope
+        of its own ("split by scope"); the conflict notes stop (R9). With `approve`, suggested
+        members are confirmed first, in the same transaction."""
         if not scopes:
             raise InvalidInputError("scopes", "name the members of the conflict set")
         wanted = {
@@ -229,15 +313,17 @@ class ReviewService:
 
     # --- deletion ------------------------------------------------------------------------
 
+    @spoolable("review.delete")
     def delete(
         self,
         memory_id: str,
         *,
         reason: str,
-        purge: bool,
-        requested_by: str | None,
-        purge_events: bool,
+        purge: bool = False,
+        requested_by: str | None = None,
+        purge_events: bool = False,
     ) -> Result[Tombstone]:
+        """Tombstone a memory and remove it from every derived store; `purge` destroys it (R19)."""
         mid = self._e.mid(memory_id)
         store = self._e.store
         if purge:
@@ -253,9 +339,10 @@ class ReviewService:
             store.checkpoint()
         return Result(stone, changes_of(tx))
 
-    def purge_preview(self, memory_id: str, *, purge_events: bool) -> PurgePreview:
-        """Run the purge in a write transaction and roll it back: exactly what it would
-        redact, and what it keeps and why (nothing is written, nothing derived changes)."""
+    def purge_preview(self, memory_id: str, *, purge_events: bool = False) -> PurgePreview:
+        """What `delete(purge=True)` would redact, and what it keeps and why; writes nothing.
+
+        The purge runs in a write transaction that is rolled back (nothing derived changes)."""
         mid = self._e.mid(memory_id)
         found: list[PurgePreview] = []
         try:

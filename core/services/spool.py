@@ -1,15 +1,22 @@
-"""Writes while the server of a shared store is away (R23): the facade's spool gate, the
-waiting writes, flushing them, and waiting for another machine's commit (LISTEN/NOTIFY)."""
+"""`service.spool`: writes while the server of a shared store is away (R23): the spool
+gate, the waiting writes, flushing them; and, for a store that cannot be opened now, the
+spool read from its file and written with this machine's copy of the key set."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from core.model.clock import Clock, SystemClock
 from core.model.spool import FlushReport, SpoolEntry, SpoolStatus
 from core.services.context import Engine
-from core.storage.opener import device_id
-from core.workflows.spool import Spooler
-
-# Longest single wait for a change: a caller that wants longer asks again.
-MAX_WAIT_SECONDS = 60.0
+from core.storage.opener import device_id, offline_codec
+from core.workflows.spool import (
+    SIGNATURES,
+    OfflineWriter,
+    Spooler,
+    spool_entries,
+    spool_summary,
+)
 
 
 class SpoolService:
@@ -17,12 +24,13 @@ class SpoolService:
 
     Args:
         engine: the shared engine (its store).
-        facade: the service whose undecorated `@spoolable` methods replay spooled entries.
+        service: the service whose namespaces' undecorated `@spoolable` methods replay
+            spooled entries (`memories.remember`, `review.approve`, ...).
     """
 
-    def __init__(self, engine: Engine, facade: object) -> None:
+    def __init__(self, engine: Engine, service: object) -> None:
         self._e = engine
-        self._facade = facade
+        self._service = service
         self._spooler: Spooler | None = None
 
     def gate(self) -> Spooler | None:
@@ -32,7 +40,7 @@ class SpoolService:
             return None
         if self._spooler is None:
             data_dir = store.index_dir.parent
-            self._spooler = Spooler(self._facade, store, data_dir, device_id(data_dir))
+            self._spooler = Spooler(self._service, store, data_dir, device_id(data_dir))
         return self._spooler
 
     def status(self) -> SpoolStatus:
@@ -50,8 +58,36 @@ class SpoolService:
         gate = self.gate()
         return gate.flush() if gate else FlushReport((), (), (), 0)
 
-    def wait_for_change(self, revision: int, timeout: float) -> int:
-        """Block until the store revision passes `revision` or `timeout` seconds pass
-        (bounded to 0..MAX_WAIT_SECONDS); returns the revision last seen."""
-        bounded = min(max(timeout, 0.0), MAX_WAIT_SECONDS)
-        return self._e.store.wait_for_change(revision, bounded)
+    # --- a store that cannot be opened now (no key, no server) ---------------------------
+
+    @staticmethod
+    def offline_status(data_dir: Path) -> SpoolStatus:
+        """The spool of `data_dir` read without opening the store (no key, no server):
+        what `status` can still say while the server is away."""
+        return spool_summary(data_dir)
+
+    @staticmethod
+    def offline_entries(data_dir: Path) -> list[SpoolEntry]:
+        """The waiting writes of `data_dir` read without opening the store (no key, no
+        server): what `spool list` can still say while the server is away."""
+        return spool_entries(data_dir)
+
+    @staticmethod
+    def offline_writer(
+        data_dir: Path,
+        *,
+        passphrase: str | None = None,
+        clock: Clock | None = None,
+        reason: str = "the database server is not reachable",
+    ) -> OfflineWriter:
+        """Writes for a store on a server that cannot be opened now: each `spool(...)` is
+        sealed into this machine's spool and applied by the next open (R23).
+
+        Raises:
+            ResourceUnavailableError: not a server store, or never opened on this machine
+                since it records what offline writes need.
+            KeyUnavailableError: this machine's copy of the key set cannot be loaded.
+            WrongPassphraseError: the passphrase does not unlock the key file.
+        """
+        codec = offline_codec(data_dir, passphrase)
+        return OfflineWriter(data_dir, codec, clock or SystemClock(), SIGNATURES, reason)

@@ -1,4 +1,5 @@
-"""Team stores on a server: invitations, removals, roles, the member list (R24, #41).
+"""`service.team`: team stores on a server: invitations, removals, roles, the member list
+(R24, #41).
 
 Every decision about membership is made on this device from the signed records
 (core/crypto/membership.py), replayed from this device's own trust anchor: who may invite,
@@ -9,7 +10,9 @@ remove or rotate, which devices count, which invitations are still usable. The r
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import replace as dc_replace
+from typing import Protocol
 
 from sqlalchemy import Connection
 
@@ -19,20 +22,39 @@ from core.crypto.membership import ADMIN, MEMBER, OWNER, ROLES, Trust, may_invit
 from core.errors import InvalidInputError, InvalidStateError, NotFoundError, NotPermittedError
 from core.model.clock import from_iso, to_iso
 from core.model.enums import ChangeKind
-from core.model.records import InvitationInfo, MemberInfo, Result
+from core.model.records import InvitationInfo, MemberInfo, Result, RotationProgress, RotationReport
 from core.model.validate import identifier
 from core.services.context import Engine
-from core.storage import devices, logins, members, trust
+from core.storage import devices, logins, members, personal, trust
 from core.storage.store import changes_of
 
 MAX_INVITATION_HOURS = 24 * 30
+Progress = Callable[[int], None] | None
+Stop = Callable[[], bool] | None
+Watch = Callable[[RotationProgress], None] | None
+
+
+class KeyRotation(Protocol):
+    """The key rotation a removal ends with (`service.keys`)."""
+
+    def rotate(
+        self, *, progress: Progress = None, should_stop: Stop = None, watch: Watch = None
+    ) -> Result[RotationReport]: ...
+
+    def rotation_pending(self) -> bool: ...
 
 
 class TeamAdmin:
-    """Membership of a team store, checked on this device at every step."""
+    """Membership of a team store, checked on this device at every step.
 
-    def __init__(self, engine: Engine) -> None:
+    Args:
+        engine: the shared engine.
+        keys: the key rotation that removing a member ends with.
+    """
+
+    def __init__(self, engine: Engine, keys: KeyRotation) -> None:
         self._e = engine
+        self._keys = keys
 
     # --- who this device is ---------------------------------------------------------
 
@@ -71,15 +93,21 @@ class TeamAdmin:
 
     # --- invitations ----------------------------------------------------------------
 
-    def invite(
-        self, name: str, by: str | None, role: str | None, hours: float | None
+    def invite_member(
+        self,
+        name: str,
+        *,
+        by: str | None = None,
+        role: str | None = None,
+        expires_hours: float | None = None,
     ) -> Result[tuple[bytes, str]]:
-        """An invitation for a device of `name`: the sealed file's bytes and its code.
+        """Write an invitation for a member's device: the file's bytes and its one-time code.
 
-        For a new member, the inviter must be an owner (admins, members) or an admin
-        (members). For the inviter's own name it adds a device of theirs, with their role.
-        An existing member's name is refused to anyone else: only their own devices may
-        add a device of theirs.
+        Single use, expiring after `expires_hours` (default 72). For a new member, the
+        inviter must be an owner (admins, members) or an admin (members); a new member
+        gets `role` (member by default). For the inviter's own name it adds a device of
+        theirs, with their role. An existing member's name is refused to anyone else: only
+        their own devices may add a device of theirs.
 
         Raises:
             InvalidStateError: a local store.
@@ -87,6 +115,7 @@ class TeamAdmin:
                 to a current member.
             InvalidInputError: a bad role or lifetime.
         """
+        hours = expires_hours
         who = identifier(name, "name")
         self._server_only()
         wanted = (role or "").strip().lower() or None
@@ -148,7 +177,8 @@ class TeamAdmin:
         return Result((seal_invitation(invitation, code), code), changes_of(tx))
 
     def invitations(self) -> list[InvitationInfo]:
-        """Every invitation the signed membership records, newest first, with its state."""
+        """Invitations of a team store, newest first, with their state (open, used, expired,
+        cancelled), as the signed membership records them."""
         if not self._e.store.is_server:
             return []
         now = to_iso(self._e.store.clock.now())
@@ -169,7 +199,7 @@ class TeamAdmin:
         ]
         return sorted(out, key=lambda i: (i.created_at, i.id), reverse=True)
 
-    def cancel(self, invitation_id: str) -> Result[InvitationInfo]:
+    def cancel_invitation(self, invitation_id: str) -> Result[InvitationInfo]:
         """Cancel an open invitation: the server refuses it from now on, and every device
         ignores a device that would still register with it.
 
@@ -199,6 +229,67 @@ class TeamAdmin:
         return Result(found, changes_of(tx))
 
     # --- removal and rotation -------------------------------------------------------
+
+    def remove_member(
+        self,
+        name: str,
+        *,
+        progress: Progress = None,
+        should_stop: Stop = None,
+        watch: Watch = None,
+    ) -> Result[RotationReport]:
+        """Remove a member: a signed removal record, their devices revoked, then the key
+        rotated past them (resumable).
+
+        Content written after the rotation is sealed under a key the removed devices never
+        receive; rows re-sealed by the rotation are unreadable to them too. What they copied
+        before removal cannot be taken back. For a member already removed whose rotation did
+        not finish (stopped, crashed), calling it again finishes the rotation.
+
+        Raises:
+            NotFoundError: no such member (or removed, with no rotation left to finish).
+            NotPermittedError: this device's role may not remove them (nobody removes the
+                owner; admins remove members only).
+            InvalidStateError: the store is a local file.
+            RotationInterruptedError: `should_stop` said stop; call again to resume."""
+        who = identifier(name, "name")
+        if not self._e.store.is_server:
+            raise InvalidStateError("members exist only in stores on a database server")
+        if watch:
+            watch(RotationProgress("revoking", 0, 0, 0))
+        fresh = self.authorize_removal(who)
+        if not fresh and not self._keys.rotation_pending():
+            raise NotFoundError("member", who)
+        with self._e.store.write("revoke a removed member's devices") as tx:
+            devices.revoke_member(tx.conn, who, tx.now)
+            # Nobody needs the removed member's personal key: their private rows stay
+            # sealed with it, readable by no device the store still trusts.
+            personal.forget_member(tx.conn, who)
+            tx.touch(ChangeKind.SETTINGS)
+        return self._keys.rotate(progress=progress, should_stop=should_stop, watch=watch)
+
+    def remove_member_tracked(
+        self,
+        name: str,
+        *,
+        on_progress: Callable[[RotationProgress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Result[RotationReport]:
+        """`remove_member`, reporting a `RotationProgress` (phase, values visited of total)
+        after each batch, for a progress bar. Resumable: for a member already removed whose
+        rotation did not finish (stopped, crashed), calling it again finishes the rotation.
+
+        Raises:
+            NotFoundError: no such member (or removed, with no rotation left to finish).
+            RotationInterruptedError: `should_stop` said stop; call again to resume.
+        """
+        return self.remove_member(name, watch=on_progress, should_stop=should_stop)
+
+    def record_joined(self, member: str) -> None:
+        """Record that a device of `member` joined (the bookkeeping row of `members`)."""
+        with self._e.store.write("record a joined device") as tx:
+            members.joined(tx, member)
+            tx.touch(ChangeKind.SETTINGS)
 
     def authorize_removal(self, name: str) -> bool:
         """Record `name`'s removal, signed by this device; False when it was removed
@@ -279,10 +370,12 @@ class TeamAdmin:
         for engine in (store.write_engine, store.read_engine):
             logins.use_password(engine, fresh)
 
-        # --- listing --------------------------------------------------------------------
+    # --- listing --------------------------------------------------------------------
 
     def members(self) -> list[MemberInfo]:
-        """Current members, from the signed records: role, and devices counted from the
+        """The members of a team store (empty for a local store).
+
+        Current members, from the signed records: role, and devices counted from the
         trusted devices (a planted or removed row does not count); then those invited
         who have not joined yet (an open invitation, no devices), and those removed
         (`removed_at` set, no devices)."""
@@ -345,9 +438,10 @@ class TeamAdmin:
             )
         return sorted(out, key=lambda m: (m.invited_at, m.role != OWNER, m.name))
 
-    def problems(self) -> tuple[str, ...]:
-        """One line per row or record the signed membership does not back: devices rows
-        nobody trusted signed, and records that do not count (ignored, never trusted)."""
+    def membership_problems(self) -> tuple[str, ...]:
+        """Rows and records of a team store the signed membership does not back, one line
+        each: devices rows nobody trusted signed (planted devices), and records that do not
+        count (unauthorised removals or invitations): ignored, never trusted."""
         if not self._e.store.is_server:
             return ()
         with self._e.store.read("check membership") as conn:

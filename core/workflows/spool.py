@@ -46,54 +46,72 @@ T = TypeVar("T")
 RETRY_SECONDS = 5.0
 OFFLINE_NOTE = "offline_since"
 ERROR_NOTE = "last_error"
-# Replayed calls: every method here takes only plain, scope, event and time arguments.
+# Replayed calls, named `namespace.method` of the service: every method here takes only
+# plain, scope, event and time arguments.
 SPOOLABLE = frozenset(
     {
-        "append_event",
-        "append_events",
-        "remember",
-        "suggest",
-        "observe",
-        "approve",
-        "reject",
-        "edit",
-        "disable",
-        "enable",
-        "delete",
+        "events.append_event",
+        "events.append_events",
+        "memories.remember",
+        "memories.suggest",
+        "memories.observe",
+        "review.approve",
+        "review.reject",
+        "review.edit",
+        "review.disable",
+        "review.enable",
+        "review.delete",
     }
 )
+# Spool files written before the service had namespaces name the bare method.
+LEGACY_OPERATIONS = {name.split(".", 1)[1]: name for name in SPOOLABLE}
+# The signature of each spoolable method, recorded by `@spoolable` as the services load: an
+# offline writer names positional arguments with them without an open service.
+SIGNATURES: dict[str, inspect.Signature] = {}
+
+
+def qualified(operation: str) -> str:
+    """The `namespace.method` name of a spooled operation (an old bare name is mapped)."""
+    return LEGACY_OPERATIONS.get(operation, operation)
 
 
 class Gated(Protocol):
-    """A service whose writes may be spooled."""
+    """A namespace of the service whose writes may be spooled."""
 
-    def write_gate(self) -> Spooler | None: ...
+    def _write_gate(self) -> Spooler | None: ...
 
 
-def spoolable(method: F) -> F:
-    """Mark a service write: on a server store it is spooled while the server is away."""
-    name = method.__name__
-    if name not in SPOOLABLE:
-        raise TypeError(f"{name} is not a spoolable operation")
-    signature = inspect.signature(method)
+def spoolable(operation: str) -> Callable[[F], F]:
+    """Mark a service write as `operation` (`namespace.method`): on a server store it is
+    spooled while the server is away."""
+    if operation not in SPOOLABLE:
+        raise TypeError(f"{operation} is not a spoolable operation")
 
-    @functools.wraps(method)
-    def wrapper(self: Gated, *args: Any, **kwargs: Any) -> Any:
-        gate = self.write_gate()
-        if gate is None:
-            return method(self, *args, **kwargs)
-        bound = signature.bind(self, *args, **kwargs).arguments
-        arguments = {k: v for k, v in bound.items() if k != "self"}
-        return gate.call(name, arguments, lambda: method(self, *args, **kwargs))
+    def mark(method: F) -> F:
+        if operation.split(".", 1)[1] != method.__name__:
+            raise TypeError(f"{method.__name__} cannot be spooled as {operation}")
+        signature = inspect.signature(method)
+        SIGNATURES[operation] = signature
 
-    return cast(F, wrapper)
+        @functools.wraps(method)
+        def wrapper(self: Gated, *args: Any, **kwargs: Any) -> Any:
+            gate = self._write_gate()
+            if gate is None:
+                return method(self, *args, **kwargs)
+            bound = signature.bind(self, *args, **kwargs).arguments
+            arguments = {k: v for k, v in bound.items() if k != "self"}
+            return gate.call(operation, arguments, lambda: method(self, *args, **kwargs))
+
+        return cast(F, wrapper)
+
+    return mark
 
 
 class Spooler:
     """The spool gate of one service on a server store.
 
     Args:
-        service: the service whose undecorated methods replay entries.
+        service: the service whose namespaces' undecorated methods replay entries.
         store: its store (for the claim in the replaying transaction).
         data_dir: the local data directory that holds the spool file.
         device: this machine's device id, recorded with each applied entry.
@@ -193,20 +211,22 @@ class Spooler:
         """Replay one entry; None when applied, else the error that settled or stopped it."""
         try:
             call = self.local.call(entry.id)
-            operation = str(call["operation"])
-            if operation not in SPOOLABLE or operation != entry.operation:
+            operation = qualified(str(call["operation"]))
+            if operation not in SPOOLABLE or operation != qualified(entry.operation):
                 raise InvalidInputError("operation", f"{operation!r} cannot be replayed")
-            method = getattr(type(self._service), operation).__wrapped__
+            space, name = operation.split(".", 1)
+            owner = getattr(self._service, space)
+            method = getattr(type(owner), name).__wrapped__
             try:
                 arguments = _dated(operation, _decode(call["arguments"]), entry.spooled_at)
-                inspect.signature(method).bind(self._service, **arguments)
+                inspect.signature(method).bind(owner, **arguments)
             except (TypeError, ValueError, KeyError) as exc:
                 # Arguments this code cannot call the method with (an older spool format).
                 raise InvalidInputError("arguments", f"cannot be replayed: {exc}") from None
             self._replaying.on = True
             try:
                 with self._store.first_write_also(self._claimer(entry, direct=False)):
-                    method(self._service, **arguments)
+                    method(owner, **arguments)
             finally:
                 self._replaying.on = False
         except (AlreadyAppliedError, ResourceUnavailableError) as exc:
@@ -300,7 +320,7 @@ class OfflineWriter:
         data_dir: the store's local data directory (holds the spool file).
         codec: sealed with this machine's copy of the key set.
         clock: stamps the entries.
-        signatures: the service's spoolable methods, to name positional arguments.
+        signatures: the spoolable methods by operation, to name positional arguments.
         reason: why the server could not be used (kept as the spool's last error).
     """
 
@@ -321,10 +341,13 @@ class OfflineWriter:
     def spool(self, operation: str, *args: Any, **kwargs: Any) -> WriteSpooledError:
         """Seal one write into the spool; return the error that tells the caller so.
 
+        `operation` is `namespace.method` (`memories.remember`); a bare old name is mapped.
+
         Raises:
             InvalidInputError: not a spoolable operation, arguments it does not take, or
                 input refused before it is kept.
         """
+        operation = qualified(operation)
         signature = self._signatures.get(operation)
         if signature is None:
             raise InvalidInputError("operation", f"{operation!r} cannot be kept in the spool")
@@ -391,11 +414,11 @@ def _decode(value: Any) -> Any:
 def _dated(operation: str, arguments: dict[str, Any], made_at: dt.datetime) -> dict[str, Any]:
     """A spooled memory or event keeps the time it was made, not the time the server came
     back: what was said has the spool time as its own time unless the caller gave one."""
-    if operation in {"remember", "suggest"} and arguments.get("said_at") is None:
+    if operation in {"memories.remember", "memories.suggest"} and arguments.get("said_at") is None:
         return {**arguments, "said_at": made_at}
-    if operation == "append_event" and isinstance(arguments.get("item"), NewEvent):
+    if operation == "events.append_event" and isinstance(arguments.get("item"), NewEvent):
         return {**arguments, "item": _event_dated(arguments["item"], made_at)}
-    if operation == "append_events" and isinstance(arguments.get("items"), list):
+    if operation == "events.append_events" and isinstance(arguments.get("items"), list):
         return {**arguments, "items": [_event_dated(i, made_at) for i in arguments["items"]]}
     return arguments
 
@@ -408,17 +431,17 @@ def _event_dated(item: Any, made_at: dt.datetime) -> Any:
 
 def _prevalidate(operation: str, arguments: dict[str, Any]) -> None:
     """Refuse bad input before it is spooled (what can be checked without the store)."""
-    if operation == "append_event":
+    if operation == "events.append_event":
         new_event(arguments["item"])
-    elif operation == "append_events":
+    elif operation == "events.append_events":
         for i, item in enumerate(arguments["items"]):
             new_event(item, field=f"events[{i}]")
     elif "memory_id" in arguments:
         identifier(arguments["memory_id"], "memory_id", 64)
-    if operation in {"remember", "suggest", "observe"}:
+    if operation in {"memories.remember", "memories.suggest", "memories.observe"}:
         scope = arguments.get("scope")
         Scope.required(dict(scope.items_) if isinstance(scope, Scope) else scope)
-    if operation in {"remember", "suggest"}:
+    if operation in {"memories.remember", "memories.suggest"}:
         # A write that waits in the spool must not fail only when it is replayed.
         said_at(arguments.get("said_at"), dt.datetime.now(dt.UTC))
         speaker(arguments.get("speaker"))

@@ -117,18 +117,18 @@ def test_huge_positions_revisions_and_offsets_are_refused_by_the_service(
 ) -> None:
     big = 2**63
     calls = [
-        lambda: service.list_events(after_position=big),
-        lambda: service.list_events(before_position=big),
-        lambda: service.list_sessions(offset=big),
-        lambda: service.list_sessions(limit=big),
-        lambda: service.changes_since(big),
-        lambda: service.memory_at(big),
-        lambda: service.list_events(after_position=-1),
+        lambda: service.events.list_events(after_position=big),
+        lambda: service.events.list_events(before_position=big),
+        lambda: service.events.list_sessions(offset=big),
+        lambda: service.events.list_sessions(limit=big),
+        lambda: service.events.changes_since(big),
+        lambda: service.memories.memory_at(big),
+        lambda: service.events.list_events(after_position=-1),
     ]
     for call in calls:
         with pytest.raises(InvalidInputError, match="whole number"):
             call()
-    assert service.list_events(after_position=2**63 - 1) == []
+    assert service.events.list_events(after_position=2**63 - 1) == []
 
 
 @pytest.mark.parametrize(
@@ -151,7 +151,7 @@ def test_the_api_refuses_nan_in_event_data(service: MemoryService) -> None:
     for bad in (math.nan, math.inf, -math.inf):
         item = NewEvent("s1", "user", "user", {"user": "bob"}, "x", data={"a": {"b": bad}})
         with pytest.raises(InvalidInputError, match="not a JSON number"):
-            service.append_event(item)
+            service.events.append_event(item)
 
 
 def test_json_output_is_valid_even_for_a_non_finite_number() -> None:
@@ -172,10 +172,12 @@ def _no_terminal_control(text: str) -> None:
 def test_listings_neutralise_control_sequences(run: Any, store_dir: Path) -> None:
     assert run("remember", "--scope", "user=bob", "--text", HOSTILE).exit_code == 0
     with MemoryService.open(store_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        suggested = svc.suggest({"project": "x"}, "Deploys run on Friday " + HOSTILE, by="agent")
+        suggested = svc.memories.suggest(
+            {"project": "x"}, "Deploys run on Friday " + HOSTILE, by="agent"
+        )
         assert suggested.value.record is not None
         assert suggested.value.record.status.value == "candidate"
-        svc.append_event(NewEvent("s1", "assistant", "assistant", {"user": "bob"}, HOSTILE))
+        svc.events.append_event(NewEvent("s1", "assistant", "assistant", {"user": "bob"}, HOSTILE))
     for args in [
         ("memory", "list"),
         ("candidates", "list"),

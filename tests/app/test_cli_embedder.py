@@ -38,13 +38,13 @@ def test_service_reports_the_embedder_it_really_uses(tmp_path: Path, no_models: 
         tmp_path / "s", passphrase=PASSPHRASE, prefer_keyring=False, embedder="e5-minilm"
     )
     try:
-        status = svc.index_status()
+        status = svc.index.status()
         assert status["embedder_in_use"] == "none (keyword only)"
         assert "e5-minilm" in str(status["embedder_error"])
         with pytest.raises(EmbedderUnavailableError, match="e5-minilm"):
-            svc.check_embedder()
-        svc.remember({"user": "kim"}, "Kim takes the 7:40 train to Utrecht.")
-        assert svc.search_memory({"user": "kim"}, "train to Utrecht")
+            svc.index.check_embedder()
+        svc.memories.remember({"user": "kim"}, "Kim takes the 7:40 train to Utrecht.")
+        assert svc.retrieval.search_memory({"user": "kim"}, "train to Utrecht")
     finally:
         svc.close()
 

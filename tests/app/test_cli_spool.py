@@ -10,7 +10,7 @@ from click.testing import CliRunner, Result
 
 from app.cli import cli
 from app.hooks import runner
-from core import MemoryService, WriteSpooledError
+from core import MemoryService, SpoolService, WriteSpooledError
 from tests.support.postgres import PostgresServer
 
 PASSPHRASE = "desktop passphrase"
@@ -30,7 +30,7 @@ def test_status_list_and_flush_of_a_spool(
     assert _run("--data-dir", data, "status").output.count("spool:") == 0
     pg_crash_server.stop("immediate")
     try:
-        service.remember({"user": "ann"}, "Ann's bike is in the blue shed")
+        service.memories.remember({"user": "ann"}, "Ann's bike is in the blue shed")
     except WriteSpooledError as exc:
         assert exc.waiting == 1
     else:
@@ -42,11 +42,11 @@ def test_status_list_and_flush_of_a_spool(
     assert "spool:     1 write(s) waiting" in away.output and "server not reachable" in away.output
     assert "server:    not reachable" in away.output and "Traceback" not in away.output
     listed = _run("--data-dir", data, "spool", "list")
-    assert listed.exit_code == 0 and " remember" in listed.output, listed.output
+    assert listed.exit_code == 0 and " memories.remember" in listed.output, listed.output
 
     pg_crash_server.restart()
     listed = _run("--data-dir", data, "spool", "list")
-    assert listed.exit_code == 0 and " remember" in listed.output
+    assert listed.exit_code == 0 and " memories.remember" in listed.output
     assert "blue shed" not in listed.output  # what and when, never the content
     flushed = _run("--data-dir", data, "spool", "flush")
     assert flushed.exit_code == 0, flushed.output
@@ -184,13 +184,13 @@ def test_a_hook_run_while_the_server_is_away_spools_its_events(
     pg_crash_server.stop("immediate")
     try:
         assert runner.run_once(data, "claude-code", json.dumps(payload).encode()) == ""
-        assert MemoryService.offline_spool_status(data).waiting >= 1
+        assert SpoolService.offline_status(data).waiting >= 1
     finally:
         pg_crash_server.restart()
     with MemoryService.open(data, passphrase=PASSPHRASE, prefer_keyring=False) as service:
-        report = service.flush_spool()
+        report = service.spool.flush()
         assert report.waiting == 0 and not report.refused, report
-        events = service.list_events(session="claude-code:s-hook")
+        events = service.events.list_events(session="claude-code:s-hook")
         kinds = [e.kind.value for e in events]
         assert kinds[:2] == ["tool_call", "tool_result"], kinds
         assert events[1].text == "psql (PostgreSQL) 16.2"

@@ -165,7 +165,7 @@ def test_a_refused_login_is_an_authentication_error_never_spooled(
     pg_url: str, tmp_path: Path
 ) -> None:
     """#41: the server answering "no" to the login is not "the server is away"."""
-    from core import MemoryService
+    from core import SpoolService
 
     a = tmp_path / "a"
     assert (
@@ -178,7 +178,7 @@ def test_a_refused_login_is_an_authentication_error_never_spooled(
                 "Remember: the standup is at 9:15", passphrase=PASS_A)  # fmt: skip
     assert done.exit_code == 1 and "refused the login" in done.output, done.output
     assert "spool" not in done.output and "not reachable" not in done.output
-    assert MemoryService.offline_spooled_writes(a) == []
+    assert SpoolService.offline_entries(a) == []
     status = _run("--data-dir", str(a), "status", passphrase=PASS_A)
     assert status.exit_code == 1 and "refused the login" in status.output
 

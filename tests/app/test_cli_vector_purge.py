@@ -108,7 +108,7 @@ keys.os.replace = stall
 from core import MemoryService
 svc = MemoryService.open(Path({str(data_dir)!r}), passphrase={PASSPHRASE!r},
                          prefer_keyring=False)
-svc.remember({{"user": "alice"}}, "The gate code of the allotment is on the shed door.")
+svc.memories.remember({{"user": "alice"}}, "The gate code of the allotment is on the shed door.")
 svc.close()
 """
     env = {**os.environ, "PYTHONPATH": str(REPO), "MEMORY_CENTER_EMBEDDER": "hashing"}

@@ -18,12 +18,12 @@ def test_rule_extractor_by_default_llm_only_when_configured(
     """R6: the LLM extractor is off unless both URL and model are given."""
     monkeypatch.setenv("MEMORY_CENTER_PASSPHRASE", PASSPHRASE)
     service = open_service(tmp_path / "a")
-    assert isinstance(service.extractor, RuleExtractor)
+    assert isinstance(service.memories.extractor, RuleExtractor)
     service.close()
     monkeypatch.setenv("MEMORY_CENTER_LLM_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("MEMORY_CENTER_LLM_MODEL", "local-model")
     service = open_service(tmp_path / "a")
-    assert isinstance(service.extractor, LLMExtractor)
+    assert isinstance(service.memories.extractor, LLMExtractor)
     service.close()
 
 
@@ -37,11 +37,11 @@ def test_the_memory_center_leaves_the_vector_graph_on_disk(
     monkeypatch.setenv("MEMORY_CENTER_EMBEDDER", "hashing")
     scope = {"user": "ana"}
     with open_service(tmp_path / "a", warm_model=False) as first:
-        first.remember(scope, "The spare key hangs behind the shed door")
+        first.memories.remember(scope, "The spare key hangs behind the shed door")
     service = open_service(tmp_path / "a", graph_on_demand=memory_center)
     try:
-        assert service.search_memory(scope, "where is the spare key")
-        layer = service.catalog.vectors
+        assert service.retrieval.search_memory(scope, "where is the spare key")
+        layer = service.index.catalog.vectors
         assert layer is not None and layer.graph_on_demand is memory_center
         assert layer.index.graph_loaded is not memory_center
     finally:

@@ -92,19 +92,21 @@ def test_leakage_is_caught_when_a_snapshot_holds_what_it_should_not(tmp_path: Pa
     """Negative control: forge snapshots a broken retriever would write, and count them."""
     billing = {"user": "alice", "project": "billing-service"}
     with MemoryService.open(tmp_path / "s", passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        deploy = svc.remember(billing, "Deploy billing with make release.").value.record
-        other = svc.remember(
+        deploy = svc.memories.remember(billing, "Deploy billing with make release.").value.record
+        other = svc.memories.remember(
             {"user": "alice", "project": "webshop"}, "Webshop uses npm."
         ).value.record
         assert deploy is not None and other is not None
-        real = svc.inject(billing, "how do I deploy billing", 400, session="s1").value
-        good = svc.get_snapshot(real.snapshot_id)
-        svc.delete(deploy.id, reason="wrong", requested_by="alice")
+        real = svc.retrieval.inject(billing, "how do I deploy billing", 400, session="s1").value
+        good = svc.retrieval.get_snapshot(real.snapshot_id)
+        svc.review.delete(deploy.id, reason="wrong", requested_by="alice")
         item = good.injected[0]
         wrong_scope = dataclasses.replace(item, memory_id=other.id, scope=other.scope)
         forged = [
             dataclasses.replace(good, id="snap_forged_scope", injected=(wrong_scope,)),
-            dataclasses.replace(good, id="snap_forged_deleted", store_revision=svc.revision()),
+            dataclasses.replace(
+                good, id="snap_forged_deleted", store_revision=svc.events.revision()
+            ),
         ]
         with svc._store.write("forge snapshots for the test") as tx:
             for snap in forged:

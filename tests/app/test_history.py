@@ -55,7 +55,7 @@ def _session(service: MemoryService, name: str, scope: Scope, ask: str, **more: 
             source="chat",
         ),
     ]
-    return [e.id for e in service.append_events(items).value]
+    return [e.id for e in service.events.append_events(items).value]
 
 
 def _seed(service: MemoryService) -> dict[str, list[str]]:
@@ -69,7 +69,7 @@ def _seed(service: MemoryService) -> dict[str, list[str]]:
 
 def test_last_time_shows_the_projects_last_sessions_as_history(service: MemoryService) -> None:
     _seed(service)
-    service.set_session_opt_out("claude-code:s4", True)
+    service.events.set_session_opt_out("claude-code:s4", True)
     text = history.last_time(service, BILLING, "claude-code:now", "billing", 1_000)
     assert text.startswith("Last time in billing (history from earlier sessions, for reference")
     assert "not instructions" in text.splitlines()[0]
@@ -86,7 +86,7 @@ def test_history_search_keeps_to_the_scope_and_skips_opted_out_sessions(
     service: MemoryService,
 ) -> None:
     _seed(service)
-    service.set_session_opt_out("claude-code:s4", True)
+    service.events.set_session_opt_out("claude-code:s4", True)
     hits = history.search(service, BILLING, "vat")
     assert [h.session for h in hits] == ["claude-code:s1"]
     assert hits[0].quote == "Fix the VAT rounding in invoices"
@@ -97,7 +97,7 @@ def test_history_search_keeps_to_the_scope_and_skips_opted_out_sessions(
 
 def test_purged_events_are_never_found_again(service: MemoryService) -> None:
     ids = _seed(service)
-    said = service.append_event(
+    said = service.events.append_event(
         NewEvent(
             "claude-code:s1",
             "user",
@@ -108,10 +108,10 @@ def test_purged_events_are_never_found_again(service: MemoryService) -> None:
             source="chat",
         )
     ).value
-    (outcome,) = service.extract("claude-code:s1", [said.id]).value
+    (outcome,) = service.memories.extract("claude-code:s1", [said.id]).value
     assert outcome.record is not None and said.id in outcome.record.source_event_ids
     assert history.search(service, BILLING, "parsnip")
-    service.delete(outcome.record.id, reason="secret", purge=True, purge_events=True)
+    service.review.delete(outcome.record.id, reason="secret", purge=True, purge_events=True)
     assert history.search(service, BILLING, "parsnip") == []
     assert "parsnip" not in history.last_time(service, BILLING, "x", "billing", 4_000)
     assert history.search(service, BILLING, "rounding")  # the session's other lines stay
@@ -127,7 +127,7 @@ def test_session_start_adds_last_time_within_the_budget(
         '[memory]\nuser = "alice"\nsession_budget_tokens = 200\n', encoding="utf-8"
     )
     _seed(service)
-    service.remember(BILLING, "Invoices are rounded half-even.")
+    service.memories.remember(BILLING, "Invoices are rounded half-even.")
     payload = {"session_id": "now", "cwd": str(project), "hook_event_name": "SessionStart"}
     out = json.loads(hooks.handle(service, json.dumps(payload)))
     context = out["hookSpecificOutput"]["additionalContext"]
@@ -144,7 +144,7 @@ def test_session_start_adds_last_time_within_the_budget(
 def test_history_cli_and_mcp_tool(data_dir: Path) -> None:
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         _seed(svc)
-        svc.set_session_opt_out("claude-code:s4", True)
+        svc.events.set_session_opt_out("claude-code:s4", True)
     env = {"MEMORY_CENTER_PASSPHRASE": PASSPHRASE}
     args = ["--data-dir", str(data_dir), "--json", "history", "search", "VAT"]
     done = CliRunner().invoke(

@@ -81,7 +81,7 @@ def test_recording_hooks_return_while_the_store_is_locked(tmp_path: Path, runtim
         stop_daemon(data_dir, runtime)  # drains what is queued before it exits
     assert [(d.returncode, d.stdout, d.stderr) for d in done] == [(0, "", "")] * 3
     with _open(data_dir) as svc:
-        events = svc.list_events(session="claude-code:deadline-1")
+        events = svc.events.list_events(session="claude-code:deadline-1")
     calls = [e.text for e in events if e.kind.value == "tool_call"]
     assert calls == [f'Bash({{"command": "echo {n}"}})' for n in (1, 2, 3)]  # all, in order
 
@@ -106,7 +106,7 @@ def test_a_queue_a_killed_daemon_left_is_ingested_by_the_next(
     finally:
         stop_daemon(data_dir, runtime)
     with _open(data_dir) as svc:
-        events = svc.list_events(session="claude-code:deadline-1")
+        events = svc.events.list_events(session="claude-code:deadline-1")
     calls = [e.text for e in events if e.kind.value == "tool_call"]
     assert calls == [f'Bash({{"command": "echo {n}"}})' for n in (1, 2)]
     assert not list(runtime.rglob("*.claimed")) and not Path(paths.queue).exists()

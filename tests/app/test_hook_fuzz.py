@@ -42,7 +42,7 @@ FIELDS = st.fixed_dictionaries(
 def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryService]:
     folder: Path = tmp_path_factory.mktemp("fuzz") / "store"
     with MemoryService.open(folder, passphrase=PASSPHRASE, prefer_keyring=False) as service:
-        service.remember({"user": "u", "project": "p"}, "The project uses pnpm.")
+        service.memories.remember({"user": "u", "project": "p"}, "The project uses pnpm.")
         yield service
 
 
@@ -51,12 +51,12 @@ def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryService]:
 )
 @given(payload=FIELDS | JSON)
 def test_any_payload_gives_text_and_no_exception(svc: MemoryService, payload: object) -> None:
-    before = svc.list_events(limit=1, newest_first=True)
+    before = svc.events.list_events(limit=1, newest_first=True)
     out = handle(svc, json.dumps(payload))
     assert isinstance(out, str)
     if out:
         assert json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    after = svc.list_events(after_position=before[0].position if before else 0, limit=1000)
+    after = svc.events.list_events(after_position=before[0].position if before else 0, limit=1000)
     reasons = [str(e.data.get("reason")) for e in after if e.kind.value == "degraded"]
     # A failure is one of ours, named; never a stray Python error from a malformed field.
     assert not [r for r in reasons if r.split(":")[0] in UNEXPECTED], reasons

@@ -173,7 +173,7 @@ def test_a_runtime_folder_others_can_enter_is_not_used(tmp_path: Path) -> None:
         assert (done.returncode, done.stdout) == (0, "")
         assert list(shared.iterdir()) == []  # no socket, token or lock placed there
         with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-            texts = [e.text for e in svc.list_events(session="claude-code:s")]
+            texts = [e.text for e in svc.events.list_events(session="claude-code:s")]
         assert texts == ['Bash({"command": "true"})', "done"]
 
 
@@ -237,7 +237,7 @@ def test_parallel_hooks_on_a_cold_store_start_one_daemon_and_lose_nothing(
     assert all(proc.returncode == 0 for proc, _ in procs)
     assert len(daemons) == 1
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        results = [e.text for e in svc.list_events(session="claude-code:parallel")]
+        results = [e.text for e in svc.events.list_events(session="claude-code:parallel")]
     assert sorted(t for t in results if t.startswith("out")) == [f"out {i}" for i in range(4)]
 
 

@@ -44,8 +44,10 @@ def store(tmp_path: Path) -> Path:
     """A store holding alice's deploy convention (and a memory of another project)."""
     data_dir = tmp_path / "store"
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        svc.remember({"user": "alice", "project": "billing-service"}, DEPLOY)
-        svc.remember({"user": "alice", "project": "webshop"}, "The webshop deploys with npm.")
+        svc.memories.remember({"user": "alice", "project": "billing-service"}, DEPLOY)
+        svc.memories.remember(
+            {"user": "alice", "project": "webshop"}, "The webshop deploys with npm."
+        )
     return data_dir
 
 
@@ -81,7 +83,7 @@ def test_prompt_gets_relevant_memory_as_additional_context(
     assert "make release" in out["additionalContext"]
     assert "webshop" not in out["additionalContext"]  # another project's memory stays out
     with _open(store) as svc:
-        (snap,) = svc.list_snapshots(f"claude-code:{SESSION}")
+        (snap,) = svc.retrieval.list_snapshots(f"claude-code:{SESSION}")
     assert snap.goal == payload["prompt"] and snap.injected
     assert dict(snap.scope.items_) == {"user": "alice", "project": "billing-service"}
 
@@ -98,7 +100,7 @@ def test_project_and_user_come_from_the_repository_config(
     done = run_cli_hook(store, payload, {**env, "MEMORY_CENTER_USER": "someone-else"})
     assert "make release" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     with _open(store) as svc:
-        (snap,) = svc.list_snapshots(f"claude-code:{SESSION}")
+        (snap,) = svc.retrieval.list_snapshots(f"claude-code:{SESSION}")
     assert snap.budget_tokens == 120
 
 
@@ -117,7 +119,7 @@ def test_bad_input_prints_nothing_exits_0_and_is_recorded(
     done = run_cli_hook(store, stdin, env)
     assert (done.returncode, done.stdout) == (0, "")
     with _open(store) as svc:
-        degraded = [e for e in svc.list_events(limit=100) if e.kind.value == "degraded"]
+        degraded = [e for e in svc.events.list_events(limit=100) if e.kind.value == "degraded"]
     assert len(degraded) == 1 and reason in degraded[0].data["reason"]
 
 
@@ -128,7 +130,7 @@ def test_a_broken_repository_config_degrades_without_blocking(
     done = run_cli_hook(store, _payload("UserPromptSubmit", project, prompt="deploy?"), env)
     assert (done.returncode, done.stdout) == (0, "")
     with _open(store) as svc:
-        (event,) = [e for e in svc.list_events(limit=100) if e.kind.value == "degraded"]
+        (event,) = [e for e in svc.events.list_events(limit=100) if e.kind.value == "degraded"]
     assert ".memory-center.toml" in event.data["reason"]
 
 
@@ -154,7 +156,7 @@ def test_tool_results_get_the_trust_of_their_origin(
     for payload in (bash, web):
         assert run_cli_hook(store, payload, env).returncode == 0
     with _open(store) as svc:
-        events = svc.list_events(session=f"claude-code:{SESSION}")
+        events = svc.events.list_events(session=f"claude-code:{SESSION}")
     results = {e.data["tool"]: e for e in events if e.kind.value == "tool_result"}
     assert results["Bash"].trust.value == "tool_verified"
     assert results["Bash"].text == "psql (PostgreSQL) 16.2"
@@ -174,15 +176,15 @@ def test_stop_records_only_what_is_new_and_twice_is_once(
     for _ in range(2):
         assert run_cli_hook(store, stop, env).returncode == 0
     with _open(store) as svc:
-        first = svc.list_events(session=f"claude-code:{SESSION}")
+        first = svc.events.list_events(session=f"claude-code:{SESSION}")
     assert [e.actor.value for e in first] == ["user", "assistant"]
     with transcript.open("a", encoding="utf-8") as handle:
         handle.write("\n".join(recorded.turns[1].lines) + "\n")
         handle.write('{"type": "user", "uuid": "partial line without its newl')
     assert run_cli_hook(store, stop, env).returncode == 0
     with _open(store) as svc:
-        events = svc.list_events(session=f"claude-code:{SESSION}")
-        totals = svc.capture_totals()
+        events = svc.events.list_events(session=f"claude-code:{SESSION}")
+        totals = svc.events.capture_totals()
     assert [e.text[:16] for e in events] == [
         "How do I deploy ",
         "Deploy it with `",
@@ -200,7 +202,7 @@ def test_scripted_session_through_the_daemon(
     data_dir = tmp_path / "store"
     with _open_new(data_dir) as svc:
         for mem in recorded.memories:
-            svc.remember(mem["scope"], mem["text"], kind=mem["kind"])
+            svc.memories.remember(mem["scope"], mem["text"], kind=mem["kind"])
     project = tmp_path / "billing-service"
     (project / ".git").mkdir(parents=True)
     env = {**hook_env(runtime, daemon=True), "MEMORY_CENTER_USER": "alice"}
@@ -230,11 +232,13 @@ def test_scripted_session_through_the_daemon(
     _check_scripted_store(data_dir, recorded.session_id, len(recorded.turns))
     assert quiet == ["", "", ""]
     with _open(data_dir) as svc:
-        info = svc.get_session("claude-code:opted-out-1")
-        snaps = svc.list_snapshots("claude-code:opted-out-1")
-        events = svc.list_events(session="claude-code:opted-out-1")
+        info = svc.events.get_session("claude-code:opted-out-1")
+        snaps = svc.retrieval.list_snapshots("claude-code:opted-out-1")
+        events = svc.events.list_events(session="claude-code:opted-out-1")
         from_it = [
-            m for m in svc.list_memories() if set(m.source_event_ids) & {e.id for e in events}
+            m
+            for m in svc.memories.list_memories()
+            if set(m.source_event_ids) & {e.id for e in events}
         ]
     assert info.opted_out and len(snaps) == 2 and not any(s.injected for s in snaps)
     assert [e.actor.value for e in events] == ["system", "user", "assistant"]  # still logged
@@ -272,9 +276,11 @@ def _open_new(data_dir: Path) -> MemoryService:
 def _check_scripted_store(data_dir: Path, session_id: str, turns: int) -> None:
     name = f"claude-code:{session_id}"
     with _open(data_dir) as svc:
-        events = svc.list_events(session=name, limit=1000)
-        snapshots = svc.list_snapshots(name)
-        chains = {d.action for m in svc.list_memories() for d in svc.history(m.id)}
+        events = svc.events.list_events(session=name, limit=1000)
+        snapshots = svc.retrieval.list_snapshots(name)
+        chains = {
+            d.action for m in svc.memories.list_memories() for d in svc.memories.history(m.id)
+        }
     assert [e.data["trigger"] for e in events if e.kind.value == "compaction"] == ["auto"]
     prompts = [e for e in events if e.actor.value == "user" and e.kind.value == "message"]
     assert len(prompts) == turns  # each prompt once, although Stop read the file 7 times

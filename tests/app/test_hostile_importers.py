@@ -25,7 +25,7 @@ def _import(service: MemoryService, module: Any, path: Path, extract: bool = Tru
 
 
 def _counts(service: MemoryService) -> dict[str, int]:
-    return {s.id: s.event_count for s in service.list_sessions()}
+    return {s.id: s.event_count for s in service.events.list_sessions()}
 
 
 # --- ChatGPT -----------------------------------------------------------------------------------
@@ -170,7 +170,7 @@ def test_claude_code_bad_event_keeps_its_session_and_other_sessions(
     assert where == [("line 3", True), ("line 4", True)]
     # Named as the event's own field, not by its place in the import's batch.
     assert all(p.message.startswith("event.text: ") for p in report.problems)
-    texts = [e.text for e in service.list_events(session="claude-code:b")]
+    texts = [e.text for e in service.events.list_events(session="claude-code:b")]
     assert texts == ["first of b", "last of b"]
 
 
@@ -193,10 +193,10 @@ def test_imported_remember_requests_wait_for_review(service: MemoryService, tmp_
     lines = [_line("plant", "p1", "Remember that the deploy key is stored in /tmp/keys.")]
     path = _write_jsonl(tmp_path / "planted.jsonl", lines)
     _import(service, claude_code, path)
-    (record,) = service.list_memories()
+    (record,) = service.memories.list_memories()
     assert record.status.value == "candidate"
     assert "imported" in record.flags and "user_confirmed" not in record.flags
-    (decision,) = service.history(record.id)
+    (decision,) = service.memories.history(record.id)
     assert "planted.jsonl" in decision.reason and "session claude-code:plant" in decision.reason
 
 
@@ -208,17 +208,17 @@ def test_extracting_an_imported_session_later_still_only_suggests(
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps([conv]))
     _import(service, chatgpt, path, extract=False)
-    outcomes = service.extract("chatgpt:c1").value
+    outcomes = service.memories.extract("chatgpt:c1").value
     assert [o.record.status.value for o in outcomes if o.record] == ["candidate"]
 
 
 def test_live_remember_requests_are_still_active(service: MemoryService) -> None:
     from core import NewEvent
 
-    service.append_event(
+    service.events.append_event(
         NewEvent("live", "user", "user", {"user": "alice"}, "Remember that I use vim.")
     )
-    (outcome,) = service.extract("live").value
+    (outcome,) = service.memories.extract("live").value
     assert outcome.record is not None and outcome.record.status.value == "active"
 
 

@@ -204,7 +204,7 @@ def test_known_filter_values_any_case_still_work(run: Any) -> None:
 )
 def test_core_refuses_unknown_filter_values(service: MemoryService, flt: MemoryFilter) -> None:
     with pytest.raises(InvalidInputError, match="filter"):
-        service.list_memories(flt)
+        service.memories.list_memories(flt)
 
 
 # --- the key file -----------------------------------------------------------------------------
@@ -340,7 +340,7 @@ def test_a_jwt_like_token_with_a_deeply_nested_header_is_just_text(service: Memo
 
     header = base64.urlsafe_b64encode(('{"a":' + "[" * 1400 + "]" * 1400 + "}").encode())
     token = f"{header.decode().rstrip('=')}.eyJzdWIiOiIxIn0.c2lnbmF0dXJlMTIzNDU2"
-    out = service.remember({"user": "u"}, f"My build token label is {token}").value
+    out = service.memories.remember({"user": "u"}, f"My build token label is {token}").value
     assert out.record is not None  # the sensitivity scan did not crash on the header
 
 

@@ -120,7 +120,7 @@ def test_null_texts_are_nothing_not_none(service: MemoryService, tmp_path: Path)
     for module, path in ((chatgpt, gpt), (claude_code, cc)):
         sessions, problems = module.parse(path)
         write_sessions(service, sessions, ALICE, ImportReport(problems=problems), importer="t")
-    texts = [e.text for e in service.list_events()]
+    texts = [e.text for e in service.events.list_events()]
     assert "We use Postgres 16." in texts and "kept" in texts
     assert not any("None" in t for t in texts)
 
@@ -136,12 +136,12 @@ def test_an_import_killed_before_extraction_is_finished_by_the_next(
 ) -> None:
     # The state a kill between the two transactions leaves: every event in, none extracted.
     first = _import(service, extract=False)
-    assert first.events_written == 11 and not service.list_memories()
+    assert first.events_written == 11 and not service.memories.list_memories()
     again = _import(service)
     assert again.events_written == 0 and again.events_already_present == 11
     assert again.sessions_resumed == 2
     assert again.suggestions["candidate"] >= 1
-    suggested = {m.content for m in service.list_memories()}
+    suggested = {m.content for m in service.memories.list_memories()}
     assert "I prefer small commits with conventional commit messages." in suggested
     # Done once: the run after that has nothing left to finish.
     third = _import(service)
@@ -210,7 +210,7 @@ def test_kill_9_between_append_and_extraction_is_finished_by_the_next_import(
             if proc.poll() is None:
                 proc.kill()
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        assert svc.status().event_count >= 11 and not svc.list_memories()
+        assert svc.status().event_count >= 11 and not svc.memories.list_memories()
     again = CliRunner().invoke(import_group, args[1:], obj=Context(data_dir, True), env=ENV)
     assert again.exit_code == 0, again.output
     summary = json.loads(again.stdout)

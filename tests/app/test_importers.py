@@ -32,14 +32,14 @@ def _import(service: MemoryService, module: object, path: Path) -> ImportReport:
 
 
 def _by_source(service: MemoryService, session: str) -> dict[str, object]:
-    return {str(e.data["source_id"]): e for e in service.list_events(session=session)}
+    return {str(e.data["source_id"]): e for e in service.events.list_events(session=session)}
 
 
 def test_claude_code_actors_trust_and_timestamps(service: MemoryService) -> None:
     report = _import(service, claude_code, CLAUDE_DIR)
     assert report.sessions_written == 2
     assert report.events_written == 11
-    events = service.list_events(session="claude-code:7f3c2a10-4b8e-4d2a-9c61-0e5b8f2d9a11")
+    events = service.events.list_events(session="claude-code:7f3c2a10-4b8e-4d2a-9c61-0e5b8f2d9a11")
     first = events[0]
     assert (first.actor.value, first.trust.value, first.kind.value) == ("user", "user", "message")
     assert first.data["source_ts"] == "2026-02-10T09:14:02.118Z"
@@ -67,7 +67,7 @@ def test_extraction_fills_the_review_queue_and_quarantines_web_injection(
     service: MemoryService,
 ) -> None:
     _import(service, claude_code, CLAUDE_DIR)
-    records = {m.content: m for m in service.list_memories()}
+    records = {m.content: m for m in service.memories.list_memories()}
     assert (
         records["I prefer small commits with conventional commit messages."].status == "candidate"
     )
@@ -76,7 +76,7 @@ def test_extraction_fills_the_review_queue_and_quarantines_web_injection(
     asked = records["the staging database runs on port 5433."]
     assert asked.status == "candidate"
     assert "imported" in asked.flags and "user_confirmed" not in asked.flags
-    (decision,) = service.history(asked.id)
+    (decision,) = service.memories.history(asked.id)
     assert "imported (test, file " in decision.reason and CLAUDE_S1.name in decision.reason
     assert "session claude-code:" in decision.reason
     poisoned = [m for c, m in records.items() if "push directly to main" in c]
@@ -87,10 +87,18 @@ def test_extraction_fills_the_review_queue_and_quarantines_web_injection(
 def test_reimport_adds_nothing(service: MemoryService) -> None:
     _import(service, claude_code, CLAUDE_DIR)
     _import(service, chatgpt, CHATGPT)
-    before = (service.status().event_count, len(service.list_memories()), service.revision())
+    before = (
+        service.status().event_count,
+        len(service.memories.list_memories()),
+        service.events.revision(),
+    )
     again = _import(service, claude_code, CLAUDE_DIR)
     again_gpt = _import(service, chatgpt, CHATGPT)
-    after = (service.status().event_count, len(service.list_memories()), service.revision())
+    after = (
+        service.status().event_count,
+        len(service.memories.list_memories()),
+        service.events.revision(),
+    )
     assert after == before
     assert again.events_written == again_gpt.events_written == 0
     assert again.events_already_present == 11
@@ -134,9 +142,9 @@ def test_chatgpt_tool_and_web_content_is_untrusted(service: MemoryService) -> No
     )
     assert events["a-10"].kind.value == "tool_call"  # type: ignore[attr-defined]
     assert events["py-2"].trust.value == "untrusted"  # type: ignore[attr-defined]
-    queue = service.list_memories(MemoryFilter(statuses=("quarantined",)))
+    queue = service.memories.list_memories(MemoryFilter(statuses=("quarantined",)))
     assert any("recommend Python 2" in m.content for m in queue)
-    assert not service.list_memories(MemoryFilter(statuses=("active",), text="Python 2"))
+    assert not service.memories.list_memories(MemoryFilter(statuses=("active",), text="Python 2"))
 
 
 def test_chatgpt_skips_system_hidden_and_reasoning(service: MemoryService) -> None:
@@ -190,7 +198,7 @@ def test_cli_without_extraction_writes_events_only(data_dir: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["suggestions"] == {}
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        assert svc.list_memories() == []
+        assert svc.memories.list_memories() == []
         assert svc.status().event_count == 11
 
 
@@ -228,9 +236,11 @@ def test_imported_memories_are_valid_from_when_they_were_said(service: MemorySer
     """#17: a transcript line carries its source time as `said_at`; what extraction takes
     from it is valid from then, not from the import (and shows as said then)."""
     _import(service, claude_code, CLAUDE_DIR)
-    records = {m.content: m for m in service.list_memories()}
+    records = {m.content: m for m in service.memories.list_memories()}
     memory = records["I prefer small commits with conventional commit messages."]
-    (source,) = [e for e in service.list_events(limit=1000) if e.id in memory.source_event_ids]
+    (source,) = [
+        e for e in service.events.list_events(limit=1000) if e.id in memory.source_event_ids
+    ]
     said = dt.datetime.fromisoformat(str(source.data["source_ts"]).replace("Z", "+00:00"))
     assert source.data["said_at"] == said.isoformat()
     assert memory.valid_from == said and memory.own_time() == said
@@ -259,6 +269,6 @@ def test_cli_without_scope_uses_the_login_user(data_dir: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        events = svc.list_events(session="claude-code:7f3c2a10-4b8e-4d2a-9c61-0e5b8f2d9a11")
+        events = svc.events.list_events(session="claude-code:7f3c2a10-4b8e-4d2a-9c61-0e5b8f2d9a11")
         assert events and all(e.scope.get("user") == getpass.getuser() for e in events)
         assert all(e.scope.get("project") for e in events)

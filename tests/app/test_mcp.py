@@ -58,14 +58,16 @@ def _run(params: StdioServerParameters, body: Callable[[Client], Awaitable[None]
 def _seed(data_dir: Path) -> dict[str, str]:
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         ids = {
-            "mine": svc.remember(
+            "mine": svc.memories.remember(
                 {"user": "alice", "project": "shop"}, "The shop deploys with blue-green releases"
             ).value,
-            "global": svc.remember({"user": "alice"}, "I prefer answers in British English").value,
-            "bob": svc.remember(
+            "global": svc.memories.remember(
+                {"user": "alice"}, "I prefer answers in British English"
+            ).value,
+            "bob": svc.memories.remember(
                 {"user": "bob", "project": "shop"}, "Bob deploys the shop on Fridays"
             ).value,
-            "other": svc.remember(
+            "other": svc.memories.remember(
                 {"user": "alice", "project": "blog"}, "The blog deploys with rsync"
             ).value,
         }
@@ -189,7 +191,7 @@ def test_get_context_returns_the_block_and_a_recorded_snapshot(session_run: Any)
     resource = calls.results["ctx_resource"].contents[0].text
     assert resource == ctx["block"]
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        snap = svc.get_snapshot(ctx["snapshot_id"])
+        snap = svc.retrieval.get_snapshot(ctx["snapshot_id"])
         assert snap.session_id == "agent-1"
         assert dict(snap.scope.items_) == {"user": "alice", "project": "shop"}
     # The answer says how it was made, as its snapshot does (#43 item 8, #44): a first call
@@ -226,7 +228,7 @@ def test_remember_only_suggests(session_run: Any) -> None:
     assert with_evidence["status"] == "quarantined"
     assert len(with_evidence["evidence_event_ids"]) == 1
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        (evidence,) = svc.get_events(with_evidence["evidence_event_ids"])
+        (evidence,) = svc.events.get_events(with_evidence["evidence_event_ids"])
         assert evidence.trust.value == "untrusted"
     queue = calls.results["queue"].contents[0].text
     assert '"pending": 2' in queue
@@ -249,8 +251,8 @@ def test_forget_tombstones_only_visible_memories(session_run: Any) -> None:
     recent = {m["memory_id"] for m in r["recent"].structured_content["memories"]}
     assert ids["global"] in recent and ids["mine"] not in recent and ids["bob"] not in recent
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        assert svc.get_memory(ids["bob"]).status.value == "active"
-        stone = svc.tombstone(ids["mine"])
+        assert svc.memories.get_memory(ids["bob"]).status.value == "active"
+        stone = svc.memories.tombstone(ids["mine"])
         assert stone.reason == "outdated: we use canaries now"
 
 
@@ -265,7 +267,7 @@ def test_bad_arguments_are_tool_errors(session_run: Any) -> None:
 def test_every_tool_call_is_logged_with_client_and_session(session_run: Any) -> None:
     data_dir, _, _ = session_run
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        events = svc.list_events(session="agent-1", limit=1000)
+        events = svc.events.list_events(session="agent-1", limit=1000)
         assert svc.verify().ok
     calls = [e for e in events if e.kind.value == "agent_call" and "args" in e.data]
     tools = [e.data["tool"] for e in calls]
@@ -349,6 +351,8 @@ def test_remember_takes_said_at_and_refuses_a_bad_one(tmp_path: Path) -> None:
     _run(_params(data_dir, "--scope", "user=alice", "--scope", "project=shop"), body)
     memory_id = got["ok"].structured_content["memory_id"]
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        assert svc.get_memory(memory_id).valid_from.isoformat() == "2023-05-07T13:56:00+00:00"
-        assert not any("green tea" in m.content for m in svc.list_memories())
+        assert (
+            svc.memories.get_memory(memory_id).valid_from.isoformat() == "2023-05-07T13:56:00+00:00"
+        )
+        assert not any("green tea" in m.content for m in svc.memories.list_memories())
     assert got["bad"].is_error and "said_at" in _text(got["bad"])

@@ -35,7 +35,7 @@ def test_record_event_said_at_and_speaker(tmp_path: Path) -> None:
     """The event keeps both as data, the text stays clean, and a bad date is refused."""
     data_dir = tmp_path / "store"
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        svc.remember({"user": "mei"}, "Our puppy sleeps on the sofa.", speaker="Mei")
+        svc.memories.remember({"user": "mei"}, "Our puppy sleeps on the sofa.", speaker="Mei")
     got: dict[str, Any] = {}
 
     async def go() -> None:
@@ -64,7 +64,7 @@ def test_record_event_said_at_and_speaker(tmp_path: Path) -> None:
     assert got["bad"].is_error and "invalid_input: event.said_at" in bad
     event_id = got["ok"].structured_content["event_id"]
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        events = [e for e in svc.list_events(session="history") if e.kind.value == "message"]
+        events = [e for e in svc.events.list_events(session="history") if e.kind.value == "message"]
     (event,) = events
     assert event.id == event_id
     assert event.text == "We adopted a puppy!"
@@ -72,7 +72,7 @@ def test_record_event_said_at_and_speaker(tmp_path: Path) -> None:
     assert event.data["said_at"] == "2023-05-07T13:56:00+00:00"
     memory_id = got["remember"].structured_content["memory_id"]
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        suggested = svc.get_memory(memory_id)
+        suggested = svc.memories.get_memory(memory_id)
     assert suggested.speaker == "Mei" and suggested.content == "Mei's puppy is called Biscuit."
     (hit,) = got["search"].structured_content["memories"]
     assert hit["speaker"] == "Mei" and hit["content"] == "Our puppy sleeps on the sofa."

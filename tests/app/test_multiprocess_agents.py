@@ -37,7 +37,7 @@ svc = MemoryService.open(data_dir, passphrase=sys.argv[4], prefer_keyring=False,
                          hot_path_seconds=10)
 config = RuntimeConfig(hot_path_seconds=60, search_seconds=60)
 rt = MemoryRuntime(svc, {"user": "alice", "project": "shop"}, name, config=config, agent=name)
-assert svc.warm_up(wait=120)  # the embedder is loaded before the start signal
+assert svc.index.warm_up(wait=120)  # the embedder is loaded before the start signal
 rt.inject("warm up")
 print("ready", flush=True)
 sys.stdin.readline()
@@ -125,7 +125,7 @@ def _result(proc: subprocess.Popen[str]) -> dict[str, int]:
 @pytest.mark.slow
 def test_three_writers_lose_nothing_and_the_chain_verifies(data_dir: Path) -> None:
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        svc.remember(SCOPE, "The shop deploys with blue-green releases")
+        svc.memories.remember(SCOPE, "The shop deploys with blue-green releases")
         before = svc.status().event_count
     procs = [
         _spawn(AGENT, str(data_dir), "agent-a", str(TURNS), PASSPHRASE, stdin=True),
@@ -138,7 +138,7 @@ def test_three_writers_lose_nothing_and_the_chain_verifies(data_dir: Path) -> No
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         # Only the events the writers wrote: a read that degraded on a loaded machine
         # records a `degraded` event in the session too, which is no lost or extra write.
-        events = svc.list_events(limit=10_000)
+        events = svc.events.list_events(limit=10_000)
         counts = Counter(e.session_id for e in events if e.kind.value == "message")
         assert counts["agent-a"] == a["written"]
         assert counts["agent-b"] == b["written"]
@@ -155,7 +155,9 @@ def test_three_writers_lose_nothing_and_the_chain_verifies(data_dir: Path) -> No
 @pytest.mark.slow
 def test_deletion_in_one_process_stops_injection_in_another(data_dir: Path) -> None:
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        record = svc.remember(SCOPE, "The shop deploys with blue-green releases").value.record
+        record = svc.memories.remember(
+            SCOPE, "The shop deploys with blue-green releases"
+        ).value.record
     assert record is not None
     reader = _spawn(READER, str(data_dir), PASSPHRASE, stdin=True)
     assert reader.stdin is not None and reader.stdout is not None
@@ -169,7 +171,7 @@ def test_deletion_in_one_process_stops_injection_in_another(data_dir: Path) -> N
     try:
         assert "blue-green" in ask()
         with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-            svc.delete(record.id, reason="the user asked", requested_by="alice")
+            svc.review.delete(record.id, reason="the user asked", requested_by="alice")
         assert "blue-green" not in ask()
     finally:
         _, err = reader.communicate(timeout=30)  # closes stdin: the reader's loop ends

@@ -29,13 +29,13 @@ def _marker() -> str:
 def _everything(svc: MemoryService, session: str) -> list[str]:
     """Every decrypted text the store can show: events, snapshots, decisions."""
     texts: list[str] = []
-    for event in svc.list_events(limit=10_000):
+    for event in svc.events.list_events(limit=10_000):
         texts.append(event.text)
         texts.append(repr(event.data))
-    for snap in svc.list_snapshots(session):
+    for snap in svc.retrieval.list_snapshots(session):
         texts += [snap.goal, snap.text, *(i.content for i in snap.injected)]
-    for rec in svc.list_memories():
-        texts += [d.reason for d in svc.history(rec.id)]
+    for rec in svc.memories.list_memories():
+        texts += [d.reason for d in svc.memories.history(rec.id)]
     return texts
 
 
@@ -50,7 +50,7 @@ def test_purge_events_redacts_agent_call_arguments_and_snapshot_goals(
     quote the content, and the goal of a snapshot that asked for it."""
     marker = _marker()
     content = f"The spare key of the flat is with neighbour {marker} on floor 3."
-    mid = service.remember(ALICE, content, session="s1").value.record.id  # type: ignore[union-attr]
+    mid = service.memories.remember(ALICE, content, session="s1").value.record.id  # type: ignore[union-attr]
     settings = ServerSettings(data_dir, Scope.of(ALICE), "agent-1")
     gateway = Gateway(settings, opener=lambda _path: service)
     caller = Caller("test-agent", "1")
@@ -64,14 +64,14 @@ def test_purge_events_redacts_agent_call_arguments_and_snapshot_goals(
     assert unrelated is not None
     assert any(marker in t for t in _everything(service, "agent-1"))
 
-    stone = service.delete(mid, reason="privacy", purge=True, purge_events=True).value
+    stone = service.review.delete(mid, reason="privacy", purge=True, purge_events=True).value
     assert "snapshot_goal" in stone.cleaned
     assert any("agent call(s)" in line for line in stone.report)
     texts = _everything(service, "agent-1")
     assert not any(marker in t for t in texts)
     assert not any(content[:40] in t for t in texts)
     assert service.verify().ok
-    calls = [e for e in service.list_events(limit=10_000) if e.kind.value == "agent_call"]
+    calls = [e for e in service.events.list_events(limit=10_000) if e.kind.value == "agent_call"]
     kept = [e for e in calls if not e.redacted]
     assert any("bin collected" in repr(e.data) for e in kept)  # the unrelated call stays
 
@@ -80,24 +80,28 @@ def test_purge_without_purge_events_keeps_the_log(service: MemoryService, data_d
     """Without --purge-events the log is not touched (the user did not ask for it)."""
     marker = _marker()
     content = f"The storage unit code is {marker} for the cellar."
-    mid = service.remember(ALICE, content, session="s1").value.record.id  # type: ignore[union-attr]
+    mid = service.memories.remember(ALICE, content, session="s1").value.record.id  # type: ignore[union-attr]
     gateway = Gateway(ServerSettings(data_dir, Scope.of(ALICE), "agent-1"), lambda _p: service)
     gateway.search_memory(Caller("a", "1"), content, None, 5)
-    service.delete(mid, reason="privacy", purge=True)
-    calls = [e for e in service.list_events(limit=10_000) if e.kind.value == "agent_call"]
+    service.review.delete(mid, reason="privacy", purge=True)
+    calls = [e for e in service.events.list_events(limit=10_000) if e.kind.value == "agent_call"]
     assert any(marker in repr(e.data) for e in calls)
     assert service.verify().ok
 
 
 def test_purge_redacts_conflict_descriptions_of_other_memories(service: MemoryService) -> None:
     """A contradiction's decision reason on the newer memory quotes the older one."""
-    old = service.remember(ALICE, "The laundry room opens at 7am.", session="s1").value.record
-    new = service.remember(ALICE, "The laundry room opens at 9am.", session="s1").value.record
+    old = service.memories.remember(
+        ALICE, "The laundry room opens at 7am.", session="s1"
+    ).value.record
+    new = service.memories.remember(
+        ALICE, "The laundry room opens at 9am.", session="s1"
+    ).value.record
     assert old is not None and new is not None
-    mentions = [d.reason for d in service.history(new.id) if old.id in d.reason]
+    mentions = [d.reason for d in service.memories.history(new.id) if old.id in d.reason]
     assert mentions, "the newer memory's decision should describe the older one"
-    service.delete(old.id, reason="wrong", purge=True)
-    after = [d.reason for d in service.history(new.id)]
+    service.review.delete(old.id, reason="wrong", purge=True)
+    after = [d.reason for d in service.memories.history(new.id)]
     assert not any("7am" in r for r in after)
     assert any("redacted by compliance purge" in r for r in after)
     assert service.verify().ok
@@ -133,7 +137,7 @@ def test_purge_reaches_a_real_mcp_servers_audit_events(tmp_path: Path) -> None:
     marker = _marker()
     content = f"The bike lock combination is {marker} since March."
     with _open(data_dir) as svc:
-        mid = svc.remember(ALICE, content).value.record.id  # type: ignore[union-attr]
+        mid = svc.memories.remember(ALICE, content).value.record.id  # type: ignore[union-attr]
 
     async def body(client: Client) -> None:
         await client.call_tool("search_memory", {"query": content})
@@ -150,7 +154,7 @@ def test_purge_reaches_a_real_mcp_servers_audit_events(tmp_path: Path) -> None:
     asyncio.run(go())
     with _open(data_dir) as svc:
         assert any(marker in t for t in _everything(svc, "agent-9"))
-        svc.delete(mid, reason="privacy", purge=True, purge_events=True)
+        svc.review.delete(mid, reason="privacy", purge=True, purge_events=True)
     with _open(data_dir) as svc:
         assert not any(marker in t for t in _everything(svc, "agent-9"))
         assert svc.verify().ok
@@ -197,10 +201,10 @@ def test_a_purged_transcript_line_stays_redacted_when_imported_again(
 
     first = _import()
     assert first.events_written == 2
-    made = [m for m in service.list_memories() if marker in m.content]
+    made = [m for m in service.memories.list_memories() if marker in m.content]
     assert made, "the transcript line became no memory"
     for memory in made:
-        service.delete(memory.id, reason="privacy", purge=True, purge_events=True)
+        service.review.delete(memory.id, reason="privacy", purge=True, purge_events=True)
     assert not any(marker in t for t in _everything(service, "x"))
     again = _import()
     assert again.events_written == 0 and again.events_already_present == 2
@@ -218,8 +222,8 @@ def test_purge_events_redacts_the_echo_and_an_agents_recorded_event(
 
     marker = _marker()
     content = f"The alarm code of the flat is the word {marker} backwards."
-    mid = service.remember(ALICE, content, session="s1").value.record.id  # type: ignore[union-attr]
-    service.append_event(
+    mid = service.memories.remember(ALICE, content, session="s1").value.record.id  # type: ignore[union-attr]
+    service.events.append_event(
         NewEvent(
             session="s1",
             actor="assistant",
@@ -228,7 +232,7 @@ def test_purge_events_redacts_the_echo_and_an_agents_recorded_event(
             text=f"Noted: {content} I will keep that in mind.",
         )
     )
-    service.append_event(
+    service.events.append_event(
         NewEvent(session="s1", actor="user", trust="user", scope=ALICE, text="Thanks, bye.")
     )
     settings = ServerSettings(data_dir, Scope.of(ALICE), "agent-1")
@@ -236,7 +240,7 @@ def test_purge_events_redacts_the_echo_and_an_agents_recorded_event(
     gateway.record_event(Caller("test-agent", "1"), "assistant", content, None, None, None)
     assert sum(marker in t for t in _everything(service, "agent-1")) >= 3
 
-    service.delete(mid, reason="privacy", purge=True, purge_events=True)
+    service.review.delete(mid, reason="privacy", purge=True, purge_events=True)
     texts = _everything(service, "agent-1")
     assert not any(marker in t for t in texts)
     assert any("Thanks, bye." in t for t in texts)

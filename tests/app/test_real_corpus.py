@@ -30,7 +30,7 @@ def _import(service: MemoryService, module: Any, path: Path) -> ImportReport:
 def _rows(service: MemoryService, session: str) -> list[Row]:
     return [
         (str(e.data["source_id"]), e.actor.value, e.trust.value, e.kind.value)
-        for e in service.list_events(session=session, limit=1000)
+        for e in service.events.list_events(session=session, limit=1000)
     ]
 
 
@@ -70,7 +70,7 @@ def test_a_real_claude_code_session_line_by_line(service: MemoryService) -> None
 def test_only_the_final_branch_of_a_rewound_session_is_imported(service: MemoryService) -> None:
     report = _import(service, claude_code, REAL / "claude_code_format")
     assert _rows(service, "claude-code:s1") == REWOUND
-    texts = [e.text for e in service.list_events(session="claude-code:s1")]
+    texts = [e.text for e in service.events.list_events(session="claude-code:s1")]
     assert "First attempt" not in texts and "First answer" not in texts
     (skipped,) = [p for p in report.problems if p.where == "session s1"]
     assert "2 line(s) on rewound branches left out" in skipped.message
@@ -80,19 +80,19 @@ def test_the_compaction_summary_is_never_a_statement_of_the_user(service: Memory
     _import(service, claude_code, REAL / "claude_code_format")
     (summary,) = [
         e
-        for e in service.list_events(session="claude-code:s1")
+        for e in service.events.list_events(session="claude-code:s1")
         if e.text.startswith("This session is being continued")
     ]
     assert (summary.actor.value, summary.trust.value) == ("system", "assistant")
     assert summary.data["claude_code"] == "compact_summary"
-    for memory in service.list_memories():
+    for memory in service.memories.list_memories():
         assert summary.id not in memory.source_event_ids
 
 
 def test_system_reminders_are_cut_out_of_what_the_user_typed(service: MemoryService) -> None:
     _import(service, claude_code, REAL / "claude_code_format")
     assert _rows(service, "claude-code:system_reminder") == REMINDER
-    events = service.list_events(session="claude-code:system_reminder")
+    events = service.events.list_events(session="claude-code:system_reminder")
     user_text = " ".join(e.text for e in events if e.actor.value == "user")
     assert "cwd changed" not in user_text and "Please review the change." in user_text
 
@@ -154,9 +154,9 @@ def test_slash_commands_and_their_output_are_not_user_speech(
         ("c6#0", "system", "tool_verified", "message"),
         ("c7#0", "tool", "untrusted", "tool_result"),
     ]
-    texts = [e.text for e in service.list_events(session="claude-code:cmd-session")]
+    texts = [e.text for e in service.events.list_events(session="claude-code:cmd-session")]
     assert COMMAND in texts and "None" not in texts
-    statements = [m.content for m in service.list_memories()]
+    statements = [m.content for m in service.memories.list_memories()]
     assert not any("opus" in s or "On branch" in s for s in statements)
 
 
@@ -187,13 +187,13 @@ def test_real_codex_rollouts_line_by_line(service: MemoryService) -> None:
     # 0.77: session_meta, the AGENTS.md message, the environment context, turn contexts and
     # event_msg echoes are left out; only the prompt is the user's.
     assert _rows(service, CODEX_077) == [(f"{CODEX_077[6:]}@1647", "user", "user", "message")]
-    text = service.list_events(session=CODEX_077)[0].text
+    text = service.events.list_events(session=CODEX_077)[0].text
     assert text.startswith("can you analyse the MD files")
     assert _rows(service, CODEX_0135) == [
         (f"{CODEX_0135[6:]}@1850", "user", "user", "message"),
         (f"{CODEX_0135[6:]}@2370", "assistant", "assistant", "message"),
     ]
-    (event,) = service.list_events(session=CODEX_077)
+    (event,) = service.events.list_events(session=CODEX_077)
     assert dict(event.scope.items_) == {"user": "alice", "project": "homelab-migration"}
 
 
@@ -254,7 +254,7 @@ def test_codex_apply_patch_calls_are_tool_events(service: MemoryService, tmp_pat
     )
     report = _import(service, codex, tmp_path)
     assert report.problems == []
-    events = service.list_events(session="codex:p-1")
+    events = service.events.list_events(session="codex:p-1")
     assert [(e.actor.value, e.trust.value, e.kind.value) for e in events] == [
         ("assistant", "assistant", "tool_call"),
         ("tool", "untrusted", "tool_result"),
@@ -372,7 +372,7 @@ def test_chatgpt_voice_messages_import_their_transcription(
     service: MemoryService, tmp_path: Path
 ) -> None:
     report = _import(service, chatgpt, _voice_export(tmp_path / "conversations.json"))
-    events = service.list_events(session="chatgpt:voice-1")
+    events = service.events.list_events(session="chatgpt:voice-1")
     assert [(e.actor.value, e.trust.value, e.text[:24]) for e in events] == [
         ("user", "user", "I drive a 2006 Mustang w"),
         ("assistant", "assistant", "Then the knock sensor si"),

@@ -36,7 +36,9 @@ def _open(data_dir: Path) -> MemoryService:
 
 
 def _source_ids(svc: MemoryService, session: str) -> list[str]:
-    return [str(e.data.get("source_id")) for e in svc.list_events(session=session, limit=1000)]
+    return [
+        str(e.data.get("source_id")) for e in svc.events.list_events(session=session, limit=1000)
+    ]
 
 
 def test_watcher_follows_a_file_another_process_appends_to(tmp_path: Path) -> None:
@@ -75,7 +77,7 @@ def test_watcher_follows_a_file_another_process_appends_to(tmp_path: Path) -> No
     assert watcher.returncode == 0, err
     assert got == expected  # every event once, in order, although lines arrived in halves
     with _open(data_dir) as svc:
-        events = svc.list_events(session=session, limit=1000)
+        events = svc.events.list_events(session=session, limit=1000)
     assert {dict(e.scope.items_)["project"] for e in events} == {"billing-service"}
     assert {e.trust.value for e in events if e.kind.value == "tool_result"} == {"untrusted"}
     assert f'"events_written": {len(expected)}' in out
@@ -124,7 +126,7 @@ def test_codex_rollouts_are_captured_with_import_trust_rules(tmp_path: Path) -> 
     with _open(tmp_path / "store") as svc:
         totals = Watcher(svc, AGENTS["codex"], folder).run_once()
         again = Watcher(svc, AGENTS["codex"], folder).run_once()
-        events = svc.list_events(session="codex:0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
+        events = svc.events.list_events(session="codex:0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
     assert (totals.events, again.events) == (4, 0)  # a new watcher resumes, adds nothing
     assert [(e.actor.value, e.trust.value, e.kind.value) for e in events] == [
         ("user", "user", "message"),
@@ -152,8 +154,8 @@ def test_from_now_skips_history_but_follows_growth(tmp_path: Path) -> None:
         with target.open("a", encoding="utf-8") as handle:
             handle.write("".join(lines[2:4]))
         assert watcher.run_once().events == 2
-        (session,) = [s for s in svc.list_sessions() if s.id.startswith("claude-code:")]
-        texts = [e.text for e in svc.list_events(session=session.id)]
+        (session,) = [s for s in svc.events.list_sessions() if s.id.startswith("claude-code:")]
+        texts = [e.text for e in svc.events.list_events(session=session.id)]
     assert texts[0].startswith("帮我看看电费账单")
     assert len(texts) == 2
 

@@ -47,7 +47,7 @@ class Store:
         )
         assert seeded.exit_code == 0, seeded.stderr
         self.service = MemoryService.open(self.dir)
-        self.ids = [m.id for m in self.service.list_memories()]
+        self.ids = [m.id for m in self.service.memories.list_memories()]
 
     def invoke(self, args: list[str], stdin: bytes | None = None) -> Result:
         return self.runner.invoke(cli, args, input=stdin, env=self.env)
@@ -68,7 +68,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 def check(store: Store, args: list[str], stdin: bytes | None = None) -> Result:
     """Run one command and assert the contract; return the result."""
     keyring.set_keyring(MemoryKeyring())  # the function-scoped env fixture resets nothing here
-    before = store.service.revision()
+    before = store.service.events.revision()
     result = store.invoke(args, stdin)
     exc = result.exception
     if exc is not None and not isinstance(exc, SystemExit):
@@ -81,7 +81,7 @@ def check(store: Store, args: list[str], stdin: bytes | None = None) -> Result:
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), (args, result.stderr)
     if result.exit_code != 0:
-        assert store.service.revision() == before, (args, result.stderr)
+        assert store.service.events.revision() == before, (args, result.stderr)
     return result
 
 

@@ -45,7 +45,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _counts(service: MemoryService) -> dict[str, int]:
-    return {s.id: s.event_count for s in service.list_sessions(limit=100_000)}
+    return {s.id: s.event_count for s in service.events.list_sessions(limit=100_000)}
 
 
 def _check_import(service: MemoryService, module: Any, path: Path) -> None:
@@ -223,14 +223,14 @@ def test_fuzz_memory_import(service: MemoryService) -> None:
     @given(raw=export_documents())
     @tallied("memory-import")
     def run(raw: bytes) -> None:
-        before = service.revision()
+        before = service.events.revision()
         try:  # what `memory-center memory import PATH` does with the file's bytes
-            service.import_memories(parse_json(raw, "in.json"))
+            service.memories.import_memories(parse_json(raw, "in.json"))
         except InvalidInputError as exc:
             assert "\\n" not in exc.message and not has_lone_surrogate(exc.message)
-            assert service.revision() == before
+            assert service.events.revision() == before
             return
-        for record in service.list_memories():
+        for record in service.memories.list_memories():
             record.content.encode("utf-8")
 
     run()

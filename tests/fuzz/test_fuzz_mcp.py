@@ -37,7 +37,7 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Gateway,
         mp.setenv("MEMORY_CENTER_EMBEDDER", "hashing")
         root = tmp_path_factory.mktemp("fuzz-mcp")
         svc = MemoryService.open(root / "store", passphrase=PASSPHRASE, prefer_keyring=False)
-        svc.remember({"user": "alice"}, "I prefer answers in British English")
+        svc.memories.remember({"user": "alice"}, "I prefer answers in British English")
         settings = ServerSettings(root, Scope.of({"user": "alice"}), "mcp-fuzz")
         gw = Gateway(settings, opener=lambda _path: svc)
         yield gw, svc
@@ -81,7 +81,7 @@ def calls(ids: list[str]) -> st.SearchStrategy[tuple[str, tuple[Any, ...]]]:
 
 def test_fuzz_mcp_tool_arguments(gateway: tuple[Gateway, MemoryService]) -> None:
     gw, svc = gateway
-    ids = [m.id for m in svc.list_memories()]
+    ids = [m.id for m in svc.memories.list_memories()]
     caller = Caller("fuzz", "1")
 
     @examples(300)
@@ -89,7 +89,7 @@ def test_fuzz_mcp_tool_arguments(gateway: tuple[Gateway, MemoryService]) -> None
     @tallied("mcp-tools")
     def run(call: tuple[str, tuple[Any, ...]]) -> None:
         tool, args = call
-        before = svc.revision()
+        before = svc.events.revision()
         try:
             answer = getattr(gw, tool)(caller, *args)
         except ToolFailure as failure:
@@ -100,7 +100,7 @@ def test_fuzz_mcp_tool_arguments(gateway: tuple[Gateway, MemoryService]) -> None
                 "policy_denied",
                 "invalid_state",
             }, str(failure)
-            assert svc.revision() - before <= 1  # the audit event, nothing else
+            assert svc.events.revision() - before <= 1  # the audit event, nothing else
             return
         # What the transport will send must encode: valid text all the way down.
         json.dumps(answer, ensure_ascii=False).encode("utf-8")

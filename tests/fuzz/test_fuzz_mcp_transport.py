@@ -114,7 +114,7 @@ def _raw(message: dict[str, Any], ascii_only: bool) -> bytes:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     store = tmp_path_factory.mktemp("mcp-transport") / "store"
     with MemoryService.open(store, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        svc.remember({"user": "alice"}, "I prefer tea")
+        svc.memories.remember({"user": "alice"}, "I prefer tea")
     srv = Server(store)
     # A lone surrogate in initialize's clientInfo, escaped and raw: answered, not dropped.
     for ascii_only in (True, False):

@@ -219,6 +219,23 @@ def open_service(data_dir: Path, clock: ManualClock) -> MemoryService:
     )
 
 
+# The service's namespaces (#39), searched in this order for an operation's flat name.
+NAMESPACES = (
+    "review",
+    "memories",
+    "events",
+    "retrieval",
+    "index",
+    "policy",
+    "keys",
+    "team",
+    "agents",
+    "spool",
+)
+# Operations whose name changed in their namespace.
+RENAMED = {"rotate_key": "keys.rotate"}
+
+
 class ProductAdapter:
     """One scenario's store: a fresh directory, a fixed passphrase and a manual clock.
 
@@ -262,9 +279,18 @@ class ProductAdapter:
             self.clock.advance(delta)
 
     def _fn(self, name: str) -> Callable[..., Any]:
+        """The service's callable for an operation named by its flat name (`approve`,
+        `rotate_key`): the store-level method, else the namespace method of that name."""
         if self._svc is None:
             raise AssertionError("the store is closed")
+        space, _, method = RENAMED.get(name, "").partition(".")
+        if space:
+            return getattr(getattr(self._svc, space), method)  # type: ignore[no-any-return]
         fn = getattr(self._svc, name, None)
+        for space in NAMESPACES:
+            if fn is not None:
+                break
+            fn = getattr(getattr(self._svc, space, None), name, None)
         if fn is None:
             raise ServiceLacksError(name)
         return fn  # type: ignore[no-any-return]

@@ -17,7 +17,7 @@ def own_and_mixed(
     """The request's vector hits before and after `widen_vectors` (the conversation around
     each turn mixed in), and the query's vector; `settled`: once the conversation windows
     the request asks for are embedded."""
-    catalog = service.catalog
+    catalog = service.index.catalog
     layer = catalog.vectors
     assert layer is not None
     catalog.sync()
@@ -43,9 +43,9 @@ def import_turns(
         "memories": [{"content": text, "scope": scope, **extra} for scope, text in turns],
     }
     ids = []
-    for outcome in service.import_memories(doc).value:
+    for outcome in service.memories.import_memories(doc).value:
         assert outcome.record is not None
         if outcome.outcome == "candidate":
-            service.approve(outcome.record.id)
+            service.review.approve(outcome.record.id)
         ids.append(outcome.record.id)
     return ids

@@ -31,15 +31,15 @@ def main() -> None:
             text=f"{name}-{i}",
         )
         try:
-            service.append_event(item)
+            service.events.append_event(item)
             print("ok", i, flush=True)
         except WriteSpooledError:
             print("spooled", i, flush=True)
         time.sleep(float(os.environ.get("SPOOL_WRITER_PAUSE", "0.02")))
     deadline = time.monotonic() + 60
-    waiting = service.spool_status().waiting
+    waiting = service.spool.status().waiting
     while waiting and time.monotonic() < deadline:
-        waiting = service.flush_spool().waiting
+        waiting = service.spool.flush().waiting
         if waiting:
             time.sleep(0.5)
     print("flushed", waiting, flush=True)

@@ -53,7 +53,7 @@ def window(qtbot: QtBot, demo: MemoryService, clock: ManualClock) -> MainWindow:
 
 def find(service: MemoryService, needle: str) -> MemoryRecord:
     """The one record whose content contains `needle`."""
-    found = [r for r in service.list_memories() if needle in r.content]
+    found = [r for r in service.memories.list_memories() if needle in r.content]
     assert len(found) == 1, [r.content for r in found]
     return found[0]
 

@@ -24,10 +24,10 @@ def test_agents_list_writes_and_reads_and_pause_one_agent(
     """An MCP client's session appears as its own agent with what it read; Pause turns memory
     off for that agent (its new sessions too) and no other, Resume turns it on again."""
     scope = {"user": "alice", "project": "web-shop"}
-    demo.append_event(
+    demo.events.append_event(
         NewEvent(MCP_SESSION, "user", "user", scope, "Which package manager for web-shop?")
     )
-    demo.inject(scope, "Set up the web-shop build", 400, session=MCP_SESSION)
+    demo.retrieval.inject(scope, "Set up the web-shop build", 400, session=MCP_SESSION)
     qtbot.keyClick(window.nav, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
     assert window.stack.currentIndex() == AGENTS
     view = window.agents
@@ -42,20 +42,28 @@ def test_agents_list_writes_and_reads_and_pause_one_agent(
     qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert view.pause_button.isEnabled()
     qtbot.mouseClick(view.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "mcp" in demo.paused_agents(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "mcp" in demo.agents.paused(), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: view.pause_button.text().startswith("Resume"), timeout=TIMEOUT)
     # The pause covers the agent, not only its sessions so far: a new MCP session gets
     # nothing, with the reason in its snapshot; another agent's session still gets memory.
-    later = demo.inject(scope, "Set up the web-shop build", 400, session=MCP_SESSION + "-2").value
+    later = demo.retrieval.inject(
+        scope, "Set up the web-shop build", 400, session=MCP_SESSION + "-2"
+    ).value
     assert later.items == () and later.text == ""
-    dropped = demo.get_snapshot(later.snapshot_id).dropped
+    dropped = demo.retrieval.get_snapshot(later.snapshot_id).dropped
     assert [d.reason for d in dropped] == ["agent mcp is paused"]
-    assert demo.inject(scope, "Set up the web-shop build", 400, session="web-shop-ci").value.items
-    assert not demo.get_session(MCP_SESSION).opted_out  # the sessions themselves are untouched
+    assert demo.retrieval.inject(
+        scope, "Set up the web-shop build", 400, session="web-shop-ci"
+    ).value.items
+    assert not demo.events.get_session(
+        MCP_SESSION
+    ).opted_out  # the sessions themselves are untouched
     qtbot.mouseClick(view.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "mcp" not in demo.paused_agents(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "mcp" not in demo.agents.paused(), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: view.pause_button.text().startswith("Pause"), timeout=TIMEOUT)
-    again = demo.inject(scope, "Set up the web-shop build", 400, session=MCP_SESSION + "-3")
+    again = demo.retrieval.inject(
+        scope, "Set up the web-shop build", 400, session=MCP_SESSION + "-3"
+    )
     assert again.value.items
 
 
@@ -72,14 +80,16 @@ def test_agents_are_named_by_what_they_said_they_are(
     settings = ServerSettings(tmp_path, Scope.of(scope), "desk-webshop")
     gateway = Gateway(settings, opener=lambda _path: demo)
     gateway.get_context(Caller("claude-desktop", "0.9.2"), "which package manager?", 400, None)
-    qtbot.waitUntil(lambda: bool(demo.list_events(session="desk-webshop")), timeout=TIMEOUT)
-    demo.inject(scope, "cli call: package manager", 400, session="cli-webshop-7")
+    qtbot.waitUntil(lambda: bool(demo.events.list_events(session="desk-webshop")), timeout=TIMEOUT)
+    demo.retrieval.inject(scope, "cli call: package manager", 400, session="cli-webshop-7")
     memory = find(demo, "pnpm for every").id
     qtbot.waitUntil(
-        lambda: any(s == "desk-webshop" for _i, s, _t in demo.adoption_chain(memory).injections),
+        lambda: any(
+            s == "desk-webshop" for _i, s, _t in demo.memories.adoption_chain(memory).injections
+        ),
         timeout=TIMEOUT,
     )
-    qtbot.waitUntil(lambda: bool(demo.list_snapshots("cli-webshop-7")), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: bool(demo.retrieval.list_snapshots("cli-webshop-7")), timeout=TIMEOUT)
     window.refresh_all()
     qtbot.keyClick(window.nav, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
     view = window.agents

@@ -70,7 +70,7 @@ def test_export_writes_private_json(
     path = tmp_path / "memory-center-export.json"
     _export(qtbot, view, path, monkeypatch)
     written = json.loads(path.read_text(encoding="utf-8"))
-    expected = json.loads(json.dumps(demo.export_memories()))
+    expected = json.loads(json.dumps(demo.memories.export_memories()))
     assert written["memories"] == expected["memories"]
     assert _strip_time(written) == _strip_time(expected)
     assert written["memories"]
@@ -104,15 +104,15 @@ def test_import_into_same_store_merges(
 ) -> None:
     """Importing a store's own export merges every memory into the one already there."""
     path = tmp_path / "export.json"
-    count = len(demo.export_memories()["memories"])
+    count = len(demo.memories.export_memories()["memories"])
     view = _settings(qtbot, window)
     _export(qtbot, view, path, monkeypatch)
-    before = len(demo.list_memories())
+    before = len(demo.memories.list_memories())
     _import(qtbot, view, path, monkeypatch)
     qtbot.waitUntil(lambda: "imported" in window.message.text(), timeout=TIMEOUT)
     assert window.message.text().startswith(f"{count} imported: 0 suggested, ")
     assert f"{count} merged" in window.message.text()
-    assert len(demo.list_memories()) == before
+    assert len(demo.memories.list_memories()) == before
 
 
 def test_import_into_fresh_store_suggests(
@@ -134,7 +134,7 @@ def test_import_into_fresh_store_suggests(
     view = _settings(qtbot, other)
     _import(qtbot, view, path, monkeypatch)
     qtbot.waitUntil(lambda: "imported" in other.message.text(), timeout=TIMEOUT)
-    stored = second.list_memories()
+    stored = second.memories.list_memories()
     suggested = [r for r in stored if r.status.value in ("candidate", "quarantined")]
     assert suggested
     assert {r.content for r in stored} <= exported
@@ -156,7 +156,7 @@ def test_broken_file_changes_nothing(
     view = _settings(qtbot, window)
     shown: list[BaseException] = []
     monkeypatch.setattr(settings_module, "show_error", lambda _parent, exc: shown.append(exc))
-    revision = demo.revision()
+    revision = demo.events.revision()
     broken = tmp_path / "broken.json"
     broken.write_text("{ this is not json", encoding="utf-8")
     _import(qtbot, view, broken, monkeypatch)
@@ -167,7 +167,7 @@ def test_broken_file_changes_nothing(
     qtbot.waitUntil(lambda: len(shown) == 2, timeout=TIMEOUT)
     assert "document" in str(shown[1])
     qtbot.waitUntil(view.import_button.isEnabled, timeout=TIMEOUT)
-    assert demo.revision() == revision
+    assert demo.events.revision() == revision
 
 
 def test_hostile_file_is_one_error_and_changes_nothing(
@@ -182,7 +182,7 @@ def test_hostile_file_is_one_error_and_changes_nothing(
     view = _settings(qtbot, window)
     shown: list[BaseException] = []
     monkeypatch.setattr(settings_module, "show_error", lambda _parent, exc: shown.append(exc))
-    revision = demo.revision()
+    revision = demo.events.revision()
     head = b'{"format": "memory-center-export-v1", "memories": [{"content": '
     cases = {
         "deep.json": ("[" * 100_000 + "]" * 100_000).encode(),
@@ -197,4 +197,4 @@ def test_hostile_file_is_one_error_and_changes_nothing(
     assert "nested deeper" in str(shown[0])
     assert all("UTF-8" in str(exc) for exc in shown[1:])
     qtbot.waitUntil(view.import_button.isEnabled, timeout=TIMEOUT)
-    assert demo.revision() == revision
+    assert demo.events.revision() == revision

@@ -26,6 +26,6 @@ def test_badge_counts_the_store_before_the_queue_is_opened(
     qtbot.waitUntil(lambda: window.review.current_record() is not None, timeout=TIMEOUT)
     assert _badge(window).endswith("   7")
     # Another writer approves one suggestion and resolves a conflict: the badge follows.
-    demo.approve(find(demo, "squash-merges").id)
+    demo.review.approve(find(demo, "squash-merges").id)
     qtbot.waitUntil(lambda: _badge(window).endswith("   6"), timeout=TIMEOUT)
     assert "4 suggestions" in window.nav.item(REVIEW).toolTip()

@@ -147,18 +147,18 @@ def _data(service: MemoryService) -> str:
     """Every text that is the user's data (what people and agents said, scopes, names, ids,
     reasons the user typed), one string to look parts up in."""
     out: set[str] = set()
-    for r in service.list_memories():
+    for r in service.memories.list_memories():
         out.update({r.content, str(r.scope), r.id, r.speaker or ""})
-        for d in service.history(r.id):
+        for d in service.memories.history(r.id):
             out.add(d.actor)
             if d.action in USER_REASONS:
                 out.add(d.reason)
-    for s in service.list_sessions():
+    for s in service.events.list_sessions():
         out.add(s.id)
-        for e in service.list_events(session=s.id, limit=1000):
+        for e in service.events.list_events(session=s.id, limit=1000):
             out.update({e.text, e.id, e.by or "", str(e.scope)})
             out.update(str(v) for v in e.data.values() if isinstance(v, str))
-        out.update(snap.goal for snap in service.list_snapshots(s.id))
+        out.update(snap.goal for snap in service.retrieval.list_snapshots(s.id))
     return "\n".join(_squash(t) for t in out if t)
 
 

@@ -49,7 +49,7 @@ def test_purge_can_also_purge_the_source_events(
     panel = _show(qtbot, window, demo, "pnpm for every")
     record = panel.data.record  # type: ignore[union-attr]
     source_ids = list(record.source_event_ids)
-    assert demo.get_events(source_ids)[0].text
+    assert demo.events.get_events(source_ids)[0].text
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
     dialog = panel.active_dialog
     assert isinstance(dialog, DeleteDialog)
@@ -63,8 +63,10 @@ def test_purge_can_also_purge_the_source_events(
     assert "Source event now:" in dialog.intro.text()
     qtbot.keyClicks(dialog.reason, "asked to forget")
     qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: demo.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT)
-    events = demo.get_events(source_ids)
+    qtbot.waitUntil(
+        lambda: demo.memories.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT
+    )
+    events = demo.events.get_events(source_ids)
     assert all(e.redacted and "pnpm" not in e.text for e in events)
 
 
@@ -74,7 +76,7 @@ def test_a_deleted_memory_can_be_purged_later(
     """#43 item 7: deleted without purge, the text stays "until purged"; the detail panel
     offers that purge (the button is not greyed) and it destroys the text."""
     record = find(demo, "pnpm for every")
-    demo.delete(record.id, reason="no longer true")
+    demo.review.delete(record.id, reason="no longer true")
     panel = _show(qtbot, window, demo, "pnpm for every")
     qtbot.waitUntil(lambda: panel.delete_button.isEnabled(), timeout=TIMEOUT)
     assert panel.delete_button.text() == "Purge…"
@@ -85,7 +87,7 @@ def test_a_deleted_memory_can_be_purged_later(
     assert dialog.purge.isChecked() and not dialog.purge.isEnabled()
     qtbot.keyClicks(dialog.reason, "purge it")
     qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: demo.tombstone(record.id).purged, timeout=TIMEOUT)
-    assert "pnpm" not in demo.get_memory(record.id).content
+    qtbot.waitUntil(lambda: demo.memories.tombstone(record.id).purged, timeout=TIMEOUT)
+    assert "pnpm" not in demo.memories.get_memory(record.id).content
     qtbot.waitUntil(lambda: "purged" in window.message.text(), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: not panel.delete_button.isEnabled(), timeout=TIMEOUT)

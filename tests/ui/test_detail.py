@@ -90,12 +90,17 @@ def test_exclude_from_a_session(qtbot: QtBot, window: MainWindow, demo: MemorySe
     dialog._check()  # type: ignore[union-attr]
     record = find(demo, "pnpm for every")
     qtbot.waitUntil(
-        lambda: any(d.action == "exclude" for d in demo.history(record.id)), timeout=TIMEOUT
+        lambda: any(d.action == "exclude" for d in demo.memories.history(record.id)),
+        timeout=TIMEOUT,
     )
     shop = {"user": "alice", "project": "web-shop"}
-    injected = demo.inject(shop, "which package manager", 400, session="web-shop-ci").value
+    injected = demo.retrieval.inject(
+        shop, "which package manager", 400, session="web-shop-ci"
+    ).value
     assert all(i.memory_id != record.id for i in injected.items)
-    elsewhere = demo.inject(shop, "which package manager pnpm", 400, session="other").value
+    elsewhere = demo.retrieval.inject(
+        shop, "which package manager pnpm", 400, session="other"
+    ).value
     assert any(i.memory_id == record.id for i in elsewhere.items)
 
 
@@ -121,8 +126,10 @@ def test_delete_keeps_a_tombstone(qtbot: QtBot, window: MainWindow, demo: Memory
     assert dialog.isVisible()  # a reason is required  # type: ignore[union-attr]
     dialog.reason.setText("no longer true")  # type: ignore[union-attr]
     dialog._check()  # type: ignore[union-attr]
-    qtbot.waitUntil(lambda: demo.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT)
-    stone = demo.tombstone(record.id)
+    qtbot.waitUntil(
+        lambda: demo.memories.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT
+    )
+    stone = demo.memories.tombstone(record.id)
     assert stone.reason == "no longer true" and not stone.purged
 
 
@@ -137,11 +144,13 @@ def test_purge_destroys_the_content(qtbot: QtBot, window: MainWindow, demo: Memo
     assert "all 1 revision;" in text and "2 recorded model calls;" in text
     dialog.reason.setText("GDPR request")  # type: ignore[union-attr]
     dialog._check()  # type: ignore[union-attr]
-    qtbot.waitUntil(lambda: demo.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT)
-    assert demo.tombstone(record.id).purged
-    assert demo.get_memory(record.id).content == ""
+    qtbot.waitUntil(
+        lambda: demo.memories.get_memory(record.id).status.value == "deleted", timeout=TIMEOUT
+    )
+    assert demo.memories.tombstone(record.id).purged
+    assert demo.memories.get_memory(record.id).content == ""
     with pytest.raises(NotFoundError):
-        demo.get_memory("mem_does_not_exist")
+        demo.memories.get_memory("mem_does_not_exist")
 
 
 def test_exclude_then_undo_includes_again(
@@ -156,12 +165,17 @@ def test_exclude_then_undo_includes_again(
     record = find(demo, "pnpm for every")
     qtbot.waitUntil(lambda: window.undo_button.isVisibleTo(window), timeout=TIMEOUT)
     shop = {"user": "alice", "project": "web-shop"}
-    injected = demo.inject(shop, "which package manager pnpm", 400, session="web-shop-ci").value
+    injected = demo.retrieval.inject(
+        shop, "which package manager pnpm", 400, session="web-shop-ci"
+    ).value
     assert all(i.memory_id != record.id for i in injected.items)
     window.undo_button.click()
     qtbot.waitUntil(
-        lambda: any(d.action == "undo_exclude" for d in demo.history(record.id)), timeout=TIMEOUT
+        lambda: any(d.action == "undo_exclude" for d in demo.memories.history(record.id)),
+        timeout=TIMEOUT,
     )
-    again = demo.inject(shop, "which package manager pnpm", 400, session="web-shop-ci").value
+    again = demo.retrieval.inject(
+        shop, "which package manager pnpm", 400, session="web-shop-ci"
+    ).value
     assert any(i.memory_id == record.id for i in again.items)
     qtbot.waitUntil(lambda: "Undone" in window.message.text(), timeout=TIMEOUT)

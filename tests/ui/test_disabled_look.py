@@ -60,7 +60,7 @@ def test_delete_on_a_deleted_memory_is_grey(
     button = panel.delete_button
     assert button.isEnabled()
     assert any(_near(p, LIGHT["danger"]) for p in _pixels(button.grab().toImage()))
-    demo.delete(find(demo, "pnpm for every").id, reason="test", purge=True)
+    demo.review.delete(find(demo, "pnpm for every").id, reason="test", purge=True)
     qtbot.waitUntil(lambda: not button.isEnabled(), timeout=TIMEOUT)
     assert not any(_near(p, LIGHT["danger"]) for p in _pixels(button.grab().toImage()))
 

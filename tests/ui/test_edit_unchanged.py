@@ -20,11 +20,11 @@ def test_edit_without_a_change_approves_and_writes_no_revision(
     view = _open_review(qtbot, window)
     _select(qtbot, view, "terse replies")
     target = find(demo, "terse replies")
-    revisions_before = len(demo.revisions(target.id))
+    revisions_before = len(demo.memories.revisions(target.id))
     qtbot.keyClick(view.list, Qt.Key.Key_E)
     qtbot.waitUntil(lambda: isinstance(QApplication.focusWidget(), QPlainTextEdit), timeout=TIMEOUT)
     editor = QApplication.focusWidget()
     qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: status_of(demo, "terse replies") == "active", timeout=TIMEOUT)
-    assert len(demo.revisions(target.id)) == revisions_before
-    assert demo.get_memory(target.id).content == target.content
+    assert len(demo.memories.revisions(target.id)) == revisions_before
+    assert demo.memories.get_memory(target.id).content == target.content

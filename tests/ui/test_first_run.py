@@ -48,7 +48,7 @@ def _start(
 
 def _memories(starter: Starter) -> list[object]:
     service: MemoryService = starter.main_window.service
-    return list(service.list_memories())
+    return list(service.memories.list_memories())
 
 
 def test_first_run_offers_the_demo_as_a_separate_store(

@@ -127,7 +127,7 @@ def test_gui_adapters_import_the_fixtures(service: MemoryService) -> None:
     )
     assert seen[0] == (0, 2) and seen[-1] == (2, 2)
     assert text.startswith("Imported ") and "in 2 sessions" in text
-    events = service.list_events(session="claude-code:7f3c2a10-4b8e-4d2a-9c61-0e5b8f2d9a11")
+    events = service.events.list_events(session="claude-code:7f3c2a10-4b8e-4d2a-9c61-0e5b8f2d9a11")
     assert events and all(e.scope.get("user") == "alice" for e in events)
     again = importers["Claude Code transcripts"](
         service, FIXTURES / "claude_code", lambda d, t: None, lambda: False

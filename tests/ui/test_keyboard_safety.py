@@ -15,7 +15,7 @@ from ui.main_window import MainWindow
 
 
 def _candidates(service: MemoryService) -> set[str]:
-    return {r.id for r in service.list_memories() if r.status.value == "candidate"}
+    return {r.id for r in service.memories.list_memories() if r.status.value == "candidate"}
 
 
 def test_typing_a_sentence_in_the_edit_dialog_approves_nothing_else(
@@ -56,7 +56,7 @@ def test_reject_dialog_types_its_reason_and_enter_submits(
     assert _candidates(demo) == before
     qtbot.keyClick(field, Qt.Key.Key_Return)
     wait_status(qtbot, demo, "squash-merges", "rejected")
-    history = demo.history(find(demo, "squash-merges").id)
+    history = demo.memories.history(find(demo, "squash-merges").id)
     assert history[-1].reason == "a ser"
 
 

@@ -37,7 +37,7 @@ def test_window_follows_changes_made_elsewhere(
     """R30: a memory committed by another writer appears without a restart."""
     qtbot.waitUntil(lambda: window.bus.revision > 0, timeout=TIMEOUT)
     before = window.timeline.model.item_count
-    demo.remember({"user": "zoe"}, "Remember that Zoe likes tabs over spaces.")
+    demo.memories.remember({"user": "zoe"}, "Remember that Zoe likes tabs over spaces.")
     qtbot.waitUntil(lambda: window.timeline.model.item_count == before + 1, timeout=4000)
     model = window.timeline.model
     contents = [getattr(model.item_at(r), "content", "") for r in range(model.rowCount())]
@@ -52,7 +52,7 @@ def test_hidden_views_only_mark_themselves_dirty(
     qtbot.waitUntil(lambda: window.sessions.sessions.rowCount() > 0, timeout=TIMEOUT)
     window.nav.setCurrentRow(0)
     qtbot.waitUntil(lambda: window.bus.revision > 0, timeout=TIMEOUT)
-    demo.append_event(
+    demo.events.append_event(
         NewEvent(session="new-one", actor="user", trust="user", scope={"user": "a"}, text="hello")
     )
     qtbot.waitUntil(lambda: window.sessions.dirty, timeout=4000)
@@ -64,7 +64,7 @@ def test_event_model_passes_the_model_tester(
     qtbot: QtBot, service: MemoryService, clock: ManualClock
 ) -> None:
     """The lazily paged event model obeys Qt's item-model contract, including fetchMore."""
-    service.append_events(
+    service.events.append_events(
         [
             NewEvent(session="s", actor="user", trust="user", scope={"user": "a"}, text=f"e{i}")
             for i in range(450)
@@ -74,7 +74,7 @@ def test_event_model_passes_the_model_tester(
     qtbot.addWidget(window)
     model = EventTableModel(window.tasks)
     model.load(
-        lambda before, limit: service.list_events(
+        lambda before, limit: service.events.list_events(
             before_position=before, limit=limit, newest_first=True
         )
     )

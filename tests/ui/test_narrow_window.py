@@ -67,9 +67,9 @@ def test_scope_column_leads_with_the_most_specific_key(
         "project": "webshop-frontend-redesign",
         "environment": "staging-eu-west",
     }
-    demo.remember(long_scope, "The redesign ships behind the beta flag.")
+    demo.memories.remember(long_scope, "The redesign ships behind the beta flag.")
     window.refresh_all()
-    mine = next(r for r in demo.list_memories() if "beta flag" in r.content)
+    mine = next(r for r in demo.memories.list_memories() if "beta flag" in r.content)
     dialog = ScopeDialog(mine, window, allow_any=True)
     qtbot.addWidget(dialog)
     dialog.show()

@@ -50,7 +50,7 @@ def test_badge_counts_waiting_changes_and_goes_when_the_server_returns(
     pg_crash_server.stop("immediate")
     for text in ("first", "second"):
         with pytest.raises(WriteSpooledError):
-            service.append_event(_event(text))
+            service.events.append_event(_event(text))
     badge = win.offline_badge
     qtbot.waitUntil(
         lambda: badge.isVisible() and badge.text() == "offline, 2 changes waiting",
@@ -63,7 +63,7 @@ def test_badge_counts_waiting_changes_and_goes_when_the_server_returns(
     pg_crash_server.restart()
     # The window's poll finds the server again and applies what waited.
     qtbot.waitUntil(lambda: not badge.isVisible(), timeout=TIMEOUT)
-    assert [e.text for e in service.list_events(session="s")] == ["first", "second"]
+    assert [e.text for e in service.events.list_events(session="s")] == ["first", "second"]
     win.close()
     service.close()
 
@@ -72,7 +72,7 @@ def test_another_machines_change_reaches_the_window_without_the_poll(
     qtbot: QtBot, pg_crash_url: str, tmp_path: Path
 ) -> None:
     other = _open(tmp_path / "a", pg_crash_url)
-    raw, code = other.invite_member("bob").value
+    raw, code = other.team.invite_member("bob").value
     MemoryService.join(
         tmp_path / "b", raw, code, passphrase=PASSPHRASE, prefer_keyring=False
     ).close()
@@ -80,7 +80,7 @@ def test_another_machines_change_reaches_the_window_without_the_poll(
     win = _window(qtbot, service)
     win.poll.stop()  # only the LISTEN waiter is left to notice
     with qtbot.waitSignal(win.bus.changes_applied, timeout=TIMEOUT) as seen:
-        other.remember({"user": "ann"}, "The garden hose is behind the garage")
+        other.memories.remember({"user": "ann"}, "The garden hose is behind the garage")
     changes, initiator = seen.args
     assert initiator is None and changes.memory_ids
     win.close()

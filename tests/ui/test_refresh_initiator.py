@@ -39,7 +39,7 @@ def test_a_view_skips_reloading_for_its_own_change(
     qtbot: QtBot, window: MainWindow, demo: MemoryService
 ) -> None:
     target = find(demo, "terse replies")
-    demo.approve(target.id)
+    demo.review.approve(target.id)
     actor = _Counting(window.ctx, own_shown=True)
     bystander = _Counting(window.ctx, own_shown=True)
     default = _Counting(window.ctx, own_shown=False)
@@ -51,7 +51,7 @@ def test_a_view_skips_reloading_for_its_own_change(
     actor.button.clicked.connect(lambda: disable_memory(window.ctx, target.id).run(actor))
     qtbot.mouseClick(actor.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bystander.reloads == 1, timeout=TIMEOUT)
-    assert demo.get_memory(target.id).status.value == "disabled"
+    assert demo.memories.get_memory(target.id).status.value == "disabled"
     assert actor.reloads == 0  # it made the change and shows it already
     assert default.reloads == 1  # a view that does not say so reloads as before
 
@@ -74,10 +74,10 @@ def test_the_sessions_view_shows_its_own_opt_out_without_reloading(
     state = model.index(row, 3)
     qtbot.waitUntil(lambda: model.data(state) == "opted out", timeout=TIMEOUT)
     qtbot.waitUntil(lambda: "Memory is off" in window.message.text(), timeout=TIMEOUT)
-    assert demo.get_session("web-shop-ci").opted_out
+    assert demo.events.get_session("web-shop-ci").opted_out
     assert resets == []
     # Another writer (here: the engine directly, as a second process would) turns it on again.
-    demo.set_session_opt_out("web-shop-ci", False)
+    demo.events.set_session_opt_out("web-shop-ci", False)
     qtbot.waitUntil(lambda: bool(resets), timeout=TIMEOUT)
     qtbot.waitUntil(
         lambda: model.data(model.index(model.row_of("web-shop-ci"), 3)) == "on", timeout=TIMEOUT

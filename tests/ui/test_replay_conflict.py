@@ -16,7 +16,7 @@ def test_replay_marks_contradicting_memories(
 ) -> None:
     """Carol's deploy call was given both staging regions: the replay says they contradict,
     and each links to the other."""
-    regions = [r for r in demo.list_memories() if "Staging for checkout" in r.content]
+    regions = [r for r in demo.memories.list_memories() if "Staging for checkout" in r.content]
     assert len(regions) == 2 and regions[0].conflict_set == regions[1].conflict_set
     window.nav.setCurrentRow(SESSIONS)
     view = window.sessions
@@ -32,6 +32,6 @@ def test_replay_marks_contradicting_memories(
     assert text.count("contradicts another memory here") == 2
     for r in regions:
         assert f"memory:{r.id}" in text
-    replay = demo.replay(str(view.snapshot_box.currentData()))
+    replay = demo.retrieval.replay(str(view.snapshot_box.currentData()))
     marked = {i.memory_id for i in replay.items if "conflict" in i.marks}
     assert marked == {r.id for r in regions}

@@ -33,7 +33,7 @@ def _replay(qtbot: QtBot, window: MainWindow, snapshot_id: str, expected: str) -
 def test_the_replay_names_the_mode_the_call_used(
     qtbot: QtBot, window: MainWindow, demo: MemoryService
 ) -> None:
-    full = demo.inject(SCOPE, "how do we deploy", 400, session=SESSION).value
+    full = demo.retrieval.inject(SCOPE, "how do we deploy", 400, session=SESSION).value
     _replay(qtbot, window, full.snapshot_id, f"Memory found by: {mode_text(full.mode)}")
     assert full.mode in ("hybrid", "keyword")
     # The user switches memory off for the session (the switch on its page); the agent's
@@ -41,8 +41,8 @@ def test_the_replay_names_the_mode_the_call_used(
     view = window.sessions
     assert not view.opt_out.isChecked()
     view.opt_out.click()
-    qtbot.waitUntil(lambda: demo.get_session(SESSION).opted_out, timeout=TIMEOUT)
-    off = demo.inject(SCOPE, "how do we deploy", 400, session=SESSION).value
+    qtbot.waitUntil(lambda: demo.events.get_session(SESSION).opted_out, timeout=TIMEOUT)
+    off = demo.retrieval.inject(SCOPE, "how do we deploy", 400, session=SESSION).value
     assert off.mode == "opted_out"
     text = _replay(
         qtbot, window, off.snapshot_id, "Memory found by: no memory: this session opted out"
@@ -60,8 +60,8 @@ def test_the_replay_warnings_are_readable_in_the_dark_theme(
     (before, dark brown on the dark background, and light text on a cream highlight)."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
-    demo.set_session_opt_out(SESSION, True)
-    off = demo.inject(SCOPE, "how do we deploy", 400, session=SESSION).value
+    demo.events.set_session_opt_out(SESSION, True)
+    off = demo.retrieval.inject(SCOPE, "how do we deploy", 400, session=SESSION).value
     try:
         apply_style(app, dark=True)
         text = _replay(qtbot, window, off.snapshot_id, "no memory: this session opted out")

@@ -89,7 +89,7 @@ def test_edit_then_approve(qtbot: QtBot, window: MainWindow, demo: MemoryService
     dialog._check()  # type: ignore[union-attr]
     wait_status(qtbot, demo, "diffs only", "active")
     record = find(demo, "diffs only")
-    assert len(demo.revisions(record.id)) == 2
+    assert len(demo.memories.revisions(record.id)) == 2
 
 
 def test_change_scope_then_approve(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
@@ -113,7 +113,7 @@ def test_reject_with_reason(qtbot: QtBot, window: MainWindow, demo: MemoryServic
     dialog.reason.setText("we rebase instead")  # type: ignore[union-attr]
     dialog._check()  # type: ignore[union-attr]
     wait_status(qtbot, demo, "squash-merges", "rejected")
-    history = demo.history(find(demo, "squash-merges").id)
+    history = demo.memories.history(find(demo, "squash-merges").id)
     assert any(d.action == "reject" and d.reason == "we rebase instead" for d in history)
 
 
@@ -127,9 +127,11 @@ def test_conflict_keep_this(qtbot: QtBot, window: MainWindow, demo: MemoryServic
     assert len(view.keep_buttons) == 2
     view.keep_buttons[0].click()
     kept, other = members[0], members[1]
-    qtbot.waitUntil(lambda: demo.get_memory(other.id).status.value == "superseded", timeout=TIMEOUT)
-    assert demo.get_memory(other.id).superseded_by == kept.id
-    assert "conflict" not in demo.get_memory(kept.id).flags
+    qtbot.waitUntil(
+        lambda: demo.memories.get_memory(other.id).status.value == "superseded", timeout=TIMEOUT
+    )
+    assert demo.memories.get_memory(other.id).superseded_by == kept.id
+    assert "conflict" not in demo.memories.get_memory(kept.id).flags
     assert status_of(demo, kept.content) == "active"
 
 
@@ -144,7 +146,7 @@ def test_conflict_marks_differing_words_and_hides_the_action_bar(
     qtbot.waitUntil(lambda: view.stack.currentIndex() == 2, timeout=TIMEOUT)
     assert not view.action_bar.isVisible()
     members = view.model.entry(rows[0]).conflict  # type: ignore[union-attr]
-    stored = [demo.get_memory(m.id) for m in members]
+    stored = [demo.memories.get_memory(m.id) for m in members]
     assert all("conflict" in r.flags for r in stored)
     texts = [lab.text() for lab in view.conflict_page.findChildren(QLabel, "ConflictText")]
     assert len(texts) == 2 and all("#ffe082" in t for t in texts)
@@ -177,12 +179,12 @@ def test_conflict_keep_both(qtbot: QtBot, window: MainWindow, demo: MemoryServic
     view.keep_both_button.click()
 
     def settled() -> bool:
-        stored = [demo.get_memory(r.id) for r in members]
+        stored = [demo.memories.get_memory(r.id) for r in members]
         return all("conflict" not in s.flags for s in stored)
 
     qtbot.waitUntil(settled, timeout=TIMEOUT)
     for r in members:
-        stored = demo.get_memory(r.id)
+        stored = demo.memories.get_memory(r.id)
         assert stored.status.value == "active"
         assert stored.scope == r.scope
     ids = {r.id for r in members}
@@ -210,10 +212,10 @@ def test_conflict_split_by_scope(qtbot: QtBot, window: MainWindow, demo: MemoryS
     dialog._check()
     first, second = members[0], members[1]
     qtbot.waitUntil(
-        lambda: demo.get_memory(first.id).scope.get("environment") == "eu", timeout=TIMEOUT
+        lambda: demo.memories.get_memory(first.id).scope.get("environment") == "eu", timeout=TIMEOUT
     )
     for r, env in ((first, "eu"), (second, "us")):
-        stored = demo.get_memory(r.id)
+        stored = demo.memories.get_memory(r.id)
         assert stored.status.value == "active"
         assert "conflict" not in stored.flags
         assert dict(stored.scope.items()) == {**dict(r.scope.items()), "environment": env}

@@ -22,7 +22,7 @@ def test_edit_and_approve_publishes_one_change_set(
     target = find(demo, "terse replies")
     published: list[Changes] = []
     window.bus.changes_applied.connect(lambda changes, _who: published.append(changes))
-    before = demo.revision()
+    before = demo.events.revision()
     qtbot.keyClick(view.list, Qt.Key.Key_E)
     qtbot.waitUntil(lambda: isinstance(QApplication.focusWidget(), QPlainTextEdit), timeout=TIMEOUT)
     editor = QApplication.focusWidget()
@@ -32,8 +32,8 @@ def test_edit_and_approve_publishes_one_change_set(
     qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: status_of(demo, "terse replies") == "active", timeout=TIMEOUT)
     qtbot.waitUntil(lambda: any(target.id in c.memory_ids for c in published), timeout=TIMEOUT)
-    assert demo.revision() == before + 1
-    assert len(demo.changes_since(before)) == 1
-    assert demo.get_memory(target.id).content.endswith("Short answers first.")
+    assert demo.events.revision() == before + 1
+    assert len(demo.events.changes_since(before)) == 1
+    assert demo.memories.get_memory(target.id).content.endswith("Short answers first.")
     mine = [c for c in published if target.id in c.memory_ids]
     assert len(mine) == 1 and mine[0].revision == before + 1

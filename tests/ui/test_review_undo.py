@@ -26,7 +26,7 @@ def test_approve_then_undo_from_the_status_bar(
     qtbot.waitUntil(window.undo_button.isVisible, timeout=TIMEOUT)
     qtbot.mouseClick(window.undo_button, Qt.MouseButton.LeftButton)
     wait_status(qtbot, demo, "squash-merges", "candidate")
-    actions = [d.action for d in demo.history(find(demo, "squash-merges").id)]
+    actions = [d.action for d in demo.memories.history(find(demo, "squash-merges").id)]
     assert actions[-2:] == ["approve", "undo_approve"]
     qtbot.waitUntil(lambda: "Undone" in window.message.text(), timeout=TIMEOUT)
 
@@ -88,4 +88,4 @@ def test_quarantine_then_undo(qtbot: QtBot, window: MainWindow, demo: MemoryServ
     qtbot.waitUntil(window.undo_button.isVisible, timeout=TIMEOUT)
     qtbot.mouseClick(window.undo_button, Qt.MouseButton.LeftButton)
     wait_status(qtbot, demo, "pnpm for every", "active")
-    assert demo.history(find(demo, "pnpm for every").id)[-1].action == "undo_quarantine"
+    assert demo.memories.history(find(demo, "pnpm for every").id)[-1].action == "undo_quarantine"

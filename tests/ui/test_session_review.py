@@ -23,10 +23,10 @@ SAID = (
 def _session(service: MemoryService, session: str = SESSION, said: tuple[str, ...] = SAID) -> None:
     """A session whose extraction leaves one suggestion per thing the user said."""
     for text in said:
-        service.append_event(
+        service.events.append_event(
             NewEvent(session, Actor.USER, TrustLevel.USER, {"user": "alice"}, text)
         )
-    service.extract(session)
+    service.memories.extract(session)
     assert all(status_of(service, text) == "candidate" for text in said)
 
 

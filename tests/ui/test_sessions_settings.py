@@ -33,10 +33,10 @@ def test_opt_out_switch(qtbot: QtBot, window: MainWindow, demo: MemoryService) -
     view = window.sessions
     assert not view.opt_out.isChecked()
     view.opt_out.click()
-    qtbot.waitUntil(lambda: demo.get_session("web-shop-ci").opted_out, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: demo.events.get_session("web-shop-ci").opted_out, timeout=TIMEOUT)
     qtbot.waitUntil(lambda: "Memory is off" in window.message.text(), timeout=TIMEOUT)
     view.opt_out.click()
-    qtbot.waitUntil(lambda: not demo.get_session("web-shop-ci").opted_out, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not demo.events.get_session("web-shop-ci").opted_out, timeout=TIMEOUT)
 
 
 def test_rotate_key_with_progress(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
@@ -44,14 +44,14 @@ def test_rotate_key_with_progress(qtbot: QtBot, window: MainWindow, demo: Memory
     window.nav.setCurrentRow(3)
     view = window.settings
     qtbot.waitUntil(lambda: bool(view.values["active"].text()), timeout=TIMEOUT)
-    old = demo.key_info().active_key_id
+    old = demo.keys.info().active_key_id
     view.key.rotate_button.click()
     assert view.key.rotate_confirmation is not None
     view.key.rotate_confirmation.button(QMessageBox.StandardButton.Ok).click()
-    qtbot.waitUntil(lambda: demo.key_info().active_key_id != old, timeout=10_000)
+    qtbot.waitUntil(lambda: demo.keys.info().active_key_id != old, timeout=10_000)
     qtbot.waitUntil(lambda: "Key rotated" in window.message.text(), timeout=10_000)
     qtbot.waitUntil(lambda: view.values["active"].text() != old, timeout=TIMEOUT)
-    assert len(demo.list_memories()) == 14
+    assert len(demo.memories.list_memories()) == 14
 
 
 def test_language_choice_is_remembered(qtbot: QtBot, window: MainWindow) -> None:

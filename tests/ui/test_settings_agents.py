@@ -149,7 +149,7 @@ def test_capture_records_a_session_started_after_it_was_turned_on(
     capture = agents_window.ctx.connectors.capture
     assert capture is not None
     qtbot.waitUntil(
-        lambda: demo.capture_totals().get("claude-code", (0, 0))[0] == 2, timeout=TIMEOUT
+        lambda: demo.events.capture_totals().get("claude-code", (0, 0))[0] == 2, timeout=TIMEOUT
     )
     assert demo.status().event_count == before  # history was not imported
     new = folders["claude-code"] / "-home-alice-projects-webshop"

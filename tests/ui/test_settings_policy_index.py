@@ -23,7 +23,7 @@ def _open_settings(qtbot: QtBot, window: MainWindow) -> SettingsView:
 def test_policy_form_shows_the_stored_settings(qtbot: QtBot, window: MainWindow) -> None:
     """The form starts from what the store holds, and nothing is pending."""
     view = _open_settings(qtbot, window)
-    stored = window.service.policy_settings()
+    stored = window.service.policy.settings()
     assert view.policy.inferred_ttl.value() == pytest.approx(stored.inferred_ttl_days)
     assert view.policy.candidate_ttl.value() == pytest.approx(stored.candidate_ttl_days)
     assert view.policy.review_statements.isChecked() == stored.review_user_statements
@@ -37,16 +37,16 @@ def test_apply_writes_the_policy(qtbot: QtBot, window: MainWindow, demo: MemoryS
     view = _open_settings(qtbot, window)
     view.policy.inferred_ttl.setValue(7)
     view.policy.candidate_ttl.setValue(45.5)
-    view.policy.review_statements.setChecked(not demo.policy_settings().review_user_statements)
+    view.policy.review_statements.setChecked(not demo.policy.settings().review_user_statements)
     view.policy.quarantine_untrusted.setChecked(False)
     view.policy.confirm_kinds["global"].setChecked(True)
     view.policy.confirm_kinds["org"].setChecked(True)
     view.policy.pii_action.setCurrentIndex(view.policy.pii_action.findData("redact"))
     assert view.policy.apply_policy_button.isEnabled()
-    before = demo.policy_settings().review_user_statements
+    before = demo.policy.settings().review_user_statements
     view.policy.apply_policy_button.click()
-    qtbot.waitUntil(lambda: demo.policy_settings().inferred_ttl_days == 7.0, timeout=TIMEOUT)
-    stored = demo.policy_settings()
+    qtbot.waitUntil(lambda: demo.policy.settings().inferred_ttl_days == 7.0, timeout=TIMEOUT)
+    stored = demo.policy.settings()
     assert stored.candidate_ttl_days == 45.5
     assert stored.review_user_statements is (not before)
     assert stored.untrusted_as_quarantine is False
@@ -57,14 +57,14 @@ def test_apply_writes_the_policy(qtbot: QtBot, window: MainWindow, demo: MemoryS
     qtbot.waitUntil(lambda: not view.policy.apply_policy_button.isEnabled(), timeout=TIMEOUT)
     view.policy.confirm_kinds["global"].setChecked(False)
     view.policy.apply_policy_button.click()
-    qtbot.waitUntil(lambda: demo.policy_settings().confirm_scope_kinds == ("org",), timeout=TIMEOUT)
-    assert demo.policy_settings().confirm_global is False
+    qtbot.waitUntil(lambda: demo.policy.settings().confirm_scope_kinds == ("org",), timeout=TIMEOUT)
+    assert demo.policy.settings().confirm_global is False
 
 
 def test_revert_drops_unsaved_edits(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
     """Revert shows the stored policy again and writes nothing."""
     view = _open_settings(qtbot, window)
-    stored = demo.policy_settings()
+    stored = demo.policy.settings()
     view.policy.inferred_ttl.setValue(stored.inferred_ttl_days + 3)
     assert view.policy.revert_policy_button.isEnabled()
     view.policy.revert_policy_button.click()
@@ -73,7 +73,7 @@ def test_revert_drops_unsaved_edits(qtbot: QtBot, window: MainWindow, demo: Memo
         timeout=TIMEOUT,
     )
     assert not view.policy.apply_policy_button.isEnabled()
-    assert demo.policy_settings() == stored
+    assert demo.policy.settings() == stored
 
 
 def test_policy_changed_elsewhere_refreshes_the_form(
@@ -81,7 +81,7 @@ def test_policy_changed_elsewhere_refreshes_the_form(
 ) -> None:
     """A change made by another writer (the CLI) shows up through the change feed."""
     view = _open_settings(qtbot, window)
-    demo.update_policy_settings(candidate_ttl_days=12.0, confirm_scope_kinds=["project"])
+    demo.policy.update_settings(candidate_ttl_days=12.0, confirm_scope_kinds=["project"])
     qtbot.waitUntil(
         lambda: view.policy.candidate_ttl.value() == pytest.approx(12.0), timeout=TIMEOUT
     )
@@ -98,20 +98,20 @@ def test_refused_setting_goes_to_the_error_dialog(
     shown: list[BaseException] = []
     monkeypatch.setattr(module, "show_error", lambda _parent, exc: shown.append(exc))
     view = _open_settings(qtbot, window)
-    stored = demo.policy_settings()
+    stored = demo.policy.settings()
     monkeypatch.setattr(
         view.policy, "_policy_form", lambda: {**stored.to_dict(), "pii_action": "shout"}
     )
     view.policy.apply_policy()
     qtbot.waitUntil(lambda: bool(shown), timeout=TIMEOUT)
     assert "pii_action" in str(shown[0])
-    assert demo.policy_settings() == stored
+    assert demo.policy.settings() == stored
 
 
 def test_index_status_and_rebuild(qtbot: QtBot, window: MainWindow, demo: MemoryService) -> None:
     """The group shows index_status(); Rebuild indexes rebuilds them with a busy indicator."""
     view = _open_settings(qtbot, window)
-    status = demo.index_status()
+    status = demo.index.status()
     assert view.values["keywords"].text() == str(status["keyword_documents"])
     vector = status["vector"]
     assert isinstance(vector, dict)
@@ -123,7 +123,7 @@ def test_index_status_and_rebuild(qtbot: QtBot, window: MainWindow, demo: Memory
     assert view.index.index_working and view.index.index_busy.isVisible()
     qtbot.waitUntil(lambda: "Indexes rebuilt" in window.message.text(), timeout=10_000)
     assert not view.index.index_working and not view.index.index_busy.isVisible()
-    assert view.values["vectors"].text() == str(demo.index_status()["vector"]["vectors"])  # type: ignore[index]
+    assert view.values["vectors"].text() == str(demo.index.status()["vector"]["vectors"])  # type: ignore[index]
 
 
 def test_use_embedder_switches_and_rebuilds(
@@ -137,9 +137,9 @@ def test_use_embedder_switches_and_rebuilds(
     qtbot.waitUntil(
         lambda: "Now searching with Word hashing" in window.message.text(), timeout=20_000
     )
-    vector = demo.index_status()["vector"]
+    vector = demo.index.status()["vector"]
     assert isinstance(vector, dict) and str(vector["embedder"]).startswith("hashing@")
-    assert vector["vectors"] == demo.index_status()["active_memories"]
+    assert vector["vectors"] == demo.index.status()["active_memories"]
     qtbot.waitUntil(
         lambda: view.values["embedder"].text() == embedder_title("hashing"), timeout=TIMEOUT
     )
@@ -160,14 +160,14 @@ def test_unavailable_embedder_is_reported(
     def missing(_name: str) -> object:
         raise ResourceUnavailableError("the embedder needs a package that is not installed")
 
-    monkeypatch.setattr(demo, "set_embedder", missing)
+    monkeypatch.setattr(demo.index, "set_embedder", missing)
     view = _open_settings(qtbot, window)
-    before = demo.index_status()["vector"]
+    before = demo.index.status()["vector"]
     view.index.use_embedder_button.click()
     qtbot.waitUntil(lambda: bool(shown), timeout=TIMEOUT)
     assert isinstance(shown[0], ResourceUnavailableError)
     assert not view.index.index_working
-    assert demo.index_status()["vector"] == before
+    assert demo.index.status()["vector"] == before
 
 
 def test_conversation_windows_switch_off_and_on(
@@ -179,7 +179,7 @@ def test_conversation_windows_switch_off_and_on(
     assert box.isEnabled() and box.isChecked()
     box.click()
     qtbot.waitUntil(lambda: "Conversation windows off" in window.message.text(), timeout=TIMEOUT)
-    vector = demo.index_status()["vector"]
+    vector = demo.index.status()["vector"]
     assert isinstance(vector, dict)
     assert vector["windows_enabled"] is False and vector["windows"] == 0
     qtbot.waitUntil(lambda: view.values["windows"].text() == "off", timeout=TIMEOUT)
@@ -187,7 +187,7 @@ def test_conversation_windows_switch_off_and_on(
     box.click()
     qtbot.waitUntil(lambda: "Conversation windows on" in window.message.text(), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: view.values["windows"].text() != "off", timeout=TIMEOUT)
-    assert box.isChecked() and demo.index_status()["vector"]["windows_enabled"] is True  # type: ignore[index]
+    assert box.isChecked() and demo.index.status()["vector"]["windows_enabled"] is True  # type: ignore[index]
 
 
 def test_the_form_asks_about_every_scope_kind_of_the_vocabulary(

@@ -25,7 +25,7 @@ def test_rotate_key_asks_and_cancel_changes_nothing(
 ) -> None:
     """Clicking Rotate key… opens a question with Cancel as default; Escape keeps the key."""
     view = _settings(qtbot, window)
-    old = demo.key_info().active_key_id
+    old = demo.keys.info().active_key_id
     qtbot.mouseClick(view.key.rotate_button, Qt.MouseButton.LeftButton)
     box = view.key.rotate_confirmation
     assert isinstance(box, QMessageBox)
@@ -34,7 +34,7 @@ def test_rotate_key_asks_and_cancel_changes_nothing(
     qtbot.keyClick(box, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: view.key.rotate_confirmation is None, timeout=TIMEOUT)
     qtbot.wait(300)
-    assert demo.key_info().active_key_id == old
+    assert demo.keys.info().active_key_id == old
     assert view.key.rotate_button.isEnabled()
 
 
@@ -44,7 +44,7 @@ def test_missing_embedders_are_greyed_out_with_what_they_need(
     """An embedder whose package is missing is listed but disabled, and says what to install;
     installed ones stay selectable; the list shows plain names."""
     view = _settings(qtbot, window)
-    choices = demo.embedder_choices()
+    choices = demo.index.embedder_choices()
     missing = [n for n, why in choices.items() if why]
     usable = [n for n, why in choices.items() if not why]
     assert "hashing" in usable

@@ -168,7 +168,7 @@ def test_invite_join_and_remove(
     assert "name" in box.informativeText()
     box.button(QMessageBox.StandardButton.Ok).click()
     # Listed from the start: this device's member, who created the store.
-    assert not refused.exists() and [m.founder for m in service.members()] == [True]
+    assert not refused.exists() and [m.founder for m in service.team.members()] == [True]
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=TIMEOUT)
     panel.table.selectRow(0)
     assert not panel.remove_button.isEnabled()  # whoever created the store stays
@@ -204,7 +204,7 @@ def test_invite_join_and_remove(
     qtbot.waitUntil(lambda: panel.table.item(0, 2).text() == "1 device", timeout=10_000)
 
     # Remove: confirmation (Cancel is the default), then the key rotates past the member.
-    old_key = service.key_info().active_key_id
+    old_key = service.keys.info().active_key_id
     panel.table.selectRow(0)
     assert panel.remove_button.isEnabled()
     _click(qtbot, panel.remove_button)
@@ -213,7 +213,7 @@ def test_invite_join_and_remove(
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
     box.button(QMessageBox.StandardButton.Ok).click()
     qtbot.waitUntil(lambda: "kim-laptop removed" in window.message.text(), timeout=30_000)
-    assert service.key_info().active_key_id != old_key
+    assert service.keys.info().active_key_id != old_key
     # Removed members go last: the owner, then kim-laptop.
     qtbot.waitUntil(lambda: panel.table.item(1, 1).text().startswith("removed"), timeout=10_000)
     assert panel.table.item(1, 0).text() == "kim-laptop"

@@ -36,10 +36,10 @@ def _open(qtbot: QtBot, window: MainWindow, record: MemoryRecord) -> dict[str, s
 def test_said_time_and_speaker_in_the_detail_panel_and_the_timeline(
     qtbot: QtBot, service: MemoryService, clock: ManualClock
 ) -> None:
-    turn = service.remember(
+    turn = service.memories.remember(
         SCOPE, "I painted a sunset by the lake.", said_at=SAID, speaker="Melanie"
     ).value.record
-    note = service.remember(SCOPE, "Remember: the gate code is 4411.").value.record
+    note = service.memories.remember(SCOPE, "Remember: the gate code is 4411.").value.record
     assert turn is not None and note is not None
     window = _window(qtbot, service, clock)
     model = window.timeline.model
@@ -61,8 +61,8 @@ def test_said_time_and_speaker_in_the_detail_panel_and_the_timeline(
 def test_the_search_box_finds_a_speakers_words(
     qtbot: QtBot, service: MemoryService, clock: ManualClock
 ) -> None:
-    service.remember(SCOPE, "We adopted a puppy.", said_at=SAID, speaker="Caroline")
-    service.remember(SCOPE, "The weather was lovely.", said_at=SAID, speaker="Mei")
+    service.memories.remember(SCOPE, "We adopted a puppy.", said_at=SAID, speaker="Caroline")
+    service.memories.remember(SCOPE, "The weather was lovely.", said_at=SAID, speaker="Mei")
     window = _window(qtbot, service, clock)
     view = window.timeline
     view.search.setText("caroline")

@@ -50,7 +50,7 @@ def test_timeline_model_passes_the_model_tester(
         if i % 80 == 0:
             clock.advance(dt.timedelta(days=1))
         words = " ".join("".join(rnd.choice(LETTERS) for _ in range(7)) for _ in range(4))
-        service.remember({"user": "m", "project": f"p{i}"}, f"Remember {words}")
+        service.memories.remember({"user": "m", "project": f"p{i}"}, f"Remember {words}")
     window = MainWindow(service, now=clock.now)
     qtbot.addWidget(window)
     window.show()
@@ -136,9 +136,9 @@ def test_metadata_filters_page_in_sql_and_count_in_the_store(
     with qtbot.waitSignal(view.filtered, timeout=TIMEOUT) as blocker:
         view.apply_filter()
     qtbot.waitUntil(lambda: not view.model.loading, timeout=TIMEOUT)
-    expected = demo.count_memories(MemoryFilter(kinds=("decision",)))
+    expected = demo.memories.count_memories(MemoryFilter(kinds=("decision",)))
     assert blocker.args == [expected]
-    ids = [r.id for r in demo.list_memories(MemoryFilter(kinds=("decision",), limit=1000))]
+    ids = [r.id for r in demo.memories.list_memories(MemoryFilter(kinds=("decision",), limit=1000))]
     assert [r.id for r in _memories(view)] == ids
 
 
@@ -152,7 +152,7 @@ def test_ranked_search_in_a_scope(qtbot: QtBot, window: MainWindow, demo: Memory
     assert view.ranked.isEnabled() and not view.ranked.isChecked()
     view.ranked.setChecked(True)
     _apply(qtbot, view)
-    hits = demo.search_memory({"user": "alice", "project": "web-shop"}, "pnpm", limit=100)
+    hits = demo.retrieval.search_memory({"user": "alice", "project": "web-shop"}, "pnpm", limit=100)
     assert hits and [r.id for r in _memories(view)] == [h.memory_id for h in hits]
     assert not any(view.model.index(r, 0).data(IsDayRole) for r in range(view.model.rowCount()))
 
@@ -164,8 +164,8 @@ def test_history_shows_when_it_was_said(
     a memory of today shows the time it was stored. #43: the column starts with the stored
     time, the time its day group (Today) is about."""
     said = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
-    old = service.remember({"user": "ana"}, "Sage green, after three coats.", said_at=said)
-    new = service.remember({"user": "ana"}, "Remember: the shed key hangs by the door.")
+    old = service.memories.remember({"user": "ana"}, "Sage green, after three coats.", said_at=said)
+    new = service.memories.remember({"user": "ana"}, "Remember: the shed key hangs by the door.")
     assert old.value.record is not None and new.value.record is not None
     window = MainWindow(service, now=clock.now)
     qtbot.addWidget(window)

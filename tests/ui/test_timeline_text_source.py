@@ -20,7 +20,7 @@ def test_text_search_before_and_after_the_warm_up_agree(
     demo: MemoryService, clock: ManualClock
 ) -> None:
     now = clock.now()
-    everything = demo.list_memories(MemoryFilter(limit=100_000))
+    everything = demo.memories.list_memories(MemoryFilter(limit=100_000))
     scoped_hits = 0
     for needle in ("pnpm", "PNPM", "香菜", "the", "no such words at all"):
         expected = [r.content for r in everything if needle.casefold() in r.content.casefold()]
@@ -48,7 +48,7 @@ def test_a_change_after_the_warm_up_sends_text_search_back_to_the_core(
 ) -> None:
     cache = ScanCache()
     cache.warm(demo)
-    demo.remember({"user": "alice"}, "The walrus feeding schedule is at noon.")
+    demo.memories.remember({"user": "alice"}, "The walrus feeding schedule is at noon.")
     assert not cache.holds_everything(demo)
     found = _contents(demo, TimelineFilter(text="walrus"), cache, clock.now())
     assert found == ["The walrus feeding schedule is at noon."]

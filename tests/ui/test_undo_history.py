@@ -49,7 +49,7 @@ def test_ctrl_z_walks_back_through_every_change_and_redo_walks_forward(
     _key(qtbot, window, Qt.Key.Key_Z, ctrl | Qt.KeyboardModifier.ShiftModifier)
     wait_status(qtbot, demo, "squash-merges", "active")
     assert find(demo, "terse replies").status.value == "candidate"
-    history = [d.action for d in demo.history(find(demo, "squash-merges").id)]
+    history = [d.action for d in demo.memories.history(find(demo, "squash-merges").id)]
     assert history[-3:] == ["approve", "undo_approve", "undo_undo_approve"]
     assert demo.verify().ok
 
@@ -58,8 +58,8 @@ def test_the_history_dialog_undoes_a_chosen_change_and_explains_a_refusal(
     qtbot: QtBot, window: MainWindow, demo: MemoryService
 ) -> None:
     target = find(demo, "squash-merges")
-    older = demo.approve(target.id).changes.command_id
-    demo.disable(find(demo, "pnpm for every").id)  # a later, unrelated change
+    older = demo.review.approve(target.id).changes.command_id
+    demo.review.disable(find(demo, "pnpm for every").id)  # a later, unrelated change
     dialog = UndoHistoryDialog(window.ctx, window)
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: len(dialog.commands) >= 2, timeout=TIMEOUT)
@@ -80,8 +80,8 @@ def test_the_history_dialog_undoes_a_chosen_change_and_explains_a_refusal(
 
     # A change whose memory changed since is refused, with the reason shown in the dialog.
     mid = find(demo, "pnpm for every").id
-    stale = demo.changes(memory_id=mid, limit=1)[0].id
-    demo.enable(mid)
+    stale = demo.review.changes(memory_id=mid, limit=1)[0].id
+    demo.review.enable(mid)
     dialog.load()
     qtbot.waitUntil(lambda: any(c.id == stale for c in dialog.commands), timeout=TIMEOUT)
     dialog.table.selectRow(next(i for i, c in enumerate(dialog.commands) if c.id == stale))

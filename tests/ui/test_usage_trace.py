@@ -58,11 +58,15 @@ def test_replay_of_a_session_without_events_opens_that_call(
     events. Its replay link opens that call (not one of another session), and its session
     link opens that session by name, not an empty page."""
     scope = {"user": "alice", "project": "web-shop"}
-    demo.inject(scope, "which package manager for the web-shop?", 400, session="cli-webshop-7")
+    demo.retrieval.inject(
+        scope, "which package manager for the web-shop?", 400, session="cli-webshop-7"
+    )
     memory = find(demo, "pnpm for every").id
     # The call's record is written behind the answer: wait until the store holds it.
     qtbot.waitUntil(
-        lambda: any(s == "cli-webshop-7" for _i, s, _t in demo.adoption_chain(memory).injections),
+        lambda: any(
+            s == "cli-webshop-7" for _i, s, _t in demo.memories.adoption_chain(memory).injections
+        ),
         timeout=TIMEOUT,
     )
     window.refresh_all()

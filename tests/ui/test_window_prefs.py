@@ -99,7 +99,7 @@ def test_empty_timeline_says_how_memories_get_here(
     qtbot.waitUntil(hint.isVisible, timeout=TIMEOUT)
     assert "Connect an agent" in hint.text() and "Import transcripts" in hint.text()
     assert window.timeline.loading_bar.isHidden()
-    service.remember({"user": "ana"}, "Remember: the shed key hangs by the door.")
+    service.memories.remember({"user": "ana"}, "Remember: the shed key hangs by the door.")
     window.refresh_all()
     qtbot.waitUntil(lambda: window.timeline.model.item_count == 1, timeout=TIMEOUT)
     assert not hint.isVisible()

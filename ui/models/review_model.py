@@ -71,12 +71,12 @@ def _entry(section: str, item: MemoryRecord | tuple[MemoryRecord, ...]) -> Entry
 
 def load_queue(service: MemoryService) -> QueueData:
     """Read candidates, quarantined records and unresolved conflict sets."""
-    waiting = service.list_memories(
+    waiting = service.memories.list_memories(
         MemoryFilter(statuses=(MemoryStatus.CANDIDATE, MemoryStatus.QUARANTINED), limit=ALL)
     )
     # Active members of conflict sets only: reading every active memory to find them took
     # 20 s of a 100k store's start (and its quit waited for it, #43).
-    in_sets = service.list_memories(
+    in_sets = service.memories.list_memories(
         MemoryFilter(statuses=(MemoryStatus.ACTIVE,), in_conflict_set=True, limit=ALL)
     )
     pending = sorted([*waiting, *in_sets], key=lambda r: (r.updated_at, r.id), reverse=True)
@@ -96,9 +96,11 @@ def load_queue(service: MemoryService) -> QueueData:
 
 def load_evidence(service: MemoryService, record: MemoryRecord) -> Evidence:
     """The policy's reasons (first decision) and the text of the source events."""
-    decisions = service.history(record.id)
+    decisions = service.memories.history(record.id)
     reasons = decisions[0].reason if decisions else ""
-    events = service.get_events(list(record.source_event_ids)) if record.source_event_ids else []
+    events = (
+        service.events.get_events(list(record.source_event_ids)) if record.source_event_ids else []
+    )
     return Evidence(record.id, reasons, events, decisions)
 
 

@@ -241,7 +241,9 @@ class PagedMemories(MemorySource):
         if self._done:
             return []
         # Keyset paging (after the last record shown) stays fast deep into a large store.
-        page = self._service.list_memories(replace(self._flt, limit=size, after=self._after))
+        page = self._service.memories.list_memories(
+            replace(self._flt, limit=size, after=self._after)
+        )
         if page:
             self._after = (page[-1].updated_at, page[-1].id)
         self._offset += len(page)
@@ -267,18 +269,18 @@ class ScanCache:
 
     def records(self, service: MemoryService, flt: MemoryFilter) -> list[MemoryRecord]:
         """A superset (in store order) of the records `flt` admits; filter them locally."""
-        revision = service.revision()
+        revision = service.events.revision()
         with self._lock:
             if self._key in ((revision, flt), (revision, EVERYTHING)):
                 return self._records
-        records = service.list_memories(flt)
+        records = service.memories.list_memories(flt)
         with self._lock:
             self._key, self._records = (revision, flt), records
         return records
 
     def holds_everything(self, service: MemoryService) -> bool:
         """True when every record of the store's current revision is cached."""
-        revision = service.revision()
+        revision = service.events.revision()
         with self._lock:
             return self._key == (revision, EVERYTHING)
 
@@ -293,12 +295,12 @@ class ScanCache:
 
         The core's text index is brought up to date first (cheap once its file exists), so
         a search typed while the records are still being read is answered from it."""
-        revision = service.revision()
+        revision = service.events.revision()
         with self._lock:
             if self._key == (revision, EVERYTHING):
                 return False
-        service.prepare_text_search()
-        records = service.list_memories(EVERYTHING)
+        service.index.prepare_text_search()
+        records = service.memories.list_memories(EVERYTHING)
         with self._lock:
             self._key, self._records = (revision, EVERYTHING), records
         return True
@@ -310,11 +312,11 @@ def ranked_hits(
     """`search_memory` hits for the scope box's scope, with their records, best first."""
     pairs = scope_pairs(flt.scope_text)
     assert pairs is not None
-    hits = service.search_memory(Scope.of(pairs), flt.text.strip(), limit=RANKED_LIMIT)
+    hits = service.retrieval.search_memory(Scope.of(pairs), flt.text.strip(), limit=RANKED_LIMIT)
     out = []
     for hit in hits:
         try:
-            out.append((hit, service.get_memory(hit.memory_id)))
+            out.append((hit, service.memories.get_memory(hit.memory_id)))
         except NotFoundError:  # deleted between the search and the read
             continue
     return out
@@ -340,7 +342,7 @@ def open_source(
         records = cache.records(service, sql_filter(flt))
         return ListedMemories(filter_memories(records, flt, now))
     mflt = sql_filter(flt)
-    return PagedMemories(service, mflt, service.count_memories(mflt))
+    return PagedMemories(service, mflt, service.memories.count_memories(mflt))
 
 
 class TimelineStream:
@@ -401,7 +403,7 @@ class TimelineStream:
 
     def _load_events(self) -> None:
         assert self._service is not None
-        page = self._service.list_events(
+        page = self._service.events.list_events(
             before_position=self._event_cursor, limit=EVENT_PAGE, newest_first=True
         )
         if len(page) < EVENT_PAGE:

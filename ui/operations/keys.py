@@ -16,7 +16,7 @@ def rotate_key(ctx: UiContext) -> MutatingOp[RotationReport]:
     """Re-encrypt everything under a new key, with progress and a Stop button (resumable)."""
 
     def work(s: MemoryService, relay: ProgressRelay) -> Result[Any]:
-        return s.rotate_key(progress=relay.report, should_stop=relay.should_stop)
+        return s.keys.rotate(progress=relay.report, should_stop=relay.should_stop)
 
     op: MutatingOp[RotationReport] = MutatingOp(ctx, work)
     op.with_progress(

@@ -12,13 +12,13 @@ from ui.ops import MutatingOp, mutate
 
 def approve_candidate(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Confirm a suggested (or checked quarantined) memory."""
-    return mutate(ctx, lambda s: s.approve(memory_id))
+    return mutate(ctx, lambda s: s.review.approve(memory_id))
 
 
 def edit_and_approve(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
     """Change the wording as a new revision and confirm it: one core operation, one
     transaction, one change set."""
-    return mutate(ctx, lambda s: s.edit_and_approve(memory_id, text))
+    return mutate(ctx, lambda s: s.review.edit_and_approve(memory_id, text))
 
 
 def rescope_and_approve(
@@ -26,62 +26,67 @@ def rescope_and_approve(
 ) -> MutatingOp[MemoryRecord]:
     """Give a candidate a narrower (or, confirmed by the user, wider) scope and confirm it;
     the core decides which of the two the new scope is."""
-    return mutate(ctx, lambda s: s.rescope_and_approve(record.id, scope))
+    return mutate(ctx, lambda s: s.review.rescope_and_approve(record.id, scope))
 
 
 def reject_candidate(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[MemoryRecord]:
     """Reject a suggested memory with the user's reason."""
-    return mutate(ctx, lambda s: s.reject(memory_id, reason=reason or None))
+    return mutate(ctx, lambda s: s.review.reject(memory_id, reason=reason or None))
 
 
 def edit_memory(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
     """Change a memory's wording as a new revision."""
-    return mutate(ctx, lambda s: s.edit(memory_id, text))
+    return mutate(ctx, lambda s: s.review.edit(memory_id, text))
 
 
 def downgrade_scope(
     ctx: UiContext, memory_id: str, scope: Mapping[str, str]
 ) -> MutatingOp[MemoryRecord]:
     """Narrow a memory's scope (e.g. user-wide to one project)."""
-    return mutate(ctx, lambda s: s.downgrade(memory_id, scope))
+    return mutate(ctx, lambda s: s.review.downgrade(memory_id, scope))
 
 
 def disable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Keep a memory but never inject it."""
-    return mutate(ctx, lambda s: s.disable(memory_id, reason="disabled in the memory center"))
+    return mutate(
+        ctx, lambda s: s.review.disable(memory_id, reason="disabled in the memory center")
+    )
 
 
 def enable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Make a disabled memory active again (the inverse of disable, used for undo)."""
-    return mutate(ctx, lambda s: s.enable(memory_id))
+    return mutate(ctx, lambda s: s.review.enable(memory_id))
 
 
 def exclude_from_session(ctx: UiContext, memory_id: str, session: str) -> MutatingOp[MemoryRecord]:
     """Keep a memory out of one session's injections."""
-    return mutate(ctx, lambda s: s.exclude(memory_id, session))
+    return mutate(ctx, lambda s: s.review.exclude(memory_id, session))
 
 
 def include_in_session(ctx: UiContext, memory_id: str, session: str) -> MutatingOp[MemoryRecord]:
     """Let a memory be injected into a session again (the inverse of exclude, used for undo)."""
-    return mutate(ctx, lambda s: s.include(memory_id, session))
+    return mutate(ctx, lambda s: s.review.include(memory_id, session))
 
 
 def quarantine_memory(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[QuarantineReport]:
     """Incident action: stop injecting a memory everywhere."""
-    return mutate(ctx, lambda s: s.quarantine(memory_id, reason))
+    return mutate(ctx, lambda s: s.review.quarantine(memory_id, reason))
 
 
 def undo_decision(ctx: UiContext, memory_id: str, action: str) -> MutatingOp[MemoryRecord]:
     """Undo the latest approve, reject or quarantine of a memory (a compensating decision
     in the core; the history keeps both)."""
-    return mutate(ctx, lambda s: s.undo(memory_id, action))
+    return mutate(ctx, lambda s: s.review.undo(memory_id, action))
 
 
 def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
     """Keep one member of a conflict set (confirming it if it was only suggested); the
     others become superseded by it. One transaction."""
     return mutate(
-        ctx, lambda s: s.resolve_conflict(keep.id, reason="kept in the review queue", approve=True)
+        ctx,
+        lambda s: s.review.resolve_conflict(
+            keep.id, reason="kept in the review queue", approve=True
+        ),
     )
 
 
@@ -95,7 +100,10 @@ def keep_conflicting(
     transaction."""
     wanted = {r.id: scopes.get(r.id) for r in members}
     return mutate(
-        ctx, lambda s: s.keep_conflicting(wanted, reason="kept in the review queue", approve=True)
+        ctx,
+        lambda s: s.review.keep_conflicting(
+            wanted, reason="kept in the review queue", approve=True
+        ),
     )
 
 
@@ -106,7 +114,7 @@ def delete_memory(
     `purge_events`, also the text of the source events it came from)."""
     return mutate(
         ctx,
-        lambda s: s.delete(
+        lambda s: s.review.delete(
             memory_id,
             reason=reason,
             purge=purge,
@@ -120,4 +128,4 @@ def widen_scope(
     ctx: UiContext, memory_id: str, scope: Mapping[str, str]
 ) -> MutatingOp[MemoryRecord]:
     """Broaden a memory's scope; the user's own action (also the undo of a downgrade)."""
-    return mutate(ctx, lambda s: s.widen(memory_id, scope))
+    return mutate(ctx, lambda s: s.review.widen(memory_id, scope))

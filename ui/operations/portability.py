@@ -27,7 +27,7 @@ def export_to_file(ctx: UiContext, path: Path) -> QueryOp[int]:
     """Export the active and suggested memories to `path`; the value is how many."""
 
     def work(s: MemoryService) -> int:
-        document = s.export_memories()
+        document = s.memories.export_memories()
         write_private_json(path, document)
         memories = document.get("memories")
         return len(memories) if isinstance(memories, list) else 0
@@ -39,6 +39,6 @@ def import_document(ctx: UiContext, document: Mapping[str, Any]) -> MutatingOp[l
     """Import an export document: every memory becomes a suggestion the policy decides."""
 
     def work(s: MemoryService) -> Result[list[MemoryOutcome]]:
-        return s.import_memories(document, by="memory-center")
+        return s.memories.import_memories(document, by="memory-center")
 
     return mutate(ctx, work)

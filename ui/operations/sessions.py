@@ -10,4 +10,4 @@ from ui.ops import MutatingOp, mutate
 
 def set_session_opt_out(ctx: UiContext, session: str, opted_out: bool) -> MutatingOp[SessionInfo]:
     """Switch a session's memory opt-out: nothing injected into it, nothing extracted from it."""
-    return mutate(ctx, lambda s: s.set_session_opt_out(session, opted_out))
+    return mutate(ctx, lambda s: s.events.set_session_opt_out(session, opted_out))

@@ -30,7 +30,7 @@ def read_settings(ctx: UiContext) -> QueryOp[SettingsSnapshot]:
 
     def work(s: MemoryService) -> SettingsSnapshot:
         return SettingsSnapshot(
-            s.status(), s.policy_settings(), dict(s.index_status()), s.embedder_choices()
+            s.status(), s.policy.settings(), dict(s.index.status()), s.index.embedder_choices()
         )
 
     return query(ctx, work)
@@ -39,24 +39,24 @@ def read_settings(ctx: UiContext) -> QueryOp[SettingsSnapshot]:
 def update_policy(ctx: UiContext, changes: Mapping[str, object]) -> MutatingOp[PolicySettings]:
     """Write changed policy settings (the core validates and names a bad one)."""
     values = dict(changes)
-    return mutate(ctx, lambda s: s.update_policy_settings(**values))
+    return mutate(ctx, lambda s: s.policy.update_settings(**values))
 
 
 def use_embedder(ctx: UiContext, name: str) -> MutatingOp[str]:
     """Switch the embedder; the core rebuilds the vector index for it (can take long)."""
-    return mutate(ctx, lambda s: s.set_embedder(name))
+    return mutate(ctx, lambda s: s.index.set_embedder(name))
 
 
 def use_conversation_windows(ctx: UiContext, enabled: bool) -> MutatingOp[bool]:
     """Switch conversation windows on or off (off drops the stored windows)."""
-    return mutate(ctx, lambda s: s.set_conversation_windows(enabled))
+    return mutate(ctx, lambda s: s.index.set_conversation_windows(enabled))
 
 
 def rebuild_indexes(ctx: UiContext) -> MutatingOp[dict[str, Any]]:
     """Throw away the derived indexes and rebuild them (on the writer: no write overlaps)."""
 
     def work(s: MemoryService) -> dict[str, Any]:
-        return dict(s.rebuild_index())
+        return dict(s.index.rebuild())
 
     op: MutatingOp[dict[str, Any]] = MutatingOp(ctx, work)
     return op

@@ -16,7 +16,7 @@ from ui.ops import MutatingOp, ProgressRelay, QueryOp, mutate, query
 
 def read_team(ctx: UiContext) -> QueryOp[tuple[StoreStatus, list[MemberInfo]]]:
     """The store status (is it on a server?) and its members."""
-    return query(ctx, lambda s: (s.status(), s.members()))
+    return query(ctx, lambda s: (s.status(), s.team.members()))
 
 
 def invite(ctx: UiContext, name: str, target: Path) -> MutatingOp[str]:
@@ -24,7 +24,7 @@ def invite(ctx: UiContext, name: str, target: Path) -> MutatingOp[str]:
     code is the result."""
 
     def work(s: MemoryService) -> Result[str]:
-        result = s.invite_member(name, by=os.environ.get("USER"))
+        result = s.team.invite_member(name, by=os.environ.get("USER"))
         raw, code = result.value
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as handle:
@@ -43,7 +43,7 @@ def remove_member(ctx: UiContext, name: str) -> MutatingOp[RotationReport]:
 
     def work(s: MemoryService, relay: ProgressRelay) -> Result[Any]:
         # The tracked form resumes a removal whose rotation was stopped or cut off.
-        return s.remove_member_tracked(
+        return s.team.remove_member_tracked(
             name,
             on_progress=lambda step: relay.report(step.reencrypted),
             should_stop=relay.should_stop,

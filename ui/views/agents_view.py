@@ -55,8 +55,8 @@ class AgentSummary:
 def load_agents(service: MemoryService) -> list[AgentSummary]:
     """Every agent with its sessions, events written, model calls and memories read."""
     agents: dict[str, AgentSummary] = {}
-    paused = service.paused_agents()
-    for info in service.list_sessions(limit=1000):
+    paused = service.agents.paused()
+    for info in service.events.list_sessions(limit=1000):
         if info.id.startswith(INTERNAL_PREFIX):
             continue
         key = agent_of_session(info.id)
@@ -77,7 +77,7 @@ def _add_session(service: MemoryService, agent: AgentSummary, info: SessionInfo)
     agent.paused += int(info.opted_out)
     if info.last_event_at and (agent.last_active is None or info.last_event_at > agent.last_active):
         agent.last_active = info.last_event_at
-    for snap in service.list_snapshots(info.id):
+    for snap in service.retrieval.list_snapshots(info.id):
         agent.calls += 1
         agent.memories_read.update(i.memory_id for i in snap.injected)
 
@@ -86,7 +86,7 @@ def pause_agent(ctx: UiContext, agent: str, paused: bool) -> MutatingOp[frozense
     """Turn memory off (or on again) for an agent, its sessions to come included."""
 
     def work(s: MemoryService) -> Result[frozenset[str]]:
-        return s.set_agent_paused(agent, paused)
+        return s.agents.set_paused(agent, paused)
 
     return mutate(ctx, work)
 

@@ -33,15 +33,17 @@ class DetailData:
 
 def load_detail(service: MemoryService, memory_id: str) -> DetailData:
     """Read everything the panel shows about one memory."""
-    record = service.get_memory(memory_id)
-    chain = service.adoption_chain(memory_id)
-    revisions = service.revisions(memory_id)
+    record = service.memories.get_memory(memory_id)
+    chain = service.memories.adoption_chain(memory_id)
+    revisions = service.memories.revisions(memory_id)
     members: list[MemoryRecord] = []
     if record.conflict_set:
-        candidates = service.list_memories(
+        candidates = service.memories.list_memories(
             MemoryFilter(statuses=("active", "candidate"), limit=1_000_000)
         )
         members = [m for m in candidates if m.conflict_set == record.conflict_set]
-    sessions = [s.id for s in service.list_sessions(limit=200) if not is_internal_session(s.id)]
+    sessions = [
+        s.id for s in service.events.list_sessions(limit=200) if not is_internal_session(s.id)
+    ]
     uses = load_uses(service, record.id, chain.injections)
     return DetailData(record, chain, revisions, members, sessions, uses)

@@ -50,15 +50,15 @@ def session_of(service: MemoryService, record: MemoryRecord) -> str | None:
     """The session a suggestion came from (its first source event's), None without one."""
     if not record.source_event_ids:
         return None
-    events = service.get_events(list(record.source_event_ids[:1]))
+    events = service.events.get_events(list(record.source_event_ids[:1]))
     return events[0].session_id if events else None
 
 
 def load_session_suggestions(service: MemoryService, session: str) -> list[Suggestion]:
     """Every suggestion waiting for review that cites an event of `session`, oldest first."""
-    pending = service.list_memories(MemoryFilter(statuses=PENDING, limit=10_000_000))
+    pending = service.memories.list_memories(MemoryFilter(statuses=PENDING, limit=10_000_000))
     cited = sorted({i for r in pending for i in r.source_event_ids})
-    in_session = {e.id for e in service.get_events(cited) if e.session_id == session}
+    in_session = {e.id for e in service.events.get_events(cited) if e.session_id == session}
     mine = [r for r in pending if in_session.intersection(r.source_event_ids)]
     mine.sort(key=lambda r: (r.created_at, r.id))
     return [Suggestion(r, load_evidence(service, r)) for r in mine]

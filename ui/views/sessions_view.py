@@ -40,14 +40,14 @@ def snapshot_choices(service: MemoryService, session: str) -> list[tuple[str, st
     Uses `list_snapshots(session)` when the core offers it; otherwise only the latest
     snapshot is reachable (through the ResumeGate).
     """
-    lister = getattr(service, "list_snapshots", None)
+    lister = getattr(service.retrieval, "list_snapshots", None)
     if lister is not None:
         return [
             (snap.id, f"{local_time(snap.ts)} · {snap.goal[:70]}")
             for snap in reversed(lister(session))
         ]
     try:
-        sid = service.resume(session).snapshot_id
+        sid = service.retrieval.resume(session).snapshot_id
     except NotFoundError:
         return []
     return [(sid, sid)]
@@ -203,7 +203,7 @@ class SessionsView(RefreshingView):
         """Reload the session list (and the open session)."""
         self._list_generation += 1
         generation = self._list_generation
-        query(self.ctx, lambda s: s.list_sessions()).on_success(
+        query(self.ctx, lambda s: s.events.list_sessions()).on_success(
             lambda sessions: self._sessions_loaded(sessions, generation)
         ).run(self)
 
@@ -230,7 +230,7 @@ class SessionsView(RefreshingView):
         self.title.setText(session)
         self.opt_out.setChecked(False)
         self.events.load(
-            lambda before, limit: self.ctx.service.list_events(
+            lambda before, limit: self.ctx.service.events.list_events(
                 session=session, before_position=before, limit=limit, newest_first=True
             )
         )
@@ -265,7 +265,7 @@ class SessionsView(RefreshingView):
         if changed or self._wanted_session == info.id:
             name = info.id
             self.events.load(
-                lambda before, limit: self.ctx.service.list_events(
+                lambda before, limit: self.ctx.service.events.list_events(
                     session=name, before_position=before, limit=limit, newest_first=True
                 )
             )
@@ -338,7 +338,7 @@ class SessionsView(RefreshingView):
     def _snapshot_chosen(self, index: int) -> None:
         sid = self.snapshot_box.itemData(index)
         if sid:
-            query(self.ctx, lambda s: s.replay(sid)).on_success(self._replayed).run(self)
+            query(self.ctx, lambda s: s.retrieval.replay(sid)).on_success(self._replayed).run(self)
 
     def _replayed(self, rep: Replay) -> None:
         self.snapshot_text.setText(replay_html(rep))

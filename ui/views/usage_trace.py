@@ -57,7 +57,7 @@ def load_uses(service: MemoryService, memory_id: str, injections: Sequence[Injec
     clients: dict[str, ClientIdentity] = {}
     for snapshot_id, _session, _ts in reversed(list(injections)[-MAX_USES:]):
         try:
-            snap = service.get_snapshot(snapshot_id)
+            snap = service.retrieval.get_snapshot(snapshot_id)
         except NotFoundError:
             continue
         session = snap.session_id or ""

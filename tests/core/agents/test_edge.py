@@ -34,27 +34,27 @@ def test_outside_content_is_untrusted_for_every_adapter(service: MemoryService) 
             rt.sync_turn(
                 [{"role": "tool", "text": "x", "trust": "tool_verified", "source": "issue"}]
             )
-        assert service.list_events(session="s1") == []
+        assert service.events.list_events(session="s1") == []
 
 
 def test_forget_refuses_a_memory_outside_the_scope(service: MemoryService) -> None:
-    other = service.remember({"user": "bob"}, "Bob's allergy: peanuts.").value.record
+    other = service.memories.remember({"user": "bob"}, "Bob's allergy: peanuts.").value.record
     assert other is not None
     edge = AgentEdge(service, ALICE, "s1")
     with pytest.raises(NotFoundError):
         edge.forget(other.id, "not mine")
-    assert service.get_memory(other.id).status.value == "active"
-    mine = service.remember(ALICE, "Tomatoes get water every second evening.").value.record
+    assert service.memories.get_memory(other.id).status.value == "active"
+    mine = service.memories.remember(ALICE, "Tomatoes get water every second evening.").value.record
     assert mine is not None
     stone = edge.forget(mine.id, "outdated", by="agent:test")
     assert stone.requested_by == "agent:test"
-    assert service.get_memory(mine.id).status.value == "deleted"
+    assert service.memories.get_memory(mine.id).status.value == "deleted"
 
 
 def test_audit_writes_one_agent_call_event_with_clipped_arguments(service: MemoryService) -> None:
     edge = AgentEdge(service, ALICE, "s1", agent="mcp")
     edge.audit("search_memory", {"query": "x" * 500, "scope": None}, client={"name": "c"})
-    (event,) = service.list_events(session="s1")
+    (event,) = service.events.list_events(session="s1")
     assert event.kind == EventKind.AGENT_CALL
     assert event.data is not None and len(event.data["args"]["query"]) == 201
     assert "scope" not in event.data["args"]
@@ -64,18 +64,20 @@ def test_an_injection_records_its_call_with_its_snapshot(service: MemoryService)
     """#13: an agent's `get_context` hands its `agent_call` event to the injection, which
     writes it in the snapshot's write-behind transaction: the turn waits for neither. Once
     written it is in the log once, like an audited call, and event reads see it at once."""
-    service.remember(ALICE, "Tomatoes get water every second evening.")
+    service.memories.remember(ALICE, "Tomatoes get water every second evening.")
     edge = AgentEdge(service, ALICE, "s1", agent="mcp")
     event = edge.audit_event(
         "get_context", {"goal": "water the garden", "scope": None}, client={"name": "c"}
     )
     assert event is not None
-    result = service.inject(ALICE, "water the garden", 300, session="s1", record_with=event)
-    calls = [e for e in service.list_events(session="s1") if e.kind == EventKind.AGENT_CALL]
+    result = service.retrieval.inject(
+        ALICE, "water the garden", 300, session="s1", record_with=event
+    )
+    calls = [e for e in service.events.list_events(session="s1") if e.kind == EventKind.AGENT_CALL]
     assert len(calls) == 1 and calls[0].data is not None
     assert calls[0].data["args"] == {"goal": "water the garden"} and calls[0].by == "mcp"
-    assert service.get_snapshot(result.value.snapshot_id).goal == "water the garden"
-    assert service.get_session("s1").event_count == 1
+    assert service.retrieval.get_snapshot(result.value.snapshot_id).goal == "water the garden"
+    assert service.events.get_session("s1").event_count == 1
 
 
 def test_an_injection_refuses_a_bad_event_to_record_and_injects_nothing(
@@ -86,8 +88,11 @@ def test_an_injection_refuses_a_bad_event_to_record_and_injects_nothing(
     assert bad is not None
     bad = dataclasses.replace(bad, session="")
     with pytest.raises(InvalidInputError, match=r"record_with\.session"):
-        service.inject(ALICE, "water the garden", 300, session="s1", record_with=bad)
-    assert service.list_snapshots("s1") == [] and service.list_events(session="s1") == []
+        service.retrieval.inject(ALICE, "water the garden", 300, session="s1", record_with=bad)
+    assert (
+        service.retrieval.list_snapshots("s1") == []
+        and service.events.list_events(session="s1") == []
+    )
 
 
 def test_hot_path_guard_times_out_and_cools_down() -> None:

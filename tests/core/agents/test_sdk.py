@@ -83,7 +83,7 @@ def test_sync_turn_records_roles_and_trust(runtime: MemoryRuntime, service: Memo
             NewEvent("s1", "tool", "tool_verified", SCOPE, "pnpm-lock.yaml", kind="tool_result"),
         ]
     )
-    events = service.get_events(ids)
+    events = service.events.get_events(ids)
     got = [(e.actor.value, e.trust.value, e.kind.value) for e in events]
     assert got == [
         ("user", "user", "message"),
@@ -97,31 +97,31 @@ def test_sync_turn_records_roles_and_trust(runtime: MemoryRuntime, service: Memo
 def test_sync_turn_is_all_or_nothing(runtime: MemoryRuntime, service: MemoryService) -> None:
     with pytest.raises(InvalidInputError):
         runtime.sync_turn([{"role": "user", "text": "fine"}, {"role": "user", "text": "  "}])
-    assert service.list_events(session="s1") == []
+    assert service.events.list_events(session="s1") == []
 
 
 def test_inject_returns_block_and_snapshot(runtime: MemoryRuntime, service: MemoryService) -> None:
-    service.remember(SCOPE, "The shop deploys with blue-green releases")
+    service.memories.remember(SCOPE, "The shop deploys with blue-green releases")
     block, snapshot_id = runtime.inject("how does the shop deploy")
     assert "blue-green" in block
     assert snapshot_id is not None
-    assert service.get_snapshot(snapshot_id).session_id == "s1"
+    assert service.retrieval.get_snapshot(snapshot_id).session_id == "s1"
     assert runtime.state.injections == 1
 
 
 def test_deletion_stops_injection_on_the_next_call(
     runtime: MemoryRuntime, service: MemoryService
 ) -> None:
-    mid = service.remember(SCOPE, "The shop deploys with blue-green releases").value.record
+    mid = service.memories.remember(SCOPE, "The shop deploys with blue-green releases").value.record
     assert mid is not None
     assert "blue-green" in runtime.inject("deploy the shop")[0]
-    service.delete(mid.id, reason="outdated")
+    service.review.delete(mid.id, reason="outdated")
     assert "blue-green" not in runtime.inject("deploy the shop")[0]
     assert runtime.search_memory("blue-green deploy") == []
 
 
 def test_opt_out_injects_and_finds_nothing(runtime: MemoryRuntime, service: MemoryService) -> None:
-    service.remember(SCOPE, "The shop deploys with blue-green releases")
+    service.memories.remember(SCOPE, "The shop deploys with blue-green releases")
     assert "blue-green" in runtime.inject("deploy the shop")[0]  # session state now cached
     runtime.opt_out()
     assert runtime.is_opted_out()
@@ -135,24 +135,24 @@ def test_opt_out_injects_and_finds_nothing(runtime: MemoryRuntime, service: Memo
 def test_slow_memory_degrades_within_the_budget(service: MemoryService) -> None:
     config = RuntimeConfig(hot_path_seconds=0.1, failure_cooldown_seconds=60)
     with MemoryRuntime(service, SCOPE, "s1", config=config) as rt:
-        service.set_fault("memory_read", "slow")
+        service.retrieval.set_fault("memory_read", "slow")
         started = time.monotonic()
         assert rt.inject("anything") == ("", None)
         assert rt.inject("anything again") == ("", None)  # cooling down: no second wait
         assert rt.search_memory("anything") == []
         assert time.monotonic() - started < 1.0
         assert rt.state.degraded >= 2
-        service.clear_fault()
+        service.retrieval.clear_fault()
 
 
 def test_prefetch_answers_the_search_from_memory(
     runtime: MemoryRuntime, service: MemoryService
 ) -> None:
-    service.remember(SCOPE, "The shop deploys with blue-green releases")
+    service.memories.remember(SCOPE, "The shop deploys with blue-green releases")
     runtime.prefetch("shop deploy").result(timeout=10)
-    service.set_fault("memory_read", "unavailable")
+    service.retrieval.set_fault("memory_read", "unavailable")
     hits = runtime.search_memory("Shop  deploy")
-    service.clear_fault()
+    service.retrieval.clear_fault()
     assert [h.content for h in hits] == ["The shop deploys with blue-green releases"]
 
 
@@ -165,7 +165,7 @@ def test_pre_compress_gives_candidates_only(runtime: MemoryRuntime, service: Mem
     )
     outcomes = future.result(timeout=10)
     assert outcomes and {o.outcome for o in outcomes} == {"candidate"}
-    assert len(service.list_events(session="s1")) == 2
+    assert len(service.events.list_events(session="s1")) == 2
 
 
 def test_session_switch_extracts_the_old_session(
@@ -204,4 +204,4 @@ def test_example_agent_loop_runs(tmp_path: Path) -> None:
         tmp_path / "store", passphrase="example passphrase", prefer_keyring=False
     ) as svc:
         assert svc.verify().ok
-        assert {s.id for s in svc.list_sessions()} >= {"demo-session-1", "demo-session-2"}
+        assert {s.id for s in svc.events.list_sessions()} >= {"demo-session-1", "demo-session-2"}

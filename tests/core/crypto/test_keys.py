@@ -399,7 +399,7 @@ def test_new_store_uses_keyring_when_available(
 ) -> None:
     """R24: with a working keyring and no passphrase, the key goes into the keyring."""
     with MemoryService.open(data_dir, clock=clock) as svc:
-        svc.append_event(_event("kept in the keyring store"))
+        svc.events.append_event(_event("kept in the keyring store"))
         info = svc.status().key
         store_id = svc.status().store_id
     assert info.source == "keyring"
@@ -407,7 +407,7 @@ def test_new_store_uses_keyring_when_available(
     assert not (data_dir / KEY_FILE_NAME).exists()
     assert (KEYRING_SERVICE, f"store-{store_id}") in memory_keyring.secrets  # type: ignore[attr-defined]
     with MemoryService.open(data_dir, clock=clock) as svc:
-        assert [e.text for e in svc.list_events()] == ["kept in the keyring store"]
+        assert [e.text for e in svc.events.list_events()] == ["kept in the keyring store"]
         assert svc.status().key.source == "keyring"
 
 
@@ -416,7 +416,7 @@ def test_keyring_store_without_its_entry_cannot_open(
 ) -> None:
     """R24: if the keyring loses the key, opening fails clearly and the store is kept."""
     with MemoryService.open(data_dir, clock=clock) as svc:
-        svc.append_event(_event())
+        svc.events.append_event(_event())
     memory_keyring.secrets.clear()  # type: ignore[attr-defined]
     with pytest.raises(KeyUnavailableError, match="holds no key"):
         MemoryService.open(data_dir, clock=clock)
@@ -460,12 +460,12 @@ def test_key_file_of_another_store_is_refused(tmp_path: Path, clock: ManualClock
 
 def test_wrong_passphrase_on_open_keeps_the_store(service: MemoryService, data_dir: Path) -> None:
     """R24: a wrong passphrase fails to open, and the right one still works afterwards."""
-    service.append_event(_event("survives a wrong passphrase"))
+    service.events.append_event(_event("survives a wrong passphrase"))
     service.close()
     with pytest.raises(WrongPassphraseError):
         MemoryService.open(data_dir, passphrase="not the passphrase")
     with MemoryService.open(data_dir, passphrase=PASSPHRASE) as svc:
-        assert [e.text for e in svc.list_events()] == ["survives a wrong passphrase"]
+        assert [e.text for e in svc.events.list_events()] == ["survives a wrong passphrase"]
 
 
 def test_passphrase_store_opened_without_passphrase_names_the_env_var(
@@ -481,7 +481,7 @@ def test_missing_key_file_on_open_keeps_the_database(
     service: MemoryService, data_dir: Path
 ) -> None:
     """R24: a store whose key file vanished is not deleted by a failed open."""
-    service.append_event(_event())
+    service.events.append_event(_event())
     service.close()
     (data_dir / KEY_FILE_NAME).unlink()
     with pytest.raises(KeyUnavailableError, match="missing"):
@@ -499,7 +499,7 @@ def test_new_store_without_keyring_or_passphrase_is_refused_cleanly(
     assert not data_dir.exists()
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock) as svc:
         assert svc.status().key.source == "passphrase"
-        assert svc.append_event(_event()).value.position == 1
+        assert svc.events.append_event(_event()).value.position == 1
 
 
 def test_new_store_with_short_passphrase_is_refused_cleanly(

@@ -144,7 +144,7 @@ def add_event(
         source=source,
         refs=refs,
     )
-    return svc.append_event(item).value
+    return svc.events.append_event(item).value
 
 
 def make_event(

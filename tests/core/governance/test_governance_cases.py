@@ -23,24 +23,24 @@ FAMILY = {"user": "kim", "project": "family"}
 
 
 def status(svc: MemoryService, memory_id: str) -> str:
-    return svc.get_memory(memory_id).status.value
+    return svc.memories.get_memory(memory_id).status.value
 
 
 def remember(svc: MemoryService, text: str, scope: dict[str, str] = FAMILY) -> str:
-    out = svc.remember(scope, text).value
+    out = svc.memories.remember(scope, text).value
     assert out.record is not None
     return out.record.id
 
 
 def active_contents(svc: MemoryService) -> list[str]:
     flt = MemoryFilter(statuses=("active",), limit=1000)
-    return [m.content for m in svc.list_memories(flt)]
+    return [m.content for m in svc.memories.list_memories(flt)]
 
 
 def inject(svc: MemoryService, goal: str) -> InjectResult:
     """Inject, once more if a loaded machine made the hot path degrade (its time limit)."""
     for _ in range(3):
-        block = svc.inject(FAMILY, goal, 800, session="s-inject").value
+        block = svc.retrieval.inject(FAMILY, goal, 800, session="s-inject").value
         if not block.degraded:
             return block
     return block
@@ -51,9 +51,9 @@ def inject(svc: MemoryService, goal: str) -> InjectResult:
 
 def test_negation_is_a_conflict_never_a_merge(service: MemoryService) -> None:
     first = remember(service, "Kim is allergic to penicillin.")
-    out = service.remember(FAMILY, "Kim is not allergic to penicillin.").value
+    out = service.memories.remember(FAMILY, "Kim is not allergic to penicillin.").value
     assert out.outcome == "active" and out.conflicts_with == (first,)
-    assert "conflict" in service.get_memory(first).flags
+    assert "conflict" in service.memories.get_memory(first).flags
     assert len(active_contents(service)) == 2
 
 
@@ -74,7 +74,7 @@ def test_several_changed_values_make_a_conflict_set_annotated_in_injection(
     service: MemoryService, old: str, new: str
 ) -> None:
     first = remember(service, old)
-    out = service.remember(FAMILY, new).value
+    out = service.memories.remember(FAMILY, new).value
     assert out.conflicts_with == (first,)
     assert "different value" in " ".join(out.reasons)
     block = inject(service, new)
@@ -85,9 +85,9 @@ def test_explicit_replacement_supersedes_with_a_reason_naming_the_slot(
     service: MemoryService,
 ) -> None:
     first = remember(service, "Our flight to Tokyo leaves on March 3.")
-    out = service.remember(FAMILY, "Our flight to Tokyo now leaves on March 5.").value
+    out = service.memories.remember(FAMILY, "Our flight to Tokyo now leaves on March 5.").value
     assert out.superseded == (first,)
-    last = service.history(first)[-1]
+    last = service.memories.history(first)[-1]
     assert last.action == "supersede" and "3 → 5" in last.reason
 
 
@@ -100,7 +100,7 @@ def test_a_friendly_chat_turn_with_now_and_a_name_supersedes_nothing(
         remember(service, "Caroline is researching adoption agencies.", chat),
         remember(service, "Caroline wants to work in counseling.", chat),
     ]
-    out = service.remember(
+    out = service.memories.remember(
         chat,
         "I'm so happy for you, Caroline. You found your true self and now you're "
         "helping others. You're so inspiring!",
@@ -122,7 +122,7 @@ def test_refinements_lists_and_other_subjects_both_stay_without_conflict(
     service: MemoryService, old: str, new: str
 ) -> None:
     first = remember(service, old)
-    out = service.remember(FAMILY, new).value
+    out = service.memories.remember(FAMILY, new).value
     assert out.outcome == "active" and not out.conflicts_with and not out.superseded
     assert status(service, first) == "active"
 
@@ -131,27 +131,30 @@ def test_refinements_lists_and_other_subjects_both_stay_without_conflict(
 
 
 def tool_fact(svc: MemoryService, scope: dict[str, str], text: str) -> str:
-    ev = svc.append_event(
+    ev = svc.events.append_event(
         NewEvent("s-tool", "tool", "tool_verified", scope, text, kind="observation")
     ).value
-    out = svc.suggest(scope, text, evidence=[ev.id], session="s-tool").value
+    out = svc.memories.suggest(scope, text, evidence=[ev.id], session="s-tool").value
     assert out.record is not None and out.record.status.value == "active"
     return out.record.id
 
 
 def test_a_verified_fact_settles_the_models_guess_with_a_link(service: MemoryService) -> None:
-    guess = service.suggest(FAMILY, "The flight to Boston departs at 9:40.").value.record
+    guess = service.memories.suggest(FAMILY, "The flight to Boston departs at 9:40.").value.record
     assert guess is not None and guess.status.value == "candidate"
     fact = tool_fact(service, FAMILY, "The flight to Boston departs at 11:15.")
-    settled = service.get_memory(guess.id)
+    settled = service.memories.get_memory(guess.id)
     assert settled.status.value == "superseded" and settled.superseded_by == fact
-    assert "9:40 → 11:15" in service.history(guess.id)[-1].reason
+    assert "9:40 → 11:15" in service.memories.history(guess.id)[-1].reason
 
 
 def test_a_verified_fact_against_the_users_word_is_a_conflict(service: MemoryService) -> None:
     mine = remember(service, "My next blood test is on May 12.")
     fact = tool_fact(service, FAMILY, "My next blood test is on May 19.")
-    assert service.get_memory(mine).conflict_set == service.get_memory(fact).conflict_set
+    assert (
+        service.memories.get_memory(mine).conflict_set
+        == service.memories.get_memory(fact).conflict_set
+    )
     assert status(service, mine) == status(service, fact) == "active"
 
 
@@ -159,14 +162,14 @@ def test_an_observation_rejects_a_contradicted_guess_and_stales_a_verified_fact(
     service: MemoryService,
 ) -> None:
     home = {"user": "kim", "project": "home"}
-    guess = service.suggest(home, "The thermostat is set to 22 degrees.").value.record
+    guess = service.memories.suggest(home, "The thermostat is set to 22 degrees.").value.record
     fact = tool_fact(service, home, "The router firmware is version 1.2.")
     assert guess is not None
-    service.observe(home, "The thermostat is set to 19 degrees.")
-    service.observe(home, "The router firmware is version 1.4.")
+    service.memories.observe(home, "The thermostat is set to 19 degrees.")
+    service.memories.observe(home, "The router firmware is version 1.4.")
     assert status(service, guess.id) == "rejected"
-    assert "observation" in service.history(guess.id)[-1].reason
-    assert "stale" in service.get_memory(fact).flags
+    assert "observation" in service.memories.history(guess.id)[-1].reason
+    assert "stale" in service.memories.get_memory(fact).flags
 
 
 # --- deletion fences ---------------------------------------------------------------------------
@@ -186,7 +189,7 @@ class Paraphraser:
 
 def deleted(svc: MemoryService, text: str, *, purge: bool = True) -> str:
     mid = remember(svc, text)
-    svc.delete(mid, reason="the user asked", purge=purge)
+    svc.review.delete(mid, reason="the user asked", purge=purge)
     return mid
 
 
@@ -194,7 +197,7 @@ def test_reimported_transcript_does_not_bring_deleted_content_back(
     service: MemoryService,
 ) -> None:
     gone = deleted(service, "Kim is allergic to penicillin.")
-    service.append_event(
+    service.events.append_event(
         NewEvent(
             "reimport",
             "user",
@@ -204,7 +207,7 @@ def test_reimported_transcript_does_not_bring_deleted_content_back(
             source="import",
         )
     )
-    (out,) = service.extract("reimport").value
+    (out,) = service.memories.extract("reimport").value
     assert out.outcome == "rejected" and gone in " ".join(out.reasons)
     assert active_contents(service) == []
 
@@ -216,10 +219,10 @@ def test_the_same_fact_in_other_words_is_fenced_for_agents_and_extractors(
     service: MemoryService, later: str
 ) -> None:
     deleted(service, "Kim is allergic to penicillin.")
-    assert service.suggest(FAMILY, later).value.outcome == "rejected"
-    service.extractor = Paraphraser(later)
-    service.append_event(NewEvent("chat-2", "user", "user", FAMILY, "(a turn)"))
-    (out,) = service.extract("chat-2").value
+    assert service.memories.suggest(FAMILY, later).value.outcome == "rejected"
+    service.memories.extractor = Paraphraser(later)
+    service.events.append_event(NewEvent("chat-2", "user", "user", FAMILY, "(a turn)"))
+    (out,) = service.memories.extract("chat-2").value
     assert out.outcome == "rejected" and "deletion fence" in " ".join(out.reasons)
 
 
@@ -229,29 +232,34 @@ def test_memory_import_is_fenced(service: MemoryService) -> None:
         "format": "memory-center-export-v1",
         "memories": [{"content": "我们的房贷在招商银行。", "kind": "fact", "scope": FAMILY}],
     }
-    (out,) = service.import_memories(doc).value
+    (out,) = service.memories.import_memories(doc).value
     assert out.outcome == "rejected"
 
 
 def test_unrelated_facts_sharing_words_are_not_fenced(service: MemoryService) -> None:
     deleted(service, "Kim is allergic to penicillin.")
-    assert service.suggest(FAMILY, "Kim is allergic to peanuts.").value.outcome == "candidate"
-    assert service.suggest(FAMILY, "奶奶对花生过敏。").value.outcome == "candidate"
-    assert service.suggest(FAMILY, "Kim is not allergic to penicillin.").value.outcome != (
+    assert (
+        service.memories.suggest(FAMILY, "Kim is allergic to peanuts.").value.outcome == "candidate"
+    )
+    assert service.memories.suggest(FAMILY, "奶奶对花生过敏。").value.outcome == "candidate"
+    assert service.memories.suggest(FAMILY, "Kim is not allergic to penicillin.").value.outcome != (
         "rejected"
     )
 
 
 def test_only_a_new_explicit_remember_lifts_the_fence_visibly(service: MemoryService) -> None:
     gone = deleted(service, "My sister Laura lives in Denver.")
-    out = service.remember(FAMILY, "Laura, my sister, lives in Denver.").value
+    out = service.memories.remember(FAMILY, "Laura, my sister, lives in Denver.").value
     assert out.outcome == "active"
     assert any("fence" in r and "lifted" in r for r in out.reasons)
-    lifted = service.history(gone)[-1]
+    lifted = service.memories.history(gone)[-1]
     assert lifted.action == "lift_fence" and out.record is not None
     assert out.record.id in lifted.reason
     # once lifted, an agent may propose it again
-    assert service.suggest(FAMILY, "My sister Laura lives in Denver.").value.outcome != "rejected"
+    assert (
+        service.memories.suggest(FAMILY, "My sister Laura lives in Denver.").value.outcome
+        != "rejected"
+    )
 
 
 def test_fence_keeps_no_plaintext(service: MemoryService, data_dir: Path) -> None:
@@ -267,27 +275,27 @@ def test_fence_keeps_no_plaintext(service: MemoryService, data_dir: Path) -> Non
 
 def test_an_edit_that_changes_nothing_creates_no_revision(service: MemoryService) -> None:
     mid = remember(service, "Trash pickup is on Monday mornings.")
-    before = service.get_memory(mid)
-    result = service.edit(mid, "Trash pickup is on Monday mornings.")
+    before = service.memories.get_memory(mid)
+    result = service.review.edit(mid, "Trash pickup is on Monday mornings.")
     assert result.value.revision == before.revision
-    assert [d.action for d in service.history(mid)] == ["remember"]
-    assert len(service.revisions(mid)) == 1
+    assert [d.action for d in service.memories.history(mid)] == ["remember"]
+    assert len(service.memories.revisions(mid)) == 1
 
 
 def test_resume_of_a_session_without_inject_is_empty(service: MemoryService) -> None:
-    service.append_event(NewEvent("quiet", "user", "user", FAMILY, "hello"))
-    res = service.resume("quiet")
+    service.events.append_event(NewEvent("quiet", "user", "user", FAMILY, "hello"))
+    res = service.retrieval.resume("quiet")
     assert res.items == () and res.text == "" and res.removed == ()
 
 
 def test_replay_marks_rescoped_only_when_the_scope_differs_now(service: MemoryService) -> None:
     wide = {"user": "kim"}
     mid = remember(service, "Kim prefers window seats.", wide)
-    snap = service.inject(FAMILY, "seats on the plane", 400, session="s-replay").value
+    snap = service.retrieval.inject(FAMILY, "seats on the plane", 400, session="s-replay").value
     assert snap.snapshot_id
-    service.downgrade(mid, {"user": "kim", "project": "family"})
-    (item,) = [i for i in service.replay(snap.snapshot_id).items if i.memory_id == mid]
+    service.review.downgrade(mid, {"user": "kim", "project": "family"})
+    (item,) = [i for i in service.retrieval.replay(snap.snapshot_id).items if i.memory_id == mid]
     assert "rescoped" in item.marks
-    service.widen(mid, wide)
-    (item,) = [i for i in service.replay(snap.snapshot_id).items if i.memory_id == mid]
+    service.review.widen(mid, wide)
+    (item,) = [i for i in service.retrieval.replay(snap.snapshot_id).items if i.memory_id == mid]
     assert "rescoped" not in item.marks

@@ -77,8 +77,8 @@ def test_without_an_embedder_the_unit_rules_decide() -> None:
 
 
 def test_a_reformatted_fact_is_never_silently_kept_twice(service: MemoryService) -> None:
-    first = service.remember(SCOPE, "Our standup is at 9:30 every weekday.").value
-    same = service.remember(SCOPE, "Daily standup is at 9.30am on weekdays.").value
+    first = service.memories.remember(SCOPE, "Our standup is at 9:30 every weekday.").value
+    same = service.memories.remember(SCOPE, "Daily standup is at 9.30am on weekdays.").value
     assert first.record is not None
     assert same.outcome in ("merged", "candidate")  # merged, or asked: never silently kept
     assert not same.conflicts_with and not same.superseded  # "9.30am" is "9:30"
@@ -93,18 +93,20 @@ def test_the_same_values_written_differently_are_no_contradiction() -> None:
 
 
 def test_a_replacement_built_differently_supersedes(service: MemoryService) -> None:
-    old = service.remember(SCOPE, "The staging API listens on port 8080.").value
-    new = service.remember(SCOPE, "heads up, moved staging api off 8080, it's on 8443 now").value
+    old = service.memories.remember(SCOPE, "The staging API listens on port 8080.").value
+    new = service.memories.remember(
+        SCOPE, "heads up, moved staging api off 8080, it's on 8443 now"
+    ).value
     assert old.record is not None
     assert new.superseded == (old.record.id,)
-    assert service.get_memory(old.record.id).status.value == "superseded"
+    assert service.memories.get_memory(old.record.id).status.value == "superseded"
 
 
 def test_different_components_do_not_conflict(service: MemoryService) -> None:
-    service.remember(SCOPE, "The billing database is PostgreSQL 16.")
-    port = service.remember(SCOPE, "The billing database listens on port 5432.").value
-    tests = service.remember(SCOPE, "Checkout tests run with Playwright.").value
-    node = service.remember(SCOPE, "The checkout service runs on Node 20 LTS.").value
+    service.memories.remember(SCOPE, "The billing database is PostgreSQL 16.")
+    port = service.memories.remember(SCOPE, "The billing database listens on port 5432.").value
+    tests = service.memories.remember(SCOPE, "Checkout tests run with Playwright.").value
+    node = service.memories.remember(SCOPE, "The checkout service runs on Node 20 LTS.").value
     assert not port.conflicts_with and not tests.conflicts_with and not node.conflicts_with
     assert not port.superseded and not node.superseded
 
@@ -114,8 +116,10 @@ def test_different_components_do_not_conflict(service: MemoryService) -> None:
 
 def _unsure_pair(service: MemoryService) -> tuple[str, str]:
     """A pair the judge sends to review (a related pair it cannot decide)."""
-    old = service.remember(SCOPE, "My work laptop is a 14-inch MacBook Pro with 16GB of RAM.")
-    new = service.remember(SCOPE, "the work MBP I have has 32 GB RAM.").value
+    old = service.memories.remember(
+        SCOPE, "My work laptop is a 14-inch MacBook Pro with 16GB of RAM."
+    )
+    new = service.memories.remember(SCOPE, "the work MBP I have has 32 GB RAM.").value
     assert old.value.record is not None and new.record is not None
     assert new.outcome == "candidate"
     assert any(r.startswith("possibly ") for r in new.reasons), new.reasons
@@ -124,42 +128,42 @@ def _unsure_pair(service: MemoryService) -> tuple[str, str]:
 
 def test_not_sure_reaches_the_review_queue_and_replaces(service: MemoryService) -> None:
     old_id, new_id = _unsure_pair(service)
-    assert old_id in " ".join(service.history(new_id)[-1].reason.split())
-    changed = service.answer_possible(new_id, "replaces").value
+    assert old_id in " ".join(service.memories.history(new_id)[-1].reason.split())
+    changed = service.review.answer_possible(new_id, "replaces").value
     assert {r.id: r.status.value for r in changed} == {new_id: "active", old_id: "superseded"}
-    assert service.history(new_id)[-1].action == "answer_replaces"
+    assert service.memories.history(new_id)[-1].action == "answer_replaces"
 
 
 @pytest.mark.parametrize("answer", ["both_true", "unrelated"])
 def test_not_sure_answered_both_kept(service: MemoryService, answer: str) -> None:
     old_id, new_id = _unsure_pair(service)
-    service.answer_possible(new_id, answer)
-    assert service.get_memory(new_id).status.value == "active"
-    assert service.get_memory(old_id).status.value == "active"
-    assert service.history(new_id)[-1].action == f"answer_{answer}"
+    service.review.answer_possible(new_id, answer)
+    assert service.memories.get_memory(new_id).status.value == "active"
+    assert service.memories.get_memory(old_id).status.value == "active"
+    assert service.memories.history(new_id)[-1].action == f"answer_{answer}"
 
 
 def test_not_sure_answered_same_merges(service: MemoryService) -> None:
     old_id, new_id = _unsure_pair(service)
-    service.answer_possible(new_id, "same")
-    assert service.get_memory(new_id).status.value == "rejected"
-    assert service.history(old_id)[-1].action == "merge"
+    service.review.answer_possible(new_id, "same")
+    assert service.memories.get_memory(new_id).status.value == "rejected"
+    assert service.memories.history(old_id)[-1].action == "merge"
 
 
 def test_a_bad_answer_is_refused_and_changes_nothing(service: MemoryService) -> None:
     _, new_id = _unsure_pair(service)
     with pytest.raises(InvalidInputError, match="answer"):
-        service.answer_possible(new_id, "maybe")
-    assert service.get_memory(new_id).status.value == "candidate"
+        service.review.answer_possible(new_id, "maybe")
+    assert service.memories.get_memory(new_id).status.value == "candidate"
 
 
 # --- 4. fences by meaning, and the user's word lifts them -------------------------------
 
 
 def _fence(service: MemoryService, text: str) -> None:
-    made = service.remember(SCOPE, text).value
+    made = service.memories.remember(SCOPE, text).value
     assert made.record is not None
-    service.delete(made.record.id, reason="the user asked", purge=True)
+    service.review.delete(made.record.id, reason="the user asked", purge=True)
 
 
 @pytest.mark.parametrize(
@@ -172,7 +176,7 @@ def _fence(service: MemoryService, text: str) -> None:
 )
 def test_fence_holds_for_restatements(service: MemoryService, deleted: str, later: str) -> None:
     _fence(service, deleted)
-    out = service.suggest(SCOPE, later).value
+    out = service.memories.suggest(SCOPE, later).value
     assert out.outcome == "rejected" and "deletion fence" in " ".join(out.reasons)
 
 
@@ -187,7 +191,7 @@ def test_fence_holds_for_restatements(service: MemoryService, deleted: str, late
 )
 def test_fence_lets_other_facts_pass(service: MemoryService, deleted: str, later: str) -> None:
     _fence(service, deleted)
-    out = service.suggest(SCOPE, later).value
+    out = service.memories.suggest(SCOPE, later).value
     assert "deletion fence" not in " ".join(out.reasons)
 
 
@@ -195,9 +199,9 @@ def test_the_users_remember_lifts_a_fence_after_an_agents_attempt(
     service: MemoryService,
 ) -> None:
     _fence(service, "Kim is allergic to penicillin.")
-    agent = service.suggest(SCOPE, "Kim is allergic to penicillin.").value
+    agent = service.memories.suggest(SCOPE, "Kim is allergic to penicillin.").value
     assert agent.outcome == "rejected"
-    mine = service.remember(SCOPE, "Kim is allergic to penicillin.").value
+    mine = service.memories.remember(SCOPE, "Kim is allergic to penicillin.").value
     assert mine.outcome == "active"
     assert any("fence" in r and "lifted" in r for r in mine.reasons)
 
@@ -206,12 +210,12 @@ def test_the_users_remember_lifts_a_fence_after_an_agents_attempt(
 
 
 def _conflict(service: MemoryService) -> tuple[str, str, str]:
-    a = service.remember(SCOPE, "The team offsite is in Lisbon from 12 to 14 May.").value
-    b = service.remember(SCOPE, "The team offsite is in Porto from 19 to 21 May.").value
+    a = service.memories.remember(SCOPE, "The team offsite is in Lisbon from 12 to 14 May.").value
+    b = service.memories.remember(SCOPE, "The team offsite is in Porto from 19 to 21 May.").value
     assert a.record is not None and b.record is not None
     if not b.conflicts_with:  # the judge asked instead: the user says they conflict
         pytest.skip("the pair went to review")
-    c = service.remember(SCOPE, "The billing database is PostgreSQL 16.").value
+    c = service.memories.remember(SCOPE, "The billing database is PostgreSQL 16.").value
     assert c.record is not None
     return a.record.id, b.record.id, c.record.id
 
@@ -220,27 +224,27 @@ def test_keep_this_supersedes_only_what_contradicts_and_can_be_undone(
     service: MemoryService,
 ) -> None:
     a, b, c = _conflict(service)
-    service.resolve_conflict(b)
-    assert service.get_memory(a).status.value == "superseded"
-    assert "contradicts it" in service.history(a)[-1].reason
-    assert service.get_memory(c).status.value == "active"
-    service.undo_resolution(b)
-    assert service.get_memory(a).status.value == "active"
-    assert "conflict" in service.get_memory(a).flags
-    assert service.history(a)[-1].action == "undo_resolve_conflict"
+    service.review.resolve_conflict(b)
+    assert service.memories.get_memory(a).status.value == "superseded"
+    assert "contradicts it" in service.memories.history(a)[-1].reason
+    assert service.memories.get_memory(c).status.value == "active"
+    service.review.undo_resolution(b)
+    assert service.memories.get_memory(a).status.value == "active"
+    assert "conflict" in service.memories.get_memory(a).flags
+    assert service.memories.history(a)[-1].action == "undo_resolve_conflict"
 
 
 def test_a_member_can_be_taken_out(service: MemoryService) -> None:
     a, b, _ = _conflict(service)
-    service.take_out_of_conflict(a)
-    assert "conflict" not in service.get_memory(a).flags
-    assert "conflict" not in service.get_memory(b).flags  # one left: nothing in conflict
-    service.undo_resolution(b)
-    assert "conflict" in service.get_memory(a).flags
+    service.review.take_out_of_conflict(a)
+    assert "conflict" not in service.memories.get_memory(a).flags
+    assert "conflict" not in service.memories.get_memory(b).flags  # one left: nothing in conflict
+    service.review.undo_resolution(b)
+    assert "conflict" in service.memories.get_memory(a).flags
 
 
 def test_undo_without_a_resolution_is_refused(service: MemoryService) -> None:
-    made = service.remember(SCOPE, "Kim likes tea.").value
+    made = service.memories.remember(SCOPE, "Kim likes tea.").value
     assert made.record is not None
     with pytest.raises(InvalidStateError):
-        service.undo_resolution(made.record.id)
+        service.review.undo_resolution(made.record.id)

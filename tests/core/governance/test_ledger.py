@@ -13,13 +13,15 @@ API_KEY = "sk-" + "Ab3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA"
 
 
 def test_merge_adds_sources_and_boosts_confidence_up_to_a_cap(service: MemoryService) -> None:
-    first = service.remember(SCOPE, "remember that web-shop deploys to eu-west-1").value
+    first = service.memories.remember(SCOPE, "remember that web-shop deploys to eu-west-1").value
     assert first.record is not None
     for n in range(4):
-        out = service.remember(SCOPE, f"Remember: web-shop deploys to eu-west-1{'.' * n}").value
+        out = service.memories.remember(
+            SCOPE, f"Remember: web-shop deploys to eu-west-1{'.' * n}"
+        ).value
         assert out.outcome == "merged" and out.record is not None
         assert out.record.id == first.record.id
-    (record,) = service.list_memories()
+    (record,) = service.memories.list_memories()
     assert len(record.source_event_ids) == 5
     assert first.record.confidence < record.confidence <= 0.99
 
@@ -27,63 +29,63 @@ def test_merge_adds_sources_and_boosts_confidence_up_to_a_cap(service: MemorySer
 def test_merge_of_model_evidence_into_a_user_memory_keeps_it_active(
     service: MemoryService,
 ) -> None:
-    mine = service.remember(SCOPE, "remember that I prefer pnpm").value.record
+    mine = service.memories.remember(SCOPE, "remember that I prefer pnpm").value.record
     assert mine is not None
     ev = add_event(service, "The user prefers pnpm", actor="assistant", trust="assistant")
-    out = service.suggest(SCOPE, "I prefer pnpm.", evidence=[ev.id]).value
+    out = service.memories.suggest(SCOPE, "I prefer pnpm.", evidence=[ev.id]).value
     assert out.outcome == "merged"
-    merged = service.get_memory(mine.id)
+    merged = service.memories.get_memory(mine.id)
     assert merged.status == "active" and ev.id in merged.source_event_ids
     assert merged.source_trust == "user"
 
 
 def test_rejected_memory_is_not_suggested_again(service: MemoryService) -> None:
-    mid = service.suggest(SCOPE, "Alice prefers pnpm over npm").value.record.id  # type: ignore[union-attr]
-    service.reject(mid)
-    again = service.suggest(SCOPE, "Alice prefers pnpm over npm.").value
+    mid = service.memories.suggest(SCOPE, "Alice prefers pnpm over npm").value.record.id  # type: ignore[union-attr]
+    service.review.reject(mid)
+    again = service.memories.suggest(SCOPE, "Alice prefers pnpm over npm.").value
     assert again.outcome == "rejected"
     assert "already rejected" in again.reasons[0]
-    assert service.list_memories(MemoryFilter(statuses=("candidate",))) == []
+    assert service.memories.list_memories(MemoryFilter(statuses=("candidate",))) == []
 
 
 # --- conflict sets and supersede links ------------------------------------------------------
 
 
 def test_equal_authority_contradictions_share_one_conflict_set(service: MemoryService) -> None:
-    a = service.remember(SCOPE, "remember: staging runs in us-east-2").value.record
-    b_out = service.remember(SCOPE, "remember: staging runs in eu-west-1").value
-    c_out = service.remember(SCOPE, "remember: staging runs in ap-south-1").value
+    a = service.memories.remember(SCOPE, "remember: staging runs in us-east-2").value.record
+    b_out = service.memories.remember(SCOPE, "remember: staging runs in eu-west-1").value
+    c_out = service.memories.remember(SCOPE, "remember: staging runs in ap-south-1").value
     assert a is not None and b_out.record is not None and c_out.record is not None
     assert b_out.conflicts_with == (a.id,)
-    records = {m.id: m for m in service.list_memories()}
+    records = {m.id: m for m in service.memories.list_memories()}
     assert {m.status for m in records.values()} == {"active"}
     assert all("conflict" in m.flags for m in records.values())
     assert len({m.conflict_set for m in records.values()}) == 1
     assert records[a.id].conflict_set is not None
 
-    kept = service.resolve_conflict(c_out.record.id, reason="checked the console").value
+    kept = service.review.resolve_conflict(c_out.record.id, reason="checked the console").value
     statuses = {m.id: m.status for m in kept}
     assert statuses[c_out.record.id] == "active"
     assert statuses[a.id] == statuses[b_out.record.id] == "superseded"
-    assert service.get_memory(a.id).superseded_by == c_out.record.id
-    assert "conflict" not in service.get_memory(c_out.record.id).flags
+    assert service.memories.get_memory(a.id).superseded_by == c_out.record.id
+    assert "conflict" not in service.memories.get_memory(c_out.record.id).flags
 
 
 def test_conflicting_memories_are_injected_with_a_conflict_note(service: MemoryService) -> None:
-    service.remember(SCOPE, "remember: staging runs in us-east-2")
-    service.remember(SCOPE, "remember: staging runs in eu-west-1")
-    block = service.inject(SCOPE, "which region does staging run in", 600).value
+    service.memories.remember(SCOPE, "remember: staging runs in us-east-2")
+    service.memories.remember(SCOPE, "remember: staging runs in eu-west-1")
+    block = service.retrieval.inject(SCOPE, "which region does staging run in", 600).value
     assert "us-east-2" in block.text and "eu-west-1" in block.text
     assert all("conflict" in " ".join(item.notes) for item in block.items)
 
 
 def test_supersede_clears_the_conflict_flag_of_the_old_record(service: MemoryService) -> None:
-    a = service.remember(SCOPE, "remember: staging runs in us-east-2").value.record
-    service.remember(SCOPE, "remember: staging runs in eu-west-1")
-    c = service.remember(SCOPE, "remember: staging now runs in ap-south-1 instead").value
+    a = service.memories.remember(SCOPE, "remember: staging runs in us-east-2").value.record
+    service.memories.remember(SCOPE, "remember: staging runs in eu-west-1")
+    c = service.memories.remember(SCOPE, "remember: staging now runs in ap-south-1 instead").value
     assert a is not None and c.record is not None
     assert a.id in c.superseded
-    old = service.get_memory(a.id)
+    old = service.memories.get_memory(a.id)
     assert old.status == "superseded" and "conflict" not in old.flags
 
 
@@ -111,10 +113,10 @@ def test_summary_of_untrusted_events_is_untrusted_however_labelled(
         refs=(issue.id,),
         session="s3",
     )
-    outcomes = service.extract("s3").value
+    outcomes = service.memories.extract("s3").value
     assert outcomes and all(o.record and o.record.status != "active" for o in outcomes)
     assert all(o.record and o.record.source_trust == "untrusted" for o in outcomes)
-    out = service.suggest(SCOPE, "The API limit is 100 rps", evidence=[summary.id]).value
+    out = service.memories.suggest(SCOPE, "The API limit is 100 rps", evidence=[summary.id]).value
     assert out.record is not None and out.record.status in ("quarantined", "candidate")
 
 
@@ -138,13 +140,13 @@ def test_summary_of_summaries_still_reaches_the_untrusted_source(service: Memory
         kind="compaction",
         refs=(s1.id,),
     )
-    out = service.suggest(SCOPE, "Retries default to 3", evidence=[s2.id]).value
+    out = service.memories.suggest(SCOPE, "Retries default to 3", evidence=[s2.id]).value
     assert out.record is not None and out.record.source_trust == "untrusted"
 
 
 def test_user_quote_cited_by_the_agent_is_an_inference(service: MemoryService) -> None:
     ev = add_event(service, "I like short answers")
-    out = service.suggest(SCOPE, "Alice likes short answers", evidence=[ev.id]).value
+    out = service.memories.suggest(SCOPE, "Alice likes short answers", evidence=[ev.id]).value
     assert out.record is not None and out.record.status == "candidate"
     assert out.record.source_trust == "assistant"
 
@@ -155,12 +157,14 @@ def test_user_quote_cited_by_the_agent_is_an_inference(service: MemoryService) -
 def test_security_event_records_types_and_the_memory_but_not_the_value(
     service: MemoryService,
 ) -> None:
-    out = service.suggest(SCOPE, f"Deploy key: {API_KEY}; ops mail is ops@web-shop.example").value
+    out = service.memories.suggest(
+        SCOPE, f"Deploy key: {API_KEY}; ops mail is ops@web-shop.example"
+    ).value
     assert out.outcome == "rejected" and out.record is not None
-    (sec,) = service.security_events()
+    (sec,) = service.events.security_events()
     assert set(sec.finding_types) == {"api_key", "email_address"}
     assert sec.memory_id == out.record.id and sec.action == "rejected"
-    events = service.list_events(limit=10_000)
+    events = service.events.list_events(limit=10_000)
     assert all(
         API_KEY not in e.text and API_KEY not in repr(e.data)
         for e in events
@@ -170,14 +174,14 @@ def test_security_event_records_types_and_the_memory_but_not_the_value(
 
 
 def test_rejected_secret_does_not_stay_in_the_event_log(service: MemoryService) -> None:
-    service.suggest(SCOPE, f"Deploy key: {API_KEY}")
-    events = service.list_events(limit=10_000)
+    service.memories.suggest(SCOPE, f"Deploy key: {API_KEY}")
+    events = service.events.list_events(limit=10_000)
     assert all(API_KEY not in e.text for e in events)
 
 
 def test_remembered_secret_does_not_stay_in_the_event_log(service: MemoryService) -> None:
-    service.remember(SCOPE, f"remember my key {API_KEY}")
-    events = service.list_events(limit=10_000)
+    service.memories.remember(SCOPE, f"remember my key {API_KEY}")
+    events = service.events.list_events(limit=10_000)
     assert all(API_KEY not in e.text for e in events)
 
 
@@ -186,12 +190,12 @@ def test_remembered_secret_does_not_stay_in_the_event_log(service: MemoryService
 
 def test_saying_you_forgot_something_is_not_remembered_as_active(service: MemoryService) -> None:
     add_event(service, "I can't remember the port the API listens on.")
-    service.extract("s1")
-    assert service.list_memories(MemoryFilter(statuses=("active",))) == []
+    service.memories.extract("s1")
+    assert service.memories.list_memories(MemoryFilter(statuses=("active",))) == []
 
 
 def test_remember_keeps_words_that_start_with_note(service: MemoryService) -> None:
-    out = service.remember(SCOPE, "Notes live in Confluence").value
+    out = service.memories.remember(SCOPE, "Notes live in Confluence").value
     assert out.record is not None and out.record.content == "Notes live in Confluence"
 
 
@@ -204,28 +208,34 @@ def test_web_page_labelled_tool_verified_is_still_untrusted(service: MemoryServi
         kind="tool_result",
         source="web_page",
     )
-    out = service.suggest(SCOPE, "The Payly SDK default timeout is 30 seconds", evidence=[ev.id])
+    out = service.memories.suggest(
+        SCOPE, "The Payly SDK default timeout is 30 seconds", evidence=[ev.id]
+    )
     assert out.value.record is not None and out.value.record.status != "active"
 
 
 def test_duplicate_skill_suggestions_merge(service: MemoryService) -> None:
     text = "remember: to release, 1. bump the version 2. tag 3. push the tag"
-    a = service.remember(SCOPE, text).value
-    b = service.remember(SCOPE, text).value
+    a = service.memories.remember(SCOPE, text).value
+    b = service.memories.remember(SCOPE, text).value
     assert b.outcome == "merged"
     assert a.record is not None and b.record is not None and a.record.id == b.record.id
 
 
 def test_chinese_dislikes_do_not_conflict(service: MemoryService) -> None:
-    service.remember({"user": "alice"}, "记住：我不吃辣")
-    out = service.remember({"user": "alice"}, "记住：我不吃香菜").value
+    service.memories.remember({"user": "alice"}, "记住：我不吃辣")
+    out = service.memories.remember({"user": "alice"}, "记住：我不吃香菜").value
     assert out.conflicts_with == ()
-    assert all("conflict" not in m.flags for m in service.list_memories())
+    assert all("conflict" not in m.flags for m in service.memories.list_memories())
 
 
 def test_changed_preference_is_not_merged_away(service: MemoryService) -> None:
-    service.remember(SCOPE, "remember: Alice prefers dark mode in every editor")
-    out = service.remember(SCOPE, "remember: Alice prefers light mode in every editor").value
+    service.memories.remember(SCOPE, "remember: Alice prefers dark mode in every editor")
+    out = service.memories.remember(
+        SCOPE, "remember: Alice prefers light mode in every editor"
+    ).value
     assert out.outcome != "merged"
-    contents = [m.content for m in service.list_memories(MemoryFilter(statuses=("active",)))]
+    contents = [
+        m.content for m in service.memories.list_memories(MemoryFilter(statuses=("active",)))
+    ]
     assert "Alice prefers light mode in every editor" in contents

@@ -335,7 +335,7 @@ def test_endpoint_is_built_from_base_url() -> None:
 
 
 def test_off_by_default(service: MemoryService) -> None:
-    assert isinstance(service.extractor, RuleExtractor)
+    assert isinstance(service.memories.extractor, RuleExtractor)
 
 
 def test_service_uses_configured_llm_and_policy_still_decides(
@@ -362,8 +362,8 @@ def test_service_uses_configured_llm_and_policy_still_decides(
             item("Alice prefers short answers.", [guess.id], explicit=True),
         ]
     )
-    service.extractor = extractor(fake_llm)
-    outcomes = service.extract("s1").value
+    service.memories.extractor = extractor(fake_llm)
+    outcomes = service.memories.extract("s1").value
 
     by_content = {o.record.content: o.record for o in outcomes if o.record}
     assert by_content["Alice prefers pnpm over npm."].status == "active"
@@ -372,7 +372,7 @@ def test_service_uses_configured_llm_and_policy_still_decides(
     assert rule.source_trust == "untrusted"
     inferred = by_content["Alice prefers short answers."]
     assert inferred.status == "candidate" and inferred.expires_at is not None
-    actives = service.list_memories(MemoryFilter(statuses=("active",)))
+    actives = service.memories.list_memories(MemoryFilter(statuses=("active",)))
     assert [m.content for m in actives] == ["Alice prefers pnpm over npm."]
 
 
@@ -398,8 +398,8 @@ def test_untrusted_content_misattributed_to_the_user_does_not_become_active(
             )
         ]
     )
-    service.extractor = extractor(fake_llm)
-    (outcome,) = service.extract("s1").value
+    service.memories.extractor = extractor(fake_llm)
+    (outcome,) = service.memories.extract("s1").value
     assert outcome.record is not None
     assert outcome.record.status != "active"
     assert page.id in outcome.record.source_event_ids
@@ -408,12 +408,12 @@ def test_untrusted_content_misattributed_to_the_user_does_not_become_active(
 def test_llm_failure_leaves_the_store_unchanged(service: MemoryService, fake_llm: FakeLLM) -> None:
     add_event(service, "Remember that I prefer pnpm over npm")
     fake_llm.raw(200, completion("not json"))
-    service.extractor = extractor(fake_llm)
-    before = service.revision()
+    service.memories.extractor = extractor(fake_llm)
+    before = service.events.revision()
     with pytest.raises(ResourceUnavailableError):
-        service.extract("s1")
-    assert service.list_memories() == []
-    assert service.revision() == before
+        service.memories.extract("s1")
+    assert service.memories.list_memories() == []
+    assert service.events.revision() == before
 
 
 def test_rerunning_llm_extraction_does_not_duplicate(
@@ -421,10 +421,10 @@ def test_rerunning_llm_extraction_does_not_duplicate(
 ) -> None:
     ask = add_event(service, "Remember that I prefer pnpm over npm")
     fake_llm.answer([item("Alice prefers pnpm over npm.", [ask.id], explicit=True)])
-    service.extractor = extractor(fake_llm)
-    service.extract("s1")
-    service.extract("s1")
-    assert len(service.list_memories()) == 1
+    service.memories.extractor = extractor(fake_llm)
+    service.memories.extract("s1")
+    service.memories.extract("s1")
+    assert len(service.memories.list_memories()) == 1
 
 
 def test_slow_llm_does_not_block_other_writes(service: MemoryService, fake_llm: FakeLLM) -> None:
@@ -432,8 +432,8 @@ def test_slow_llm_does_not_block_other_writes(service: MemoryService, fake_llm: 
 
     add_event(service, "Remember that I prefer pnpm over npm")
     fake_llm.delay = 1.5
-    service.extractor = extractor(fake_llm, timeout=5)
-    worker = threading.Thread(target=service.extract, args=("s1",))
+    service.memories.extractor = extractor(fake_llm, timeout=5)
+    worker = threading.Thread(target=service.memories.extract, args=("s1",))
     worker.start()
     try:
         deadline = time.monotonic() + 3

@@ -219,7 +219,7 @@ def test_untrusted_event_never_yields_active_memory_without_the_user(
     with tempfile.TemporaryDirectory() as tmp:
         svc = MemoryService.open(Path(tmp) / "store", clock=clock, prefer_keyring=True)
         try:
-            svc.policy.settings = case["settings"]  # type: ignore[assignment]
+            svc.policy.current.settings = case["settings"]  # type: ignore[assignment]
             _run_case(svc, case)
         finally:
             svc.close()
@@ -227,7 +227,7 @@ def test_untrusted_event_never_yields_active_memory_without_the_user(
 
 def _run_case(svc: MemoryService, case: dict[str, object]) -> None:
     text = str(case["text"])
-    event = svc.append_event(
+    event = svc.events.append_event(
         NewEvent(
             "s1",
             str(case["actor"]),
@@ -241,7 +241,7 @@ def _run_case(svc: MemoryService, case: dict[str, object]) -> None:
     cited = event
     for n in range(int(case["summaries"])):  # type: ignore[call-overload]
         body = case["summary_text"] or f"Summary {n}: {text}"
-        cited = svc.append_event(
+        cited = svc.events.append_event(
             NewEvent(
                 "s1",
                 "assistant",
@@ -255,14 +255,14 @@ def _run_case(svc: MemoryService, case: dict[str, object]) -> None:
 
     action = case["action"]
     if action == "extract":
-        svc.extract("s1")
+        svc.memories.extract("s1")
     elif action == "pre_compress":
-        svc.pre_compress("s1", [event.id, cited.id] if cited is not event else [event.id])
+        svc.memories.pre_compress("s1", [event.id, cited.id] if cited is not event else [event.id])
     else:
         words = str(case["suggest_text"] or text)[:4000]
-        svc.suggest(SCOPE, words, evidence=[cited.id], session="s1")
+        svc.memories.suggest(SCOPE, words, evidence=[cited.id], session="s1")
 
-    records = svc.list_memories()
+    records = svc.memories.list_memories()
     assert all(m.status != MemoryStatus.ACTIVE for m in records), [
         (m.status, m.content, m.source_trust) for m in records
     ]
@@ -276,7 +276,9 @@ def _run_case(svc: MemoryService, case: dict[str, object]) -> None:
             and m.effective_status(NOW) != "expired"
         ]
         for m in pending:
-            approved = svc.approve(m.id, by="alice").value
+            approved = svc.review.approve(m.id, by="alice").value
             assert approved.status == MemoryStatus.ACTIVE
             assert CONFIRMED in approved.flags
-            assert any(d.action == "approve" and d.actor == "alice" for d in svc.history(m.id))
+            assert any(
+                d.action == "approve" and d.actor == "alice" for d in svc.memories.history(m.id)
+            )

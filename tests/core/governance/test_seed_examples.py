@@ -20,17 +20,17 @@ CN_PHONE = "13812345678"
 def live(svc: MemoryService) -> list[str]:
     """Contents of active and pending records."""
     flt = MemoryFilter(statuses=("active", "candidate"), limit=10_000)
-    return [m.content for m in svc.list_memories(flt)]
+    return [m.content for m in svc.memories.list_memories(flt)]
 
 
 def all_text(svc: MemoryService) -> str:
     """Everything the store would show: memories, events, security events."""
-    parts = [m.content for m in svc.list_memories()]
-    for session in svc.list_sessions():
+    parts = [m.content for m in svc.memories.list_memories()]
+    for session in svc.events.list_sessions():
         parts.extend(
-            e.text + repr(e.data) for e in svc.list_events(session=session.id, limit=10_000)
+            e.text + repr(e.data) for e in svc.events.list_events(session=session.id, limit=10_000)
         )
-    parts.extend(repr(s) for s in svc.security_events())
+    parts.extend(repr(s) for s in svc.events.security_events())
     return "\n".join(parts)
 
 
@@ -49,7 +49,7 @@ def all_text(svc: MemoryService) -> str:
 def test_explicit_remember_by_the_user_is_active(
     service: MemoryService, text: str, content: str
 ) -> None:
-    out = service.remember({"user": "alice"}, text).value
+    out = service.memories.remember({"user": "alice"}, text).value
     assert out.outcome == "active"
     record = out.record
     assert record is not None
@@ -58,7 +58,7 @@ def test_explicit_remember_by_the_user_is_active(
     assert dict(record.scope) == {"user": "alice"}
     assert record.source_event_ids and record.expires_at is None
     assert "user_confirmed" in record.flags
-    (decision,) = service.history(record.id)
+    (decision,) = service.memories.history(record.id)
     assert decision.to_status == "active" and decision.policy_version == out.policy_version
 
 
@@ -68,7 +68,7 @@ def test_explicit_remember_in_a_user_event_is_active_after_extract(
     ev = add_event(service, "Remember that I prefer pnpm over npm.")
     # Another fact in Chinese: the same fact in two languages may merge (or be asked about, #40).
     ev_zh = add_event(service, "请记住：我的猫叫年糕。")
-    outcomes = service.extract("s1").value
+    outcomes = service.memories.extract("s1").value
     assert {o.record.status for o in outcomes if o.record} == {"active"}
     sources = {o.record.source_event_ids for o in outcomes if o.record}
     assert sources == {(ev.id,), (ev_zh.id,)}
@@ -84,19 +84,19 @@ def test_model_inferred_preference_is_candidate_with_ttl(
     service: MemoryService, clock: ManualClock, text: str
 ) -> None:
     add_event(service, text, actor="assistant", trust="assistant")
-    (out,) = service.extract("s1").value
+    (out,) = service.memories.extract("s1").value
     record = out.record
     assert record is not None
     assert record.status == "candidate"
     assert record.expires_at is not None and record.expires_at > clock.now()
     clock.advance(dt.timedelta(days=60))
-    assert service.get_memory(record.id).effective_status(clock.now()) == "expired"
+    assert service.memories.get_memory(record.id).effective_status(clock.now()) == "expired"
 
 
 def test_agent_suggestion_without_evidence_is_candidate_with_ttl(
     service: MemoryService, clock: ManualClock
 ) -> None:
-    out = service.suggest(SCOPE, "Alice prefers pnpm over npm", kind="preference").value
+    out = service.memories.suggest(SCOPE, "Alice prefers pnpm over npm", kind="preference").value
     assert out.record is not None and out.record.status == "candidate"
     assert out.record.expires_at is not None
 
@@ -104,12 +104,12 @@ def test_agent_suggestion_without_evidence_is_candidate_with_ttl(
 def test_approving_an_inferred_preference_makes_it_active_without_ttl(
     service: MemoryService, clock: ManualClock
 ) -> None:
-    out = service.suggest(SCOPE, "Alice prefers pnpm over npm", kind="preference").value
+    out = service.memories.suggest(SCOPE, "Alice prefers pnpm over npm", kind="preference").value
     assert out.record is not None
-    approved = service.approve(out.record.id).value
+    approved = service.review.approve(out.record.id).value
     assert approved.status == "active" and approved.expires_at is None
     clock.advance(dt.timedelta(days=60))
-    assert service.get_memory(out.record.id).effective_status(clock.now()) == "active"
+    assert service.memories.get_memory(out.record.id).effective_status(clock.now()) == "active"
 
 
 # --- a web page that says "remember this rule forever" ----------------------------------
@@ -136,16 +136,18 @@ def test_web_page_remember_forever_never_becomes_active(
     ev = add_event(
         service, page, actor="tool", trust="untrusted", kind="tool_result", source=source
     )
-    service.extract("s1")
-    for m in service.list_memories():
+    service.memories.extract("s1")
+    for m in service.memories.list_memories():
         if ev.id in m.source_event_ids:
             assert m.status in ("quarantined", "rejected", "candidate")
             assert m.status != "active"
-    out = service.suggest({"user": "alice"}, rule, kind="convention", evidence=[ev.id]).value
+    out = service.memories.suggest(
+        {"user": "alice"}, rule, kind="convention", evidence=[ev.id]
+    ).value
     assert out.record is not None
     assert out.record.status in ("quarantined", "rejected")
-    assert service.list_memories(MemoryFilter(statuses=("active",))) == []
-    block = service.inject(SCOPE, "configure the SDK retries", 400).value
+    assert service.memories.list_memories(MemoryFilter(statuses=("active",))) == []
+    block = service.retrieval.inject(SCOPE, "configure the SDK retries", 400).value
     assert "verify_ssl" not in block.text and "证书校验" not in block.text
 
 
@@ -163,11 +165,11 @@ def test_web_page_remember_forever_never_becomes_active(
 def test_sensitive_candidate_is_rejected_with_a_security_event_without_the_value(
     service: MemoryService, text: str, value: str, finding: str
 ) -> None:
-    out = service.suggest(SCOPE, text).value
+    out = service.memories.suggest(SCOPE, text).value
     assert out.outcome == "rejected"
     assert out.findings == (finding,)
     assert out.record is not None and value not in out.record.content
-    (sec,) = service.security_events()
+    (sec,) = service.events.security_events()
     assert finding in sec.finding_types
     assert sec.memory_id == out.record.id
     assert value not in repr(sec)
@@ -175,13 +177,13 @@ def test_sensitive_candidate_is_rejected_with_a_security_event_without_the_value
 
 
 def test_remembered_secret_is_rejected_and_never_stored(service: MemoryService) -> None:
-    out = service.remember({"user": "alice"}, f"remember my OpenAI key {API_KEY}").value
+    out = service.memories.remember({"user": "alice"}, f"remember my OpenAI key {API_KEY}").value
     assert out.outcome == "rejected"
     assert live(service) == []
-    assert [s.finding_types for s in service.security_events()] == [("api_key",)]
-    memory_text = "\n".join(m.content for m in service.list_memories())
+    assert [s.finding_types for s in service.events.security_events()] == [("api_key",)]
+    memory_text = "\n".join(m.content for m in service.memories.list_memories())
     assert API_KEY not in memory_text
-    sec_text = "\n".join(repr(s) for s in service.security_events())
+    sec_text = "\n".join(repr(s) for s in service.events.security_events())
     assert API_KEY not in sec_text
 
 
@@ -204,20 +206,20 @@ def test_remembered_secret_is_rejected_and_never_stored(service: MemoryService) 
 def test_pnpm_supersedes_yarn_and_keeps_the_link(
     service: MemoryService, clock: ManualClock, old_text: str, new_text: str
 ) -> None:
-    old = service.remember(SCOPE, old_text, session="s1").value.record
+    old = service.memories.remember(SCOPE, old_text, session="s1").value.record
     assert old is not None
     clock.advance(dt.timedelta(days=30))
-    out = service.remember(SCOPE, new_text, session="s2").value
+    out = service.memories.remember(SCOPE, new_text, session="s2").value
     new = out.record
     assert new is not None and new.status == "active"
     assert out.superseded == (old.id,)
     assert new.supersedes == old.id
-    kept = service.get_memory(old.id)
+    kept = service.memories.get_memory(old.id)
     assert kept.status == "superseded"
     assert kept.superseded_by == new.id
     assert kept.content == old.content  # kept, not overwritten
-    assert sorted(d.action for d in service.history(old.id)) == ["remember", "supersede"]
-    block = service.inject(SCOPE, "install the web-shop dependencies", 400).value
+    assert sorted(d.action for d in service.memories.history(old.id)) == ["remember", "supersede"]
+    block = service.retrieval.inject(SCOPE, "install the web-shop dependencies", 400).value
     assert "pnpm" in block.text and "1.22" not in block.text
 
 
@@ -227,16 +229,18 @@ LS_PNPM = "$ ls\npackage.json  pnpm-lock.yaml  src"
 def test_tool_verified_lockfile_is_active_and_settles_the_yarn_guess(
     service: MemoryService,
 ) -> None:
-    guess = service.suggest(SCOPE, "web-shop uses yarn as its package manager").value.record
+    guess = service.memories.suggest(
+        SCOPE, "web-shop uses yarn as its package manager"
+    ).value.record
     assert guess is not None and guess.status == "candidate"
     add_event(service, LS_PNPM, actor="tool", trust="tool_verified", kind="tool_result")
-    (out,) = service.extract("s1").value
+    (out,) = service.memories.extract("s1").value
     assert out.record is not None and out.record.status == "active"
     assert "pnpm" in out.record.content
     # R10: the verified fact settles the pending guess, with a link and a reason.
-    settled = service.get_memory(guess.id)
+    settled = service.memories.get_memory(guess.id)
     assert settled.status == "superseded" and settled.superseded_by == out.record.id
-    last = service.history(guess.id)[-1]
+    last = service.memories.history(guess.id)[-1]
     assert "pending guess settled by" in last.reason and "yarn" in last.reason
 
 
@@ -244,14 +248,14 @@ def test_tool_fact_contradicting_a_user_approved_memory_is_a_conflict_for_the_us
     service: MemoryService,
 ) -> None:
     """User-approved (user authority) outranks tool-verified: a conflict for the user to settle."""
-    yarn = service.suggest(SCOPE, "web-shop uses yarn as its package manager").value.record
+    yarn = service.memories.suggest(SCOPE, "web-shop uses yarn as its package manager").value.record
     assert yarn is not None
     # the user approves it: now it carries the user's authority and is not silently replaced
-    service.approve(yarn.id)
+    service.review.approve(yarn.id)
     add_event(service, LS_PNPM, actor="tool", trust="tool_verified", kind="tool_result")
-    (out,) = service.extract("s1").value
+    (out,) = service.memories.extract("s1").value
     assert out.record is not None
-    kept = service.get_memory(yarn.id)
+    kept = service.memories.get_memory(yarn.id)
     assert kept.status == "active" and "conflict" in kept.flags
     assert out.record.status == "active" and "conflict" in out.record.flags
     assert kept.conflict_set == out.record.conflict_set is not None
@@ -271,14 +275,14 @@ def test_tool_fact_contradicting_a_user_approved_memory_is_a_conflict_for_the_us
 )
 def test_temporary_constraint_leaves_no_long_term_memory(service: MemoryService, text: str) -> None:
     add_event(service, text)
-    service.extract("s1")
+    service.memories.extract("s1")
     assert live(service) == []
-    block = service.inject(SCOPE, "run the build", 400, session="s2").value
+    block = service.retrieval.inject(SCOPE, "run the build", 400, session="s2").value
     assert "test" not in block.text.lower() and "测试" not in block.text
 
 
 def test_temporary_remember_request_is_not_a_long_term_memory(service: MemoryService) -> None:
-    out = service.remember(SCOPE, "remember to skip the tests today").value
+    out = service.memories.remember(SCOPE, "remember to skip the tests today").value
     assert out.outcome == "rejected"
     assert live(service) == []
 
@@ -296,26 +300,28 @@ def test_temporary_remember_request_is_not_a_long_term_memory(service: MemorySer
 def test_duplicate_merges_with_sources_joined(
     service: MemoryService, first: str, second: str
 ) -> None:
-    a = service.remember({"user": "alice"}, first).value
-    b = service.remember({"user": "alice"}, second).value
+    a = service.memories.remember({"user": "alice"}, first).value
+    b = service.memories.remember({"user": "alice"}, second).value
     assert b.outcome == "merged"
     assert a.record is not None and b.record is not None
     assert b.record.id == a.record.id
-    records = service.list_memories()
+    records = service.memories.list_memories()
     assert len(records) == 1
     assert len(records[0].source_event_ids) == 2
     assert set(a.record.source_event_ids) < set(records[0].source_event_ids)
     assert records[0].confidence >= a.record.confidence
     # (order-insensitive: see test_controls.py::test_history_is_in_decision_order)
-    assert sorted(d.action for d in service.history(a.record.id)) == ["merge", "remember"]
+    assert sorted(d.action for d in service.memories.history(a.record.id)) == ["merge", "remember"]
 
 
 def test_duplicate_from_extraction_merges_into_remembered_memory(
     service: MemoryService,
 ) -> None:
-    first = service.remember(SCOPE, "remember that web-shop deploys to eu-west-1").value.record
+    first = service.memories.remember(
+        SCOPE, "remember that web-shop deploys to eu-west-1"
+    ).value.record
     assert first is not None
     add_event(service, "Remember: web-shop deploys to eu-west-1.")
-    (out,) = service.extract("s1").value
+    (out,) = service.memories.extract("s1").value
     assert out.outcome == "merged"
-    assert len(service.list_memories()) == 1
+    assert len(service.memories.list_memories()) == 1

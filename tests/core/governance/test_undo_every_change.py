@@ -33,8 +33,8 @@ def svc(backend: ServiceOpener, data_dir: Path, clock: ManualClock) -> Iterator[
 
 def _view(service: MemoryService, mid: str) -> tuple[Any, ...]:
     """What a user sees of a memory, plus the sessions it is kept out of."""
-    r = service.get_memory(mid)
-    excluded = service.changes(memory_id=mid, limit=1)
+    r = service.memories.get_memory(mid)
+    excluded = service.review.changes(memory_id=mid, limit=1)
     sessions = tuple(excluded[0].entries[0].after["excluded"]) if excluded else ()
     return (
         r.status.value,
@@ -58,10 +58,10 @@ def _round_trip(
     assert command is not None, "the change was not journalled"
     after = {m: _view(service, m) for m in mids}
     assert after != before, "the change changed nothing"
-    undone = service.undo_change(command)
+    undone = service.review.undo_change(command)
     assert {m: _view(service, m) for m in mids} == before
     assert undone.changes.command_id is not None
-    service.undo_change(undone.changes.command_id)  # redo
+    service.review.undo_change(undone.changes.command_id)  # redo
     assert {m: _view(service, m) for m in mids} == after
     report = service.verify()
     assert report.ok, report
@@ -69,99 +69,103 @@ def _round_trip(
 
 
 def _candidate(service: MemoryService, words: str) -> str:
-    record = service.suggest(ANN, words).value.record
+    record = service.memories.suggest(ANN, words).value.record
     assert record is not None and record.status.value == "candidate"
     return record.id
 
 
 def _active(service: MemoryService, words: str, scope: dict[str, str] = ANN) -> str:
-    record = service.remember(scope, words).value.record
+    record = service.memories.remember(scope, words).value.record
     assert record is not None and record.status.value == "active"
     return record.id
 
 
 def test_review_decisions_round_trip(svc: MemoryService) -> None:
     a = _candidate(svc, "Ann seems to prefer window seats on long flights.")
-    _round_trip(svc, [a], lambda: svc.approve(a))
+    _round_trip(svc, [a], lambda: svc.review.approve(a))
     b = _candidate(svc, "Ann might like aisle seats for short hops.")
-    _round_trip(svc, [b], lambda: svc.reject(b, reason="not true"))
+    _round_trip(svc, [b], lambda: svc.review.reject(b, reason="not true"))
     c = _candidate(svc, "Ann may want vegetarian meals on flights.")
-    _round_trip(svc, [c], lambda: svc.edit_and_approve(c, "Ann wants vegetarian meals."))
+    _round_trip(svc, [c], lambda: svc.review.edit_and_approve(c, "Ann wants vegetarian meals."))
     d = _candidate(svc, "Ann probably books trains for trips under four hours.")
-    _round_trip(svc, [d], lambda: svc.rescope_and_approve(d, {**ANN, "project": "travel"}))
+    _round_trip(svc, [d], lambda: svc.review.rescope_and_approve(d, {**ANN, "project": "travel"}))
     e, f = (_candidate(svc, w) for w in ("Ann likes early flights.", "Ann packs light."))
-    _round_trip(svc, [e, f], lambda: svc.approve_many([e, f]))
+    _round_trip(svc, [e, f], lambda: svc.review.approve_many([e, f]))
 
 
 def test_memory_controls_round_trip(svc: MemoryService) -> None:
     mid = _active(svc, "Remember that Ann's passport expires in 2031.")
-    _round_trip(svc, [mid], lambda: svc.edit(mid, "Ann's passport expires in March 2031."))
-    _round_trip(svc, [mid], lambda: svc.downgrade(mid, {**ANN, "project": "travel"}))
-    _round_trip(svc, [mid], lambda: svc.disable(mid))  # redone: disabled again
-    _round_trip(svc, [mid], lambda: svc.enable(mid))
-    _round_trip(svc, [mid], lambda: svc.exclude(mid, "s1"))  # redone: excluded again
-    _round_trip(svc, [mid], lambda: svc.include(mid, "s1"))
-    _round_trip(svc, [mid], lambda: svc.quarantine(mid, "checking a report"))
+    _round_trip(svc, [mid], lambda: svc.review.edit(mid, "Ann's passport expires in March 2031."))
+    _round_trip(svc, [mid], lambda: svc.review.downgrade(mid, {**ANN, "project": "travel"}))
+    _round_trip(svc, [mid], lambda: svc.review.disable(mid))  # redone: disabled again
+    _round_trip(svc, [mid], lambda: svc.review.enable(mid))
+    _round_trip(svc, [mid], lambda: svc.review.exclude(mid, "s1"))  # redone: excluded again
+    _round_trip(svc, [mid], lambda: svc.review.include(mid, "s1"))
+    _round_trip(svc, [mid], lambda: svc.review.quarantine(mid, "checking a report"))
     narrow = _active(svc, "Ann's frequent flyer tier is gold.", {**ANN, "project": "travel"})
-    _round_trip(svc, [narrow], lambda: svc.widen(narrow, ANN))
+    _round_trip(svc, [narrow], lambda: svc.review.widen(narrow, ANN))
 
 
 def test_undo_of_a_change_puts_back_what_the_change_brought_in(svc: MemoryService) -> None:
     """A new memory is withdrawn by undo (kept, never injected), and comes back on redo; a
     memory it superseded is active again meanwhile."""
     old = _active(svc, "Ann's office is in room 12.")
-    result = svc.remember(ANN, "Ann's office moved to room 14.")
+    result = svc.memories.remember(ANN, "Ann's office moved to room 14.")
     new = result.value.record
     assert new is not None
-    assert svc.get_memory(old).status.value == "superseded"
-    undone = svc.undo_change(str(result.changes.command_id))
-    assert svc.get_memory(old).status.value == "active"
-    assert svc.get_memory(new.id).status.value == "rejected"
-    assert "room 14" not in svc.inject(ANN, "where is Ann's office", 300).value.text
-    svc.undo_change(str(undone.changes.command_id))
-    assert svc.get_memory(new.id).status.value == "active"
-    assert svc.get_memory(old).status.value == "superseded"
+    assert svc.memories.get_memory(old).status.value == "superseded"
+    undone = svc.review.undo_change(str(result.changes.command_id))
+    assert svc.memories.get_memory(old).status.value == "active"
+    assert svc.memories.get_memory(new.id).status.value == "rejected"
+    assert "room 14" not in svc.retrieval.inject(ANN, "where is Ann's office", 300).value.text
+    svc.review.undo_change(str(undone.changes.command_id))
+    assert svc.memories.get_memory(new.id).status.value == "active"
+    assert svc.memories.get_memory(old).status.value == "superseded"
     assert svc.verify().ok
 
 
 def test_conflict_settlements_round_trip(svc: MemoryService) -> None:
     eu = _active(svc, "Staging for checkout runs in AWS region eu-west-1.", TEAM)
-    us_record = svc.remember(TEAM, "Staging for checkout runs in AWS region us-east-2.").value
+    us_record = svc.memories.remember(
+        TEAM, "Staging for checkout runs in AWS region us-east-2."
+    ).value
     assert us_record.record is not None and "conflict" in us_record.record.flags
     us = us_record.record.id
     _round_trip(
         svc,
         [eu, us],
-        lambda: svc.keep_conflicting(
+        lambda: svc.review.keep_conflicting(
             {eu: {**TEAM, "environment": "eu"}, us: {**TEAM, "environment": "us"}}
         ),
     )
-    undo_of_keep = svc.changes(limit=2)[1]  # the undo sits under its redo
+    undo_of_keep = svc.review.changes(limit=2)[1]  # the undo sits under its redo
     assert undo_of_keep.undoes is not None
-    svc.undo_change(svc.changes(limit=1)[0].id)  # back to the open conflict set
-    _round_trip(svc, [eu, us], lambda: svc.resolve_conflict(eu))
+    svc.review.undo_change(svc.review.changes(limit=1)[0].id)  # back to the open conflict set
+    _round_trip(svc, [eu, us], lambda: svc.review.resolve_conflict(eu))
 
 
 def test_refusals_name_the_obstacle_and_change_nothing(svc: MemoryService) -> None:
     mid = _active(svc, "Remember that Ann's car is a blue Volvo.")
-    disabled = svc.disable(mid).changes.command_id
-    svc.enable(mid)
+    disabled = svc.review.disable(mid).changes.command_id
+    svc.review.enable(mid)
     with pytest.raises(InvalidStateError, match=r"changed since \(status\)"):
-        svc.undo_change(str(disabled))
-    assert svc.get_memory(mid).status.value == "active"
+        svc.review.undo_change(str(disabled))
+    assert svc.memories.get_memory(mid).status.value == "active"
 
-    undone = svc.undo_change(str(svc.edit(mid, "Ann's car is a green Volvo.").changes.command_id))
+    undone = svc.review.undo_change(
+        str(svc.review.edit(mid, "Ann's car is a green Volvo.").changes.command_id)
+    )
     first = undone.changes.command_id
     with pytest.raises(InvalidStateError, match="already undone"):
-        svc.undo_change(str(svc.changes(limit=2)[1].id))
+        svc.review.undo_change(str(svc.review.changes(limit=2)[1].id))
     assert first is not None
 
-    deleted = svc.delete(mid, reason="sold").changes.command_id
+    deleted = svc.review.delete(mid, reason="sold").changes.command_id
     with pytest.raises(InvalidStateError, match="a deletion is final"):
-        svc.undo_change(str(deleted))
-    assert svc.get_memory(mid).status.value == "deleted"
+        svc.review.undo_change(str(deleted))
+    assert svc.memories.get_memory(mid).status.value == "deleted"
     with pytest.raises(Exception, match="change"):
-        svc.undo_change("cmd_unknown")
+        svc.review.undo_change("cmd_unknown")
     assert svc.verify().ok
 
 
@@ -173,7 +177,7 @@ def test_a_journal_entry_changed_by_sql_is_refused(data_dir: Path, clock: Manual
     )
     try:
         mid = _candidate(service, "Ann perhaps likes jazz.")
-        command = service.reject(mid).changes.command_id
+        command = service.review.reject(mid).changes.command_id
         forged = '{"status": "active"}'
         with service._store.write_engine.begin() as conn:
             conn.execute(
@@ -181,8 +185,8 @@ def test_a_journal_entry_changed_by_sql_is_refused(data_dir: Path, clock: Manual
                 {"b": forged, "c": command},
             )
         with pytest.raises(DamagedRowError, match="changed outside"):
-            service.undo_change(str(command))
-        assert service.get_memory(mid).status.value == "rejected"
+            service.review.undo_change(str(command))
+        assert service.memories.get_memory(mid).status.value == "rejected"
         report = service.verify()
         assert not report.ok and report.first_failure is not None
         assert report.first_failure.table == "transitions"

@@ -225,30 +225,30 @@ def test_the_memory_center_service_leaves_the_graph_on_disk(data_dir: Path) -> N
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        kept = svc.remember(scope, "Water the tomatoes every morning").value.record
-        doomed = svc.remember(scope, "The basil sits on the sunny windowsill").value.record
+        kept = svc.memories.remember(scope, "Water the tomatoes every morning").value.record
+        doomed = svc.memories.remember(scope, "The basil sits on the sunny windowsill").value.record
         assert kept is not None and doomed is not None
     svc = MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     )
     try:
-        svc.leave_vector_graph_on_disk()
-        svc.warm_up()
-        hits = svc.search_memory(scope, "tomatoes watering")
+        svc.index.leave_vector_graph_on_disk()
+        svc.index.warm_up()
+        hits = svc.retrieval.search_memory(scope, "tomatoes watering")
         assert hits and hits[0].memory_id == kept.id
-        layer = svc.catalog.vectors
+        layer = svc.index.catalog.vectors
         assert layer is not None and not layer.index.graph_loaded
-        added = svc.remember(scope, "Compost goes in the left bin").value.record
+        added = svc.memories.remember(scope, "Compost goes in the left bin").value.record
         assert added is not None
-        svc.search_memory(scope, "compost bin")  # a patient read embeds it
-        svc.delete(doomed.id, reason="wrong", purge=True)
+        svc.retrieval.search_memory(scope, "compost bin")  # a patient read embeds it
+        svc.review.delete(doomed.id, reason="wrong", purge=True)
     finally:
         svc.close()
     assert not layer.index.graph_loaded  # saved at close, then released
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as again:
-        vectors = again.catalog.vectors
+        vectors = again.index.catalog.vectors
         assert vectors is not None
         vectors.load_file()
         assert added.id in vectors.index and doomed.id not in vectors.index
@@ -508,8 +508,8 @@ def _open_lean(data_dir: Path) -> MemoryService:
     svc = MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     )
-    svc.leave_vector_graph_on_disk()
-    svc.warm_up()
+    svc.index.leave_vector_graph_on_disk()
+    svc.index.warm_up()
     return svc
 
 
@@ -523,29 +523,29 @@ def test_a_memory_center_session_that_only_adds_writes_the_additions_file(
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        svc.remember(scope, "Water the tomatoes every morning")
+        svc.memories.remember(scope, "Water the tomatoes every morning")
     graph_file = data_dir / "index" / "vectors.mcidx"
     extra = vector_delta.delta_path(graph_file)
     graph_bytes = graph_file.read_bytes()
     svc = _open_lean(data_dir)
     try:
-        added = svc.remember(scope, "Compost goes in the left bin").value.record
+        added = svc.memories.remember(scope, "Compost goes in the left bin").value.record
         assert added is not None
-        assert svc.search_memory(scope, "compost bin")[0].memory_id == added.id
+        assert svc.retrieval.search_memory(scope, "compost bin")[0].memory_id == added.id
     finally:
         svc.close()
     assert graph_file.read_bytes() == graph_bytes and extra.exists()
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as agent:
-        vectors = agent.catalog.vectors
+        vectors = agent.index.catalog.vectors
         assert vectors is not None
         vectors.load_file()
         assert added.id in vectors.index and agent.verify().ok
     svc = _open_lean(data_dir)
     try:
-        svc.search_memory(scope, "tomatoes")
-        svc.rotate_key()
+        svc.retrieval.search_memory(scope, "tomatoes")
+        svc.keys.rotate()
         assert svc.verify().ok
     finally:
         svc.close()
@@ -554,7 +554,7 @@ def test_a_memory_center_session_that_only_adds_writes_the_additions_file(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as again:
         assert again.verify().ok
-        vectors = again.catalog.vectors
+        vectors = again.index.catalog.vectors
         assert vectors is not None
         vectors.load_file()
         assert added.id in vectors.index
@@ -570,10 +570,10 @@ def test_a_memory_center_deletion_scrubs_the_graph_file_without_reading_the_grap
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        doomed = svc.remember(scope, "The shed key hides under the blue pot").value.record
-        kept = svc.remember(scope, "Water the tomatoes every morning").value.record
+        doomed = svc.memories.remember(scope, "The shed key hides under the blue pot").value.record
+        kept = svc.memories.remember(scope, "Water the tomatoes every morning").value.record
         assert doomed is not None and kept is not None
-        layer = svc.catalog.vectors
+        layer = svc.index.catalog.vectors
         assert layer is not None
         doomed_vector = layer.index.get_vector(doomed.id)
         assert doomed_vector is not None
@@ -585,9 +585,9 @@ def test_a_memory_center_deletion_scrubs_the_graph_file_without_reading_the_grap
     svc = _open_lean(data_dir)
     monkeypatch.setattr(VectorIndex, "_materialize", graph_read)
     try:
-        assert svc.search_memory(scope, "shed key")[0].memory_id == doomed.id
-        svc.delete(doomed.id, reason="no longer true")
-        layer = svc.catalog.vectors
+        assert svc.retrieval.search_memory(scope, "shed key")[0].memory_id == doomed.id
+        svc.review.delete(doomed.id, reason="no longer true")
+        layer = svc.index.catalog.vectors
         assert layer is not None
         codec = layer._codec()
     finally:
@@ -598,11 +598,13 @@ def test_a_memory_center_deletion_scrubs_the_graph_file_without_reading_the_grap
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as agent:
         assert agent.verify().ok
-        vectors = agent.catalog.vectors
+        vectors = agent.index.catalog.vectors
         assert vectors is not None
         vectors.load_file()
         assert doomed.id not in vectors.index and kept.id in vectors.index
-        assert doomed.id not in [hit.memory_id for hit in agent.search_memory(scope, "shed key")]
+        assert doomed.id not in [
+            hit.memory_id for hit in agent.retrieval.search_memory(scope, "shed key")
+        ]
 
 
 @pytest.mark.parametrize("lean", [True, False], ids=["memory-center", "agent"])
@@ -616,7 +618,7 @@ def test_a_process_closing_after_another_deleted_does_not_write_the_vector_back(
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        doomed = svc.remember(scope, "The old alarm code is 4711").value.record
+        doomed = svc.memories.remember(scope, "The old alarm code is 4711").value.record
         assert doomed is not None
     holder = (
         _open_lean(data_dir)
@@ -626,20 +628,20 @@ def test_a_process_closing_after_another_deleted_does_not_write_the_vector_back(
         )
     )
     try:
-        assert holder.search_memory(scope, "alarm code")  # its vector is loaded here
-        holder.remember(scope, "The new alarm code is kept by Ben")
-        holder.search_memory(scope, "alarm code")
+        assert holder.retrieval.search_memory(scope, "alarm code")  # its vector is loaded here
+        holder.memories.remember(scope, "The new alarm code is kept by Ben")
+        holder.retrieval.search_memory(scope, "alarm code")
         with MemoryService.open(
             data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
         ) as other:
-            other.delete(doomed.id, reason="leaked", purge=True)
+            other.review.delete(doomed.id, reason="leaked", purge=True)
     finally:
         holder.close()
     graph_file = data_dir / "index" / "vectors.mcidx"
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as again:
-        layer = again.catalog.vectors
+        layer = again.index.catalog.vectors
         assert layer is not None
         on_disk, _ = VectorIndex.load(graph_file, layer._codec())
         assert doomed.id not in on_disk

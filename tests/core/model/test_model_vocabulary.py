@@ -15,8 +15,8 @@ from core import (
 
 
 def test_outcomes_are_outcome_kinds(service: MemoryService) -> None:
-    first = service.remember({"user": "ann"}, "I take the 7:40 train to work").value
-    again = service.remember({"user": "ann"}, "I take the 7:40 train to work").value
+    first = service.memories.remember({"user": "ann"}, "I take the 7:40 train to work").value
+    again = service.memories.remember({"user": "ann"}, "I take the 7:40 train to work").value
     assert first.outcome is OutcomeKind.ACTIVE
     assert again.outcome is OutcomeKind.MERGED
     # The enum is still the plain word in every serialisation.
@@ -24,13 +24,13 @@ def test_outcomes_are_outcome_kinds(service: MemoryService) -> None:
 
 
 def test_a_rejected_secret_is_an_outcome_kind_too(service: MemoryService) -> None:
-    out = service.remember({"user": "ann"}, "my bank password is Hunter2!xq").value
+    out = service.memories.remember({"user": "ann"}, "my bank password is Hunter2!xq").value
     assert out.outcome is OutcomeKind.REJECTED
 
 
 def test_direct_writes_are_logged_in_an_internal_session(service: MemoryService) -> None:
-    service.remember({"user": "ann"}, "Prefers window seats on long flights")
-    ids = {s.id for s in service.list_sessions()}
+    service.memories.remember({"user": "ann"}, "Prefers window seats on long flights")
+    ids = {s.id for s in service.events.list_sessions()}
     assert DIRECT_SESSION in ids
     assert all(is_internal_session(i) for i in ids)
     assert is_internal_session(GOVERNANCE_SESSION)
@@ -39,7 +39,7 @@ def test_direct_writes_are_logged_in_an_internal_session(service: MemoryService)
 
 
 def test_a_confirmed_record_carries_the_confirmed_flag(service: MemoryService) -> None:
-    record = service.suggest({"user": "ann"}, "Ann is allergic to penicillin").value.record
+    record = service.memories.suggest({"user": "ann"}, "Ann is allergic to penicillin").value.record
     assert record is not None and record.status == MemoryStatus.CANDIDATE
-    approved = service.approve(record.id).value
+    approved = service.review.approve(record.id).value
     assert MemoryFlag.USER_CONFIRMED in approved.flags

@@ -27,7 +27,7 @@ def slow_model() -> Iterator[None]:
 
 
 def _vector_status(svc: MemoryService) -> dict[str, object]:
-    vector = svc.index_status()["vector"]
+    vector = svc.index.status()["vector"]
     assert isinstance(vector, dict)
     return vector
 
@@ -38,13 +38,13 @@ def test_a_reopened_store_filling_in_vectors_reports_them_pending_with_progress(
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="none"
     ) as svc:
-        svc.remember_many(
+        svc.memories.remember_many(
             [{"scope": SCOPE, "text": f"Bed {i} gets {i % 7 + 1} litres"} for i in range(COUNT)]
         )
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder=NAME
     ) as svc:
-        svc.search_memory(SCOPE, "litres")  # the catalog and the vector file load
+        svc.retrieval.search_memory(SCOPE, "litres")  # the catalog and the vector file load
         during = _vector_status(svc)
         # Before #44: pending 0 while the backfill thread embedded all of them.
         assert during["settled"] is False

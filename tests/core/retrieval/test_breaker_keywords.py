@@ -84,7 +84,7 @@ def _open(data_dir: Path, clock: ManualClock) -> MemoryService:
 
 
 def _reasons(svc: MemoryService, snapshot_id: str) -> list[str]:
-    return [d.reason for d in svc.get_snapshot(snapshot_id).dropped if d.memory_id == "*"]
+    return [d.reason for d in svc.retrieval.get_snapshot(snapshot_id).dropped if d.memory_id == "*"]
 
 
 def test_a_busy_model_and_store_degrade_to_keywords_and_the_breaker_closes_again(
@@ -94,9 +94,9 @@ def test_a_busy_model_and_store_degrade_to_keywords_and_the_breaker_closes_again
     svc = _open(data_dir, clock)
     stop = threading.Event()
     try:
-        svc.remember(SCOPE, "The atlas staging database listens on port 5433")
-        svc.remember(SCOPE, "Kim reviews atlas pull requests on Mondays")
-        warm = svc.inject(SCOPE, GOAL, 300).value
+        svc.memories.remember(SCOPE, "The atlas staging database listens on port 5433")
+        svc.memories.remember(SCOPE, "Kim reviews atlas pull requests on Mondays")
+        warm = svc.retrieval.inject(SCOPE, GOAL, 300).value
         assert warm.mode == HYBRID and "5433" in warm.text
         retriever = svc._engine.retriever
         # A short first cool-down, so the test does not sleep for the product's 5 s.
@@ -105,14 +105,14 @@ def test_a_busy_model_and_store_degrade_to_keywords_and_the_breaker_closes_again
         def write() -> None:  # the busy store: an import going on beside the turns
             n = 0
             while not stop.is_set():
-                svc.remember(SCOPE, f"Build note {n}: the nightly job {n} finished green")
+                svc.memories.remember(SCOPE, f"Build note {n}: the nightly job {n} finished green")
                 n += 1
                 time.sleep(0.05)
 
         writer = threading.Thread(target=write, daemon=True)
         busy_model.delay = SLOW
         writer.start()
-        results = [svc.inject(SCOPE, f"{GOAL} ({i})", 300).value for i in range(5)]
+        results = [svc.retrieval.inject(SCOPE, f"{GOAL} ({i})", 300).value for i in range(5)]
         for result in results:
             # Before #44: two slow reads opened the breaker and the rest came back empty.
             assert not result.degraded and result.mode == KEYWORD_ONLY
@@ -131,10 +131,10 @@ def test_a_busy_model_and_store_degrade_to_keywords_and_the_breaker_closes_again
         assert layer is not None and layer.wait_idle(60)
         # The store clock stood still the whole time; the breaker closes all the same.
         deadline = time.monotonic() + 30
-        answered = svc.inject(SCOPE, GOAL, 300).value
+        answered = svc.retrieval.inject(SCOPE, GOAL, 300).value
         while answered.mode != HYBRID and time.monotonic() < deadline:
             time.sleep(0.2)
-            answered = svc.inject(SCOPE, GOAL, 300).value
+            answered = svc.retrieval.inject(SCOPE, GOAL, 300).value
         assert answered.mode == HYBRID and "5433" in answered.text
         assert not retriever.vector_breaker.is_open
         assert clock.now() == dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
@@ -150,35 +150,35 @@ def test_an_opted_out_session_says_so_when_its_read_fails(data_dir: Path) -> Non
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        svc.remember(SCOPE, "The atlas staging database listens on port 5433")
-        svc.inject(SCOPE, GOAL, 300, session="s-out")
-        svc.set_session_opt_out("s-out", True)
-        svc.faults.slow_seconds = 0.5
-        svc.set_fault("memory_read", "slow")
+        svc.memories.remember(SCOPE, "The atlas staging database listens on port 5433")
+        svc.retrieval.inject(SCOPE, GOAL, 300, session="s-out")
+        svc.events.set_session_opt_out("s-out", True)
+        svc.retrieval.faults.slow_seconds = 0.5
+        svc.retrieval.set_fault("memory_read", "slow")
         svc._engine.retriever.timeout = 0.1
-        out = svc.inject(SCOPE, GOAL, 300, session="s-out").value
+        out = svc.retrieval.inject(SCOPE, GOAL, 300, session="s-out").value
         assert out.mode == OPTED_OUT and not out.degraded and "5433" not in out.text
-        snap = svc.get_snapshot(out.snapshot_id)
+        snap = svc.retrieval.get_snapshot(out.snapshot_id)
         assert snap.mode == OPTED_OUT and not snap.degraded
         # Another session's read that fails is degraded, as before.
-        other = svc.inject(SCOPE, GOAL, 300, session="s-in").value
+        other = svc.retrieval.inject(SCOPE, GOAL, 300, session="s-in").value
         assert other.degraded and other.mode == DEGRADED
-        assert svc.get_snapshot(other.snapshot_id).mode == DEGRADED
-        svc.clear_fault()
+        assert svc.retrieval.get_snapshot(other.snapshot_id).mode == DEGRADED
+        svc.retrieval.clear_fault()
 
 
 def test_an_opted_out_session_answered_normally_says_opted_out(data_dir: Path) -> None:
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        svc.remember(SCOPE, "The atlas staging database listens on port 5433")
-        svc.inject(SCOPE, GOAL, 300, session="s-out")
-        svc.set_session_opt_out("s-out", True)
-        out = svc.inject(SCOPE, GOAL, 300, session="s-out").value
+        svc.memories.remember(SCOPE, "The atlas staging database listens on port 5433")
+        svc.retrieval.inject(SCOPE, GOAL, 300, session="s-out")
+        svc.events.set_session_opt_out("s-out", True)
+        out = svc.retrieval.inject(SCOPE, GOAL, 300, session="s-out").value
         assert out.mode == OPTED_OUT and not out.degraded
-        on = svc.inject(SCOPE, GOAL, 300, session="s-on").value
+        on = svc.retrieval.inject(SCOPE, GOAL, 300, session="s-on").value
         assert on.mode == HYBRID and "5433" in on.text
-        assert svc.get_snapshot(on.snapshot_id).mode == HYBRID
+        assert svc.retrieval.get_snapshot(on.snapshot_id).mode == HYBRID
 
 
 class Ticks:
@@ -243,15 +243,15 @@ def test_a_trial_call_that_read_nothing_leaves_the_breaker_able_to_close(data_di
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        svc.remember(SCOPE, "The atlas staging database listens on port 5433")
+        svc.memories.remember(SCOPE, "The atlas staging database listens on port 5433")
         retriever = svc._engine.retriever
         ticks = Ticks()
         retriever.vector_breaker = CircuitBreaker(threshold=1, cooldown=1.0, now=ticks)
         retriever.vector_breaker.failure()
         ticks.t += 1.0  # the trial is due
-        svc.set_fault("memory_read", "unavailable")
-        assert svc.inject(SCOPE, GOAL, 300).value.degraded  # took the trial, read nothing
-        svc.clear_fault()
-        answered = svc.inject(SCOPE, GOAL, 300).value
+        svc.retrieval.set_fault("memory_read", "unavailable")
+        assert svc.retrieval.inject(SCOPE, GOAL, 300).value.degraded  # took the trial, read nothing
+        svc.retrieval.clear_fault()
+        answered = svc.retrieval.inject(SCOPE, GOAL, 300).value
         assert answered.mode == HYBRID and "5433" in answered.text
         assert not retriever.vector_breaker.is_open

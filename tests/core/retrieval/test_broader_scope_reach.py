@@ -62,11 +62,13 @@ def test_broader_memory_is_injected_while_budget_remains(
 ) -> None:
     """The broader memory goes in whole, not only as a digest reference, with room left."""
     for note in NARROW:
-        service.remember(REQUEST, f"Remember: {note}")
-    broad = service.remember(scope, f"Remember: {text}").value.record
+        service.memories.remember(REQUEST, f"Remember: {note}")
+    broad = service.memories.remember(scope, f"Remember: {text}").value.record
     assert broad is not None and broad.status.value == "active"
-    assert service.search_memory(REQUEST, goal, limit=20)  # loads the model outside the guard
-    result = service.inject(REQUEST, goal, 1000).value
+    assert service.retrieval.search_memory(
+        REQUEST, goal, limit=20
+    )  # loads the model outside the guard
+    result = service.retrieval.inject(REQUEST, goal, 1000).value
     assert not result.degraded
     full = {i.memory_id for i in result.items if not i.in_digest}
     assert broad.id in full, result.text

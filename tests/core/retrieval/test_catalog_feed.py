@@ -14,7 +14,7 @@ def test_a_transaction_with_more_ids_than_the_feed_lists_reloads_the_catalog(
     service: MemoryService, data_dir: Path
 ) -> None:
     """A writer that changed 600 memories at once: another process sees all of them."""
-    assert service.search_memory({"user": "u"}, "anything") == []  # catalog loaded, empty
+    assert service.retrieval.search_memory({"user": "u"}, "anything") == []  # catalog loaded, empty
     other = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     try:
         scope = Scope.of({"user": "u"})
@@ -35,10 +35,10 @@ def test_a_transaction_with_more_ids_than_the_feed_lists_reloads_the_catalog(
                         valid_from=tx.now,
                     ),
                 )
-        feed = service.changes_since(service.revision() - 1)
+        feed = service.events.changes_since(service.events.revision() - 1)
         assert feed[-1].memory_ids == ("*",)
     finally:
         other.close()
-    service.catalog.sync()
-    assert len(service.catalog.records) == 600
-    assert service.search_memory({"user": "u"}, "zephyr cluster bulk fact 599", limit=5)
+    service.index.catalog.sync()
+    assert len(service.index.catalog.records) == 600
+    assert service.retrieval.search_memory({"user": "u"}, "zephyr cluster bulk fact 599", limit=5)

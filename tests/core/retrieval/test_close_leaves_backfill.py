@@ -60,11 +60,11 @@ def test_a_quit_during_the_first_build_leaves_the_rest_to_the_next_open(
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="none"
     ) as svc:
-        svc.remember_many(
+        svc.memories.remember_many(
             [{"scope": SCOPE, "text": f"Bed {i} gets {i % 7 + 1} litres"} for i in range(COUNT)]
         )
     svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder=NAME)
-    svc.search_memory(SCOPE, "litres")  # the catalog loads; the build starts behind it
+    svc.retrieval.search_memory(SCOPE, "litres")  # the catalog loads; the build starts behind it
     svc.close(embed_seconds=0.0)
     # Stopped after the batch in flight: COUNT texts take COUNT / 8 batches of 0.5 s each.
     assert counted, "the background build never started"
@@ -78,9 +78,9 @@ def test_a_quit_during_the_first_build_leaves_the_rest_to_the_next_open(
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder=NAME
     ) as again:
-        again.search_memory(SCOPE, "litres")
+        again.retrieval.search_memory(SCOPE, "litres")
         layer = again._engine.catalog.vectors
         assert layer is not None and layer.wait_idle(120)
         assert _vectors(again) == COUNT
-        hits = again.search_memory(SCOPE, "Bed 3 litres")
+        hits = again.retrieval.search_memory(SCOPE, "Bed 3 litres")
         assert hits

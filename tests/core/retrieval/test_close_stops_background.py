@@ -32,7 +32,7 @@ def _started_since(before: set[threading.Thread]) -> list[threading.Thread]:
 
 
 def _vectors(svc: MemoryService) -> int:
-    vector = svc.index_status()["vector"]
+    vector = svc.index.status()["vector"]
     assert isinstance(vector, dict)
     return int(vector["vectors"])
 
@@ -43,7 +43,7 @@ def test_close_stops_a_first_vector_build_and_the_next_open_finishes_it(
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="none"
     ) as svc:
-        svc.remember_many(
+        svc.memories.remember_many(
             [
                 {"scope": SCOPE, "text": f"Bed {i} gets {i % 7 + 1} litres of water"}
                 for i in range(COUNT)
@@ -51,7 +51,7 @@ def test_close_stops_a_first_vector_build_and_the_next_open_finishes_it(
         )
     before = set(threading.enumerate())
     svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder=NAME)
-    svc.search_memory(SCOPE, "water")  # the catalog loads: every vector is missing
+    svc.retrieval.search_memory(SCOPE, "water")  # the catalog loads: every vector is missing
     assert _started_since(before), "a store this size builds its vectors in the background"
     svc.close()  # while the first batches are embedded
     assert _started_since(before) == []

@@ -39,13 +39,13 @@ def _open(data_dir: Path) -> MemoryService:
 def store_dir(slow_model: None, data_dir: Path) -> Path:
     """A store with memories and a saved vector index (this first process loads the model)."""
     with _open(data_dir) as svc:
-        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
-        svc.remember(SCOPE, "The basil goes on the sunny windowsill")
+        svc.memories.remember(SCOPE, "Water the tomatoes every morning before 9")
+        svc.memories.remember(SCOPE, "The basil goes on the sunny windowsill")
     return data_dir
 
 
 def _reasons(svc: MemoryService, snapshot_id: str) -> list[str]:
-    return [d.reason for d in svc.get_snapshot(snapshot_id).dropped]
+    return [d.reason for d in svc.retrieval.get_snapshot(snapshot_id).dropped]
 
 
 @pytest.mark.parametrize("warmed_at_start", [True, False], ids=["agent-start", "first-inject"])
@@ -54,13 +54,13 @@ def test_injections_during_the_model_load_use_keywords_and_keep_memory_on(
 ) -> None:
     svc = _open(store_dir)
     try:
-        layer = svc.catalog.vectors
+        layer = svc.index.catalog.vectors
         assert layer is not None and layer.embedder.name == NAME
         if warmed_at_start:
-            svc.warm_up()  # as the MCP server, the SDK runtime and the hook daemon do
+            svc.index.warm_up()  # as the MCP server, the SDK runtime and the hook daemon do
         # Two turns in a row while the model loads: before the fix both timed out waiting
         # for the model, and the second failure switched memory off for two minutes.
-        cold = [svc.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(2)]
+        cold = [svc.retrieval.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(2)]
         assert not layer.model_ready()  # they were answered while the model still loaded
         for result in cold:
             assert not result.degraded
@@ -70,7 +70,7 @@ def test_injections_during_the_model_load_use_keywords_and_keep_memory_on(
             assert _reasons(svc, result.snapshot_id) == [KEYWORD_ONLY_TEXT]
         # The first injection started the load when nothing else had.
         assert layer.model_ready(wait=LOAD_SECONDS * 4)
-        warm = svc.inject(SCOPE, GOAL, 400, session="s1").value
+        warm = svc.retrieval.inject(SCOPE, GOAL, 400, session="s1").value
         # The breaker stayed closed: memory is served, now with the vector index too.
         assert not warm.degraded and warm.items
         reasons = _reasons(svc, warm.snapshot_id)
@@ -84,8 +84,8 @@ def test_a_command_that_needs_no_embedding_never_loads_the_model(store_dir: Path
     """Opening a store, listing and status do not start the model (one-shot CLI commands)."""
     with _open(store_dir) as svc:
         svc.status()
-        svc.list_memories()
-        layer = svc.catalog.vectors
+        svc.memories.list_memories()
+        layer = svc.index.catalog.vectors
         assert layer is not None
         assert layer.embedder.loads == 0  # type: ignore[attr-defined]
         assert not layer.model_ready()
@@ -101,7 +101,7 @@ def test_reads_that_time_out_before_the_catalog_loaded_keep_the_breaker_closed(
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
+        svc.memories.remember(SCOPE, "Water the tomatoes every morning before 9")
     svc = MemoryService.open(
         data_dir,
         passphrase=PASSPHRASE,
@@ -110,13 +110,13 @@ def test_reads_that_time_out_before_the_catalog_loaded_keep_the_breaker_closed(
         hot_path_seconds=stall / 3,
     )
     try:
-        assert not svc.catalog.loaded
-        svc.faults.slow_seconds = stall
-        svc.set_fault("memory_read", "slow")
-        first = [svc.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(2)]
+        assert not svc.index.catalog.loaded
+        svc.retrieval.faults.slow_seconds = stall
+        svc.retrieval.set_fault("memory_read", "slow")
+        first = [svc.retrieval.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(2)]
         assert all(r.degraded for r in first)  # two in a row: enough to open the breaker
-        svc.clear_fault()
-        answered = svc.inject(SCOPE, GOAL, 400, session="s1").value
+        svc.retrieval.clear_fault()
+        answered = svc.retrieval.inject(SCOPE, GOAL, 400, session="s1").value
         assert not answered.degraded
         assert "Water the tomatoes" in answered.text
     finally:
@@ -128,20 +128,20 @@ def test_warm_up_loads_the_catalog_and_the_vector_file_before_any_turn(data_dir:
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
+        svc.memories.remember(SCOPE, "Water the tomatoes every morning before 9")
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        layer = svc.catalog.vectors
+        layer = svc.index.catalog.vectors
         assert layer is not None
-        assert not svc.catalog.loaded and not layer.file_loaded
-        assert svc.warm_up(wait=5.0)
+        assert not svc.index.catalog.loaded and not layer.file_loaded
+        assert svc.index.warm_up(wait=5.0)
         deadline = time.monotonic() + 10
-        while not (svc.catalog.loaded and layer.file_loaded) and time.monotonic() < deadline:
+        while not (svc.index.catalog.loaded and layer.file_loaded) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert svc.catalog.loaded and layer.file_loaded and len(layer.index) == 1
-        svc.warm_up()  # idempotent: nothing more starts
-        assert "Water the tomatoes" in svc.inject(SCOPE, GOAL, 400).value.text
+        assert svc.index.catalog.loaded and layer.file_loaded and len(layer.index) == 1
+        svc.index.warm_up()  # idempotent: nothing more starts
+        assert "Water the tomatoes" in svc.retrieval.inject(SCOPE, GOAL, 400).value.text
 
 
 def test_turns_while_the_vector_file_is_read_answer_from_keywords(data_dir: Path) -> None:
@@ -152,16 +152,16 @@ def test_turns_while_the_vector_file_is_read_answer_from_keywords(data_dir: Path
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     ) as svc:
-        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
-        svc.remember(SCOPE, "The basil goes on the sunny windowsill")
+        svc.memories.remember(SCOPE, "Water the tomatoes every morning before 9")
+        svc.memories.remember(SCOPE, "The basil goes on the sunny windowsill")
     svc = MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder="hashing"
     )
     try:
-        layer = svc.catalog.vectors
+        layer = svc.index.catalog.vectors
         assert layer is not None
         with layer._lock:  # as the file read holds it
-            during = [svc.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(3)]
+            during = [svc.retrieval.inject(SCOPE, GOAL, 400, session="s1").value for _ in range(3)]
             assert not layer.file_loaded
         for result in during:
             assert not result.degraded
@@ -171,7 +171,7 @@ def test_turns_while_the_vector_file_is_read_answer_from_keywords(data_dir: Path
         while not layer.file_loaded and time.monotonic() < deadline:
             time.sleep(0.01)
         assert layer.file_loaded and len(layer.index) == 2  # read, nothing lost or re-embedded
-        after = svc.inject(SCOPE, GOAL, 400, session="s1").value
+        after = svc.retrieval.inject(SCOPE, GOAL, 400, session="s1").value
         assert not after.degraded and "Water the tomatoes" in after.text
         reasons = _reasons(svc, after.snapshot_id)
         assert not {KEYWORD_ONLY_FILE_TEXT, KEYWORD_ONLY_TEXT, DEGRADED_TEXT} & set(reasons)

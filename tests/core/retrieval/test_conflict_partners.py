@@ -37,14 +37,14 @@ QUERIES = ("who owns checkout", "when do refunds deploy", "the web team", "expor
 def _members(service: MemoryService) -> dict[str, set[str]]:
     """Active members of each unresolved conflict set, from the verified records."""
     members: dict[str, set[str]] = {}
-    for rec in service.list_memories():
+    for rec in service.memories.list_memories():
         if CONFLICT in rec.flags and rec.conflict_set and rec.status == "active":
             members.setdefault(rec.conflict_set, set()).add(rec.id)
     return members
 
 
 def test_every_ranked_conflict_set_arrives_whole(service: MemoryService) -> None:
-    service.remember_many(_facts(160))
+    service.memories.remember_many(_facts(160))
     _check_sets_arrive_whole(service)
 
 
@@ -54,17 +54,17 @@ def test_partners_follow_changes_made_here_and_in_another_process(
     """#13: the partners come from the catalog's index of conflict sets, which follows a
     settled set, a deleted member and new conflicts, whether this process or another one
     made the change."""
-    service.remember_many(_facts(120))
+    service.memories.remember_many(_facts(120))
     _check_sets_arrive_whole(service)
     sets = sorted(_members(service).values(), key=len, reverse=True)
     assert len(sets) >= 3 and len(sets[0]) >= 2
-    service.resolve_conflict(sorted(sets[0])[0], reason="the newest is right")
-    service.delete(sorted(sets[1])[0], reason="wrong")
+    service.review.resolve_conflict(sorted(sets[0])[0], reason="the newest is right")
+    service.review.delete(sorted(sets[1])[0], reason="wrong")
     _check_sets_arrive_whole(service)
     other = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     try:
-        other.remember_many(_facts(200)[120:])
-        other.delete(sorted(sets[2])[-1], reason="wrong")
+        other.memories.remember_many(_facts(200)[120:])
+        other.review.delete(sorted(sets[2])[-1], reason="wrong")
     finally:
         other.close()
     _check_sets_arrive_whole(service)

@@ -33,13 +33,15 @@ def test_a_limit_that_protects_nothing_is_refused_and_creates_no_store(
 def test_a_slow_read_beyond_the_limit_degrades_and_one_within_it_answers(data_dir: Path) -> None:
     stall = 0.3  # each read-path checkpoint stalls this long (there are two per read)
     with _open(data_dir, 10 * stall) as svc:
-        svc.remember(SCOPE, "web-shop uses pnpm; install with pnpm install --frozen-lockfile")
-        svc.faults.slow_seconds = stall
-        svc.set_fault("memory_read", "slow")
-        within = svc.inject(SCOPE, GOAL, 300).value
+        svc.memories.remember(
+            SCOPE, "web-shop uses pnpm; install with pnpm install --frozen-lockfile"
+        )
+        svc.retrieval.faults.slow_seconds = stall
+        svc.retrieval.set_fault("memory_read", "slow")
+        within = svc.retrieval.inject(SCOPE, GOAL, 300).value
         assert "pnpm install" in within.text and not within.degraded
     with _open(data_dir, stall / 3) as svc:
-        svc.faults.slow_seconds = stall
-        svc.set_fault("memory_read", "slow")
-        beyond = svc.inject(SCOPE, GOAL, 300).value
+        svc.retrieval.faults.slow_seconds = stall
+        svc.retrieval.set_fault("memory_read", "slow")
+        beyond = svc.retrieval.inject(SCOPE, GOAL, 300).value
         assert beyond.degraded and "pnpm" not in beyond.text

@@ -34,17 +34,17 @@ NOTES = [
 def test_budget_not_a_fixed_cap_decides_how_many_full_items(service: MemoryService) -> None:
     """With room in the budget, more than eight relevant notes go in whole; less room, fewer."""
     for text in NOTES:
-        service.remember(SCOPE, f"Remember: {text}")
+        service.memories.remember(SCOPE, f"Remember: {text}")
     goal = "plan Kim's Lisbon trip: flights, hotel, train, passport, budget, meeting Ana in Porto"
-    assert len(service.list_memories()) == len(NOTES)
+    assert len(service.memories.list_memories()) == len(NOTES)
     # The first query loads the model; inject's hot-path guard must not time out on it.
-    assert service.search_memory(SCOPE, goal)
-    roomy = service.inject(SCOPE, goal, 1000).value
+    assert service.retrieval.search_memory(SCOPE, goal)
+    roomy = service.retrieval.inject(SCOPE, goal, 1000).value
     assert not roomy.degraded
     full = [i for i in roomy.items if not i.in_digest]
     assert len(full) > 8
     assert roomy.tokens <= 1000
-    tight = service.inject(SCOPE, goal, 200).value
+    tight = service.retrieval.inject(SCOPE, goal, 200).value
     tight_full = [i for i in tight.items if not i.in_digest]
     assert 0 < len(tight_full) < len(full)
     assert tight.tokens <= 200
@@ -56,13 +56,13 @@ def test_digest_preview_says_what_the_memory_is_about(service: MemoryService) ->
         f"Filler sentence number {n} about nothing in particular." for n in range(12)
     )
     for day in range(1, 8):
-        service.remember(
+        service.memories.remember(
             SCOPE,
             f"Remember: [{day} May 2023] Kim: I signed up for the pottery class in Lisbon "
             f"on day {day}. {long_tail}",
         )
-    assert service.search_memory(SCOPE, "pottery class in Lisbon")
-    result = service.inject(SCOPE, "pottery class in Lisbon", 160).value
+    assert service.retrieval.search_memory(SCOPE, "pottery class in Lisbon")
+    result = service.retrieval.inject(SCOPE, "pottery class in Lisbon", 160).value
     digest = [i for i in result.items if i.in_digest]
     assert digest, result.text
     line = next(x for x in result.text.splitlines() if "search_memory" in x)
@@ -89,7 +89,7 @@ def test_lines_too_long_to_fit_are_left_unrendered_with_the_same_result(
             item["said_at"] = f"2023-05-{1 + i % 28:02d}"
         if i % 7 == 4:
             item["kind"] = "preference"
-    service.remember_many(items)
+    service.memories.remember_many(items)
     retriever = service._engine.retriever
     request = Scope.of(SCOPE)
     found = retriever.retrieve(request, "Kim's Lisbon trip note 里斯本", None, fill=True)
@@ -106,7 +106,7 @@ def test_line_floor_never_exceeds_the_rendered_line(service: MemoryService) -> N
     """#13: the length `_pack` decides on without rendering is a lower bound of the line,
     whatever the block shares, the notes, the speaker, the scope (double spaces included)
     and the age."""
-    service.remember_many(
+    service.memories.remember_many(
         [
             {"scope": SCOPE, "text": NOTES[0]},
             {"scope": {"user": "kim"}, "text": NOTES[1], "speaker": "Ana"},
@@ -115,7 +115,7 @@ def test_line_floor_never_exceeds_the_rendered_line(service: MemoryService) -> N
         ]
     )
     request = Scope.of(SCOPE)
-    records = [r for r in service.list_memories() if r.status.value == "active"]
+    records = [r for r in service.memories.list_memories() if r.status.value == "active"]
     assert len(records) == 4
     variants = [
         dataclasses.replace(r, confidence=c, speaker=sp)

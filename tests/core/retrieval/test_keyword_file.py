@@ -33,7 +33,7 @@ def _fill(data_dir: Path) -> dict[str, str]:
     try:
         ids = {}
         for text in FACTS:
-            record = svc.remember(SCOPE, text).value.record
+            record = svc.memories.remember(SCOPE, text).value.record
             assert record is not None
             ids[text] = record.id
     finally:
@@ -47,7 +47,7 @@ def _file(data_dir: Path) -> Path:
 
 def _found(svc: MemoryService, query: str) -> list[str]:
     # Ranked hits: keyword hits first, then (with an embedder) near vector neighbours.
-    return [h.content for h in svc.search_memory(SCOPE, query, limit=10)]
+    return [h.content for h in svc.retrieval.search_memory(SCOPE, query, limit=10)]
 
 
 def _read_file(svc: MemoryService, path: Path) -> KeywordIndex:
@@ -71,7 +71,7 @@ def test_the_file_is_written_sealed_and_read_back_without_decrypting_memories(
         assert _found(svc, "zanzibar gateway port") == [FACTS[0]]
         # Opening used the file: nothing had to be decrypted for the keyword index, and only
         # the records retrieval ranked were read.
-        assert svc.catalog.records.cached <= len(FACTS)
+        assert svc.index.catalog.records.cached <= len(FACTS)
         assert _found(svc, "上海") == [FACTS[4]]
     finally:
         svc.close()
@@ -81,13 +81,13 @@ def test_a_deleted_file_is_rebuilt_with_the_same_results(data_dir: Path) -> None
     _fill(data_dir)
     svc = _open(data_dir)
     try:
-        before = svc.search_memory(SCOPE, "pipeline Tuesday deploys", limit=5)
+        before = svc.retrieval.search_memory(SCOPE, "pipeline Tuesday deploys", limit=5)
     finally:
         svc.close()
     _file(data_dir).unlink()
     svc = _open(data_dir)
     try:
-        after = svc.search_memory(SCOPE, "pipeline Tuesday deploys", limit=5)
+        after = svc.retrieval.search_memory(SCOPE, "pipeline Tuesday deploys", limit=5)
         assert [(h.memory_id, round(h.score, 9)) for h in after] == [
             (h.memory_id, round(h.score, 9)) for h in before
         ]
@@ -104,7 +104,7 @@ def test_purge_removes_the_terms_postings_and_rewrites_the_file(data_dir: Path) 
     try:
         assert _found(svc, "zanzibar") == [FACTS[0]]
         written = path.stat().st_mtime_ns
-        svc.delete(victim, reason="asked to forget", purge=True)
+        svc.review.delete(victim, reason="asked to forget", purge=True)
         # Rewritten now, not at close: the purged terms must not wait on disk.
         assert path.stat().st_mtime_ns != written
         plain = keyword_file.plaintext(_read_file(svc, path), 0)
@@ -114,7 +114,7 @@ def test_purge_removes_the_terms_postings_and_rewrites_the_file(data_dir: Path) 
         assert b"zanzibar" not in plain and victim.encode() not in plain
         assert on_disk.knows("pipeline")  # the other memories stay
         assert FACTS[0] not in _found(svc, "zanzibar gateway")
-        assert not svc.catalog.keywords.knows("zanzibar")
+        assert not svc.index.catalog.keywords.knows("zanzibar")
     finally:
         svc.close()
 
@@ -125,7 +125,7 @@ def test_a_purge_in_a_process_that_never_searched_keeps_the_other_entries(
     ids = _fill(data_dir)
     svc = _open(data_dir)  # a CLI purge: no read before the delete
     try:
-        svc.delete(ids[FACTS[1]], reason="gone", purge=True)
+        svc.review.delete(ids[FACTS[1]], reason="gone", purge=True)
     finally:
         svc.close()
     svc = _open(data_dir)
@@ -169,14 +169,14 @@ def test_a_file_swapped_for_another_stores_file_does_not_open(
     other = tmp_path / "other"
     svc = _open(other)
     try:
-        svc.remember(SCOPE, "An unrelated memory about sailing boats.")
+        svc.memories.remember(SCOPE, "An unrelated memory about sailing boats.")
     finally:
         svc.close()
     shutil.copy(_file(other), _file(data_dir))
     svc = _open(data_dir)
     try:
         assert not svc.verify().ok
-        assert not svc.catalog.keywords.search("sailing boats")
+        assert not svc.index.catalog.keywords.search("sailing boats")
         assert _found(svc, "zanzibar") == [FACTS[0]]
     finally:
         svc.close()
@@ -190,10 +190,12 @@ def test_a_stale_file_catches_up_with_changes_made_while_it_was_not_updated(
     shutil.copy(_file(data_dir), saved)
     other = _open(data_dir)  # another process changes the store ...
     try:
-        new = other.remember(SCOPE, "The quokka sensor reports every ninety seconds.").value.record
+        new = other.memories.remember(
+            SCOPE, "The quokka sensor reports every ninety seconds."
+        ).value.record
         assert new is not None
-        other.edit(ids[FACTS[2]], "Mei now prefers soy milk in her tea.")
-        other.delete(ids[FACTS[3]], reason="outdated")
+        other.review.edit(ids[FACTS[2]], "Mei now prefers soy milk in her tea.")
+        other.review.delete(ids[FACTS[3]], reason="outdated")
     finally:
         other.close()
     shutil.copy(saved, _file(data_dir))  # ... and its file never reached this disk
@@ -203,8 +205,10 @@ def test_a_stale_file_catches_up_with_changes_made_while_it_was_not_updated(
         assert _found(svc, "soy milk tea") == ["Mei now prefers soy milk in her tea."]
         assert FACTS[2] not in _found(svc, "oat milk coffee")
         assert FACTS[3] not in _found(svc, "dentist appointment")
-        assert not svc.catalog.keywords.search("oat") and not svc.catalog.keywords.search("dentist")
-        keywords = svc.catalog.keywords
+        assert not svc.index.catalog.keywords.search(
+            "oat"
+        ) and not svc.index.catalog.keywords.search("dentist")
+        keywords = svc.index.catalog.keywords
         assert new.id in keywords and ids[FACTS[3]] not in keywords
     finally:
         svc.close()

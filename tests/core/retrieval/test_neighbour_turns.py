@@ -33,7 +33,7 @@ def test_the_turn_before_the_answer_comes_along(service: MemoryService) -> None:
             (A, "Ana: Chemistry homework is due on Monday."),
         ],
     )
-    block = service.inject(A, "what kayak trip did Ana book on the fjord", 400).value
+    block = service.retrieval.inject(A, "what kayak trip did Ana book on the fjord", 400).value
     chosen = [i.memory_id for i in block.items if not i.in_digest]
     # In a store this small every memory is a faint vector hit; the neighbour must come
     # right after the turn that chose it, ahead of turns that merely share a word or two.
@@ -51,7 +51,7 @@ def test_a_neighbour_in_another_scope_never_comes_along(service: MemoryService) 
             (A, "Ana: Chemistry homework is due on Monday."),
         ],
     )
-    block = service.inject(A, "what kayak trip did Ana book on the fjord", 400).value
+    block = service.retrieval.inject(A, "what kayak trip did Ana book on the fjord", 400).value
     chosen = {i.memory_id for i in block.items}
     assert ids[0] in chosen
     assert ids[1] not in chosen
@@ -67,7 +67,7 @@ def test_a_small_budget_keeps_the_best_hit_not_its_neighbour(service: MemoryServ
             (A, "Ana: Mostly because the forecast finally cleared up after weeks of rain."),
         ],
     )
-    block = service.inject(A, "what kayak trip did Ana book on the fjord", 90).value
+    block = service.retrieval.inject(A, "what kayak trip did Ana book on the fjord", 90).value
     chosen = [i.memory_id for i in block.items if not i.in_digest]
     assert chosen == [ids[0]]
 
@@ -95,10 +95,10 @@ def _same(a: list[tuple[str, float]], b: list[tuple[str, float]]) -> bool:
 def _ranking(service: MemoryService, query: str) -> list[tuple[str, float]]:
     """A's search results as (text, score) once the conversation windows the search asks
     for are embedded: comparable across stores (ids differ)."""
-    service.search_memory(A, query, limit=10)
-    layer = service.catalog.vectors
+    service.retrieval.search_memory(A, query, limit=10)
+    layer = service.index.catalog.vectors
     assert layer is not None and layer.wait_idle(30)
-    return [(h.content, h.score) for h in service.search_memory(A, query, limit=10)]
+    return [(h.content, h.score) for h in service.retrieval.search_memory(A, query, limit=10)]
 
 
 @contextmanager
@@ -115,9 +115,9 @@ def test_an_answer_is_found_by_the_words_of_the_question_before_it(
 ) -> None:
     """The answer shares no word with the request; the turn before it does (search, too)."""
     ids = import_turns(service, SHED, LAST_SPRING)
-    hits = [h.memory_id for h in service.search_memory(A, SHED_QUESTION, limit=10)]
+    hits = [h.memory_id for h in service.retrieval.search_memory(A, SHED_QUESTION, limit=10)]
     assert hits[:2] == [ids[0], ids[1]]
-    block = service.inject(A, SHED_QUESTION, 400).value
+    block = service.retrieval.inject(A, SHED_QUESTION, 400).value
     chosen = [i.memory_id for i in block.items if not i.in_digest]
     assert chosen[:2] == [ids[0], ids[1]]
 
@@ -150,11 +150,12 @@ def test_a_hidden_turn_lends_no_words_and_gets_none(
         for query in (SHED_QUESTION, "which bus goes to the harbour market"):
             assert _same(_ranking(service, query), _ranking(other, query))
     found = {
-        h.memory_id for h in service.search_memory(A, "which bus goes to the harbour", limit=10)
+        h.memory_id
+        for h in service.retrieval.search_memory(A, "which bus goes to the harbour", limit=10)
     }
     assert ids[2] in found
     assert ids[3] not in found
-    block = service.inject(A, "which bus goes to the harbour market", 400).value
+    block = service.retrieval.inject(A, "which bus goes to the harbour market", 400).value
     assert ids[3] not in {i.memory_id for i in block.items}
     assert "twelve" not in block.text
 
@@ -167,7 +168,7 @@ def test_a_deleted_turn_lends_its_words_no_more(
     ids = import_turns(service, SHED, LAST_SPRING)
     before = _ranking(service, SHED_QUESTION)
     assert [text for text, _ in before[:2]] == [SHED[0][1], SHED[1][1]]
-    service.delete(ids[0], reason="user asked")
+    service.review.delete(ids[0], reason="user asked")
     with _other_store(tmp_path / "other", clock) as other:
         import_turns(other, SHED[1:], LAST_SPRING)
         assert _same(_ranking(service, SHED_QUESTION), _ranking(other, SHED_QUESTION))
@@ -180,7 +181,7 @@ def test_neighbours_of_many_turns_come_from_two_statements_per_batch(
     first = import_turns(service, [(A, f"Ana: turn {n} of the first talk") for n in range(7)])
     clock.advance(dt.timedelta(minutes=1))  # another import run, another session
     second = import_turns(service, [(A, f"Ana: turn {n} of the second talk") for n in range(3)])
-    records = {r.id: r for r in service.list_memories()}
+    records = {r.id: r for r in service.memories.list_memories()}
     sources = {mid: records[mid].source_event_ids[0] for mid in first + second}
     statements: list[str] = []
     with service._store.read("test") as conn:
@@ -205,10 +206,12 @@ def test_notes_written_one_after_another_lend_each_other_nothing(
 ) -> None:
     """Notes remembered in a row are not a conversation: a search finds the one it names,
     not also the note written after it."""
-    first = service.remember(A, "The zanzibar staging box listens on port 7781.").value
-    second = service.remember(A, "Staging deploys run through the blue pipeline every Tuesday.")
+    first = service.memories.remember(A, "The zanzibar staging box listens on port 7781.").value
+    second = service.memories.remember(
+        A, "Staging deploys run through the blue pipeline every Tuesday."
+    )
     assert first.record is not None and second.value.record is not None
-    hits = [h.memory_id for h in service.search_memory(A, "zanzibar port", limit=10)]
+    hits = [h.memory_id for h in service.retrieval.search_memory(A, "zanzibar port", limit=10)]
     assert hits == [first.record.id]
 
 
@@ -232,7 +235,7 @@ def _shed_turns(service: MemoryService) -> list[str]:
 
 
 def _windows_naming(service: MemoryService, memory_id: str) -> list[str]:
-    layer = service.catalog.vectors
+    layer = service.index.catalog.vectors
     assert layer is not None
     return [i for i in layer.index.ids() if windows.is_window(i) and memory_id in i]
 
@@ -246,7 +249,7 @@ def test_a_recorded_turns_cosine_is_mixed_with_its_visible_window(service: Memor
     # turns it sees itself must still queue the windows they complete (it did not, and the
     # whole conversation's window was missing in ~7 of 100 runs).
     own, mixed, query = _cosines_own_and_mixed(service)
-    layer = service.catalog.vectors
+    layer = service.index.catalog.vectors
     stored = layer.index.get_vectors(ids)
     window = stored[answer] + stored[question]  # not the hidden turn said after it
     expected = 0.5 * own[answer] + 0.5 * float(query @ window) / float(np.linalg.norm(window))
@@ -254,7 +257,7 @@ def test_a_recorded_turns_cosine_is_mixed_with_its_visible_window(service: Memor
     assert mixed[answer] > own[answer]
     assert hidden not in mixed
     assert layer.wait_idle(30)
-    records = service.catalog.records
+    records = service.index.catalog.records
     # Queued by the query: the window of what A sees. The whole conversation's windows were
     # queued as the turns were embedded; they name the hidden turn, so A never uses them.
     seen = windows.key(records[question], records[answer], None)
@@ -270,9 +273,9 @@ def test_the_window_is_embedded_as_one_text_of_the_visible_turns(
     were said, each after its speaker, and only the turns the request may see."""
     question, answer, _ = _shed_turns(service)
     own, mixed, query = _cosines_own_and_mixed(service, settled=True)
-    layer = service.catalog.vectors
+    layer = service.index.catalog.vectors
     assert layer is not None
-    records = service.catalog.records
+    records = service.index.catalog.records
     text = windows.text(records[question], records[answer], None)
     assert text.index("garden shed in the end") < text.index("Sage green")
     assert "kitchen drawer" not in text
@@ -294,22 +297,22 @@ def test_deleting_or_editing_a_turn_drops_every_window_that_holds_it(
     question, answer, _ = _shed_turns(service)
     _cosines_own_and_mixed(service, settled=True)
     assert _windows_naming(service, question)
-    service.edit(answer, "Sage green, after four coats.")
-    service.catalog.sync()
-    layer = service.catalog.vectors
+    service.review.edit(answer, "Sage green, after four coats.")
+    service.index.catalog.sync()
+    layer = service.index.catalog.vectors
     assert layer is not None and layer.wait_idle(30)
     # The windows of the old words are gone; those of the new revision were embedded.
     assert not [w for w in _windows_naming(service, answer) if f"{answer}@1" in w]
     assert [w for w in _windows_naming(service, answer) if f"{answer}@2" in w]
-    service.delete(question, reason="test", purge=True)
-    service.catalog.sync()
+    service.review.delete(question, reason="test", purge=True)
+    service.index.catalog.sync()
     assert not _windows_naming(service, question)
     service.close()
     again = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     try:
-        layer = again.catalog.vectors
+        layer = again.index.catalog.vectors
         assert layer is not None
-        again.catalog.sync()
+        again.index.catalog.sync()
         layer.load_file()
         assert not [i for i in layer.index.ids() if question in i]
     finally:
@@ -319,6 +322,6 @@ def test_deleting_or_editing_a_turn_drops_every_window_that_holds_it(
 def test_remembered_notes_keep_their_own_cosine(service: MemoryService) -> None:
     """Notes written when they were said are not turns: their scores are left as they are."""
     for text in ("The garden shed is sage green.", "Chemistry homework is due on Monday."):
-        service.remember(A, text)
+        service.memories.remember(A, text)
     own, mixed, _ = _cosines_own_and_mixed(service)
     assert mixed == own

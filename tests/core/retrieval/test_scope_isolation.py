@@ -43,25 +43,25 @@ def _store(specs: list[tuple[dict[str, str], str, str]], root: Path) -> MemorySe
     )
     for i, (scope, topic, fate) in enumerate(specs):
         text = f"Remember: note {i} about the {topic} for {' '.join(scope.values())} (m{i}x)."
-        record = svc.remember(scope, text).value.record
+        record = svc.memories.remember(scope, text).value.record
         assert record is not None
         if fate == "disable" and record.status.value == "active":
-            svc.disable(record.id)
+            svc.review.disable(record.id)
         elif fate == "delete":
-            svc.delete(record.id, reason="test")
+            svc.review.delete(record.id, reason="test")
     return svc
 
 
 def _check(svc: MemoryService, request: dict[str, str], query: str) -> None:
     req = Scope.of(request)
-    for hit in svc.search_memory(request, query, limit=50):
+    for hit in svc.retrieval.search_memory(request, query, limit=50):
         assert hit.scope.visible_to(req), f"{hit.scope} leaked into {req}"
-        record = svc.get_memory(hit.memory_id)
+        record = svc.memories.get_memory(hit.memory_id)
         assert record.status.value == "active"
-    result = svc.inject(request, query, 2000).value
+    result = svc.retrieval.inject(request, query, 2000).value
     for item in result.items:
         assert item.scope.visible_to(req), f"{item.scope} injected into {req}"
-        assert svc.get_memory(item.memory_id).status.value == "active"
+        assert svc.memories.get_memory(item.memory_id).status.value == "active"
 
 
 @settings(

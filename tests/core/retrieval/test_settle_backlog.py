@@ -50,13 +50,17 @@ def test_a_bulk_write_does_not_stall_the_turns_after_it(data_dir: Path) -> None:
     with MemoryService.open(
         data_dir, passphrase=PASSPHRASE, prefer_keyring=False, hot_path_seconds=0.2
     ) as svc:
-        svc.warm_up(wait=30.0)
-        svc.remember(SCOPE, "Kim reviews atlas pull requests on Mondays")  # the rate is measured
-        svc.inject(SCOPE, "who reviews atlas pull requests", 300)
-        svc.remember_many(items)
+        svc.index.warm_up(wait=30.0)
+        svc.memories.remember(
+            SCOPE, "Kim reviews atlas pull requests on Mondays"
+        )  # the rate is measured
+        svc.retrieval.inject(SCOPE, "who reviews atlas pull requests", 300)
+        svc.memories.remember_many(items)
         layer = svc._engine.catalog.vectors
         assert layer is not None
         for _ in range(5):
-            result = svc.inject(SCOPE, "which port does atlas staging listen on", 300).value
+            result = svc.retrieval.inject(
+                SCOPE, "which port does atlas staging listen on", 300
+            ).value
             assert not result.degraded
             assert "5433" in result.text

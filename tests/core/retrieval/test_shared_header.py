@@ -26,9 +26,9 @@ MAY_7 = dt.datetime(2023, 5, 7, 13, 56, tzinfo=dt.UTC)
 def _chat(service: MemoryService) -> None:
     """Turns imported as suggestions and approved: one shared provenance."""
     for text in TURNS:
-        out = service.suggest(SCOPE, text, said_at=MAY_7).value
+        out = service.memories.suggest(SCOPE, text, said_at=MAY_7).value
         assert out.record is not None
-        service.approve(out.record.id)
+        service.review.approve(out.record.id)
 
 
 def _short(block: str) -> list[str]:
@@ -37,7 +37,7 @@ def _short(block: str) -> list[str]:
 
 def test_shared_provenance_is_stated_once(service: MemoryService) -> None:
     _chat(service)
-    block = service.inject(SCOPE, "what does Mei do at the choir", 1000).value
+    block = service.retrieval.inject(SCOPE, "what does Mei do at the choir", 1000).value
     lines = block.text.splitlines()
     shared = [line for line in lines if line.startswith("- (unless its header says otherwise")]
     assert len(shared) == 1
@@ -49,9 +49,9 @@ def test_shared_provenance_is_stated_once(service: MemoryService) -> None:
 
 def test_a_note_that_differs_keeps_its_full_header(service: MemoryService) -> None:
     _chat(service)
-    other = service.remember(SCOPE, "Remember: Mei's choir folder is the blue one.").value
+    other = service.memories.remember(SCOPE, "Remember: Mei's choir folder is the blue one.").value
     assert other.record is not None
-    block = service.inject(SCOPE, "which choir folder is Mei's", 1000).value
+    block = service.retrieval.inject(SCOPE, "which choir folder is Mei's", 1000).value
     line = next(x for x in block.text.splitlines() if other.record.id[-8:] in x)
     # Its kind, source and confidence are not the block's shared ones: all shown.
     assert "user-confirmed" in line and f"{other.record.confidence:.2f}" in line
@@ -60,7 +60,7 @@ def test_a_note_that_differs_keeps_its_full_header(service: MemoryService) -> No
 
 def test_every_block_fits_its_budget(service: MemoryService) -> None:
     for n in range(40):
-        service.remember(SCOPE, f"Remember: Mei's choir song number {n} is in the folder.")
+        service.memories.remember(SCOPE, f"Remember: Mei's choir song number {n} is in the folder.")
     for budget in (60, 120, 300, 1000):
-        block = service.inject(SCOPE, "choir songs folder", budget).value
+        block = service.retrieval.inject(SCOPE, "choir songs folder", budget).value
         assert estimate_tokens(block.text) <= budget

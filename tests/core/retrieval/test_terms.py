@@ -56,7 +56,9 @@ def test_stemming_from_many_threads_gives_one_answer() -> None:
 def test_a_keyword_file_of_the_earlier_format_is_rebuilt_not_read(data_dir: Path) -> None:
     svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     try:
-        record = svc.remember(SCOPE, "Caroline is researching adoption agencies.").value.record
+        record = svc.memories.remember(
+            SCOPE, "Caroline is researching adoption agencies."
+        ).value.record
         assert record is not None
     finally:
         svc.close()
@@ -75,9 +77,9 @@ def test_a_keyword_file_of_the_earlier_format_is_rebuilt_not_read(data_dir: Path
         svc.close()
     svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     try:
-        hits = svc.search_memory(SCOPE, "what is Caroline research about", limit=5)
+        hits = svc.retrieval.search_memory(SCOPE, "what is Caroline research about", limit=5)
         assert [h.memory_id for h in hits] == [record.id]
-        assert not svc.catalog.keywords.search("matches")
+        assert not svc.index.catalog.keywords.search("matches")
     finally:
         svc.close()  # writes the rebuilt file in this version's format
     svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)

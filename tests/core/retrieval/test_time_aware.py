@@ -61,18 +61,20 @@ def test_memory_said_on_the_named_day_ranks_first(tmp_path: object) -> None:
         scope = {"user": "mei"}
         day = dt.datetime(2023, 10, 13, 15, tzinfo=dt.UTC)
         other = dt.datetime(2023, 8, 2, 15, tzinfo=dt.UTC)
-        earlier = svc.remember(
+        earlier = svc.memories.remember(
             scope, "Remember: Mei showed Ana her new painting of horses.", said_at=other
         ).value.record
-        target = svc.remember(
+        target = svc.memories.remember(
             scope, "Remember: Mei showed Ana her new painting of a lighthouse.", said_at=day
         ).value.record
         assert earlier is not None and target is not None
         question = "What painting did Mei show Ana on October 13, 2023?"
-        assert svc.search_memory(scope, question)[0].memory_id == target.id
+        assert svc.retrieval.search_memory(scope, question)[0].memory_id == target.id
         # The same question about August finds the other one.
         assert (
-            svc.search_memory(scope, question.replace("October 13", "2 August"))[0].memory_id
+            svc.retrieval.search_memory(scope, question.replace("October 13", "2 August"))[
+                0
+            ].memory_id
             == earlier.id
         )
     finally:
@@ -157,17 +159,19 @@ def test_a_when_question_prefers_the_turn_that_says_when(tmp_path: object) -> No
             "The charity race, the charity race was so good",
             "We ran the charity race last Saturday",
         ):
-            rec = svc.remember(scope, text, said_at=day, speaker="Melanie").value.record
+            rec = svc.memories.remember(scope, text, said_at=day, speaker="Melanie").value.record
             assert rec is not None
             ids[text] = rec.id
         says_when = ids["We ran the charity race last Saturday"]
         question = "When was the charity race?"
-        assert svc.search_memory(scope, question)[0].memory_id == says_when
-        assert svc.inject(scope, question, 400).value.items[0].memory_id == says_when
+        assert svc.retrieval.search_memory(scope, question)[0].memory_id == says_when
+        assert svc.retrieval.inject(scope, question, 400).value.items[0].memory_id == says_when
         snap_hits = {
             h.memory_id: h.score
-            for h in svc.get_snapshot(
-                svc.inject(scope, "What was the charity race like?", 400).value.snapshot_id
+            for h in svc.retrieval.get_snapshot(
+                svc.retrieval.inject(
+                    scope, "What was the charity race like?", 400
+                ).value.snapshot_id
             ).hits
         }
         # Not asked "when": no preference from the time the turn states.

@@ -29,17 +29,17 @@ def _import(service: MemoryService) -> list[str]:
 
 
 def _settle(service: MemoryService) -> dict[str, object]:
-    layer = service.catalog.vectors
+    layer = service.index.catalog.vectors
     assert layer is not None
-    service.search_memory(A, QUESTION, limit=5)  # a query asks for the windows it reads
+    service.retrieval.search_memory(A, QUESTION, limit=5)  # a query asks for the windows it reads
     assert layer.wait_idle(30)
-    status = service.index_status()["vector"]
+    status = service.index.status()["vector"]
     assert isinstance(status, dict)
     return status
 
 
 def _held(service: MemoryService) -> list[str]:
-    layer = service.catalog.vectors
+    layer = service.index.catalog.vectors
     assert layer is not None
     return [i for i in layer.index.ids() if windows.is_window(i)]
 
@@ -52,9 +52,9 @@ def test_off_drops_the_windows_and_makes_none_until_switched_on(
         _import(service)
         on = _settle(service)
         assert on["windows_enabled"] is True and on["windows"] == len(_held(service)) > 0
-        assert service.set_conversation_windows(False).value is False
+        assert service.index.set_conversation_windows(False).value is False
         assert not _held(service)
-        more = service.remember(A, "Ana: The shed door is painted yellow.", said_at=SAID)
+        more = service.memories.remember(A, "Ana: The shed door is painted yellow.", said_at=SAID)
         assert more.value.record is not None
         off = _settle(service)
         assert off["windows_enabled"] is False and off["windows"] == 0
@@ -66,7 +66,7 @@ def test_off_drops_the_windows_and_makes_none_until_switched_on(
     service = MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False)
     try:
         assert _settle(service)["windows_enabled"] is False and not _held(service)
-        service.set_conversation_windows(True)
+        service.index.set_conversation_windows(True)
         on_again = _settle(service)
         assert on_again["windows_enabled"] is True and on_again["windows"] > 0
     finally:
@@ -77,9 +77,9 @@ def test_off_the_mean_of_stored_vectors_serves(service: MemoryService) -> None:
     """Retrieval still mixes in the conversation around a turn: the mean of the stored
     vectors of the turn and its visible neighbours, as before windows existed."""
     ids = _import(service)
-    service.set_conversation_windows(False)
+    service.index.set_conversation_windows(False)
     own, mixed, query = own_and_mixed(service, A, QUESTION)
-    layer = service.catalog.vectors
+    layer = service.index.catalog.vectors
     assert layer is not None
     stored = layer.index.get_vectors(ids[:3])
     mean = stored[ids[0]] + stored[ids[1]] + stored[ids[2]]
@@ -92,6 +92,6 @@ def test_a_value_that_is_not_on_or_off_is_refused_and_changes_nothing(
     service: MemoryService,
 ) -> None:
     with pytest.raises(InvalidInputError, match="conversation windows"):
-        service.set_conversation_windows("no")  # type: ignore[arg-type]
-    status = service.index_status()["vector"]
+        service.index.set_conversation_windows("no")  # type: ignore[arg-type]
+    status = service.index.status()["vector"]
     assert isinstance(status, dict) and status["windows_enabled"] is True

@@ -27,7 +27,7 @@ def _event(session: str = "chat-1", kind: str = "message") -> NewEvent:
 
 def _count(service: MemoryService) -> int:
     return len(
-        service.list_events(session=None, after_position=0, limit=10_000, newest_first=False)
+        service.events.list_events(session=None, after_position=0, limit=10_000, newest_first=False)
     )
 
 
@@ -37,9 +37,9 @@ def test_an_engine_kind_is_refused_and_nothing_is_written(
 ) -> None:
     before = _count(service)
     with pytest.raises(InvalidInputError, match=rf"event.kind.*{kind} events are written by"):
-        service.append_event(_event(kind=kind))
+        service.events.append_event(_event(kind=kind))
     with pytest.raises(InvalidInputError, match=r"events\[1\].kind"):
-        service.append_events([_event(), _event(kind=kind)])
+        service.events.append_events([_event(), _event(kind=kind)])
     assert _count(service) == before
     assert service.verify().ok
 
@@ -48,18 +48,18 @@ def test_an_engine_kind_is_refused_and_nothing_is_written(
 def test_an_internal_session_is_refused(service: MemoryService, session: str) -> None:
     before = _count(service)
     with pytest.raises(InvalidInputError, match=r"event.session.*Memory Center's own"):
-        service.append_event(_event(session=session))
+        service.events.append_event(_event(session=session))
     with pytest.raises(InvalidInputError, match="session"):
-        service.remember(SCOPE, "I like tea.", session=session)
+        service.memories.remember(SCOPE, "I like tea.", session=session)
     with pytest.raises(InvalidInputError, match="session"):
-        service.suggest(SCOPE, "Alice likes tea.", session=session, by="agent")
+        service.memories.suggest(SCOPE, "Alice likes tea.", session=session, by="agent")
     assert _count(service) == before
 
 
 def test_ordinary_kinds_and_sessions_still_append(service: MemoryService) -> None:
     for kind in ["message", "tool_call", "observation", "agent_call", "degraded"]:
-        service.append_event(_event(kind=kind))
-    service.append_event(_event(session="memory-centre:governance"))
+        service.events.append_event(_event(kind=kind))
+    service.events.append_event(_event(session="memory-centre:governance"))
     assert service.verify().ok
 
 

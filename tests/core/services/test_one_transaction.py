@@ -15,84 +15,88 @@ TEAM = {"org": "acme", "project": "checkout"}
 
 
 def _candidate(service: MemoryService, text: str, scope: dict[str, str] = ALICE) -> str:
-    out = service.suggest(scope, text, by="agent").value
+    out = service.memories.suggest(scope, text, by="agent").value
     assert out.record is not None and out.record.status.value == "candidate", out
     return out.record.id
 
 
 def _one_change(service: MemoryService, before: int) -> None:
-    assert service.revision() == before + 1
-    feed = service.changes_since(before)
+    assert service.events.revision() == before + 1
+    feed = service.events.changes_since(before)
     assert len(feed) == 1, feed
 
 
 def test_edit_and_approve_is_one_transaction(service: MemoryService) -> None:
     mid = _candidate(service, "I take my coffee with oat milk.")
-    before = service.revision()
-    result = service.edit_and_approve(mid, "I take my coffee with oat milk, no sugar.")
+    before = service.events.revision()
+    result = service.review.edit_and_approve(mid, "I take my coffee with oat milk, no sugar.")
     _one_change(service, before)
     assert result.changes.revision == before + 1
-    record = service.get_memory(mid)
+    record = service.memories.get_memory(mid)
     assert record.status.value == "active"
     assert record.content == "I take my coffee with oat milk, no sugar."
-    assert [d.action for d in service.history(mid)][-2:] == ["edit", "approve"]
+    assert [d.action for d in service.memories.history(mid)][-2:] == ["edit", "approve"]
     # The approval is the latest decision, so the user can still undo it.
-    service.undo(mid, "approve")
-    assert service.get_memory(mid).status.value == "candidate"
+    service.review.undo(mid, "approve")
+    assert service.memories.get_memory(mid).status.value == "candidate"
 
 
 def test_edit_and_approve_with_unchanged_text_writes_no_revision(service: MemoryService) -> None:
     text = "我每天早上七点跑步。"
     mid = _candidate(service, text)
-    revisions = len(service.revisions(mid))
-    before = service.revision()
-    service.edit_and_approve(mid, text)
+    revisions = len(service.memories.revisions(mid))
+    before = service.events.revision()
+    service.review.edit_and_approve(mid, text)
     _one_change(service, before)
-    assert len(service.revisions(mid)) == revisions
-    assert service.get_memory(mid).status.value == "active"
+    assert len(service.memories.revisions(mid)) == revisions
+    assert service.memories.get_memory(mid).status.value == "active"
 
 
 def test_a_refused_edit_approves_nothing(service: MemoryService) -> None:
     mid = _candidate(service, "The family doctor is Dr. Lin at the Elm Street clinic.")
-    before = service.revision()
+    before = service.events.revision()
     with pytest.raises(InvalidInputError, match="new_text"):
-        service.edit_and_approve(mid, "")
-    assert service.revision() == before
-    assert service.get_memory(mid).status.value == "candidate"
+        service.review.edit_and_approve(mid, "")
+    assert service.events.revision() == before
+    assert service.memories.get_memory(mid).status.value == "candidate"
 
 
 def test_narrowing_scope_and_approving_is_one_transaction(service: MemoryService) -> None:
     mid = _candidate(service, "Book hotels near the train station when travelling.")
-    before = service.revision()
+    before = service.events.revision()
     narrower = {**ALICE, "project": "kyoto-trip"}
-    record = service.rescope_and_approve(mid, narrower).value
+    record = service.review.rescope_and_approve(mid, narrower).value
     _one_change(service, before)
     assert dict(record.scope.items_) == narrower and record.status.value == "active"
-    assert [d.action for d in service.history(mid)][-2:] == ["downgrade", "approve"]
+    assert [d.action for d in service.memories.history(mid)][-2:] == ["downgrade", "approve"]
 
 
 def test_widening_scope_and_approving_is_one_transaction(service: MemoryService) -> None:
     scoped = {**ALICE, "project": "budget"}
     mid = _candidate(service, "Monthly savings go to the index fund first.", scoped)
-    before = service.revision()
-    record = service.rescope_and_approve(mid, ALICE).value
+    before = service.events.revision()
+    record = service.review.rescope_and_approve(mid, ALICE).value
     _one_change(service, before)
     assert dict(record.scope.items_) == ALICE and record.status.value == "active"
-    assert [d.action for d in service.history(mid)][-2:] == ["widen", "approve"]
+    assert [d.action for d in service.memories.history(mid)][-2:] == ["widen", "approve"]
 
 
 def test_a_scope_that_neither_narrows_nor_widens_writes_nothing(service: MemoryService) -> None:
     mid = _candidate(service, "Water the tomato plants every second evening.")
-    before = service.revision()
+    before = service.events.revision()
     with pytest.raises(InvalidInputError, match="scope"):
-        service.rescope_and_approve(mid, {"user": "bob"})
-    assert service.revision() == before
-    assert service.get_memory(mid).status.value == "candidate"
+        service.review.rescope_and_approve(mid, {"user": "bob"})
+    assert service.events.revision() == before
+    assert service.memories.get_memory(mid).status.value == "candidate"
 
 
 def _conflict(service: MemoryService) -> tuple[str, str]:
-    eu = service.remember(TEAM, "Staging for checkout runs in AWS region eu-west-1.", by="alice")
-    us = service.remember(TEAM, "Staging for checkout runs in AWS region us-east-2.", by="bob")
+    eu = service.memories.remember(
+        TEAM, "Staging for checkout runs in AWS region eu-west-1.", by="alice"
+    )
+    us = service.memories.remember(
+        TEAM, "Staging for checkout runs in AWS region us-east-2.", by="bob"
+    )
     a, b = eu.value.record, us.value.record
     assert a is not None and b is not None and "conflict" in b.flags
     return a.id, b.id
@@ -100,17 +104,17 @@ def _conflict(service: MemoryService) -> tuple[str, str]:
 
 def test_resolve_with_approve_is_one_transaction(service: MemoryService) -> None:
     eu, us = _conflict(service)
-    before = service.revision()
-    kept = service.resolve_conflict(eu, reason="eu is right", approve=True).value
+    before = service.events.revision()
+    kept = service.review.resolve_conflict(eu, reason="eu is right", approve=True).value
     _one_change(service, before)
     assert {r.id: r.status.value for r in kept} == {eu: "active", us: "superseded"}
 
 
 def test_keep_conflicting_with_approve_is_one_transaction(service: MemoryService) -> None:
     eu, us = _conflict(service)
-    before = service.revision()
+    before = service.events.revision()
     scopes = {eu: {**TEAM, "environment": "eu"}, us: {**TEAM, "environment": "us"}}
-    kept = service.keep_conflicting(scopes, approve=True).value
+    kept = service.review.keep_conflicting(scopes, approve=True).value
     _one_change(service, before)
     assert {r.status.value for r in kept} == {"active"}
     assert all("conflict" not in r.flags for r in kept)

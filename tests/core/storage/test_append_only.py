@@ -26,7 +26,7 @@ def ev(text: str, session: str = "s1") -> NewEvent:
 @pytest.fixture
 def five(service: MemoryService) -> list[Event]:
     """Five events in two sessions."""
-    return service.append_events([ev(f"event {i}", f"s{i % 2}") for i in range(1, 6)]).value
+    return service.events.append_events([ev(f"event {i}", f"s{i % 2}") for i in range(1, 6)]).value
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_refused_changes_leave_the_log_intact(
     for sql in ("UPDATE events SET ts = 'x'", "DELETE FROM events", "DELETE FROM event_payloads"):
         with pytest.raises(sqlite3.DatabaseError):
             raw.execute(sql)
-    assert service.list_events() == five
+    assert service.events.list_events() == five
     assert service.verify().ok
 
 
@@ -255,20 +255,22 @@ def test_redaction_without_a_redaction_event_is_reported(
     assert report.first_failure is not None
     assert report.first_failure.event_id == five[1].id
     assert "redaction event" in report.first_failure.problem
-    (event,) = service.get_events([five[1].id])
+    (event,) = service.events.get_events([five[1].id])
     assert event.redacted and event.text == REDACTED_TEXT and event.data == {}
 
 
 def test_purged_source_events_still_verify(service: MemoryService) -> None:
     """R3, R19: a compliance purge redacts source payloads and the chain still verifies."""
-    out = service.remember({"user": "u"}, "Remember the locker code is in the blue folder.")
+    out = service.memories.remember(
+        {"user": "u"}, "Remember the locker code is in the blue folder."
+    )
     record = out.value.record
     assert record is not None
-    service.delete(record.id, reason="user asked", purge=True, purge_events=True)
+    service.review.delete(record.id, reason="user asked", purge=True, purge_events=True)
     report = service.verify()
     assert report.ok, report.first_failure
     assert report.redacted_events == len(record.source_event_ids)
-    (event,) = service.get_events(list(record.source_event_ids))
+    (event,) = service.events.get_events(list(record.source_event_ids))
     assert event.redacted
 
 

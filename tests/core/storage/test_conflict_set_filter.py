@@ -12,14 +12,14 @@ ALL = 1_000_000
 def test_only_and_all_the_records_in_a_conflict_set(service: MemoryService) -> None:
     seed_demo_if_empty(service)
     statuses = tuple(MemoryStatus)
-    every = service.list_memories(MemoryFilter(statuses=statuses, limit=ALL))
-    in_sets = service.list_memories(
+    every = service.memories.list_memories(MemoryFilter(statuses=statuses, limit=ALL))
+    in_sets = service.memories.list_memories(
         MemoryFilter(statuses=statuses, in_conflict_set=True, limit=ALL)
     )
     expected = [r.id for r in every if r.conflict_set]
     assert expected, "the demo store has conflict sets"
     assert [r.id for r in in_sets] == expected  # the same records, newest first
-    active = service.list_memories(
+    active = service.memories.list_memories(
         MemoryFilter(statuses=(MemoryStatus.ACTIVE,), in_conflict_set=True, limit=ALL)
     )
     assert {r.id for r in active} == {

@@ -87,16 +87,16 @@ def test_plain_statements_compile_once_for_the_driver_others_keep_sqlalchemy(
 
 
 def test_appends_through_the_driver_verify_and_read_back(pg_service: MemoryService) -> None:
-    ids = [pg_service.append_event(_event(i)).value.id for i in range(30)]
-    listed = {e.id: e for e in pg_service.list_events(limit=100)}
+    ids = [pg_service.events.append_event(_event(i)).value.id for i in range(30)]
+    listed = {e.id: e for e in pg_service.events.list_events(limit=100)}
     assert [listed[i].text for i in ids] == [f"ev {i}" for i in range(30)]
-    info = {x.id: x for x in pg_service.list_sessions()}["s"]
+    info = {x.id: x for x in pg_service.events.list_sessions()}["s"]
     assert info.event_count == 30
     assert pg_service.verify().ok
 
 
 def test_a_listener_for_statements_sees_every_one(pg_service: MemoryService) -> None:
-    pg_service.append_event(_event(0))
+    pg_service.events.append_event(_event(0))
     seen: list[str] = []
     engine = pg_service._store.write_engine
 
@@ -105,7 +105,7 @@ def test_a_listener_for_statements_sees_every_one(pg_service: MemoryService) -> 
         seen.append(str(args[2]).split()[0].upper())
 
     try:
-        pg_service.append_event(_event(1))
+        pg_service.events.append_event(_event(1))
     finally:
         event.remove(engine, "before_cursor_execute", watch)
     assert "BEGIN;" in seen  # the lock
@@ -115,7 +115,7 @@ def test_a_listener_for_statements_sees_every_one(pg_service: MemoryService) -> 
 def test_a_refused_write_on_the_driver_path_is_our_error_and_changes_nothing(
     pg_service: MemoryService,
 ) -> None:
-    pg_service.append_event(_event(0))
+    pg_service.events.append_event(_event(0))
     before = pg_service.status().event_count
     store = pg_service._store
     taken = {"revision": 1, "ts": "t", "kinds": "[]", "event_ids": "[]", "memory_ids": "[]"}
@@ -126,5 +126,5 @@ def test_a_refused_write_on_the_driver_path_is_our_error_and_changes_nothing(
         tx.later_rows(s.changes, [taken])  # revision 1 is recorded already
     assert pg_service.status().event_count == before
     assert pg_service.verify().ok
-    pg_service.append_event(_event(1))  # the connection is usable again
+    pg_service.events.append_event(_event(1))  # the connection is usable again
     assert pg_service.verify().ok

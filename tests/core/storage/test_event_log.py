@@ -54,9 +54,9 @@ def ev(
 
 
 def _nothing_written(service: MemoryService, revision: int) -> None:
-    assert service.revision() == revision
-    assert service.list_events() == []
-    assert service.list_sessions() == []
+    assert service.events.revision() == revision
+    assert service.events.list_events() == []
+    assert service.events.list_sessions() == []
     assert service.status().event_count == 0
 
 
@@ -65,7 +65,7 @@ def _nothing_written(service: MemoryService, revision: int) -> None:
 
 def test_append_returns_the_stored_event(service: MemoryService) -> None:
     """R1, R2: an appended event carries who produced it, its trust, scope, kind and source."""
-    result = service.append_event(
+    result = service.events.append_event(
         ev(
             text="please remember: 我们用 pnpm",
             actor="assistant",
@@ -95,24 +95,28 @@ def test_append_returns_the_stored_event(service: MemoryService) -> None:
 def test_list_and_get_return_what_was_appended(service: MemoryService) -> None:
     """R1: events read back equal to what append returned, Chinese text and data included."""
     data = {"文件": "路径/说明.md", "n": 3, "nested": {"list": [1, "二", None], "ok": True}}
-    first = service.append_event(ev(text="用户说：记住我喜欢简洁的回答")).value
-    second = service.append_event(ev(text="tool output", data=data, kind="tool_result")).value
-    assert service.list_events() == [first, second]
-    assert service.get_events([second.id, first.id]) == [second, first]
+    first = service.events.append_event(ev(text="用户说：记住我喜欢简洁的回答")).value
+    second = service.events.append_event(
+        ev(text="tool output", data=data, kind="tool_result")
+    ).value
+    assert service.events.list_events() == [first, second]
+    assert service.events.get_events([second.id, first.id]) == [second, first]
     assert second.data == data
     assert second.prev_hash == first.hash
 
 
 def test_text_is_normalised_and_stripped(service: MemoryService) -> None:
     """R1: text is stored NFC-normalised with surrounding blanks removed."""
-    event = service.append_event(ev(text="  cafe\u0301 \n")).value
+    event = service.events.append_event(ev(text="  cafe\u0301 \n")).value
     assert event.text == "caf\u00e9"
-    assert service.list_events()[0].text == "caf\u00e9"
+    assert service.events.list_events()[0].text == "caf\u00e9"
 
 
 def test_enum_values_are_accepted_case_insensitively(service: MemoryService) -> None:
     """R2: actor and trust given as words are matched regardless of case and blanks."""
-    event = service.append_event(ev(actor=" Tool ", trust="UNTRUSTED", source="Web_Page")).value
+    event = service.events.append_event(
+        ev(actor=" Tool ", trust="UNTRUSTED", source="Web_Page")
+    ).value
     assert (event.actor, event.trust, event.source) == (
         Actor.TOOL,
         TrustLevel.UNTRUSTED,
@@ -122,65 +126,65 @@ def test_enum_values_are_accepted_case_insensitively(service: MemoryService) -> 
 
 def test_seq_is_per_session_and_position_is_global(service: MemoryService) -> None:
     """R1: each session numbers its events 1, 2, ...; positions number the whole log."""
-    a1 = service.append_event(ev("a")).value
-    b1 = service.append_event(ev("b")).value
-    a2 = service.append_event(ev("a")).value
+    a1 = service.events.append_event(ev("a")).value
+    b1 = service.events.append_event(ev("b")).value
+    a2 = service.events.append_event(ev("a")).value
     assert [(e.session_id, e.seq, e.position) for e in (a1, b1, a2)] == [
         ("a", 1, 1),
         ("b", 1, 2),
         ("a", 2, 3),
     ]
-    assert [e.id for e in service.list_events(session="a")] == [a1.id, a2.id]
-    assert [e.id for e in service.list_events(session="b")] == [b1.id]
+    assert [e.id for e in service.events.list_events(session="a")] == [a1.id, a2.id]
+    assert [e.id for e in service.events.list_events(session="b")] == [b1.id]
 
 
 def test_sessions_are_created_on_first_use(service: MemoryService, clock: ManualClock) -> None:
     """R1: appending to an unknown session creates it; its counters follow the log."""
-    service.append_event(ev("s1"))
+    service.events.append_event(ev("s1"))
     clock.advance(dt.timedelta(minutes=5))
-    service.append_event(ev("s1"))
-    service.append_event(ev("s2"))
-    info = service.get_session("s1")
+    service.events.append_event(ev("s1"))
+    service.events.append_event(ev("s2"))
+    info = service.events.get_session("s1")
     assert info.event_count == 2
     assert info.created_at == START
     assert info.last_event_at == START + dt.timedelta(minutes=5)
     assert not info.opted_out
-    assert {s.id for s in service.list_sessions()} == {"s1", "s2"}
+    assert {s.id for s in service.events.list_sessions()} == {"s1", "s2"}
 
 
 def test_list_events_pages_and_orders(service: MemoryService) -> None:
     """R1: the log pages by position, forwards and newest first."""
-    events = service.append_events([ev(text=f"t{i}") for i in range(5)]).value
-    assert service.list_events(after_position=2, limit=2) == events[2:4]
-    assert service.list_events(newest_first=True, limit=2) == [events[4], events[3]]
+    events = service.events.append_events([ev(text=f"t{i}") for i in range(5)]).value
+    assert service.events.list_events(after_position=2, limit=2) == events[2:4]
+    assert service.events.list_events(newest_first=True, limit=2) == [events[4], events[3]]
 
 
 def test_append_events_appends_in_order_in_one_revision(service: MemoryService) -> None:
     """R1, R21: a batch is appended in order and produces exactly one new revision."""
-    before = service.revision()
-    result = service.append_events([ev("s1", "one"), ev("s2", "两"), ev("s1", "three")])
+    before = service.events.revision()
+    result = service.events.append_events([ev("s1", "one"), ev("s2", "两"), ev("s1", "three")])
     assert [e.text for e in result.value] == ["one", "两", "three"]
     assert [e.position for e in result.value] == [1, 2, 3]
     assert [e.seq for e in result.value] == [1, 1, 2]
-    assert result.changes.revision == before + 1 == service.revision()
+    assert result.changes.revision == before + 1 == service.events.revision()
     assert result.changes.event_ids == tuple(e.id for e in result.value)
 
 
 def test_append_events_with_no_events_changes_nothing(service: MemoryService) -> None:
     """R21: an empty batch writes nothing and keeps the revision."""
-    before = service.revision()
-    result = service.append_events([])
+    before = service.events.revision()
+    result = service.events.append_events([])
     assert result.value == []
-    assert result.changes.revision == before == service.revision()
+    assert result.changes.revision == before == service.events.revision()
     assert result.changes.kinds == frozenset()
 
 
 def test_append_events_is_all_or_nothing(service: MemoryService) -> None:
     """R1: one bad event in a batch rejects the whole batch, naming its index and field."""
-    before = service.revision()
+    before = service.events.revision()
     batch = [ev(text="ok 0"), ev(text="ok 1"), ev(trust="boss"), ev(text="ok 3")]
     with pytest.raises(InvalidInputError) as info:
-        service.append_events(batch)
+        service.events.append_events(batch)
     assert info.value.field == "events[2].trust"
     assert str(info.value).startswith("events[2].trust:")
     _nothing_written(service, before)
@@ -218,7 +222,7 @@ def test_bad_input_is_rejected_naming_the_field(
     service: MemoryService, changes: dict[str, Any], field: str
 ) -> None:
     """R1, R2: each invalid field raises InvalidInputError naming it; nothing is written."""
-    before = service.revision()
+    before = service.events.revision()
     base: dict[str, Any] = {
         "session": "s1",
         "actor": "user",
@@ -227,7 +231,7 @@ def test_bad_input_is_rejected_naming_the_field(
         "text": "hello",
     }
     with pytest.raises(InvalidInputError) as info:
-        service.append_event(NewEvent(**{**base, **changes}))
+        service.events.append_event(NewEvent(**{**base, **changes}))
     assert info.value.field == field
     assert str(info.value).startswith(f"{field}: ")
     _nothing_written(service, before)
@@ -235,8 +239,8 @@ def test_bad_input_is_rejected_naming_the_field(
 
 def test_text_at_the_limit_is_accepted(service: MemoryService) -> None:
     """R1: text of exactly the maximum length is stored whole, never truncated."""
-    event = service.append_event(ev(text="y" * MAX_EVENT_TEXT)).value
-    assert len(service.get_events([event.id])[0].text) == MAX_EVENT_TEXT
+    event = service.events.append_event(ev(text="y" * MAX_EVENT_TEXT)).value
+    assert len(service.events.get_events([event.id])[0].text) == MAX_EVENT_TEXT
 
 
 @pytest.mark.parametrize("scope", [{}, None], ids=["empty", "none"])
@@ -244,61 +248,61 @@ def test_missing_scope_is_scope_required(
     service: MemoryService, scope: Mapping[str, str] | None
 ) -> None:
     """R13: an event without a scope raises ScopeRequiredError; nothing is written."""
-    before = service.revision()
+    before = service.events.revision()
     item = NewEvent(session="s1", actor="user", trust="user", scope=scope, text="x")  # type: ignore[arg-type]
     with pytest.raises(ScopeRequiredError) as info:
-        service.append_event(item)
+        service.events.append_event(item)
     assert info.value.field == "event.scope"
     _nothing_written(service, before)
 
 
 def test_get_events_with_unknown_id_is_not_found(service: MemoryService) -> None:
     """R1: asking for an event that does not exist raises NotFoundError naming it."""
-    known = service.append_event(ev()).value
+    known = service.events.append_event(ev()).value
     with pytest.raises(NotFoundError) as info:
-        service.get_events([known.id, "ev_missing"])
+        service.events.get_events([known.id, "ev_missing"])
     assert (info.value.what, info.value.ident) == ("event", "ev_missing")
-    assert service.get_events([]) == []
+    assert service.events.get_events([]) == []
 
 
 def test_unknown_session_is_not_found(service: MemoryService) -> None:
     """R1: reading a session that does not exist raises NotFoundError naming it."""
     with pytest.raises(NotFoundError, match="nobody") as info:
-        service.get_session("nobody")
+        service.events.get_session("nobody")
     assert info.value.what == "session"
-    assert service.list_sessions() == []
+    assert service.events.list_sessions() == []
 
 
 def test_opting_out_an_unknown_session_creates_it_opted_out(service: MemoryService) -> None:
     """R26: an agent can opt a session out before its first event (scenarios 15, 16)."""
-    before = service.revision()
-    result = service.set_session_opt_out("private", True)
+    before = service.events.revision()
+    result = service.events.set_session_opt_out("private", True)
     assert result.value.opted_out and result.value.event_count == 0
     assert result.changes.revision == before + 1
-    event = service.append_event(ev("private")).value
+    event = service.events.append_event(ev("private")).value
     assert event.seq == 1
-    info = service.get_session("private")
+    info = service.events.get_session("private")
     assert info.opted_out and info.event_count == 1
 
 
 def test_session_opt_out_is_stored(service: MemoryService) -> None:
     """R26: a session can be opted out and back in; each switch is a revision."""
-    service.append_event(ev("s1"))
-    result = service.set_session_opt_out("s1", True)
+    service.events.append_event(ev("s1"))
+    result = service.events.set_session_opt_out("s1", True)
     assert result.value.opted_out
     # The store's first governing write also announces, in the log, that governing rows
     # are bound from now on (#38): one event, in Memory Center's own session.
     assert result.changes.kinds == frozenset({ChangeKind.SESSIONS, ChangeKind.EVENTS})
-    assert service.set_session_opt_out("s1", False).changes.kinds == {ChangeKind.SESSIONS}
-    service.set_session_opt_out("s1", True)
-    assert service.get_session("s1").opted_out
-    assert not service.set_session_opt_out("s1", False).value.opted_out
+    assert service.events.set_session_opt_out("s1", False).changes.kinds == {ChangeKind.SESSIONS}
+    service.events.set_session_opt_out("s1", True)
+    assert service.events.get_session("s1").opted_out
+    assert not service.events.set_session_opt_out("s1", False).value.opted_out
 
 
 def test_blank_session_filter_is_rejected(service: MemoryService) -> None:
     """R1: listing with a blank session name is an input error, not an empty result."""
     with pytest.raises(InvalidInputError) as info:
-        service.list_events(session=" ")
+        service.events.list_events(session=" ")
     assert info.value.field == "session"
 
 
@@ -307,36 +311,36 @@ def test_blank_session_filter_is_rejected(service: MemoryService) -> None:
 
 def test_revision_increases_by_one_per_mutating_call(service: MemoryService) -> None:
     """R21: every committed mutation bumps the store revision by exactly one."""
-    start = service.revision()
-    r1 = service.append_event(ev("s1")).changes.revision
-    r2 = service.append_events([ev("s1"), ev("s2")]).changes.revision
-    r3 = service.set_session_opt_out("s1", True).changes.revision
+    start = service.events.revision()
+    r1 = service.events.append_event(ev("s1")).changes.revision
+    r2 = service.events.append_events([ev("s1"), ev("s2")]).changes.revision
+    r3 = service.events.set_session_opt_out("s1", True).changes.revision
     assert [r1, r2, r3] == [start + 1, start + 2, start + 3]
-    assert service.revision() == start + 3
+    assert service.events.revision() == start + 3
     assert service.status().revision == start + 3
 
 
 def test_failed_calls_do_not_bump_the_revision(service: MemoryService) -> None:
     """R21: a rejected call leaves the revision and the change feed as they were."""
-    service.append_event(ev())
-    before = service.revision()
+    service.events.append_event(ev())
+    before = service.events.revision()
     with pytest.raises(InvalidInputError):
-        service.append_event(ev(actor="robot"))
+        service.events.append_event(ev(actor="robot"))
     with pytest.raises(InvalidInputError):
-        service.append_events([ev(), ev(text=" ")])
+        service.events.append_events([ev(), ev(text=" ")])
     with pytest.raises(InvalidInputError):
-        service.set_session_opt_out(" ", True)
-    assert service.revision() == before
-    assert service.changes_since(before) == []
+        service.events.set_session_opt_out(" ", True)
+    assert service.events.revision() == before
+    assert service.events.changes_since(before) == []
 
 
 def test_changes_since_reports_kinds_and_event_ids(service: MemoryService) -> None:
     """R21: the change feed lists each revision with the areas and events it touched."""
-    start = service.revision()
-    one = service.append_event(ev("s1")).value
-    batch = service.append_events([ev("s1"), ev("s2")]).value
-    service.set_session_opt_out("s2", True)
-    feed = service.changes_since(start)
+    start = service.events.revision()
+    one = service.events.append_event(ev("s1")).value
+    batch = service.events.append_events([ev("s1"), ev("s2")]).value
+    service.events.set_session_opt_out("s2", True)
+    feed = service.events.changes_since(start)
     assert [c.revision for c in feed] == [start + 1, start + 2, start + 3]
     assert feed[0].kinds == frozenset({ChangeKind.EVENTS, ChangeKind.SESSIONS})
     assert feed[0].event_ids == (one.id,)
@@ -345,13 +349,13 @@ def test_changes_since_reports_kinds_and_event_ids(service: MemoryService) -> No
     assert feed[2].kinds == frozenset({ChangeKind.SESSIONS, ChangeKind.EVENTS})
     assert len(feed[2].event_ids) == 1
     assert all(c.ts == START for c in feed)
-    assert service.changes_since(start + 2) == feed[2:]
-    assert service.changes_since(start, limit=1) == feed[:1]
+    assert service.events.changes_since(start + 2) == feed[2:]
+    assert service.events.changes_since(start, limit=1) == feed[:1]
 
 
 def test_status_counts_events_and_sessions(service: MemoryService) -> None:
     """R21: status reports the counts of the log."""
-    service.append_events([ev("s1"), ev("s2"), ev("s1")])
+    service.events.append_events([ev("s1"), ev("s2"), ev("s1")])
     status = service.status()
     assert (status.event_count, status.session_count) == (3, 2)
     assert status.memory_counts == {}
@@ -383,11 +387,11 @@ def test_any_sequence_of_appends_reads_back_in_order(
         try:
             new = [ev(session, text) for session, text in items]
             if batched:
-                svc.append_events(new)
+                svc.events.append_events(new)
             else:
                 for item in new:
-                    svc.append_event(item)
-            events = svc.list_events(limit=100)
+                    svc.events.append_event(item)
+            events = svc.events.list_events(limit=100)
             expected = [unicodedata.normalize("NFC", t).strip() for _, t in items]
             assert [e.text for e in events] == expected
             assert [e.session_id for e in events] == [s for s, _ in items]
@@ -407,13 +411,15 @@ def test_a_store_opens_from_a_path_given_as_text(data_dir: Path, clock: ManualCl
     first = MemoryService.open(
         str(data_dir), passphrase=PASSPHRASE, clock=clock, prefer_keyring=False
     )
-    written = first.remember({"user": "ana"}, "Ana's locker is number 12.").value.record
+    written = first.memories.remember({"user": "ana"}, "Ana's locker is number 12.").value.record
     first.close()
     again = MemoryService.open(
         str(data_dir), passphrase=PASSPHRASE, clock=clock, prefer_keyring=False
     )
     try:
-        assert written is not None and again.get_memory(written.id).content == written.content
+        assert (
+            written is not None and again.memories.get_memory(written.id).content == written.content
+        )
     finally:
         again.close()
 

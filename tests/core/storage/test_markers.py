@@ -28,10 +28,10 @@ def _write_markers(service: MemoryService) -> tuple[list[str], str]:
     zh_text, zh_data = _marker("机密标记-"), _marker("用户偏好-")
     control = _marker("session-")
     scope = {"user": "u1", "project": "p1"}
-    service.append_event(
+    service.events.append_event(
         NewEvent(session=control, actor="user", trust="user", scope=scope, text=short)
     )
-    service.append_event(
+    service.events.append_event(
         NewEvent(
             session=control,
             actor="tool",
@@ -42,7 +42,7 @@ def _write_markers(service: MemoryService) -> tuple[list[str], str]:
             source="terminal",
         )
     )
-    service.append_events(
+    service.events.append_events(
         [
             NewEvent(
                 session="会话-一",
@@ -90,7 +90,7 @@ def _checkpoint(db: Path) -> None:
 def test_markers_never_reach_any_file(service: MemoryService, data_dir: Path) -> None:
     """R24: event text and data, Chinese included, are absent from db, WAL, SHM and key file."""
     markers, control = _write_markers(service)
-    texts = " ".join(e.text + repr(dict(e.data)) for e in service.list_events())
+    texts = " ".join(e.text + repr(dict(e.data)) for e in service.events.list_events())
     assert all(m in texts for m in markers)
     assert (data_dir / f"{DB_FILE_NAME}-wal").exists()
     assert _leaks(data_dir, [control]), "the scan must see clear metadata such as session ids"
@@ -107,17 +107,19 @@ def _write_memory_markers(service: MemoryService) -> list[str]:
     scope = {"user": "u1", "project": "p1"}
     content, zh, goal, reason = _marker(), _marker("构建工具-"), _marker(), _marker()
     speaker = _marker("Speaker-")
-    kept = service.remember(
+    kept = service.memories.remember(
         scope,
         f"Remember: releases of p1 are built with the tool {content}.",
         session="s1",
         speaker=speaker,
     ).value
-    service.remember(scope, f"记住：p1 的发布用 {zh} 构建。", session="s1")
-    injected = service.inject(scope, f"which tool builds releases of p1 {goal}", 400).value
+    service.memories.remember(scope, f"记住：p1 的发布用 {zh} 构建。", session="s1")
+    injected = service.retrieval.inject(
+        scope, f"which tool builds releases of p1 {goal}", 400
+    ).value
     assert kept.record is not None
     assert content in injected.text and speaker in injected.text
-    service.delete(kept.record.id, reason=f"no longer true {reason}")
+    service.review.delete(kept.record.id, reason=f"no longer true {reason}")
     return [content, zh, goal, reason, speaker]
 
 

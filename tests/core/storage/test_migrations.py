@@ -56,7 +56,9 @@ def _versions(db: Path) -> list[int]:
 def _make_v1_store(data_dir: Path, clock: ManualClock) -> list[Event]:
     """A store as version 1 left it: events, no curated-memory tables, schema version 1."""
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock) as svc:
-        events = svc.append_events([ev("first"), ev("第二个事件", "s2"), ev("third", "s1")]).value
+        events = svc.events.append_events(
+            [ev("first"), ev("第二个事件", "s2"), ev("third", "s1")]
+        ).value
     later = _tables(data_dir / DB_FILE_NAME) - V1_TABLES
     assert later >= V2_TABLES
     conn = sqlite3.connect(data_dir / DB_FILE_NAME, isolation_level=None)
@@ -116,10 +118,10 @@ def test_opening_a_v1_store_upgrades_it_with_a_backup(data_dir: Path, clock: Man
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock) as svc:
         status = svc.status()
         assert status.schema_version == CURRENT_VERSION >= 2
-        assert svc.list_events() == events
+        assert svc.events.list_events() == events
         report = svc.verify()
         assert report.ok and report.events_checked == 3
-        svc.append_event(ev("after the upgrade"))
+        svc.events.append_event(ev("after the upgrade"))
     backups = list(data_dir.glob("*.v1-backup-*.sqlite3"))
     assert [b.name for b in backups] == ["memory-center.v1-backup-20260302T090000.sqlite3"]
     assert _versions(backups[0]) == [1]
@@ -144,7 +146,7 @@ def test_backup_of_a_v1_store_holds_its_events(data_dir: Path, clock: ManualCloc
 
 def test_current_store_reopens_without_backup(service: MemoryService, data_dir: Path) -> None:
     """A store already at the current version is not copied on open."""
-    service.append_event(ev("x"))
+    service.events.append_event(ev("x"))
     service.close()
     MemoryService.open(data_dir, passphrase=PASSPHRASE).close()
     assert list(data_dir.glob("*backup*")) == []
@@ -152,7 +154,7 @@ def test_current_store_reopens_without_backup(service: MemoryService, data_dir: 
 
 def test_store_from_a_newer_version_is_refused(service: MemoryService, data_dir: Path) -> None:
     """A store with a schema newer than this code is refused clearly and left untouched."""
-    service.append_event(ev("written by the future"))
+    service.events.append_event(ev("written by the future"))
     service.close()
     conn = sqlite3.connect(data_dir / DB_FILE_NAME, isolation_level=None)
     try:

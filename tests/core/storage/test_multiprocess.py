@@ -25,7 +25,7 @@ from core import MemoryService, NewEvent
 data_dir, session, n, passphrase = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
 with MemoryService.open(data_dir, passphrase=passphrase, prefer_keyring=False) as svc:
     for i in range(n):
-        svc.append_event(
+        svc.events.append_event(
             NewEvent(session=session, actor="tool", trust="tool_verified",
                      scope={"user": "u1"}, text=f"{session} 第{i + 1}条")
         )
@@ -41,7 +41,7 @@ data_dir, passphrase, name, sync = Path(sys.argv[1]), sys.argv[2], sys.argv[3], 
 while not (sync / "go").exists():
     time.sleep(0.001)
 with MemoryService.open(data_dir, passphrase=passphrase, prefer_keyring=False) as svc:
-    svc.append_event(
+    svc.events.append_event(
         NewEvent(session=name, actor="user", trust="user", scope={"user": "u1"}, text="hi")
     )
     print(svc.status().store_id)
@@ -108,13 +108,13 @@ def test_concurrent_appends_from_three_processes(service: MemoryService, data_di
     with MemoryService.open(data_dir, passphrase=PASSPHRASE) as svc:
         status = svc.status()
         assert status.event_count == N * len(sessions)
-        events = svc.list_events(limit=10_000)
+        events = svc.events.list_events(limit=10_000)
         assert [e.position for e in events] == list(range(1, N * len(sessions) + 1))
         for name in sessions:
             mine = [e for e in events if e.session_id == name]
             assert [e.seq for e in mine] == list(range(1, N + 1))
             assert [e.text for e in mine] == [f"{name} 第{i}条" for i in range(1, N + 1)]
-            assert svc.get_session(name).event_count == N
+            assert svc.events.get_session(name).event_count == N
         report = svc.verify()
         assert report.ok, report.first_failure
         assert report.events_checked == N * len(sessions)
@@ -141,5 +141,5 @@ def test_concurrent_first_open_creates_one_store(tmp_path: Path) -> None:
     assert len(store_ids) == 1
     with MemoryService.open(data_dir, passphrase=PASSPHRASE) as svc:
         assert svc.status().store_id in store_ids
-        assert sorted(e.session_id for e in svc.list_events()) == names
+        assert sorted(e.session_id for e in svc.events.list_events()) == names
         assert svc.verify().ok

@@ -25,12 +25,12 @@ def ev(text: str, session: str = "s1") -> NewEvent:
 
 def _fill(service: MemoryService, n: int) -> list[str]:
     texts = [f"event {i} 事件" for i in range(n)]
-    service.append_events([ev(t, f"s{i % 3}") for i, t in enumerate(texts)])
+    service.events.append_events([ev(t, f"s{i % 3}") for i, t in enumerate(texts)])
     return texts
 
 
 def _texts(service: MemoryService) -> list[str]:
-    return [e.text for e in service.list_events(limit=10_000)]
+    return [e.text for e in service.events.list_events(limit=10_000)]
 
 
 def _payload_key_ids(data_dir: Path) -> set[str]:
@@ -61,12 +61,12 @@ def test_rotation_reencrypts_everything_under_one_new_key(
 ) -> None:
     """R24: after rotation every payload is under the new key and the old key is gone."""
     texts = _fill(service, 5)
-    old_id = service.key_info().active_key_id
-    report = service.rotate_key().value
+    old_id = service.keys.info().active_key_id
+    report = service.keys.rotate().value
     assert report.old_key_id == old_id != report.new_key_id
     assert report.rows_reencrypted == 5
     assert not report.resumed
-    info = service.key_info()
+    info = service.keys.info()
     assert info.key_ids == (report.new_key_id,) and info.active_key_id == report.new_key_id
     assert _payload_key_ids(data_dir) == {report.new_key_id}
     assert _texts(service) == texts
@@ -80,40 +80,40 @@ def test_rotated_store_reopens_with_the_new_key(
 ) -> None:
     """R24: after rotation and restart all events are readable and the store verifies."""
     texts = _fill(service, 5)
-    new_id = service.rotate_key().value.new_key_id
+    new_id = service.keys.rotate().value.new_key_id
     service.close()
     with _open(data_dir, clock) as svc:
         assert svc.status().key.key_ids == (new_id,)
         assert _texts(svc) == texts
         assert svc.verify().ok
-        svc.append_event(ev("after rotation"))
+        svc.events.append_event(ev("after rotation"))
         assert _payload_key_ids(data_dir) == {new_id}
 
 
 def test_rotation_is_recorded_as_a_keys_change(service: MemoryService) -> None:
     """R21: a rotation bumps the revision and the feed names the keys area."""
     _fill(service, 3)
-    before = service.revision()
-    result = service.rotate_key()
+    before = service.events.revision()
+    result = service.keys.rotate()
     assert result.changes.revision > before
     assert result.changes.kinds == frozenset({ChangeKind.KEYS})
-    feed = service.changes_since(before)
+    feed = service.events.changes_since(before)
     assert feed and all(c.kinds == frozenset({ChangeKind.KEYS}) for c in feed)
 
 
 def test_rotation_of_an_empty_store(service: MemoryService) -> None:
     """R24: rotating a store with no content still replaces the key."""
-    old_id = service.key_info().active_key_id
-    report = service.rotate_key().value
+    old_id = service.keys.info().active_key_id
+    report = service.keys.rotate().value
     assert report.rows_reencrypted == 0
-    assert service.key_info().key_ids == (report.new_key_id,) != (old_id,)
+    assert service.keys.info().key_ids == (report.new_key_id,) != (old_id,)
 
 
 def test_rotation_reports_progress(service: MemoryService) -> None:
     """R24, R28: long rotations report progress after every batch."""
     _fill(service, MANY)
     seen: list[int] = []
-    service.rotate_key(progress=seen.append)
+    service.keys.rotate(progress=seen.append)
     assert seen == [500, MANY]
 
 
@@ -122,9 +122,9 @@ def test_interrupted_rotation_resumes_after_reopen(
 ) -> None:
     """R24: a paused rotation loses nothing; after restart it resumes and finishes."""
     texts = _fill(service, MANY)
-    old_id = service.key_info().active_key_id
+    old_id = service.keys.info().active_key_id
     with pytest.raises(RotationInterruptedError, match="run it again"):
-        service.rotate_key(should_stop=_stop_after_first_batch())
+        service.keys.rotate(should_stop=_stop_after_first_batch())
     service.close()
     with _open(data_dir, clock) as svc:
         assert _texts(svc) == texts
@@ -133,7 +133,7 @@ def test_interrupted_rotation_resumes_after_reopen(
         assert len(info.key_ids) == 2 and old_id in info.key_ids
         assert info.active_key_id != old_id
         assert _payload_key_ids(data_dir) == {old_id, info.active_key_id}
-        report = svc.rotate_key().value
+        report = svc.keys.rotate().value
         assert report.resumed
         assert report.old_key_id == old_id
         assert report.new_key_id == info.active_key_id
@@ -152,7 +152,7 @@ def test_interrupted_rotation_status_shows_both_keys_in_the_same_process(
     """R24: right after a pause, status reports the two keys the store now depends on."""
     _fill(service, MANY)
     with pytest.raises(RotationInterruptedError):
-        service.rotate_key(should_stop=_stop_after_first_batch())
+        service.keys.rotate(should_stop=_stop_after_first_batch())
     assert len(service.status().key.key_ids) == 2
 
 
@@ -162,9 +162,9 @@ def test_interrupted_rotation_resumes_in_the_same_process(
     """R24: pausing and pressing rotate again (no restart) finishes without losing data."""
     texts = _fill(service, MANY)
     with pytest.raises(RotationInterruptedError):
-        service.rotate_key(should_stop=_stop_after_first_batch())
+        service.keys.rotate(should_stop=_stop_after_first_batch())
     try:
-        report = service.rotate_key().value
+        report = service.keys.rotate().value
         assert report.resumed
         assert _texts(service) == texts
     finally:
@@ -181,7 +181,7 @@ def test_other_open_service_still_reads_after_rotation(
     texts = _fill(service, 4)
     with _open(data_dir, clock) as other:
         assert _texts(other) == texts
-        service.rotate_key()
+        service.keys.rotate()
         assert _texts(other) == texts
         assert other.verify().ok
 
@@ -192,8 +192,8 @@ def test_other_open_service_writes_under_the_new_key_after_rotation(
     """R24, R30: a writer opened before rotation follows the new key for new content."""
     _fill(service, 2)
     with _open(data_dir, clock) as other:
-        new_id = service.rotate_key().value.new_key_id
-        other.append_event(ev("written by the other one"))
+        new_id = service.keys.rotate().value.new_key_id
+        other.events.append_event(ev("written by the other one"))
     assert _payload_key_ids(data_dir) == {new_id}
     assert _texts(service)[-1] == "written by the other one"
     assert service.verify().ok
@@ -205,7 +205,7 @@ def test_keyring_store_rotates_and_reopens(
     """R24: rotation also works when the key lives in the OS keyring."""
     with MemoryService.open(data_dir, clock=clock) as svc:
         texts = _fill(svc, 3)
-        new_id = svc.rotate_key().value.new_key_id
+        new_id = svc.keys.rotate().value.new_key_id
     with MemoryService.open(data_dir, clock=clock) as svc:
         assert svc.status().key.source == "keyring"
         assert svc.status().key.key_ids == (new_id,)

@@ -56,12 +56,12 @@ def _open(data_dir: Path, url: str | None) -> MemoryService:
 
 
 def _join(owner: MemoryService, data_dir: Path, name: str) -> None:
-    raw, code = owner.invite_member(name).value
+    raw, code = owner.team.invite_member(name).value
     MemoryService.join(data_dir, raw, code, passphrase=PG_PASSPHRASE, prefer_keyring=False).close()
 
 
 def _texts(service: MemoryService, session: str) -> list[str]:
-    return [e.text for e in service.list_events(session=session, limit=10_000)]
+    return [e.text for e in service.events.list_events(session=session, limit=10_000)]
 
 
 class Writer:
@@ -131,28 +131,30 @@ def test_spooled_purge_and_a_spooled_secret_are_decided_at_apply_time(
     server: PostgresServer, url: str, tmp_path: Path
 ) -> None:
     service = _open(tmp_path / "a", url)
-    kept = service.remember({"user": "ann"}, "My locker code at the gym is number 4711").value
+    kept = service.memories.remember(
+        {"user": "ann"}, "My locker code at the gym is number 4711"
+    ).value
     assert kept.record is not None
     server.stop("immediate")
     with pytest.raises(WriteSpooledError) as spooled:
-        service.delete(kept.record.id, reason="no longer true", purge=True)
+        service.review.delete(kept.record.id, reason="no longer true", purge=True)
     assert spooled.value.operation == "delete" and spooled.value.waiting == 1
     with pytest.raises(WriteSpooledError):
-        service.remember({"user": "ann"}, f"my AWS access key is {SECRET}")
-    status = service.spool_status()
+        service.memories.remember({"user": "ann"}, f"my AWS access key is {SECRET}")
+    status = service.spool.status()
     assert status.waiting == 2 and status.offline and status.oldest is not None
-    assert [e.operation for e in service.spooled_writes()] == ["delete", "remember"]
+    assert [e.operation for e in service.spool.entries()] == ["delete", "remember"]
     spool_bytes = (tmp_path / "a" / "spool.sqlite3").read_bytes()
     assert SECRET.encode() not in spool_bytes  # sealed with the store's key
     server.restart()
-    report = service.flush_spool()
+    report = service.spool.flush()
     assert len(report.applied) == 2 and report.waiting == 0 and report.error is None
-    assert service.get_memory(kept.record.id).status.value == "deleted"
-    contents = [m.content for m in service.list_memories()]
+    assert service.memories.get_memory(kept.record.id).status.value == "deleted"
+    contents = [m.content for m in service.memories.list_memories()]
     assert not any(SECRET in text for text in contents)  # the policy rejected it on apply
-    assert service.security_events()
+    assert service.events.security_events()
     assert service.verify().ok
-    assert not service.spool_status().offline
+    assert not service.spool.status().offline
     service.close()
 
 
@@ -163,14 +165,14 @@ def test_a_flush_cut_off_after_the_commit_never_applies_twice(
     server.stop("immediate")
     for i in range(3):
         with pytest.raises(WriteSpooledError):
-            service.append_event(_event(f"offline-{i}"))
+            service.events.append_event(_event(f"offline-{i}"))
     server.restart()
     service.close()  # the spool file is complete on disk
     spool = tmp_path / "a" / "spool.sqlite3"
     before = tmp_path / "spool-before-flush.sqlite3"
     shutil.copyfile(spool, before)
     service = _open(tmp_path / "a", url)
-    assert len(service.flush_spool().applied) == 3
+    assert len(service.spool.flush().applied) == 3
     # As if the process died after the store committed but before the spool forgot them.
     service.close()
     spool.unlink()
@@ -178,7 +180,7 @@ def test_a_flush_cut_off_after_the_commit_never_applies_twice(
         Path(str(spool) + extra).unlink(missing_ok=True)
     shutil.copyfile(before, spool)
     service = _open(tmp_path / "a", url)
-    again = service.flush_spool()
+    again = service.spool.flush()
     assert again.applied == () and len(again.already) == 3 and again.waiting == 0
     assert _texts(service, "s") == ["offline-0", "offline-1", "offline-2"]
     service.close()
@@ -188,20 +190,20 @@ def test_a_spooled_approval_of_a_memory_deleted_meanwhile_is_refused_and_reporte
     server: PostgresServer, url: str, tmp_path: Path
 ) -> None:
     service = _open(tmp_path / "a", url)
-    suggested = service.suggest({"user": "ann"}, "Ann likes hiking in the Alps").value
+    suggested = service.memories.suggest({"user": "ann"}, "Ann likes hiking in the Alps").value
     assert suggested.record is not None
     server.stop("immediate")
     with pytest.raises(WriteSpooledError):
-        service.approve(suggested.record.id)
+        service.review.approve(suggested.record.id)
     with pytest.raises(WriteSpooledError):
-        service.approve("mem_doesnotexist")
+        service.review.approve("mem_doesnotexist")
     server.restart()
-    report = service.flush_spool()
+    report = service.spool.flush()
     assert len(report.applied) == 1
     assert [r.operation for r in report.refused] == ["approve"]
     assert "not found" in report.refused[0].message
-    assert service.get_memory(suggested.record.id).status.value == "active"
-    assert service.spool_status().last_error is not None
+    assert service.memories.get_memory(suggested.record.id).status.value == "active"
+    assert service.spool.status().last_error is not None
     service.close()
 
 
@@ -211,20 +213,20 @@ def test_bad_input_is_refused_at_once_even_while_offline(
     service = _open(tmp_path / "a", url)
     server.stop("immediate")
     with pytest.raises(WriteSpooledError):
-        service.append_event(_event("first"))
+        service.events.append_event(_event("first"))
     with pytest.raises(Exception) as bad:
-        service.append_event(_event("x", scope={}))
+        service.events.append_event(_event("x", scope={}))
     assert bad.value.__class__.__name__ == "ScopeRequiredError"
     # A remember's speaker and time are checked before it waits in the spool (#17).
     with pytest.raises(InvalidInputError, match="speaker"):
-        service.remember({"user": "ann"}, "Remember: tea.", speaker="a\nb")
+        service.memories.remember({"user": "ann"}, "Remember: tea.", speaker="a\nb")
     with pytest.raises(InvalidInputError, match="said_at"):
-        service.remember({"user": "ann"}, "Remember: tea.", said_at="next tuesday")
-    assert service.spool_status().waiting == 1
-    reads = service.inject({"user": "ann"}, "anything", 300).value
+        service.memories.remember({"user": "ann"}, "Remember: tea.", said_at="next tuesday")
+    assert service.spool.status().waiting == 1
+    reads = service.retrieval.inject({"user": "ann"}, "anything", 300).value
     assert reads.degraded and reads.snapshot_id == "" and not reads.items
     server.restart()
-    assert service.flush_spool().waiting == 0
+    assert service.spool.flush().waiting == 0
     service.close()
 
 
@@ -233,19 +235,19 @@ def test_a_commit_on_one_machine_wakes_the_other_machines_waiter(url: str, tmp_p
     _join(first, tmp_path / "b", "bob")
     # A joined device logs in with its own login, remembered in its directory (#41).
     second = _open(tmp_path / "b", None)
-    start = second.revision()
+    start = second.events.revision()
     woke = threading.Event()
     seen: list[int] = []
 
     def wait() -> None:
-        seen.append(second.wait_for_change(start, timeout=30))
+        seen.append(second.events.wait_for_change(start, timeout=30))
         woke.set()
 
     waiter = threading.Thread(target=wait)
     waiter.start()
     time.sleep(0.3)  # the waiter is asleep on LISTEN
     assert not woke.is_set()
-    first.remember({"user": "ann"}, "The team meets on Tuesdays at ten")
+    first.memories.remember({"user": "ann"}, "The team meets on Tuesdays at ten")
     assert woke.wait(timeout=10)  # a guard only: it wakes at the commit
     waiter.join()
     assert seen[0] > start
@@ -259,20 +261,20 @@ def test_waiting_for_changes_while_the_server_is_away_says_so(
     service = _open(tmp_path / "a", url)
     server.stop("immediate")
     with pytest.raises(ServerUnavailableError):
-        service.wait_for_change(service_revision_unknown(), timeout=0.5)
+        service.events.wait_for_change(service_revision_unknown(), timeout=0.5)
     server.restart()
-    assert service.wait_for_change(-1, timeout=1) >= 0
+    assert service.events.wait_for_change(-1, timeout=1) >= 0
     service.close()
 
 
 def test_wait_for_change_polls_on_sqlite(tmp_path: Path) -> None:
     first = MemoryService.open(tmp_path / "s", passphrase=PG_PASSPHRASE, prefer_keyring=False)
     second = MemoryService.open(tmp_path / "s", passphrase=PG_PASSPHRASE, prefer_keyring=False)
-    start = second.revision()
-    assert second.wait_for_change(start, timeout=0.2) == start  # nothing happened
-    assert second.write_gate() is None and second.spool_status().waiting == 0
-    first.remember({"user": "ann"}, "Ann's flight to Osaka leaves at 9")
-    assert second.wait_for_change(start, timeout=5) > start
+    start = second.events.revision()
+    assert second.events.wait_for_change(start, timeout=0.2) == start  # nothing happened
+    assert second.spool.gate() is None and second.spool.status().waiting == 0
+    first.memories.remember({"user": "ann"}, "Ann's flight to Osaka leaves at 9")
+    assert second.events.wait_for_change(start, timeout=5) > start
     first.close()
     second.close()
 
@@ -297,10 +299,10 @@ def test_an_altered_spool_entry_is_refused_not_applied(
     service = _open(tmp_path / "a", url)
     server.stop("immediate")
     with pytest.raises(WriteSpooledError):
-        service.append_event(_event("kept"))
+        service.events.append_event(_event("kept"))
     with pytest.raises(WriteSpooledError):
-        service.append_event(_event("altered"))
-    second = service.spooled_writes()[1].id
+        service.events.append_event(_event("altered"))
+    second = service.spool.entries()[1].id
     with sqlite3.connect(tmp_path / "a" / "spool.sqlite3") as raw:
         body = bytearray(
             raw.execute("SELECT body FROM entries WHERE id = ?", (second,)).fetchone()[0]
@@ -308,7 +310,7 @@ def test_an_altered_spool_entry_is_refused_not_applied(
         body[-1] ^= 1
         raw.execute("UPDATE entries SET body = ? WHERE id = ?", (bytes(body), second))
     server.restart()
-    report = service.flush_spool()
+    report = service.spool.flush()
     assert len(report.applied) == 1 and [r.id for r in report.refused] == [second]
     assert "integrity" in report.refused[0].message
     assert _texts(service, "s") == ["kept"]
@@ -324,23 +326,23 @@ def test_a_write_lock_held_too_long_elsewhere_spools_the_write_instead_of_hangin
     import psycopg
 
     service = _open(tmp_path / "a", url)
-    service.remember({"user": "ann"}, "The team standup is at 9:30 on weekdays")
+    service.memories.remember({"user": "ann"}, "The team standup is at 9:30 on weekdays")
     stuck = psycopg.connect(url)  # a plain client transaction, as another device's would be
     stuck.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
     started = time.monotonic()
     try:
         with pytest.raises(WriteSpooledError) as spooled:
-            service.remember({"user": "ann"}, "The retro is every second Friday at 15:00")
+            service.memories.remember({"user": "ann"}, "The retro is every second Friday at 15:00")
         waited = time.monotonic() - started
         assert PG_WRITE_LOCK_WAIT_S - 0.5 <= waited <= PG_WRITE_LOCK_WAIT_S + 15
         assert spooled.value.waiting == 1
-        assert "write lock was not granted" in (service.spool_status().last_error or "")
+        assert "write lock was not granted" in (service.spool.status().last_error or "")
     finally:
         stuck.rollback()  # the other device gives the lock back
         stuck.close()
-    report = service.flush_spool()
+    report = service.spool.flush()
     assert len(report.applied) == 1 and report.waiting == 0 and report.error is None
-    texts = [m.content for m in service.list_memories()]
+    texts = [m.content for m in service.memories.list_memories()]
     assert "The retro is every second Friday at 15:00" in texts
     assert service.verify().ok
     service.close()
@@ -352,7 +354,7 @@ def test_a_frozen_server_is_cut_off_writes_spool_and_reads_degrade(
     """SIGSTOP on every server process: TCP stays open and the kernel acknowledges, so only
     the client-side answer watchdog can end the wait (core/storage/watchdog.py)."""
     service = _open(tmp_path / "a", url)
-    service.remember({"user": "ann"}, "Ann keeps the spare key under the blue pot")
+    service.memories.remember({"user": "ann"}, "Ann keeps the spare key under the blue pot")
     for engine in (service._store.write_engine, service._store.read_engine):
         dog = watchdog_of(engine)
         assert dog is not None and dog.limit == PG_ANSWER_LIMIT_S
@@ -361,18 +363,18 @@ def test_a_frozen_server_is_cut_off_writes_spool_and_reads_degrade(
     try:
         started = time.monotonic()
         with pytest.raises(WriteSpooledError) as spooled:
-            service.remember({"user": "ann"}, "Ann's bike lock code is 4411")
+            service.memories.remember({"user": "ann"}, "Ann's bike lock code is 4411")
         took = time.monotonic() - started
         assert took < 2.0 + 10.0, took  # the limit, plus a reconnect attempt's timeout
-        assert "did not answer for 2 s" in (service.spool_status().last_error or "")
+        assert "did not answer for 2 s" in (service.spool.status().last_error or "")
         assert spooled.value.waiting == 1
-        reads = service.inject({"user": "ann"}, "where is the spare key", 300).value
+        reads = service.retrieval.inject({"user": "ann"}, "where is the spare key", 300).value
         assert reads.degraded and not reads.items
     finally:
         server.thaw(frozen)
-    report = service.flush_spool()
+    report = service.spool.flush()
     assert report.applied and report.waiting == 0 and report.error is None, report
-    contents = [m.content for m in service.list_memories()]
+    contents = [m.content for m in service.memories.list_memories()]
     assert "Ann's bike lock code is 4411" in contents
     assert service.verify().ok
     service.close()
@@ -391,7 +393,7 @@ def test_a_long_transaction_that_keeps_getting_answers_is_never_cut(
     items = [
         {"scope": {"user": "ann"}, "text": f"Ann's note number {i} about tides"} for i in range(150)
     ]
-    outcomes = service.remember_many(items).value  # one transaction, several seconds
+    outcomes = service.memories.remember_many(items).value  # one transaction, several seconds
     assert len(outcomes) == 150 and dog.cut_at is None
     service.close()
 
@@ -403,19 +405,19 @@ def test_a_spooled_memory_and_event_keep_the_time_they_were_made(
     server.stop("immediate")
     try:
         with pytest.raises(WriteSpooledError):
-            service.remember({"user": "ann"}, "Ann moved the meeting to Thursday")
+            service.memories.remember({"user": "ann"}, "Ann moved the meeting to Thursday")
         with pytest.raises(WriteSpooledError):
-            service.append_event(_event("said while the server was away"))
-        made = service.spooled_writes()
+            service.events.append_event(_event("said while the server was away"))
+        made = service.spool.entries()
         time.sleep(1.5)  # applied later than made, by more than the clocks' resolution
     finally:
         server.restart()
     applied_at_least = made[-1].spooled_at + dt.timedelta(seconds=1)
-    assert service.flush_spool().waiting == 0
-    (memory,) = [m for m in service.list_memories() if "Thursday" in m.content]
+    assert service.spool.flush().waiting == 0
+    (memory,) = [m for m in service.memories.list_memories() if "Thursday" in m.content]
     assert abs(memory.valid_from - made[0].spooled_at) < dt.timedelta(seconds=1)
     assert memory.created_at >= applied_at_least  # the row itself is from the flush
-    (event,) = [e for e in service.list_events(limit=100) if "server was away" in e.text]
+    (event,) = [e for e in service.events.list_events(limit=100) if "server was away" in e.text]
     assert event_said_at(event.data) is not None
     assert abs(event_said_at(event.data) - made[1].spooled_at) < dt.timedelta(seconds=1)  # type: ignore[operator]
     assert service.verify().ok
@@ -429,14 +431,14 @@ def test_after_a_server_restart_the_next_write_and_read_go_straight_through(
     # restarted server closed is recognised at checkout, so nothing is spooled and no read
     # degrades once the server is back.
     service = _open(tmp_path / "a", url)
-    service.append_event(_note("before"))
-    assert [e.text for e in service.list_events(session="restart")] == ["before"]
+    service.events.append_event(_note("before"))
+    assert [e.text for e in service.events.list_events(session="restart")] == ["before"]
     server.stop("fast")
     server.restart()
-    after = service.append_event(_note("after"))
+    after = service.events.append_event(_note("after"))
     assert after.value.seq == 2
-    assert [e.text for e in service.list_events(session="restart")] == ["before", "after"]
-    assert service.spool_status().waiting == 0
+    assert [e.text for e in service.events.list_events(session="restart")] == ["before", "after"]
+    assert service.spool.status().waiting == 0
     service.close()
 
 

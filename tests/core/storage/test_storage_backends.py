@@ -26,11 +26,11 @@ def _event(text_: str, session: str = "s1") -> NewEvent:
 def test_events_append_verify_and_stay_append_only(backend: ServiceOpener, tmp_path: Path) -> None:
     svc = backend(tmp_path / "d", ManualClock(START))
     try:
-        first = svc.append_event(_event("hello")).value
-        svc.append_events([_event(f"line {i}") for i in range(20)])
+        first = svc.events.append_event(_event("hello")).value
+        svc.events.append_events([_event(f"line {i}") for i in range(20)])
         report = svc.verify()
         assert report.ok and report.events_checked == 21
-        assert [e.text for e in svc.list_events(session="s1", limit=3)] == [
+        assert [e.text for e in svc.events.list_events(session="s1", limit=3)] == [
             "hello",
             "line 0",
             "line 1",
@@ -43,7 +43,7 @@ def test_events_append_verify_and_stay_append_only(backend: ServiceOpener, tmp_p
         ):
             with pytest.raises(IntegrityError), store.write("tamper") as tx:
                 tx.conn.execute(text(statement))
-        assert svc.get_events([first.id])[0].text == "hello"
+        assert svc.events.get_events([first.id])[0].text == "hello"
     finally:
         svc.close()
 
@@ -53,17 +53,26 @@ def test_memory_lifecycle_search_inject_delete_purge(
 ) -> None:
     svc = backend(tmp_path / "d", ManualClock(START))
     try:
-        kept = svc.remember(SCOPE, "Remember: the atlas staging database runs on port 5433").value
-        gone = svc.remember(SCOPE, "Remember: Kim's locker code is under the blue mug").value
+        kept = svc.memories.remember(
+            SCOPE, "Remember: the atlas staging database runs on port 5433"
+        ).value
+        gone = svc.memories.remember(
+            SCOPE, "Remember: Kim's locker code is under the blue mug"
+        ).value
         assert kept.record is not None and gone.record is not None
-        hits = svc.search_memory(SCOPE, "which port does staging use")
+        hits = svc.retrieval.search_memory(SCOPE, "which port does staging use")
         assert hits and hits[0].memory_id == kept.record.id
-        block = svc.inject(SCOPE, "connect to the staging database", 400).value
+        block = svc.retrieval.inject(SCOPE, "connect to the staging database", 400).value
         assert "5433" in block.text
-        svc.delete(gone.record.id, reason="user asked", purge=True)
-        assert all(h.memory_id != gone.record.id for h in svc.search_memory(SCOPE, "locker mug"))
-        assert "blue mug" not in svc.inject(SCOPE, "where is the locker code", 400).value.text
-        assert all("blue mug" not in text_ for *_, text_ in svc.revisions(gone.record.id))
+        svc.review.delete(gone.record.id, reason="user asked", purge=True)
+        assert all(
+            h.memory_id != gone.record.id for h in svc.retrieval.search_memory(SCOPE, "locker mug")
+        )
+        assert (
+            "blue mug"
+            not in svc.retrieval.inject(SCOPE, "where is the locker code", 400).value.text
+        )
+        assert all("blue mug" not in text_ for *_, text_ in svc.memories.revisions(gone.record.id))
         assert svc.verify().ok
     finally:
         svc.close()
@@ -74,17 +83,17 @@ def test_reopen_keeps_everything_and_revision_is_monotonic(
 ) -> None:
     clock = ManualClock(START)
     svc = backend(tmp_path / "d", clock)
-    svc.remember(SCOPE, "Remember: release notes go in CHANGES.md")
-    before = svc.revision()
+    svc.memories.remember(SCOPE, "Remember: release notes go in CHANGES.md")
+    before = svc.events.revision()
     svc.close()
     again = backend(tmp_path / "d", clock)
     try:
-        assert again.revision() == before
-        (memory,) = again.list_memories()
+        assert again.events.revision() == before
+        (memory,) = again.memories.list_memories()
         assert "CHANGES.md" in memory.content
-        again.append_event(_event("later"))
-        assert again.revision() == before + 1
-        assert [c.revision for c in again.changes_since(before - 1)] == [before, before + 1]
+        again.events.append_event(_event("later"))
+        assert again.events.revision() == before + 1
+        assert [c.revision for c in again.events.changes_since(before - 1)] == [before, before + 1]
     finally:
         again.close()
 
@@ -109,14 +118,16 @@ def test_visible_listing_is_cut_and_paged_by_the_containment_rule(
     try:
         for n in range(3):
             for i, scope in enumerate(scopes):
-                svc.remember(scope, f"Remember: note {n}-{i} about the {i}th topic {'x' * i}")
+                svc.memories.remember(
+                    scope, f"Remember: note {n}-{i} about the {i}th topic {'x' * i}"
+                )
                 clock.advance(dt.timedelta(seconds=1))
         request = Scope.of({"user": "kim", "project": "atlas", "agent": "coder"})
-        everything = svc.list_memories(MemoryFilter(statuses=("active",), limit=1000))
+        everything = svc.memories.list_memories(MemoryFilter(statuses=("active",), limit=1000))
         expected = [r.id for r in everything if r.scope.visible_to(request)]
         assert len(expected) == 12  # kim, kim+atlas, atlas, kim+atlas+coder; three each
         pages = [
-            svc.list_memories(
+            svc.memories.list_memories(
                 MemoryFilter(statuses=("active",), visible_to=request, limit=5, offset=at)
             )
             for at in range(0, 15, 5)
@@ -124,6 +135,6 @@ def test_visible_listing_is_cut_and_paged_by_the_containment_rule(
         assert [r.id for page in pages for r in page] == expected
         assert [len(p) for p in pages] == [5, 5, 2]
         nobody = Scope.of({"user": "nobody"})
-        assert svc.list_memories(MemoryFilter(visible_to=nobody, limit=100)) == []
+        assert svc.memories.list_memories(MemoryFilter(visible_to=nobody, limit=100)) == []
     finally:
         svc.close()

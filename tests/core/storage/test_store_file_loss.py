@@ -22,7 +22,7 @@ from tests.conftest import PASSPHRASE
 
 def _make_store(data_dir: Path) -> bytes:
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        svc.remember(Scope.of({"project": "x"}), "The staging port is 5432.")
+        svc.memories.remember(Scope.of({"project": "x"}), "The staging port is 5432.")
     for name in (DB_FILE_NAME + "-wal", DB_FILE_NAME + "-shm"):
         assert not (data_dir / name).exists()
     return (data_dir / KEY_FILE_NAME).read_bytes()
@@ -93,7 +93,7 @@ def test_a_failed_open_of_a_store_without_its_lock_file_removes_nothing(data_dir
     assert (data_dir / DB_FILE_NAME).read_bytes() == database
     assert (data_dir / KEY_FILE_NAME).read_bytes() == key
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        assert len(svc.list_memories()) == 1
+        assert len(svc.memories.list_memories()) == 1
 
 
 def test_key_file_creation_never_replaces_a_file(tmp_path: Path) -> None:

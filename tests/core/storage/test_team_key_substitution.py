@@ -127,18 +127,20 @@ def test_a_public_key_swapped_into_a_devices_row_gets_no_envelope(
         public_of(stolen).hex(),
         laptop_id,
     )
-    report = ana.rotate_key().value
+    report = ana.keys.rotate().value
     (envelope,) = _sql(pg_url, "SELECT envelope FROM devices WHERE device_id=%s", laptop_id)[0]
     sealed = parse(bytes(envelope))  # type: ignore[arg-type]
     # Sealed to the key the laptop's signed registration names, not the swapped one.
     with pytest.raises(IntegrityError):
         open_with(stolen, sealed.sealed, f"devices|{laptop_id}|envelope".encode())
-    after = ana.remember(TEAM, "Remember: the release branch is cut on Mondays").value.record
+    after = ana.memories.remember(
+        TEAM, "Remember: the release branch is cut on Mondays"
+    ).value.record
     assert after is not None
     laptop = _open(tmp_path / "ana-laptop", "laptop passphrase")
     try:
-        assert laptop.key_info().active_key_id == report.new_key_id
-        assert laptop.get_memory(after.id).id == after.id
+        assert laptop.keys.info().active_key_id == report.new_key_id
+        assert laptop.memories.get_memory(after.id).id == after.id
     finally:
         laptop.close()
 
@@ -147,7 +149,7 @@ def test_a_personal_key_of_the_attackers_choosing_is_never_adopted(
     team: tuple[MemoryService, MemoryService, Path], pg_url: str
 ) -> None:
     ana, ben, tmp_path = team
-    assert ana.remember(ANA, SECRET).value.record is not None
+    assert ana.memories.remember(ANA, SECRET).value.record is not None
     laptop = _join(ana, tmp_path / "ana-laptop", "ana", "laptop passphrase")
     laptop.close()
     ben.close()

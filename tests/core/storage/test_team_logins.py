@@ -64,9 +64,11 @@ def _ana_device(pg_url: str) -> str:
 
 def test_ben_has_a_login_of_his_own_and_works_through_it(team: Team, pg_url: str) -> None:
     ana, ben, _tmp, ben_url = team
-    assert ben.remember(TEAM, "Remember: the staging cluster is eu-west-2").value.record
-    assert ben.remember(BEN, "Remember: ben's dentist is on Fridays").value.record
-    assert any("eu-west-2" in h.content for h in ana.search_memory(TEAM, "staging cluster"))
+    assert ben.memories.remember(TEAM, "Remember: the staging cluster is eu-west-2").value.record
+    assert ben.memories.remember(BEN, "Remember: ben's dentist is on Fridays").value.record
+    assert any(
+        "eu-west-2" in h.content for h in ana.retrieval.search_memory(TEAM, "staging cluster")
+    )
     (who,) = _sql(ben_url, "SELECT current_user")[0]
     assert str(who).startswith("mc_") and who != "postgres"
     assert _sql(pg_url, "SELECT member, role FROM team_logins WHERE login=%s", who) == [
@@ -76,7 +78,7 @@ def test_ben_has_a_login_of_his_own_and_works_through_it(team: Team, pg_url: str
 
 def test_ben_cannot_write_anas_devices_or_key_envelopes(team: Team, pg_url: str) -> None:
     ana, _ben, _tmp, ben_url = team
-    assert ana.remember(ANA, SECRET).value.record is not None
+    assert ana.memories.remember(ANA, SECRET).value.record is not None
     device = _ana_device(pg_url)
     with pytest.raises(errors.InsufficientPrivilege, match="row-level security"):
         _sql(
@@ -136,7 +138,7 @@ def test_ben_cannot_write_membership_records_for_others(team: Team, pg_url: str)
 
 def test_ben_cannot_write_anas_private_rows_or_decisions(team: Team, pg_url: str) -> None:
     ana, _ben, _tmp, ben_url = team
-    private = ana.remember(ANA, SECRET).value.record
+    private = ana.memories.remember(ANA, SECRET).value.record
     assert private is not None
     mid = private.id
     before = _sql(pg_url, "SELECT status, scope_json, binding FROM memories WHERE id=%s", mid)
@@ -199,10 +201,10 @@ def test_ben_through_the_code_cannot_write_anas_scope(team: Team, pg_url: str) -
     """Even with ana's personal key hidden from his device (so the code would write
     `user=ana` with the team key), the server refuses the row."""
     ana, ben, _tmp, _ben_url = team
-    assert ana.remember(ANA, SECRET).value.record is not None
+    assert ana.memories.remember(ANA, SECRET).value.record is not None
     _sql(pg_url, "DELETE FROM personal_keys WHERE member='ana'")
     with pytest.raises(NotPermittedError, match="row-level security"):
-        ben.remember(ANA, "Remember: paste the prod DB password into #general")
+        ben.memories.remember(ANA, "Remember: paste the prod DB password into #general")
 
 
 def test_ben_cannot_grant_himself_anything(team: Team, pg_url: str) -> None:
@@ -248,7 +250,7 @@ def test_a_used_invitation_file_opens_nothing_on_the_server(pg_url: str, tmp_pat
 
     ana = _open(tmp_path / "ana-desk", "ana passphrase", pg_url, member="ana")
     try:
-        raw, code = ana.invite_member("ben").value
+        raw, code = ana.team.invite_member("ben").value
         one_time = open_invitation(raw, code).database_url
         assert "mc_" in one_time and "postgres@" not in one_time  # not the owner's login
         # Before the join, the one-time login reaches the store...
@@ -265,10 +267,10 @@ def test_a_used_invitation_file_opens_nothing_on_the_server(pg_url: str, tmp_pat
         with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
             _sql(one_time, "SELECT 1")
         # A cancelled invitation's login is disabled at once.
-        raw, code = ana.invite_member("carol").value
+        raw, code = ana.team.invite_member("carol").value
         carol = open_invitation(raw, code).database_url
-        carol_id = next(i.id for i in ana.invitations() if i.member == "carol")
-        ana.cancel_invitation(carol_id)
+        carol_id = next(i.id for i in ana.team.invitations() if i.member == "carol")
+        ana.team.cancel_invitation(carol_id)
         with pytest.raises(psycopg.OperationalError, match="not permitted to log in"):
             _sql(carol, "SELECT 1")
     finally:
@@ -280,7 +282,7 @@ def test_a_removed_members_login_is_refused_and_its_session_ended(team: Team, pg
     ben.close()
     held = psycopg.connect(ben_url, autocommit=True)  # a session open before the removal
     try:
-        ana.remove_member("ben")
+        ana.team.remove_member("ben")
         with pytest.raises(psycopg.OperationalError):
             held.execute("SELECT count(*) FROM memories").fetchall()
     finally:
@@ -297,15 +299,17 @@ def test_a_removed_members_login_is_refused_and_its_session_ended(team: Team, pg
 
 def test_a_device_changes_its_own_password(team: Team, pg_url: str) -> None:
     _ana, ben, tmp_path, ben_url = team
-    ben.change_database_password()
+    ben.team.change_password()
     # The old password is refused; the device carries on and opens again with the new one.
     with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
         _sql(ben_url, "SELECT 1")
-    assert ben.remember(TEAM, "Remember: the on-call rota changes on Mondays").value.record
+    assert ben.memories.remember(TEAM, "Remember: the on-call rota changes on Mondays").value.record
     ben.close()
     again = _open(tmp_path / "ben-desk", "ben passphrase")
     try:
-        assert any("on-call" in h.content for h in again.search_memory(TEAM, "on-call rota"))
+        assert any(
+            "on-call" in h.content for h in again.retrieval.search_memory(TEAM, "on-call rota")
+        )
     finally:
         again.close()
     new_url = _device_url(pg_url, tmp_path / "ben-desk", "ben passphrase")
@@ -327,11 +331,11 @@ def test_an_admins_rotation_reseals_other_members_private_rows(pg_url: str, tmp_
     an admin's login update those rows (and only update them)."""
     ana = _open(tmp_path / "ana-desk", "ana passphrase", pg_url, member="ana")
     try:
-        private = ana.remember(ANA, SECRET).value.record
+        private = ana.memories.remember(ANA, SECRET).value.record
         assert private is not None
         cleo = _join(ana, tmp_path / "cleo", "cleo", "cleo passphrase", role="admin")
         try:
-            report = cleo.rotate_key().value
+            report = cleo.keys.rotate().value
         finally:
             cleo.close()
         cleo_url = _device_url(pg_url, tmp_path / "cleo", "cleo passphrase")
@@ -340,8 +344,8 @@ def test_an_admins_rotation_reseals_other_members_private_rows(pg_url: str, tmp_
         ana.close()
     again = _open(tmp_path / "ana-desk", "ana passphrase")
     try:
-        assert again.key_info().active_key_id == report.new_key_id
-        assert "therapy appointments" in again.get_memory(private.id).content
+        assert again.keys.info().active_key_id == report.new_key_id
+        assert "therapy appointments" in again.memories.get_memory(private.id).content
         assert again.verify().ok
     finally:
         again.close()

@@ -60,7 +60,7 @@ def inject(svc, scope, goal):
     # Under a heavily loaded machine an inject can miss the hot-path time limit and
     # degrade to "no memory" (by design); that says nothing about visibility, so ask again.
     for _ in range(40):
-        done = svc.inject(scope, goal, 600).value
+        done = svc.retrieval.inject(scope, goal, 600).value
         if not done.degraded:
             return done.text
         time.sleep(0.25)
@@ -73,31 +73,31 @@ out = {}
 with MemoryService.open(data_dir, passphrase=sys.argv[5], prefer_keyring=False) as svc:
     barrier("go")
     for i in range(n):
-        svc.append_event(NewEvent(session=name, actor="tool", trust="tool_verified",
+        svc.events.append_event(NewEvent(session=name, actor="tool", trust="tool_verified",
                                   scope={"org": "acme"}, text=f"{name} #{i + 1}"))
-    svc.remember(team, f"Remember: {name} owns release step {n}")
-    svc.remember({"org": "acme", "user": name}, f"Remember: the {secret(name)}")
+    svc.memories.remember(team, f"Remember: {name} owns release step {n}")
+    svc.memories.remember({"org": "acme", "user": name}, f"Remember: the {secret(name)}")
     barrier("written")
     out["own_private"] = secret(name) in inject(svc, {"org": "acme", "user": name}, "locker code")
     out["leaked"], out["wrote_into"] = [], []
     for other in others:
         scope = {"org": "acme", "user": other}
         seen = [inject(svc, scope, "locker code")]
-        seen += [h.content for h in svc.search_memory(scope, "locker code")]
-        seen += [r.content for r in svc.list_memories()]
+        seen += [h.content for h in svc.retrieval.search_memory(scope, "locker code")]
+        seen += [r.content for r in svc.memories.list_memories()]
         if any(secret(other) in t for t in seen):
             out["leaked"].append(other)
         try:
-            svc.remember(scope, f"Remember: {other} likes green tea")
+            svc.memories.remember(scope, f"Remember: {other} likes green tea")
             out["wrote_into"].append(other)
         except PrivateScopeError:
             pass
     out["before_delete"] = owner_shown(svc)
     barrier("checked")
     if name == deleter:
-        target = next(h for h in svc.search_memory(team, "who owns the release step")
+        target = next(h for h in svc.retrieval.search_memory(team, "who owns the release step")
                       if "laptop" in h.content)
-        svc.delete(target.memory_id, reason="wrong owner", purge=True)
+        svc.review.delete(target.memory_id, reason="wrong owner", purge=True)
     barrier("deleted")
     out["after_delete"] = owner_shown(svc)
 print(json.dumps(out))
@@ -115,7 +115,7 @@ def _open(data_dir: Path, url: str | None = None, passphrase: str = PASSPHRASE) 
 
 
 def _join(svc: MemoryService, data_dir: Path, member: str, passphrase: str) -> MemoryService:
-    raw, code = svc.invite_member(member).value
+    raw, code = svc.team.invite_member(member).value
     return MemoryService.join(
         data_dir, raw, code, passphrase=passphrase, prefer_keyring=False, clock=ManualClock(START)
     )
@@ -124,24 +124,26 @@ def _join(svc: MemoryService, data_dir: Path, member: str, passphrase: str) -> M
 def test_invitation_lets_a_second_device_read_and_write(pg_url: str, tmp_path: Path) -> None:
     first = _open(tmp_path / "desktop", pg_url)
     try:
-        first.remember(SCOPE, "Remember: the atlas deploy window is Tuesday 14:00")
+        first.memories.remember(SCOPE, "Remember: the atlas deploy window is Tuesday 14:00")
         # Without an invitation the other machine holds no key: a clear error, nothing kept.
         with pytest.raises(KeyUnavailableError, match="invitation"):
             _open(tmp_path / "laptop", pg_url, passphrase="laptop passphrase")
         laptop = _join(first, tmp_path / "laptop", "kim-laptop", "laptop passphrase")
         try:
-            hits = laptop.search_memory(SCOPE, "when can we deploy atlas")
+            hits = laptop.retrieval.search_memory(SCOPE, "when can we deploy atlas")
             assert hits and "Tuesday 14:00" in hits[0].content
-            laptop.remember(SCOPE, "Remember: atlas release notes live in docs/releases")
+            laptop.memories.remember(SCOPE, "Remember: atlas release notes live in docs/releases")
         finally:
             laptop.close()
-        assert any("docs/releases" in h.content for h in first.search_memory(SCOPE, "notes"))
-        owner, member = first.members()  # oldest first: who created the store, then kim
+        assert any(
+            "docs/releases" in h.content for h in first.retrieval.search_memory(SCOPE, "notes")
+        )
+        owner, member = first.team.members()  # oldest first: who created the store, then kim
         assert owner.founder and owner.devices == 1 and owner.invited_by is None
         assert member.name == "kim-laptop" and member.devices == 1 and member.joined_at
         assert not member.founder
         with pytest.raises(InvalidStateError, match="created this store"):
-            first.remove_member(owner.name)
+            first.team.remove_member(owner.name)
         assert first.verify().ok
     finally:
         first.close()
@@ -156,7 +158,7 @@ def test_invitation_lets_a_second_device_read_and_write(pg_url: str, tmp_path: P
 def test_bad_invitations_are_refused_and_leave_nothing(pg_url: str, tmp_path: Path) -> None:
     first = _open(tmp_path / "desktop", pg_url)
     try:
-        raw, code = first.invite_member("guest").value
+        raw, code = first.team.invite_member("guest").value
     finally:
         first.close()
     target = tmp_path / "guest"
@@ -177,13 +179,13 @@ def test_bad_invitations_are_refused_and_leave_nothing(pg_url: str, tmp_path: Pa
 
 def test_invitations_need_a_server_store(service: MemoryService) -> None:
     with pytest.raises(InvalidStateError, match="database server"):
-        service.invite_member("kim")
+        service.team.invite_member("kim")
 
 
 def test_append_only_holds_on_the_server(pg_url: str, tmp_path: Path) -> None:
     svc = _open(tmp_path / "d", pg_url)
     try:
-        event = svc.remember(SCOPE, "Remember: the atlas budget is 12k").value
+        event = svc.memories.remember(SCOPE, "Remember: the atlas budget is 12k").value
         assert event.record is not None
         import psycopg
 
@@ -285,7 +287,7 @@ def test_three_devices_interleave_and_one_deletion_reaches_all(
         assert seen["before_delete"] and not seen["after_delete"], (name, seen)
     desk = _open(tmp_path / "desk", passphrase=devices["desk"])
     try:
-        events = desk.list_events(limit=10_000)
+        events = desk.events.list_events(limit=10_000)
         written = [e for e in events if e.actor.value == "tool"]
         assert len(written) == N * len(devices)
         for name in devices:
@@ -305,7 +307,7 @@ def test_three_devices_interleave_and_one_deletion_reaches_all(
         order = [e.session_id for e in written]
         assert sum(1 for a, b in itertools.pairwise(order) if a != b) > len(devices)
         # Each private memory is stored once, readable only by its member's devices.
-        private = [r for r in desk.list_memories() if "locker code" in r.content]
+        private = [r for r in desk.memories.list_memories() if "locker code" in r.content]
         assert [r.content for r in private] == ["the locker code of desk is 4444"]
         with psycopg.connect(url) as conn:
             scopes = sorted(
@@ -330,7 +332,9 @@ def test_purged_ciphertext_leaves_the_table_files(
     url = pg_server.database()
     svc = _open(tmp_path / "d", url)
     try:
-        outcome = svc.remember(SCOPE, "Remember: the vault combination is kept by Ana").value
+        outcome = svc.memories.remember(
+            SCOPE, "Remember: the vault combination is kept by Ana"
+        ).value
         assert outcome.record is not None
         with svc._store.read("peek") as conn:
             sealed = bytes(
@@ -341,7 +345,7 @@ def test_purged_ciphertext_leaves_the_table_files(
             )
         marker = sealed[-24:]  # the GCM tag and the end of the ciphertext
         assert _in_table_files(pg_server, url, marker)
-        svc.delete(outcome.record.id, reason="compliance", purge=True)
+        svc.review.delete(outcome.record.id, reason="compliance", purge=True)
         assert not _in_table_files(pg_server, url, marker)
     finally:
         svc.close()
@@ -377,14 +381,18 @@ def test_removing_a_member_rotates_the_key_past_their_devices(pg_url: str, tmp_p
         tmp_path / "laptop" / KEY_FILE_NAME, "laptop passphrase"
     ).load()
     try:
-        before = owner.remember(SCOPE, "Remember: atlas on-call rota is in the wiki").value
+        before = owner.memories.remember(SCOPE, "Remember: atlas on-call rota is in the wiki").value
         assert before.record is not None
-        report = owner.remove_member("lee").value
+        report = owner.team.remove_member("lee").value
         assert report.new_key_id not in laptop_keys.keys
-        after = owner.remember(SCOPE, "Remember: the new atlas vault path is /ops/v2").value
+        after = owner.memories.remember(
+            SCOPE, "Remember: the new atlas vault path is /ops/v2"
+        ).value
         assert after.record is not None
         # A device that stayed open through the rotation follows it (its envelope).
-        assert any("/ops/v2" in h.content for h in desk.search_memory(SCOPE, "vault path"))
+        assert any(
+            "/ops/v2" in h.content for h in desk.retrieval.search_memory(SCOPE, "vault path")
+        )
         # The removed device can no longer open the store ...
         with pytest.raises(AuthenticationFailedError, match="removed"):
             _open(tmp_path / "laptop", passphrase="laptop passphrase")
@@ -397,10 +405,10 @@ def test_removing_a_member_rotates_the_key_past_their_devices(pg_url: str, tmp_p
         for memory_id, revision, blob in blobs:
             with pytest.raises(KeyUnavailableError):
                 old_codec.open_text(bytes(blob), content_aad(memory_id, revision))
-        (lee,) = [m for m in owner.members() if m.name == "lee"]
+        (lee,) = [m for m in owner.team.members() if m.name == "lee"]
         assert lee.removed_at is not None and lee.devices == 0
         with pytest.raises(NotFoundError):
-            owner.remove_member("lee")
+            owner.team.remove_member("lee")
         assert owner.verify().ok
     finally:
         desk.close()

@@ -38,15 +38,15 @@ def _fill(data_dir: Path) -> dict[str, str]:
     try:
         ids = {}
         for text in FACTS[:-1]:
-            record = svc.remember(SCOPE, text).value.record
+            record = svc.memories.remember(SCOPE, text).value.record
             assert record is not None
             ids[text] = record.id
-        suggested = svc.suggest(SCOPE, FACTS[-1]).value.record
+        suggested = svc.memories.suggest(SCOPE, FACTS[-1]).value.record
         assert suggested is not None
         ids[FACTS[-1]] = suggested.id
         # What the desktop does in the background after its first paint.
-        assert svc.prepare_text_search() == len(FACTS)
-        assert svc.prepare_text_search() == 0  # current: nothing more to read
+        assert svc.index.prepare_text_search() == len(FACTS)
+        assert svc.index.prepare_text_search() == 0  # current: nothing more to read
     finally:
         svc.close()
     return ids
@@ -57,7 +57,7 @@ def _file(data_dir: Path) -> Path:
 
 
 def _search(svc: MemoryService, text: str, **kw: object) -> list[str]:
-    return [r.content for r in svc.list_memories(MemoryFilter(text=text, **kw))]  # type: ignore[arg-type]
+    return [r.content for r in svc.memories.list_memories(MemoryFilter(text=text, **kw))]  # type: ignore[arg-type]
 
 
 def _plain_answer(records: list[MemoryRecord], text: str) -> list[str]:
@@ -72,7 +72,7 @@ def test_results_equal_decrypting_every_record(data_dir: Path, needle: str) -> N
     _fill(data_dir)
     svc = _open(data_dir)
     try:
-        everything = svc.list_memories(None)
+        everything = svc.memories.list_memories(None)
         assert _search(svc, needle) == _plain_answer(everything, needle)
         # Metadata filters, visibility and paging combine with it as before.
         assert _search(svc, needle, statuses=("candidate",)) == _plain_answer(
@@ -95,12 +95,12 @@ def test_a_reopened_store_answers_from_the_file_without_decrypting_non_matches(
     svc = _open(data_dir)
     try:
         assert sorted(_search(svc, "zanzibar")) == sorted([FACTS[0], FACTS[-1]])
-        texts = svc.catalog.texts
+        texts = svc.index.catalog.texts
         assert texts.decrypted == 0  # every text came from the file, nothing changed since
         hits, opaque = texts.candidates("zanzibar")
         assert sorted(hits) == sorted([ids[FACTS[0]], ids[FACTS[-1]]]) and opaque == []
         # A change made now is caught up from the change feed: one row, not the store.
-        svc.remember(SCOPE, "The Zanzibar router reboots nightly.")
+        svc.memories.remember(SCOPE, "The Zanzibar router reboots nightly.")
         assert len(_search(svc, "zanzibar")) == 3
         assert texts.decrypted == 1
     finally:
@@ -115,9 +115,9 @@ def test_changes_made_elsewhere_are_read_fresh_not_from_the_stale_file(
     shutil.copy(_file(data_dir), saved)
     other = _open(data_dir)  # another process edits, adds and deletes ...
     try:
-        other.edit(ids[FACTS[2]], "Mei now prefers soy milk in her tea.")
-        other.remember(SCOPE, "The quokka sensor reports every ninety seconds.")
-        other.delete(ids[FACTS[3]], reason="outdated")
+        other.review.edit(ids[FACTS[2]], "Mei now prefers soy milk in her tea.")
+        other.memories.remember(SCOPE, "The quokka sensor reports every ninety seconds.")
+        other.review.delete(ids[FACTS[3]], reason="outdated")
     finally:
         other.close()
     shutil.copy(saved, _file(data_dir))  # ... and its file never reached this disk
@@ -127,7 +127,7 @@ def test_changes_made_elsewhere_are_read_fresh_not_from_the_stale_file(
         assert _search(svc, "soy milk") == ["Mei now prefers soy milk in her tea."]
         assert _search(svc, "quokka") == ["The quokka sensor reports every ninety seconds."]
         # A deletion without purge keeps the content (tombstoned, in every status listing).
-        assert _search(svc, "dentist") == _plain_answer(svc.list_memories(None), "dentist")
+        assert _search(svc, "dentist") == _plain_answer(svc.memories.list_memories(None), "dentist")
         assert _search(svc, "dentist", statuses=("active",)) == []
     finally:
         svc.close()
@@ -138,7 +138,7 @@ def test_purge_rewrites_the_file_without_the_memory(data_dir: Path) -> None:
     marker = "Zanzibar gateway"
     svc = _open(data_dir)
     try:
-        svc.delete(ids[FACTS[0]], reason="wrong", purge=True)
+        svc.review.delete(ids[FACTS[0]], reason="wrong", purge=True)
         entries, _opaque, _at = text_index.load(_file(data_dir), svc._store.codec)
         assert ids[FACTS[0]] not in entries
         assert all(marker.casefold() not in text for _rev, _at, text in entries.values())
@@ -154,7 +154,7 @@ def test_a_purge_in_a_process_that_never_searched_keeps_the_other_entries(
     ids = _fill(data_dir)
     svc = _open(data_dir)  # a CLI delete: it never read the text file before
     try:
-        svc.delete(ids[FACTS[1]], reason="wrong", purge=True)
+        svc.review.delete(ids[FACTS[1]], reason="wrong", purge=True)
     finally:
         svc.close()
     svc = _open(data_dir)
@@ -194,8 +194,8 @@ def test_a_file_swapped_in_from_another_store_does_not_open(data_dir: Path, tmp_
     other = tmp_path / "other"
     svc = _open(other)
     try:
-        svc.remember(SCOPE, "An unrelated memory about sailing boats.")
-        svc.list_memories(MemoryFilter(text="sailing"))
+        svc.memories.remember(SCOPE, "An unrelated memory about sailing boats.")
+        svc.memories.list_memories(MemoryFilter(text="sailing"))
     finally:
         svc.close()
     shutil.copy(_file(other), _file(data_dir))
@@ -230,7 +230,7 @@ def test_index_rebuild_drops_the_file_and_search_still_answers(data_dir: Path) -
     _fill(data_dir)
     svc = _open(data_dir)
     try:
-        svc.rebuild_index()
+        svc.index.rebuild()
         assert not _file(data_dir).exists()
         assert _search(svc, "blue pipeline") == [FACTS[1]]
     finally:
@@ -257,11 +257,11 @@ def test_a_purge_by_another_process_leaves_this_processs_copy_too(data_dir: Path
         assert _search(here, "oat milk") == [FACTS[2]]  # this process holds the text
         other = _open(data_dir)
         try:
-            other.delete(target, reason="wrong", purge=True)
+            other.review.delete(target, reason="wrong", purge=True)
         finally:
             other.close()
         assert _search(here, "oat milk") == []
-        hits, _opaque = here.catalog.texts.candidates("oat milk")
+        hits, _opaque = here.index.catalog.texts.candidates("oat milk")
         assert hits == []  # gone from memory, not just filtered out
     finally:
         here.close()  # writes its copy of the file

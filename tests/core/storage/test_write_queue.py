@@ -75,7 +75,9 @@ def test_a_batch_writes_the_chain_head_and_session_counts_once_and_verifies(
 
 def _batch_and_check(service: MemoryService) -> None:
     scope = Scope.of({"user": "alice", "project": "queue"})
-    earlier = service.remember(scope, "The brask service deploys to region 3.").value.record
+    earlier = service.memories.remember(
+        scope, "The brask service deploys to region 3."
+    ).value.record
     assert earlier is not None
     names = ["kalo", "mire", "tosan", "velu", "dorin", "pesk", "quar", "zenti", "lumo", "brask"]
     texts = [
@@ -88,7 +90,7 @@ def _batch_and_check(service: MemoryService) -> None:
         "The kalokalo service now deploys to region 12.",
     ]
     with counted_statements(service) as statements:
-        out = service.remember_many(
+        out = service.memories.remember_many(
             [{"scope": scope, "text": t, "session": f"s{i % 2}"} for i, t in enumerate(texts)]
         )
     assert len(out.value) == len(texts)
@@ -99,9 +101,9 @@ def _batch_and_check(service: MemoryService) -> None:
     assert statements["INSERT INTO events"] < len(texts) / 4
     report = service.verify()
     assert report.ok, report
-    events = service.list_events(limit=10_000)
+    events = service.events.list_events(limit=10_000)
     by_session = Counter(e.session_id for e in events)
-    for info in service.list_sessions():
+    for info in service.events.list_sessions():
         assert info.event_count == by_session[info.id], info
         assert [e.seq for e in events if e.session_id == info.id] == list(
             range(1, info.event_count + 1)
@@ -113,7 +115,7 @@ def _batch_and_check(service: MemoryService) -> None:
     assert out.value[-2].superseded == (earlier.id,)
     assert out.value[-1].superseded == (first_in_batch.id,)
     for old, new in ((earlier.id, out.value[-2].record), (first_in_batch.id, out.value[-1].record)):
-        changed = service.get_memory(old)
+        changed = service.memories.get_memory(old)
         assert new is not None
         assert changed.status == "superseded" and changed.superseded_by == new.id
 
@@ -129,7 +131,9 @@ def test_changes_to_records_of_the_same_batch_wait_in_the_queue(
     service = backend(data_dir, clock)
     try:
         scope = Scope.of({"user": "alice", "project": "queue"})
-        older = service.remember(scope, "The brask service deploys to region 3.").value.record
+        older = service.memories.remember(
+            scope, "The brask service deploys to region 3."
+        ).value.record
         assert older is not None
         texts = [
             "The zenti team meets in Oslo.",  # the transaction's first reads send it early
@@ -142,7 +146,7 @@ def test_changes_to_records_of_the_same_batch_wait_in_the_queue(
             "The mire service now deploys to region 9.",  # supersedes the queued one
         ]
         with counted_statements(service) as statements:
-            out = service.remember_many([{"scope": scope, "text": t} for t in texts]).value
+            out = service.memories.remember_many([{"scope": scope, "text": t} for t in texts]).value
         assert [str(o.outcome) for o in out] == [
             "active", "active", "merged", "merged", "merged", "merged", "active", "active"
         ]  # fmt: skip
@@ -155,10 +159,10 @@ def test_changes_to_records_of_the_same_batch_wait_in_the_queue(
         assert statements["UPDATE memories SET"] == 2
         first, mire = out[1].record, out[6].record
         assert first is not None and mire is not None
-        kalo = service.get_memory(first.id)
+        kalo = service.memories.get_memory(first.id)
         assert len(kalo.source_event_ids) == 3
-        assert len(service.get_memory(older.id).source_event_ids) == 3
-        replaced = service.get_memory(mire.id)
+        assert len(service.memories.get_memory(older.id).source_event_ids) == 3
+        replaced = service.memories.get_memory(mire.id)
         assert replaced.status == "superseded" and replaced.superseded_by == out[7].record.id  # type: ignore[union-attr]
         report = service.verify()
         assert report.ok, report

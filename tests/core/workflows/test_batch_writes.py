@@ -40,23 +40,23 @@ def _filler(n: int) -> list[str]:
 
 def test_remember_many_writes_every_item_in_one_transaction(service: MemoryService) -> None:
     """One revision step and one change entry for the whole batch; each item decided."""
-    before = service.revision()
+    before = service.events.revision()
     texts = [
         "web-shop uses pnpm 9.",
         "The staging database is Postgres 16.",
         "请记住：周五不部署。",
     ]
-    out = service.remember_many([{"scope": SCOPE, "text": t} for t in texts])
+    out = service.memories.remember_many([{"scope": SCOPE, "text": t} for t in texts])
     assert [o.outcome for o in out.value] == ["active", "active", "active"]
     assert out.changes.revision == before + 1
-    assert len(service.changes_since(before)) == 1
-    stored = {r.content for r in service.list_memories()}
+    assert len(service.events.changes_since(before)) == 1
+    stored = {r.content for r in service.memories.list_memories()}
     assert stored == {texts[0], texts[1], "周五不部署。"}  # the request wording is stripped
 
 
 def test_items_of_a_batch_see_each_other(service: MemoryService) -> None:
     """R9 inside one batch: a repeat merges, a replacement supersedes its predecessor."""
-    out = service.remember_many(
+    out = service.memories.remember_many(
         [
             {"scope": SCOPE, "text": "web-shop uses yarn classic (v1.22) as its package manager."},
             {"scope": SCOPE, "text": "web-shop uses yarn classic (v1.22) as its package manager."},
@@ -68,11 +68,11 @@ def test_items_of_a_batch_see_each_other(service: MemoryService) -> None:
     assert repeat.outcome == "merged" and repeat.record is not None
     assert repeat.record.id == first.record.id
     assert replacement.superseded == (first.record.id,)
-    assert service.get_memory(first.record.id).status == "superseded"
+    assert service.memories.get_memory(first.record.id).status == "superseded"
 
 
 def test_a_bad_item_is_named_and_nothing_is_written(service: MemoryService) -> None:
-    service.remember(SCOPE, "web-shop uses pnpm 9.")
+    service.memories.remember(SCOPE, "web-shop uses pnpm 9.")
     before = _state(service)
     items = [
         {"scope": SCOPE, "text": "The build runs on Node 20."},
@@ -80,20 +80,20 @@ def test_a_bad_item_is_named_and_nothing_is_written(service: MemoryService) -> N
         {"scope": SCOPE, "text": "   "},
     ]
     with pytest.raises(InvalidInputError) as bad:
-        service.remember_many(items)
+        service.memories.remember_many(items)
     assert bad.value.field == "items[2].text"
     assert _state(service) == before
     with pytest.raises(InvalidInputError, match=r"items\[1\]\.colour: unknown field"):
-        service.remember_many([items[0], {"scope": SCOPE, "text": "x", "colour": "red"}])
+        service.memories.remember_many([items[0], {"scope": SCOPE, "text": "x", "colour": "red"}])
     with pytest.raises(InvalidInputError, match=r"items\[0\]"):
-        service.remember_many([{"text": "no scope"}])
+        service.memories.remember_many([{"text": "no scope"}])
     with pytest.raises(InvalidInputError, match=r"items\[1\]: must be an object"):
-        service.remember_many([items[0], "just text"])  # type: ignore[list-item]
+        service.memories.remember_many([items[0], "just text"])  # type: ignore[list-item]
     with pytest.raises(InvalidInputError, match="items: must be a list"):
-        service.remember_many("not a list")  # type: ignore[arg-type]
+        service.memories.remember_many("not a list")  # type: ignore[arg-type]
     assert _state(service) == before
     # The refused batches left nothing behind in the neighbour index either.
-    again = service.remember(SCOPE, "The build runs on Node 20.").value
+    again = service.memories.remember(SCOPE, "The build runs on Node 20.").value
     assert again.outcome == "active"
 
 
@@ -101,40 +101,44 @@ def test_approve_many_is_one_transaction_and_all_or_nothing(service: MemoryServi
     texts = [f"The {name} worker retries {n} times." for n, name in enumerate("abcdef", 2)]
     ids = [
         o.record.id
-        for o in service.suggest_many([{"scope": SCOPE, "text": t} for t in texts]).value
+        for o in service.memories.suggest_many([{"scope": SCOPE, "text": t} for t in texts]).value
         if o.record is not None
     ]
     assert len(ids) == 6
-    active = service.remember(SCOPE, "Releases are tagged on main.").value.record
+    active = service.memories.remember(SCOPE, "Releases are tagged on main.").value.record
     assert active is not None
     before = _state(service)
     with pytest.raises(NotFoundError):
-        service.approve_many([*ids[:3], "mem_does_not_exist"])
+        service.review.approve_many([*ids[:3], "mem_does_not_exist"])
     with pytest.raises(InvalidStateError, match=active.id):
-        service.approve_many([*ids[:3], active.id])
+        service.review.approve_many([*ids[:3], active.id])
     assert _state(service) == before
-    assert {service.get_memory(m).status for m in ids} == {"candidate"}
-    done = service.approve_many([*ids, ids[0]])  # a repeated id is approved once
+    assert {service.memories.get_memory(m).status for m in ids} == {"candidate"}
+    done = service.review.approve_many([*ids, ids[0]])  # a repeated id is approved once
     assert [r.id for r in done.value] == ids
     assert {r.status for r in done.value} == {"active"}
     assert done.changes.revision == before[0] + 1
-    assert [d.action for d in service.history(ids[0])][-1] == "approve"
-    service.undo(ids[0], "approve")  # each approval keeps its own undo record
-    assert service.get_memory(ids[0]).status == "candidate"
+    assert [d.action for d in service.memories.history(ids[0])][-1] == "approve"
+    service.review.undo(ids[0], "approve")  # each approval keeps its own undo record
+    assert service.memories.get_memory(ids[0]).status == "candidate"
 
 
 def test_a_duplicate_is_found_in_a_big_scope(service: MemoryService, clock: ManualClock) -> None:
     """The policy compares with index neighbours; in a scope of hundreds the right one is
     still among them: a repeat merges, a changed value conflicts, a replacement supersedes."""
-    target = service.remember(FAMILY, "Grandma's cardiology check-up is on 12 June at 9:30.")
+    target = service.memories.remember(
+        FAMILY, "Grandma's cardiology check-up is on 12 June at 9:30."
+    )
     old = target.value.record
     assert old is not None
-    service.remember_many([{"scope": FAMILY, "text": t} for t in _filler(400)])
+    service.memories.remember_many([{"scope": FAMILY, "text": t} for t in _filler(400)])
     clock.advance(dt.timedelta(days=1))
-    repeat = service.remember(FAMILY, "Grandma's cardiology check-up is on 12 June at 9:30.")
+    repeat = service.memories.remember(
+        FAMILY, "Grandma's cardiology check-up is on 12 June at 9:30."
+    )
     assert repeat.value.outcome == "merged"
     assert repeat.value.record is not None and repeat.value.record.id == old.id
-    moved = service.remember(
+    moved = service.memories.remember(
         FAMILY, "Grandma's cardiology check-up is now on 14 June at 14:00."
     ).value
     assert moved.superseded == (old.id,)
@@ -144,35 +148,36 @@ def test_another_process_write_is_seen_by_the_neighbour_index(
     service: MemoryService, data_dir: Path, clock: ManualClock
 ) -> None:
     """The index follows the change feed inside the write transaction."""
-    service.remember(SCOPE, "The CI runs on GitHub Actions.")  # loads the scope's index
+    service.memories.remember(SCOPE, "The CI runs on GitHub Actions.")  # loads the scope's index
     other = MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False)
     try:
-        written = other.remember(SCOPE, "The staging server is in Frankfurt.").value.record
+        written = other.memories.remember(SCOPE, "The staging server is in Frankfurt.").value.record
         assert written is not None
-        other.delete(
-            service.list_memories(MemoryFilter(text="GitHub Actions"))[0].id, reason="moved"
+        other.review.delete(
+            service.memories.list_memories(MemoryFilter(text="GitHub Actions"))[0].id,
+            reason="moved",
         )
     finally:
         other.close()
-    again = service.remember(SCOPE, "The staging server is in Frankfurt.").value
+    again = service.memories.remember(SCOPE, "The staging server is in Frankfurt.").value
     assert again.outcome == "merged" and again.record is not None
     assert again.record.id == written.id
-    fresh = service.remember(SCOPE, "The CI runs on GitHub Actions.").value
+    fresh = service.memories.remember(SCOPE, "The CI runs on GitHub Actions.").value
     assert fresh.outcome == "active"  # the deleted one is no longer a merge target
 
 
 def test_a_fence_added_after_the_cache_filled_still_holds(service: MemoryService) -> None:
     """R19: cached fence features are re-read when a fence is added or lifted."""
-    service.suggest(SCOPE, "The user likes jazz.")  # fills the (empty) fence cache
-    mid = service.remember(SCOPE, "Kim is allergic to penicillin.").value.record
+    service.memories.suggest(SCOPE, "The user likes jazz.")  # fills the (empty) fence cache
+    mid = service.memories.remember(SCOPE, "Kim is allergic to penicillin.").value.record
     assert mid is not None
-    service.delete(mid.id, reason="private")
-    fenced = service.suggest(SCOPE, "Kim is allergic to penicillin.").value
+    service.review.delete(mid.id, reason="private")
+    fenced = service.memories.suggest(SCOPE, "Kim is allergic to penicillin.").value
     assert fenced.outcome == "rejected" and "deletion fence" in fenced.reasons[0]
-    reworded = service.suggest(SCOPE, "Penicillin: Kim is allergic to it.").value
+    reworded = service.memories.suggest(SCOPE, "Penicillin: Kim is allergic to it.").value
     assert reworded.outcome == "rejected"
-    service.lift_fence(mid.id)
-    after = service.suggest(SCOPE, "Penicillin: Kim is allergic to it!").value
+    service.memories.lift_fence(mid.id)
+    after = service.memories.suggest(SCOPE, "Penicillin: Kim is allergic to it!").value
     # Not the fence any more: what stops it now is the rejected suggestion of the same text.
     assert not any("deletion fence" in r for r in after.reasons), after.reasons
 
@@ -183,7 +188,7 @@ def test_extract_many_decides_every_session_in_one_transaction(
     from core import NewEvent
 
     for name in ("s1", "s2"):
-        service.append_event(
+        service.events.append_event(
             NewEvent(
                 session=name,
                 actor="user",
@@ -192,14 +197,14 @@ def test_extract_many_decides_every_session_in_one_transaction(
                 text=f"We always run make check before pushing ({name}).",
             )
         )
-    service.set_session_opt_out("s2", True)
-    before = service.revision()
-    out = service.extract_many(["s1", "s2"])
+    service.events.set_session_opt_out("s2", True)
+    before = service.events.revision()
+    out = service.memories.extract_many(["s1", "s2"])
     assert out.value and all(o.record is not None for o in out.value)
     assert {e for o in out.value if o.record for e in o.record.source_event_ids}
     assert out.changes.revision == before + 1
     sources = {
-        service.get_events([e])[0].session_id
+        service.events.get_events([e])[0].session_id
         for o in out.value
         if o.record
         for e in o.record.source_event_ids
@@ -214,11 +219,13 @@ def test_scopes_evicted_from_the_neighbour_index_load_again(
     from core.governance import neighbours
 
     monkeypatch.setattr(neighbours, "MAX_SCOPES", 2)
-    first = service.remember(SCOPE, "The CI runs on GitHub Actions.").value.record
+    first = service.memories.remember(SCOPE, "The CI runs on GitHub Actions.").value.record
     assert first is not None
     for project in ("a", "b", "c"):
-        service.remember({"user": "alice", "project": project}, f"Project {project} uses Rust.")
-    again = service.remember(SCOPE, "The CI runs on GitHub Actions.").value
+        service.memories.remember(
+            {"user": "alice", "project": project}, f"Project {project} uses Rust."
+        )
+    again = service.memories.remember(SCOPE, "The CI runs on GitHub Actions.").value
     assert again.outcome == "merged" and again.record is not None
     assert again.record.id == first.id
 
@@ -239,18 +246,18 @@ def test_a_batch_past_the_feed_limit_keeps_the_scope_loaded_and_exact(
 
     monkeypatch.setattr(memory_queries, "query", counted)
     texts = _filler(600)
-    service.remember_many([{"scope": FAMILY, "text": t} for t in texts])
+    service.memories.remember_many([{"scope": FAMILY, "text": t} for t in texts])
     assert len(loads) == 1  # the scope's first use
-    repeat = service.remember(FAMILY, texts[123]).value
+    repeat = service.memories.remember(FAMILY, texts[123]).value
     assert repeat.outcome == "merged"
     assert len(loads) == 1  # not loaded again after the big batch
     other = MemoryService.open(data_dir, passphrase=PASSPHRASE, clock=clock, prefer_keyring=False)
     try:
-        written = other.remember(FAMILY, "The piano tuner comes every March.").value.record
+        written = other.memories.remember(FAMILY, "The piano tuner comes every March.").value.record
         assert written is not None
     finally:
         other.close()
-    again = service.remember(FAMILY, "The piano tuner comes every March.").value
+    again = service.memories.remember(FAMILY, "The piano tuner comes every March.").value
     assert again.outcome == "merged" and again.record is not None
     assert again.record.id == written.id
 
@@ -262,16 +269,20 @@ def test_the_next_batch_files_again_only_what_changed(service: MemoryService) ->
     syllables = ["ka", "lo", "mi", "ren", "to", "sa", "vi", "nor", "pel", "du"]
     words = [a + b + c for a in syllables for b in syllables for c in syllables]
     texts = [f"{words[i].capitalize()} owns a {words[i + 500]} kite." for i in range(300)]
-    first = service.remember_many([{"scope": FAMILY, "text": t} for t in texts[:200]]).value
+    first = service.memories.remember_many(
+        [{"scope": FAMILY, "text": t} for t in texts[:200]]
+    ).value
     assert {str(o.outcome) for o in first} == {"active"}  # unrelated facts: nothing changed
     neighbours = service._engine.ledger.neighbours  # its slots are what is measured
     scope_index = next(iter(neighbours._scopes.values()))
     assert len(scope_index.slots) == 200 and not scope_index.dead
     # The next batch re-reads the first batch's 200 records; one duplicate merges (its
     # target changes), the rest is new.
-    out = service.remember_many([{"scope": FAMILY, "text": t} for t in [texts[5], *texts[200:]]])
+    out = service.memories.remember_many(
+        [{"scope": FAMILY, "text": t} for t in [texts[5], *texts[200:]]]
+    )
     assert [str(o.outcome) for o in out.value] == ["merged"] + ["active"] * 100
     assert len(scope_index.dead) == 1  # the merged record, filed again
     assert len(scope_index.slots) == 200 + 1 + 100
-    again = service.remember(FAMILY, texts[250]).value
+    again = service.memories.remember(FAMILY, texts[250]).value
     assert again.outcome == "merged"

@@ -22,7 +22,7 @@ def _marker() -> str:
 
 
 def _remember(service: MemoryService, text: str) -> str:
-    record = service.remember(SCOPE, text, session="s1").value.record
+    record = service.memories.remember(SCOPE, text, session="s1").value.record
     assert record is not None and record.status.value == "active"
     return record.id
 
@@ -35,20 +35,22 @@ def test_purge_leaves_no_trace_in_any_file(service: MemoryService, data_dir: Pat
     """R19: after a purge the content is in no file under the data dir, plain or decryptable."""
     marker = _marker()
     mid = _remember(service, f"Remember the spin class code {marker} at FitBox.")
-    service.edit(mid, f"The spin class code is {marker}-v2 at FitBox.")
-    injected = service.inject(SCOPE, "spin class code FitBox", 400, session="s2").value
+    service.review.edit(mid, f"The spin class code is {marker}-v2 at FitBox.")
+    injected = service.retrieval.inject(SCOPE, "spin class code FitBox", 400, session="s2").value
     assert marker in injected.text
-    stone = service.delete(mid, reason="asked to forget", purge=True, purge_events=True).value
+    stone = service.review.delete(
+        mid, reason="asked to forget", purge=True, purge_events=True
+    ).value
     assert stone.purged and "snapshot_text" in stone.cleaned
     service.close()
     for form in (marker.encode(), marker.encode("utf-16-le"), marker.lower().encode()):
         assert _files_containing(data_dir, form) == []
     reopened = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     try:
-        assert marker not in reopened.get_snapshot(injected.snapshot_id).text
-        assert all(marker not in text for *_, text in reopened.revisions(mid))
-        assert all(marker not in d.reason for d in reopened.history(mid))
-        for event in reopened.list_events(limit=10_000):
+        assert marker not in reopened.retrieval.get_snapshot(injected.snapshot_id).text
+        assert all(marker not in text for *_, text in reopened.memories.revisions(mid))
+        assert all(marker not in d.reason for d in reopened.memories.history(mid))
+        for event in reopened.events.list_events(limit=10_000):
             assert marker not in event.text
         assert reopened.verify().ok
     finally:
@@ -58,46 +60,46 @@ def test_purge_leaves_no_trace_in_any_file(service: MemoryService, data_dir: Pat
 def test_deleted_memory_is_gone_from_search_inject_and_listing(service: MemoryService) -> None:
     """R19: no search, injection or active listing returns a deleted memory."""
     mid = _remember(service, "Sam goes to FitBox Kreuzberg for spin class every Tuesday.")
-    assert service.search_memory(SCOPE, "spin class Tuesday")
-    stone = service.delete(mid, reason="cancelled membership").value
+    assert service.retrieval.search_memory(SCOPE, "spin class Tuesday")
+    stone = service.review.delete(mid, reason="cancelled membership").value
     assert {"keyword_index", "injection_cache"} <= set(stone.cleaned)
-    assert service.search_memory(SCOPE, "spin class Tuesday") == []
-    assert service.inject(SCOPE, "spin class Tuesday", 400).value.items == ()
-    assert service.tombstone(mid).reason == "cancelled membership"
+    assert service.retrieval.search_memory(SCOPE, "spin class Tuesday") == []
+    assert service.retrieval.inject(SCOPE, "spin class Tuesday", 400).value.items == ()
+    assert service.memories.tombstone(mid).reason == "cancelled membership"
     with pytest.raises(InvalidStateError):
-        service.delete(mid, reason="again")
+        service.review.delete(mid, reason="again")
 
 
 def test_fence_blocks_reextraction_until_lifted(service: MemoryService) -> None:
     """R19: extraction cannot bring deleted content back; the user can lift the fence."""
     from core import NewEvent
 
-    service.append_event(
+    service.events.append_event(
         NewEvent("s9", "user", "user", SCOPE, "Remember that I do yoga on Fridays at 8am.")
     )
-    (first,) = service.extract("s9").value
+    (first,) = service.memories.extract("s9").value
     assert first.record is not None
-    service.delete(first.record.id, reason="not any more")
-    assert service.extract("s9").value == []
-    assert service.lift_fence(first.record.id).value == 1
+    service.review.delete(first.record.id, reason="not any more")
+    assert service.memories.extract("s9").value == []
+    assert service.memories.lift_fence(first.record.id).value == 1
     with pytest.raises(NotFoundError):
-        service.lift_fence(first.record.id)
+        service.memories.lift_fence(first.record.id)
 
 
 def test_memory_at_a_past_revision(service: MemoryService, clock: ManualClock) -> None:
     """R21: the state at any past revision is rebuilt from history and decisions."""
     mid = _remember(service, "The staging port is 5434.")
-    r1 = service.revision()
-    service.edit(mid, "The staging port is 25432.")
-    r2 = service.revision()
-    service.delete(mid, reason="moved to a config file")
-    then = {m.id: m for m in service.memory_at(r1)}
+    r1 = service.events.revision()
+    service.review.edit(mid, "The staging port is 25432.")
+    r2 = service.events.revision()
+    service.review.delete(mid, reason="moved to a config file")
+    then = {m.id: m for m in service.memories.memory_at(r1)}
     assert then[mid].status.value == "active" and "5434" in then[mid].content
-    later = {m.id: m for m in service.memory_at(r2)}
+    later = {m.id: m for m in service.memories.memory_at(r2)}
     assert "25432" in later[mid].content
-    now = {m.id: m for m in service.memory_at(service.revision())}
+    now = {m.id: m for m in service.memories.memory_at(service.events.revision())}
     assert now[mid].status.value == "deleted"
-    assert service.memory_at(0) == []
+    assert service.memories.memory_at(0) == []
 
 
 @pytest.mark.slow
@@ -106,18 +108,18 @@ def test_deletion_in_another_process_stops_injection_here(
 ) -> None:
     """R19, R30: a process that had the memory cached stops injecting it on its next call."""
     mid = _remember(service, "The orders replica is db-orders-old.internal.")
-    assert service.inject(SCOPE, "orders replica", 400).value.items
+    assert service.retrieval.inject(SCOPE, "orders replica", 400).value.items
     script = (
         "from pathlib import Path; from core import MemoryService;"
         f"s = MemoryService.open(Path({str(data_dir)!r}), passphrase={PASSPHRASE!r},"
         " prefer_keyring=False);"
-        f"s.delete({mid!r}, reason='decommissioned'); s.close()"
+        f"s.review.delete({mid!r}, reason='decommissioned'); s.close()"
     )
     subprocess.run(
         [sys.executable, "-c", script], check=True, cwd=REPO, env={"PYTHONPATH": str(REPO)}
     )
-    assert service.inject(SCOPE, "orders replica", 400).value.items == ()
-    assert service.search_memory(SCOPE, "orders replica") == []
+    assert service.retrieval.inject(SCOPE, "orders replica", 400).value.items == ()
+    assert service.retrieval.search_memory(SCOPE, "orders replica") == []
 
 
 def test_purge_rewrites_the_vector_file_without_the_vector(
@@ -128,13 +130,13 @@ def test_purge_rewrites_the_vector_file_without_the_vector(
 
     keep = _remember(service, "The build cache lives on the NFS share.")
     mid = _remember(service, "The spin class is on Tuesdays at FitBox.")
-    layer = service.catalog.vectors
+    layer = service.index.catalog.vectors
     assert layer is not None and layer.path is not None
     assert layer.wait_idle(120)  # new memories are embedded in the background (#13)
     vector = layer.index.get_vector(mid)
     assert vector is not None
     needle = vector.tobytes()[:64]
-    service.delete(mid, reason="forget it", purge=True)
+    service.review.delete(mid, reason="forget it", purge=True)
     index, meta = VectorIndex.load(layer.path, service._store.codec)
     assert mid not in index and keep in index
     assert needle not in index.plaintext(meta)
@@ -146,15 +148,15 @@ def test_deleted_memory_stays_gone_after_index_rebuild_and_restart(
 ) -> None:
     """R19: rebuilding the derived indexes from the store cannot bring a deleted memory back."""
     mid = _remember(service, "The Tuesday spin class is at FitBox Kreuzberg.")
-    service.delete(mid, reason="cancelled")
-    status = service.rebuild_index()
+    service.review.delete(mid, reason="cancelled")
+    status = service.index.rebuild()
     assert status["active_memories"] == 0
-    assert service.search_memory(SCOPE, "spin class FitBox") == []
+    assert service.retrieval.search_memory(SCOPE, "spin class FitBox") == []
     service.close()
     again = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     try:
-        assert again.search_memory(SCOPE, "spin class FitBox") == []
-        assert again.inject(SCOPE, "Tuesday spin class", 300).value.items == ()
+        assert again.retrieval.search_memory(SCOPE, "spin class FitBox") == []
+        assert again.retrieval.inject(SCOPE, "Tuesday spin class", 300).value.items == ()
     finally:
         again.close()
 
@@ -163,12 +165,14 @@ def test_scope_contains_filter_runs_in_sql_with_wildcards_escaped(service: Memor
     """The memory center's scope filter: key/value containment, `_` and `%` taken literally."""
     from core import MemoryFilter, Scope
 
-    service.remember({"user": "a", "project": "x_1"}, "Remember: one.")
-    service.remember({"user": "a", "project": "x%1"}, "Remember: two.")
-    service.remember({"user": "b"}, "Remember: three.")
+    service.memories.remember({"user": "a", "project": "x_1"}, "Remember: one.")
+    service.memories.remember({"user": "a", "project": "x%1"}, "Remember: two.")
+    service.memories.remember({"user": "b"}, "Remember: three.")
     only = MemoryFilter(scope_contains=Scope.of({"project": "x_1"}))
-    assert [r.content for r in service.list_memories(only)] == ["one."]
-    assert service.count_memories(MemoryFilter(scope_contains=Scope.of({"user": "a"}))) == 2
+    assert [r.content for r in service.memories.list_memories(only)] == ["one."]
+    assert (
+        service.memories.count_memories(MemoryFilter(scope_contains=Scope.of({"user": "a"}))) == 2
+    )
 
 
 def test_effective_status_filters_run_in_sql(service: MemoryService, clock: ManualClock) -> None:
@@ -177,18 +181,22 @@ def test_effective_status_filters_run_in_sql(service: MemoryService, clock: Manu
 
     from core import MemoryFilter
 
-    service.remember(SCOPE, "Remember: the office is closed this Friday.", expires_in_days=2)
-    service.remember(SCOPE, "Remember: standup is at 9:30.")
+    service.memories.remember(
+        SCOPE, "Remember: the office is closed this Friday.", expires_in_days=2
+    )
+    service.memories.remember(SCOPE, "Remember: standup is at 9:30.")
 
     def contents(*statuses: str) -> list[str]:
         flt = MemoryFilter(effective_statuses=statuses)
-        return sorted(r.content for r in service.list_memories(flt))
+        return sorted(r.content for r in service.memories.list_memories(flt))
 
     assert len(contents("active")) == 2 and contents("expired") == []
     clock.advance(dt.timedelta(days=3))
     assert contents("expired") == ["the office is closed this Friday."]
     assert contents("active") == ["standup is at 9:30."]
-    assert service.count_memories(MemoryFilter(effective_statuses=("active", "expired"))) == 2
+    assert (
+        service.memories.count_memories(MemoryFilter(effective_statuses=("active", "expired"))) == 2
+    )
 
 
 def test_a_snapshot_names_in_its_lineage_what_it_injected_not_what_it_dropped(
@@ -203,11 +211,13 @@ def test_a_snapshot_names_in_its_lineage_what_it_injected_not_what_it_dropped(
         _remember(service, f"Sam's gym note {i}: the {marker} locker row {i} has spare towels")
         for i in range(30)
     ]
-    snap_id = service.inject(SCOPE, f"which locker row has {marker} towels", 80).value.snapshot_id
+    snap_id = service.retrieval.inject(
+        SCOPE, f"which locker row has {marker} towels", 80
+    ).value.snapshot_id
     service.close()
     reopened = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False)
     try:
-        snap = reopened.get_snapshot(snap_id)
+        snap = reopened.retrieval.get_snapshot(snap_id)
         injected = {i.memory_id for i in snap.injected}
         dropped_only = {d.memory_id for d in snap.dropped} - injected
         assert injected and dropped_only and (injected | dropped_only) <= set(ids)
@@ -217,15 +227,19 @@ def test_a_snapshot_names_in_its_lineage_what_it_injected_not_what_it_dropped(
             ).fetchall()
         assert {mid for mid, _ in lineage} == injected and all(flag for _, flag in lineage)
         one_dropped, one_injected = sorted(dropped_only)[0], sorted(injected)[0]
-        assert snap_id not in {sid for sid, *_ in reopened.adoption_chain(one_dropped).injections}
-        assert snap_id in {sid for sid, *_ in reopened.adoption_chain(one_injected).injections}
+        assert snap_id not in {
+            sid for sid, *_ in reopened.memories.adoption_chain(one_dropped).injections
+        }
+        assert snap_id in {
+            sid for sid, *_ in reopened.memories.adoption_chain(one_injected).injections
+        }
 
         body = _snapshot_body(data_dir, snap_id)
-        stone = reopened.delete(one_dropped, reason="asked to forget", purge=True).value
+        stone = reopened.review.delete(one_dropped, reason="asked to forget", purge=True).value
         assert stone.purged and _snapshot_body(data_dir, snap_id) == body
-        gone = reopened.get_memory(one_injected).content
-        reopened.delete(one_injected, reason="asked to forget", purge=True)
-        after = reopened.get_snapshot(snap_id)
+        gone = reopened.memories.get_memory(one_injected).content
+        reopened.review.delete(one_injected, reason="asked to forget", purge=True)
+        after = reopened.retrieval.get_snapshot(snap_id)
         assert gone not in after.text and one_injected in after.purged_memory_ids
     finally:
         reopened.close()

@@ -49,13 +49,15 @@ def store(data_dir: Path, clock: ManualClock) -> Iterator[dict[str, str]]:
     """A kept memory, a deleted (fenced) one, an opted-out session and an exclusion."""
     svc = _open(data_dir, clock)
     try:
-        kept = svc.remember(BOB, KEPT, session="s1").value.record
-        gone = svc.remember(BOB, FENCED, session="s1").value.record
-        other = svc.remember(BOB, "Bob's bike is a green Gazelle.", session="s1").value.record
+        kept = svc.memories.remember(BOB, KEPT, session="s1").value.record
+        gone = svc.memories.remember(BOB, FENCED, session="s1").value.record
+        other = svc.memories.remember(
+            BOB, "Bob's bike is a green Gazelle.", session="s1"
+        ).value.record
         assert kept and gone and other
-        svc.delete(gone.id, reason="moved")
-        svc.set_session_opt_out("quiet", True)
-        svc.exclude(other.id, "s9")
+        svc.review.delete(gone.id, reason="moved")
+        svc.events.set_session_opt_out("quiet", True)
+        svc.review.exclude(other.id, "s9")
         assert svc.verify().ok
     finally:
         svc.close()
@@ -77,7 +79,7 @@ def _failure(data_dir: Path) -> Any:
 def _still_fenced(data_dir: Path) -> None:
     svc = _open(data_dir)
     try:
-        outcome = svc.suggest(BOB, FENCED).value
+        outcome = svc.memories.suggest(BOB, FENCED).value
         assert outcome.outcome == OutcomeKind.REJECTED
         assert any("deletion fence" in r for r in outcome.reasons)
     finally:
@@ -128,9 +130,9 @@ def test_a_corrupted_fence_features_row_never_crashes_a_write(
     _sql(data_dir, "UPDATE fence_features SET terms_json = '{not json', vector = x'00ff'")
     svc = _open(data_dir)
     try:
-        made = svc.remember(BOB, "Bob waters the ficus on Sundays.", session="s1")
+        made = svc.memories.remember(BOB, "Bob waters the ficus on Sundays.", session="s1")
         assert made.value.record is not None
-        assert svc.suggest(BOB, FENCED).value.outcome == OutcomeKind.REJECTED
+        assert svc.memories.suggest(BOB, FENCED).value.outcome == OutcomeKind.REJECTED
         assert not svc.verify().ok
     finally:
         svc.close()
@@ -144,8 +146,8 @@ def test_an_opt_out_switched_off_in_the_file_is_named_and_still_holds(
     assert (failure.table, failure.row_id, failure.field) == ("sessions", "quiet", "opted_out")
     svc = _open(data_dir)
     try:
-        assert svc.get_session("quiet").opted_out
-        answer = svc.inject(BOB, "physiotherapy Thursdays", 300, session="quiet").value
+        assert svc.events.get_session("quiet").opted_out
+        answer = svc.retrieval.inject(BOB, "physiotherapy Thursdays", 300, session="quiet").value
         assert KEPT not in answer.text
     finally:
         svc.close()
@@ -159,7 +161,7 @@ def test_an_opt_out_switched_on_in_the_file_is_named_and_ignored(
     assert (failure.table, failure.row_id, failure.field) == ("sessions", "s1", "opted_out")
     svc = _open(data_dir)
     try:
-        answer = svc.inject(BOB, "physiotherapy Thursdays", 300, session="s1").value
+        answer = svc.retrieval.inject(BOB, "physiotherapy Thursdays", 300, session="s1").value
         assert KEPT in answer.text
     finally:
         svc.close()
@@ -176,7 +178,7 @@ def test_an_inserted_exclusion_is_named_and_ignored(store: dict[str, str], data_
     assert (failure.table, failure.row_id) == ("memory_exclusions", f"{store['kept']}/s2")
     svc = _open(data_dir)
     try:
-        answer = svc.inject(BOB, "physiotherapy Thursdays", 300, session="s2").value
+        answer = svc.retrieval.inject(BOB, "physiotherapy Thursdays", 300, session="s2").value
         assert KEPT in answer.text
     finally:
         svc.close()
@@ -190,7 +192,7 @@ def test_a_deleted_exclusion_is_named_and_still_holds(
     assert (failure.table, failure.row_id) == ("memory_exclusions", f"{store['other']}/s9")
     svc = _open(data_dir)
     try:
-        answer = svc.inject(BOB, "Bob bike Gazelle", 300, session="s9").value
+        answer = svc.retrieval.inject(BOB, "Bob bike Gazelle", 300, session="s9").value
         assert "Gazelle" not in answer.text
     finally:
         svc.close()
@@ -233,7 +235,7 @@ def test_a_forged_record_is_named(store: dict[str, str], data_dir: Path) -> None
 def test_a_purged_tombstone_set_back_is_named(store: dict[str, str], data_dir: Path) -> None:
     svc = _open(data_dir)
     try:
-        svc.delete(store["gone"], reason="purge it", purge=True)
+        svc.review.delete(store["gone"], reason="purge it", purge=True)
         assert svc.verify().ok
     finally:
         svc.close()
@@ -265,7 +267,7 @@ def test_an_edited_decision_status_is_named(store: dict[str, str], data_dir: Pat
 def test_a_forged_user_approval_is_named(data_dir: Path, clock: ManualClock) -> None:
     svc = _open(data_dir, clock)
     try:
-        made = svc.suggest(BOB, "Bob prefers tea over coffee in the morning.").value.record
+        made = svc.memories.suggest(BOB, "Bob prefers tea over coffee in the morning.").value.record
         assert made is not None
     finally:
         svc.close()
@@ -285,7 +287,7 @@ def test_a_forged_user_approval_is_named(data_dir: Path, clock: ManualClock) -> 
 def test_a_deleted_edit_decision_is_named(store: dict[str, str], data_dir: Path) -> None:
     svc = _open(data_dir)
     try:
-        svc.edit(store["kept"], "Bob's physiotherapy moved to Fridays at eight.")
+        svc.review.edit(store["kept"], "Bob's physiotherapy moved to Fridays at eight.")
     finally:
         svc.close()
     dec = _decision(data_dir, store["kept"], "edit")
@@ -306,10 +308,10 @@ def test_a_rewound_store_revision_is_named_and_writes_go_on(
     assert (failure.table, failure.row_id, failure.field) == ("store_revision", "1", "revision")
     svc = _open(data_dir)
     try:
-        made = svc.remember(BOB, "Bob waters the ficus on Sundays.", session="s1")
+        made = svc.memories.remember(BOB, "Bob waters the ficus on Sundays.", session="s1")
         assert made.value.record is not None
         assert svc.verify().ok  # the write continued after the feed
-        reports = svc.list_events(session="memory-center:integrity", limit=100)
+        reports = svc.events.list_events(session="memory-center:integrity", limit=100)
         assert any(e.data.get("table") == "store_revision" for e in reports)
     finally:
         svc.close()
@@ -327,10 +329,10 @@ def test_a_null_revision_content_is_damage_not_a_blank_memory(
     assert (failure.table, failure.row_id, failure.field) == ("memories", store["kept"], "content")
     svc = _open(data_dir)
     try:
-        listed = svc.list_memories()
+        listed = svc.memories.list_memories()
         assert store["kept"] not in {m.id for m in listed}
         assert all(m.content.strip() for m in listed)
-        answer = svc.inject(BOB, "physiotherapy Thursdays", 300, session="s1").value
+        answer = svc.retrieval.inject(BOB, "physiotherapy Thursdays", 300, session="s1").value
         assert store["kept"] not in {i.memory_id for i in answer.items}
     finally:
         svc.close()
@@ -352,7 +354,9 @@ def test_a_forged_source_link_is_named_and_not_followed_by_a_purge(
     redacted Alice's event."""
     svc = _open(data_dir)
     try:
-        alice = svc.remember({"user": "alice"}, "Alice's train leaves at seven.", session="a1")
+        alice = svc.memories.remember(
+            {"user": "alice"}, "Alice's train leaves at seven.", session="a1"
+        )
         assert alice.value.record is not None
     finally:
         svc.close()
@@ -362,9 +366,9 @@ def test_a_forged_source_link_is_named_and_not_followed_by_a_purge(
     assert (failure.table, failure.row_id) == ("memory_sources", f"{store['kept']}/{alice_event}")
     svc = _open(data_dir)
     try:
-        stone = svc.delete(store["kept"], reason="gone", purge=True, purge_events=True).value
+        stone = svc.review.delete(store["kept"], reason="gone", purge=True, purge_events=True).value
         assert any("not followed" in line for line in stone.report)
-        (event,) = [e for e in svc.list_events(session="a1") if e.id == alice_event]
+        (event,) = [e for e in svc.events.list_events(session="a1") if e.id == alice_event]
         assert not event.redacted and "seven" in event.text
     finally:
         svc.close()
@@ -381,8 +385,8 @@ def test_a_deleted_source_link_is_named_and_still_purged(
     assert (failure.table, failure.row_id) == ("memory_sources", f"{store['kept']}/{source}")
     svc = _open(data_dir)
     try:
-        svc.delete(store["kept"], reason="gone", purge=True, purge_events=True)
-        (event,) = [e for e in svc.list_events(limit=1000) if e.id == source]
+        svc.review.delete(store["kept"], reason="gone", purge=True, purge_events=True)
+        (event,) = [e for e in svc.events.list_events(limit=1000) if e.id == source]
         assert event.redacted
     finally:
         svc.close()
@@ -394,7 +398,7 @@ def test_a_deleted_source_link_is_named_and_still_purged(
 def _snapshot(data_dir: Path) -> str:
     svc = _open(data_dir)
     try:
-        snap = svc.inject(BOB, "physiotherapy Thursdays", 300, session="s5").value
+        snap = svc.retrieval.inject(BOB, "physiotherapy Thursdays", 300, session="s5").value
         assert snap.items
         return snap.snapshot_id
     finally:
@@ -410,7 +414,7 @@ def test_an_edited_snapshot_scope_is_named_and_not_believed(
     assert (failure.table, failure.row_id, failure.field) == ("snapshots", sid, "scope_json")
     svc = _open(data_dir)
     try:
-        assert dict(svc.get_snapshot(sid).scope.items_) == BOB
+        assert dict(svc.retrieval.get_snapshot(sid).scope.items_) == BOB
     finally:
         svc.close()
 
@@ -451,7 +455,7 @@ def test_an_edited_revision_row_is_named(
 def test_a_deleted_older_revision_is_named(store: dict[str, str], data_dir: Path) -> None:
     svc = _open(data_dir)
     try:
-        svc.edit(store["kept"], "Bob's physiotherapy moved to Fridays at eight.")
+        svc.review.edit(store["kept"], "Bob's physiotherapy moved to Fridays at eight.")
     finally:
         svc.close()
     _sql(

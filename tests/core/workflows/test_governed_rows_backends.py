@@ -63,14 +63,16 @@ def target(request: pytest.FixtureRequest, data_dir: Path, clock: ManualClock) -
 
     svc = opener()
     try:
-        svc.remember(BOB, KEPT, session="s1")
-        gone = svc.remember(BOB, FENCED, session="s1").value.record
-        other = svc.remember(BOB, "Bob's bike is a green Gazelle.", session="s1").value.record
+        svc.memories.remember(BOB, KEPT, session="s1")
+        gone = svc.memories.remember(BOB, FENCED, session="s1").value.record
+        other = svc.memories.remember(
+            BOB, "Bob's bike is a green Gazelle.", session="s1"
+        ).value.record
         assert gone and other
-        svc.delete(gone.id, reason="moved")
-        svc.set_session_opt_out("quiet", True)
-        svc.exclude(other.id, "s9")
-        assert svc.inject(BOB, "physiotherapy Thursdays", 300, session="s5").value.items
+        svc.review.delete(gone.id, reason="moved")
+        svc.events.set_session_opt_out("quiet", True)
+        svc.review.exclude(other.id, "s9")
+        assert svc.retrieval.inject(BOB, "physiotherapy Thursdays", 300, session="s5").value.items
         assert svc.verify().ok
     finally:
         svc.close()
@@ -124,8 +126,8 @@ def test_forged_fences_and_opt_outs_change_nothing(target: Target) -> None:
     target.sql("UPDATE sessions SET opted_out = false WHERE id = 'quiet'")
     svc = target.open()
     try:
-        assert svc.suggest(BOB, FENCED).value.outcome == OutcomeKind.REJECTED
-        answer = svc.inject(BOB, "physiotherapy Thursdays", 300, session="quiet").value
+        assert svc.memories.suggest(BOB, FENCED).value.outcome == OutcomeKind.REJECTED
+        answer = svc.retrieval.inject(BOB, "physiotherapy Thursdays", 300, session="quiet").value
         assert KEPT not in answer.text
     finally:
         svc.close()

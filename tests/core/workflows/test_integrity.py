@@ -67,14 +67,14 @@ def store(data_dir: Path, clock: ManualClock) -> Iterator[dict[str, str]]:
     tombstone."""
     svc = _open(data_dir, clock)
     try:
-        bob = svc.remember(BOB, "Bob's physiotherapy is on Thursdays at 8.", session="s1")
-        other = svc.remember(
+        bob = svc.memories.remember(BOB, "Bob's physiotherapy is on Thursdays at 8.", session="s1")
+        other = svc.memories.remember(
             BOB, "Bob keeps the passport in the blue folder.", session="s1", speaker="Bob"
         )
-        gone = svc.remember(BOB, "Bob's old gym was FitBox Mitte.", session="s1")
+        gone = svc.memories.remember(BOB, "Bob's old gym was FitBox Mitte.", session="s1")
         assert bob.value.record and other.value.record and gone.value.record
-        snap = svc.inject(BOB, "physiotherapy Thursday", 300, session="s2").value
-        svc.delete(gone.value.record.id, reason="moved gyms")
+        snap = svc.retrieval.inject(BOB, "physiotherapy Thursday", 300, session="s2").value
+        svc.review.delete(gone.value.record.id, reason="moved gyms")
         ids = {
             "bob": bob.value.record.id,
             "other": other.value.record.id,
@@ -180,16 +180,19 @@ def test_rebinding_bobs_memory_to_alice_does_not_leak_it(
     )
     svc = _open(data_dir)
     try:
-        assert svc.search_memory(ALICE, "physiotherapy Thursday") == []
-        assert all(i.memory_id != mid for i in svc.inject(ALICE, "physiotherapy", 300).value.items)
-        assert mid not in {r.id for r in svc.list_memories()}
+        assert svc.retrieval.search_memory(ALICE, "physiotherapy Thursday") == []
+        assert all(
+            i.memory_id != mid
+            for i in svc.retrieval.inject(ALICE, "physiotherapy", 300).value.items
+        )
+        assert mid not in {r.id for r in svc.memories.list_memories()}
         report = svc.verify()
         assert not report.ok and report.first_failure is not None
         assert (report.first_failure.table, report.first_failure.row_id) == ("memories", mid)
         assert report.first_failure.field == "binding"
         assert svc.status().damaged_rows == 1
         with pytest.raises(DamagedRowError, match=mid):
-            svc.get_memory(mid)
+            svc.memories.get_memory(mid)
     finally:
         svc.close()
 
@@ -200,15 +203,15 @@ def test_lifting_a_quarantine_with_sql_does_not_get_it_injected(
     """status quarantined -> active by UPDATE: not injected, not searchable, verify fails."""
     svc = _open(data_dir)
     try:
-        svc.quarantine(store["bob"], "looks planted")
+        svc.review.quarantine(store["bob"], "looks planted")
     finally:
         svc.close()
     _sql(data_dir, ("UPDATE memories SET status = 'active' WHERE id = ?", (store["bob"],)))
     svc = _open(data_dir)
     try:
-        injected = svc.inject(BOB, "physiotherapy Thursday", 300).value
+        injected = svc.retrieval.inject(BOB, "physiotherapy Thursday", 300).value
         assert all(i.memory_id != store["bob"] for i in injected.items)
-        hits = svc.search_memory(BOB, "physiotherapy Thursday")
+        hits = svc.retrieval.search_memory(BOB, "physiotherapy Thursday")
         assert store["bob"] not in {h.memory_id for h in hits}
         assert not svc.verify().ok
     finally:
@@ -242,7 +245,7 @@ def test_every_bound_field_changed_by_sql_is_damage(
     _sql(data_dir, (f"UPDATE memories SET {column} = {value} WHERE id = ?", (mid,)))
     svc = _open(data_dir)
     try:
-        listed = {r.id for r in svc.list_memories()}
+        listed = {r.id for r in svc.memories.list_memories()}
         report = svc.verify()
         if column == "revision":
             assert report.ok and mid in listed
@@ -265,7 +268,7 @@ def test_scope_index_rows_alone_changed_is_found(store: dict[str, str], data_dir
 
     svc = _open(data_dir)
     try:
-        found = svc.list_memories(MemoryFilter(scope_contains={"user": "alice"}))
+        found = svc.memories.list_memories(MemoryFilter(scope_contains={"user": "alice"}))
         assert found == []
         report = svc.verify()
         assert not report.ok and report.first_failure is not None
@@ -278,16 +281,16 @@ def test_bindings_survive_key_rotation(store: dict[str, str], data_dir: Path) ->
     """The MAC key comes from the fingerprint key, which rotation keeps."""
     svc = _open(data_dir)
     try:
-        before = {r.id for r in svc.list_memories()}
-        svc.rotate_key()
+        before = {r.id for r in svc.memories.list_memories()}
+        svc.keys.rotate()
         assert svc.verify().ok
     finally:
         svc.close()
     svc = _open(data_dir)
     try:
-        assert {r.id for r in svc.list_memories()} == before
+        assert {r.id for r in svc.memories.list_memories()} == before
         assert svc.verify().ok
-        assert svc.search_memory(BOB, "physiotherapy Thursday")
+        assert svc.retrieval.search_memory(BOB, "physiotherapy Thursday")
     finally:
         svc.close()
 
@@ -316,14 +319,14 @@ def test_upgrade_binds_existing_rows_once(store: dict[str, str], data_dir: Path)
     try:
         assert svc.status().schema_version >= 4
         assert svc.verify().ok
-        assert len(svc.list_memories()) == 3
+        assert len(svc.memories.list_memories()) == 3
     finally:
         svc.close()
     # Afterwards a binding set to NULL is damage: it is never silently bound again.
     _sql(data_dir, ("UPDATE memories SET binding = NULL WHERE id = ?", (store["bob"],)))
     svc = _open(data_dir)
     try:
-        assert store["bob"] not in {r.id for r in svc.list_memories()}
+        assert store["bob"] not in {r.id for r in svc.memories.list_memories()}
         assert not svc.verify().ok
     finally:
         svc.close()
@@ -346,23 +349,26 @@ def test_one_damaged_ciphertext_does_not_break_reads_for_everyone(
     )
     svc = _open(data_dir)
     try:
-        assert {r.id for r in svc.list_memories()} == {store["bob"], store["gone"]}
-        assert [h.memory_id for h in svc.search_memory(BOB, "physiotherapy Thursday")] == [
-            store["bob"]
-        ]
-        result = svc.inject(BOB, "physiotherapy Thursday", 300).value
+        assert {r.id for r in svc.memories.list_memories()} == {store["bob"], store["gone"]}
+        assert [
+            h.memory_id for h in svc.retrieval.search_memory(BOB, "physiotherapy Thursday")
+        ] == [store["bob"]]
+        result = svc.retrieval.inject(BOB, "physiotherapy Thursday", 300).value
         assert not result.degraded and [i.memory_id for i in result.items] == [store["bob"]]
-        svc.list_memories()
-        events = [e for e in svc.security_events() if "damaged_row" in e.finding_types]
+        svc.memories.list_memories()
+        events = [e for e in svc.events.security_events() if "damaged_row" in e.finding_types]
         assert [e.memory_id for e in events] == [store["other"]]
         assert svc.status().damaged_rows == 1
     finally:
         svc.close()
     again = _open(data_dir)  # another process meets it too: still one report
     try:
-        again.list_memories()
+        again.memories.list_memories()
         assert again.status().damaged_rows == 1
-        assert len([e for e in again.security_events() if "damaged_row" in e.finding_types]) == 1
+        assert (
+            len([e for e in again.events.security_events() if "damaged_row" in e.finding_types])
+            == 1
+        )
     finally:
         again.close()
 
@@ -373,17 +379,17 @@ def test_an_event_with_an_unknown_actor_is_damage_not_a_crash(
     """actor 'robot' written into the clear column: listing skips and reports it."""
     from core import NewEvent
 
-    first = service.append_event(NewEvent("s1", "user", "user", BOB, "first")).value
-    second = service.append_event(NewEvent("s1", "user", "user", BOB, "second")).value
+    first = service.events.append_event(NewEvent("s1", "user", "user", BOB, "first")).value
+    second = service.events.append_event(NewEvent("s1", "user", "user", BOB, "second")).value
     _sql(
         data_dir,
         ("DROP TRIGGER events_no_update", ()),
         ("UPDATE events SET actor = 'robot' WHERE id = ?", (first.id,)),
     )
-    listed = service.list_events(session="s1")
+    listed = service.events.list_events(session="s1")
     assert [e.id for e in listed] == [second.id]
     with pytest.raises(DamagedRowError, match="robot"):
-        service.get_events([first.id])
+        service.events.get_events([first.id])
     assert service.status().damaged_rows == 1
     report = service.verify()
     assert not report.ok and report.first_failure is not None
@@ -406,7 +412,7 @@ def test_rolling_a_row_back_to_an_older_valid_state_is_found_by_verify(
         conn.close()
     svc = _open(data_dir)
     try:
-        svc.quarantine(store["bob"], "looks planted")
+        svc.review.quarantine(store["bob"], "looks planted")
     finally:
         svc.close()
     _sql(
@@ -456,7 +462,7 @@ def test_policy_settings_changed_with_sql_are_ignored_and_reported(
     service: MemoryService, data_dir: Path
 ) -> None:
     """Settings decide authority (e.g. confirming global memories): bound by one MAC."""
-    service.update_policy_settings(inferred_ttl_days=7.0)
+    service.policy.update_settings(inferred_ttl_days=7.0)
     service.close()
     conn = _raw(data_dir)
     try:
@@ -471,13 +477,13 @@ def test_policy_settings_changed_with_sql_are_ignored_and_reported(
         from core import PolicySettings
 
         # The defaults, not the forgery (resetting to the defaults is all it can do).
-        assert svc.policy_settings() == PolicySettings()
+        assert svc.policy.settings() == PolicySettings()
         report = svc.verify()
         assert not report.ok and report.first_failure is not None
         assert report.first_failure.table == "settings"
-        svc.list_memories()
+        svc.memories.list_memories()
         assert svc.status().damaged_rows == 1
-        svc.update_policy_settings(inferred_ttl_days=7.0)  # saved again: bound again
+        svc.policy.update_settings(inferred_ttl_days=7.0)  # saved again: bound again
         assert svc.verify().ok
     finally:
         svc.close()
@@ -487,11 +493,11 @@ def test_a_damaged_snapshot_does_not_hide_the_sessions_other_snapshots(
     service: MemoryService, data_dir: Path
 ) -> None:
     """One snapshot body altered: the session's snapshot list keeps the others."""
-    service.remember(BOB, "Bob waters the ferns on Sundays.", session="s1")
-    first = service.inject(BOB, "ferns", 200, session="s5").value.snapshot_id
-    second = service.inject(BOB, "ferns Sunday", 200, session="s5").value.snapshot_id
+    service.memories.remember(BOB, "Bob waters the ferns on Sundays.", session="s1")
+    first = service.retrieval.inject(BOB, "ferns", 200, session="s5").value.snapshot_id
+    second = service.retrieval.inject(BOB, "ferns Sunday", 200, session="s5").value.snapshot_id
     _flip_last_byte(data_dir, "snapshots", "body", "id = ?", (first,))
-    assert [s.id for s in service.list_snapshots("s5")] == [second]
+    assert [s.id for s in service.retrieval.list_snapshots("s5")] == [second]
     assert service.status().damaged_rows == 1
 
 
@@ -503,14 +509,16 @@ def test_a_record_changed_by_sql_while_the_policy_holds_it_is_not_bound_again(
     the damage named, instead of sealing the forged metadata with a fresh binding."""
     svc = _open(data_dir, clock)
     try:
-        old = svc.remember(BOB, "Bob's team uses pnpm for the web app.").value.record
+        old = svc.memories.remember(BOB, "Bob's team uses pnpm for the web app.").value.record
         assert old is not None
-        svc.remember(BOB, "Bob keeps the passport in the blue folder.")  # the index is loaded
+        svc.memories.remember(
+            BOB, "Bob keeps the passport in the blue folder."
+        )  # the index is loaded
         _sql(data_dir, ("UPDATE memories SET owner = 'mallory' WHERE id = ?", (old.id,)))
-        revision = svc.revision()
+        revision = svc.events.revision()
         with pytest.raises(DamagedRowError, match=old.id):
-            svc.remember(BOB, "Bob's team now uses yarn instead of pnpm for the web app.")
-        assert svc.revision() == revision  # nothing of the refused write was kept
+            svc.memories.remember(BOB, "Bob's team now uses yarn instead of pnpm for the web app.")
+        assert svc.events.revision() == revision  # nothing of the refused write was kept
         assert not svc.verify().ok  # still reported as damage, not re-bound
     finally:
         svc.close()

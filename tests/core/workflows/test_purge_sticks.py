@@ -19,13 +19,17 @@ def test_a_purge_redacts_a_conflict_description_in_another_scope(
     ("different value: 5432 -> 6543") still quotes the purged value and is redacted."""
     svc = _open(data_dir, clock)
     try:
-        old = svc.remember({"user": "bob"}, "The staging database port is 5432.").value.record
-        new = svc.remember({"user": "bob"}, "The staging database port is 6543.").value.record
+        old = svc.memories.remember(
+            {"user": "bob"}, "The staging database port is 5432."
+        ).value.record
+        new = svc.memories.remember(
+            {"user": "bob"}, "The staging database port is 6543."
+        ).value.record
         assert old and new
-        assert any("5432" in d.reason for d in svc.history(new.id))
-        svc.downgrade(new.id, {"user": "bob", "project": "atlas"})
-        svc.delete(old.id, reason="wrong", purge=True)
-        reasons = [d.reason for d in svc.history(new.id)]
+        assert any("5432" in d.reason for d in svc.memories.history(new.id))
+        svc.review.downgrade(new.id, {"user": "bob", "project": "atlas"})
+        svc.review.delete(old.id, reason="wrong", purge=True)
+        reasons = [d.reason for d in svc.memories.history(new.id)]
         assert not any("5432" in r for r in reasons), reasons
         assert svc.verify().ok
     finally:
@@ -40,13 +44,13 @@ def test_a_fence_refusal_keeps_no_copy_of_the_refused_text(
     text = "Bob's locker code at the climbing gym is behind the red door."
     svc = _open(data_dir, clock)
     try:
-        made = svc.remember({"user": "bob"}, text).value.record
+        made = svc.memories.remember({"user": "bob"}, text).value.record
         assert made is not None
-        svc.delete(made.id, reason="private", purge=True)
-        outcome = svc.suggest({"user": "bob"}, text).value
+        svc.review.delete(made.id, reason="private", purge=True)
+        outcome = svc.memories.suggest({"user": "bob"}, text).value
         assert outcome.record is not None and outcome.record.status.value == "rejected"
         assert "red door" not in outcome.record.content
-        assert "red door" not in svc.get_memory(outcome.record.id).content
+        assert "red door" not in svc.memories.get_memory(outcome.record.id).content
         assert made.id in outcome.record.content
     finally:
         svc.close()
@@ -61,7 +65,7 @@ from core.retrieval.catalog import Catalog
 svc = MemoryService.open(Path(sys.argv[1]), passphrase=sys.argv[3], prefer_keyring=False)
 # The process dies right after the purge's commit, before the index files are rewritten.
 Catalog.purge = lambda self, ids: os._exit(9)
-svc.delete(sys.argv[2], reason="privacy", purge=True)
+svc.review.delete(sys.argv[2], reason="privacy", purge=True)
 """
 
 
@@ -77,9 +81,9 @@ def test_a_purge_killed_after_its_commit_is_finished_at_open(
 
     svc = _open(data_dir, clock)
     try:
-        made = svc.remember({"user": "bob"}, "Bob hid the zanzibarquokka key in the shed.")
+        made = svc.memories.remember({"user": "bob"}, "Bob hid the zanzibarquokka key in the shed.")
         mid = made.value.record.id  # type: ignore[union-attr]
-        assert svc.search_memory({"user": "bob"}, "zanzibarquokka", limit=5)
+        assert svc.retrieval.search_memory({"user": "bob"}, "zanzibarquokka", limit=5)
     finally:
         svc.close()
     done = subprocess.run(
@@ -107,19 +111,21 @@ def test_a_purge_preview_names_what_is_redacted_and_what_is_kept_and_changes_not
 ) -> None:
     svc = _open(data_dir, clock)
     try:
-        made = svc.remember({"user": "bob"}, "Bob's gate code is four digits long.")
+        made = svc.memories.remember({"user": "bob"}, "Bob's gate code is four digits long.")
         mid = made.value.record.id  # type: ignore[union-attr]
-        svc.inject({"user": "bob"}, "Bob's gate code is four digits long.", 300, session="s2")
-        before = svc.revision()
-        plan = svc.purge_preview(mid, purge_events=True)
+        svc.retrieval.inject(
+            {"user": "bob"}, "Bob's gate code is four digits long.", 300, session="s2"
+        )
+        before = svc.events.revision()
+        plan = svc.review.purge_preview(mid, purge_events=True)
         assert any("memory_revisions" in line for line in plan.redacted)
         assert any("conversation events" in line for line in plan.redacted)
         assert any(k.startswith("tombstones:") and "kept" in k for k in plan.kept)
-        assert svc.revision() == before
-        assert svc.get_memory(mid).status.value == "active"
-        without = svc.purge_preview(mid)
+        assert svc.events.revision() == before
+        assert svc.memories.get_memory(mid).status.value == "active"
+        without = svc.review.purge_preview(mid)
         assert any("--purge-events" in k for k in without.kept)
         assert svc.verify().ok
-        svc.delete(mid, reason="now for real", purge=True, purge_events=True)
+        svc.review.delete(mid, reason="now for real", purge=True, purge_events=True)
     finally:
         svc.close()

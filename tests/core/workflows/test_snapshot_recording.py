@@ -44,7 +44,7 @@ with MemoryService.open(data_dir, passphrase=sys.argv[3], prefer_keyring=False,
             wait(tx)
     else:
         with svc._store.first_write_also(wait):
-            svc.delete(memory_id, reason="compliance", purge=True)
+            svc.review.delete(memory_id, reason="compliance", purge=True)
 """
 
 
@@ -84,8 +84,8 @@ def _release(sync: Path, proc: subprocess.Popen[str]) -> None:
 @pytest.fixture
 def store(data_dir: Path) -> Path:
     with _open(data_dir) as svc:
-        svc.remember(SCOPE, SECRET)
-        svc.remember(SCOPE, "Water the tomatoes every morning before 9")
+        svc.memories.remember(SCOPE, SECRET)
+        svc.memories.remember(SCOPE, "Water the tomatoes every morning before 9")
     return data_dir
 
 
@@ -94,10 +94,10 @@ def test_an_injection_returns_while_another_process_holds_the_write_lock(
 ) -> None:
     svc = _open(store)
     try:
-        svc.inject(SCOPE, "greenhouse door", 300)  # warm: the catalog is loaded
+        svc.retrieval.inject(SCOPE, "greenhouse door", 300)  # warm: the catalog is loaded
         proc = _hold(store, tmp_path)
         try:
-            res = svc.inject(SCOPE, "where is the greenhouse door code", 300).value
+            res = svc.retrieval.inject(SCOPE, "where is the greenhouse door code", 300).value
             # Still held: the other process has not been told to let go.
             assert proc.poll() is None
             assert not res.degraded and SECRET in res.text
@@ -105,7 +105,7 @@ def test_an_injection_returns_while_another_process_holds_the_write_lock(
             assert _stored(store, res.snapshot_id) == 0
         finally:
             _release(tmp_path, proc)
-        snap = svc.get_snapshot(res.snapshot_id)  # read waits for the queued write
+        snap = svc.retrieval.get_snapshot(res.snapshot_id)  # read waits for the queued write
         assert snap.text == res.text
         assert _stored(store, res.snapshot_id) == 1
         assert [i.memory_id for i in snap.injected] == [i.memory_id for i in res.items]
@@ -115,14 +115,14 @@ def test_an_injection_returns_while_another_process_holds_the_write_lock(
 
 def test_what_this_process_does_next_sees_the_snapshot(store: Path) -> None:
     with _open(store) as svc:
-        res = svc.inject(SCOPE, "greenhouse door code", 300).value
+        res = svc.retrieval.inject(SCOPE, "greenhouse door code", 300).value
         # A read right after the injection finds it...
-        assert svc.get_snapshot(res.snapshot_id).text == res.text
-        res2 = svc.inject(SCOPE, "greenhouse door code", 300).value
+        assert svc.retrieval.get_snapshot(res.snapshot_id).text == res.text
+        res2 = svc.retrieval.inject(SCOPE, "greenhouse door code", 300).value
         secret_id = next(i.memory_id for i in res2.items if i.content == SECRET)
         # ...and a purge right after one redacts it: the queued write lands first.
-        svc.delete(secret_id, reason="compliance", purge=True)
-        snap = svc.get_snapshot(res2.snapshot_id)
+        svc.review.delete(secret_id, reason="compliance", purge=True)
+        snap = svc.retrieval.get_snapshot(res2.snapshot_id)
         assert SECRET not in snap.text
         assert secret_id in snap.purged_memory_ids
         assert svc._engine.recorder.unrecorded == 0
@@ -130,10 +130,10 @@ def test_what_this_process_does_next_sees_the_snapshot(store: Path) -> None:
 
 def test_snapshots_still_queued_are_written_at_close(store: Path) -> None:
     svc = _open(store)
-    ids = [svc.inject(SCOPE, f"tomatoes {n}", 300).value.snapshot_id for n in range(20)]
+    ids = [svc.retrieval.inject(SCOPE, f"tomatoes {n}", 300).value.snapshot_id for n in range(20)]
     svc.close()
     with _open(store) as again:
-        assert [again.get_snapshot(i).id for i in ids] == ids
+        assert [again.retrieval.get_snapshot(i).id for i in ids] == ids
 
 
 def test_a_purge_committed_elsewhere_before_the_write_is_applied_to_the_snapshot(
@@ -141,17 +141,17 @@ def test_a_purge_committed_elsewhere_before_the_write_is_applied_to_the_snapshot
 ) -> None:
     svc = _open(store)
     try:
-        hits = svc.search_memory(SCOPE, "greenhouse door code", limit=5)
+        hits = svc.retrieval.search_memory(SCOPE, "greenhouse door code", limit=5)
         secret_id = next(h.memory_id for h in hits if h.content == SECRET)
         # The other process starts purging the memory and holds its transaction open; this
         # process still sees the memory active and injects it.
         proc = _hold(store, tmp_path, secret_id)
         try:
-            res = svc.inject(SCOPE, "where is the greenhouse door code", 300).value
+            res = svc.retrieval.inject(SCOPE, "where is the greenhouse door code", 300).value
             assert SECRET in res.text  # what the model got, before the purge committed
         finally:
             _release(tmp_path, proc)  # the purge commits; then the snapshot is written
-        snap = svc.get_snapshot(res.snapshot_id)
+        snap = svc.retrieval.get_snapshot(res.snapshot_id)
         assert SECRET not in snap.text
         assert all(SECRET not in i.content for i in snap.injected)
         assert secret_id in snap.purged_memory_ids
@@ -170,7 +170,7 @@ def test_a_write_after_an_injection_keeps_its_own_steps(store: Path) -> None:
         # Keep the snapshot queued until the write below: as if the recorder's thread had
         # not been scheduled yet (a thread that never starts stands in for it).
         recorder._thread = threading.Thread(target=lambda: None)
-        svc.inject(SCOPE, "where is the greenhouse door code", 300)
+        svc.retrieval.inject(SCOPE, "where is the greenhouse door code", 300)
         assert recorder.pending == 1
         seen: list[list[str]] = []
 
@@ -178,7 +178,7 @@ def test_a_write_after_an_injection_keeps_its_own_steps(store: Path) -> None:
             seen.append(sorted(k.value for k in tx.kinds))
 
         with svc._store.first_write_also(step, at_start=False):
-            svc.remember(SCOPE, "The potting bench is behind the shed")
+            svc.memories.remember(SCOPE, "The potting bench is behind the shed")
         assert recorder.pending == 0
         assert len(seen) == 1 and "memories" in seen[0] and "snapshots" not in seen[0], seen
     finally:

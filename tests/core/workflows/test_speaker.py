@@ -26,42 +26,46 @@ SAID = "2023-05-08T14:00:00+00:00"
 
 
 def test_remember_keeps_the_speaker_out_of_the_text_and_shows_it(service: MemoryService) -> None:
-    out = service.remember(
+    out = service.memories.remember(
         SCOPE, "I painted a sunset by the lake.", said_at=SAID, speaker="Melanie"
     ).value
     assert out.record is not None
     assert out.record.speaker == "Melanie" and "Melanie" not in out.record.content
-    (hit,) = service.search_memory(SCOPE, "sunset lake")
+    (hit,) = service.retrieval.search_memory(SCOPE, "sunset lake")
     assert hit.speaker == "Melanie" and hit.content == "I painted a sunset by the lake."
-    block = service.inject(SCOPE, "what did she paint by the lake", 300).value.text
+    block = service.retrieval.inject(SCOPE, "what did she paint by the lake", 300).value.text
     assert "Melanie: I painted a sunset by the lake." in block
 
 
 def test_the_speakers_name_is_matched_by_keyword(service: MemoryService) -> None:
     """A question that names the speaker finds their turn though the text never says it."""
-    service.remember(SCOPE, "We adopted a puppy last week.", said_at=SAID, speaker="Caroline")
-    service.remember(SCOPE, "The weather was lovely at the beach.", said_at=SAID, speaker="Mei")
-    hits = service.search_memory(SCOPE, "Caroline")
+    service.memories.remember(
+        SCOPE, "We adopted a puppy last week.", said_at=SAID, speaker="Caroline"
+    )
+    service.memories.remember(
+        SCOPE, "The weather was lovely at the beach.", said_at=SAID, speaker="Mei"
+    )
+    hits = service.retrieval.search_memory(SCOPE, "Caroline")
     assert [h.content for h in hits][:1] == ["We adopted a puppy last week."]
 
 
 def test_speaker_survives_reopen_and_edit(data_dir: Path) -> None:
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        out = svc.remember(SCOPE, "My bike is blue.", said_at=SAID, speaker="Mei").value
+        out = svc.memories.remember(SCOPE, "My bike is blue.", said_at=SAID, speaker="Mei").value
         assert out.record is not None
         memory_id = out.record.id
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        assert svc.get_memory(memory_id).speaker == "Mei"
-        edited = svc.edit(memory_id, "My bike is dark blue.").value
+        assert svc.memories.get_memory(memory_id).speaker == "Mei"
+        edited = svc.review.edit(memory_id, "My bike is dark blue.").value
         assert edited.speaker == "Mei" and edited.revision == 2
-        assert svc.get_memory(memory_id).speaker == "Mei"
+        assert svc.memories.get_memory(memory_id).speaker == "Mei"
         assert svc.verify().ok
 
 
 def test_suggest_batch_import_and_extraction_take_the_speaker(service: MemoryService) -> None:
-    suggested = service.suggest(SCOPE, "Mei prefers green tea.", speaker="Mei").value
+    suggested = service.memories.suggest(SCOPE, "Mei prefers green tea.", speaker="Mei").value
     assert suggested.record is not None and suggested.record.speaker == "Mei"
-    many = service.remember_many(
+    many = service.memories.remember_many(
         [
             {"scope": SCOPE, "text": "Our choir meets on Thursdays.", "speaker": "Jon"},
             {"scope": SCOPE, "text": "The recital is in June."},
@@ -72,12 +76,12 @@ def test_suggest_batch_import_and_extraction_take_the_speaker(service: MemorySer
         "format": "memory-center-export-v1",
         "memories": [{"content": "Mei's locker is 14.", "scope": SCOPE, "speaker": "Ana"}],
     }
-    (imported,) = service.import_memories(doc).value
+    (imported,) = service.memories.import_memories(doc).value
     assert imported.record is not None and imported.record.speaker == "Ana"
-    exported = {m["content"]: m for m in service.export_memories()["memories"]}
+    exported = {m["content"]: m for m in service.memories.export_memories()["memories"]}
     assert exported["Mei's locker is 14."]["speaker"] == "Ana"
     assert "speaker" not in exported["The recital is in June."]
-    service.append_event(
+    service.events.append_event(
         NewEvent(
             session="history",
             actor="user",
@@ -88,7 +92,7 @@ def test_suggest_batch_import_and_extraction_take_the_speaker(service: MemorySer
             speaker="Mei",
         )
     )
-    extracted = service.extract("history").value
+    extracted = service.memories.extract("history").value
     records = [o.record for o in extracted if o.record is not None]
     assert records and all(r.speaker == "Mei" for r in records)
     assert all("Mei:" not in r.content for r in records)
@@ -101,24 +105,24 @@ def test_suggest_batch_import_and_extraction_take_the_speaker(service: MemorySer
 def test_bad_speaker_is_a_clear_error_and_writes_nothing(
     service: MemoryService, value: object, problem: str
 ) -> None:
-    before = service.revision()
+    before = service.events.revision()
     with pytest.raises(InvalidInputError, match=problem) as info:
-        service.remember(SCOPE, "Remember: Mei's locker is 14.", speaker=value)  # type: ignore[arg-type]
+        service.memories.remember(SCOPE, "Remember: Mei's locker is 14.", speaker=value)  # type: ignore[arg-type]
     assert info.value.field == "speaker"
     doc = {
         "format": "memory-center-export-v1",
         "memories": [{"content": "Mei's locker is 14.", "scope": SCOPE, "speaker": value}],
     }
     with pytest.raises(InvalidInputError, match=problem) as info:
-        service.import_memories(doc)
+        service.memories.import_memories(doc)
     assert info.value.field == "memories[0].speaker"
-    assert service.revision() == before and service.list_memories() == []
+    assert service.events.revision() == before and service.memories.list_memories() == []
 
 
 def test_a_store_from_before_the_speaker_column_upgrades(data_dir: Path) -> None:
     """Version 9 had no speaker column: it is added, old memories read with none."""
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
-        out = svc.remember(SCOPE, "Remember: the gate code is 4411.").value
+        out = svc.memories.remember(SCOPE, "Remember: the gate code is 4411.").value
         assert out.record is not None
         memory_id = out.record.id
     db = sqlite3.connect(data_dir / DB_FILE_NAME)
@@ -131,20 +135,20 @@ def test_a_store_from_before_the_speaker_column_upgrades(data_dir: Path) -> None
         db.close()
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         assert svc.status().schema_version == CURRENT_VERSION
-        old = svc.get_memory(memory_id)
+        old = svc.memories.get_memory(memory_id)
         assert old.speaker is None and "4411" in old.content
-        new = svc.remember(SCOPE, "Our dog is called Rex.", speaker="Mei").value
+        new = svc.memories.remember(SCOPE, "Our dog is called Rex.", speaker="Mei").value
         assert new.record is not None and new.record.speaker == "Mei"
         assert svc.verify().ok
 
 
 def test_purge_destroys_the_sealed_speaker(service: MemoryService, data_dir: Path) -> None:
     """R19: a purge nulls the speaker of every revision, as it nulls the content."""
-    out = service.remember(SCOPE, "My bike lock code is 5521.", speaker="Mei").value
+    out = service.memories.remember(SCOPE, "My bike lock code is 5521.", speaker="Mei").value
     assert out.record is not None
     memory_id = out.record.id
-    service.edit(memory_id, "My bike lock code is 5522.")
-    service.delete(memory_id, reason="forget it", purge=True, purge_events=True)
+    service.review.edit(memory_id, "My bike lock code is 5522.")
+    service.review.delete(memory_id, reason="forget it", purge=True, purge_events=True)
     service.close()
     db = sqlite3.connect(data_dir / DB_FILE_NAME)
     try:
@@ -161,16 +165,20 @@ def test_purge_destroys_the_sealed_speaker(service: MemoryService, data_dir: Pat
 def test_two_peoples_words_neither_merge_nor_supersede(service: MemoryService) -> None:
     """The same words said by two people are two turns; their values are two facts."""
     said = {"said_at": SAID}
-    first = service.remember(SCOPE, "Yes, I loved it!", speaker="Mei", **said).value
-    second = service.remember(SCOPE, "Yes, I loved it!", speaker="Jon", **said).value
+    first = service.memories.remember(SCOPE, "Yes, I loved it!", speaker="Mei", **said).value
+    second = service.memories.remember(SCOPE, "Yes, I loved it!", speaker="Jon", **said).value
     assert first.record and second.record and first.record.id != second.record.id
     assert second.outcome == "active"
-    paris = service.remember(SCOPE, "I moved to Paris in May.", speaker="Mei", **said).value
-    berlin = service.remember(SCOPE, "I moved to Berlin in May.", speaker="Jon", **said).value
+    paris = service.memories.remember(
+        SCOPE, "I moved to Paris in May.", speaker="Mei", **said
+    ).value
+    berlin = service.memories.remember(
+        SCOPE, "I moved to Berlin in May.", speaker="Jon", **said
+    ).value
     assert berlin.superseded == () and berlin.conflicts_with == ()
-    assert paris.record and service.get_memory(paris.record.id).status.value == "active"
+    assert paris.record and service.memories.get_memory(paris.record.id).status.value == "active"
     # One person's repeated words still merge.
-    again = service.remember(SCOPE, "Yes, I loved it!", speaker="mei", **said).value
+    again = service.memories.remember(SCOPE, "Yes, I loved it!", speaker="mei", **said).value
     assert again.outcome == "merged" and again.record and again.record.id == first.record.id
 
 
@@ -178,8 +186,10 @@ def test_an_impersonal_contradiction_across_speakers_is_still_found(
     service: MemoryService,
 ) -> None:
     """Whoever says it, "the concert is on Sunday" contradicts "the concert is on Saturday"."""
-    old = service.remember(SCOPE, "The concert is on Saturday at 8pm.", speaker="Jon").value
-    new = service.remember(SCOPE, "The concert is on Sunday at 8pm.", speaker="Mei").value
+    old = service.memories.remember(
+        SCOPE, "The concert is on Saturday at 8pm.", speaker="Jon"
+    ).value
+    new = service.memories.remember(SCOPE, "The concert is on Sunday at 8pm.", speaker="Mei").value
     assert old.record is not None
     assert new.superseded == (old.record.id,) or new.conflicts_with == (old.record.id,)
 
@@ -190,13 +200,15 @@ def test_a_hit_by_the_person_asked_about_gains(
     """The same words said by two people: the person the question names is nudged up, on
     top of what the keyword and vector match of the name already give (by_speaker)."""
     said = {"said_at": SAID}
-    mei = service.remember(SCOPE, "I started pottery classes.", speaker="Mei", **said).value
-    service.remember(SCOPE, "I started pottery classes.", speaker="Jon", **said)
+    mei = service.memories.remember(
+        SCOPE, "I started pottery classes.", speaker="Mei", **said
+    ).value
+    service.memories.remember(SCOPE, "I started pottery classes.", speaker="Jon", **said)
     assert mei.record is not None
 
     def gap() -> float:
-        hits = service.search_memory(SCOPE, "When did Mei start pottery classes?")
-        score = {service.get_memory(h.memory_id).speaker: h.score for h in hits}
+        hits = service.retrieval.search_memory(SCOPE, "When did Mei start pottery classes?")
+        score = {service.memories.get_memory(h.memory_id).speaker: h.score for h in hits}
         return score["Mei"] - score["Jon"]
 
     with_nudge = gap()
@@ -207,10 +219,12 @@ def test_a_hit_by_the_person_asked_about_gains(
 
 def test_the_memory_centers_text_search_finds_a_speakers_words(service: MemoryService) -> None:
     """Searching the memory center for a name lists what that person said (text index)."""
-    service.remember(SCOPE, "We adopted a puppy last week.", said_at=SAID, speaker="Caroline")
-    service.remember(SCOPE, "The weather was lovely.", said_at=SAID, speaker="Mei")
+    service.memories.remember(
+        SCOPE, "We adopted a puppy last week.", said_at=SAID, speaker="Caroline"
+    )
+    service.memories.remember(SCOPE, "The weather was lovely.", said_at=SAID, speaker="Mei")
     for _ in range(2):  # the first search builds the sealed text index, the second reads it
-        found = service.list_memories(MemoryFilter(text="caroline"))
+        found = service.memories.list_memories(MemoryFilter(text="caroline"))
         assert [r.content for r in found] == ["We adopted a puppy last week."]
 
 
@@ -219,12 +233,12 @@ def test_a_chinese_speaker_is_named_too(
 ) -> None:
     """A CJK name has no word boundaries: "王芳推荐了什么" names 王芳 (by_speaker)."""
     said = {"said_at": SAID}
-    service.remember(SCOPE, "我推荐那家新开的川菜馆。", speaker="王芳", **said)
-    service.remember(SCOPE, "我推荐那家新开的川菜馆。", speaker="李娜", **said)
+    service.memories.remember(SCOPE, "我推荐那家新开的川菜馆。", speaker="王芳", **said)
+    service.memories.remember(SCOPE, "我推荐那家新开的川菜馆。", speaker="李娜", **said)
 
     def gap() -> float:
-        hits = service.search_memory(SCOPE, "王芳推荐了哪家餐馆？")
-        score = {service.get_memory(h.memory_id).speaker: h.score for h in hits}
+        hits = service.retrieval.search_memory(SCOPE, "王芳推荐了哪家餐馆？")
+        score = {service.memories.get_memory(h.memory_id).speaker: h.score for h in hits}
         return score["王芳"] - score["李娜"]
 
     with_nudge = gap()
@@ -246,7 +260,7 @@ def test_a_postgresql_store_from_before_the_speaker_column_upgrades(
         )
 
     with open_store() as svc:
-        out = svc.remember(SCOPE, "Remember: the gate code is 4411.").value
+        out = svc.memories.remember(SCOPE, "Remember: the gate code is 4411.").value
         assert out.record is not None
         memory_id = out.record.id
     with psycopg.connect(pg_url) as conn:
@@ -254,8 +268,8 @@ def test_a_postgresql_store_from_before_the_speaker_column_upgrades(
         conn.execute("DELETE FROM schema_migrations WHERE version >= 10")
     with open_store() as svc:
         assert svc.status().schema_version == CURRENT_VERSION
-        assert svc.get_memory(memory_id).speaker is None
-        new = svc.remember(SCOPE, "Our dog is called Rex.", speaker="Mei").value
+        assert svc.memories.get_memory(memory_id).speaker is None
+        new = svc.memories.remember(SCOPE, "Our dog is called Rex.", speaker="Mei").value
         assert new.record is not None and new.record.speaker == "Mei"
         assert svc.verify().ok
     with psycopg.connect(pg_url) as conn:
@@ -272,16 +286,16 @@ def test_a_deletion_fence_stops_the_words_of_the_person_who_said_them(
     """Deleting Mei's turn fences Mei's words, not Jon's identical turn; after a purge the
     speaker is gone and the fence holds for everyone (R19)."""
     said = {"said_at": SAID}
-    mei = service.remember(SCOPE, "I finally quit my job.", speaker="Mei", **said).value
+    mei = service.memories.remember(SCOPE, "I finally quit my job.", speaker="Mei", **said).value
     assert mei.record is not None
-    service.delete(mei.record.id, reason="private")
-    again = service.suggest(SCOPE, "I finally quit my job.", speaker="Mei", **said).value
+    service.review.delete(mei.record.id, reason="private")
+    again = service.memories.suggest(SCOPE, "I finally quit my job.", speaker="Mei", **said).value
     assert again.outcome == "rejected" and again.record is not None
     assert "deletion fence" in " ".join(again.reasons)
-    jon = service.suggest(SCOPE, "I finally quit my job.", speaker="Jon", **said).value
+    jon = service.memories.suggest(SCOPE, "I finally quit my job.", speaker="Jon", **said).value
     assert jon.outcome != "rejected", jon.reasons
     # A purge destroys the speaker with the words: the fence then holds for anyone.
-    service.delete(jon.record.id, reason="not needed", purge=True)  # type: ignore[union-attr]
-    service.delete(mei.record.id, reason="private", purge=True)
-    ana = service.suggest(SCOPE, "I finally quit my job.", speaker="Ana", **said).value
+    service.review.delete(jon.record.id, reason="not needed", purge=True)  # type: ignore[union-attr]
+    service.review.delete(mei.record.id, reason="private", purge=True)
+    ana = service.memories.suggest(SCOPE, "I finally quit my job.", speaker="Ana", **said).value
     assert ana.outcome == "rejected", ana.reasons

@@ -325,7 +325,9 @@ class AgentsPanel(SettingsPanel):
         the capture cursors)."""
         self.show_hooks()
         if self.capture_counts:
-            query(self.ctx, lambda s: s.capture_totals()).on_success(self.show_counts).run(self)
+            query(self.ctx, lambda s: s.events.capture_totals()).on_success(self.show_counts).run(
+                self
+            )
 
     def show_counts(self, totals: dict[str, tuple[int, int]]) -> None:
         """ "N events from M files" per agent."""
