@@ -13,6 +13,7 @@ from pathlib import Path
 
 from app.compose import embedder_from_env
 from core import MemoryService, NewEvent
+from core.model import commands as c
 
 ALICE = {"user": "alice"}
 ALICE_SHOP = {"user": "alice", "project": "web-shop"}
@@ -31,13 +32,13 @@ def _log(
         NewEvent(session=session, actor=a, trust=t, scope=scope, text=x, kind=k, source=src)
         for a, t, k, src, x in rows
     ]
-    return [e.id for e in service.events.append_events(items).value]
+    return [e.id for e in service.commands.execute(c.AppendEvents(tuple(items))).value]
 
 
 def _web_shop(service: MemoryService) -> None:
     s = "web-shop-setup"
-    service.memories.remember(
-        ALICE, "Remember that I prefer pnpm for every JavaScript project.", session=s
+    service.commands.execute(
+        c.Remember(ALICE, "Remember that I prefer pnpm for every JavaScript project.", session=s)
     )
     ids = _log(
         service,
@@ -57,30 +58,39 @@ def _web_shop(service: MemoryService) -> None:
             ("user", "user", "message", "chat", "Again: only the diff."),
         ],
     )
-    service.memories.suggest(
-        ALICE_SHOP,
-        "The web-shop project runs on Node 20 (.nvmrc says 20.11.1).",
-        kind="fact",
-        evidence=[ids[1]],
-        session=s,
+    service.commands.execute(
+        c.Suggest(
+            ALICE_SHOP,
+            "The web-shop project runs on Node 20 (.nvmrc says 20.11.1).",
+            kind="fact",
+            evidence=[ids[1]],
+            session=s,
+        )
     )
-    service.memories.suggest(
-        ALICE,
-        "Alice prefers terse replies: show the diff only, without explanations.",
-        kind="preference",
-        evidence=[ids[3], ids[4]],
-        session=s,
+    service.commands.execute(
+        c.Suggest(
+            ALICE,
+            "Alice prefers terse replies: show the diff only, without explanations.",
+            kind="preference",
+            evidence=[ids[3], ids[4]],
+            session=s,
+        )
     )
-    service.memories.remember(
-        ALICE_SHOP,
-        "Remember: the staging deploy freeze ends tomorrow evening.",
-        session=s,
-        expires_in_days=1,
+    service.commands.execute(
+        c.Remember(
+            ALICE_SHOP,
+            "Remember: the staging deploy freeze ends tomorrow evening.",
+            session=s,
+            expires_in_days=1,
+        )
     )
-    service.memories.remember(
-        ALICE,
-        "Remember my OpenAI key for the report scripts: sk-proj-Qm8vX2rT7LpN4wZ9cB6yH1kD3fJ5sA0e",
-        session=s,
+    service.commands.execute(
+        c.Remember(
+            ALICE,
+            "Remember my OpenAI key for the report scripts: "
+            "sk-proj-Qm8vX2rT7LpN4wZ9cB6yH1kD3fJ5sA0e",
+            session=s,
+        )
     )
 
 
@@ -117,18 +127,25 @@ def _web_research(service: MemoryService) -> None:
             ),
         ],
     )
-    service.memories.extract(s)
+    service.commands.execute(c.Extract(s))
 
 
 def _checkout(service: MemoryService) -> None:
-    service.memories.remember(
-        ACME,
-        "Staging for checkout runs in AWS region eu-west-1.",
-        session="checkout-alice",
-        by="alice",
+    service.commands.execute(
+        c.Remember(
+            ACME,
+            "Staging for checkout runs in AWS region eu-west-1.",
+            session="checkout-alice",
+            by="alice",
+        )
     )
-    service.memories.remember(
-        ACME, "Staging for checkout runs in AWS region us-east-2.", session="checkout-bob", by="bob"
+    service.commands.execute(
+        c.Remember(
+            ACME,
+            "Staging for checkout runs in AWS region us-east-2.",
+            session="checkout-bob",
+            by="bob",
+        )
     )
     ids = _log(
         service,
@@ -151,20 +168,22 @@ def _checkout(service: MemoryService) -> None:
             ),
         ],
     )
-    service.memories.suggest(
-        ACME,
-        "The checkout team squash-merges every pull request.",
-        kind="convention",
-        evidence=[ids[0]],
-        session="checkout-bob",
-        by="bob",
+    service.commands.execute(
+        c.Suggest(
+            ACME,
+            "The checkout team squash-merges every pull request.",
+            kind="convention",
+            evidence=[ids[0]],
+            session="checkout-bob",
+            by="bob",
+        )
     )
 
 
 def _family(service: MemoryService) -> None:
     s = "家庭聚餐"
-    service.memories.remember(
-        WANG, "记住：周五晚上全家一起吃饭，妈妈不吃香菜。", session=s, by="wang.lei"
+    service.commands.execute(
+        c.Remember(WANG, "记住：周五晚上全家一起吃饭，妈妈不吃香菜。", session=s, by="wang.lei")
     )
     ids = _log(
         service,
@@ -176,30 +195,38 @@ def _family(service: MemoryService) -> None:
             ("user", "user", "message", "chat", "爸爸每天早上喝绿茶，不加糖。"),
         ],
     )
-    service.memories.suggest(
-        WANG,
-        "爸爸早上喝绿茶，不加糖。",
-        kind="preference",
-        evidence=[ids[2]],
-        session=s,
-        by="wang.lei",
+    service.commands.execute(
+        c.Suggest(
+            WANG,
+            "爸爸早上喝绿茶，不加糖。",
+            kind="preference",
+            evidence=[ids[2]],
+            session=s,
+            by="wang.lei",
+        )
     )
-    service.memories.remember(
-        WANG, "这周六的家庭聚餐定在外婆家，中午 12 点开饭。", session=s, by="wang.lei"
+    service.commands.execute(
+        c.Remember(WANG, "这周六的家庭聚餐定在外婆家，中午 12 点开饭。", session=s, by="wang.lei")
     )
-    service.memories.remember(
-        WANG, "这周六的家庭聚餐定在奶奶家，中午 12 点开饭。", session="家庭群聊", by="li.na"
+    service.commands.execute(
+        c.Remember(
+            WANG, "这周六的家庭聚餐定在奶奶家，中午 12 点开饭。", session="家庭群聊", by="li.na"
+        )
     )
 
 
 def _controls(service: MemoryService) -> None:
-    old = service.memories.remember(
-        ALICE_SHOP,
-        "Remember: format Python code in web-shop with 2-space indents.",
-        session="web-shop-setup",
+    old = service.commands.execute(
+        c.Remember(
+            ALICE_SHOP,
+            "Remember: format Python code in web-shop with 2-space indents.",
+            session="web-shop-setup",
+        )
     )
     if old.value.record is not None:
-        service.review.disable(old.value.record.id, reason="the team moved to ruff format")
+        service.commands.execute(
+            c.Disable(old.value.record.id, reason="the team moved to ruff format")
+        )
     _log(
         service,
         "private-notes",
@@ -214,7 +241,7 @@ def _controls(service: MemoryService) -> None:
             ),
         ],
     )
-    service.events.set_session_opt_out("private-notes", True)
+    service.commands.execute(c.SetSessionOptOut("private-notes", True))
 
 
 def _injections(service: MemoryService) -> None:

@@ -256,7 +256,7 @@ def spool_flush(server: PostgresServer, n: int) -> None:
         spool_s = time.perf_counter() - t0
         server.restart()
         t0 = time.perf_counter()
-        report = svc.spool.flush()
+        report = svc.commands.flush()
         flush_s = time.perf_counter() - t0
         ok = svc.verify().ok
         svc.close()

@@ -39,6 +39,7 @@ from core.agents.edge import (
     trust_for,
 )
 from core.errors import InvalidInputError, MemoryCenterError, NotFoundError, ScopeWidenedError
+from core.model import commands as c
 from core.model.memory import MemoryOutcome, SearchHit
 from core.model.records import NewEvent
 from core.model.scope import Scope
@@ -200,7 +201,7 @@ class MemoryRuntime:
         items = [self._event(e, i) for i, e in enumerate(events)]
         if not items:
             return []
-        result = self.service.events.append_events(items)
+        result = self.service.commands.execute(c.AppendEvents(tuple(items)), self.edge.origin)
         return [ev.id for ev in result.value]
 
     def on_pre_compress(
@@ -217,7 +218,11 @@ class MemoryRuntime:
         else:
             ids = self.sync_turn([x for x in items if not isinstance(x, str)])
         session = self.session
-        return self._pool.submit(lambda: self.service.memories.pre_compress(session, ids).value)
+        return self._pool.submit(
+            lambda: (
+                self.service.commands.execute(c.PreCompress(session, ids), self.edge.origin).value
+            )
+        )
 
     def on_session_switch(self, old: str | None, new: str) -> cf.Future[list[MemoryOutcome]]:
         """Move to session `new`; extract candidates from the finished session in the background."""
@@ -233,7 +238,7 @@ class MemoryRuntime:
 
     def opt_out(self, opted_out: bool = True) -> None:
         """Switch memory off (or on) for the current session: nothing injected or extracted."""
-        self.service.events.set_session_opt_out(self.session, opted_out)
+        self.service.commands.execute(c.SetSessionOptOut(self.session, opted_out), self.edge.origin)
 
     def is_opted_out(self) -> bool:
         """True when the user switched memory off for the current session (R26)."""
@@ -288,7 +293,7 @@ class MemoryRuntime:
 
     def _extract_quietly(self, session: str) -> list[MemoryOutcome]:
         try:
-            return self.service.memories.extract(session).value
+            return self.service.commands.execute(c.Extract(session), self.edge.origin).value
         except NotFoundError:
             return []
 

@@ -17,7 +17,8 @@ and its verification, and one namespace per feature, each a feature service of
     service.keys       the key set and its rotation (R24)
     service.team       members and invitations of a team store (R24)
     service.agents     per-agent pause, the agents seen (R26)
-    service.spool      writes while the server is away (R23)
+    service.commands   the one way in for changes (execute), the spool while the server is
+                       away (R23)
 
 Configuration (the embedder choice) is made by the composition root (`app/compose.py`) and
 passed in; used directly, the core takes the embedder stored in the store, else the default.
@@ -41,6 +42,7 @@ from core.model.records import StoreStatus, VerifyReport
 from core.model.validate import identifier
 from core.services.admin import IndexAdmin, KeyAdmin, PolicyAdmin
 from core.services.agents import AgentControls
+from core.services.commands import Commands
 from core.services.context import Engine, EngineConfig
 from core.services.events import EventService
 from core.services.memories import Memories
@@ -81,7 +83,7 @@ class MemoryService:
     keys: KeyAdmin
     team: TeamAdmin
     agents: AgentControls
-    spool: SpoolService
+    commands: Commands
 
     def __init__(
         self,
@@ -117,9 +119,10 @@ class MemoryService:
         self.agents = AgentControls(
             engine, lambda: self.events.list_sessions(limit=100_000, offset=0)
         )
-        # Spooled writes replay through the namespaces' undecorated methods (R23).
-        self.spool = SpoolService(engine, self)
-        engine.write_gate = self.spool.gate
+        # Every change from outside comes in as a command (#39); spooled writes replay
+        # through the namespaces' undecorated methods (R23).
+        self.commands = Commands(engine, self)
+        engine.write_gate = self.commands.gate
 
     @classmethod
     def open(

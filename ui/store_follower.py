@@ -79,7 +79,7 @@ class StoreFollower(QObject):
         known = self._ctx.bus.revision
 
         def work(s: MemoryService) -> Polled:
-            spool = s.spool.status()
+            spool = s.commands.status()
             try:
                 st = s.status()
             except ServerUnavailableError:
@@ -123,7 +123,7 @@ class StoreFollower(QObject):
         def failed(_exc: BaseException) -> None:
             self._flushing = False
 
-        flush = MutatingOp[FlushReport](self._ctx, lambda s: s.spool.flush())
+        flush = MutatingOp[FlushReport](self._ctx, lambda s: s.commands.flush())
         flush.on_success(settled).on_failure(failed).run(self._window)
 
     def _poll_failed(self, exc: BaseException) -> None:

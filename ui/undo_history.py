@@ -32,9 +32,13 @@ from PySide6.QtWidgets import (
 )
 
 from core import Changes, JournalCommand, MemoryService, Result
+from core.model import commands as c
 
 from ui.context import UiContext
 from ui.ops import MutatingOp, mutate, query
+
+DESKTOP = c.Origin("desktop")
+
 
 Inverse = Callable[[], None]
 
@@ -131,7 +135,7 @@ def undo_change(ctx: UiContext, command_id: str) -> MutatingOp[str | None]:
     """Undo one journalled change; the value is the undo's own command id (to redo)."""
 
     def work(s: MemoryService) -> Result[str | None]:
-        result = s.review.undo_change(command_id)
+        result = s.commands.execute(c.UndoChange(command_id), DESKTOP)
         return Result(result.changes.command_id, result.changes)
 
     return mutate(ctx, work)

@@ -21,6 +21,10 @@ from typing import Any
 
 from app.importers.base import Problem, SourceEvent, existing_source_ids, to_new_event
 from core import CaptureCursor, ConflictError, MemoryService, NewEvent, Scope
+from core.model import commands as c
+
+CAPTURE = c.Origin("capture")
+
 
 MAX_CHUNK = 4 * 1024 * 1024
 RETRIES = 5
@@ -113,7 +117,9 @@ def _one_pass(
         items = _new_events(service, cursor, chunk, scope, agent=cursor.agent)
         if skip is not None:
             items = [(s, e, n) for s, e, n in items if not skip(s, e, int(older))]
-        written = service.events.append_captured([n for _, _, n in items], cursor, end, state).value
+        written = service.commands.execute(
+            c.AppendCaptured(tuple([n for _, _, n in items]), cursor, end, state), CAPTURE
+        ).value
         for (session, _, _), ev in zip(items, written, strict=True):
             report.event_ids.setdefault(session, []).append(ev.id)
         report.events += len(written)

@@ -23,6 +23,9 @@ from app.importers import extraction
 from app.importers.base import Problem
 from app.importers.claude_code import transcript_files
 from core import MemoryCenterError, MemoryService, Scope
+from core.model import commands as c
+
+CAPTURE = c.Origin("capture")
 
 
 @dataclass(frozen=True)
@@ -129,8 +132,9 @@ class Watcher:
         )
         if cursor.state is not None:
             return False
-        self.service.events.append_captured(
-            [], cursor, _complete_end(path, size), {"from_now": True}
+        self.service.commands.execute(
+            c.AppendCaptured(tuple([]), cursor, _complete_end(path, size), {"from_now": True}),
+            CAPTURE,
         )
         return True
 

@@ -6,6 +6,9 @@ import click
 
 from app.cli.helpers import echo_lines
 from app.cli.root import Context, handles_errors, pass_ctx
+from core.model import commands as c
+
+CLI = c.Origin("cli")
 
 
 @click.group()
@@ -27,7 +30,7 @@ def agent_list(ctx: Context) -> None:
 
 
 def _set(ctx: Context, name: str, paused: bool) -> None:
-    names = ctx.service().agents.set_paused(name, paused).value
+    names = ctx.service().commands.execute(c.SetAgentPaused(name, paused), CLI).value
     state = "paused: it gets no memory" if paused else "resumed: memory is on again"
     ctx.emit({"agent": name, "paused": paused, "paused_agents": sorted(names)}, f"{name} {state}")
 

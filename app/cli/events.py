@@ -9,6 +9,7 @@ import click
 
 from app.cli.root import Context, F, handles_errors, pass_ctx
 from core import SCOPE_KEYS, NewEvent, Scope
+from core.model import commands as c
 from core.model.jsonsafe import parse_json
 
 
@@ -61,7 +62,7 @@ def event_add(
         source=source,
         data=data,
     )
-    result = ctx.write("events.append_event", item)
+    result = ctx.write(c.AppendEvent(item))
     ev = result.value
     ctx.emit(
         {"event": ev, "revision": result.changes.revision},

@@ -13,7 +13,10 @@ from app.importers.base import read_source
 from app.serialize import to_jsonable
 from core import MemoryFilter, MemoryKind, MemoryStatus, Scope
 from core.errors import InvalidInputError
+from core.model import commands as c
 from core.model.jsonsafe import parse_json
+
+CLI = c.Origin("cli")
 
 
 @click.group()
@@ -90,21 +93,23 @@ def memoryshow(ctx: Context, memory_id: str) -> None:
     ctx.emit({"memory": rec, "history": history}, human)
 
 
-def _simple(name: str, doc: str, call: str, *, reason: bool = False) -> None:
+def _simple(
+    name: str, doc: str, call: type[c.Disable] | type[c.Enable], *, reason: bool = False
+) -> None:
     @memory.command(name, help=doc)
     @click.argument("memory_id")
     @click.option("--by", help="Who acts.")
     @pass_ctx
     @handles_errors
     def command(ctx: Context, memory_id: str, by: str | None) -> None:
-        rec = ctx.write(call, memory_id, by=by).value
+        rec = ctx.write(call(memory_id, by=by)).value
         show(ctx, rec, f"{name}d" if name.endswith("e") else f"{name}ed")
 
     del command
 
 
-_simple("disable", "Keep a memory but never inject or return it.", "review.disable")
-_simple("enable", "Make a disabled memory active again.", "review.enable")
+_simple("disable", "Keep a memory but never inject or return it.", c.Disable)
+_simple("enable", "Make a disabled memory active again.", c.Enable)
 
 
 @memory.command("downgrade")
@@ -115,7 +120,9 @@ _simple("enable", "Make a disabled memory active again.", "review.enable")
 def memory_downgrade(ctx: Context, memory_id: str, scopes: tuple[str, ...]) -> None:
     """Narrow a memory's scope; give the complete new scope (e.g. add project=X)."""
     show(
-        ctx, ctx.service().review.downgrade(memory_id, Scope.parse(scopes)).value, "scope narrowed"
+        ctx,
+        ctx.service().commands.execute(c.NarrowScope(memory_id, Scope.parse(scopes)), CLI).value,
+        "scope narrowed",
     )
 
 
@@ -126,7 +133,11 @@ def memory_downgrade(ctx: Context, memory_id: str, scopes: tuple[str, ...]) -> N
 @handles_errors
 def memory_exclude(ctx: Context, memory_id: str, session: str) -> None:
     """Keep a memory out of one session's injections."""
-    show(ctx, ctx.service().review.exclude(memory_id, session).value, f"excluded from {session}")
+    show(
+        ctx,
+        ctx.service().commands.execute(c.Exclude(memory_id, session), CLI).value,
+        f"excluded from {session}",
+    )
 
 
 @memory.command("quarantine")
@@ -136,7 +147,7 @@ def memory_exclude(ctx: Context, memory_id: str, session: str) -> None:
 @handles_errors
 def memory_quarantine(ctx: Context, memory_id: str, reason: str) -> None:
     """Incident action: stop injecting a memory everywhere; list the affected sessions."""
-    rep = ctx.service().review.quarantine(memory_id, reason).value
+    rep = ctx.service().commands.execute(c.Quarantine(memory_id, reason), CLI).value
     sessions = ", ".join(rep.affected_sessions) or "none"
     ctx.emit(rep, f"quarantined {rep.memory.id}; sessions that received it: {sessions}")
 
@@ -171,12 +182,13 @@ def memory_delete(
         ctx.emit(plan, "\n".join(lines))
         return
     stone = ctx.write(
-        "review.delete",
-        memory_id,
-        reason=reason,
-        purge=purge,
-        purge_events=purge_events,
-        requested_by=requested_by,
+        c.Delete(
+            memory_id,
+            reason=reason,
+            purge=purge,
+            purge_events=purge_events,
+            requested_by=requested_by,
+        )
     ).value
     lines = [f"deleted {stone.memory_id}" + (" and purged" if stone.purged else ""), *stone.report]
     ctx.emit(stone, "\n".join(lines))
@@ -228,7 +240,7 @@ def memory_export_case(ctx: Context, memory_id: str, output: str | None) -> None
 @handles_errors
 def memory_expire_sweep(ctx: Context) -> None:
     """Record an `expire` decision for every memory whose validity has ended."""
-    swept = ctx.service().memories.expire_sweep().value
+    swept = ctx.service().commands.execute(c.ExpireSweep(), CLI).value
     ctx.emit(swept, f"{len(swept)} memories expired")
 
 
@@ -262,7 +274,7 @@ def memory_import(ctx: Context, path: Path, by: str | None) -> None:
     except ValueError as exc:
         raise InvalidInputError("path", f"{path}: {exc}") from None
     document = parse_json(raw, str(path))
-    outcomes = ctx.service().memories.import_memories(document, by=by).value
+    outcomes = ctx.service().commands.execute(c.ImportMemories(document, by=by), CLI).value
     counts: dict[str, int] = {}
     for out in outcomes:
         counts[out.outcome] = counts.get(out.outcome, 0) + 1
@@ -312,7 +324,7 @@ def memory_undo(ctx: Context, change_id: str | None, last: bool, by: str | None)
         if not pending:
             raise InvalidInputError("change", "no change left to undo")
         change_id = pending[0].id
-    result = svc.review.undo_change(str(change_id), by=by)
+    result = svc.commands.execute(c.UndoChange(str(change_id), by=by), CLI)
     human = f"undone {change_id} (as {result.changes.command_id})"
     for rec in result.value:
         human += "\n" + line(rec)

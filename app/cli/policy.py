@@ -7,6 +7,7 @@ import json
 import click
 
 from app.cli.root import Context, handles_errors, pass_ctx
+from core.model import commands as c
 
 
 @click.group()
@@ -35,7 +36,7 @@ def policy_set(ctx: Context, assignments: tuple[str, ...]) -> None:
         if not sep:
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}")
         changes[key.strip()] = _setting_value(raw.strip())
-    new = ctx.service().policy.update_settings(**changes).value.to_dict()
+    new = ctx.write(c.UpdatePolicySettings(changes)).value.to_dict()
     ctx.emit(new, json.dumps(new, indent=2))
 
 

@@ -9,6 +9,10 @@ import click
 from app.cli.helpers import echo_lines, line, scopes_option, show
 from app.cli.root import Context, handles_errors, pass_ctx
 from core import MemoryFilter, Scope
+from core.model import commands as c
+
+CLI = c.Origin("cli")
+
 
 if TYPE_CHECKING:
     from core import MemoryService
@@ -38,15 +42,16 @@ def remember(
 ) -> None:
     """Remember something, as the user's explicit request (the policy still checks it)."""
     out = ctx.write(
-        "memories.remember",
-        Scope.parse(scopes),
-        text,
-        session=session,
-        kind=kind,
-        expires_in_days=expires_in_days,
-        by=by,
-        said_at=said_at,
-        speaker=speaker,
+        c.Remember(
+            Scope.parse(scopes),
+            text,
+            session=session,
+            kind=kind,
+            expires_in_days=expires_in_days,
+            by=by,
+            said_at=said_at,
+            speaker=speaker,
+        )
     ).value
     human = f"{out.outcome}: " + "; ".join(out.reasons)
     if out.record is not None:
@@ -60,7 +65,7 @@ def remember(
 @handles_errors
 def extract(ctx: Context, session: str) -> None:
     """Run extraction over a session: suggested memories land in the review queue."""
-    outcomes = ctx.service().memories.extract(session).value
+    outcomes = ctx.service().commands.execute(c.Extract(session), CLI).value
 
     def human() -> None:
         if not outcomes:
@@ -116,11 +121,11 @@ def candidates_approve(
     if scopes and not all_suggested:
         raise click.UsageError("--scope narrows --all-suggested; it does not go with ids")
     if len(memory_ids) == 1:
-        show(ctx, ctx.write("review.approve", memory_ids[0], by=by).value, "approved")
+        show(ctx, ctx.write(c.Approve(memory_ids[0], by=by)).value, "approved")
         return
     svc = ctx.service()
     ids = list(memory_ids) or _suggested(svc, scopes)
-    records = svc.review.approve_many(ids, by=by).value if ids else []
+    records = svc.commands.execute(c.ApproveMany(tuple(ids), by=by), CLI).value if ids else []
     lines = [f"approved {len(records)}", *(line(r) for r in records)] if records else []
     ctx.emit(records, echo_lines(lines, "nothing to approve"))
 
@@ -138,7 +143,7 @@ def _suggested(svc: MemoryService, scopes: tuple[str, ...]) -> list[str]:
 @handles_errors
 def candidates_reject(ctx: Context, memory_id: str, reason: str | None) -> None:
     """Reject a suggested memory."""
-    show(ctx, ctx.write("review.reject", memory_id, reason=reason).value, "rejected")
+    show(ctx, ctx.write(c.Reject(memory_id, reason=reason)).value, "rejected")
 
 
 @candidates.command("edit")
@@ -150,7 +155,7 @@ def candidates_reject(ctx: Context, memory_id: str, reason: str | None) -> None:
 def candidates_edit(ctx: Context, memory_id: str, text: str, then_approve: bool) -> None:
     """Edit a suggested memory (optionally approve it in the same command)."""
     svc = ctx.service()
-    rec = svc.review.edit(memory_id, text).value
+    rec = svc.commands.execute(c.Edit(memory_id, text), CLI).value
     if then_approve:
-        rec = svc.review.approve(rec.id).value
+        rec = svc.commands.execute(c.Approve(rec.id), CLI).value
     show(ctx, rec, "edited" + (" and approved" if then_approve else ""))

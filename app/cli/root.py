@@ -26,8 +26,11 @@ from app.paths import DATA_DIR_ENV, default_data_dir
 
 if TYPE_CHECKING:
     from core import MemoryService
+    from core.model.commands import Command
+    from core.model.records import Result
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 # A store kept open by the local daemon (`app/hooks/cli_serve.py`) for the command it runs:
 # (its data directory, resolved; the open service).
 _BORROWED: contextvars.ContextVar[tuple[str, MemoryService] | None] = contextvars.ContextVar(
@@ -91,28 +94,27 @@ class Context:
         self._borrowed = True
         return lent[1]
 
-    def write(self, operation: str, *args: Any, **kwargs: Any) -> Any:
-        """Run one of the service's spoolable writes (R23), named `namespace.method`
-        (`review.approve`).
+    def write(self, command: Command[T]) -> Result[T]:
+        """Carry out one change as a command from the CLI (#39, `service.commands`).
 
-        On a store kept on a server that cannot be reached, even to open it, the write is
-        sealed into this machine's spool with its local copy of the key set, and the
+        On a store kept on a server that cannot be reached, even to open it, a spoolable
+        write is sealed into this machine's spool with its local copy of the key set, and the
         command fails with the same "kept in this machine's spool" error an open store
-        gives; the next write to the open store (or `spool flush`) applies it.
+        gives; the next write to the open store (or `spool flush`) applies it (R23).
         """
         from core import ServerUnavailableError
+        from core.model.commands import Origin
 
         try:
             service = self.service()
         except ServerUnavailableError as away:
             from app.compose import offline_writer
+            from core.services.commands import HANDLERS
 
             writer = offline_writer(self.data_dir, away.message, _prompt_passphrase)
-            raise writer.spool(operation, *args, **kwargs) from None
-        target: Any = service
-        for part in operation.split("."):  # `memories.remember`: a namespace, then its method
-            target = getattr(target, part)
-        return target(*args, **kwargs)
+            namespace, operation = HANDLERS[type(command)]
+            raise writer.spool(f"{namespace}.{operation}", **command.arguments()) from None
+        return service.commands.execute(command, Origin("cli"))
 
     def close(self) -> None:
         """Release the store."""

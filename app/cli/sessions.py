@@ -6,6 +6,9 @@ import click
 
 from app.cli.helpers import echo_lines
 from app.cli.root import Context, handles_errors, pass_ctx
+from core.model import commands as c
+
+CLI = c.Origin("cli")
 
 
 @click.group()
@@ -32,5 +35,5 @@ def session_list(ctx: Context) -> None:
 @handles_errors
 def session_opt_out(ctx: Context, name: str, undo: bool) -> None:
     """Per-session opt-out: nothing injected into it, nothing extracted from it."""
-    info = ctx.service().events.set_session_opt_out(name, not undo).value
+    info = ctx.service().commands.execute(c.SetSessionOptOut(name, not undo), CLI).value
     ctx.emit(info, f"{info.id}: {'opted out' if info.opted_out else 'opted in'}")

@@ -32,7 +32,7 @@ def list_spooled(ctx: Context) -> None:
     from core import ServerUnavailableError, SpoolService
 
     try:
-        entries = ctx.service().spool.entries()
+        entries = ctx.service().commands.entries()
     except ServerUnavailableError:
         entries = SpoolService.offline_entries(ctx.data_dir)
 
@@ -54,7 +54,7 @@ def list_spooled(ctx: Context) -> None:
 @handles_errors
 def flush(ctx: Context) -> None:
     """Apply the waiting writes now, in order; the policy decides each one as it applies."""
-    report = ctx.service().spool.flush()
+    report = ctx.service().commands.flush()
 
     def human() -> None:
         click.echo(

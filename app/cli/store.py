@@ -89,7 +89,7 @@ def status(ctx: Context) -> None:
 def _spool_status_line(ctx: Context) -> None:
     from app.cli.spool import spool_line
 
-    line = spool_line(ctx.service().spool.status())
+    line = spool_line(ctx.service().commands.status())
     if line:
         click.echo(line)
 

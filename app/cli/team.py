@@ -162,7 +162,7 @@ def password(ctx: Context) -> None:
     The server keeps only its SCRAM verifier and this device keeps it sealed in its key set;
     the old password stops working at once. Each device has a login of its own, so no other
     device is affected."""
-    ctx.service().team.change_password()
+    ctx.service().keys.change_database_password()
     ctx.emit({"changed": True}, "this device's database password was changed")
 
 

@@ -24,6 +24,9 @@ from app.evaluation.sessions import RecordedSession, hook_payloads, lifecycle_pa
 from app.hooks.claude_code import SESSION_PREFIX, handle
 from core import InvalidInputError, MemoryService, PolicySettings
 from core.evaluation.ab import Call, Score, score_session
+from core.model import commands as c
+
+CLI = c.Origin("cli")
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,7 @@ def _replay(
     svc: MemoryService, session: RecordedSession, config: Configuration, work: Path
 ) -> Score:
     if config.policy:
-        svc.policy.update_settings(**config.policy)
+        svc.commands.execute(c.UpdatePolicySettings(dict(config.policy)), CLI)
     ids = _seed(svc, session)
     project = _project(work, session, config)
     transcript = work / f"{session.session_id}.jsonl"
@@ -135,7 +138,9 @@ def _seed(svc: MemoryService, session: RecordedSession) -> dict[str, str]:
     """The session's memories as the user's own (active); key -> memory id."""
     ids = {}
     for mem in session.memories:
-        out = svc.memories.remember(mem["scope"], mem["text"], kind=mem.get("kind")).value
+        out = svc.commands.execute(
+            c.Remember(mem["scope"], mem["text"], kind=mem.get("kind")), CLI
+        ).value
         if out.record is not None:
             ids[mem["key"]] = out.record.id
     return ids
@@ -183,13 +188,17 @@ def _act(
     scope = {"user": session.user, "project": session.project}
     for action in (a for a in session.actions if a.get("after_turn") == turn):
         if "delete" in action:
-            svc.review.delete(
-                ids[action["delete"]], reason="the user deleted it", requested_by=session.user
+            svc.commands.execute(
+                c.Delete(
+                    ids[action["delete"]], reason="the user deleted it", requested_by=session.user
+                ),
+                CLI,
             )
         elif "observe" in action:
             seen = action["observe"]
-            svc.memories.observe(
-                scope, seen["text"], session=name, contradicts=ids[seen["contradicts"]]
+            svc.commands.execute(
+                c.Observe(scope, seen["text"], session=name, contradicts=ids[seen["contradicts"]]),
+                CLI,
             )
         elif "correct" in action:
             _correct(svc, set(ids.values()), action["correct"], session.user)
@@ -202,6 +211,10 @@ def _correct(svc: MemoryService, seeded: set[str], spec: dict[str, str], user: s
         if record.id in seeded or needle not in record.content.casefold():
             continue
         if record.status.value == "active":
-            svc.review.delete(record.id, reason=spec.get("reason", "corrected"), requested_by=user)
+            svc.commands.execute(
+                c.Delete(record.id, reason=spec.get("reason", "corrected"), requested_by=user), CLI
+            )
         elif record.status.value in ("candidate", "quarantined"):
-            svc.review.reject(record.id, reason=spec.get("reason", "corrected"), by=user)
+            svc.commands.execute(
+                c.Reject(record.id, reason=spec.get("reason", "corrected"), by=user), CLI
+            )

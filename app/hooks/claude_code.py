@@ -49,6 +49,10 @@ from core import (
     Scope,
     TrustLevel,
 )
+from core.model import commands as c
+
+HOOK = c.Origin("hook", "claude-code")
+
 
 log = logging.getLogger(__name__)
 AGENT = "claude-code"
@@ -134,18 +138,21 @@ def _dispatch(service: MemoryService, call: HookCall, ws: Workspace) -> str:
 def session_start(service: MemoryService, call: HookCall, ws: Workspace) -> str:
     """Record the session's start; the standing memories of its scope."""
     source = call.raw.get("source") if isinstance(call.raw.get("source"), str) else "startup"
-    service.events.append_event(
-        NewEvent(
-            call.session,
-            Actor.SYSTEM,
-            TrustLevel.TOOL_VERIFIED,
-            ws.scope,
-            f"Claude Code session {source} in {ws.project}",
-            kind=EventKind.MESSAGE,
-            source="system",
-            data={"hook": "SessionStart", "source": source, "agent": AGENT},
-            by=AGENT,
-        )
+    service.commands.execute(
+        c.AppendEvent(
+            NewEvent(
+                call.session,
+                Actor.SYSTEM,
+                TrustLevel.TOOL_VERIFIED,
+                ws.scope,
+                f"Claude Code session {source} in {ws.project}",
+                kind=EventKind.MESSAGE,
+                source="system",
+                data={"hook": "SessionStart", "source": source, "agent": AGENT},
+                by=AGENT,
+            )
+        ),
+        HOOK,
     )
     goal = f"standing preferences, conventions and decisions for {ws.project}"
     return _inject(service, call, ws, goal, ws.session_budget_tokens, with_history=True)
@@ -162,18 +169,21 @@ def user_prompt(service: MemoryService, call: HookCall, ws: Workspace) -> str:
 def record_compaction(service: MemoryService, call: HookCall, ws: Workspace) -> None:
     """The log notes that the context was compacted here (R1), manual or automatic."""
     trigger = call.raw.get("trigger") if call.raw.get("trigger") in ("manual", "auto") else None
-    service.events.append_event(
-        NewEvent(
-            call.session,
-            Actor.SYSTEM,
-            TrustLevel.TOOL_VERIFIED,
-            ws.scope,
-            f"Claude Code compacted the conversation ({trigger or 'unknown trigger'})",
-            kind=EventKind.COMPACTION,
-            source="system",
-            data={"hook": "PreCompact", "trigger": trigger, "agent": AGENT},
-            by=AGENT,
-        )
+    service.commands.execute(
+        c.AppendEvent(
+            NewEvent(
+                call.session,
+                Actor.SYSTEM,
+                TrustLevel.TOOL_VERIFIED,
+                ws.scope,
+                f"Claude Code compacted the conversation ({trigger or 'unknown trigger'})",
+                kind=EventKind.COMPACTION,
+                source="system",
+                data={"hook": "PreCompact", "trigger": trigger, "agent": AGENT},
+                by=AGENT,
+            )
+        ),
+        HOOK,
     )
 
 
@@ -187,7 +197,7 @@ def _inject(
     with_history: bool = False,
 ) -> str:
     if ws.opt_out and not _opted_out(service, call.session):
-        service.events.set_session_opt_out(call.session, True)
+        service.commands.execute(c.SetSessionOptOut(call.session, True), HOOK)
     history = ""
     if with_history and not _opted_out(service, call.session):
         # At most half the budget (about four characters a token); memories get the rest.
@@ -253,7 +263,7 @@ def post_tool_use(service: MemoryService, call: HookCall, ws: Workspace) -> None
                 by=AGENT,
             )
         )
-    service.events.append_events(items)
+    service.commands.execute(c.AppendEvents(tuple(items)), HOOK)
 
 
 def tool_trust(name: str) -> tuple[TrustLevel, str | None]:
@@ -341,17 +351,18 @@ def extract_since_mark(service: MemoryService, session: str, *, pre_compress: bo
     if not events:
         return 0
     try:
-        service.events.append_captured(
-            [], cursor, events[-1].position, {"session_events": len(ids)}
+        service.commands.execute(
+            c.AppendCaptured(tuple([]), cursor, events[-1].position, {"session_events": len(ids)}),
+            HOOK,
         )
     except MemoryCenterError:
         return 0  # another hook is extracting these events right now
     if not ids:
         return 0
     result = (
-        service.memories.pre_compress(session, ids)
+        service.commands.execute(c.PreCompress(session, ids), HOOK)
         if pre_compress
-        else service.memories.extract(session, ids)
+        else service.commands.execute(c.Extract(session, ids), HOOK)
     )
     return len(result.value)
 
@@ -381,7 +392,7 @@ def record_failure(service: MemoryService, call: HookCall | None, exc: BaseExcep
             by=AGENT,
         )
         try:
-            service.events.append_event(item)
+            service.commands.execute(c.AppendEvent(item), HOOK)
             return
         except InvalidInputError:
             continue  # a session id the store refuses: the shared hook-errors session then

@@ -22,9 +22,13 @@ from typing import Any
 
 from app.importers import extraction
 from core import InvalidInputError, MemoryCenterError, MemoryService, NewEvent, Scope
+from core.model import commands as c
 from core.model import limits
 from core.model.jsonsafe import has_lone_surrogate
 from core.model.records import RECORDED_AFTER
+
+IMPORTER = c.Origin("importer")
+
 
 PAGE = 10_000
 MAX_SOURCE_BYTES = 512 * 1024 * 1024
@@ -286,7 +290,9 @@ def _append(
     while batch:
         flat = [(b, k) for b, (_, items) in enumerate(batch) for k in range(len(items))]
         try:
-            events = service.events.append_events([batch[b][1][k][0] for b, k in flat]).value
+            events = service.commands.execute(
+                c.AppendEvents(tuple([batch[b][1][k][0] for b, k in flat])), IMPORTER
+            ).value
         except InvalidInputError as exc:
             found = _EVENT_FIELD.match(exc.field)
             if found is None or int(found.group(1)) >= len(flat):
@@ -316,13 +322,15 @@ def _extract(
 ) -> set[str]:
     """Extract from the sessions; the names of those whose extraction committed."""
     try:
-        outcomes = service.memories.extract_many([s.session for s in sessions]).value
+        outcomes = service.commands.execute(
+            c.ExtractMany(tuple([s.session for s in sessions])), IMPORTER
+        ).value
         done = {s.session for s in sessions}
     except MemoryCenterError:
         outcomes, done = [], set()
         for sess in sessions:
             try:
-                outcomes += service.memories.extract(sess.session).value
+                outcomes += service.commands.execute(c.Extract(sess.session), IMPORTER).value
             except MemoryCenterError as exc:
                 _problem(report, sess, exc)
                 continue

@@ -17,6 +17,10 @@ from collections import Counter
 from collections.abc import Iterable
 
 from core import CaptureCursor, ConflictError, MemoryCenterError, MemoryService
+from core.model import commands as c
+
+IMPORTER = c.Origin("importer")
+
 
 AGENT = "extract"
 PAGE = 10_000
@@ -51,7 +55,9 @@ def advance(service: MemoryService, mark: CaptureCursor, position: int) -> bool:
     if position <= mark.position:
         return True
     try:
-        service.events.append_captured([], mark, position, {"extracted_to": position})
+        service.commands.execute(
+            c.AppendCaptured(tuple([]), mark, position, {"extracted_to": position}), IMPORTER
+        )
     except ConflictError:
         return False
     return True
@@ -69,7 +75,7 @@ def finish(service: MemoryService, sessions: Iterable[str]) -> tuple[Counter[str
             mark, ids, last = pending(service, session)
             if not ids:
                 continue
-            for outcome in service.memories.extract(session, ids).value:
+            for outcome in service.commands.execute(c.Extract(session, ids), IMPORTER).value:
                 outcomes[outcome.outcome] += 1
             advance(service, mark, last)
         except MemoryCenterError:

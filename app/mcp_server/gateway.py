@@ -22,6 +22,7 @@ from app.mcp_server.config import ServerSettings
 from app.serialize import to_jsonable
 from core import EventSource, MemoryCenterError, MemoryService, Scope, TrustLevel
 from core.agents.edge import TRUST_CEILING, AgentEdge
+from core.model import commands as c
 from core.model import limits
 from core.model.enums import MemoryKind
 from core.model.memory import KEYWORD_ONLY, MemoryFilter
@@ -71,7 +72,12 @@ class Gateway:
         ceiling = dict(TRUST_CEILING)
         ceiling["user"] = TrustLevel(settings.user_trust)
         self.edge = AgentEdge(
-            lambda: self.service, settings.scope, settings.session, agent="mcp", ceiling=ceiling
+            lambda: self.service,
+            settings.scope,
+            settings.session,
+            agent="mcp",
+            ceiling=ceiling,
+            entry="mcp",
         )
 
     @property
@@ -158,15 +164,18 @@ class Gateway:
             if kind is not None:
                 enum_value(MemoryKind, kind, "kind")
             evidence_ids = [self._evidence(req, evidence, caller)] if evidence is not None else []
-            outcome = self.service.memories.suggest(
-                req,
-                content,
-                kind=kind,
-                evidence=evidence_ids,
-                session=self.settings.session,
-                by=caller.label,
-                said_at=said_at,
-                speaker=speaker,
+            outcome = self.service.commands.execute(
+                c.Suggest(
+                    req,
+                    content,
+                    kind=kind,
+                    evidence=evidence_ids,
+                    session=self.settings.session,
+                    by=caller.label,
+                    said_at=said_at,
+                    speaker=speaker,
+                ),
+                self.edge.origin,
             ).value
             record = outcome.record
             return {
@@ -206,7 +215,7 @@ class Gateway:
                 said_at=said_at,
                 speaker=speaker,
             )
-            event = self.service.events.append_event(item).value
+            event = self.service.commands.execute(c.AppendEvent(item), self.edge.origin).value
             return {
                 "event_id": event.id,
                 "seq": event.seq,
@@ -308,7 +317,7 @@ class Gateway:
             },
             by=caller.label,
         )
-        return self.service.events.append_event(item).value.id
+        return self.service.commands.execute(c.AppendEvent(item), self.edge.origin).value.id
 
     def _call(
         self,

@@ -25,6 +25,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from core.errors import InvalidInputError, MemoryCenterError, NotFoundError, ScopeWidenedError
+from core.model import commands as c
+from core.model.commands import Origin
 from core.model.enums import Actor, EventKind, TrustLevel
 from core.model.jsonsafe import has_lone_surrogate
 from core.model.memory import SearchHit, Tombstone
@@ -141,6 +143,7 @@ class AgentEdge:
         session: the session this agent's events go to (may change: `session` is public).
         agent: written as `by` on the events this edge writes.
         ceiling: the most each role may claim (a server may cap `user` at `assistant`).
+        entry: the entry point its commands come in by (sdk, mcp).
     """
 
     def __init__(
@@ -151,12 +154,19 @@ class AgentEdge:
         *,
         agent: str = "agent",
         ceiling: Mapping[str, TrustLevel] = TRUST_CEILING,
+        entry: str = "sdk",
     ) -> None:
         self._service = service
         self.base_scope = scope
         self.session = session
         self.agent = agent
         self.ceiling = dict(ceiling)
+        self.entry = entry
+
+    @property
+    def origin(self) -> Origin:
+        """Where this edge's commands come from (stamped by `service.commands`, #39)."""
+        return Origin(self.entry, self.agent)
 
     @property
     def service(self) -> MemoryService:
@@ -243,8 +253,8 @@ class AgentEdge:
     def forget(self, memory_id: str, reason: str, *, by: str | None = None) -> Tombstone:
         """Delete a visible memory through the tombstone path (R19)."""
         record = self.visible(memory_id)
-        return self.service.review.delete(
-            record.id, reason=reason, requested_by=by or self.agent
+        return self.service.commands.execute(
+            c.Delete(record.id, reason=reason, requested_by=by or self.agent), self.origin
         ).value
 
     def audit(
@@ -310,7 +320,7 @@ class AgentEdge:
 
     def _best_effort(self, item: NewEvent, what: str) -> None:
         try:
-            self.service.events.append_event(item)
+            self.service.commands.execute(c.AppendEvent(item), self.origin)
         except MemoryCenterError as exc:  # the turn goes on; the log is best effort here
             log.warning("could not record %s: %s", what, exc.message)
 

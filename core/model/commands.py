@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -104,7 +104,7 @@ class AppendEvents(Command[list[Event]]):
 
     name: ClassVar[str] = "append_events"
     spoolable: ClassVar[bool] = True
-    items: tuple[NewEvent, ...]
+    items: Sequence[NewEvent]
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class AppendCaptured(Command[list[Event]]):
     """Append captured transcript events and move the capture cursor, atomically."""
 
     name: ClassVar[str] = "append_captured"
-    items: tuple[NewEvent, ...]
+    items: Sequence[NewEvent]
     cursor: CaptureCursor
     position: int
     state: Mapping[str, Any] | None = None
@@ -155,7 +155,7 @@ class Suggest(Command[MemoryOutcome]):
     scope: ScopeValue
     text: str
     kind: str | None = None
-    evidence: tuple[str, ...] = ()
+    evidence: Sequence[str] = ()
     session: str | None = None
     by: str | None = None
     said_at: dt.datetime | str | None = None
@@ -167,7 +167,7 @@ class RememberMany(Command[list[MemoryOutcome]]):
     """Many explicit requests in one transaction (history being imported)."""
 
     name: ClassVar[str] = "remember_many"
-    items: tuple[Mapping[str, Any], ...]
+    items: Sequence[Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ class SuggestMany(Command[list[MemoryOutcome]]):
     """Many suggestions in one transaction."""
 
     name: ClassVar[str] = "suggest_many"
-    items: tuple[Mapping[str, Any], ...]
+    items: Sequence[Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,16 @@ class Extract(Command[list[MemoryOutcome]]):
 
     name: ClassVar[str] = "extract"
     session: str
-    event_ids: tuple[str, ...] | None = None
+    event_ids: Sequence[str] | None = None
+
+
+@dataclass(frozen=True)
+class PreCompress(Command[list[MemoryOutcome]]):
+    """Extraction before the agent compacts its context: what it is about to forget."""
+
+    name: ClassVar[str] = "pre_compress"
+    session: str
+    event_ids: Sequence[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -204,7 +213,7 @@ class ExtractMany(Command[list[MemoryOutcome]]):
     """Run extraction over several sessions."""
 
     name: ClassVar[str] = "extract_many"
-    sessions: tuple[str, ...]
+    sessions: Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -236,7 +245,7 @@ class Approve(MemoryCommand[MemoryRecord]):
 @dataclass(frozen=True)
 class ApproveMany(Command[list[MemoryRecord]]):
     name: ClassVar[str] = "approve_many"
-    memory_ids: tuple[str, ...]
+    memory_ids: Sequence[str]
     by: str | None = None
 
 

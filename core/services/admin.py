@@ -23,7 +23,7 @@ from core.model.validate import identifier
 from core.retrieval.catalog import Catalog
 from core.retrieval.vectors import VectorLayer
 from core.services.context import WINDOWS_SETTING, Engine
-from core.services.team import TeamAdmin
+from core.services.team import TeamAdmin, change_database_password
 from core.storage import settings
 from core.storage.rotation import rotate
 from core.storage.store import changes_of
@@ -225,6 +225,11 @@ class KeyAdmin:
         self._e = engine
         # Only an owner or admin of a team store rotates (the signed membership says who).
         self._team = TeamAdmin(engine, self)
+
+    def change_database_password(self) -> None:
+        """Give this device's database login a new password (a team store, #41): sealed in
+        the key set like the rest of this device's secrets."""
+        change_database_password(self._e)
 
     def rotation_pending(self) -> bool:
         """True when a key rotation was started and not finished (resume it with

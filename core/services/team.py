@@ -343,33 +343,6 @@ class TeamAdmin:
                 "its key"
             )
 
-    # --- this device's database password --------------------------------------------
-
-    def change_password(self) -> None:
-        """Give this device's database login a new random password: the server stores its
-        verifier, this device keeps it sealed in its key set, and the old one stops
-        working. The key set keeps the new password before the server changes it, and
-        gets the old one back if the server refuses.
-
-        Raises:
-            InvalidStateError: a local store.
-        """
-        self._server_only()
-        store, key_store = self._e.store, self._e.key_store
-        old = self._e.keys
-        fresh = logins.new_password()
-        changed = dc_replace(old, db_password=fresh)
-        key_store.save(changed)
-        try:
-            with store.write("change this device's database password") as tx:
-                logins.change_password(tx.conn, fresh)
-        except BaseException:
-            key_store.save(old)
-            raise
-        self._e.keys = changed
-        for engine in (store.write_engine, store.read_engine):
-            logins.use_password(engine, fresh)
-
     # --- listing --------------------------------------------------------------------
 
     def members(self) -> list[MemberInfo]:
@@ -472,3 +445,30 @@ def _state(used_by: str | None, cancelled: bool, expires_at: str, now: str) -> s
     if cancelled:
         return "cancelled"
     return "expired" if now > expires_at else "open"
+
+
+def change_database_password(engine: Engine) -> None:
+    """Give this device's database login a new random password: the server stores its
+    verifier, this device keeps it sealed in its key set, and the old one stops working.
+    The key set keeps the new password before the server changes it, and gets the old one
+    back if the server refuses.
+
+    Raises:
+        InvalidStateError: a local store.
+    """
+    store, key_store = engine.store, engine.key_store
+    if not store.is_server:
+        raise InvalidStateError("a local store has no database login")
+    old = engine.keys
+    fresh = logins.new_password()
+    changed = dc_replace(old, db_password=fresh)
+    key_store.save(changed)
+    try:
+        with store.write("change this device's database password") as tx:
+            logins.change_password(tx.conn, fresh)
+    except BaseException:
+        key_store.save(old)
+        raise
+    engine.keys = changed
+    for db_engine in (store.write_engine, store.read_engine):
+        logins.use_password(db_engine, fresh)

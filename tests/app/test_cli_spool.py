@@ -188,7 +188,7 @@ def test_a_hook_run_while_the_server_is_away_spools_its_events(
     finally:
         pg_crash_server.restart()
     with MemoryService.open(data, passphrase=PASSPHRASE, prefer_keyring=False) as service:
-        report = service.spool.flush()
+        report = service.commands.flush()
         assert report.waiting == 0 and not report.refused, report
         events = service.events.list_events(session="claude-code:s-hook")
         kinds = [e.kind.value for e in events]

@@ -37,9 +37,9 @@ def main() -> None:
             print("spooled", i, flush=True)
         time.sleep(float(os.environ.get("SPOOL_WRITER_PAUSE", "0.02")))
     deadline = time.monotonic() + 60
-    waiting = service.spool.status().waiting
+    waiting = service.commands.status().waiting
     while waiting and time.monotonic() < deadline:
-        waiting = service.spool.flush().waiting
+        waiting = service.commands.flush().waiting
         if waiting:
             time.sleep(0.5)
     print("flushed", waiting, flush=True)

@@ -5,20 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from core import MemoryRecord, QuarantineReport, Tombstone
+from core.model import commands as c
 
 from ui.context import UiContext
 from ui.ops import MutatingOp, mutate
 
+DESKTOP = c.Origin("desktop")
+
 
 def approve_candidate(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Confirm a suggested (or checked quarantined) memory."""
-    return mutate(ctx, lambda s: s.review.approve(memory_id))
+    return mutate(ctx, lambda s: s.commands.execute(c.Approve(memory_id), DESKTOP))
 
 
 def edit_and_approve(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
     """Change the wording as a new revision and confirm it: one core operation, one
     transaction, one change set."""
-    return mutate(ctx, lambda s: s.review.edit_and_approve(memory_id, text))
+    return mutate(ctx, lambda s: s.commands.execute(c.EditAndApprove(memory_id, text), DESKTOP))
 
 
 def rescope_and_approve(
@@ -26,57 +29,62 @@ def rescope_and_approve(
 ) -> MutatingOp[MemoryRecord]:
     """Give a candidate a narrower (or, confirmed by the user, wider) scope and confirm it;
     the core decides which of the two the new scope is."""
-    return mutate(ctx, lambda s: s.review.rescope_and_approve(record.id, scope))
+    return mutate(ctx, lambda s: s.commands.execute(c.RescopeAndApprove(record.id, scope), DESKTOP))
 
 
 def reject_candidate(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[MemoryRecord]:
     """Reject a suggested memory with the user's reason."""
-    return mutate(ctx, lambda s: s.review.reject(memory_id, reason=reason or None))
+    return mutate(
+        ctx, lambda s: s.commands.execute(c.Reject(memory_id, reason=reason or None), DESKTOP)
+    )
 
 
 def edit_memory(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
     """Change a memory's wording as a new revision."""
-    return mutate(ctx, lambda s: s.review.edit(memory_id, text))
+    return mutate(ctx, lambda s: s.commands.execute(c.Edit(memory_id, text), DESKTOP))
 
 
 def downgrade_scope(
     ctx: UiContext, memory_id: str, scope: Mapping[str, str]
 ) -> MutatingOp[MemoryRecord]:
     """Narrow a memory's scope (e.g. user-wide to one project)."""
-    return mutate(ctx, lambda s: s.review.downgrade(memory_id, scope))
+    return mutate(ctx, lambda s: s.commands.execute(c.NarrowScope(memory_id, scope), DESKTOP))
 
 
 def disable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Keep a memory but never inject it."""
     return mutate(
-        ctx, lambda s: s.review.disable(memory_id, reason="disabled in the memory center")
+        ctx,
+        lambda s: s.commands.execute(
+            c.Disable(memory_id, reason="disabled in the memory center"), DESKTOP
+        ),
     )
 
 
 def enable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Make a disabled memory active again (the inverse of disable, used for undo)."""
-    return mutate(ctx, lambda s: s.review.enable(memory_id))
+    return mutate(ctx, lambda s: s.commands.execute(c.Enable(memory_id), DESKTOP))
 
 
 def exclude_from_session(ctx: UiContext, memory_id: str, session: str) -> MutatingOp[MemoryRecord]:
     """Keep a memory out of one session's injections."""
-    return mutate(ctx, lambda s: s.review.exclude(memory_id, session))
+    return mutate(ctx, lambda s: s.commands.execute(c.Exclude(memory_id, session), DESKTOP))
 
 
 def include_in_session(ctx: UiContext, memory_id: str, session: str) -> MutatingOp[MemoryRecord]:
     """Let a memory be injected into a session again (the inverse of exclude, used for undo)."""
-    return mutate(ctx, lambda s: s.review.include(memory_id, session))
+    return mutate(ctx, lambda s: s.commands.execute(c.Include(memory_id, session), DESKTOP))
 
 
 def quarantine_memory(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[QuarantineReport]:
     """Incident action: stop injecting a memory everywhere."""
-    return mutate(ctx, lambda s: s.review.quarantine(memory_id, reason))
+    return mutate(ctx, lambda s: s.commands.execute(c.Quarantine(memory_id, reason), DESKTOP))
 
 
 def undo_decision(ctx: UiContext, memory_id: str, action: str) -> MutatingOp[MemoryRecord]:
     """Undo the latest approve, reject or quarantine of a memory (a compensating decision
     in the core; the history keeps both)."""
-    return mutate(ctx, lambda s: s.review.undo(memory_id, action))
+    return mutate(ctx, lambda s: s.commands.execute(c.UndoDecision(memory_id, action), DESKTOP))
 
 
 def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
@@ -84,8 +92,8 @@ def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[Memo
     others become superseded by it. One transaction."""
     return mutate(
         ctx,
-        lambda s: s.review.resolve_conflict(
-            keep.id, reason="kept in the review queue", approve=True
+        lambda s: s.commands.execute(
+            c.ResolveConflict(keep.id, reason="kept in the review queue", approve=True), DESKTOP
         ),
     )
 
@@ -101,8 +109,8 @@ def keep_conflicting(
     wanted = {r.id: scopes.get(r.id) for r in members}
     return mutate(
         ctx,
-        lambda s: s.review.keep_conflicting(
-            wanted, reason="kept in the review queue", approve=True
+        lambda s: s.commands.execute(
+            c.KeepConflicting(wanted, reason="kept in the review queue", approve=True), DESKTOP
         ),
     )
 
@@ -114,12 +122,15 @@ def delete_memory(
     `purge_events`, also the text of the source events it came from)."""
     return mutate(
         ctx,
-        lambda s: s.review.delete(
-            memory_id,
-            reason=reason,
-            purge=purge,
-            purge_events=purge_events,
-            requested_by="memory-center",
+        lambda s: s.commands.execute(
+            c.Delete(
+                memory_id,
+                reason=reason,
+                purge=purge,
+                purge_events=purge_events,
+                requested_by="memory-center",
+            ),
+            DESKTOP,
         ),
     )
 
@@ -128,4 +139,4 @@ def widen_scope(
     ctx: UiContext, memory_id: str, scope: Mapping[str, str]
 ) -> MutatingOp[MemoryRecord]:
     """Broaden a memory's scope; the user's own action (also the undo of a downgrade)."""
-    return mutate(ctx, lambda s: s.review.widen(memory_id, scope))
+    return mutate(ctx, lambda s: s.commands.execute(c.WidenScope(memory_id, scope), DESKTOP))

@@ -9,9 +9,13 @@ from typing import Any
 
 from core import MemoryService, Result, write_user_file
 from core.model import MemoryOutcome
+from core.model import commands as c
 
 from ui.context import UiContext
 from ui.ops import MutatingOp, QueryOp, mutate, query
+
+DESKTOP = c.Origin("desktop")
+
 
 EXPORT_FILE_NAME = "memory-center-export.json"
 
@@ -39,6 +43,6 @@ def import_document(ctx: UiContext, document: Mapping[str, Any]) -> MutatingOp[l
     """Import an export document: every memory becomes a suggestion the policy decides."""
 
     def work(s: MemoryService) -> Result[list[MemoryOutcome]]:
-        return s.memories.import_memories(document, by="memory-center")
+        return s.commands.execute(c.ImportMemories(document, by="memory-center"), DESKTOP)
 
     return mutate(ctx, work)

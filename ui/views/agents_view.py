@@ -27,12 +27,16 @@ from PySide6.QtWidgets import (
 )
 
 from core import ChangeKind, MemoryService, Result, SessionInfo, agent_of_session
+from core.model import commands as c
 
 from ui.agent_identity import session_identity
 from ui.context import UiContext
 from ui.ops import MutatingOp, mutate, query
 from ui.presentation import local_time
 from ui.views.base import RefreshingView
+
+DESKTOP = c.Origin("desktop")
+
 
 INTERNAL_PREFIX = "memory-center:"
 
@@ -86,7 +90,7 @@ def pause_agent(ctx: UiContext, agent: str, paused: bool) -> MutatingOp[frozense
     """Turn memory off (or on again) for an agent, its sessions to come included."""
 
     def work(s: MemoryService) -> Result[frozenset[str]]:
-        return s.agents.set_paused(agent, paused)
+        return s.commands.execute(c.SetAgentPaused(agent, paused), DESKTOP)
 
     return mutate(ctx, work)
 

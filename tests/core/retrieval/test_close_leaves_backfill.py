@@ -16,7 +16,7 @@ import pytest
 
 from core import MemoryService
 from core.index.embedder import EmbedKind, register_embedder, unregister_embedder
-from core.retrieval.vectors import BACKGROUND_BATCH, SYNC_BACKFILL
+from core.retrieval.vector_state import BACKGROUND_BATCH, SYNC_BACKFILL
 from tests.conftest import PASSPHRASE
 from tests.support.slow_embedder import SlowPassageEmbedder
 

@@ -37,7 +37,7 @@ def test_the_service_keeps_at_most_fifteen_public_names(service: MemoryService) 
     assert len(names) <= MAX_PUBLIC_NAMES, names
     # Class-level names count too (a classmethod or property added later).
     assert {n for n in dir(MemoryService) if not n.startswith("_")} <= set(names)
-    assert len(_namespaces(service)) == 10
+    assert len(_namespaces(service)) == 10  # commands (and its spool) among them
 
 
 def test_every_namespace_is_listed_in_the_architecture(service: MemoryService) -> None:
@@ -77,7 +77,7 @@ def test_a_spool_file_from_before_the_namespaces_is_replayed(pg_url: str, tmp_pa
             {"user": "ann"}, "Ann prefers tea in the afternoon"
         ).value.record
         assert suggested is not None and suggested.status.value == "candidate"
-        gate = service.spool.gate()
+        gate = service.commands.gate()
         assert gate is not None
         now = service._store.clock.now()
         remember = {
@@ -87,9 +87,9 @@ def test_a_spool_file_from_before_the_namespaces_is_replayed(pg_url: str, tmp_pa
         approve = {"operation": "approve", "arguments": {"memory_id": suggested.id}}
         gate.local.add("remember", remember, now)
         gate.local.add("approve", approve, now)
-        assert [e.operation for e in service.spool.entries()] == ["remember", "approve"]
+        assert [e.operation for e in service.commands.entries()] == ["remember", "approve"]
 
-        report = service.spool.flush()
+        report = service.commands.flush()
 
         assert len(report.applied) == 2 and not report.refused and report.waiting == 0
         texts = {m.content: m.status.value for m in service.memories.list_memories()}

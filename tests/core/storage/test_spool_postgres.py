@@ -141,20 +141,20 @@ def test_spooled_purge_and_a_spooled_secret_are_decided_at_apply_time(
     assert spooled.value.operation == "delete" and spooled.value.waiting == 1
     with pytest.raises(WriteSpooledError):
         service.memories.remember({"user": "ann"}, f"my AWS access key is {SECRET}")
-    status = service.spool.status()
+    status = service.commands.status()
     assert status.waiting == 2 and status.offline and status.oldest is not None
-    assert [e.operation for e in service.spool.entries()] == ["delete", "remember"]
+    assert [e.operation for e in service.commands.entries()] == ["delete", "remember"]
     spool_bytes = (tmp_path / "a" / "spool.sqlite3").read_bytes()
     assert SECRET.encode() not in spool_bytes  # sealed with the store's key
     server.restart()
-    report = service.spool.flush()
+    report = service.commands.flush()
     assert len(report.applied) == 2 and report.waiting == 0 and report.error is None
     assert service.memories.get_memory(kept.record.id).status.value == "deleted"
     contents = [m.content for m in service.memories.list_memories()]
     assert not any(SECRET in text for text in contents)  # the policy rejected it on apply
     assert service.events.security_events()
     assert service.verify().ok
-    assert not service.spool.status().offline
+    assert not service.commands.status().offline
     service.close()
 
 
@@ -172,7 +172,7 @@ def test_a_flush_cut_off_after_the_commit_never_applies_twice(
     before = tmp_path / "spool-before-flush.sqlite3"
     shutil.copyfile(spool, before)
     service = _open(tmp_path / "a", url)
-    assert len(service.spool.flush().applied) == 3
+    assert len(service.commands.flush().applied) == 3
     # As if the process died after the store committed but before the spool forgot them.
     service.close()
     spool.unlink()
@@ -180,7 +180,7 @@ def test_a_flush_cut_off_after_the_commit_never_applies_twice(
         Path(str(spool) + extra).unlink(missing_ok=True)
     shutil.copyfile(before, spool)
     service = _open(tmp_path / "a", url)
-    again = service.spool.flush()
+    again = service.commands.flush()
     assert again.applied == () and len(again.already) == 3 and again.waiting == 0
     assert _texts(service, "s") == ["offline-0", "offline-1", "offline-2"]
     service.close()
@@ -198,12 +198,12 @@ def test_a_spooled_approval_of_a_memory_deleted_meanwhile_is_refused_and_reporte
     with pytest.raises(WriteSpooledError):
         service.review.approve("mem_doesnotexist")
     server.restart()
-    report = service.spool.flush()
+    report = service.commands.flush()
     assert len(report.applied) == 1
     assert [r.operation for r in report.refused] == ["approve"]
     assert "not found" in report.refused[0].message
     assert service.memories.get_memory(suggested.record.id).status.value == "active"
-    assert service.spool.status().last_error is not None
+    assert service.commands.status().last_error is not None
     service.close()
 
 
@@ -222,11 +222,11 @@ def test_bad_input_is_refused_at_once_even_while_offline(
         service.memories.remember({"user": "ann"}, "Remember: tea.", speaker="a\nb")
     with pytest.raises(InvalidInputError, match="said_at"):
         service.memories.remember({"user": "ann"}, "Remember: tea.", said_at="next tuesday")
-    assert service.spool.status().waiting == 1
+    assert service.commands.status().waiting == 1
     reads = service.retrieval.inject({"user": "ann"}, "anything", 300).value
     assert reads.degraded and reads.snapshot_id == "" and not reads.items
     server.restart()
-    assert service.spool.flush().waiting == 0
+    assert service.commands.flush().waiting == 0
     service.close()
 
 
@@ -272,7 +272,7 @@ def test_wait_for_change_polls_on_sqlite(tmp_path: Path) -> None:
     second = MemoryService.open(tmp_path / "s", passphrase=PG_PASSPHRASE, prefer_keyring=False)
     start = second.events.revision()
     assert second.events.wait_for_change(start, timeout=0.2) == start  # nothing happened
-    assert second.spool.gate() is None and second.spool.status().waiting == 0
+    assert second.commands.gate() is None and second.commands.status().waiting == 0
     first.memories.remember({"user": "ann"}, "Ann's flight to Osaka leaves at 9")
     assert second.events.wait_for_change(start, timeout=5) > start
     first.close()
@@ -302,7 +302,7 @@ def test_an_altered_spool_entry_is_refused_not_applied(
         service.events.append_event(_event("kept"))
     with pytest.raises(WriteSpooledError):
         service.events.append_event(_event("altered"))
-    second = service.spool.entries()[1].id
+    second = service.commands.entries()[1].id
     with sqlite3.connect(tmp_path / "a" / "spool.sqlite3") as raw:
         body = bytearray(
             raw.execute("SELECT body FROM entries WHERE id = ?", (second,)).fetchone()[0]
@@ -310,7 +310,7 @@ def test_an_altered_spool_entry_is_refused_not_applied(
         body[-1] ^= 1
         raw.execute("UPDATE entries SET body = ? WHERE id = ?", (bytes(body), second))
     server.restart()
-    report = service.spool.flush()
+    report = service.commands.flush()
     assert len(report.applied) == 1 and [r.id for r in report.refused] == [second]
     assert "integrity" in report.refused[0].message
     assert _texts(service, "s") == ["kept"]
@@ -336,11 +336,11 @@ def test_a_write_lock_held_too_long_elsewhere_spools_the_write_instead_of_hangin
         waited = time.monotonic() - started
         assert PG_WRITE_LOCK_WAIT_S - 0.5 <= waited <= PG_WRITE_LOCK_WAIT_S + 15
         assert spooled.value.waiting == 1
-        assert "write lock was not granted" in (service.spool.status().last_error or "")
+        assert "write lock was not granted" in (service.commands.status().last_error or "")
     finally:
         stuck.rollback()  # the other device gives the lock back
         stuck.close()
-    report = service.spool.flush()
+    report = service.commands.flush()
     assert len(report.applied) == 1 and report.waiting == 0 and report.error is None
     texts = [m.content for m in service.memories.list_memories()]
     assert "The retro is every second Friday at 15:00" in texts
@@ -366,13 +366,13 @@ def test_a_frozen_server_is_cut_off_writes_spool_and_reads_degrade(
             service.memories.remember({"user": "ann"}, "Ann's bike lock code is 4411")
         took = time.monotonic() - started
         assert took < 2.0 + 10.0, took  # the limit, plus a reconnect attempt's timeout
-        assert "did not answer for 2 s" in (service.spool.status().last_error or "")
+        assert "did not answer for 2 s" in (service.commands.status().last_error or "")
         assert spooled.value.waiting == 1
         reads = service.retrieval.inject({"user": "ann"}, "where is the spare key", 300).value
         assert reads.degraded and not reads.items
     finally:
         server.thaw(frozen)
-    report = service.spool.flush()
+    report = service.commands.flush()
     assert report.applied and report.waiting == 0 and report.error is None, report
     contents = [m.content for m in service.memories.list_memories()]
     assert "Ann's bike lock code is 4411" in contents
@@ -408,12 +408,12 @@ def test_a_spooled_memory_and_event_keep_the_time_they_were_made(
             service.memories.remember({"user": "ann"}, "Ann moved the meeting to Thursday")
         with pytest.raises(WriteSpooledError):
             service.events.append_event(_event("said while the server was away"))
-        made = service.spool.entries()
+        made = service.commands.entries()
         time.sleep(1.5)  # applied later than made, by more than the clocks' resolution
     finally:
         server.restart()
     applied_at_least = made[-1].spooled_at + dt.timedelta(seconds=1)
-    assert service.spool.flush().waiting == 0
+    assert service.commands.flush().waiting == 0
     (memory,) = [m for m in service.memories.list_memories() if "Thursday" in m.content]
     assert abs(memory.valid_from - made[0].spooled_at) < dt.timedelta(seconds=1)
     assert memory.created_at >= applied_at_least  # the row itself is from the flush
@@ -438,7 +438,7 @@ def test_after_a_server_restart_the_next_write_and_read_go_straight_through(
     after = service.events.append_event(_note("after"))
     assert after.value.seq == 2
     assert [e.text for e in service.events.list_events(session="restart")] == ["before", "after"]
-    assert service.spool.status().waiting == 0
+    assert service.commands.status().waiting == 0
     service.close()
 
 

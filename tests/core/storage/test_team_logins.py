@@ -299,7 +299,7 @@ def test_a_removed_members_login_is_refused_and_its_session_ended(team: Team, pg
 
 def test_a_device_changes_its_own_password(team: Team, pg_url: str) -> None:
     _ana, ben, tmp_path, ben_url = team
-    ben.team.change_password()
+    ben.keys.change_database_password()
     # The old password is refused; the device carries on and opens again with the new one.
     with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
         _sql(ben_url, "SELECT 1")
