@@ -13,10 +13,10 @@ from app.hooks import claude_code
 from core import (
     MemoryCenterError,
     MemoryService,
-    NewEvent,
     OfflineWriter,
     ServerUnavailableError,
 )
+from core.model.commands import Command, Origin
 
 log = logging.getLogger(__name__)
 Note = Callable[[str | None, str | None], None]
@@ -47,18 +47,26 @@ class _Away:
         return _Away(self._reason)
 
 
-class _SpoolOnlyEvents(_Away):
-    """`service.events` of `_SpoolOnly`: appends are spooled, the rest is away."""
+class _SpoolOnlyCommands(_Away):
+    """`service.commands` of `_SpoolOnly`: spoolable commands are kept in this machine's
+    spool (stamped as the pipeline would), the rest is away."""
 
     def __init__(self, writer: OfflineWriter, reason: str) -> None:
         super().__init__(reason)
         self._writer = writer
 
-    def append_event(self, item: NewEvent) -> Any:
-        raise self._writer.spool("events.append_event", item)
+    def execute(self, command: Command[Any], origin: Origin) -> Any:
+        from core.model.origin import stamp
+        from core.services.commands import HANDLERS as OPERATIONS
 
-    def append_events(self, items: list[NewEvent]) -> Any:
-        raise self._writer.spool("events.append_events", items)
+        if not type(command).spoolable:
+            raise ServerUnavailableError(self._reason)
+        stamped = stamp(command, origin)
+        namespace, operation = OPERATIONS[type(stamped)]
+        arguments = {
+            k: list(v) if isinstance(v, tuple) else v for k, v in stamped.arguments().items()
+        }
+        raise self._writer.spool(f"{namespace}.{operation}", **arguments)
 
 
 class _SpoolOnly(_Away):
@@ -68,7 +76,7 @@ class _SpoolOnly(_Away):
 
     def __init__(self, writer: OfflineWriter, reason: str) -> None:
         super().__init__(reason)
-        self.events = _SpoolOnlyEvents(writer, reason)
+        self.commands = _SpoolOnlyCommands(writer, reason)
 
 
 def run_once(data_dir: Path, agent: str, raw: bytes, note: Note | None = None) -> str:

@@ -28,6 +28,7 @@ from core.services.spool import SpoolService
 
 T = TypeVar("T")
 CORE = Origin("core")
+SPOOL = Origin("spool")
 
 # Where each command is carried out: (namespace, operation). The operation's parameters are
 # the command's fields, by name.
@@ -107,6 +108,10 @@ class Commands(SpoolService):
             k: list(v) if k in _LISTS and isinstance(v, tuple) else v for k, v in arguments.items()
         }
         return operation(**fixed)  # type: ignore[no-any-return]
+
+    def replay(self, command: Command[Any]) -> object:
+        """Run a command the offline spool kept, now that the server is back (R23)."""
+        return self.execute(command, SPOOL)
 
     def operation(self, kind: type[Command[Any]]) -> Callable[..., Any]:
         """The namespace operation that carries out commands of `kind`."""

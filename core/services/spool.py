@@ -5,8 +5,10 @@ spool read from its file and written with this machine's copy of the key set."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from core.model.clock import Clock, SystemClock
+from core.model.commands import Command
 from core.model.spool import FlushReport, SpoolEntry, SpoolStatus
 from core.services.context import Engine
 from core.storage.opener import device_id, offline_codec
@@ -40,8 +42,12 @@ class SpoolService:
             return None
         if self._spooler is None:
             data_dir = store.index_dir.parent
-            self._spooler = Spooler(self._service, store, data_dir, device_id(data_dir))
+            self._spooler = Spooler(self.replay, store, data_dir, device_id(data_dir))
         return self._spooler
+
+    def replay(self, command: Command[Any]) -> object:
+        """Run a command the spool kept (`service.commands` runs it through the pipeline)."""
+        raise NotImplementedError
 
     def status(self) -> SpoolStatus:
         """Writes waiting on this machine for the server, the oldest, the last error."""

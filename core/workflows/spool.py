@@ -32,6 +32,7 @@ from core.errors import (
     WriteSpooledError,
 )
 from core.model.clock import from_iso
+from core.model.commands import COMMANDS, Command, encode, from_wire
 from core.model.records import NewEvent
 from core.model.scope import Scope
 from core.model.spool import FlushReport, SpoolEntry, SpoolRefusal, SpoolStatus
@@ -68,6 +69,36 @@ LEGACY_OPERATIONS = {name.split(".", 1)[1]: name for name in SPOOLABLE}
 # The signature of each spoolable method, recorded by `@spoolable` as the services load: an
 # offline writer names positional arguments with them without an open service.
 SIGNATURES: dict[str, inspect.Signature] = {}
+
+
+def spooled_call(operation: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What the spool keeps of a write: the command itself (#39, `Command.to_wire`), beside
+    the operation that carries it out. Building the command checks that the arguments fit.
+
+    Raises:
+        InvalidInputError: arguments the command does not take.
+    """
+    name = operation.split(".", 1)[1]
+    kind = COMMANDS.get(name)
+    if kind is None:
+        raise InvalidInputError("operation", f"{operation!r} is not a command")
+    try:
+        command = kind(**arguments)
+    except TypeError as exc:
+        raise InvalidInputError("arguments", f"{operation}: {exc}") from None
+    return {"operation": operation, **command.to_wire()}
+
+
+def spooled_command(call: dict[str, Any], made_at: dt.datetime) -> Command[Any]:
+    """The command a spool entry keeps; an entry of an older version (an operation and its
+    arguments) is read as the command of the same name."""
+    operation = qualified(str(call["operation"]))
+    name = str(call.get("command") or operation.split(".", 1)[1])
+    try:
+        arguments = _dated(operation, _decode(call["arguments"]), made_at)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise InvalidInputError("arguments", f"cannot be replayed: {exc}") from None
+    return from_wire(name, {k: encode(v) for k, v in arguments.items()})
 
 
 def qualified(operation: str) -> str:
@@ -111,14 +142,17 @@ class Spooler:
     """The spool gate of one service on a server store.
 
     Args:
-        service: the service whose namespaces' undecorated methods replay entries.
+        execute: runs a replayed command through the pipeline (`service.commands`, as the
+            spool's own entry point).
         store: its store (for the claim in the replaying transaction).
         data_dir: the local data directory that holds the spool file.
         device: this machine's device id, recorded with each applied entry.
     """
 
-    def __init__(self, service: object, store: Store, data_dir: Path, device: str) -> None:
-        self._service = service
+    def __init__(
+        self, execute: Callable[[Command[Any]], object], store: Store, data_dir: Path, device: str
+    ) -> None:
+        self._execute = execute
         self._store = store
         self._device = device
         self.local = LocalSpool(data_dir, lambda: store.codec)
@@ -139,7 +173,7 @@ class Spooler:
         if getattr(self._replaying, "on", False):
             return run()
         _prevalidate(operation, arguments)
-        call = {"operation": operation, "arguments": _encode(arguments)}
+        call = spooled_call(operation, arguments)
         with self._lock:
             waiting, _ = self.local.summary()
             if waiting and (time.monotonic() < self._retry_at or self.flush().waiting):
@@ -162,7 +196,8 @@ class Spooler:
     ) -> WriteSpooledError:
         if error is not None:
             self._went_offline(error)
-        entry = self.local.add(operation, call, self._now(), entry_id=entry_id)
+        # Listed by the command's name (`remember`, `delete`), as `spool list` shows it.
+        entry = self.local.add(str(call["command"]), call, self._now(), entry_id=entry_id)
         waiting, _ = self.local.summary()
         return WriteSpooledError(entry.id, operation, waiting)
 
@@ -214,19 +249,12 @@ class Spooler:
             operation = qualified(str(call["operation"]))
             if operation not in SPOOLABLE or operation != qualified(entry.operation):
                 raise InvalidInputError("operation", f"{operation!r} cannot be replayed")
-            space, name = operation.split(".", 1)
-            owner = getattr(self._service, space)
-            method = getattr(type(owner), name).__wrapped__
-            try:
-                arguments = _dated(operation, _decode(call["arguments"]), entry.spooled_at)
-                inspect.signature(method).bind(owner, **arguments)
-            except (TypeError, ValueError, KeyError) as exc:
-                # Arguments this code cannot call the method with (an older spool format).
-                raise InvalidInputError("arguments", f"cannot be replayed: {exc}") from None
+            command = spooled_command(call, entry.spooled_at)
             self._replaying.on = True
             try:
+                # Through the pipeline, as any change: the edge's stamp, then the operation.
                 with self._store.first_write_also(self._claimer(entry, direct=False)):
-                    method(owner, **arguments)
+                    self._execute(command)
             finally:
                 self._replaying.on = False
         except (AlreadyAppliedError, ResourceUnavailableError) as exc:
@@ -357,11 +385,11 @@ class OfflineWriter:
             raise InvalidInputError("arguments", f"{operation}: {exc}") from None
         arguments = {k: v for k, v in bound.items() if k != "self"}
         _prevalidate(operation, arguments)
-        call = {"operation": operation, "arguments": _encode(arguments)}
+        call = spooled_call(operation, arguments)
         now = self._clock.now()
         local = LocalSpool(self._data_dir, lambda: self._codec)
         try:
-            entry = local.add(operation, call, now)
+            entry = local.add(str(call["command"]), call, now)
             local.note(ERROR_NOTE, self._reason)
             if OFFLINE_NOTE not in local.notes():
                 local.note(OFFLINE_NOTE, now.isoformat())

@@ -105,4 +105,4 @@ def test_a_spool_file_from_before_the_namespaces_is_replayed(pg_url: str, tmp_pa
     with pytest.raises(InvalidInputError, match="cannot be kept in the spool"):
         writer.spool("list_memories")
     (entry,) = SpoolService.offline_entries(data_dir)
-    assert entry.operation == "memories.remember"
+    assert entry.operation == "remember"  # listed by the command it keeps (#39)

@@ -138,7 +138,7 @@ def test_spooled_purge_and_a_spooled_secret_are_decided_at_apply_time(
     server.stop("immediate")
     with pytest.raises(WriteSpooledError) as spooled:
         service.review.delete(kept.record.id, reason="no longer true", purge=True)
-    assert spooled.value.operation == "delete" and spooled.value.waiting == 1
+    assert spooled.value.operation == "review.delete" and spooled.value.waiting == 1
     with pytest.raises(WriteSpooledError):
         service.memories.remember({"user": "ann"}, f"my AWS access key is {SECRET}")
     status = service.commands.status()
