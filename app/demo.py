@@ -32,12 +32,12 @@ def _log(
         NewEvent(session=session, actor=a, trust=t, scope=scope, text=x, kind=k, source=src)
         for a, t, k, src, x in rows
     ]
-    return [e.id for e in service.commands.execute(c.AppendEvents(tuple(items))).value]
+    return [e.id for e in service.commands.run(c.AppendEvents(tuple(items))).value]
 
 
 def _web_shop(service: MemoryService) -> None:
     s = "web-shop-setup"
-    service.commands.execute(
+    service.commands.run(
         c.Remember(ALICE, "Remember that I prefer pnpm for every JavaScript project.", session=s)
     )
     ids = _log(
@@ -58,7 +58,7 @@ def _web_shop(service: MemoryService) -> None:
             ("user", "user", "message", "chat", "Again: only the diff."),
         ],
     )
-    service.commands.execute(
+    service.commands.run(
         c.Suggest(
             ALICE_SHOP,
             "The web-shop project runs on Node 20 (.nvmrc says 20.11.1).",
@@ -67,7 +67,7 @@ def _web_shop(service: MemoryService) -> None:
             session=s,
         )
     )
-    service.commands.execute(
+    service.commands.run(
         c.Suggest(
             ALICE,
             "Alice prefers terse replies: show the diff only, without explanations.",
@@ -76,7 +76,7 @@ def _web_shop(service: MemoryService) -> None:
             session=s,
         )
     )
-    service.commands.execute(
+    service.commands.run(
         c.Remember(
             ALICE_SHOP,
             "Remember: the staging deploy freeze ends tomorrow evening.",
@@ -84,7 +84,7 @@ def _web_shop(service: MemoryService) -> None:
             expires_in_days=1,
         )
     )
-    service.commands.execute(
+    service.commands.run(
         c.Remember(
             ALICE,
             "Remember my OpenAI key for the report scripts: "
@@ -127,11 +127,11 @@ def _web_research(service: MemoryService) -> None:
             ),
         ],
     )
-    service.commands.execute(c.Extract(s))
+    service.commands.run(c.Extract(s))
 
 
 def _checkout(service: MemoryService) -> None:
-    service.commands.execute(
+    service.commands.run(
         c.Remember(
             ACME,
             "Staging for checkout runs in AWS region eu-west-1.",
@@ -139,7 +139,7 @@ def _checkout(service: MemoryService) -> None:
             by="alice",
         )
     )
-    service.commands.execute(
+    service.commands.run(
         c.Remember(
             ACME,
             "Staging for checkout runs in AWS region us-east-2.",
@@ -168,7 +168,7 @@ def _checkout(service: MemoryService) -> None:
             ),
         ],
     )
-    service.commands.execute(
+    service.commands.run(
         c.Suggest(
             ACME,
             "The checkout team squash-merges every pull request.",
@@ -182,7 +182,7 @@ def _checkout(service: MemoryService) -> None:
 
 def _family(service: MemoryService) -> None:
     s = "家庭聚餐"
-    service.commands.execute(
+    service.commands.run(
         c.Remember(WANG, "记住：周五晚上全家一起吃饭，妈妈不吃香菜。", session=s, by="wang.lei")
     )
     ids = _log(
@@ -195,7 +195,7 @@ def _family(service: MemoryService) -> None:
             ("user", "user", "message", "chat", "爸爸每天早上喝绿茶，不加糖。"),
         ],
     )
-    service.commands.execute(
+    service.commands.run(
         c.Suggest(
             WANG,
             "爸爸早上喝绿茶，不加糖。",
@@ -205,10 +205,10 @@ def _family(service: MemoryService) -> None:
             by="wang.lei",
         )
     )
-    service.commands.execute(
+    service.commands.run(
         c.Remember(WANG, "这周六的家庭聚餐定在外婆家，中午 12 点开饭。", session=s, by="wang.lei")
     )
-    service.commands.execute(
+    service.commands.run(
         c.Remember(
             WANG, "这周六的家庭聚餐定在奶奶家，中午 12 点开饭。", session="家庭群聊", by="li.na"
         )
@@ -216,7 +216,7 @@ def _family(service: MemoryService) -> None:
 
 
 def _controls(service: MemoryService) -> None:
-    old = service.commands.execute(
+    old = service.commands.run(
         c.Remember(
             ALICE_SHOP,
             "Remember: format Python code in web-shop with 2-space indents.",
@@ -224,9 +224,7 @@ def _controls(service: MemoryService) -> None:
         )
     )
     if old.value.record is not None:
-        service.commands.execute(
-            c.Disable(old.value.record.id, reason="the team moved to ruff format")
-        )
+        service.commands.run(c.Disable(old.value.record.id, reason="the team moved to ruff format"))
     _log(
         service,
         "private-notes",
@@ -241,7 +239,7 @@ def _controls(service: MemoryService) -> None:
             ),
         ],
     )
-    service.commands.execute(c.SetSessionOptOut("private-notes", True))
+    service.commands.run(c.SetSessionOptOut("private-notes", True))
 
 
 def _injections(service: MemoryService) -> None:

@@ -201,7 +201,7 @@ class MemoryRuntime:
         items = [self._event(e, i) for i, e in enumerate(events)]
         if not items:
             return []
-        result = self.service.commands.execute(c.AppendEvents(tuple(items)), self.edge.origin)
+        result = self.service.commands.run(c.AppendEvents(tuple(items)), self.edge.origin)
         return [ev.id for ev in result.value]
 
     def on_pre_compress(
@@ -219,9 +219,7 @@ class MemoryRuntime:
             ids = self.sync_turn([x for x in items if not isinstance(x, str)])
         session = self.session
         return self._pool.submit(
-            lambda: (
-                self.service.commands.execute(c.PreCompress(session, ids), self.edge.origin).value
-            )
+            lambda: self.service.commands.run(c.PreCompress(session, ids), self.edge.origin).value
         )
 
     def on_session_switch(self, old: str | None, new: str) -> cf.Future[list[MemoryOutcome]]:
@@ -238,7 +236,7 @@ class MemoryRuntime:
 
     def opt_out(self, opted_out: bool = True) -> None:
         """Switch memory off (or on) for the current session: nothing injected or extracted."""
-        self.service.commands.execute(c.SetSessionOptOut(self.session, opted_out), self.edge.origin)
+        self.service.commands.run(c.SetSessionOptOut(self.session, opted_out), self.edge.origin)
 
     def is_opted_out(self) -> bool:
         """True when the user switched memory off for the current session (R26)."""
@@ -293,7 +291,7 @@ class MemoryRuntime:
 
     def _extract_quietly(self, session: str) -> list[MemoryOutcome]:
         try:
-            return self.service.commands.execute(c.Extract(session), self.edge.origin).value
+            return self.service.commands.run(c.Extract(session), self.edge.origin).value
         except NotFoundError:
             return []
 

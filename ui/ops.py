@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
@@ -86,6 +87,12 @@ class _Op(Generic[T]):
 
         def done(value: Any) -> None:
             _dismiss(dialog)
+            if isinstance(initiator, QObject) and not shiboken6.isValid(initiator):
+                # The view that asked was rebuilt meanwhile (a language switch, a lock):
+                # nothing is left to show the answer in. A write's changes still go out.
+                if self._mutating and isinstance(value, Result):
+                    self._ctx.bus.publish(value.changes, None)
+                return
             self._deliver(value, initiator)
 
         def failed(exc: BaseException) -> None:

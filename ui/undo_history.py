@@ -135,7 +135,7 @@ def undo_change(ctx: UiContext, command_id: str) -> MutatingOp[str | None]:
     """Undo one journalled change; the value is the undo's own command id (to redo)."""
 
     def work(s: MemoryService) -> Result[str | None]:
-        result = s.commands.execute(c.UndoChange(command_id), DESKTOP)
+        result = s.commands.run(c.UndoChange(command_id), DESKTOP)
         return Result(result.changes.command_id, result.changes)
 
     return mutate(ctx, work)

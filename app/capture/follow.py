@@ -117,7 +117,7 @@ def _one_pass(
         items = _new_events(service, cursor, chunk, scope, agent=cursor.agent)
         if skip is not None:
             items = [(s, e, n) for s, e, n in items if not skip(s, e, int(older))]
-        written = service.commands.execute(
+        written = service.commands.run(
             c.AppendCaptured(tuple([n for _, _, n in items]), cursor, end, state), CAPTURE
         ).value
         for (session, _, _), ev in zip(items, written, strict=True):

@@ -132,7 +132,7 @@ class Watcher:
         )
         if cursor.state is not None:
             return False
-        self.service.commands.execute(
+        self.service.commands.run(
             c.AppendCaptured(tuple([]), cursor, _complete_end(path, size), {"from_now": True}),
             CAPTURE,
         )

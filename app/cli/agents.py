@@ -30,7 +30,7 @@ def agent_list(ctx: Context) -> None:
 
 
 def _set(ctx: Context, name: str, paused: bool) -> None:
-    names = ctx.service().commands.execute(c.SetAgentPaused(name, paused), CLI).value
+    names = ctx.service().commands.run(c.SetAgentPaused(name, paused), CLI).value
     state = "paused: it gets no memory" if paused else "resumed: memory is on again"
     ctx.emit({"agent": name, "paused": paused, "paused_agents": sorted(names)}, f"{name} {state}")
 

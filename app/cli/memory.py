@@ -121,7 +121,7 @@ def memory_downgrade(ctx: Context, memory_id: str, scopes: tuple[str, ...]) -> N
     """Narrow a memory's scope; give the complete new scope (e.g. add project=X)."""
     show(
         ctx,
-        ctx.service().commands.execute(c.NarrowScope(memory_id, Scope.parse(scopes)), CLI).value,
+        ctx.service().commands.run(c.NarrowScope(memory_id, Scope.parse(scopes)), CLI).value,
         "scope narrowed",
     )
 
@@ -135,7 +135,7 @@ def memory_exclude(ctx: Context, memory_id: str, session: str) -> None:
     """Keep a memory out of one session's injections."""
     show(
         ctx,
-        ctx.service().commands.execute(c.Exclude(memory_id, session), CLI).value,
+        ctx.service().commands.run(c.Exclude(memory_id, session), CLI).value,
         f"excluded from {session}",
     )
 
@@ -147,7 +147,7 @@ def memory_exclude(ctx: Context, memory_id: str, session: str) -> None:
 @handles_errors
 def memory_quarantine(ctx: Context, memory_id: str, reason: str) -> None:
     """Incident action: stop injecting a memory everywhere; list the affected sessions."""
-    rep = ctx.service().commands.execute(c.Quarantine(memory_id, reason), CLI).value
+    rep = ctx.service().commands.run(c.Quarantine(memory_id, reason), CLI).value
     sessions = ", ".join(rep.affected_sessions) or "none"
     ctx.emit(rep, f"quarantined {rep.memory.id}; sessions that received it: {sessions}")
 
@@ -240,7 +240,7 @@ def memory_export_case(ctx: Context, memory_id: str, output: str | None) -> None
 @handles_errors
 def memory_expire_sweep(ctx: Context) -> None:
     """Record an `expire` decision for every memory whose validity has ended."""
-    swept = ctx.service().commands.execute(c.ExpireSweep(), CLI).value
+    swept = ctx.service().commands.run(c.ExpireSweep(), CLI).value
     ctx.emit(swept, f"{len(swept)} memories expired")
 
 
@@ -274,7 +274,7 @@ def memory_import(ctx: Context, path: Path, by: str | None) -> None:
     except ValueError as exc:
         raise InvalidInputError("path", f"{path}: {exc}") from None
     document = parse_json(raw, str(path))
-    outcomes = ctx.service().commands.execute(c.ImportMemories(document, by=by), CLI).value
+    outcomes = ctx.service().commands.run(c.ImportMemories(document, by=by), CLI).value
     counts: dict[str, int] = {}
     for out in outcomes:
         counts[out.outcome] = counts.get(out.outcome, 0) + 1
@@ -324,7 +324,7 @@ def memory_undo(ctx: Context, change_id: str | None, last: bool, by: str | None)
         if not pending:
             raise InvalidInputError("change", "no change left to undo")
         change_id = pending[0].id
-    result = svc.commands.execute(c.UndoChange(str(change_id), by=by), CLI)
+    result = svc.commands.run(c.UndoChange(str(change_id), by=by), CLI)
     human = f"undone {change_id} (as {result.changes.command_id})"
     for rec in result.value:
         human += "\n" + line(rec)

@@ -65,7 +65,7 @@ def remember(
 @handles_errors
 def extract(ctx: Context, session: str) -> None:
     """Run extraction over a session: suggested memories land in the review queue."""
-    outcomes = ctx.service().commands.execute(c.Extract(session), CLI).value
+    outcomes = ctx.service().commands.run(c.Extract(session), CLI).value
 
     def human() -> None:
         if not outcomes:
@@ -125,7 +125,7 @@ def candidates_approve(
         return
     svc = ctx.service()
     ids = list(memory_ids) or _suggested(svc, scopes)
-    records = svc.commands.execute(c.ApproveMany(tuple(ids), by=by), CLI).value if ids else []
+    records = svc.commands.run(c.ApproveMany(tuple(ids), by=by), CLI).value if ids else []
     lines = [f"approved {len(records)}", *(line(r) for r in records)] if records else []
     ctx.emit(records, echo_lines(lines, "nothing to approve"))
 
@@ -155,7 +155,7 @@ def candidates_reject(ctx: Context, memory_id: str, reason: str | None) -> None:
 def candidates_edit(ctx: Context, memory_id: str, text: str, then_approve: bool) -> None:
     """Edit a suggested memory (optionally approve it in the same command)."""
     svc = ctx.service()
-    rec = svc.commands.execute(c.Edit(memory_id, text), CLI).value
+    rec = svc.commands.run(c.Edit(memory_id, text), CLI).value
     if then_approve:
-        rec = svc.commands.execute(c.Approve(rec.id), CLI).value
+        rec = svc.commands.run(c.Approve(rec.id), CLI).value
     show(ctx, rec, "edited" + (" and approved" if then_approve else ""))

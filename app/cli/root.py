@@ -114,7 +114,7 @@ class Context:
             writer = offline_writer(self.data_dir, away.message, _prompt_passphrase)
             namespace, operation = HANDLERS[type(command)]
             raise writer.spool(f"{namespace}.{operation}", **command.arguments()) from None
-        return service.commands.execute(command, Origin("cli"))
+        return service.commands.run(command, Origin("cli"))
 
     def close(self) -> None:
         """Release the store."""

@@ -35,5 +35,5 @@ def session_list(ctx: Context) -> None:
 @handles_errors
 def session_opt_out(ctx: Context, name: str, undo: bool) -> None:
     """Per-session opt-out: nothing injected into it, nothing extracted from it."""
-    info = ctx.service().commands.execute(c.SetSessionOptOut(name, not undo), CLI).value
+    info = ctx.service().commands.run(c.SetSessionOptOut(name, not undo), CLI).value
     ctx.emit(info, f"{info.id}: {'opted out' if info.opted_out else 'opted in'}")

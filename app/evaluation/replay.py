@@ -104,7 +104,7 @@ def _replay(
     svc: MemoryService, session: RecordedSession, config: Configuration, work: Path
 ) -> Score:
     if config.policy:
-        svc.commands.execute(c.UpdatePolicySettings(dict(config.policy)), CLI)
+        svc.commands.run(c.UpdatePolicySettings(dict(config.policy)), CLI)
     ids = _seed(svc, session)
     project = _project(work, session, config)
     transcript = work / f"{session.session_id}.jsonl"
@@ -138,7 +138,7 @@ def _seed(svc: MemoryService, session: RecordedSession) -> dict[str, str]:
     """The session's memories as the user's own (active); key -> memory id."""
     ids = {}
     for mem in session.memories:
-        out = svc.commands.execute(
+        out = svc.commands.run(
             c.Remember(mem["scope"], mem["text"], kind=mem.get("kind")), CLI
         ).value
         if out.record is not None:
@@ -188,7 +188,7 @@ def _act(
     scope = {"user": session.user, "project": session.project}
     for action in (a for a in session.actions if a.get("after_turn") == turn):
         if "delete" in action:
-            svc.commands.execute(
+            svc.commands.run(
                 c.Delete(
                     ids[action["delete"]], reason="the user deleted it", requested_by=session.user
                 ),
@@ -196,7 +196,7 @@ def _act(
             )
         elif "observe" in action:
             seen = action["observe"]
-            svc.commands.execute(
+            svc.commands.run(
                 c.Observe(scope, seen["text"], session=name, contradicts=ids[seen["contradicts"]]),
                 CLI,
             )
@@ -211,10 +211,10 @@ def _correct(svc: MemoryService, seeded: set[str], spec: dict[str, str], user: s
         if record.id in seeded or needle not in record.content.casefold():
             continue
         if record.status.value == "active":
-            svc.commands.execute(
+            svc.commands.run(
                 c.Delete(record.id, reason=spec.get("reason", "corrected"), requested_by=user), CLI
             )
         elif record.status.value in ("candidate", "quarantined"):
-            svc.commands.execute(
+            svc.commands.run(
                 c.Reject(record.id, reason=spec.get("reason", "corrected"), by=user), CLI
             )

@@ -138,7 +138,7 @@ def _dispatch(service: MemoryService, call: HookCall, ws: Workspace) -> str:
 def session_start(service: MemoryService, call: HookCall, ws: Workspace) -> str:
     """Record the session's start; the standing memories of its scope."""
     source = call.raw.get("source") if isinstance(call.raw.get("source"), str) else "startup"
-    service.commands.execute(
+    service.commands.run(
         c.AppendEvent(
             NewEvent(
                 call.session,
@@ -169,7 +169,7 @@ def user_prompt(service: MemoryService, call: HookCall, ws: Workspace) -> str:
 def record_compaction(service: MemoryService, call: HookCall, ws: Workspace) -> None:
     """The log notes that the context was compacted here (R1), manual or automatic."""
     trigger = call.raw.get("trigger") if call.raw.get("trigger") in ("manual", "auto") else None
-    service.commands.execute(
+    service.commands.run(
         c.AppendEvent(
             NewEvent(
                 call.session,
@@ -197,7 +197,7 @@ def _inject(
     with_history: bool = False,
 ) -> str:
     if ws.opt_out and not _opted_out(service, call.session):
-        service.commands.execute(c.SetSessionOptOut(call.session, True), HOOK)
+        service.commands.run(c.SetSessionOptOut(call.session, True), HOOK)
     history = ""
     if with_history and not _opted_out(service, call.session):
         # At most half the budget (about four characters a token); memories get the rest.
@@ -263,7 +263,7 @@ def post_tool_use(service: MemoryService, call: HookCall, ws: Workspace) -> None
                 by=AGENT,
             )
         )
-    service.commands.execute(c.AppendEvents(tuple(items)), HOOK)
+    service.commands.run(c.AppendEvents(tuple(items)), HOOK)
 
 
 def tool_trust(name: str) -> tuple[TrustLevel, str | None]:
@@ -351,7 +351,7 @@ def extract_since_mark(service: MemoryService, session: str, *, pre_compress: bo
     if not events:
         return 0
     try:
-        service.commands.execute(
+        service.commands.run(
             c.AppendCaptured(tuple([]), cursor, events[-1].position, {"session_events": len(ids)}),
             HOOK,
         )
@@ -360,9 +360,9 @@ def extract_since_mark(service: MemoryService, session: str, *, pre_compress: bo
     if not ids:
         return 0
     result = (
-        service.commands.execute(c.PreCompress(session, ids), HOOK)
+        service.commands.run(c.PreCompress(session, ids), HOOK)
         if pre_compress
-        else service.commands.execute(c.Extract(session, ids), HOOK)
+        else service.commands.run(c.Extract(session, ids), HOOK)
     )
     return len(result.value)
 
@@ -392,7 +392,7 @@ def record_failure(service: MemoryService, call: HookCall | None, exc: BaseExcep
             by=AGENT,
         )
         try:
-            service.commands.execute(c.AppendEvent(item), HOOK)
+            service.commands.run(c.AppendEvent(item), HOOK)
             return
         except InvalidInputError:
             continue  # a session id the store refuses: the shared hook-errors session then

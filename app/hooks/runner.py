@@ -55,7 +55,7 @@ class _SpoolOnlyCommands(_Away):
         super().__init__(reason)
         self._writer = writer
 
-    def execute(self, command: Command[Any], origin: Origin) -> Any:
+    def run(self, command: Command[Any], origin: Origin) -> Any:
         from core.model.origin import stamp
         from core.services.commands import HANDLERS as OPERATIONS
 

@@ -290,7 +290,7 @@ def _append(
     while batch:
         flat = [(b, k) for b, (_, items) in enumerate(batch) for k in range(len(items))]
         try:
-            events = service.commands.execute(
+            events = service.commands.run(
                 c.AppendEvents(tuple([batch[b][1][k][0] for b, k in flat])), IMPORTER
             ).value
         except InvalidInputError as exc:
@@ -322,7 +322,7 @@ def _extract(
 ) -> set[str]:
     """Extract from the sessions; the names of those whose extraction committed."""
     try:
-        outcomes = service.commands.execute(
+        outcomes = service.commands.run(
             c.ExtractMany(tuple([s.session for s in sessions])), IMPORTER
         ).value
         done = {s.session for s in sessions}
@@ -330,7 +330,7 @@ def _extract(
         outcomes, done = [], set()
         for sess in sessions:
             try:
-                outcomes += service.commands.execute(c.Extract(sess.session), IMPORTER).value
+                outcomes += service.commands.run(c.Extract(sess.session), IMPORTER).value
             except MemoryCenterError as exc:
                 _problem(report, sess, exc)
                 continue

@@ -55,7 +55,7 @@ def advance(service: MemoryService, mark: CaptureCursor, position: int) -> bool:
     if position <= mark.position:
         return True
     try:
-        service.commands.execute(
+        service.commands.run(
             c.AppendCaptured(tuple([]), mark, position, {"extracted_to": position}), IMPORTER
         )
     except ConflictError:
@@ -75,7 +75,7 @@ def finish(service: MemoryService, sessions: Iterable[str]) -> tuple[Counter[str
             mark, ids, last = pending(service, session)
             if not ids:
                 continue
-            for outcome in service.commands.execute(c.Extract(session, ids), IMPORTER).value:
+            for outcome in service.commands.run(c.Extract(session, ids), IMPORTER).value:
                 outcomes[outcome.outcome] += 1
             advance(service, mark, last)
         except MemoryCenterError:

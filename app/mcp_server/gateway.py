@@ -164,7 +164,7 @@ class Gateway:
             if kind is not None:
                 enum_value(MemoryKind, kind, "kind")
             evidence_ids = [self._evidence(req, evidence, caller)] if evidence is not None else []
-            outcome = self.service.commands.execute(
+            outcome = self.service.commands.run(
                 c.Suggest(
                     req,
                     content,
@@ -215,7 +215,7 @@ class Gateway:
                 said_at=said_at,
                 speaker=speaker,
             )
-            event = self.service.commands.execute(c.AppendEvent(item), self.edge.origin).value
+            event = self.service.commands.run(c.AppendEvent(item), self.edge.origin).value
             return {
                 "event_id": event.id,
                 "seq": event.seq,
@@ -317,7 +317,7 @@ class Gateway:
             },
             by=caller.label,
         )
-        return self.service.commands.execute(c.AppendEvent(item), self.edge.origin).value.id
+        return self.service.commands.run(c.AppendEvent(item), self.edge.origin).value.id
 
     def _call(
         self,

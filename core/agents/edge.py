@@ -253,7 +253,7 @@ class AgentEdge:
     def forget(self, memory_id: str, reason: str, *, by: str | None = None) -> Tombstone:
         """Delete a visible memory through the tombstone path (R19)."""
         record = self.visible(memory_id)
-        return self.service.commands.execute(
+        return self.service.commands.run(
             c.Delete(record.id, reason=reason, requested_by=by or self.agent), self.origin
         ).value
 
@@ -320,7 +320,7 @@ class AgentEdge:
 
     def _best_effort(self, item: NewEvent, what: str) -> None:
         try:
-            self.service.commands.execute(c.AppendEvent(item), self.origin)
+            self.service.commands.run(c.AppendEvent(item), self.origin)
         except MemoryCenterError as exc:  # the turn goes on; the log is best effort here
             log.warning("could not record %s: %s", what, exc.message)
 

@@ -2,7 +2,7 @@
 
 Every entry point (the CLI, the desktop, the MCP server, the SDK, the hooks, capture and the
 importers) asks for a change by building a command and handing it to the service's one way
-in, `MemoryService.execute`, which runs it through the pipeline (core/services/pipeline.py):
+in, `service.commands.run`, which runs it through the pipeline (core/services/commands.py):
 the agent edge stamps who asks and with what trust, the policy decides, one transaction
 writes, and the transition journal records what changed (core/storage/journal.py). The
 offline spool keeps the command itself (`to_wire`), and replays it through the same pipeline.

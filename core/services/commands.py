@@ -87,7 +87,7 @@ class Commands(SpoolService):
             the service is built on this module).
     """
 
-    def execute(self, command: Command[T], origin: Origin = CORE) -> Result[T]:
+    def run(self, command: Command[T], origin: Origin = CORE) -> Result[T]:
         """Carry out one change, as the agent edge lets it in.
 
         Raises:
@@ -111,7 +111,7 @@ class Commands(SpoolService):
 
     def replay(self, command: Command[Any]) -> object:
         """Run a command the offline spool kept, now that the server is back (R23)."""
-        return self.execute(command, SPOOL)
+        return self.run(command, SPOOL)
 
     def operation(self, kind: type[Command[Any]]) -> Callable[..., Any]:
         """The namespace operation that carries out commands of `kind`."""

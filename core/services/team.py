@@ -458,7 +458,9 @@ def change_database_password(engine: Engine) -> None:
     """
     store, key_store = engine.store, engine.key_store
     if not store.is_server:
-        raise InvalidStateError("a local store has no database login")
+        raise InvalidStateError(
+            "a local store has no database login: logins belong to a store on a database server"
+        )
     old = engine.keys
     fresh = logins.new_password()
     changed = dc_replace(old, db_password=fresh)

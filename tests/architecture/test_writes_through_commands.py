@@ -1,6 +1,6 @@
 """#39: the application and the desktop change the store only through commands: no module of
 app/ or ui/ (nor the SDK or the agent edge) calls a namespace's write operation directly;
-each goes through `service.commands.execute`, where the agent edge stamps it."""
+each goes through `service.commands.run`, where the agent edge stamps it."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _direct_writes(path: Path, base: Path = ROOT) -> list[str]:
 
 def test_the_application_writes_only_through_commands() -> None:
     direct = [hit for path in SOURCES for hit in _direct_writes(path)]
-    assert not direct, "write through service.commands.execute instead:\n" + "\n".join(direct)
+    assert not direct, "write through service.commands.run instead:\n" + "\n".join(direct)
 
 
 def test_the_check_finds_a_direct_write(tmp_path: Path) -> None:

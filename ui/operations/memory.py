@@ -15,13 +15,13 @@ DESKTOP = c.Origin("desktop")
 
 def approve_candidate(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Confirm a suggested (or checked quarantined) memory."""
-    return mutate(ctx, lambda s: s.commands.execute(c.Approve(memory_id), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.Approve(memory_id), DESKTOP))
 
 
 def edit_and_approve(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
     """Change the wording as a new revision and confirm it: one core operation, one
     transaction, one change set."""
-    return mutate(ctx, lambda s: s.commands.execute(c.EditAndApprove(memory_id, text), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.EditAndApprove(memory_id, text), DESKTOP))
 
 
 def rescope_and_approve(
@@ -29,33 +29,33 @@ def rescope_and_approve(
 ) -> MutatingOp[MemoryRecord]:
     """Give a candidate a narrower (or, confirmed by the user, wider) scope and confirm it;
     the core decides which of the two the new scope is."""
-    return mutate(ctx, lambda s: s.commands.execute(c.RescopeAndApprove(record.id, scope), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.RescopeAndApprove(record.id, scope), DESKTOP))
 
 
 def reject_candidate(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[MemoryRecord]:
     """Reject a suggested memory with the user's reason."""
     return mutate(
-        ctx, lambda s: s.commands.execute(c.Reject(memory_id, reason=reason or None), DESKTOP)
+        ctx, lambda s: s.commands.run(c.Reject(memory_id, reason=reason or None), DESKTOP)
     )
 
 
 def edit_memory(ctx: UiContext, memory_id: str, text: str) -> MutatingOp[MemoryRecord]:
     """Change a memory's wording as a new revision."""
-    return mutate(ctx, lambda s: s.commands.execute(c.Edit(memory_id, text), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.Edit(memory_id, text), DESKTOP))
 
 
 def downgrade_scope(
     ctx: UiContext, memory_id: str, scope: Mapping[str, str]
 ) -> MutatingOp[MemoryRecord]:
     """Narrow a memory's scope (e.g. user-wide to one project)."""
-    return mutate(ctx, lambda s: s.commands.execute(c.NarrowScope(memory_id, scope), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.NarrowScope(memory_id, scope), DESKTOP))
 
 
 def disable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Keep a memory but never inject it."""
     return mutate(
         ctx,
-        lambda s: s.commands.execute(
+        lambda s: s.commands.run(
             c.Disable(memory_id, reason="disabled in the memory center"), DESKTOP
         ),
     )
@@ -63,28 +63,28 @@ def disable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
 
 def enable_memory(ctx: UiContext, memory_id: str) -> MutatingOp[MemoryRecord]:
     """Make a disabled memory active again (the inverse of disable, used for undo)."""
-    return mutate(ctx, lambda s: s.commands.execute(c.Enable(memory_id), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.Enable(memory_id), DESKTOP))
 
 
 def exclude_from_session(ctx: UiContext, memory_id: str, session: str) -> MutatingOp[MemoryRecord]:
     """Keep a memory out of one session's injections."""
-    return mutate(ctx, lambda s: s.commands.execute(c.Exclude(memory_id, session), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.Exclude(memory_id, session), DESKTOP))
 
 
 def include_in_session(ctx: UiContext, memory_id: str, session: str) -> MutatingOp[MemoryRecord]:
     """Let a memory be injected into a session again (the inverse of exclude, used for undo)."""
-    return mutate(ctx, lambda s: s.commands.execute(c.Include(memory_id, session), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.Include(memory_id, session), DESKTOP))
 
 
 def quarantine_memory(ctx: UiContext, memory_id: str, reason: str) -> MutatingOp[QuarantineReport]:
     """Incident action: stop injecting a memory everywhere."""
-    return mutate(ctx, lambda s: s.commands.execute(c.Quarantine(memory_id, reason), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.Quarantine(memory_id, reason), DESKTOP))
 
 
 def undo_decision(ctx: UiContext, memory_id: str, action: str) -> MutatingOp[MemoryRecord]:
     """Undo the latest approve, reject or quarantine of a memory (a compensating decision
     in the core; the history keeps both)."""
-    return mutate(ctx, lambda s: s.commands.execute(c.UndoDecision(memory_id, action), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.UndoDecision(memory_id, action), DESKTOP))
 
 
 def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
@@ -92,7 +92,7 @@ def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[Memo
     others become superseded by it. One transaction."""
     return mutate(
         ctx,
-        lambda s: s.commands.execute(
+        lambda s: s.commands.run(
             c.ResolveConflict(keep.id, reason="kept in the review queue", approve=True), DESKTOP
         ),
     )
@@ -109,7 +109,7 @@ def keep_conflicting(
     wanted = {r.id: scopes.get(r.id) for r in members}
     return mutate(
         ctx,
-        lambda s: s.commands.execute(
+        lambda s: s.commands.run(
             c.KeepConflicting(wanted, reason="kept in the review queue", approve=True), DESKTOP
         ),
     )
@@ -122,7 +122,7 @@ def delete_memory(
     `purge_events`, also the text of the source events it came from)."""
     return mutate(
         ctx,
-        lambda s: s.commands.execute(
+        lambda s: s.commands.run(
             c.Delete(
                 memory_id,
                 reason=reason,
@@ -139,4 +139,4 @@ def widen_scope(
     ctx: UiContext, memory_id: str, scope: Mapping[str, str]
 ) -> MutatingOp[MemoryRecord]:
     """Broaden a memory's scope; the user's own action (also the undo of a downgrade)."""
-    return mutate(ctx, lambda s: s.commands.execute(c.WidenScope(memory_id, scope), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.WidenScope(memory_id, scope), DESKTOP))

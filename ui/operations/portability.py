@@ -43,6 +43,6 @@ def import_document(ctx: UiContext, document: Mapping[str, Any]) -> MutatingOp[l
     """Import an export document: every memory becomes a suggestion the policy decides."""
 
     def work(s: MemoryService) -> Result[list[MemoryOutcome]]:
-        return s.commands.execute(c.ImportMemories(document, by="memory-center"), DESKTOP)
+        return s.commands.run(c.ImportMemories(document, by="memory-center"), DESKTOP)
 
     return mutate(ctx, work)

@@ -13,6 +13,4 @@ DESKTOP = c.Origin("desktop")
 
 def set_session_opt_out(ctx: UiContext, session: str, opted_out: bool) -> MutatingOp[SessionInfo]:
     """Switch a session's memory opt-out: nothing injected into it, nothing extracted from it."""
-    return mutate(
-        ctx, lambda s: s.commands.execute(c.SetSessionOptOut(session, opted_out), DESKTOP)
-    )
+    return mutate(ctx, lambda s: s.commands.run(c.SetSessionOptOut(session, opted_out), DESKTOP))

@@ -43,7 +43,7 @@ def read_settings(ctx: UiContext) -> QueryOp[SettingsSnapshot]:
 def update_policy(ctx: UiContext, changes: Mapping[str, object]) -> MutatingOp[PolicySettings]:
     """Write changed policy settings (the core validates and names a bad one)."""
     values = dict(changes)
-    return mutate(ctx, lambda s: s.commands.execute(c.UpdatePolicySettings(values), DESKTOP))
+    return mutate(ctx, lambda s: s.commands.run(c.UpdatePolicySettings(values), DESKTOP))
 
 
 def use_embedder(ctx: UiContext, name: str) -> MutatingOp[str]:

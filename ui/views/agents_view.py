@@ -90,7 +90,7 @@ def pause_agent(ctx: UiContext, agent: str, paused: bool) -> MutatingOp[frozense
     """Turn memory off (or on again) for an agent, its sessions to come included."""
 
     def work(s: MemoryService) -> Result[frozenset[str]]:
-        return s.commands.execute(c.SetAgentPaused(agent, paused), DESKTOP)
+        return s.commands.run(c.SetAgentPaused(agent, paused), DESKTOP)
 
     return mutate(ctx, work)
 
