@@ -13,13 +13,12 @@ flight (committed, but the answer lost) and then spooled is recognised and not a
 from __future__ import annotations
 
 import datetime as dt
-import enum
 import functools
 import inspect
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
@@ -32,7 +31,7 @@ from core.errors import (
     WriteSpooledError,
 )
 from core.model.clock import from_iso
-from core.model.commands import COMMANDS, Command, encode, from_wire
+from core.model.commands import COMMANDS, Command, decode, encode, from_wire
 from core.model.records import NewEvent
 from core.model.scope import Scope
 from core.model.spool import FlushReport, SpoolEntry, SpoolRefusal, SpoolStatus
@@ -95,7 +94,7 @@ def spooled_command(call: dict[str, Any], made_at: dt.datetime) -> Command[Any]:
     operation = qualified(str(call["operation"]))
     name = str(call.get("command") or operation.split(".", 1)[1])
     try:
-        arguments = _dated(operation, _decode(call["arguments"]), made_at)
+        arguments = _dated(operation, decode(call["arguments"]), made_at)
     except (TypeError, ValueError, KeyError) as exc:
         raise InvalidInputError("arguments", f"cannot be replayed: {exc}") from None
     return from_wire(name, {k: encode(v) for k, v in arguments.items()})
@@ -400,43 +399,6 @@ class OfflineWriter:
 
 
 # --- the sealed form of a call ----------------------------------------------------------
-
-
-def _encode(value: Any) -> Any:
-    """A call's arguments as tagged JSON (scopes, events, times and mappings keep their type)."""
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, Scope):
-        return {"$scope": dict(value.items_)}
-    if isinstance(value, NewEvent):
-        return {"$event": {f.name: _encode(getattr(value, f.name)) for f in fields(value)}}
-    if isinstance(value, dt.datetime):
-        return {"$time": value.isoformat()}
-    if isinstance(value, Mapping):
-        return {"$map": {str(k): _encode(v) for k, v in value.items()}}
-    if isinstance(value, (list, tuple)):
-        return [_encode(v) for v in value]
-    raise InvalidInputError("arguments", f"a {type(value).__name__} cannot be kept in the spool")
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "$scope" in value:
-        return Scope.required(value["$scope"])
-    if "$event" in value:
-        parts = {k: _decode(v) for k, v in value["$event"].items()}
-        parts["refs"] = tuple(parts.get("refs") or ())
-        return NewEvent(**parts)
-    if "$time" in value:
-        return dt.datetime.fromisoformat(value["$time"])
-    if "$map" in value:
-        return {k: _decode(v) for k, v in value["$map"].items()}
-    return {k: _decode(v) for k, v in value.items()}
 
 
 def _dated(operation: str, arguments: dict[str, Any], made_at: dt.datetime) -> dict[str, Any]:
