@@ -123,9 +123,17 @@ class ReviewView(RefreshingView):
         for b in (self.approve_button, self.edit_button, self.scope_button, self.reject_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        buttons.addWidget(self.session_button)
+        # The session's screen on a line of its own: five buttons in one row made the pane
+        # so wide at 1280 px that the queue's list was squeezed to one character per line.
+        session_row = QHBoxLayout()
+        session_row.addStretch(1)
+        session_row.addWidget(self.session_button)
+        bar = QVBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addLayout(buttons)
+        bar.addLayout(session_row)
         self.action_bar = QWidget()
-        self.action_bar.setLayout(buttons)
+        self.action_bar.setLayout(bar)
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.addWidget(self.stack, 1)
@@ -134,6 +142,8 @@ class ReviewView(RefreshingView):
         splitter.addWidget(self.list)
         splitter.addWidget(right)
         splitter.setSizes([340, 660])
+        self.list.setMinimumWidth(220)
+        splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addWidget(splitter)
