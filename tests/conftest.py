@@ -50,6 +50,14 @@ def clock() -> ManualClock:
 TEST_HOT_PATH_SECONDS = 10.0  # the most the engine accepts: 2 s still degraded at load 12
 
 
+@pytest.fixture(autouse=True)
+def _test_hot_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same limit for every store a test opens without naming one (a direct
+    `MemoryService.open` too): such a test asserted a block's items and met an empty
+    degraded block when its first read lost the race with a loaded machine."""
+    monkeypatch.setattr("core.services.context.HOT_PATH_SECONDS", TEST_HOT_PATH_SECONDS)
+
+
 @pytest.fixture
 def service(data_dir: Path, clock: ManualClock) -> Iterator[MemoryService]:
     """A fresh store protected by a passphrase (the headless default)."""

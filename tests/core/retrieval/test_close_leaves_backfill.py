@@ -8,6 +8,7 @@ then.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -65,6 +66,11 @@ def test_a_quit_during_the_first_build_leaves_the_rest_to_the_next_open(
         )
     svc = MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False, embedder=NAME)
     svc.retrieval.search_memory(SCOPE, "litres")  # the catalog loads; the build starts behind it
+    # A quit *during* the build: on a loaded machine the build's thread may not have asked
+    # for its first batch yet when the search returns, and a close then is a quit before it.
+    deadline = time.monotonic() + 60
+    while not counted and time.monotonic() < deadline:
+        time.sleep(0.01)
     svc.close(embed_seconds=0.0)
     # Stopped after the batch in flight: COUNT texts take COUNT / 8 batches of 0.5 s each.
     assert counted, "the background build never started"
