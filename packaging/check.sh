@@ -33,7 +33,9 @@ echo "== coverage floor (core/crypto, core/log at 100%)"
   tests/app/test_hostile_input.py \
   tests/fuzz/test_fuzz_files.py tests/contracts
 echo "== pytest"
-run_pytest "$@"
+# One worker per core, each test file kept on one worker (a file's module-scoped servers
+# and stores stay together); each worker starts its own PostgreSQL server.
+run_pytest -n "${MEMORY_CENTER_TEST_WORKERS:-2}" --dist loadfile "$@"
 # The installable build: a wheel and the one-folder desktop program, each run as a user
 # would (tests marked `build`, which the run above leaves out).
 echo "== desktop build"; packaging/build.sh
