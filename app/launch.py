@@ -81,7 +81,9 @@ def main() -> None:
         cli_main()
         return
     from app.gui_start import start_gui
+    from app.one_shot import end_process
     from app.paths import default_data_dir
 
     data_dir, demo = request
-    sys.exit(start_gui(data_dir or default_data_dir(), demo=demo))
+    # The window closed its store and waited for its writes: nothing is left to free.
+    end_process(start_gui(data_dir or default_data_dir(), demo=demo))

@@ -11,10 +11,11 @@ costs are avoided without changing what the command does:
   those objects live as long as the process, and collecting cycles among them finds none.
   As soon as the store is open (`settled`), they are frozen out of the collector and it is
   switched on again for the command itself.
-- The interpreter's teardown (~0.04 s): once the command has closed its store, the exit
-  handlers have run and both streams are flushed, the process ends with `os._exit`, which
-  skips freeing module by module what the OS frees at once. When a thread the command
-  started is still running, the process exits the ordinary way instead, which waits for it.
+- The interpreter's teardown (~0.04 s; `end_process`): once the command has closed its
+  store, the exit handlers have run and both streams are flushed, the process ends with
+  `os._exit`, which skips freeing module by module what the OS frees at once. When a
+  thread the command started is still running, the process exits the ordinary way instead,
+  which waits for it.
 
 Only the commands the store's daemon could also answer (`app.hooks.cli_forward.command_of`)
 run this way; they open the store through `app.compose.open_service`, which calls `settled`.
@@ -57,7 +58,7 @@ def run(command: Callable[[], None], data_dir: Path) -> NoReturn:
         code = 0
     finally:
         settled()
-    _end(code)
+    end_process(code)
 
 
 def settled() -> None:
@@ -81,7 +82,11 @@ def _exit_code(code: object) -> int:
     return 1
 
 
-def _end(code: int) -> NoReturn:
+def end_process(code: int) -> NoReturn:
+    """End the process with `code` without the interpreter's teardown, once everything that
+    must be saved is saved (the store closed, exit handlers run, streams flushed). Also the
+    desktop's end: at 100k memories freeing the catalog, the model and the window's objects
+    one by one was 0.2-0.3 s of a quit the user waits for (#43)."""
     if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         sys.exit(code)  # the ordinary exit waits for the command's own threads
     atexit._run_exitfuncs()

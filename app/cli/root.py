@@ -250,8 +250,10 @@ def cli(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
 def gui(ctx: Context, demo: bool) -> None:
     """Open the desktop memory center."""
     from app.gui_start import start_gui
+    from app.one_shot import end_process
 
-    sys.exit(start_gui(ctx.data_dir, demo=demo))
+    # The window closed its store and waited for its writes: nothing is left to free.
+    end_process(start_gui(ctx.data_dir, demo=demo))
 
 
 def main() -> None:
