@@ -88,7 +88,8 @@ class MemoryRuntime:
         scope: who and where this agent works; every read and write uses it.
         session: the current session (conversation) id.
         config: hot-path limits.
-        agent: a name recorded as `by` on the events this runtime writes.
+        agent: a name recorded as `by` on the events this runtime writes, and as their
+            `data.runtime`: the memory center names the session's client by it (#43).
     """
 
     def __init__(
@@ -250,13 +251,18 @@ class MemoryRuntime:
         if not isinstance(item, Mapping):
             raise InvalidInputError(f"events[{index}]", "must be a NewEvent or a mapping")
         trust = item.get("trust")
+        data = item.get("data")
+        if data is None or isinstance(data, Mapping):
+            # Who wrote it, in what it wrote (#43): the session's client is then known, not
+            # guessed from the session's name. A `runtime` the caller gave stays.
+            data = {"runtime": self.agent, **(data or {})}
         return self.edge.event(
             str(item.get("role", "")),
             item.get("text", ""),
             trust=None if trust is None else str(trust),
             source=item.get("source"),
             kind=item.get("kind"),
-            data=item.get("data"),
+            data=data,
             refs=tuple(item.get("refs", ())),
         )
 

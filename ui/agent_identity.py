@@ -3,9 +3,9 @@
 Every client writes its identity into the events of its sessions: the MCP server the
 `clientInfo` (name, version) its client sent with `initialize` (`data.client`, by
 `mcp:<name>`), the Claude Code hooks their agent (`data.agent`, `data.hook`), the importers
-their name (`data.importer`). The session's name is only a guess, used when none of its
-events says anything (a session with model calls and no events, an SDK runtime's, or one
-written by hand).
+their name (`data.importer`), an SDK runtime the name it was given (`data.runtime`). The
+session's name is only a guess, used when none of its events says anything (a session with
+model calls and no events, or one written by hand).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ SCAN = 40  # the first events of a session that are read for its client's identi
 
 @dataclass(frozen=True)
 class ClientIdentity:
-    """One client: its kind ("mcp", "hook", "import", "guess"), name and version."""
+    """One client: its kind ("mcp", "hook", "import", "sdk", "guess"), name and version."""
 
     kind: str
     name: str
@@ -31,7 +31,10 @@ class ClientIdentity:
     def label(self) -> str:
         """The client in plain words: "claude-desktop 0.9.2 (MCP client)"."""
         who = f"{self.name} {self.version}".strip()
+        if self.kind == "sdk" and self.name == "sdk":  # a runtime given no name of its own
+            return QCoreApplication.translate("Agents", "an SDK runtime")
         templates = {
+            "sdk": QCoreApplication.translate("Agents", "%1 (SDK runtime)"),
             "mcp": QCoreApplication.translate("Agents", "%1 (MCP client)"),
             "hook": QCoreApplication.translate("Agents", "%1 (hooks)"),
             "import": QCoreApplication.translate("Agents", "%1 (import)"),
@@ -66,6 +69,9 @@ def identity_in(events: Sequence[Event]) -> ClientIdentity | None:
             return ClientIdentity("import", importer.removeprefix("import:"))
         if data.get("hook") and isinstance(data.get("agent"), str):
             return ClientIdentity("hook", str(data["agent"]))
+        runtime = data.get("runtime")
+        if isinstance(runtime, str) and runtime:
+            return ClientIdentity("sdk", runtime)
         by = e.by or ""
         if by.startswith("mcp:"):
             return ClientIdentity("mcp", by.removeprefix("mcp:"))

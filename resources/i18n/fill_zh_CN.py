@@ -787,6 +787,8 @@ ZH.update(
         "%1 (MCP client)": "%1（MCP 客户端）",
         "%1 (hooks)": "%1（钩子）",
         "%1 (import)": "%1（导入）",
+        "%1 (SDK runtime)": "%1（SDK 运行时）",
+        "an SDK runtime": "一个 SDK 运行时",
         "Codex": "Codex",
         "Purge…": "清除…",
         "Memory purged.": "记忆已清除。",

@@ -149,21 +149,31 @@
     <name>Agents</name>
     <message>
         <location filename="../../ui/agent_identity.py" line="35" />
+        <source>an SDK runtime</source>
+        <translation>一个 SDK 运行时</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="37" />
+        <source>%1 (SDK runtime)</source>
+        <translation>%1（SDK 运行时）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/agent_identity.py" line="38" />
         <source>%1 (MCP client)</source>
         <translation>%1（MCP 客户端）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="36" />
+        <location filename="../../ui/agent_identity.py" line="39" />
         <source>%1 (hooks)</source>
         <translation>%1（钩子）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="37" />
+        <location filename="../../ui/agent_identity.py" line="40" />
         <source>%1 (import)</source>
         <translation>%1（导入）</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="50" />
+        <location filename="../../ui/agent_identity.py" line="53" />
         <source>Codex</source>
         <translation>Codex</translation>
     </message>
@@ -349,12 +359,12 @@
         <translation>从 %1 的采集已停止：%2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="335" />
+        <location filename="../../ui/views/settings/agents.py" line="337" />
         <source>%n event(s) captured</source>
         <translation><numerusform>已采集 %n 个事件</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="337" />
+        <location filename="../../ui/views/settings/agents.py" line="339" />
         <source>%n file(s) followed</source>
         <translation><numerusform>跟踪 %n 个文件</numerusform></translation>
     </message>
@@ -362,84 +372,84 @@
 <context>
     <name>AgentsView</name>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="108" />
-        <location filename="../../ui/views/agents_view.py" line="118" />
+        <location filename="../../ui/views/agents_view.py" line="112" />
+        <location filename="../../ui/views/agents_view.py" line="122" />
         <source>Agents</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="112" />
+        <location filename="../../ui/views/agents_view.py" line="116" />
         <source>Each client that used your memory: what it wrote (events) and what it read (model calls and the memories they were given).</source>
         <translation>使用过您记忆的每个客户端：它写入了什么（事件），读取了什么（模型调用及其收到的记忆）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="121" />
+        <location filename="../../ui/views/agents_view.py" line="125" />
         <source>Agent</source>
         <translation>智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="122" />
+        <location filename="../../ui/views/agents_view.py" line="126" />
         <source>Sessions</source>
         <translation>会话</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="123" />
+        <location filename="../../ui/views/agents_view.py" line="127" />
         <source>Events written</source>
         <translation>写入的事件</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="124" />
+        <location filename="../../ui/views/agents_view.py" line="128" />
         <source>Model calls</source>
         <translation>模型调用</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="125" />
+        <location filename="../../ui/views/agents_view.py" line="129" />
         <source>Memories read</source>
         <translation>读取的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="126" />
+        <location filename="../../ui/views/agents_view.py" line="130" />
         <source>Last active</source>
         <translation>最近活动</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="127" />
+        <location filename="../../ui/views/agents_view.py" line="131" />
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="137" />
-        <location filename="../../ui/views/agents_view.py" line="196" />
+        <location filename="../../ui/views/agents_view.py" line="141" />
+        <location filename="../../ui/views/agents_view.py" line="200" />
         <source>Pause memory for this agent</source>
         <translation>暂停此智能体的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="140" />
+        <location filename="../../ui/views/agents_view.py" line="144" />
         <source>Turns memory off for this agent: nothing is injected into any of its sessions, new ones included, until you resume it.</source>
         <translation>关闭此智能体的记忆：不再向它的任何会话注入记忆，包括以后的新会话，直到你恢复为止。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="165" />
+        <location filename="../../ui/views/agents_view.py" line="169" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="165" />
+        <location filename="../../ui/views/agents_view.py" line="169" />
         <source>on</source>
         <translation>开启</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="194" />
+        <location filename="../../ui/views/agents_view.py" line="198" />
         <source>Resume memory for this agent</source>
         <translation>恢复此智能体的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="206" />
+        <location filename="../../ui/views/agents_view.py" line="210" />
         <source>Memory paused for %1.</source>
         <translation>已暂停 %1 的记忆。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/agents_view.py" line="206" />
+        <location filename="../../ui/views/agents_view.py" line="210" />
         <source>Memory resumed for %1.</source>
         <translation>已恢复 %1 的记忆。</translation>
     </message>
@@ -968,22 +978,22 @@
 <context>
     <name>EditMenu</name>
     <message>
-        <location filename="../../ui/undo_history.py" line="151" />
+        <location filename="../../ui/undo_history.py" line="155" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="153" />
+        <location filename="../../ui/undo_history.py" line="157" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="156" />
+        <location filename="../../ui/undo_history.py" line="160" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="160" />
+        <location filename="../../ui/undo_history.py" line="164" />
         <source>Undo &amp;history…</source>
         <translation>撤销历史(&amp;H)…</translation>
     </message>
@@ -2182,17 +2192,17 @@
 <context>
     <name>Progress</name>
     <message>
-        <location filename="../../ui/ops.py" line="107" />
+        <location filename="../../ui/ops.py" line="114" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/ops.py" line="109" />
+        <location filename="../../ui/ops.py" line="116" />
         <source>Memory Center</source>
         <translation>记忆中心</translation>
     </message>
     <message>
-        <location filename="../../ui/ops.py" line="112" />
+        <location filename="../../ui/ops.py" line="119" />
         <source>Progress</source>
         <translation>进度</translation>
     </message>
@@ -2768,17 +2778,17 @@
         <translation>没有来源事件。</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="119" />
+        <location filename="../../ui/models/review_model.py" line="121" />
         <source>Suggested memories (%1)</source>
         <translation>建议的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="121" />
+        <location filename="../../ui/models/review_model.py" line="123" />
         <source>Conflicts (%1)</source>
         <translation>冲突（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="125" />
+        <location filename="../../ui/models/review_model.py" line="127" />
         <source>Quarantined — check before approving (%1)</source>
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
@@ -2827,7 +2837,7 @@
     </message>
     <message>
         <location filename="../../ui/views/review_view.py" line="106" />
-        <location filename="../../ui/views/review_view.py" line="229" />
+        <location filename="../../ui/views/review_view.py" line="239" />
         <source>Approve  (A)</source>
         <translation>批准  (A)</translation>
     </message>
@@ -2857,112 +2867,112 @@
         <translation>这条建议所属会话的全部建议，在一个界面中</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="229" />
+        <location filename="../../ui/views/review_view.py" line="239" />
         <source>Approve…  (A)</source>
         <translation>批准…  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="261" />
+        <location filename="../../ui/views/review_view.py" line="271" />
         <source>Words that differ from the other memory are marked.</source>
         <translation>与另一条记忆不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="269" />
+        <location filename="../../ui/views/review_view.py" line="279" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="271" />
+        <location filename="../../ui/views/review_view.py" line="281" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="274" />
+        <location filename="../../ui/views/review_view.py" line="284" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="298" />
+        <location filename="../../ui/views/review_view.py" line="308" />
         <source>Approval undone: the memory is back in the queue.</source>
         <translation>已撤销批准：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="299" />
+        <location filename="../../ui/views/review_view.py" line="309" />
         <source>Rejection undone: the memory is back in the queue.</source>
         <translation>已撤销拒绝：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="302" />
+        <location filename="../../ui/views/review_view.py" line="312" />
         <source>Undone.</source>
         <translation>已撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="317" />
+        <location filename="../../ui/views/review_view.py" line="327" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="323" />
+        <location filename="../../ui/views/review_view.py" line="333" />
         <source>Approve a quarantined memory?</source>
         <translation>批准一条已隔离的记忆？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="325" />
+        <location filename="../../ui/views/review_view.py" line="335" />
         <source>It came from a low-trust source (a web page, an e-mail, an issue) and may carry instructions meant for your agents. Approve it only if you checked that it is true and harmless.</source>
         <translation>它来自低可信来源（网页、邮件、工单），可能夹带针对智能体的指令。只有在您确认它真实且无害时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="332" />
+        <location filename="../../ui/views/review_view.py" line="342" />
         <source>Approve anyway</source>
         <translation>仍然批准</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="333" />
+        <location filename="../../ui/views/review_view.py" line="343" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="335" />
+        <location filename="../../ui/views/review_view.py" line="345" />
         <source>Confirm approval of a quarantined memory</source>
         <translation>确认批准已隔离的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="349" />
+        <location filename="../../ui/views/review_view.py" line="359" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="366" />
+        <location filename="../../ui/views/review_view.py" line="376" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="378" />
+        <location filename="../../ui/views/review_view.py" line="388" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="379" />
+        <location filename="../../ui/views/review_view.py" line="389" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="387" />
+        <location filename="../../ui/views/review_view.py" line="397" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="417" />
+        <location filename="../../ui/views/review_view.py" line="427" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="426" />
+        <location filename="../../ui/views/review_view.py" line="436" />
         <source>Conflict resolved: both kept.</source>
         <translation>冲突已解决：两者都保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="439" />
+        <location filename="../../ui/views/review_view.py" line="449" />
         <source>Conflict resolved: split by scope.</source>
         <translation>冲突已解决：已按范围拆分。</translation>
     </message>
@@ -4159,27 +4169,27 @@ Current scope: %3</source>
 <context>
     <name>UndoHistory</name>
     <message>
-        <location filename="../../ui/undo_history.py" line="108" />
+        <location filename="../../ui/undo_history.py" line="112" />
         <source>Undone: %1</source>
         <translation>已撤销：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="116" />
+        <location filename="../../ui/undo_history.py" line="120" />
         <source>Redone: %1</source>
         <translation>已重做：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="125" />
+        <location filename="../../ui/undo_history.py" line="129" />
         <source>the last change</source>
         <translation>上一次更改</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="300" />
+        <location filename="../../ui/undo_history.py" line="304" />
         <source>new</source>
         <translation>新建</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="303" />
+        <location filename="../../ui/undo_history.py" line="307" />
         <source>%1 (changed)</source>
         <translation>%1（已更改）</translation>
     </message>
@@ -4187,53 +4197,53 @@ Current scope: %3</source>
 <context>
     <name>UndoHistoryDialog</name>
     <message>
-        <location filename="../../ui/undo_history.py" line="209" />
-        <location filename="../../ui/undo_history.py" line="210" />
+        <location filename="../../ui/undo_history.py" line="213" />
+        <location filename="../../ui/undo_history.py" line="214" />
         <source>Undo history</source>
         <translation>撤销历史</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="214" />
+        <location filename="../../ui/undo_history.py" line="218" />
         <source>Every change to your memories, newest first, whoever made it. Undo puts the memories it changed back as they were; the history keeps both. A deletion cannot be undone.</source>
         <translation>对记忆的每一次更改，最新的在前，无论由谁做出。撤销会把它改动的记忆恢复原样；历史中两者都会保留。删除无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="222" />
+        <location filename="../../ui/undo_history.py" line="226" />
         <source>When</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="222" />
+        <location filename="../../ui/undo_history.py" line="226" />
         <source>Change</source>
         <translation>更改</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="222" />
+        <location filename="../../ui/undo_history.py" line="226" />
         <source>By</source>
         <translation>操作者</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="222" />
+        <location filename="../../ui/undo_history.py" line="226" />
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="228" />
+        <location filename="../../ui/undo_history.py" line="232" />
         <source>Changes</source>
         <translation>更改</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="229" />
+        <location filename="../../ui/undo_history.py" line="233" />
         <source>Undo this change</source>
         <translation>撤销这次更改</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="256" />
+        <location filename="../../ui/undo_history.py" line="260" />
         <source>(undone)</source>
         <translation>（已撤销）</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="290" />
+        <location filename="../../ui/undo_history.py" line="294" />
         <source>Undone.</source>
         <translation>已撤销。</translation>
     </message>
@@ -4246,22 +4256,22 @@ Current scope: %3</source>
         <translation>智能体 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="47" />
+        <location filename="../../ui/agent_identity.py" line="50" />
         <source>an MCP client</source>
         <translation>MCP 客户端</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="48" />
+        <location filename="../../ui/agent_identity.py" line="51" />
         <source>Claude Code</source>
         <translation>Claude Code</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="49" />
+        <location filename="../../ui/agent_identity.py" line="52" />
         <source>ChatGPT import</source>
         <translation>ChatGPT 导入</translation>
     </message>
     <message>
-        <location filename="../../ui/agent_identity.py" line="52" />
+        <location filename="../../ui/agent_identity.py" line="55" />
         <source>an agent (SDK or tool)</source>
         <translation>智能体（SDK 或工具）</translation>
     </message>

@@ -105,3 +105,26 @@ def test_agents_are_named_by_what_they_said_they_are(
 
     panel = _show(qtbot, window, demo, "pnpm for every")
     qtbot.waitUntil(lambda: "claude-desktop 0.9.2" in panel.usage.text(), timeout=TIMEOUT)
+
+
+def test_an_sdk_runtime_is_named_by_the_name_it_was_given(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """#43 item 3, the SDK's part: a runtime that called itself support-bot, on a session whose
+    name says nothing, is its own agent under that name; the events it wrote say so."""
+    from core.sdk import MemoryRuntime
+
+    scope = {"user": "alice", "project": "web-shop"}
+    with MemoryRuntime(demo, scope, "conv-0042", agent="support-bot") as runtime:
+        runtime.sync_turn([{"role": "user", "text": "Which package manager for web-shop?"}])
+        runtime.inject("Set up the web-shop build")
+    (event,) = demo.events.list_events(session="conv-0042")
+    assert event.data["runtime"] == "support-bot"
+    window.refresh_all()
+    qtbot.keyClick(window.nav, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    view = window.agents
+    bot = "support-bot (SDK runtime)"
+    qtbot.waitUntil(lambda: any(a.name == bot for a in view.agents), timeout=TIMEOUT)
+    agent = view.agents[_row_of(window, bot)]
+    assert agent.sessions == ["conv-0042"] and agent.events == 1
+    assert all("conv-0042" not in a.sessions for a in view.agents if a.name != bot)
