@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core.errors import InvalidInputError, InvalidStateError
+from core.errors import InvalidInputError, InvalidStateError, NotFoundError
 from core.governance import controls, resolution, undo
 from core.model import limits
 from core.model.enums import MemoryStatus
@@ -18,7 +18,7 @@ from core.model.scope import Scope
 from core.model.validate import identifier
 from core.model.validate import text as valid_text
 from core.services.context import Action, Engine, required_scope
-from core.storage import journal, memories, memory_history, snapshots
+from core.storage import journal, memories, memory_history, snapshots, tombstones
 from core.storage.store import WriteTx, changes_of
 from core.workflows import batch, copies, deletion
 from core.workflows.spool import Spooler, spoolable
@@ -158,10 +158,22 @@ class ReviewService:
         return Result(list(records), changes_of(tx))
 
     def changes(self, *, limit: int = 50, memory_id: str | None = None) -> list[JournalCommand]:
-        """The journalled changes, newest first: all of them, or one memory's (#39)."""
+        """The journalled changes, newest first: all of them, or one memory's (#39).
+
+        Raises:
+            NotFoundError: `memory_id` names no memory, present or deleted.
+        """
         mid = self._e.mid(memory_id) if memory_id is not None else None
+        codec = self._e.store.codec
         with self._e.store.read("read the change journal") as conn:
-            return journal.commands(conn, self._e.store.codec, limit=limit, memory_id=mid)
+            found = journal.commands(conn, codec, limit=limit, memory_id=mid)
+            if mid is not None and not found:
+                # "No changes" only for a memory that is there (or was): a mistyped id
+                # is named as such, not answered with an empty history.
+                loaded = memories.load(conn, codec, [mid])
+                if not loaded and not loaded.damaged and tombstones.row(conn, mid) is None:
+                    raise NotFoundError("memory", mid)
+            return found
 
     # --- combined actions: one transaction, one change set ----------------------------------
 

@@ -192,3 +192,17 @@ def test_a_journal_entry_changed_by_sql_is_refused(data_dir: Path, clock: Manual
         assert report.first_failure.table == "transitions"
     finally:
         service.close()
+
+
+def test_the_changes_of_an_unknown_memory_are_not_found(svc: MemoryService) -> None:
+    """A mistyped id is named, not answered with an empty history; a memory with no
+    journalled change yet, and a deleted one, answer with what there is."""
+    from core import NotFoundError
+
+    with pytest.raises(NotFoundError, match="mem_nothing_here"):
+        svc.review.changes(memory_id="mem_nothing_here")
+    kept = svc.memories.remember({"user": "ana"}, "Ana takes the 7:40 train.").value.record
+    assert kept is not None
+    assert isinstance(svc.review.changes(memory_id=kept.id), list)
+    svc.review.delete(kept.id, reason="moved", purge=True)
+    assert isinstance(svc.review.changes(memory_id=kept.id), list)
