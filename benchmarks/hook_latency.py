@@ -12,8 +12,9 @@ transcript, and a store whose passphrase is not in the hook's environment. Usage
         [--embedder hashing] [--transcript-mb 200] [--stress-calls 5]
         [--program dist/memory-center/memory-center]
 
-With `--program`, the command is the desktop build's (`<program> --data-dir DIR hook
-claude-code`), as the bundle's `hook install` writes it.
+With `--program`, the command is the desktop build's, as the bundle's `hook install` writes
+it: `<bundle>/memory-center-hook claude-code --data-dir DIR` (`<program> --data-dir DIR hook
+claude-code` for a bundle without the hook program).
 """
 
 from __future__ import annotations
@@ -51,8 +52,12 @@ PROGRAM: list[Path] = []
 
 
 def hook_argv(data_dir: Path) -> list[str]:
-    """The command the installer writes: the checkout's thin client, or the bundle's verb."""
+    """The command the installer writes: the checkout's thin client, or the bundle's hook
+    program (its main program's `hook` verb in a bundle without one)."""
     if PROGRAM:
+        hook = PROGRAM[0].with_name("memory-center-hook")
+        if hook.is_file():
+            return [str(hook), "claude-code", "--data-dir", str(data_dir)]
         return [str(PROGRAM[0]), "--data-dir", str(data_dir), "hook", "claude-code"]
     return [sys.executable, "-S", str(CLIENT), "claude-code", "--data-dir", str(data_dir)]
 

@@ -134,8 +134,30 @@ def default_data_dir() -> str:
     return str(slow_default())
 
 
+HOOK_PROGRAM = "memory-center-hook"
+"""The desktop build's hook command: this client alone, frozen (packaging/hook_entry.py),
+beside the main program `memory-center`."""
+
+
+def main_program() -> str | None:
+    """In the desktop build's hook command, the main program beside it, which runs the
+    daemon and the in-process fallback (this program has no engine); None elsewhere."""
+    if not getattr(sys, "frozen", False):
+        return None
+    folder, name = os.path.split(sys.executable)
+    if not name.startswith(HOOK_PROGRAM):
+        return None
+    return os.path.join(folder, "memory-center" + name[len(HOOK_PROGRAM) :])
+
+
 def code_stamp() -> str:
-    """Changes when the hook code changes, so a daemon running old code is replaced."""
+    """Changes when the hook code changes, so a daemon running old code is replaced. In the
+    desktop build, whose modules are not files, the main program's file is the code."""
+    if getattr(sys, "frozen", False):
+        try:
+            return "frozen:" + str(os.stat(main_program() or sys.executable).st_mtime_ns)
+        except OSError:
+            return "frozen:-"
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stamps = []
     for name in STAMP_FILES:
@@ -188,7 +210,8 @@ def daemon_command(data_dir: str, idle: float | None = None) -> list[str]:
     `memory-center` itself, which takes its own arguments, not Python's `-m`."""
     extra = [] if idle is None else ["--idle", str(idle)]
     if getattr(sys, "frozen", False):
-        return [sys.executable, "--data-dir", data_dir, "daemon", "serve", *extra]
+        program = main_program() or sys.executable
+        return [program, "--data-dir", data_dir, "daemon", "serve", *extra]
     return [sys.executable, "-m", "app.hooks.daemon", "--data-dir", data_dir, *extra]
 
 
@@ -333,12 +356,32 @@ def _load_site() -> None:
 
 def in_process(data_dir: str, agent: str, raw: bytes) -> str:
     """Run the hook here (slow start, but it works without a daemon)."""
+    program = main_program()
+    if program is not None:
+        return _in_main_program(program, data_dir, agent, raw)
     _load_site()
     from pathlib import Path
 
     from app.hooks.runner import run_once
 
     return run_once(Path(data_dir), agent, raw, lambda k, m: note_failure(data_dir, k, m))
+
+
+def _in_main_program(program: str, data_dir: str, agent: str, raw: bytes) -> str:
+    """The desktop build's hook command has no engine: the main program runs the hook in
+    its own process, with the daemon switched off (none could be used here either)."""
+    import subprocess
+
+    env = dict(os.environ)
+    env[DAEMON_ENV] = "0"
+    done = subprocess.run(
+        [program, "--data-dir", data_dir, "hook", agent],
+        input=raw,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    return done.stdout.decode("utf-8", "replace")
 
 
 def note_failure(data_dir: str, kind: str | None, message: str | None) -> None:

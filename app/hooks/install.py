@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.hooks.client import HOOK_PROGRAM
 from core import InvalidInputError
 
 MARKER = "# memory-center-hook"
@@ -60,10 +61,17 @@ def hook_command(data_dir: Path, agent: str = "claude-code") -> str:
     needs only the standard library; the in-process fallback loads them when it needs the
     engine) and the client script. From the desktop build (`sys.frozen`), `sys.executable`
     is the `memory-center` program itself, which takes no Python options (#42: it exited 2,
-    a blocking error for Claude Code): its own `hook` verb then, which runs the same client.
+    a blocking error for Claude Code): the bundle's `memory-center-hook`, the same client
+    frozen alone (the main program takes 0.2-0.4 s to start before the client runs), else
+    the program's own `hook` verb, which runs the same client.
     """
     if getattr(sys, "frozen", False):
-        parts = [sys.executable, "--data-dir", str(data_dir), "hook", agent]
+        folder, name = os.path.split(sys.executable)
+        hook = os.path.join(folder, HOOK_PROGRAM + name[len("memory-center") :])
+        if name.startswith("memory-center") and os.access(hook, os.X_OK):
+            parts = [hook, agent, "--data-dir", str(data_dir)]
+        else:
+            parts = [sys.executable, "--data-dir", str(data_dir), "hook", agent]
     else:
         parts = [sys.executable, "-S", str(CLIENT), agent, "--data-dir", str(data_dir)]
     return " ".join(shlex.quote(p) for p in parts) + f" {MARKER}"

@@ -288,3 +288,48 @@ def test_a_daemon_that_cannot_open_the_store_says_so_and_the_hook_goes_on(
         assert "memory is off:" in status.stdout and "passphrase" in status.stdout.lower()
         assert "store    cannot open:" in status.stdout
         assert "SessionStart" in status.stdout  # the installed events are listed
+
+
+def _bundle(tmp_path: Path, *, with_hook: bool) -> Path:
+    """A desktop build's folder: the main program and, unless told, the hook program."""
+    folder = tmp_path / "bundle"
+    folder.mkdir()
+    names = ["memory-center", *(["memory-center-hook"] if with_hook else [])]
+    for name in names:
+        (folder / name).write_text("#!/bin/sh\n", encoding="utf-8")
+        (folder / name).chmod(0o755)
+    return folder / "memory-center"
+
+
+def test_the_bundle_installs_its_hook_program_and_that_names_the_main_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#42: from the desktop build, the command written is the bundle's hook program (the
+    client alone, which starts in tens of milliseconds), and that program starts the daemon,
+    and runs a hook without one, through the main program beside it. A bundle without the
+    hook program keeps the main program's own `hook` verb."""
+    from app.hooks import client
+
+    store = tmp_path / "store"
+    main = _bundle(tmp_path, with_hook=True)
+    hook = main.with_name("memory-center-hook")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(main))
+    written = shlex.split(install.hook_command(store).removesuffix(install.MARKER))
+    assert written == [str(hook), "claude-code", "--data-dir", str(store)]
+    assert client.main_program() is None  # the main program is not the hook program
+    monkeypatch.setattr(sys, "executable", str(hook))
+    assert client.main_program() == str(main)
+    assert client.daemon_command(str(store))[:2] == [str(main), "--data-dir"]
+    # Both programs name the same code: the daemon the main program runs is not replaced
+    # at every call of the hook program, and is when the bundle changes.
+    stamp = client.code_stamp()
+    monkeypatch.setattr(sys, "executable", str(main))
+    assert client.code_stamp() == stamp != "frozen:-"
+    os.utime(main, ns=(1, 1))
+    assert client.code_stamp() != stamp
+    old = tmp_path / "old"
+    old.mkdir()
+    monkeypatch.setattr(sys, "executable", str(_bundle(old, with_hook=False)))
+    written = shlex.split(install.hook_command(store).removesuffix(install.MARKER))
+    assert written[1:] == ["--data-dir", str(store), "hook", "claude-code"]

@@ -256,8 +256,10 @@ def test_hooks_installed_from_the_bundle_answer_every_event(
     commands = _install(exe, env, project)
     assert set(commands) == set(INSTALLED)
     for command, _timeout in commands.values():
-        # The program itself with its own verb: no Python options (they exited 2).
-        assert command.split()[:4] == [str(exe), "--data-dir", str(store), "hook"], command
+        # The bundle's hook program (the client alone, frozen): no Python options (they
+        # exited 2), and not the main program, whose start alone took 0.2-0.4 s.
+        hook = str(exe.with_name("memory-center-hook"))
+        assert command.split()[:4] == [hook, "claude-code", "--data-dir", str(store)], command
     transcript = _transcript(tmp_path, "bundle-1")
     try:
         ran = _all_events(commands, "bundle-1", project, transcript, env)
@@ -339,3 +341,26 @@ def test_bundle_hooks_without_a_passphrase_tell_the_session_once(
     assert "Memory Center is off for this session" in second[0]
     assert "passphrase" in second[0].lower()
     assert len(told) <= 2
+
+
+def test_the_bundle_hook_program_without_a_daemon_runs_the_hook_in_the_main_program(
+    exe: Path, tmp_path: Path, runtime: Path
+) -> None:
+    """The hook program has no engine: with the daemon switched off it hands the hook to the
+    main program beside it, which injects the memory and records the tool call itself."""
+    store = tmp_path / "store"
+    project = _project(tmp_path)
+    env = _env(store, runtime)
+    _cli(exe, env, "init", cwd=project)
+    _cli(exe, env, "remember", "--scope", "user=alice", "--text", MEMORY, cwd=project)
+    commands = _install(exe, env, project)
+    env["MEMORY_CENTER_HOOK_DAEMON"] = "0"
+    transcript = _transcript(tmp_path, "bundle-direct")
+    prompt = _payload("UserPromptSubmit", "bundle-direct", project, transcript)
+    doc = _check(_run(*commands["UserPromptSubmit"], prompt, env))
+    assert doc is not None and "blue-green" in doc["hookSpecificOutput"]["additionalContext"]
+    tool = _payload("PostToolUse", "bundle-direct", project, transcript)
+    assert _check(_run(*commands["PostToolUse"], tool, env)) is None
+    texts = [e["text"] for e in _session_events(exe, env, "claude-code:bundle-direct", project)]
+    assert 'Bash({"command": "make test"})' in texts
+    assert not list(runtime.rglob("*.sock"))  # no daemon was started
