@@ -245,15 +245,23 @@ def _all_events(
     return ran
 
 
-def test_hooks_installed_from_the_bundle_answer_every_event(
+def _store_with_hooks(
     exe: Path, tmp_path: Path, runtime: Path
-) -> None:
+) -> tuple[Path, Path, dict[str, str], dict[str, tuple[str, int]]]:
+    """A store holding MEMORY for alice, and the hooks installed from the bundle into a
+    project: (store, project, environment, commands by event)."""
     store = tmp_path / "store"
     project = _project(tmp_path)
     env = _env(store, runtime)
     _cli(exe, env, "init", cwd=project)
     _cli(exe, env, "remember", "--scope", "user=alice", "--text", MEMORY, cwd=project)
-    commands = _install(exe, env, project)
+    return store, project, env, _install(exe, env, project)
+
+
+def test_hooks_installed_from_the_bundle_answer_every_event(
+    exe: Path, tmp_path: Path, runtime: Path
+) -> None:
+    store, project, env, commands = _store_with_hooks(exe, tmp_path, runtime)
     assert set(commands) == set(INSTALLED)
     for command, _timeout in commands.values():
         # The bundle's hook program (the client alone, frozen): no Python options (they
@@ -348,12 +356,7 @@ def test_the_bundle_hook_program_without_a_daemon_runs_the_hook_in_the_main_prog
 ) -> None:
     """The hook program has no engine: with the daemon switched off it hands the hook to the
     main program beside it, which injects the memory and records the tool call itself."""
-    store = tmp_path / "store"
-    project = _project(tmp_path)
-    env = _env(store, runtime)
-    _cli(exe, env, "init", cwd=project)
-    _cli(exe, env, "remember", "--scope", "user=alice", "--text", MEMORY, cwd=project)
-    commands = _install(exe, env, project)
+    _store, project, env, commands = _store_with_hooks(exe, tmp_path, runtime)
     env["MEMORY_CENTER_HOOK_DAEMON"] = "0"
     transcript = _transcript(tmp_path, "bundle-direct")
     prompt = _payload("UserPromptSubmit", "bundle-direct", project, transcript)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -16,6 +18,15 @@ MCP_SESSION = "mcp-20261201-090000-4242"
 def _row_of(window: MainWindow, name: str) -> int:
     view = window.agents
     return next(i for i, a in enumerate(view.agents) if a.name == name)
+
+
+def _agent_named(qtbot: QtBot, window: MainWindow, name: str) -> Any:
+    """The Agents page's entry for `name`, once the page (opened with Ctrl+5) shows it."""
+    window.refresh_all()
+    qtbot.keyClick(window.nav, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    view = window.agents
+    qtbot.waitUntil(lambda: any(a.name == name for a in view.agents), timeout=TIMEOUT)
+    return view.agents[_row_of(window, name)]
 
 
 def test_agents_list_writes_and_reads_and_pause_one_agent(
@@ -90,12 +101,9 @@ def test_agents_are_named_by_what_they_said_they_are(
         timeout=TIMEOUT,
     )
     qtbot.waitUntil(lambda: bool(demo.retrieval.list_snapshots("cli-webshop-7")), timeout=TIMEOUT)
-    window.refresh_all()
-    qtbot.keyClick(window.nav, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    view = window.agents
     desktop = "claude-desktop 0.9.2 (MCP client)"
-    qtbot.waitUntil(lambda: any(a.name == desktop for a in view.agents), timeout=TIMEOUT)
-    agent = view.agents[_row_of(window, desktop)]
+    agent = _agent_named(qtbot, window, desktop)
+    view = window.agents
     assert agent.sessions == ["desk-webshop"] and agent.calls == 1
     assert all("desk-webshop" not in a.sessions for a in view.agents if a.name != desktop)
     shown = [view.table.item(r, 0).text() for r in range(view.table.rowCount())]
@@ -120,11 +128,7 @@ def test_an_sdk_runtime_is_named_by_the_name_it_was_given(
         runtime.inject("Set up the web-shop build")
     (event,) = demo.events.list_events(session="conv-0042")
     assert event.data["runtime"] == "support-bot"
-    window.refresh_all()
-    qtbot.keyClick(window.nav, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    view = window.agents
     bot = "support-bot (SDK runtime)"
-    qtbot.waitUntil(lambda: any(a.name == bot for a in view.agents), timeout=TIMEOUT)
-    agent = view.agents[_row_of(window, bot)]
+    agent = _agent_named(qtbot, window, bot)
     assert agent.sessions == ["conv-0042"] and agent.events == 1
-    assert all("conv-0042" not in a.sessions for a in view.agents if a.name != bot)
+    assert all("conv-0042" not in a.sessions for a in window.agents.agents if a.name != bot)
