@@ -134,20 +134,31 @@ def default_data_dir() -> str:
     return str(slow_default())
 
 
+MAIN_PROGRAM = "memory-center"
 HOOK_PROGRAM = "memory-center-hook"
 """The desktop build's hook command: this client alone, frozen (packaging/hook_entry.py),
-beside the main program `memory-center`."""
+beside the main program."""
+
+
+def _beside(own: str, other: str) -> str | None:
+    """In the desktop build, when this process is the program `own`, the program `other`
+    in the same folder (with the same suffix: `.exe` on Windows); None elsewhere."""
+    if not getattr(sys, "frozen", False):
+        return None
+    folder, name = os.path.split(sys.executable)
+    stem, suffix = os.path.splitext(name)
+    return os.path.join(folder, other + suffix) if stem == own else None
 
 
 def main_program() -> str | None:
     """In the desktop build's hook command, the main program beside it, which runs the
     daemon and the in-process fallback (this program has no engine); None elsewhere."""
-    if not getattr(sys, "frozen", False):
-        return None
-    folder, name = os.path.split(sys.executable)
-    if not name.startswith(HOOK_PROGRAM):
-        return None
-    return os.path.join(folder, "memory-center" + name[len(HOOK_PROGRAM) :])
+    return _beside(HOOK_PROGRAM, MAIN_PROGRAM)
+
+
+def hook_program() -> str | None:
+    """In the desktop build's main program, the hook program beside it; None elsewhere."""
+    return _beside(MAIN_PROGRAM, HOOK_PROGRAM)
 
 
 def code_stamp() -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.hooks.client import HOOK_PROGRAM
+from app.hooks.client import hook_program
 from core import InvalidInputError
 
 MARKER = "# memory-center-hook"
@@ -66,9 +66,8 @@ def hook_command(data_dir: Path, agent: str = "claude-code") -> str:
     the program's own `hook` verb, which runs the same client.
     """
     if getattr(sys, "frozen", False):
-        folder, name = os.path.split(sys.executable)
-        hook = os.path.join(folder, HOOK_PROGRAM + name[len("memory-center") :])
-        if name.startswith("memory-center") and os.access(hook, os.X_OK):
+        hook = hook_program()
+        if hook is not None and os.access(hook, os.X_OK):
             parts = [hook, agent, "--data-dir", str(data_dir)]
         else:
             parts = [sys.executable, "--data-dir", str(data_dir), "hook", agent]
