@@ -623,12 +623,17 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--speaker", action="store_true", help="give each turn its speaker")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
-    parser.add_argument("--judge", choices=("dev", "check", "both"), help="the #40 corpora")
+    parser.add_argument(
+        "--judge",
+        choices=("dev", "check", "final-1", "final-2", "both", "all"),
+        help="the #40 corpora (all: every part run before, dev, check and final-1)",
+    )
     parser.add_argument("--final", type=Path, help="play a final part from this directory")
     parser.add_argument("--judge-only", choices=("pairs", "fences", "verified"))
     args = parser.parse_args()
     if args.judge or args.final:
-        parts = ("dev", "check") if args.judge == "both" else (args.judge or "final",)
+        named = {"both": ("dev", "check"), "all": ("dev", "check", "final-1")}
+        parts = named.get(args.judge or "", (args.judge or "final",))
         judge(parts, args.final, args.judge_only, args.verbose)
         return
     if args.locomo:

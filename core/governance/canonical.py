@@ -158,8 +158,26 @@ _UNITS = {
     "in": "inch",
     "寸": "inch",
     "英寸": "inch",
-    "°c": "c",
+    "°c": "deg",
+    "°": "deg",
+    "degree": "deg",
+    "degrees": "deg",
     "度": "deg",
+    "°f": "degf",
+    "wk": "week",
+    "wks": "week",
+    "night": "night",
+    "nights": "night",
+    "晚": "night",
+    "歐": "eur",
+    "歐元": "eur",
+    "欧": "eur",
+    "欧元": "eur",
+    "英镑": "gbp",
+    "英鎊": "gbp",
+    "美元": "usd",
+    "美金": "usd",
+    "刀": "usd",
     "楼": "floor",
     "层": "floor",
     "号楼": "building",
@@ -178,11 +196,30 @@ _CURRENCY_SIGN = {"$": "usd", "¥": "cny", "￥": "cny", "€": "eur", "£": "gb
 
 _TOKEN = lazy(
     r"(?P<cur>[$¥￥€£])?\s?(?P<num>\d+(?:[.:]\d+)*)\s?(?P<mult>k\b|万|千|百)?[\s-]?"
-    r"(?P<unit>%|°c|[a-z]+|个小时|个月|分钟|小时|公里|公斤|千克|毫克|毫升|厘米|英寸|号楼|块钱|[块元斤米岁度楼层人次杯天周年寸])?",
+    r"(?P<unit>%|°[cf]?|[a-z]+|个小时|个月|分钟|小时|公里|公斤|千克|毫克|毫升|厘米|英寸|号楼|块钱|"
+    r"歐元|欧元|英[镑鎊]|美[元金]|[块元斤米岁度楼层人次杯天周年寸晚歐欧刀])?",
     re.IGNORECASE,
 )
 _ISO_DATE = lazy(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
 _ZH_DATE = lazy(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
+# Day first with dots, as most of Europe writes it: "30.11.2026"; without a year
+# only after a word that introduces a date ("on 24.01", "until 15.05"), since "Node 20.11"
+# is a version and "12.50" an amount.
+_DOT_DATE = lazy(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d|\.\d)")
+_DOT_DAY_MONTH = lazy(
+    r"\b(?:on|until|till|til|by|from|before|after|due|in|out|am|bis|ab|vom|to|since|ends?|"
+    r"expires?)\s+(\d{2})\.(\d{2})(?!\d|\.\d|\s*(?:[%°€$£¥]|(?:eur|usd|gbp|kg|km|mg|ml|gb|mb)\b))",
+    re.IGNORECASE,
+)
+# A month of a year: "September 2026", "Sept. 2026", "2026年9月".
+_MONTH_YEAR = lazy(r"\b([a-z]{3,9})\.?,?\s+(\d{4})\b", re.IGNORECASE)
+_ZH_MONTH_YEAR = lazy(r"(\d{4})年(\d{1,2})月")
+# The day of every month: "on the 1st of each month", "the 3rd every month", "每月15号".
+_DAY_OF_MONTH = lazy(
+    r"\bthe\s+(\d{1,2})(?:\s+(?:of\s+)?(?:each|every|the)\s+month|\s+monthly)\b",
+    re.IGNORECASE,
+)
+_ZH_DAY_OF_MONTH = lazy(r"(?:每个?月|每月的?)(\d{1,2})[号日]")
 _EN_DATE_MD = lazy(
     r"\b([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4}))?", re.IGNORECASE
 )
@@ -236,6 +273,10 @@ _IDENTIFIER = lazy(
 )
 
 
+def _year_month(year: int, month: int) -> Slot:
+    return ("year_month", f"{year:04d}-{month:02d}")
+
+
 def _date(month: int, day: int) -> Slot:
     return ("date", f"{month:02d}-{day:02d}")
 
@@ -243,10 +284,48 @@ def _date(month: int, day: int) -> Slot:
 def _dates(f: _Found) -> None:
     for m in (*_ISO_DATE.finditer(f.text), *_ZH_DATE.finditer(f.text)):
         f.add(m, _date(int(m.group(2)), int(m.group(3))))
+        if m.group(1):
+            f.slots.add(_year_month(int(m.group(1)), int(m.group(2))))
+    _dot_dates(f)
+    _en_dates(f)
+    _months_and_days(f)
+
+
+def _dot_dates(f: _Found) -> None:
+    for m in _DOT_DATE.finditer(f.text):
+        day, month, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if f.free(m.span()) and 1 <= month <= 12 and 1 <= day <= 31:
+            f.add(m, _date(month, day), _year_month(year, month))
+    for m in _DOT_DAY_MONTH.finditer(f.text):
+        day, month = int(m.group(1)), int(m.group(2))
+        if f.free(m.span(1)) and 1 <= month <= 12 and 1 <= day <= 31:
+            f.slots.add(_date(month, day))
+            f.spans.append((m.start(1), m.end(2)))
+
+
+def _months_and_days(f: _Found) -> None:
+    for m in _MONTH_YEAR.finditer(f.text):
+        month = _MONTHS.get(m.group(1).casefold())
+        if month:
+            f.slots.add(_year_month(int(m.group(2)), month))
+            f.spans.append(m.span(2))
+    for m in _ZH_MONTH_YEAR.finditer(f.text):
+        if 1 <= int(m.group(2)) <= 12:
+            f.slots.add(_year_month(int(m.group(1)), int(m.group(2))))
+            f.spans.append(m.span(1))
+    for m in (*_DAY_OF_MONTH.finditer(f.text), *_ZH_DAY_OF_MONTH.finditer(f.text)):
+        if f.free(m.span(1)) and 1 <= int(m.group(1)) <= 31:
+            f.slots.add(("day_of_month", str(int(m.group(1)))))
+            f.spans.append(m.span(1))
+
+
+def _en_dates(f: _Found) -> None:
     for m in _EN_DATE_MD.finditer(f.text):
         month = _MONTHS.get(m.group(1).casefold())
         if month and 1 <= int(m.group(2)) <= 31:
             f.add(m, _date(month, int(m.group(2))))
+            if m.group(3):
+                f.slots.add(_year_month(int(m.group(3)), month))
     for m in _EN_DATE_DM.finditer(f.text):
         month = _MONTHS.get(m.group(2).casefold())
         if month and 1 <= int(m.group(1)) <= 31 and f.free(m.span()):
