@@ -28,7 +28,9 @@ PAGE = 10_000
 
 def cursor_key(session: str) -> str:
     """The mark's key: a digest of the session name (names stay out of the cursor table)."""
-    return f"extract:{hashlib.sha256(session.encode('utf-8')).hexdigest()[:40]}"
+    # surrogatepass: a session name read from a damaged file may hold a lone surrogate
+    digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"extract:{digest[:40]}"
 
 
 def mark_of(service: MemoryService, session: str) -> CaptureCursor:

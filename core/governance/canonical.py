@@ -273,6 +273,12 @@ _IDENTIFIER = lazy(
 )
 
 
+def is_calendar_word(word: str) -> bool:
+    """A month or weekday name ("March", "Sunday"): a value, never the name of a thing."""
+    folded = word.casefold()
+    return folded in _MONTHS or folded in _WEEKDAYS
+
+
 def _year_month(year: int, month: int) -> Slot:
     return ("year_month", f"{year:04d}-{month:02d}")
 
@@ -511,4 +517,4 @@ def differing(a: frozenset[Slot], b: frozenset[Slot]) -> list[tuple[str, str, st
 
 
 # Imported from here by callers.
-__all__ = ["Slot", "canonical_text", "differing", "slots", "zh_to_int"]
+__all__ = ["Slot", "canonical_text", "differing", "is_calendar_word", "slots", "zh_to_int"]

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from core.governance.fences import Features, FenceView, features, match
+from core.patterns import lazy
 from core.storage import fences, governed
 from core.storage.store import WriteTx
 
@@ -58,6 +59,18 @@ class FenceCheck:
         views = self.views(tx)
         if not views:
             return None, ""
+        for piece in pieces(content):
+            found, why = self._meet_one(tx, views, piece, embed)
+            if found is not None:
+                if piece != content:
+                    why = f'{why}, in the part "{piece}"'
+                return found, why
+        return None, ""
+
+    @staticmethod
+    def _meet_one(
+        tx: WriteTx, views: list[FenceView], content: str, embed: Callable[[str], Vector]
+    ) -> tuple[str | None, str]:
         # Features under every fingerprint key this device holds: a fence stood in a
         # member's private scope hashes its units with that member's key (#12).
         every = [features(key, content) for key in tx.codec.fingerprint_keys()]
@@ -69,6 +82,31 @@ class FenceCheck:
                 if why:
                     return view.memory_id, why
         return None, ""
+
+
+# Where a message divides into statements: sentence ends, semicolons, dashes and commas.
+_CLAUSE_END = lazy(r"[.!?;]+(?:\s+|$)|[。！？；\n]+\s*|\s+[—–-]{1,2}\s+|,\s+|[，、]\s*")
+_CJK_CHAR = lazy(r"[\u3400-\u9fff]")
+
+
+def pieces(content: str) -> list[str]:
+    """The content, then each clause of it long enough to state a fact on its own.
+
+    A deleted fact often comes back inside a longer message ("ugh, as I told you the
+    appointment is April 17th, can you remind me ..."): the message as a whole carries other
+    values and means more than the fact, so each clause is compared with the fences too."""
+    parts = [p.strip() for p in _CLAUSE_END.split(content) if p and p.strip()]
+    clauses = [p for p in parts if _long_enough(p)]
+    if len(parts) < 2 or not clauses:
+        return [content]
+    return [content, *clauses]
+
+
+def _long_enough(clause: str) -> bool:
+    """Three words, or six Chinese characters (a Chinese word is mostly two)."""
+    cjk = len(_CJK_CHAR.findall(clause))
+    words = len([w for w in _CJK_CHAR.sub(" ", clause).split() if w])
+    return words + cjk / 2 >= 3
 
 
 def _could_mean(new: Features, fence: FenceView) -> bool:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.governance.canonical import canonical_text, differing, slots
+from core.governance.canonical import canonical_text, differing, is_calendar_word, slots
 from core.governance.conflicts import Relation, relate
 from core.governance.statements import parse
 from core.governance.text import STOPWORDS
@@ -67,7 +67,7 @@ RELATED = 0.845
 # A duplicate or a contradiction is decided at or above these probabilities; a pair whose
 # duplicate or contradiction probability reaches `UNSURE` but not its bar goes to review.
 SURE_DUPLICATE = 0.7
-SURE_CONTRADICTION = 0.6
+SURE_CONTRADICTION = 0.65
 UNSURE = 0.5
 
 FEATURES = (
@@ -189,6 +189,7 @@ class Signals:
     superset: bool = False  # the new statement has every word of the old one, and more
     names_another: bool = False  # it says it replaces a value the old statement does not hold
     numbers_differ: bool = False  # each states numbers, none in common, whatever they follow
+    unshared_names: int = 0  # how many sides name something the other does not
 
     @property
     def evidence(self) -> bool:
@@ -267,6 +268,7 @@ def signals(new: str, old: str, similarity: float) -> Signals:
         superset=ub < ua and _size(ua - ub) >= 1,
         names_another=_names_another(new, old),
         numbers_differ=_numbers_differ(sa, sb),
+        unshared_names=_unshared_names(new, old),
     )
 
 
@@ -316,25 +318,48 @@ def _aligned(sig: Signals, similarity: float, replaces: bool, sim: str) -> Judge
     statements' structure, not weights: the model is not asked."""
     if not (sig.aligned and (sig.denies or (sig.swap and similarity < IDENTICAL))):
         return None
-    if sig.structural:
+    if sig.structural or (
+        sig.rule.kind != "contradiction"
+        and (sig.names_swapped or sig.rule.reason.startswith("about a different"))
+    ):
         return Judgement("compatible", f"{sig.rule.reason}; {sim}")
+    if sig.unshared_names == 2 and not sig.update and not sig.changed:
+        if sig.same_values:
+            # The word exchanged is a name on each side, and every value is the same: one
+            # value said of two things ("6 pods of the logging / gateway worker").
+            return Judgement("compatible", f"the same values said of two named things; {sim}")
+        # Two names and no value to compare ("events for shipping-svc / the inventory
+        # frontend go through Redis streams", "metrics are in Datadog / New Relic"): the
+        # exchanged name may be the subject or the value; the model and "not sure" decide.
+        return None
     if sig.rule.kind == "contradiction" and not sig.names_another:
         return Judgement("contradiction", f"{sig.rule.reason}; {sim}", replaces)
     return None  # the rules' other readings ("adds detail", ...) are left to the model
 
 
 def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
-    """The model's duplicate and contradiction probabilities, held under `UNSURE` where a
-    signal rules them out.
+    """The model's duplicate and contradiction probabilities, held down where a signal rules
+    an outcome out or makes it a question for the user.
 
-    Two guards only; every other signal is a feature the model weighs (guards fitted to one
-    corpus cost recall on the next: measured by leaving one author out at a time)."""
+    Each guard states a reason a merge or a conflict would be wrong whatever the corpus
+    (another subject, a changed value, names the embedder hardly sees); everything else is a
+    feature the model weighs (hand guards fitted to one corpus cost recall on the next:
+    measured by leaving one author out at a time, `benchmarks/calibrate_judge.py --cv`)."""
     dup, con = probs["duplicate"], probs["contradiction"]
     below = UNSURE - 0.01
     if sig.rule.reason.startswith("about a different subject"):
         # The rules found another subject in the first slot ("the checkout / refunds
         # service ..."): the same frame about two things neither repeats nor contradicts.
         dup, con = min(dup, below), min(con, below)
+    if sig.unshared_names == 2:
+        # Each names something the other does not ("gateway-job" / "the coupons service"):
+        # the same value said of two things is two facts; the embedder hardly sees names, so
+        # such a pair is never merged silently.
+        dup = min(dup, SURE_DUPLICATE - 0.01)
+    if sig.added or sig.superset or sig.names_swapped:
+        # All the older statement says, and more (added detail), or another named subject:
+        # a merge would drop what the new one adds.
+        dup = min(dup, below)
     if (sig.changed or sig.denies or sig.rule.kind == "contradiction") and dup >= below:
         # A changed value or a denial is never the same fact, however close the meaning: a
         # merge would drop one of the two facts without a trace. What the model gave the
@@ -345,16 +370,15 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
         dup = below
     if sig.rule.kind == "contradiction" and not sig.names_another and max(dup, con) >= UNSURE:
         con = max(con, SURE_CONTRADICTION)  # closely related, and the rules align a change
-    if (sig.swap or sig.rule.kind == "contradiction") and similarity_below_identical(sig):
+    if sig.unshared_names == 2 and not (sig.update or sig.changed):
+        # Two names exchanged and no value changed: at most "possibly contradicts".
+        con = min(con, SURE_CONTRADICTION - 0.01)
+    if (sig.swap or sig.rule.kind == "contradiction") and sig.similarity < IDENTICAL:
         # A word or two exchanged on each side ("dark / light mode", "外婆家 / 奶奶家") may be
         # a paraphrase or another value; the embedder cannot tell the two apart, so such a
         # pair is never merged silently: at most "possibly the same", a person decides.
         dup = min(dup, SURE_DUPLICATE - 0.01)
     return dup, con
-
-
-def similarity_below_identical(sig: Signals) -> bool:
-    return sig.similarity < IDENTICAL
 
 
 SAME_VALUES = "the same values written differently"
@@ -374,6 +398,39 @@ def _reformatted(reason: str) -> bool:
         if not (arrow and so and sn) or differing(so, sn) or not _values(so) & _values(sn):
             return False
     return True
+
+
+# What names a thing: a hyphenated identifier ("gateway-job", "scheduler-api"), a
+# capitalised word inside a sentence ("... go to Jonas"), or the word before a noun that says
+# what kind of thing it is ("the coupons service", "the translation worker").
+_IDENT = lazy(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+\b")
+_INNER_CAPITAL = lazy(r"(?<=[a-z0-9,;:] )[A-Z][a-z]+\b")
+_KIND_OF = lazy(
+    r"\b([a-z][a-z0-9]+) (?:service|svc|worker|job|frontend|backend|api|app|server|cluster|"
+    r"database|db|repo|pipeline|bot|team|project|module|queue|bucket)s?\b",
+    2,
+)
+
+
+def names(text: str) -> set[str]:
+    """The names a text uses for things (see `_IDENT`), folded; "the" etc. never count."""
+    found = {m.group().casefold() for m in _IDENT.finditer(text)}
+    found |= {m.group().casefold() for m in _INNER_CAPITAL.finditer(text)}
+    found |= {m.group(1).casefold() for m in _KIND_OF.finditer(text)}
+    return {n for n in found if n not in STOPWORDS and not is_calendar_word(n)}
+
+
+def _unshared_names(new: str, old: str) -> int:
+    """Sides naming something the other text does not mention at all (a name of one side
+    counts as mentioned when the other's words contain it, "gateway-job" / "the gateway")."""
+    a, b = names(new), names(old)
+    words_a, words_b = set(_WORDS.findall(new.casefold())), set(_WORDS.findall(old.casefold()))
+    only_a = {n for n in a if not set(_WORDS.findall(n)) <= words_b}
+    only_b = {n for n in b if not set(_WORDS.findall(n)) <= words_a}
+    return int(bool(only_a)) + int(bool(only_b))
+
+
+_WORDS = lazy(r"[a-z0-9]+")
 
 
 def _numbers_differ(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> bool:

@@ -156,6 +156,12 @@ ZH = {
     "Reject…  (R)": "拒绝…  (R)",
     "Keep this": "保留这条",
     "Keep this: %1": "保留这条：%1",
+    "Not in conflict": "不冲突",
+    "Not in conflict: %1": "不冲突：%1",
+    "This memory does not contradict the others: take it out of the set": (
+        "这条记忆与其他几条并不矛盾：把它移出冲突集"
+    ),
+    "Taken out of the conflict set.": "已移出冲突集。",
     "Conflicting memory": "冲突的记忆",
     "Approved.": "已批准。",
     "Edited and approved.": "已编辑并批准。",

@@ -2872,107 +2872,127 @@
         <translation>批准…  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="271" />
+        <location filename="../../ui/views/review_view.py" line="272" />
         <source>Words that differ from the other memory are marked.</source>
         <translation>与另一条记忆不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="279" />
+        <location filename="../../ui/views/review_view.py" line="280" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="281" />
+        <location filename="../../ui/views/review_view.py" line="282" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="284" />
+        <location filename="../../ui/views/review_view.py" line="287" />
+        <source>Not in conflict</source>
+        <translation>不冲突</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="289" />
+        <source>This memory does not contradict the others: take it out of the set</source>
+        <translation>这条记忆与其他几条并不矛盾：把它移出冲突集</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="291" />
+        <source>Not in conflict: %1</source>
+        <translation>不冲突：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="298" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="308" />
+        <location filename="../../ui/views/review_view.py" line="322" />
         <source>Approval undone: the memory is back in the queue.</source>
         <translation>已撤销批准：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="309" />
+        <location filename="../../ui/views/review_view.py" line="323" />
         <source>Rejection undone: the memory is back in the queue.</source>
         <translation>已撤销拒绝：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="312" />
+        <location filename="../../ui/views/review_view.py" line="326" />
         <source>Undone.</source>
         <translation>已撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="327" />
+        <location filename="../../ui/views/review_view.py" line="341" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="333" />
+        <location filename="../../ui/views/review_view.py" line="347" />
         <source>Approve a quarantined memory?</source>
         <translation>批准一条已隔离的记忆？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="335" />
+        <location filename="../../ui/views/review_view.py" line="349" />
         <source>It came from a low-trust source (a web page, an e-mail, an issue) and may carry instructions meant for your agents. Approve it only if you checked that it is true and harmless.</source>
         <translation>它来自低可信来源（网页、邮件、工单），可能夹带针对智能体的指令。只有在您确认它真实且无害时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="342" />
+        <location filename="../../ui/views/review_view.py" line="356" />
         <source>Approve anyway</source>
         <translation>仍然批准</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="343" />
+        <location filename="../../ui/views/review_view.py" line="357" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="345" />
+        <location filename="../../ui/views/review_view.py" line="359" />
         <source>Confirm approval of a quarantined memory</source>
         <translation>确认批准已隔离的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="359" />
+        <location filename="../../ui/views/review_view.py" line="373" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="376" />
+        <location filename="../../ui/views/review_view.py" line="390" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="388" />
+        <location filename="../../ui/views/review_view.py" line="402" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="389" />
+        <location filename="../../ui/views/review_view.py" line="403" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="397" />
+        <location filename="../../ui/views/review_view.py" line="411" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="427" />
+        <location filename="../../ui/views/review_view.py" line="442" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="436" />
+        <location filename="../../ui/views/review_view.py" line="448" />
+        <source>Taken out of the conflict set.</source>
+        <translation>已移出冲突集。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="457" />
         <source>Conflict resolved: both kept.</source>
         <translation>冲突已解决：两者都保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="449" />
+        <location filename="../../ui/views/review_view.py" line="470" />
         <source>Conflict resolved: split by scope.</source>
         <translation>冲突已解决：已按范围拆分。</translation>
     </message>

@@ -240,3 +240,19 @@ def test_claude_code_undecodable_line_is_reported_and_the_file_kept(
     assert [(p.where, p.message.split(" (")[0]) for p in report.problems] == [
         ("line 2", "not valid UTF-8")
     ]
+
+
+def test_claude_code_session_id_with_a_lone_surrogate_never_stops_the_import(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """A damaged file's session id with a lone surrogate ("\\ud800-1") is imported or
+    reported, never a crash of the extraction mark (found by the fuzz test)."""
+    line = (
+        '{"type": "user", "uuid": "u1", "sessionId": "\\ud800-1", "cwd": "/home/a/shop", '
+        '"message": {"role": "user", "content": "we deploy on Fridays"}}'
+    )
+    path = tmp_path / "s.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    report = _import(service, claude_code, path)
+    imported = sum(_counts(service).values())
+    assert imported == 1 or report.problems

@@ -219,3 +219,34 @@ def test_conflict_split_by_scope(qtbot: QtBot, window: MainWindow, demo: MemoryS
         assert stored.status.value == "active"
         assert "conflict" not in stored.flags
         assert dict(stored.scope.items()) == {**dict(r.scope.items()), "environment": env}
+
+
+def test_conflict_not_in_conflict_then_undo(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """ "Not in conflict" takes one member out of the set (both stay active); the window's
+    undo puts the set back as it was (#40)."""
+    view = _open_review(qtbot, window)
+    rows = [r for r in view.model.selectable_rows() if view.model.entry(r).conflict]  # type: ignore[union-attr]
+    view.list.setCurrentIndex(view.model.index(rows[0], 0))
+    qtbot.waitUntil(lambda: view.stack.currentIndex() == 2, timeout=TIMEOUT)
+    members = view.model.entry(rows[0]).conflict  # type: ignore[union-attr]
+    before = {m.id: demo.memories.get_memory(m.id) for m in members}
+    assert len(view.not_in_conflict_buttons) == len(members) == 2
+    view.not_in_conflict_buttons[0].click()
+    out = members[0]
+    qtbot.waitUntil(
+        lambda: demo.memories.get_memory(out.id).conflict_set is None, timeout=3 * TIMEOUT
+    )
+    after = {m.id: demo.memories.get_memory(m.id) for m in members}
+    # a set left with one member is settled: nobody was superseded, nothing is flagged
+    assert all(r.status == before[r.id].status for r in after.values())
+    assert all("conflict" not in r.flags for r in after.values())
+    window.undo()
+    qtbot.waitUntil(
+        lambda: demo.memories.get_memory(out.id).conflict_set == before[out.id].conflict_set,
+        timeout=3 * TIMEOUT,
+    )
+    restored = {m.id: demo.memories.get_memory(m.id) for m in members}
+    assert all("conflict" in r.flags for r in restored.values())
+    assert all(r.status == before[r.id].status for r in restored.values())

@@ -98,6 +98,12 @@ def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[Memo
     )
 
 
+def take_out_of_conflict(ctx: UiContext, record: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
+    """ "Not in conflict": the member leaves its conflict set and stays as it is (a set left
+    with one member is settled)."""
+    return mutate(ctx, lambda s: s.commands.run(c.TakeOutOfConflict(record.id), DESKTOP))
+
+
 def keep_conflicting(
     ctx: UiContext,
     members: Sequence[MemoryRecord],

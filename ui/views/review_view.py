@@ -256,6 +256,7 @@ class ReviewView(RefreshingView):
             if widget is not None:
                 widget.deleteLater()
         self.keep_buttons: list[QPushButton] = []
+        self.not_in_conflict_buttons: list[QPushButton] = []
         for r in members:
             other = next((m for m in members if m.id != r.id), r)
             self.conflict_layout.addWidget(self._conflict_card(r, other))
@@ -281,11 +282,24 @@ class ReviewView(RefreshingView):
         keep.setAccessibleName(self.tr("Keep this: %1").replace("%1", r.content[:60]))
         keep.clicked.connect(lambda: self.keep(r))
         self.keep_buttons.append(keep)
+        # The judge can be wrong about a conflict ("PostgreSQL 16" / "port 5432"): the user
+        # takes one member out; it stays as it is, the others stay in the set (#40).
+        out = QPushButton(self.tr("Not in conflict"))
+        out.setToolTip(
+            self.tr("This memory does not contradict the others: take it out of the set")
+        )
+        out.setAccessibleName(self.tr("Not in conflict: %1").replace("%1", r.content[:60]))
+        out.clicked.connect(lambda: self.take_out(r))
+        self.not_in_conflict_buttons.append(out)
+        buttons = QHBoxLayout()
+        buttons.addWidget(keep)
+        buttons.addWidget(out)
+        buttons.addStretch(1)
         lay.addWidget(QLabel(self.tr("Conflicting memory")))
         lay.addWidget(text)
         lay.addWidget(meta)
         lay.addStretch(1)
-        lay.addWidget(keep, 0, Qt.AlignmentFlag.AlignLeft)
+        lay.addLayout(buttons)
         return card
 
     # --- actions -------------------------------------------------------------------------
@@ -422,9 +436,16 @@ class ReviewView(RefreshingView):
         dialog.open()
 
     def keep(self, r: MemoryRecord) -> None:
-        """Resolve the shown conflict set by keeping `r`."""
+        """Resolve the shown conflict set by keeping `r`; only members that contradict it are
+        superseded (undone like every command, from the window's history)."""
         ops.resolve_conflict(self.ctx, r).on_success(
             lambda _rs: self._done(self.tr("Conflict resolved."))
+        ).run(self)
+
+    def take_out(self, r: MemoryRecord) -> None:
+        """ "Not in conflict": `r` leaves the shown set and stays as it is."""
+        ops.take_out_of_conflict(self.ctx, r).on_success(
+            lambda _rs: self._done(self.tr("Taken out of the conflict set."))
         ).run(self)
 
     def keep_both(self) -> None:

@@ -51,6 +51,35 @@ def test_a_changed_value_is_a_changed_slot(a: str, b: str) -> None:
     assert differing(slots(a), slots(b))
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "kind"),
+    [
+        ("permit expires on 30.11.2026.", "valid until 31.10.2026.", "date"),
+        ("leaves Frankfurt on 24.01 at 21:40", "departs 26 Jan", "date"),
+        ("expires on 14 March 2026", "runs out in September 2026", "year_month"),
+        (
+            "rent goes out on the 1st of each month",
+            "rent is paid on the 3rd every month",
+            "day_of_month",
+        ),
+        ("每个月十五号发工资", "工资每月20号到账", "day_of_month"),
+        ("walk-in fridge set 3°C", "walk in fridge set to 5 degrees", "qty:deg"),
+        ("房租每月 980 歐元", "暖租漲到 1040 歐", "qty:eur"),
+    ],
+)
+def test_dates_months_days_and_units_written_other_ways_are_compared(
+    a: str, b: str, kind: str
+) -> None:
+    """Day-first dates with dots, a month of a year, the day of every month, degrees and
+    currency words are values: a change of them is a changed slot (#40, class 1)."""
+    assert kind in {k for k, _old, _new in differing(slots(a), slots(b))}
+
+
+@pytest.mark.parametrize("text", ["Node 20.11 is the runtime", "it costs 12.50 EUR", "v 1.2.10"])
+def test_versions_and_amounts_are_not_dates(text: str) -> None:
+    assert not {k for k, _ in slots(text)} & {"date", "year_month"}
+
+
 def test_bare_numbers_of_different_things_are_not_one_slot() -> None:
     # "PostgreSQL 16" and "port 5432" are two attributes, not a changed value.
     assert differing(slots("The db is PostgreSQL 16."), slots("The db listens on port 5432.")) == []
@@ -109,6 +138,24 @@ def test_different_components_do_not_conflict(service: MemoryService) -> None:
     node = service.memories.remember(SCOPE, "The checkout service runs on Node 20 LTS.").value
     assert not port.conflicts_with and not tests.conflicts_with and not node.conflicts_with
     assert not port.superseded and not node.superseded
+
+
+def test_one_value_said_of_two_named_things_is_neither_merged_nor_a_conflict(
+    service: MemoryService,
+) -> None:
+    """Notes about two components that share a value are two facts: never merged into one
+    another (a merge would lose one), never a conflict set (#40, class 3)."""
+    first = service.memories.remember(SCOPE, "Gateway-job keeps its data in MongoDB 6.").value
+    second = service.memories.remember(
+        SCOPE, "The coupons service uses MongoDB 6 as its datastore"
+    ).value
+    third = service.memories.remember(SCOPE, "Prod has 6 pods of the logging worker").value
+    fourth = service.memories.remember(SCOPE, "Prod has 6 pods of the gateway worker").value
+    for out in (second, fourth):
+        assert out.outcome != "merged" and not out.conflicts_with and not out.superseded
+    assert first.record is not None and third.record is not None
+    for mid in (first.record.id, third.record.id):
+        assert service.memories.get_memory(mid).status.value == "active"
 
 
 # --- 3. not sure goes to review, and is answered ----------------------------------------
@@ -172,6 +219,13 @@ def _fence(service: MemoryService, text: str) -> None:
         ("女儿对芒果过敏", "用户的女儿芒果过敏"),
         ("I'm in the Shanghai office.", "用户在 Shanghai office 上班。"),
         ("Leo sits at the nut-free table at lunch", "Leo sits at the nut free table at lunch."),
+        # inside a longer message: a clause of it restates the deleted fact (#40, class 4)
+        (
+            "Leo sits at the nut-free table at lunch",
+            "ugh, long day — Leo sits at the nut-free table at lunch, can you remind me "
+            "to pack his snack on Wednesday?",
+        ),
+        ("女儿对芒果过敏", "今天好累，女儿对芒果过敏，晚饭要注意一下，记得提醒我周三买菜"),
     ],
 )
 def test_fence_holds_for_restatements(service: MemoryService, deleted: str, later: str) -> None:
@@ -187,6 +241,11 @@ def test_fence_holds_for_restatements(service: MemoryService, deleted: str, late
         ("Leo invited Sam to his sleepover", "Sam invited Leo to his sleepover"),
         ("My wife is a nurse at St. Mary's.", "My sister is a nurse at St. Mary's."),
         ("Flight to Chengdu on April 3 at 7:40am.", "Flight to Chengdu on April 3 at 7:40pm."),
+        (
+            "Leo sits at the nut-free table at lunch",
+            "ugh, long day — Sam sits at the nut-free table at lunch, can you remind me "
+            "to pack his snack on Wednesday?",
+        ),
     ],
 )
 def test_fence_lets_other_facts_pass(service: MemoryService, deleted: str, later: str) -> None:
