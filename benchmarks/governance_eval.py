@@ -626,13 +626,13 @@ def main() -> None:
     parser.add_argument(
         "--judge",
         choices=("dev", "check", "final-1", "final-2", "both", "all"),
-        help="the #40 corpora (all: every part run before, dev, check and final-1)",
+        help="the #40 corpora (all: dev, check, final-1 and final-2)",
     )
     parser.add_argument("--final", type=Path, help="play a final part from this directory")
     parser.add_argument("--judge-only", choices=("pairs", "fences", "verified"))
     args = parser.parse_args()
     if args.judge or args.final:
-        named = {"both": ("dev", "check"), "all": ("dev", "check", "final-1")}
+        named = {"both": ("dev", "check"), "all": ("dev", "check", "final-1", "final-2")}
         parts = named.get(args.judge or "", (args.judge or "final",))
         judge(parts, args.final, args.judge_only, args.verbose)
         return
