@@ -64,6 +64,7 @@ from core.governance.text import estimate_tokens  # noqa: E402
 from core.index.embedder import DEFAULT_EMBEDDER, EMBEDDER_ENV, make_embedder  # noqa: E402
 from core.model.clock import ManualClock  # noqa: E402
 from core.retrieval.keyword import KeywordIndex  # noqa: E402
+from core.services.memories import Memories  # noqa: E402
 
 DATA_ENV = "MEMORY_CENTER_CONVERSATION_DATA"
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "locomo_dev"
@@ -217,7 +218,7 @@ def ingest(
 def _turn_fields(turn: Turn, dated: bool, speaker_field: bool) -> dict[str, object]:
     """A turn's content and, where the service takes them, its time and speaker as fields."""
     out: dict[str, object] = {"content": memory_text(turn, dated, not speaker_field)}
-    if not dated and _accepts(MemoryService.remember, "said_at"):
+    if not dated and _accepts(Memories.remember, "said_at"):
         out["said_at"] = turn.said_at.isoformat()
     if speaker_field:
         out["speaker"] = turn.speaker
@@ -314,7 +315,7 @@ def run_product(
     windows: bool = True,
 ) -> dict[str, object]:
     last = max(t.said_at for t in conv.turns)
-    speaker_field = not speaker_text and _accepts(MemoryService.remember, "speaker")
+    speaker_field = not speaker_text and _accepts(Memories.remember, "speaker")
     clock = ManualClock(last + dt.timedelta(days=1))
     with tempfile.TemporaryDirectory(prefix="mc-conv-") as tmp:
         where = Path(tmp)
