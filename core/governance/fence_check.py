@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from core.governance.fences import Features, FenceView, features, match
+from core.governance.statements import CJK_CHAR
 from core.patterns import lazy
 from core.storage import fences, governed
 from core.storage.store import WriteTx
@@ -86,7 +87,6 @@ class FenceCheck:
 
 # Where a message divides into statements: sentence ends, semicolons, dashes and commas.
 _CLAUSE_END = lazy(r"[.!?;]+(?:\s+|$)|[。！？；\n]+\s*|\s+[—–-]{1,2}\s+|,\s+|[，、]\s*")
-_CJK_CHAR = lazy(r"[\u3400-\u9fff]")
 
 
 def pieces(content: str) -> list[str]:
@@ -104,8 +104,8 @@ def pieces(content: str) -> list[str]:
 
 def _long_enough(clause: str) -> bool:
     """Three words, or six Chinese characters (a Chinese word is mostly two)."""
-    cjk = len(_CJK_CHAR.findall(clause))
-    words = len([w for w in _CJK_CHAR.sub(" ", clause).split() if w])
+    cjk = len(CJK_CHAR.findall(clause))
+    words = len([w for w in CJK_CHAR.sub(" ", clause).split() if w])
     return words + cjk / 2 >= 3
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from core.governance.canonical import canonical_text, differing, is_calendar_word, slots
 from core.governance.conflicts import Relation, relate
-from core.governance.statements import parse
+from core.governance.statements import CJK_CHAR, parse
 from core.governance.text import STOPWORDS
 from core.patterns import lazy
 
@@ -49,7 +49,6 @@ _UPDATE = lazy(
 )
 _UPDATE_WEAK = lazy(r"\b(?:now|these days|since|starting|as of)\b|现在|以后|从此|开始", 2)
 _ALSO = lazy(r"\b(?:also|too|as well|another|in addition|plus|separate)\b|还|也|另外|另", 2)
-_CJK = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN = lazy(r"[A-Za-z]{2,}")
 
 # Per pair of scripts (z: mostly Chinese, e: mostly Latin): how much higher its cosines run
@@ -232,8 +231,9 @@ class Signals:
         return self.rule.kind in ("contradiction", "compatible") and self.rule.reason != SAME_VALUES
 
 
-def signals(new: str, old: str, similarity: float) -> Signals:
-    """The judge's view of a pair (the cosine already computed by the caller)."""
+def signals(new: str, old: str, similarity: float, rule: Relation | None = None) -> Signals:
+    """The judge's view of a pair (the cosine, and the unit rules' relation when the caller
+    has it, already computed)."""
     a, b = parse(canonical_text(new)), parse(canonical_text(old))
     ua, ub = set(a.units), set(b.units)
     overlap = len(ua & ub) / len(ua | ub) if ua | ub else 0.0
@@ -243,7 +243,7 @@ def signals(new: str, old: str, similarity: float) -> Signals:
     names_swapped = bool(only_a & names_a) and bool(only_b & names_b)
     sa, sb = slots(new), slots(old)
     cross = _pair(new, old) == "ez"
-    rule = relate(new, old)
+    rule = rule if rule is not None else relate(new, old)
     changed = tuple(differing(sa, sb))
     if rule.kind == "contradiction" and not changed and _reformatted(rule.reason):
         # The rules read words; "9:30" / "9.30am" and "14:00" / "2pm" are one value.
@@ -286,7 +286,7 @@ def judge(new: str, old: str, similarity: float | None) -> Judgement:
     rule = relate(new, old)
     if similarity is None or (rule.kind == "duplicate" and rule.reason.startswith("same text")):
         return Judgement(rule.kind, rule.reason, rule.replaces)
-    sig = signals(new, old, similarity)
+    sig = signals(new, old, similarity, rule)
     sim = f"meaning similarity {similarity:.2f}"
     if sig.similarity < RELATED:
         return Judgement("unrelated", sim)
@@ -410,6 +410,7 @@ _KIND_OF = lazy(
     r"database|db|repo|pipeline|bot|team|project|module|queue|bucket)s?\b",
     2,
 )
+_WORDS = lazy(r"[a-z0-9]+")
 
 
 def names(text: str) -> set[str]:
@@ -428,9 +429,6 @@ def _unshared_names(new: str, old: str) -> int:
     only_a = {n for n in a if not set(_WORDS.findall(n)) <= words_b}
     only_b = {n for n in b if not set(_WORDS.findall(n)) <= words_a}
     return int(bool(only_a)) + int(bool(only_b))
-
-
-_WORDS = lazy(r"[a-z0-9]+")
 
 
 def _numbers_differ(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> bool:
@@ -473,7 +471,7 @@ def _abbreviates(short: str, long: str) -> bool:
 
 def _size(units: set[str]) -> float:
     """Words, a CJK character counting half (Chinese words are mostly two)."""
-    return sum(0.5 if _CJK.match(u) else 1.0 for u in units)
+    return sum(0.5 if CJK_CHAR.match(u) else 1.0 for u in units)
 
 
 def _values(found: frozenset[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -496,7 +494,7 @@ def _why(sig: Signals, sim: str) -> str:
 
 def script(text: str) -> str:
     """z: mostly Chinese; e: mostly Latin."""
-    cjk = len(_CJK.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     latin = sum(len(w) for w in _LATIN.findall(text))
     return "z" if cjk * 2 >= latin else "e"
 
