@@ -196,6 +196,12 @@ def _v13_transition_journal(conn: Connection) -> None:
     logins.install_journal(conn)
 
 
+def _v14_cheaper_policies(conn: Connection) -> None:
+    # PostgreSQL only: policies ask for group membership instead of a table look-up, and a
+    # member's private rows are protected from the invitation on (#41).
+    logins.refresh(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log, sessions, revision counter and change feed", _v1_event_log),
     Migration(
@@ -219,6 +225,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         13, "the transition journal: each change's before and after", _v13_transition_journal
+    ),
+    Migration(
+        14,
+        "team stores: cheaper row-level security checks, private rows guarded from invitation",
+        _v14_cheaper_policies,
     ),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
@@ -247,7 +258,8 @@ def migrate(
         The backup file written, if any.
 
     Raises:
-        StoreVersionError: the store is newer than this code.
+        StoreVersionError: the store is newer than this code, or (PostgreSQL) older and
+            this login does not own its tables, so cannot migrate it.
     """
     with engine.connect() as conn:
         found = current_version(conn)
@@ -258,6 +270,15 @@ def migrate(
         )
     if found >= target:
         return None
+    if found > 0 and engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            if not logins.owns_tables(conn):
+                raise StoreVersionError(
+                    f"this store has schema version {found} and this Memory Center needs "
+                    f"{target}: only the store's owner device can upgrade it (its database "
+                    "login owns the tables). Open the store once on the owner's device with "
+                    "this version, or keep the earlier version on this device until then"
+                )
     backup = _backup(db_path, found, now) if found > 0 and db_path is not None else None
     for step in MIGRATIONS:
         if found < step.version <= target:

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from psycopg import errors
 
-from core import ManualClock, MemoryService, NotPermittedError
+from core import ManualClock, MemoryService, NotPermittedError, StoreVersionError
 from core.model.clock import to_iso
 from core.storage.logins import with_login
 from tests.conftest import START
@@ -289,12 +289,17 @@ def test_a_removed_members_login_is_refused_and_its_session_ended(team: Team, pg
         held.close()
     with pytest.raises(psycopg.OperationalError, match="not permitted to log in"):
         _sql(ben_url, "SELECT 1")
-    # A DBA who turns the login back on gains nothing: the policies know it is disabled.
+    # A DBA who turns the login back on gains nothing: it left the store's group, so it
+    # holds no privilege on any table (and every policy asks for that membership).
     (login,) = _sql(pg_url, "SELECT login FROM team_logins WHERE member='ben'")[0]
     _sql(pg_url, f'ALTER ROLE "{login}" LOGIN')
-    assert _sql(ben_url, "SELECT count(*) FROM memories") == [(0,)]
-    assert _sql(ben_url, "SELECT count(*) FROM store_meta") == [(0,)]
-    assert _count(ben_url, "UPDATE store_meta SET value='x'") == 0
+    for statement in (
+        "SELECT count(*) FROM memories",
+        "SELECT count(*) FROM store_meta",
+        "UPDATE store_meta SET value='x'",
+    ):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
+            _sql(ben_url, statement)
 
 
 def test_a_device_changes_its_own_password(team: Team, pg_url: str) -> None:
@@ -347,5 +352,88 @@ def test_an_admins_rotation_reseals_other_members_private_rows(pg_url: str, tmp_
         assert again.keys.info().active_key_id == report.new_key_id
         assert "therapy appointments" in again.memories.get_memory(private.id).content
         assert again.verify().ok
+    finally:
+        again.close()
+
+
+def test_ben_cannot_write_the_private_rows_of_a_member_not_joined_yet(
+    team: Team, pg_url: str
+) -> None:
+    """Carol is invited (her login exists, unclaimed) but has not joined: her `user=carol`
+    scope is already hers on the server."""
+    ana, _ben, _tmp, ben_url = team
+    ana.team.invite_member("carol")
+    assert _sql(pg_url, "SELECT claimed_at FROM team_logins WHERE member='carol'") == [(None,)]
+    carol = {"org": "acme", "user": "carol"}
+    with pytest.raises(errors.InsufficientPrivilege, match="row-level security"):
+        _sql(
+            ben_url,
+            "INSERT INTO memories (id, kind, scope_json, status, confidence, created_at, "
+            "updated_at, valid_from, sensitivity, owner, revision, source_trust, flags_json, "
+            "index_refs_json, fingerprint) VALUES ('m_early', 'fact', %s, 'active', 1, %s, "
+            "%s, %s, 'normal', 'carol', 1, 'user', '[]', '[]', 'f')",
+            json.dumps(carol),
+            to_iso(START),
+            to_iso(START),
+            to_iso(START),
+        )
+    # A name that is no member at all stays team content, as before.
+    assert (
+        _count(
+            ben_url,
+            "INSERT INTO memories (id, kind, scope_json, status, confidence, created_at, "
+            "updated_at, valid_from, sensitivity, owner, revision, source_trust, flags_json, "
+            "index_refs_json, fingerprint) VALUES ('m_nobody', 'fact', %s, 'active', 1, %s, "
+            "%s, %s, 'normal', 'ben', 1, 'user', '[]', '[]', 'f')",
+            json.dumps({"org": "acme", "user": "nobody"}),
+            to_iso(START),
+            to_iso(START),
+            to_iso(START),
+        )
+        == 1
+    )
+
+
+def test_migration_14_takes_logins_disabled_before_it_out_of_the_group(
+    team: Team, pg_url: str, tmp_path: Path
+) -> None:
+    """A store whose member was removed under migration 13 kept the login in the group;
+    opening it with the owner's device runs migration 14, which takes it out."""
+    ana, ben, _tmp, ben_url = team
+    ben.close()
+    ana.team.remove_member("ben")
+    (login,) = _sql(pg_url, "SELECT login FROM team_logins WHERE member='ben'")[0]
+    (group,) = _sql(pg_url, "SELECT mc_group()")[0]
+    # As migration 13 left it: still in the group, and the store one version back.
+    _sql(pg_url, f'GRANT "{group}" TO "{login}"')
+    _sql(pg_url, "DELETE FROM schema_migrations WHERE version = 14")
+    ana.close()
+    again = _open(tmp_path / "ana-desk", "ana passphrase")
+    try:
+        assert again.status().schema_version == 14
+    finally:
+        again.close()
+    assert _sql(pg_url, "SELECT pg_has_role(%s, %s, 'MEMBER')", login, group) == [(False,)]
+    _sql(pg_url, f'ALTER ROLE "{login}" LOGIN')
+    with pytest.raises(errors.InsufficientPrivilege, match="permission denied"):
+        _sql(ben_url, "SELECT count(*) FROM memories")
+
+
+def test_a_members_device_leaves_a_migration_to_the_owners_device(
+    team: Team, pg_url: str, tmp_path: Path
+) -> None:
+    """Ben's device, with a newer version than the store, says who can upgrade it and
+    changes nothing; after the owner's device opened it, ben's opens as usual."""
+    ana, ben, _tmp, _ben_url = team
+    ben.close()
+    ana.close()
+    _sql(pg_url, "DELETE FROM schema_migrations WHERE version = 14")
+    with pytest.raises(StoreVersionError, match="only the store's owner device can upgrade"):
+        _open(tmp_path / "ben-desk", "ben passphrase")
+    assert _sql(pg_url, "SELECT max(version) FROM schema_migrations") == [(13,)]
+    _open(tmp_path / "ana-desk", "ana passphrase").close()
+    again = _open(tmp_path / "ben-desk", "ben passphrase")
+    try:
+        assert again.status().schema_version == 14
     finally:
         again.close()
