@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import select
 import sqlite3
+import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
@@ -137,19 +138,54 @@ def postgres_engines(url: str) -> tuple[Engine, Engine]:
     @event.listens_for(write, "begin")
     def _take_write_lock(conn: Any) -> None:
         sql = f"BEGIN; SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})"
+        carried: FirstRead | None = getattr(_CARRIED, "read", None)
+        _CARRIED.read = None
         if conn.dispatch.before_cursor_execute:
             conn.exec_driver_sql(sql)  # someone watches the statements: let them see it
             return
         # Straight to the driver: SQLAlchemy's statement machinery is Python time under the
         # lock that every other writer waits out (#12).
         driver = conn.connection.driver_connection
+        form = carried.compile(conn) if carried is not None else None
         with through_driver(write, driver, sql):
-            driver.execute(sql)
+            if form is None or carried is None:
+                driver.execute(sql)
+                return
+            # The write's first read rides with BEGIN and the lock: the server answers it
+            # as soon as the lock is granted, one round trip less under the lock (#41).
+            with driver.pipeline():
+                driver.execute("BEGIN")
+                driver.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+                cursor = driver.execute(*form)
+            carried.row = cursor.fetchone()
 
     for engine in (write, read):
         _watch_answers(engine)
         event.listen(engine, "checkout", _drop_if_closed_by_server)
     return write, read
+
+
+class FirstRead:
+    """A read that a write transaction's BEGIN carries to the server (PostgreSQL): `compile`
+    gives its SQL and parameters for the driver, or None to send it later on its own;
+    `row` is its answer once it went with BEGIN, else None."""
+
+    def __init__(self, compile: Callable[[Any], tuple[str, dict[str, Any]] | None]) -> None:
+        self.compile = compile
+        self.row: Any = None
+
+
+_CARRIED = threading.local()
+
+
+@contextlib.contextmanager
+def carried_by_begin(read: FirstRead) -> Iterator[FirstRead]:
+    """Around `write_engine.begin()`: the BEGIN this thread sends next carries `read`."""
+    _CARRIED.read = read
+    try:
+        yield read
+    finally:
+        _CARRIED.read = None
 
 
 def _drop_if_closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:

@@ -40,11 +40,19 @@ from core.storage.change_feed import capped as _capped
 from core.storage.change_feed import entries_since
 from core.storage.checkpoint import leave_no_old_copies
 from core.storage.driver_path import as_unnest as _as_unnest
+from core.storage.driver_path import driver_form as _driver_form
 from core.storage.driver_path import fetch_one as _fetch_one
 from core.storage.driver_path import grouped as _grouped
 from core.storage.driver_path import insert_into as _insert_into
 from core.storage.driver_path import send_in_pipeline as _send_in_pipeline
-from core.storage.engine import answer_watch, through_driver, translated, watchdog_of
+from core.storage.engine import (
+    FirstRead,
+    answer_watch,
+    carried_by_begin,
+    through_driver,
+    translated,
+    watchdog_of,
+)
 from core.storage.listener import ChangeListener
 from core.storage.personal import member_has_key
 
@@ -281,9 +289,10 @@ class Store:
             self._write_lock,
             answer_watch(self.write_engine, action),
             translated(action),
+            carried_by_begin(_prologue_read(session)) as first_read,
             self.write_engine.begin() as conn,
         ):
-            revision, head, count = self._prologue(conn, session)
+            revision, head, count = self._prologue(conn, session, first_read.row)
             tx = WriteTx(conn, self.clock.now(), self.codec, action=action)
             tx.pending_revision = revision + 1
             tx.chain_head = head
@@ -439,17 +448,19 @@ class Store:
         self.codec = codec
 
     def _prologue(
-        self, conn: Connection, session: str | None
+        self, conn: Connection, session: str | None, row: Any = None
     ) -> tuple[int, tuple[int, str] | None, int | None]:
         """What every write reads first under the write lock, in one statement: the store
         revision, the event chain's head, the active key id, and the event count of
-        `session` (None when it does not exist yet).
+        `session` (None when it does not exist yet). `row` is its answer when BEGIN
+        carried it (PostgreSQL), else it is read here.
 
         The key set is reloaded if another process rotated it, before sealing anything new:
         without this a process holding the old key set could write rows under a key that
         the rotating process is about to retire.
         """
-        row = _fetch_one(conn, _PROLOGUE, {"session": session or ""})
+        if row is None:
+            row = _fetch_one(conn, _PROLOGUE, {"session": session or ""})
         revision, position, digest, active, count, feed = cast(
             "tuple[int, int | None, str | None, str | None, int | None, int | None]", row
         )
@@ -561,6 +572,18 @@ _PROLOGUE = select(
     # file) would make every write collide with the feed's primary key (#38).
     select(func.max(s.changes.c.revision)).scalar_subquery(),
 )
+
+
+def _prologue_read(session: str | None) -> FirstRead:
+    params = {"session": session or ""}
+
+    def compile(conn: Connection) -> tuple[str, dict[str, Any]] | None:
+        form = _driver_form(conn, _PROLOGUE, [params])
+        return None if form is None else (form[0], {**form[1], **params})
+
+    return FirstRead(compile)
+
+
 _SET_REVISION = (
     update(s.store_revision)
     .where(s.store_revision.c.id == 1)
