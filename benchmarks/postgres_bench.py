@@ -6,6 +6,9 @@ Starts a throwaway local PostgreSQL server (initdb + pg_ctl, as the tests do), t
   no query embedding, like inject_bench.py; the store is bulk-filled below the service);
 - append throughput on PostgreSQL with 1 and 3 writer processes (one event per transaction,
   and in batches of 100), every event landing on one hash chain;
+- remember throughput with 1 and 3 writer processes (devices of invited members, each
+  through its own login and the row-level security policies), one memory per call, each
+  through the whole policy (fences, neighbours, conflicts) into a team scope;
 - catch-up: how long a second device takes to bring its catalog up to date after the first
   device made 10,000 changes (and its first inject after that);
 - the offline spool (R23): with the server stopped, how fast writes go to the local spool,
@@ -15,7 +18,7 @@ Starts a throwaway local PostgreSQL server (initdb + pg_ctl, as the tests do), t
     .venv/bin/python benchmarks/postgres_bench.py [--sizes 10000 100000] [--queries 300]
         [--gap-ms 20]
         [--events 1000] [--changes 10000] [--per-tx 10] [--spool 1000]
-        [--only inject append catch-up spool]
+        [--remembers 200] [--only inject append remember catch-up spool]
 """
 
 from __future__ import annotations
@@ -41,13 +44,15 @@ from core import MemoryService  # noqa: E402
 from tests.support.postgres import PostgresServer  # noqa: E402
 
 PASSPHRASE = "benchmark passphrase"
-MEASURES = ("inject", "append", "catch-up", "spool")
+MEASURES = ("inject", "append", "remember", "catch-up", "spool")
 
 WRITER = """
-import sys, time
+import random, sys, time
 from pathlib import Path
 from core import MemoryService, NewEvent
+from policy_bench import MIX, sentence
 data_dir, name, sync = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[5])
+rng = random.Random(name)
 n, batch = int(sys.argv[3]), int(sys.argv[4])
 with MemoryService.open(
     data_dir, passphrase=sys.argv[6], prefer_keyring=False, embedder="none"
@@ -57,8 +62,13 @@ with MemoryService.open(
         time.sleep(0.002)
     ev = lambda i: NewEvent(session=name, actor="tool", trust="tool_verified",
                             scope={"org": "acme"}, text=f"{name} event {i}")
-    for start in range(0, n, batch):
-        if batch == 1:
+    for start in range(0, n, max(batch, 1)):
+        if batch == 0:
+            # The policy benchmark's mix (duplicates, replacements, secrets, untrusted text).
+            svc.memories.remember(
+                {"org": "acme", "project": name}, sentence(rng, rng.choice(MIX)[2])
+            )
+        elif batch == 1:
             svc.events.append_event(ev(start))
         else:
             svc.events.append_events([ev(i) for i in range(start, min(n, start + batch))])
@@ -96,7 +106,8 @@ def inject_latency(label: str, svc: MemoryService, n: int, queries: int, gap: fl
 
 
 def append_throughput(server: PostgresServer, writers: int, n: int, batch: int) -> None:
-    """`writers` processes (separate devices) append n events each; events per second."""
+    """`writers` processes (separate devices) append n events each; events per second.
+    `batch` 0: n single remembers each instead; memories per second."""
     url = server.database()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -108,7 +119,7 @@ def append_throughput(server: PostgresServer, writers: int, n: int, batch: int) 
             dirs.append(base / f"d{k}")
         sync = base / "sync"
         sync.mkdir()
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "benchmarks")]))
         procs = [
             subprocess.Popen(
                 [
@@ -136,6 +147,13 @@ def append_throughput(server: PostgresServer, writers: int, n: int, batch: int) 
         report = owner.verify()
         owner.close()
     total = n * writers
+    if batch == 0:
+        print(
+            f"remember   writers {writers}  one per call  {total:>6} memories  "
+            f"{total / elapsed:8.1f} memories/s  verify ok: {report.ok}  "
+            f"load {os.getloadavg()[0]:.1f}"
+        )
+        return
     print(
         f"append     writers {writers}  batch {batch:>3}  {total:>6} events  "
         f"{total / elapsed:8.0f} events/s  chain ok: {report.ok} ({report.events_checked})  "
@@ -274,6 +292,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--events", type=int, default=1000, help="events per writer")
+    parser.add_argument("--remembers", type=int, default=200, help="memories per writer")
     parser.add_argument("--changes", type=int, default=10_000)
     parser.add_argument("--per-tx", type=int, default=10, help="memories per transaction (A)")
     parser.add_argument("--spool", type=int, default=1000, help="writes spooled offline")
@@ -304,6 +323,8 @@ def main() -> None:
         for writers in (1, 3) if "append" in parts else ():
             for batch in (1, 100):
                 append_throughput(server, writers, args.events, batch)
+        for writers in (1, 3) if "remember" in parts else ():
+            append_throughput(server, writers, args.remembers, 0)
         if "catch-up" in parts:
             catch_up(server, args.changes, args.per_tx)
         if "spool" in parts:
