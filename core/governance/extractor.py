@@ -9,11 +9,13 @@ decided here: the ledger derives it from the source events.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
+from core.errors import MemoryCenterError
 from core.governance import classify
+from core.governance.keep_worthy import KeepWorthy, decide
 from core.model.enums import Actor, EventKind, MemoryKind, TrustLevel
 from core.model.records import Event
 from core.patterns import lazy
@@ -42,6 +44,20 @@ class Proposal:
     kind: MemoryKind
     source_event_ids: tuple[str, ...]
     explicit: bool = False
+
+
+MeaningOf = Callable[[Sequence[str]], tuple[str, Any] | None]
+"""Passage vectors of texts and the name of the embedder that made them (None: no embedder)."""
+
+
+@dataclass(frozen=True)
+class _Open:
+    """A user's statement the word rules judged (`by_rule`), left to the keep-worthiness
+    model, which decides when it is sure."""
+
+    proposal: Proposal
+    text: str
+    by_rule: bool
 
 
 class Extractor(Protocol):
@@ -201,22 +217,49 @@ def own_part(text: str) -> str:
 
 
 class RuleExtractor:
-    """The default extractor: explicit rules, English and Chinese."""
+    """The default extractor: explicit rules, English and Chinese, and, given the store's
+    embedder (`meaning`), a model of what a reviewer approves that decides a user's
+    statement when it is sure (`core/governance/keep_worthy.py`, #42)."""
 
     name = "rules-v1"
 
+    def __init__(self, meaning: MeaningOf | None = None) -> None:
+        self._meaning = meaning
+
     def extract(self, events: Sequence[Event]) -> list[Proposal]:
         """Proposals from these events."""
-        out: list[Proposal] = []
+        found: list[Proposal | _Open] = []
         for event in events:
             if event.kind in SKIP_KINDS or event.redacted:
                 continue
             proposal = self._one(event)
             if proposal is not None:
-                out.append(proposal)
-        return out
+                found.append(proposal)
+        opened = [p for p in found if isinstance(p, _Open)]
+        kept = self._decide(opened) if opened else set()
+        return [
+            p.proposal if isinstance(p, _Open) else p
+            for p in found
+            if not isinstance(p, _Open) or id(p) in kept
+        ]
 
-    def _one(self, event: Event) -> Proposal | None:
+    def _decide(self, opened: list[_Open]) -> set[int]:
+        """Which open statements to suggest (by `id`): the model's answer where it is sure,
+        the rules' elsewhere, and everywhere when there is no model for this embedder."""
+        model: KeepWorthy | None = None
+        probabilities: list[float] = []
+        try:
+            made = self._meaning([o.text for o in opened]) if self._meaning else None
+            model = KeepWorthy.for_embedder(made[0]) if made is not None else None
+            if model is not None and made is not None:
+                probabilities = model.probabilities(made[1])
+        except (MemoryCenterError, RuntimeError, OSError, ValueError):
+            model = None  # no usable vectors: the rules decide, as without an embedder
+        if model is None:
+            return {id(o) for o in opened if o.by_rule}
+        return {id(o) for o, p in zip(opened, probabilities, strict=True) if decide(p, o.by_rule)}
+
+    def _one(self, event: Event) -> Proposal | _Open | None:
         text = event.text.strip()
         if event.kind == EventKind.COMPACTION:
             return self._statement(event, text, allow_explicit=False)
@@ -228,7 +271,9 @@ class RuleExtractor:
             return self._tool(event, text)
         return None
 
-    def _statement(self, event: Event, text: str, *, allow_explicit: bool) -> Proposal | None:
+    def _statement(
+        self, event: Event, text: str, *, allow_explicit: bool
+    ) -> Proposal | _Open | None:
         if not MIN_LEN <= len(text) <= MAX_LEN * 2 or classify.is_temporary(text):
             return None
         explicit = allow_explicit and classify.asks_to_remember(text)
@@ -243,9 +288,12 @@ class RuleExtractor:
             return None
         own = own_part(body)
         stated = _PREFERENCE.search(own) or _CONVENTION.search(own) or _DECISION.search(own)
-        if not stated and (not _FACT.search(own) or _PAST.search(own)):
-            return None
-        return Proposal(_capitalise(body), infer_kind(body), (event.id,))
+        by_rule = bool(stated) or bool(_FACT.search(own) and not _PAST.search(own))
+        proposal = Proposal(_capitalise(body), infer_kind(body), (event.id,))
+        if allow_explicit and self._meaning is not None:
+            # What the user said (not an agent's compaction summary): meaning decides.
+            return _Open(proposal, text, by_rule)
+        return proposal if by_rule else None
 
     def _inferred(self, event: Event, text: str) -> Proposal | None:
         if _INFERRED.search(text) and len(text) <= MAX_LEN and not classify.is_temporary(text):

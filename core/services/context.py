@@ -91,7 +91,7 @@ class Engine:
         self.write_gate: Callable[[], Spooler | None] = _no_gate
         self.settings_damage: Damage | None = None
         self.policy = policy or MemoryPolicy(self.stored_policy_settings())
-        self.extractor: Extractor = extractor or RuleExtractor()
+        self.extractor: Extractor = extractor or RuleExtractor(meaning=self.extraction_vectors)
         self.ledger = Ledger(self.policy, keys.fingerprint_key)
         self.embedder_error: str | None = None
         config = config or EngineConfig()
@@ -226,6 +226,14 @@ class Engine:
         if layer is None:
             raise ResourceUnavailableError("no embedder configured (vector index is off)")
         return layer.embedder.name, [float(x) for x in layer.embedder.embed([text])[0]]
+
+    def extraction_vectors(self, texts: Sequence[str]) -> tuple[str, Any] | None:
+        """Passage vectors of messages for the extractor's keep-worthiness model, with the
+        index's embedder, and its name (None when the vector index is off)."""
+        layer = self.catalog.vectors
+        if layer is None:
+            return None
+        return layer.embedder.name, layer.embedder.embed(list(texts))
 
     def forget_derived(self, memory_id: str) -> list[str]:
         """Remove a memory from every derived store in this process; name what was cleaned."""

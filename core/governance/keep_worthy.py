@@ -1,0 +1,64 @@
+"""How likely a reviewer is to approve a message as a long-term memory, from its meaning
+(#42).
+
+The rule extractor's word rules were fitted to the examples in front of them and held on
+fresh text only at precision 0.56-0.75 with recall 0.56-0.70: whether a chat message states
+something lasting about its speaker ("we're moving to Chorlton on the 14th of June") or
+only reacts, cheers or remarks ("we should all write more letters") is a matter of meaning,
+which the multilingual embedder carries across wording and languages. The model is a
+logistic regression over the embedder's passage vector, fitted on messages labelled by
+independent authors (`benchmarks/fit_keep_worthy.py`, numbers in `keep_worthy_model.py`).
+
+It is valid only for the embedder it was fitted with: with any other (hashing, MiniLM, or
+none), `KeepWorthy.for_embedder` gives None and the rules decide alone. Between `UNSURE_LOW`
+and `UNSURE_HIGH` the model is not sure, and the rules decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core.governance import keep_worthy_model as fitted
+
+UNSURE_LOW, UNSURE_HIGH = 0.35, 0.65
+
+
+class KeepWorthy:
+    """The fitted model over vectors of its embedder."""
+
+    def __init__(self) -> None:
+        import numpy as np  # loaded with the embedder that made the vectors
+
+        self._np = np
+        self._mean = np.asarray(fitted.MEAN, dtype=np.float32)
+        self._scale = np.asarray(fitted.SCALE, dtype=np.float32)
+        self._weights = np.asarray(fitted.WEIGHTS, dtype=np.float32)
+
+    @staticmethod
+    def for_embedder(name: str | None) -> KeepWorthy | None:
+        """The model when `name` is the embedder it was fitted with, else None."""
+        return KeepWorthy() if name == fitted.EMBEDDER else None
+
+    def probabilities(self, vectors: Any) -> list[float]:
+        """P(a reviewer approves) for each row of `vectors` (the embedder's passage vectors)."""
+        np = self._np
+        rows = np.asarray(vectors, dtype=np.float32)
+        if rows.ndim != 2 or rows.shape[1] != self._weights.shape[0]:
+            raise ValueError(f"expected vectors of {self._weights.shape[0]} dimensions")
+        logits = ((rows - self._mean) / self._scale) @ self._weights + fitted.BIAS
+        return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
+
+
+def decide(probability: float, by_rule: bool) -> bool:
+    """Suggest or not: the model when it is sure, the rules when it is not."""
+    if probability >= UNSURE_HIGH:
+        return True
+    if probability <= UNSURE_LOW:
+        return False
+    return by_rule
+
+
+def sure(probabilities: Sequence[float]) -> int:
+    """How many of these the model decides by itself (for reports)."""
+    return sum(1 for p in probabilities if p >= UNSURE_HIGH or p <= UNSURE_LOW)
