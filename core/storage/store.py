@@ -24,7 +24,6 @@ from sqlalchemy import (
     Executable,
     Table,
     bindparam,
-    func,
     select,
     update,
 )
@@ -40,13 +39,11 @@ from core.storage.change_feed import capped as _capped
 from core.storage.change_feed import entries_since
 from core.storage.checkpoint import leave_no_old_copies
 from core.storage.driver_path import as_unnest as _as_unnest
-from core.storage.driver_path import driver_form as _driver_form
 from core.storage.driver_path import fetch_one as _fetch_one
 from core.storage.driver_path import grouped as _grouped
 from core.storage.driver_path import insert_into as _insert_into
 from core.storage.driver_path import send_in_pipeline as _send_in_pipeline
 from core.storage.engine import (
-    FirstRead,
     answer_watch,
     carried_by_begin,
     through_driver,
@@ -55,6 +52,7 @@ from core.storage.engine import (
 )
 from core.storage.listener import ChangeListener
 from core.storage.personal import member_has_key
+from core.storage.prologue import PROLOGUE, prologue_read
 
 DB_FILE_NAME = "memory-center.sqlite3"
 SQLITE_POLL_SECONDS = 0.2
@@ -289,7 +287,7 @@ class Store:
             self._write_lock,
             answer_watch(self.write_engine, action),
             translated(action),
-            carried_by_begin(_prologue_read(session)) as first_read,
+            carried_by_begin(prologue_read(session)) as first_read,
             self.write_engine.begin() as conn,
         ):
             revision, head, count = self._prologue(conn, session, first_read.row)
@@ -460,7 +458,7 @@ class Store:
         the rotating process is about to retire.
         """
         if row is None:
-            row = _fetch_one(conn, _PROLOGUE, {"session": session or ""})
+            row = _fetch_one(conn, PROLOGUE, {"session": session or ""})
         revision, position, digest, active, count, feed = cast(
             "tuple[int, int | None, str | None, str | None, int | None, int | None]", row
         )
@@ -559,31 +557,6 @@ def revision_of(conn: Connection) -> int:
 
 
 # Statements of every write, built once: building one costs more than sending it.
-_LAST_EVENT = select(s.events.c.position, s.events.c.hash).order_by(s.events.c.position.desc())
-_PROLOGUE = select(
-    select(s.store_revision.c.revision).where(s.store_revision.c.id == 1).scalar_subquery(),
-    _LAST_EVENT.with_only_columns(s.events.c.position).limit(1).scalar_subquery(),
-    _LAST_EVENT.with_only_columns(s.events.c.hash).limit(1).scalar_subquery(),
-    select(s.store_meta.c.value).where(s.store_meta.c.key == "active_key_id").scalar_subquery(),
-    select(s.sessions.c.event_count)
-    .where(s.sessions.c.id == bindparam("session"))
-    .scalar_subquery(),
-    # The change feed's last revision: a store_revision rewound below it (an edit of the
-    # file) would make every write collide with the feed's primary key (#38).
-    select(func.max(s.changes.c.revision)).scalar_subquery(),
-)
-
-
-def _prologue_read(session: str | None) -> FirstRead:
-    params = {"session": session or ""}
-
-    def compile(conn: Connection) -> tuple[str, dict[str, Any]] | None:
-        form = _driver_form(conn, _PROLOGUE, [params])
-        return None if form is None else (form[0], {**form[1], **params})
-
-    return FirstRead(compile)
-
-
 _SET_REVISION = (
     update(s.store_revision)
     .where(s.store_revision.c.id == 1)
