@@ -73,7 +73,7 @@ def main() -> None:
     if args.cv:
         from candidate_precision_written import suggested
 
-        from core.governance.keep_worthy import UNSURE_HIGH, UNSURE_LOW
+        from core.governance.keep_worthy import decide
 
         # The rules alone: a store whose embedder has no model (hashing).
         got = suggested(rows, "hashing")
@@ -82,11 +82,10 @@ def main() -> None:
         for author in sorted(set(authors)):
             out = authors == author
             s[out] = score(fit(x[~out], y[~out]), x[out])
-        both = np.where(s >= UNSURE_HIGH, True, np.where(s <= UNSURE_LOW, False, rules))
+        both = np.array([decide(float(p), bool(r)) for p, r in zip(s, rules, strict=True)])
         print(
             f"leave one author out, {len(set(authors))} authors: rules {_pr(rules, y)}; "
-            f"model alone {_pr(s >= 0.5, y)}; combined {_pr(both, y)} "
-            f"(not sure {float(np.mean((s > UNSURE_LOW) & (s < UNSURE_HIGH))):.2f})"
+            f"model alone {_pr(s >= 0.5, y)}; combined {_pr(both, y)}"
         )
         for author in sorted(set(authors)):
             out = authors == author

@@ -52,8 +52,8 @@ MeaningOf = Callable[[Sequence[str]], tuple[str, Any] | None]
 
 @dataclass(frozen=True)
 class _Open:
-    """A user's statement the word rules judged (`by_rule`), left to the keep-worthiness
-    model, which decides when it is sure."""
+    """A user's statement the word rules judged (`by_rule`); the keep-worthiness model
+    may add it when the rules pass it over."""
 
     proposal: Proposal
     text: str
@@ -218,8 +218,8 @@ def own_part(text: str) -> str:
 
 class RuleExtractor:
     """The default extractor: explicit rules, English and Chinese, and, given the store's
-    embedder (`meaning`), a model of what a reviewer approves that decides a user's
-    statement when it is sure (`core/governance/keep_worthy.py`, #42)."""
+    embedder (`meaning`), a model of what a reviewer approves that adds a user's statement
+    the rules pass over when it is sure (`core/governance/keep_worthy.py`, #42)."""
 
     name = "rules-v1"
 
@@ -244,20 +244,23 @@ class RuleExtractor:
         ]
 
     def _decide(self, opened: list[_Open]) -> set[int]:
-        """Which open statements to suggest (by `id`): the model's answer where it is sure,
-        the rules' elsewhere, and everywhere when there is no model for this embedder."""
-        model: KeepWorthy | None = None
-        probabilities: list[float] = []
+        """Which open statements to suggest (by `id`): the rules' choice, and what the model
+        is sure of besides; the rules' alone when there is no model for this embedder."""
+        kept = {id(o) for o in opened if o.by_rule}
+        passed_over = [o for o in opened if not o.by_rule]  # only these can change
+        if not passed_over or self._meaning is None:
+            return kept
         try:
-            made = self._meaning([o.text for o in opened]) if self._meaning else None
+            made = self._meaning([o.text for o in passed_over])
             model = KeepWorthy.for_embedder(made[0]) if made is not None else None
-            if model is not None and made is not None:
-                probabilities = model.probabilities(made[1])
+            if model is None or made is None:
+                return kept
+            probabilities = model.probabilities(made[1])
         except (MemoryCenterError, RuntimeError, OSError, ValueError):
-            model = None  # no usable vectors: the rules decide, as without an embedder
-        if model is None:
-            return {id(o) for o in opened if o.by_rule}
-        return {id(o) for o, p in zip(opened, probabilities, strict=True) if decide(p, o.by_rule)}
+            return kept  # no usable vectors: the rules decide, as without an embedder
+        return kept | {
+            id(o) for o, p in zip(passed_over, probabilities, strict=True) if decide(p, False)
+        }
 
     def _one(self, event: Event) -> Proposal | _Open | None:
         text = event.text.strip()
