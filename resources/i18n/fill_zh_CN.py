@@ -630,6 +630,7 @@ ZH.update(
         "Is memory worth it?": "记忆值得吗？",
         "With the hooks, Claude Code gets relevant memories with each prompt and records its sessions here as they happen (the same as memory-center hook install claude-code).": "安装钩子后，Claude Code 在每次提问时获得相关记忆，并把会话实时记录到这里（与 memory-center hook install claude-code 相同）。",
         "Install": "安装",
+        "&Install": "安装(&I)",
         "Install hooks in your user settings": "在您的用户设置中安装钩子",
         "Uninstall": "卸载",
         "Uninstall hooks from your user settings": "从您的用户设置中卸载钩子",

@@ -211,160 +211,164 @@
         <translation>安装钩子后，Claude Code 在每次提问时获得相关记忆，并把会话实时记录到这里（与 memory-center hook install claude-code 相同）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="81" />
-        <location filename="../../ui/views/settings/agents.py" line="96" />
+        <location filename="../../ui/views/settings/agents.py" line="97" />
         <source>Install</source>
         <translation>安装</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="82" />
+        <location filename="../../ui/views/settings/agents.py" line="83" />
         <source>Install hooks in your user settings</source>
         <translation>在您的用户设置中安装钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="83" />
-        <location filename="../../ui/views/settings/agents.py" line="98" />
+        <location filename="../../ui/views/settings/agents.py" line="82" />
+        <source>&amp;Install</source>
+        <translation>安装(&amp;I)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/agents.py" line="84" />
+        <location filename="../../ui/views/settings/agents.py" line="99" />
         <source>Uninstall</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="84" />
+        <location filename="../../ui/views/settings/agents.py" line="85" />
         <source>Uninstall hooks from your user settings</source>
         <translation>从您的用户设置中卸载钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="90" />
+        <location filename="../../ui/views/settings/agents.py" line="91" />
         <source>Project folder</source>
         <translation>项目文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="91" />
+        <location filename="../../ui/views/settings/agents.py" line="92" />
         <source>a project folder (for its own settings)</source>
         <translation>项目文件夹（用于该项目自己的设置）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="97" />
+        <location filename="../../ui/views/settings/agents.py" line="98" />
         <source>Install hooks in the project</source>
         <translation>在项目中安装钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="99" />
+        <location filename="../../ui/views/settings/agents.py" line="100" />
         <source>Uninstall hooks from the project</source>
         <translation>从项目中卸载钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="113" />
+        <location filename="../../ui/views/settings/agents.py" line="114" />
         <source>Problem of the Claude Code hooks</source>
         <translation>Claude Code 钩子的问题</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="128" />
-        <location filename="../../ui/views/settings/agents.py" line="291" />
+        <location filename="../../ui/views/settings/agents.py" line="129" />
+        <location filename="../../ui/views/settings/agents.py" line="292" />
         <source>Not available in this window.</source>
         <translation>此窗口中不可用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="134" />
+        <location filename="../../ui/views/settings/agents.py" line="135" />
         <source>Your user settings</source>
         <translation>您的用户设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="149" />
+        <location filename="../../ui/views/settings/agents.py" line="150" />
         <source>Claude Code's hooks could not open this store (last try %1), so Claude Code works without memory and nothing it does is recorded.</source>
         <translation>Claude Code 的钩子无法打开此存储（最近一次尝试：%1），因此 Claude Code 在没有记忆的情况下工作，它所做的一切都不会被记录。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="153" />
+        <location filename="../../ui/views/settings/agents.py" line="154" />
         <source>Details: %1</source>
         <translation>详情：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="163" />
+        <location filename="../../ui/views/settings/agents.py" line="164" />
         <source>The passphrase in Claude Code's environment does not open this store. Correct MEMORY_CENTER_PASSPHRASE where you start Claude Code (your shell profile, or the "env" section of Claude Code's settings), then start a new Claude Code session.</source>
         <translation>Claude Code 环境中的口令无法打开此存储。请在启动 Claude Code 的地方（您的 shell 配置文件，或 Claude Code 设置中的 "env" 部分）更正 MEMORY_CENTER_PASSPHRASE，然后开始一个新的 Claude Code 会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="170" />
+        <location filename="../../ui/views/settings/agents.py" line="171" />
         <source>Claude Code starts the hooks without this store's passphrase, and the system keyring does not hold its key. Set MEMORY_CENTER_PASSPHRASE in the environment you start Claude Code from (your shell profile, or the "env" section of Claude Code's settings), then start a new Claude Code session.</source>
         <translation>Claude Code 启动钩子时没有此存储的口令，系统密钥环中也没有它的密钥。请在启动 Claude Code 的环境中（您的 shell 配置文件，或 Claude Code 设置中的 "env" 部分）设置 MEMORY_CENTER_PASSPHRASE，然后开始一个新的 Claude Code 会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="177" />
+        <location filename="../../ui/views/settings/agents.py" line="178" />
         <source>The hooks run an older Memory Center than the one that wrote this store. Install the hooks again from this window (Install above) so they run this version.</source>
         <translation>钩子运行的 Memory Center 比写入此存储的版本旧。请在此窗口中重新安装钩子（上方的“安装”），让它们运行此版本。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="183" />
+        <location filename="../../ui/views/settings/agents.py" line="184" />
         <source>The store failed an integrity check. Run memory-center verify in a terminal to see what is damaged.</source>
         <translation>存储未通过完整性检查。请在终端中运行 memory-center verify 查看哪里损坏。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="188" />
+        <location filename="../../ui/views/settings/agents.py" line="189" />
         <source>Something the store needs was busy or out of reach. The hooks try again by themselves at the next session; if this stays, check the details below.</source>
         <translation>存储所需的某项资源正忙或无法访问。钩子会在下一个会话中自行重试；如果问题持续，请查看下面的详情。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="192" />
+        <location filename="../../ui/views/settings/agents.py" line="193" />
         <source>Check the details below; memory-center hook status shows what the hooks see.</source>
         <translation>请查看下面的详情；memory-center hook status 会显示钩子看到的情况。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="198" />
+        <location filename="../../ui/views/settings/agents.py" line="199" />
         <source>Choose a project folder to install the hooks for that project only.</source>
         <translation>选择一个项目文件夹，只为该项目安装钩子。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="207" />
+        <location filename="../../ui/views/settings/agents.py" line="208" />
         <source>Project %1</source>
         <translation>项目 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="223" />
+        <location filename="../../ui/views/settings/agents.py" line="224" />
         <source>%1: not installed</source>
         <translation>%1：未安装</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="224" />
+        <location filename="../../ui/views/settings/agents.py" line="225" />
         <source>%1: installed for %n event(s)</source>
         <translation><numerusform>%1：已为 %n 个事件安装</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="252" />
+        <location filename="../../ui/views/settings/agents.py" line="253" />
         <source>Claude Code hooks installed in %1.</source>
         <translation>Claude Code 钩子已安装到 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="254" />
+        <location filename="../../ui/views/settings/agents.py" line="255" />
         <source>Claude Code hooks removed from %1.</source>
         <translation>已从 %1 移除 Claude Code 钩子。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="266" />
+        <location filename="../../ui/views/settings/agents.py" line="267" />
         <source>Capture follows the agent's session files while Memory Center is open and records new conversation from the moment you turn it on (earlier sessions: File → Import transcripts…). To capture while Memory Center is closed, run memory-center watch claude-code (or codex) in a terminal.</source>
         <translation>实时采集在记忆中心打开期间跟踪智能体的会话文件，从您开启的那一刻起记录新的对话（更早的会话：文件 → 导入对话记录…）。若要在记忆中心关闭时也采集，请在终端运行 memory-center watch claude-code（或 codex）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="280" />
+        <location filename="../../ui/views/settings/agents.py" line="281" />
         <source>Capture from %1</source>
         <translation>从 %1 采集</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="285" />
+        <location filename="../../ui/views/settings/agents.py" line="286" />
         <source>Captured from %1</source>
         <translation>从 %1 采集的内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="320" />
+        <location filename="../../ui/views/settings/agents.py" line="321" />
         <source>Capture from %1 stopped: %2</source>
         <translation>从 %1 的采集已停止：%2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="337" />
+        <location filename="../../ui/views/settings/agents.py" line="338" />
         <source>%n event(s) captured</source>
         <translation><numerusform>已采集 %n 个事件</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="339" />
+        <location filename="../../ui/views/settings/agents.py" line="340" />
         <source>%n file(s) followed</source>
         <translation><numerusform>跟踪 %n 个文件</numerusform></translation>
     </message>

@@ -9,11 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import time
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -151,22 +149,6 @@ def test_gui_starts_and_stays_up(exe: Path, tmp_path: Path) -> None:
             proc.terminate()
             proc.wait(timeout=30)
     assert "Traceback" not in log.read_text()
-
-
-@pytest.fixture
-def xdisplay() -> Iterator[str]:
-    """A virtual X display (Xvfb), as on a user's desktop."""
-    if not (shutil.which("Xvfb") and shutil.which("xdotool")):
-        pytest.skip("needs Xvfb and xdotool (packaging/bootstrap.sh test installs them)")
-    xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        stdout=subprocess.PIPE,
-    )
-    assert xvfb.stdout is not None
-    yield ":" + xvfb.stdout.readline().decode().strip()
-    xvfb.terminate()
-    xvfb.wait(timeout=30)
-    xvfb.stdout.close()
 
 
 def test_gui_shows_its_main_window_on_x11(exe: Path, tmp_path: Path, xdisplay: str) -> None:

@@ -2,7 +2,8 @@
 user's Claude Code runs them (#42, R17).
 
 The hooks are installed by the bundle's own program (its `hook install`, the same function
-Settings -> Connected agents calls inside the same program), then every Claude Code hook
+Settings -> Connected agents calls inside the same program; and once through the bundle's
+window itself, on an X display, with the keys a user presses), then every Claude Code hook
 event is run through the command written in the settings file, through a shell, with the
 payload Claude Code documents on stdin: exit code 0, nothing on stderr that Claude Code would
 show, stdout empty or the JSON Claude Code reads, and within the timeout the settings file
@@ -367,3 +368,98 @@ def test_the_bundle_hook_program_without_a_daemon_runs_the_hook_in_the_main_prog
     texts = [e["text"] for e in _session_events(exe, env, "claude-code:bundle-direct", project)]
     assert 'Bash({"command": "make test"})' in texts
     assert not list(runtime.rglob("*.sock"))  # no daemon was started
+
+
+def _xdotool(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        ["xdotool", *args], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, f"xdotool {args}: {done.stderr}"
+    return done.stdout
+
+
+def _hook_commands(settings: Path) -> dict[str, tuple[str, int]]:
+    """Our command per event in a Claude Code settings file (empty while there is none)."""
+    try:
+        doc = json.loads(settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {
+        event: (handler["command"], int(handler["timeout"]))
+        for event, groups in doc.get("hooks", {}).items()
+        for group in groups
+        for handler in group["hooks"]
+        if MARKER in handler["command"]
+    }
+
+
+def test_hooks_installed_in_the_bundles_window_answer_every_event(
+    exe: Path, tmp_path: Path, runtime: Path, xdisplay: str
+) -> None:
+    """Settings -> Connected agents -> Install (your user settings), pressed in the bundle's
+    own window on an X display with the keys a user would press (Ctrl+4 for Settings, then
+    Alt+I): the command the window writes answers every event as Claude Code runs it."""
+    store = tmp_path / "store"
+    project = _project(tmp_path)
+    claude = tmp_path / "claude-config"
+    env = {**_env(store, runtime), "CLAUDE_CONFIG_DIR": str(claude)}
+    _cli(exe, env, "init", cwd=project)
+    _cli(exe, env, "remember", "--scope", "user=alice", "--text", MEMORY, cwd=project)
+    settings = claude / "settings.json"
+    shown = {**env, "DISPLAY": xdisplay, "QT_QPA_PLATFORM": "xcb"}
+    gui = subprocess.Popen(
+        [str(exe), "gui"],
+        env=shown,
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _xdotool(shown, "search", "--sync", "--onlyvisible", "--name", "^Memory Center$")
+        deadline = time.monotonic() + 60
+        while not _hook_commands(settings) and time.monotonic() < deadline:
+            assert gui.poll() is None, "the window closed"
+            # Found again each time: the window may be made anew while it starts (a
+            # window id from the first search can be gone by the time it is focused).
+            found = _xdotool(shown, "search", "--onlyvisible", "--name", "^Memory Center$")
+            if not found.split():
+                time.sleep(0.5)
+                continue
+            window = found.split()[-1]
+            subprocess.run(
+                ["xdotool", "windowfocus", "--sync", window],
+                env=shown,
+                capture_output=True,
+                timeout=30,
+                check=False,
+            )
+            _xdotool(shown, "key", "--clearmodifiers", "ctrl+4")
+            time.sleep(1.0)  # the Settings page is built on first show
+            _xdotool(shown, "key", "--clearmodifiers", "alt+i")
+            time.sleep(1.0)
+    finally:
+        gui.terminate()
+        _, err = gui.communicate(timeout=30)
+    assert "Traceback" not in err
+    commands = _hook_commands(settings)
+    assert set(commands) == set(INSTALLED), f"no hooks written by the window: {err[-2000:]}"
+    hook = str(exe.with_name("memory-center-hook"))
+    for command, _timeout in commands.values():
+        assert command.split()[:4] == [hook, "claude-code", "--data-dir", str(store)], command
+    transcript = _transcript(tmp_path, "window-1")
+    try:
+        answers = {
+            r.event: _check(r) for r in _all_events(commands, "window-1", project, transcript, env)
+        }
+        command, timeout = commands["UserPromptSubmit"]
+        prompt = _payload("UserPromptSubmit", "window-1", project, transcript)
+        for _ in range(20):
+            doc = _check(_run(command, timeout, prompt, env))
+            if doc is not None:
+                break
+            time.sleep(0.5)
+    finally:
+        _stop_daemon(runtime)
+    assert doc is not None and "blue-green" in doc["hookSpecificOutput"]["additionalContext"]
+    assert all(answers[e] is None for e in ("PostToolUse", "PreCompact", "Stop", "SessionEnd"))

@@ -75,6 +75,24 @@ def _click(qtbot: QtBot, widget: object) -> None:
     qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)  # type: ignore[arg-type]
 
 
+def test_keys_alone_install_the_hooks(
+    qtbot: QtBot, agents_window: MainWindow, tmp_path: Path
+) -> None:
+    """Ctrl+4 shows Settings and Alt+I presses "Install" for the user's settings: a keyboard
+    user needs no mouse (the desktop build's window test presses the same keys)."""
+    settings = tmp_path / "claude-config" / "settings.json"
+    agents_window.activateWindow()
+    qtbot.keyClick(agents_window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    panel = agents_window.settings.agents
+    qtbot.waitUntil(panel.isVisible, timeout=TIMEOUT)
+    qtbot.keyClick(
+        agents_window.focusWidget() or agents_window, Qt.Key.Key_I, Qt.KeyboardModifier.AltModifier
+    )
+    qtbot.waitUntil(settings.exists, timeout=TIMEOUT)
+    assert len(json.loads(settings.read_text(encoding="utf-8"))["hooks"]) == 6
+    assert panel.user_uninstall.isEnabled() and not panel.user_install.isEnabled()
+
+
 def test_install_and_uninstall_keep_other_settings(
     qtbot: QtBot, agents_window: MainWindow, tmp_path: Path
 ) -> None:

@@ -78,7 +78,8 @@ class AgentsPanel(SettingsPanel):
         grid.addWidget(intro, 0, 0, 1, 3)
         self.user_hooks = QLabel()
         self.user_hooks.setWordWrap(True)
-        self.user_install = QPushButton(self.tr("Install"))
+        # Alt+I: the one-key way in, for keyboard users (and the desktop build's window test).
+        self.user_install = QPushButton(self.tr("&Install"))
         self.user_install.setAccessibleName(self.tr("Install hooks in your user settings"))
         self.user_uninstall = QPushButton(self.tr("Uninstall"))
         self.user_uninstall.setAccessibleName(self.tr("Uninstall hooks from your user settings"))
