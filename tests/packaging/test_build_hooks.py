@@ -246,6 +246,41 @@ def _all_events(
     return ran
 
 
+def _assert_the_hook_program(commands: dict[str, tuple[str, int]], exe: Path, store: Path) -> None:
+    """Every command is the bundle's hook program (the client alone, frozen): no Python
+    options (they exited 2), and not the main program, whose start alone took 0.2-0.4 s."""
+    hook = str(exe.with_name("memory-center-hook"))
+    for command, _timeout in commands.values():
+        assert command.split()[:4] == [hook, "claude-code", "--data-dir", str(store)], command
+
+
+def _every_event_then_the_memory(
+    commands: dict[str, tuple[str, int]],
+    session: str,
+    project: Path,
+    transcript: Path,
+    env: dict[str, str],
+    runtime: Path,
+) -> tuple[list[Ran], dict[str, dict[str, Any] | None], dict[str, Any] | None]:
+    """Every event once, checked against Claude Code's contract, then prompts until the
+    memory is injected: (the runs, the answers by event, the prompt's answer). The first
+    prompt may go on without memory while the daemon starts (the deadline); once it is up,
+    the memory comes through the same command. The daemon is stopped at the end."""
+    try:
+        ran = _all_events(commands, session, project, transcript, env)
+        answers = {r.event: _check(r) for r in ran}
+        command, timeout = commands["UserPromptSubmit"]
+        prompt = _payload("UserPromptSubmit", session, project, transcript)
+        for _ in range(20):
+            doc = _check(_run(command, timeout, prompt, env))
+            if doc is not None:
+                break
+            time.sleep(0.5)
+    finally:
+        _stop_daemon(runtime)
+    return ran, answers, doc
+
+
 def _store_with_hooks(
     exe: Path, tmp_path: Path, runtime: Path
 ) -> tuple[Path, Path, dict[str, str], dict[str, tuple[str, int]]]:
@@ -264,26 +299,11 @@ def test_hooks_installed_from_the_bundle_answer_every_event(
 ) -> None:
     store, project, env, commands = _store_with_hooks(exe, tmp_path, runtime)
     assert set(commands) == set(INSTALLED)
-    for command, _timeout in commands.values():
-        # The bundle's hook program (the client alone, frozen): no Python options (they
-        # exited 2), and not the main program, whose start alone took 0.2-0.4 s.
-        hook = str(exe.with_name("memory-center-hook"))
-        assert command.split()[:4] == [hook, "claude-code", "--data-dir", str(store)], command
+    _assert_the_hook_program(commands, exe, store)
     transcript = _transcript(tmp_path, "bundle-1")
-    try:
-        ran = _all_events(commands, "bundle-1", project, transcript, env)
-        answers = {r.event: _check(r) for r in ran}
-        # The first prompt may have gone on without memory while the daemon started (the
-        # deadline); once it is up, the memory is injected through the same command.
-        command, timeout = commands["UserPromptSubmit"]
-        prompt = _payload("UserPromptSubmit", "bundle-1", project, transcript)
-        for _ in range(20):
-            doc = _check(_run(command, timeout, prompt, env))
-            if doc is not None:
-                break
-            time.sleep(0.5)
-    finally:
-        _stop_daemon(runtime)
+    ran, answers, doc = _every_event_then_the_memory(
+        commands, "bundle-1", project, transcript, env, runtime
+    )
     assert doc is not None and "blue-green" in doc["hookSpecificOutput"]["additionalContext"]
     assert all(answers[e] is None for e in ("PostToolUse", "PreCompact", "Stop", "SessionEnd"))
     assert all(answers[e] is None for e in OTHERS)
@@ -444,22 +464,10 @@ def test_hooks_installed_in_the_bundles_window_answer_every_event(
     assert "Traceback" not in err
     commands = _hook_commands(settings)
     assert set(commands) == set(INSTALLED), f"no hooks written by the window: {err[-2000:]}"
-    hook = str(exe.with_name("memory-center-hook"))
-    for command, _timeout in commands.values():
-        assert command.split()[:4] == [hook, "claude-code", "--data-dir", str(store)], command
+    _assert_the_hook_program(commands, exe, store)
     transcript = _transcript(tmp_path, "window-1")
-    try:
-        answers = {
-            r.event: _check(r) for r in _all_events(commands, "window-1", project, transcript, env)
-        }
-        command, timeout = commands["UserPromptSubmit"]
-        prompt = _payload("UserPromptSubmit", "window-1", project, transcript)
-        for _ in range(20):
-            doc = _check(_run(command, timeout, prompt, env))
-            if doc is not None:
-                break
-            time.sleep(0.5)
-    finally:
-        _stop_daemon(runtime)
+    _ran, answers, doc = _every_event_then_the_memory(
+        commands, "window-1", project, transcript, env, runtime
+    )
     assert doc is not None and "blue-green" in doc["hookSpecificOutput"]["additionalContext"]
     assert all(answers[e] is None for e in ("PostToolUse", "PreCompact", "Stop", "SessionEnd"))
