@@ -242,6 +242,9 @@ def test_conflict_not_in_conflict_then_undo(
     # a set left with one member is settled: nobody was superseded, nothing is flagged
     assert all(r.status == before[r.id].status for r in after.values())
     assert all("conflict" not in r.flags for r in after.values())
+    # The window has heard the change back (its message and Undo show): before that, its
+    # history may not hold the change yet, and Undo would act on an older one.
+    qtbot.waitUntil(window.undo_button.isVisible, timeout=3 * TIMEOUT)
     window.undo()
     qtbot.waitUntil(
         lambda: demo.memories.get_memory(out.id).conflict_set == before[out.id].conflict_set,
