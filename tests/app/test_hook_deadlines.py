@@ -70,7 +70,9 @@ def test_recording_hooks_return_while_the_store_is_locked(tmp_path: Path, runtim
     _open(data_dir).close()
     env = hook_env(runtime, daemon=True)
     start = {**_tool_call(tmp_path, 0), "hook_event_name": "SessionStart"}
-    lock = sqlite3.connect(data_dir / DB_FILE_NAME, timeout=0, isolation_level=None)
+    # A busy timeout: the daemon may still be writing what SessionStart began (its answer
+    # comes first); the lock is taken once that write is done.
+    lock = sqlite3.connect(data_dir / DB_FILE_NAME, timeout=NEVER, isolation_level=None)
     try:
         assert run_client_hook(data_dir, start, env).returncode == 0  # the daemon is up
         lock.execute("BEGIN EXCLUSIVE")  # every writer now waits
