@@ -23,6 +23,7 @@ facts, which the rules suggest; below `SURE` the model is not sure enough to ove
 from __future__ import annotations
 
 import base64
+import functools
 from typing import Any
 
 from core.governance import keep_worthy_model as fitted
@@ -47,7 +48,7 @@ class KeepWorthy:
     @staticmethod
     def for_embedder(name: str | None) -> KeepWorthy | None:
         """The model when `name` is the embedder it was fitted with, else None."""
-        return KeepWorthy() if name == fitted.EMBEDDER else None
+        return _the_model() if name == fitted.EMBEDDER else None
 
     def probabilities(self, vectors: Any) -> list[float]:
         """P(a reviewer approves) for each row of `vectors` (the embedder's passage vectors)."""
@@ -57,6 +58,12 @@ class KeepWorthy:
             raise ValueError(f"expected vectors of {self._weights.shape[0]} dimensions")
         logits = ((rows - self._mean) / self._scale) @ self._weights + fitted.BIAS
         return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
+
+
+@functools.cache
+def _the_model() -> KeepWorthy:
+    # Decoded once per process, not on every extraction (each hook's Stop extracts).
+    return KeepWorthy()
 
 
 def decide(probability: float, by_rule: bool) -> bool:
