@@ -8,6 +8,9 @@ from pathlib import Path
 
 from app import one_shot
 from app.paths import (
+    JUDGE_KEY_ENV,
+    JUDGE_MODEL_ENV,
+    JUDGE_URL_ENV,
     LLM_KEY_ENV,
     LLM_MODEL_ENV,
     LLM_URL_ENV,
@@ -134,11 +137,15 @@ def embedder_from_env() -> str | None:
 
 
 def apply_environment(service: MemoryService) -> MemoryService:
-    """Apply opt-in configuration from the environment: the LLM extractor (off by default).
+    """Apply opt-in configuration from the environment: the LLM extractor and the model
+    judge (both off by default).
 
-    MEMORY_CENTER_LLM_URL (an OpenAI-compatible base URL) and MEMORY_CENTER_LLM_MODEL turn it
-    on; MEMORY_CENTER_LLM_KEY is sent as the bearer token when set. Its proposals still go
-    through the MemoryPolicy like any other candidate.
+    MEMORY_CENTER_LLM_URL (an OpenAI-compatible base URL) and MEMORY_CENTER_LLM_MODEL turn
+    the extractor on; MEMORY_CENTER_LLM_KEY is sent as the bearer token when set. Its
+    proposals still go through the MemoryPolicy like any other candidate.
+    MEMORY_CENTER_JUDGE_URL and MEMORY_CENTER_JUDGE_MODEL (and MEMORY_CENTER_JUDGE_KEY) name
+    the model judge `candidates settle` asks about the review items the rule judge could
+    not decide (#40); its answers are applied under the trust rules.
     """
     url, model = os.environ.get(LLM_URL_ENV), os.environ.get(LLM_MODEL_ENV)
     if url and model:
@@ -146,5 +153,12 @@ def apply_environment(service: MemoryService) -> MemoryService:
 
         service.memories.extractor = LLMExtractor(
             url, model, api_key=os.environ.get(LLM_KEY_ENV) or None
+        )
+    url, model = os.environ.get(JUDGE_URL_ENV), os.environ.get(JUDGE_MODEL_ENV)
+    if url and model:
+        from core.governance.model_judge import ModelJudge
+
+        service.review.model_judge = ModelJudge(
+            url, model, api_key=os.environ.get(JUDGE_KEY_ENV) or None
         )
     return service

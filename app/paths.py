@@ -14,6 +14,10 @@ DATABASE_URL_ENV = "MEMORY_CENTER_DATABASE_URL"
 LLM_URL_ENV = "MEMORY_CENTER_LLM_URL"
 LLM_MODEL_ENV = "MEMORY_CENTER_LLM_MODEL"
 LLM_KEY_ENV = "MEMORY_CENTER_LLM_KEY"
+# The optional model judge (#40): asked about review items the rule judge could not decide.
+JUDGE_URL_ENV = "MEMORY_CENTER_JUDGE_URL"
+JUDGE_MODEL_ENV = "MEMORY_CENTER_JUDGE_MODEL"
+JUDGE_KEY_ENV = "MEMORY_CENTER_JUDGE_KEY"
 # How long an agent's read (a hook's injection, an MCP search) may take before it answers
 # "no memory" (R17); the engine's default when unset. A slow or loaded machine raises it.
 HOT_PATH_ENV = "MEMORY_CENTER_HOT_PATH_SECONDS"

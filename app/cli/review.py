@@ -27,6 +27,13 @@ if TYPE_CHECKING:
 @click.option("--by", help="Who asks (default: the scope's user).")
 @click.option("--said-at", help="When it was said (ISO-8601), for history recorded later.")
 @click.option("--speaker", help="Who said it (a name), kept out of the text.")
+@click.option(
+    "--replaces",
+    multiple=True,
+    metavar="MEMORY",
+    help="A memory this one replaces (id or m: reference); repeatable.",
+)
+@click.option("--same-as", metavar="MEMORY", help="A memory this one restates: merged into it.")
 @pass_ctx
 @handles_errors
 def remember(
@@ -39,6 +46,8 @@ def remember(
     by: str | None,
     said_at: str | None,
     speaker: str | None,
+    replaces: tuple[str, ...],
+    same_as: str | None,
 ) -> None:
     """Remember something, as the user's explicit request (the policy still checks it)."""
     out = ctx.write(
@@ -51,6 +60,8 @@ def remember(
             by=by,
             said_at=said_at,
             speaker=speaker,
+            replaces=replaces,
+            same_as=same_as,
         )
     ).value
     human = f"{out.outcome}: " + "; ".join(out.reasons)
@@ -134,6 +145,29 @@ def _suggested(svc: MemoryService, scopes: tuple[str, ...]) -> list[str]:
     within = Scope.parse(scopes) if scopes else None
     flt = MemoryFilter(statuses=("candidate",), scope_contains=within, limit=1_000_000)
     return [r.id for r in svc.memories.list_memories(flt)]
+
+
+@candidates.command("settle")
+@click.argument("memory_ids", nargs=-1)
+@click.option("--limit", type=int, default=50, show_default=True, help="At most this many.")
+@pass_ctx
+@handles_errors
+def candidates_settle(ctx: Context, memory_ids: tuple[str, ...], limit: int) -> None:
+    """Ask the model judge about "possibly the same as / replaces / contradicts" items.
+
+    The judge is the chat model named by MEMORY_CENTER_JUDGE_URL and
+    MEMORY_CENTER_JUDGE_MODEL (off unless set). Its answers are applied under the trust
+    rules: an agent's suggestion stays for you whatever it says; each step is a decision
+    naming the model. Without ids: the oldest items of the queue.
+    """
+    settled = ctx.write(c.SettleWithModel(memory_ids, limit=limit)).value
+    lines = [
+        f"{s.outcome:<15} {s.memory_id} {s.asked} {s.other_id}"
+        + (f": {s.answer}" if s.answer else "")
+        + f" ({s.reason})"
+        for s in settled
+    ]
+    ctx.emit(settled, echo_lines(lines, "nothing to settle"))
 
 
 @candidates.command("reject")

@@ -153,8 +153,11 @@ class Gateway:
         scope: dict[str, str] | None,
         said_at: str | None = None,
         speaker: str | None = None,
+        replaces: list[str] | None = None,
+        same_as: str | None = None,
     ) -> dict[str, Any]:
-        """Suggest a memory (never active on the agent's word alone; see docs/mcp.md)."""
+        """Suggest a memory (never active on the agent's word alone; see docs/mcp.md). It
+        may name memories it replaces or restates (#40): the policy weighs that by trust."""
 
         def run() -> dict[str, Any]:
             req = self.edge.scope(scope)
@@ -174,6 +177,8 @@ class Gateway:
                     by=caller.label,
                     said_at=said_at,
                     speaker=speaker,
+                    replaces=tuple(replaces or ()),
+                    same_as=same_as,
                 ),
                 self.edge.origin,
             ).value
@@ -184,10 +189,11 @@ class Gateway:
                 "outcome": outcome.outcome,
                 "reasons": list(outcome.reasons),
                 "evidence_event_ids": evidence_ids,
+                "superseded": list(outcome.superseded),
             }
 
-        args = {"content": content, "kind": kind, "scope": scope, "said_at": said_at}
-        args |= {"speaker": speaker}
+        args: dict[str, Any] = {"content": content, "kind": kind, "scope": scope}
+        args |= {"said_at": said_at, "speaker": speaker, "replaces": replaces, "same_as": same_as}
         return self._call(caller, "remember", args, run)
 
     def record_event(

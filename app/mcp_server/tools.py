@@ -129,9 +129,22 @@ def _add_write_tools(server: "MCPServer[Any]", gateway: Gateway) -> None:
         speaker: Annotated[
             str | None, Field(description="Who said it (a name), kept out of the text.")
         ] = None,
+        replaces: Annotated[
+            list[str] | None,
+            Field(
+                description="Memories this one replaces (ids, or m: references from the "
+                "context block). The user decides unless your sources outrank them."
+            ),
+        ] = None,
+        same_as: Annotated[
+            str | None,
+            Field(description="A memory this one restates (id or m: reference): merged."),
+        ] = None,
     ) -> dict[str, Any]:
         return guarded(
-            lambda: gateway.remember(_caller(ctx), content, kind, evidence, scope, said_at, speaker)
+            lambda: gateway.remember(
+                _caller(ctx), content, kind, evidence, scope, said_at, speaker, replaces, same_as
+            )
         )
 
     @server.tool(

@@ -14,7 +14,7 @@ from dataclasses import replace
 from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
-from core.errors import MemoryCenterError
+from core.errors import InvalidInputError, MemoryCenterError, NotFoundError
 from core.governance.fence_check import FenceCheck
 from core.governance.fences import Embed
 from core.governance.meaning import Meanings
@@ -91,6 +91,9 @@ class Ledger:
     def submit(self, tx: WriteTx, cand: Candidate, *, session: str | None) -> MemoryOutcome:
         """Decide one candidate and write the result."""
         related = self.neighbours.nearest(tx, cand.scope, cand.content)
+        named = self._declared(tx, cand)
+        if named:
+            related = [*named, *(r for r in related if r.id not in {n.id for n in named})]
         fenced, why = self.fence_of(tx, cand.content)
         if fenced and _said_by_another(tx, fenced, cand.speaker):
             fenced = None
@@ -128,6 +131,31 @@ class Ledger:
             conflicts_with=verdict.conflicts_with,
             findings=tuple(sorted({f.type.value for f in verdict.findings})),
         )
+
+    def _declared(self, tx: WriteTx, cand: Candidate) -> list[MemoryRecord]:
+        """The memories the writer says this one replaces or restates (#40): each must be a
+        live memory of the candidate's own scope, or the write is refused naming the id."""
+        fields = [("replaces", i) for i in cand.replaces]
+        fields += [("same_as", cand.same_as)] if cand.same_as is not None else []
+        if not fields:
+            return []
+        held = self.neighbours.held(tx, cand.scope, [i for _, i in fields])
+        out = []
+        for field, memory_id in fields:
+            record = held.get(memory_id) or _named(tx, field, memory_id, cand.scope)
+            if record.scope != cand.scope:
+                # Said as for an unknown id: the answer must not tell a writer that a memory
+                # of a scope it cannot see exists.
+                raise InvalidInputError(field, _not_in(memory_id, cand.scope))
+            if record.status not in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE):
+                later = f", by {record.superseded_by}" if record.superseded_by else ""
+                raise InvalidInputError(
+                    field,
+                    f"{memory_id} is {record.status.value}{later}; name a memory that is "
+                    f"active or waiting for review",
+                )
+            out.append(record)
+        return out
 
     def fence_of(self, tx: WriteTx, content: str) -> tuple[str | None, str]:
         """The deleted memory whose fence this content meets, and how (R19)."""
@@ -301,6 +329,21 @@ class Ledger:
                 "detectors": sorted({f.detector for f in findings}),
             },
         )
+
+
+def _named(tx: WriteTx, field: str, memory_id: str, scope: Scope) -> MemoryRecord:
+    """A declared memory the scope's index does not hold: read it, or say it is unknown."""
+    try:
+        return memories.get(tx.conn, tx.codec, memory_id)
+    except NotFoundError as exc:
+        raise InvalidInputError(field, _not_in(memory_id, scope)) from exc
+
+
+def _not_in(memory_id: str, scope: Scope) -> str:
+    return (
+        f"no memory {memory_id} in this scope ({scope}); a memory can only replace or "
+        f"restate one of its own scope"
+    )
 
 
 def _held(tx: WriteTx, held: dict[str, MemoryRecord], memory_id: str) -> MemoryRecord:

@@ -26,20 +26,17 @@ and a deadline on reading the answer.
 from __future__ import annotations
 
 import datetime as dt
-import http.client
 import json
 import re
 import string
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.errors import InvalidInputError, ResourceUnavailableError
+from core.errors import ResourceUnavailableError
 from core.governance import classify
+from core.governance.chat_endpoint import CONTROL as _CONTROL
+from core.governance.chat_endpoint import ChatEndpoint
 from core.governance.extractor import MAX_LEN, MIN_LEN, SKIP_KINDS, Proposal
 from core.governance.sensitivity import redact, scan
 from core.governance.text import squash, token_set
@@ -58,9 +55,7 @@ MAX_BATCH_CHARS = 24_000
 MAX_BATCH_EVENTS = 60
 MAX_ITEMS = 50
 MAX_IDS_PER_ITEM = 20
-MAX_RESPONSE_BYTES = 2_000_000
 TAINT_COVERAGE = 0.5
-_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _FENCE = lazy(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
 
 
@@ -135,17 +130,13 @@ class LLMExtractor:
         today: Callable[[], dt.date] | None = None,
         template: str | None = None,
     ) -> None:
-        self.endpoint = _endpoint(base_url)
-        if not isinstance(model, str) or not model.strip():
-            raise InvalidInputError("model", "must be a non-empty model name")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-            raise InvalidInputError("timeout", "must be a number of seconds")
-        if not 0 < timeout <= 600:
-            raise InvalidInputError("timeout", "must be between 0 and 600 seconds")
-        self.model = model.strip()
+        self._chat = ChatEndpoint(
+            base_url, model, api_key=api_key, timeout=timeout, who="LLM extractor"
+        )
+        self.endpoint = self._chat.endpoint
+        self.model = self._chat.model
         self.name = f"llm:{self.model}"
-        self.timeout = float(timeout)
-        self._api_key = api_key
+        self.timeout = self._chat.timeout
         self._today = today or _utc_today
         self._template = template if template is not None else load_template()
         self.dropped: list[str] = []
@@ -196,37 +187,7 @@ class LLMExtractor:
 
     def _complete(self, prompt: str) -> str:
         """POST one request; return the assistant message's content."""
-        data = json.dumps(self.request_body(prompt), ensure_ascii=False).encode("utf-8")
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        request = urllib.request.Request(self.endpoint, data=data, headers=headers, method="POST")
-        raw = self._send(request)
-        return _message_content(raw, self.endpoint)
-
-    def _send(self, request: urllib.request.Request) -> bytes:
-        where = self.endpoint
-        deadline = time.monotonic() + self.timeout
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return _read_bounded(response, deadline, where, self.timeout)
-        except urllib.error.HTTPError as exc:
-            detail = _error_detail(exc)
-            raise ResourceUnavailableError(
-                f"LLM extractor: {where} answered HTTP {exc.code} {exc.reason}{detail}"
-            ) from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise _timeout(where, self.timeout) from exc
-            raise ResourceUnavailableError(
-                f"LLM extractor: cannot reach {where}: {exc.reason}"
-            ) from exc
-        except TimeoutError as exc:
-            raise _timeout(where, self.timeout) from exc
-        except (OSError, http.client.HTTPException) as exc:
-            raise ResourceUnavailableError(
-                f"LLM extractor: connection to {where} failed: {exc!r}"
-            ) from exc
+        return self._chat.complete(self.request_body(prompt))
 
     # --- validation -------------------------------------------------------------------
 
@@ -272,18 +233,6 @@ class LLMExtractor:
         return Proposal(content, kind, (*known, *tainted), explicit)
 
 
-def _endpoint(base_url: str) -> str:
-    if not isinstance(base_url, str):
-        raise InvalidInputError("base_url", "must be an http(s) URL")
-    parts = urllib.parse.urlsplit(base_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InvalidInputError("base_url", "must be an http:// or https:// URL with a host")
-    if parts.query or parts.fragment:
-        raise InvalidInputError("base_url", "must not carry a query or fragment")
-    root = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
-    return root + "/chat/completions"
-
-
 def _eligible(event: Event) -> bool:
     return event.kind not in SKIP_KINDS and not event.redacted and bool(event.text.strip())
 
@@ -302,55 +251,8 @@ def _batches(events: Sequence[Event]) -> Iterator[list[Event]]:
         yield batch
 
 
-def _read_bounded(response: Any, deadline: float, where: str, timeout: float) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        if time.monotonic() > deadline:
-            raise _timeout(where, timeout)
-        chunk = response.read(65_536)
-        if not chunk:
-            return b"".join(chunks)
-        total += len(chunk)
-        if total > MAX_RESPONSE_BYTES:
-            raise ResourceUnavailableError(
-                f"LLM extractor: answer from {where} is larger than {MAX_RESPONSE_BYTES} bytes"
-            )
-        chunks.append(chunk)
-
-
-def _error_detail(exc: urllib.error.HTTPError) -> str:
-    try:
-        body = exc.read(300).decode("utf-8", "replace").strip()
-    except (OSError, http.client.HTTPException):
-        return ""
-    return f": {_CONTROL.sub(' ', body)[:200]}" if body else ""
-
-
-def _timeout(where: str, seconds: float) -> ResourceUnavailableError:
-    return ResourceUnavailableError(f"LLM extractor: {where} timed out after {seconds:g} s")
-
-
 def _garbage(where: str, what: str) -> ResourceUnavailableError:
     return ResourceUnavailableError(f"LLM extractor: unusable answer from {where}: {what}")
-
-
-def _message_content(raw: bytes, where: str) -> str:
-    """The first choice's message content of a chat-completion response."""
-    try:
-        reply = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise _garbage(where, f"the response is not JSON ({exc})") from exc
-    if not isinstance(reply, dict):
-        raise _garbage(where, "the response is not a JSON object")
-    choices = reply.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise _garbage(where, "no choices in the response")
-    message = choices[0].get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, str):
-        raise _garbage(where, "the first choice has no text content")
-    return content
 
 
 def _memories_of(content: str, where: str) -> list[object]:

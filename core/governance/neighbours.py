@@ -215,6 +215,12 @@ class Neighbours:
         with self._lock:
             return self._scope(tx, scope).nearest(text, self.limit)
 
+    def held(self, tx: WriteTx, scope: Scope, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """The records of `scope` among these ids, as the index holds them (related statuses)."""
+        with self._lock:
+            records = self._scope(tx, scope).records
+            return {i: records[i] for i in ids if i in records}
+
     def note(self, tx: WriteTx, known: Sequence[MemoryRecord] = ()) -> None:
         """Apply what this transaction changed so far (records written, merged, superseded);
         `known` are records the caller already holds in their new state."""

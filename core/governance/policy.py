@@ -8,20 +8,21 @@ gives it the candidate and the related records, and writes what it decides.
 from __future__ import annotations
 
 import datetime as dt
-import enum
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.errors import InvalidInputError
-from core.governance import classify
+from core.governance import classify, declared
+from core.governance.authority import authority
 from core.governance.conflicts import Relation, may_conflict
 from core.governance.judge import Judgement, judge
 from core.governance.sensitivity import Finding, FindingType, redact, scan
 from core.governance.statements import speaker_relative
-from core.model.enums import MemoryFlag, MemoryKind, MemoryStatus, OutcomeKind, TrustLevel
+from core.governance.verdicts import Candidate, Origin, Verdict
+from core.model.enums import MemoryFlag, MemoryKind, MemoryStatus, TrustLevel
 from core.model.records import MemoryRecord
-from core.model.scope import BOUNDARY_KEYS, SCOPE_KINDS, Scope, scope_kind
+from core.model.scope import BOUNDARY_KEYS, SCOPE_KINDS, scope_kind
 
 VERSION = "mp-2026.11.1"
 
@@ -31,6 +32,13 @@ STALE = MemoryFlag.STALE
 REDACTED = MemoryFlag.REDACTED
 NEEDS_CONFIRMATION = MemoryFlag.NEEDS_CONFIRMATION
 IMPORTED = MemoryFlag.IMPORTED
+# The first reason of a memory its sources made active (R7): what a later answer about its
+# relation may act on without the user (`model_settle.py`).
+ASKED = "the user explicitly asked to remember it"
+STATED = "stated by the user"
+VERIFIED = "tool-verified fact with evidence"
+EARNED_ACTIVE = (ASKED, STATED, VERIFIED)
+STATED_FOR_REVIEW = f"{STATED}; suggested for review"
 
 
 def _imported(cand: Candidate, status: MemoryStatus, reason: str) -> tuple[MemoryStatus, str]:
@@ -60,16 +68,6 @@ def _check_setting(key: str, value: object, default: object) -> object:
     if key == "pii_action" and value not in ("reject", "redact"):
         raise InvalidInputError("policy.pii_action", "must be 'reject' or 'redact'")
     return value
-
-
-class Origin(enum.StrEnum):
-    """How a candidate arrived."""
-
-    REMEMBER = "remember"
-    SUGGEST = "suggest"
-    EXTRACT = "extract"
-    PRE_COMPRESS = "pre_compress"
-    IMPORT = "import"
 
 
 @dataclass(frozen=True)
@@ -112,71 +110,12 @@ class PolicySettings:
         }
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A proposed memory. Its trust comes from its source events, never from the caller."""
-
-    content: str
-    kind: MemoryKind
-    scope: Scope
-    source_event_ids: tuple[str, ...]
-    source_trust: TrustLevel
-    origin: Origin
-    owner: str
-    explicit: bool = False
-    evidence_scopes: tuple[Scope, ...] = ()
-    expires_at: dt.datetime | None = None
-    confidence: float | None = None
-    said_at: dt.datetime | None = None  # when it was said or observed (becomes valid_from)
-    speaker: str | None = None  # who said it (kept out of the text)
-    # Where imported content came from (importer, file, session), shown in the decision.
-    provenance: str = ""
-
-    @property
-    def trust_untrusted(self) -> bool:
-        """True when the sources include untrusted content (trust follows sources, R11)."""
-        return self.source_trust == TrustLevel.UNTRUSTED
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What the policy decided for one candidate."""
-
-    status: MemoryStatus
-    reasons: tuple[str, ...]
-    content: str
-    kind: MemoryKind
-    confidence: float
-    flags: frozenset[str] = field(default_factory=frozenset)
-    expires_at: dt.datetime | None = None
-    merge_into: str | None = None
-    supersedes: tuple[str, ...] = ()
-    conflicts_with: tuple[str, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    fenced_by: str | None = None
-    store: bool = True
-    # The relation behind each supersede, by old record id, so every link has its own reason.
-    why: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def outcome(self) -> OutcomeKind:
-        """One word for callers: merged, or the status."""
-        return OutcomeKind.MERGED if self.merge_into else OutcomeKind(self.status.value)
-
-
 BASE_CONFIDENCE = {
     TrustLevel.USER: 0.9,
     TrustLevel.TOOL_VERIFIED: 0.85,
     TrustLevel.ASSISTANT: 0.5,
     TrustLevel.UNTRUSTED: 0.2,
 }
-
-
-def authority(record: MemoryRecord) -> int:
-    """How much a record is believed: user-confirmed counts as the user's own word."""
-    if CONFIRMED in record.flags:
-        return TrustLevel.USER.authority
-    return record.source_trust.authority
 
 
 class MemoryPolicy:
@@ -312,17 +251,13 @@ class MemoryPolicy:
     def _by_source(self, cand: Candidate) -> tuple[MemoryStatus, str, float | None]:
         trust, s = cand.source_trust, self.settings
         if trust == TrustLevel.USER and cand.explicit:
-            return MemoryStatus.ACTIVE, "the user explicitly asked to remember it", None
+            return MemoryStatus.ACTIVE, ASKED, None
         if trust == TrustLevel.USER:
             if s.review_user_statements:
-                return (
-                    MemoryStatus.CANDIDATE,
-                    "stated by the user; suggested for review",
-                    s.candidate_ttl_days,
-                )
-            return MemoryStatus.ACTIVE, "stated by the user", None
+                return MemoryStatus.CANDIDATE, STATED_FOR_REVIEW, s.candidate_ttl_days
+            return MemoryStatus.ACTIVE, STATED, None
         if trust == TrustLevel.TOOL_VERIFIED:
-            return MemoryStatus.ACTIVE, "tool-verified fact with evidence", None
+            return MemoryStatus.ACTIVE, VERIFIED, None
         if trust == TrustLevel.ASSISTANT:
             return MemoryStatus.CANDIDATE, "inferred by the model: unconfirmed", s.inferred_ttl_days
         if s.untrusted_as_quarantine:
@@ -360,6 +295,10 @@ class MemoryPolicy:
     ) -> Verdict:
         """Duplicates merge; contradictions supersede or form a conflict set (R9, R10); a
         related pair the judge cannot decide sends the candidate to review (#40)."""
+        said = declared.relations(cand, verdict, related, similarity)
+        if said.settled is not None:
+            return said.settled
+        related = [r for r in related if r.id not in said.ids]
         skill = verdict.kind == MemoryKind.SKILL_SUGGESTION
         unsure: list[tuple[MemoryRecord, Judgement]] = []
         contradicted: list[tuple[MemoryRecord, Relation]] = []
@@ -373,7 +312,7 @@ class MemoryPolicy:
                     return merged
             elif rel.kind == "contradiction" and not skill:
                 contradicted.append((old, rel))
-        decided = _contradictions(cand, verdict, contradicted)
+        decided = declared.with_replaced(_contradictions(cand, verdict, contradicted), said)
         if unsure and not decided.supersedes and not decided.conflicts_with:
             asked = _ask(decided, list(decided.reasons), *unsure[0])
             if asked is not None:
@@ -527,9 +466,11 @@ def _contradiction(
 __all__ = [
     "CONFIRMED",
     "CONFLICT",
+    "EARNED_ACTIVE",
     "NEEDS_CONFIRMATION",
     "REDACTED",
     "STALE",
+    "STATED_FOR_REVIEW",
     "VERSION",
     "Candidate",
     "FindingType",
@@ -537,4 +478,5 @@ __all__ = [
     "Origin",
     "PolicySettings",
     "Verdict",
+    "authority",
 ]

@@ -144,6 +144,8 @@ class Remember(Command[MemoryOutcome]):
     by: str | None = None
     said_at: dt.datetime | str | None = None
     speaker: str | None = None
+    replaces: Sequence[str] = ()
+    same_as: str | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,8 @@ class Suggest(Command[MemoryOutcome]):
     by: str | None = None
     said_at: dt.datetime | str | None = None
     speaker: str | None = None
+    replaces: Sequence[str] = ()
+    same_as: str | None = None
 
 
 @dataclass(frozen=True)
@@ -384,6 +388,17 @@ class AnswerPossible(MemoryCommand[list[MemoryRecord]]):
     name: ClassVar[str] = "answer_possible"
     answer: str
     by: str | None = None
+
+
+@dataclass(frozen=True)
+class SettleWithModel(Command[list[Any]]):
+    """Ask the configured model judge about the review items the rule judge could not
+    decide, and apply its answers under the trust rules (#40). Not spooled: it needs the
+    model and the store at once."""
+
+    name: ClassVar[str] = "settle_with_model"
+    memory_ids: Sequence[str] = ()
+    limit: int = 50
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ HANDLERS: dict[type[Command[Any]], tuple[str, str]] = {
     c.KeepConflicting: ("review", "keep_conflicting"),
     c.TakeOutOfConflict: ("review", "take_out_of_conflict"),
     c.AnswerPossible: ("review", "answer_possible"),
+    c.SettleWithModel: ("review", "settle_with_model"),
     c.UndoResolution: ("review", "undo_resolution"),
     c.UndoChange: ("review", "undo_change"),
     c.UndoDecision: ("review", "undo"),

@@ -54,11 +54,15 @@ class Memories:
         by: str | None = None,
         said_at: dt.datetime | str | None = None,
         speaker: str | None = None,
+        replaces: Sequence[str] = (),
+        same_as: str | None = None,
     ) -> Result[MemoryOutcome]:
         """The user's explicit request to remember something (R7 row 1).
 
         `said_at` and `speaker`: when and by whom it was said (history being imported),
-        kept out of the text."""
+        kept out of the text. `replaces` / `same_as`: live memories of the same scope this
+        one replaces or restates (`core/governance/declared.py`); the policy decides by
+        trust."""
         options: dict[str, Any] = dict(
             session=session,
             kind=kind,
@@ -66,6 +70,8 @@ class Memories:
             by=by,
             said_at=said_at,
             speaker=speaker,
+            replaces=replaces,
+            same_as=same_as,
         )
         req = required_scope(scope)
         with self._e.store.write("remember") as tx:
@@ -84,8 +90,11 @@ class Memories:
         by: str | None = None,
         said_at: dt.datetime | str | None = None,
         speaker: str | None = None,
+        replaces: Sequence[str] = (),
+        same_as: str | None = None,
     ) -> Result[MemoryOutcome]:
-        """An agent proposes a memory, citing evidence events; the policy decides (R6, R11)."""
+        """An agent proposes a memory, citing evidence events; the policy decides (R6, R11).
+        It may say what the memory replaces or restates (`replaces`, `same_as`, #40)."""
         options: dict[str, Any] = dict(
             kind=kind,
             evidence=evidence,
@@ -93,6 +102,8 @@ class Memories:
             by=by,
             said_at=said_at,
             speaker=speaker,
+            replaces=replaces,
+            same_as=same_as,
         )
         req = required_scope(scope)
         with self._e.store.write("suggest") as tx:

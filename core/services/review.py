@@ -9,18 +9,20 @@ from collections.abc import Mapping, Sequence
 
 from core.errors import InvalidInputError, InvalidStateError, NotFoundError
 from core.governance import controls, resolution, undo
+from core.governance.model_judge import ModelJudge
+from core.governance.model_settle import Settled
 from core.model import limits
-from core.model.enums import MemoryStatus
+from core.model.enums import ChangeKind, MemoryStatus
 from core.model.journal import Command as JournalCommand
 from core.model.memory import PurgePreview, QuarantineReport, Tombstone
-from core.model.records import MemoryRecord, Result
+from core.model.records import Changes, MemoryRecord, Result
 from core.model.scope import Scope
-from core.model.validate import identifier
+from core.model.validate import identifier, whole_number
 from core.model.validate import text as valid_text
 from core.services.context import Action, Engine, required_scope
 from core.storage import journal, memories, memory_history, snapshots, tombstones
 from core.storage.store import WriteTx, changes_of
-from core.workflows import batch, copies, deletion
+from core.workflows import batch, copies, deletion, model_review
 from core.workflows.spool import Spooler, spoolable
 
 APPROVE: Action = controls.approve
@@ -41,6 +43,34 @@ class ReviewService:
 
     def __init__(self, engine: Engine) -> None:
         self._e = engine
+        # The optional model judge (#40), configured by the app; None: off.
+        self.model_judge: ModelJudge | None = None
+
+    def settle_with_model(
+        self,
+        judge: ModelJudge | None = None,
+        *,
+        memory_ids: Sequence[str] | None = None,
+        limit: int = 50,
+    ) -> Result[list[Settled]]:
+        """Put the review items the rule judge could not decide to the model judge, and
+        apply its answers under the trust rules (`core/workflows/model_review.py`).
+
+        Raises:
+            InvalidStateError: no judge given and none configured.
+        """
+        chosen = judge or self.model_judge
+        if chosen is None:
+            raise InvalidStateError(
+                "no model judge is configured (set MEMORY_CENTER_JUDGE_URL and "
+                "MEMORY_CENTER_JUDGE_MODEL, or pass one)"
+            )
+        whole_number(limit, "limit")
+        ids = [self._e.mid(m, "memory_ids") for m in memory_ids] if memory_ids else None
+        settled, changed = model_review.settle(self._e, chosen, ids, limit)
+        self._e.catalog.refresh(changed)
+        kinds = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES}) if changed else frozenset()
+        return Result(settled, Changes(kinds, self._e.store.revision()))
 
     def _write_gate(self) -> Spooler | None:
         return self._e.write_gate()

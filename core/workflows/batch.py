@@ -41,8 +41,21 @@ REMEMBER_FIELDS = (
     "by",
     "said_at",
     "speaker",
+    "replaces",
+    "same_as",
 )
-SUGGEST_FIELDS = ("scope", "text", "kind", "evidence", "session", "by", "said_at", "speaker")
+SUGGEST_FIELDS = (
+    "scope",
+    "text",
+    "kind",
+    "evidence",
+    "session",
+    "by",
+    "said_at",
+    "speaker",
+    "replaces",
+    "same_as",
+)
 LOAD_CHUNK = 500
 
 
@@ -108,6 +121,8 @@ def remember_many(tx: WriteTx, ledger: Ledger, batch: Sequence[Request]) -> list
             by=f.get("by"),
             said_at=f.get("said_at"),
             speaker=f.get("speaker"),
+            replaces=f.get("replaces", ()),
+            same_as=f.get("same_as"),
         )
 
     return _each(batch, one)
@@ -132,6 +147,8 @@ def suggest_many(tx: WriteTx, ledger: Ledger, batch: Sequence[Request]) -> list[
             by=f.get("by"),
             said_at=f.get("said_at"),
             speaker=f.get("speaker"),
+            replaces=f.get("replaces", ()),
+            same_as=f.get("same_as"),
         )
 
     return _each(batch, one)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, NotFoundError
 from core.governance import classify, controls
 from core.governance.extractor import Proposal, infer_kind
 from core.governance.judge import judge
@@ -90,8 +90,11 @@ def remember(
     by: str | None,
     said_at: object = None,
     speaker: object = None,
+    replaces: object = (),
+    same_as: object = None,
 ) -> MemoryOutcome:
     """The user's explicit request to remember (R7 row 1): logged, then decided."""
+    declared = named_memories(tx, replaces, same_as)
     when = valid_said_at(said_at, tx.now)
     who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
@@ -128,6 +131,8 @@ def remember(
         expires_at=expires,
         said_at=when,
         speaker=who,
+        replaces=declared[0],
+        same_as=declared[1],
     )
     return ledger.submit(tx, cand, session=name)
 
@@ -144,8 +149,11 @@ def suggest(
     by: str | None,
     said_at: object = None,
     speaker: object = None,
+    replaces: object = (),
+    same_as: object = None,
 ) -> MemoryOutcome:
     """An agent proposes a memory; its trust is that of the evidence it cites (R6, R11)."""
+    declared = named_memories(tx, replaces, same_as)
     when = valid_said_at(said_at, tx.now)
     who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
@@ -184,8 +192,43 @@ def suggest(
         evidence_scopes=tuple(e.scope for e in events),
         said_at=when,
         speaker=who,
+        replaces=declared[0],
+        same_as=declared[1],
     )
     return ledger.submit(tx, cand, session=name)
+
+
+MAX_DECLARED = 20
+
+
+def named_memories(
+    tx: WriteTx, replaces: object, same_as: object
+) -> tuple[tuple[str, ...], str | None]:
+    """The memory ids a writer declares (#40), `m:` references resolved; the ledger checks
+    that each is a live memory of the candidate's scope."""
+    if replaces is None:
+        replaces = ()
+    if isinstance(replaces, (str, bytes)) or not isinstance(replaces, Sequence):
+        raise InvalidInputError("replaces", "must be a list of memory ids")
+    if len(replaces) > MAX_DECLARED:
+        raise InvalidInputError(
+            "replaces", f"names {len(replaces)} memories; at most {MAX_DECLARED}"
+        )
+    ids = tuple(dict.fromkeys(_memory_id(tx, r, "replaces") for r in replaces))
+    same = _memory_id(tx, same_as, "same_as") if same_as is not None else None
+    if same is not None and same in ids:
+        raise InvalidInputError("same_as", f"{same} is named in replaces too; say one or the other")
+    return ids, same
+
+
+def _memory_id(tx: WriteTx, value: object, field: str) -> str:
+    ref = identifier(value, field, 64)
+    if not ref.startswith("m:"):
+        return ref
+    try:
+        return memories.resolve_ref(tx.conn, ref)
+    except NotFoundError as exc:
+        raise InvalidInputError(field, f"no memory, or more than one, is {ref}") from exc
 
 
 def observe(

@@ -258,3 +258,32 @@ def test_bulk_approve_by_ids_and_by_scope(run: Any) -> None:
     assert _json(run("--json", "candidates", "list")) == []
     neither = run("candidates", "approve")
     assert neither.exit_code == 2 and "--all-suggested" in neither.stderr
+
+
+def test_remember_declares_what_it_replaces_or_restates(run: Any) -> None:
+    """#40: `--replaces` supersedes the user's own older memory; `--same-as` merges; a bad
+    reference is refused naming the option, and nothing is written."""
+    old = _json(run("--json", "remember", *SCOPE, "--text", "Deploys go out on Mondays."))
+    old_id = old["record"]["id"]
+    ref = f"m:{old_id[-8:]}"
+    new = _json(
+        run("--json", "remember", *SCOPE, "--text", "We ship Thursdays now.", "--replaces", ref)
+    )
+    assert new["superseded"] == [old_id]
+    same = _json(
+        run(
+            "--json",
+            "remember",
+            *SCOPE,
+            "--text",
+            "Thursday is ship day.",
+            "--same-as",
+            new["record"]["id"],
+        )
+    )
+    assert same["outcome"] == "merged"
+    before = _json(run("--json", "memory", "list"))
+    bad = run("remember", *SCOPE, "--text", "Ship on Fridays.", "--replaces", "mem_nope")
+    assert bad.exit_code != 0
+    assert "replaces" in bad.output + (bad.stderr or "") and "mem_nope" in bad.stderr
+    assert _json(run("--json", "memory", "list")) == before

@@ -356,10 +356,11 @@ def test_an_mcp_config_nested_too_deeply_is_refused(tmp_path: Path) -> None:
 
 def test_an_llm_reply_nested_too_deeply_is_an_unusable_answer() -> None:
     from core import ResourceUnavailableError
-    from core.governance.llm_extractor import _memories_of, _message_content
+    from core.governance.chat_endpoint import ChatEndpoint
+    from core.governance.llm_extractor import _memories_of
 
     with pytest.raises(ResourceUnavailableError, match="not JSON"):
-        _message_content(DEEP.encode(), "http://llm")
+        ChatEndpoint("http://llm", "m")._message_content(DEEP.encode())
     with pytest.raises(ResourceUnavailableError, match="nested too deeply"):
         _memories_of(DEEP, "http://llm")
 
