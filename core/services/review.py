@@ -61,15 +61,14 @@ class ReviewService:
         """
         chosen = judge or self.model_judge
         if chosen is None:
-            raise InvalidStateError(
-                "no model judge is configured (set MEMORY_CENTER_JUDGE_URL and "
-                "MEMORY_CENTER_JUDGE_MODEL, or pass one)"
-            )
+            raise InvalidStateError(model_review.NO_JUDGE)
         whole_number(limit, "limit")
         ids = [self._e.mid(m, "memory_ids") for m in memory_ids] if memory_ids else None
-        settled, changed = model_review.settle(self._e, chosen, ids, limit)
+        pending, store = self._e.at_now(model_review.PENDING), self._e.store
+        asks = model_review.pending_questions(store, pending, self._e.catalog.texts, ids, limit)
+        settled, changed = model_review.settle(store, chosen, asks)
         self._e.catalog.refresh(changed)
-        kinds = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES}) if changed else frozenset()
+        kinds = frozenset({ChangeKind.MEMORIES, ChangeKind.CANDIDATES} if changed else ())
         return Result(settled, Changes(kinds, self._e.store.revision()))
 
     def _write_gate(self) -> Spooler | None:

@@ -12,7 +12,6 @@ in the queue as before.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from core.errors import NotFoundError, ResourceUnavailableError
 from core.governance import model_settle, resolution
@@ -21,24 +20,32 @@ from core.governance.model_settle import Settled
 from core.governance.policy import NEEDS_CONFIRMATION
 from core.model.memory import MemoryFilter
 from core.storage import memories, memory_history, memory_queries
-
-if TYPE_CHECKING:
-    from core.services.context import Engine
+from core.storage.store import Store
+from core.storage.text_index import TextIndex
 
 MAX_FAILURES = 3
 
 
+PENDING = MemoryFilter(statuses=("candidate",), limit=1_000_000)
+NO_JUDGE = (
+    "no model judge is configured (set MEMORY_CENTER_JUDGE_URL and MEMORY_CENTER_JUDGE_MODEL, "
+    "or pass one)"
+)
+
+
 def pending_questions(
-    engine: Engine, memory_ids: Sequence[str] | None, limit: int
+    store: Store,
+    pending: MemoryFilter,
+    texts: TextIndex | None,
+    memory_ids: Sequence[str] | None,
+    limit: int,
 ) -> list[tuple[str, str, str]]:
-    """(memory id, the doubt, other id) of the review items the rule judge could not decide,
-    oldest first."""
-    flt = engine.at_now(MemoryFilter(statuses=("candidate",), limit=1_000_000))
-    store = engine.store
+    """(memory id, the doubt, other id) of the review items the rule judge could not decide
+    (`pending`: `PENDING` at the store's now), oldest first."""
     with store.read("possible relations") as conn:
         chosen = [
             r
-            for r in memory_queries.query(conn, store.codec, flt, engine.catalog.texts)
+            for r in memory_queries.query(conn, store.codec, pending, texts)
             if NEEDS_CONFIRMATION in r.flags and (memory_ids is None or r.id in memory_ids)
         ]
         out = []
@@ -54,14 +61,13 @@ def pending_questions(
 
 
 def settle(
-    engine: Engine, judge: ModelJudge, memory_ids: Sequence[str] | None, limit: int
+    store: Store, judge: ModelJudge, questions: list[tuple[str, str, str]]
 ) -> tuple[list[Settled], list[str]]:
     """Ask about each item and apply the answers; returns what happened and what changed."""
     settled: list[Settled] = []
     changed: list[str] = []
     failures = 0
-    for memory_id, asked, other_id in pending_questions(engine, memory_ids, limit):
-        store = engine.store
+    for memory_id, asked, other_id in questions:
         with store.read("possible relation") as conn:
             record = memories.get(conn, store.codec, memory_id)
             other = memories.get(conn, store.codec, other_id)
@@ -74,16 +80,16 @@ def settle(
                 break
             continue
         failures = 0
-        outcome, ids = _apply(engine, memory_id, other_id, asked, answer)
+        outcome, ids = _apply(store, memory_id, other_id, asked, answer)
         settled.append(outcome)
         changed += ids
     return settled, changed
 
 
 def _apply(
-    engine: Engine, memory_id: str, other_id: str, asked: str, answer: ModelAnswer
+    store: Store, memory_id: str, other_id: str, asked: str, answer: ModelAnswer
 ) -> tuple[Settled, list[str]]:
-    with engine.store.write("model judge answer") as tx:
+    with store.write("model judge answer") as tx:
         try:
             record = memories.get(tx.conn, tx.codec, memory_id)
             other = memories.get(tx.conn, tx.codec, other_id)
