@@ -119,6 +119,18 @@ def main() -> int:
             window.review.list.setCurrentIndex(window.review.model.index(rows[0], 0))
             _settle(app, 0.8)
             window.grab().save(str(out / f"review-conflict{suffix}.png"))
+        possible = [
+            i
+            for i in window.review.model.selectable_rows()
+            if (entry := window.review.model.entry(i)) is not None
+            and entry.record is not None
+            and "needs_confirmation" in entry.record.flags
+        ]
+        if possible:
+            # "Possibly contradicts ...": the other memory beside it, one key per answer (#40).
+            window.review.list.setCurrentIndex(window.review.model.index(possible[0], 0))
+            _settle(app, 0.8, lambda: not window.review.card.possible.isHidden())
+            window.grab().save(str(out / f"review-possible{suffix}.png"))
         quarantined = [
             i
             for i in window.review.model.selectable_rows()

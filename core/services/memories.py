@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.governance import controls
+from core.governance import controls, resolution
 from core.governance.extractor import Extractor
 from core.governance.policy import Origin
 from core.model.memory import AdoptionChain, MemoryFilter, MemoryOutcome, Tombstone
@@ -274,6 +274,20 @@ class Memories:
         record = self.get_memory(memory_id)
         with self._e.store.read("read history") as conn:
             return memory_history.history(conn, self._e.store.codec, record.id)
+
+    def possible_relation(self, memory_id: str) -> tuple[str, MemoryRecord] | None:
+        """For a memory waiting as "possibly the same as / replaces / contradicts m_…" (#40):
+        the doubt ("the same as", "replaces", "contradicts") and the other memory; None
+        when it waits for no such answer (or the other memory is gone)."""
+        record = self.get_memory(memory_id)
+        if record.status.value != "candidate":
+            return None
+        found = resolution.possible(" ".join(d.reason for d in self.history(record.id)))
+        if found is None:
+            return None
+        with self._e.store.read("read the other memory") as conn:
+            other = memories.load(conn, self._e.store.codec, [found[1]])
+        return (found[0], other[0]) if other else None
 
     def revisions(self, memory_id: str) -> list[tuple[int, dt.datetime, str, Scope, str]]:
         """Every stored revision: (number, time, actor, scope, content)."""

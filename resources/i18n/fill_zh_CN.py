@@ -157,6 +157,18 @@ ZH = {
     "Keep this": "保留这条",
     "Keep this: %1": "保留这条：%1",
     "Not in conflict": "不冲突",
+    "The same  (1)": "相同  (1)",
+    "Replaces it  (2)": "取代它  (2)",
+    "Both true  (3)": "都对  (3)",
+    "Unrelated  (4)": "无关  (4)",
+    "Possibly the same as this memory:": "可能与这条记忆相同：",
+    "Possibly replaces this memory:": "可能取代这条记忆：",
+    "Possibly contradicts this memory:": "可能与这条记忆矛盾：",
+    "The other memory": "另一条记忆",
+    "Words that differ from the suggestion are marked.": "与建议不同的词已标出。",
+    "Merged into the other memory as more evidence.": "已并入另一条记忆，作为更多证据。",
+    "Approved; it replaces the other memory.": "已批准；它取代了另一条记忆。",
+    "Approved; both are kept.": "已批准；两条都保留。",
     "Not in conflict: %1": "不冲突：%1",
     "This memory does not contradict the others: take it out of the set": (
         "这条记忆与其他几条并不矛盾：把它移出冲突集"

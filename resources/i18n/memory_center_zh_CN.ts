@@ -2707,92 +2707,137 @@
 <context>
     <name>Review</name>
     <message>
-        <location filename="../../ui/views/review_card.py" line="27" />
+        <location filename="../../ui/views/review_card.py" line="31" />
+        <source>The same  (1)</source>
+        <translation>相同  (1)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="32" />
+        <source>Replaces it  (2)</source>
+        <translation>取代它  (2)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="33" />
+        <source>Both true  (3)</source>
+        <translation>都对  (3)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="34" />
+        <source>Unrelated  (4)</source>
+        <translation>无关  (4)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="41" />
+        <source>Possibly the same as this memory:</source>
+        <translation>可能与这条记忆相同：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="42" />
+        <source>Possibly replaces this memory:</source>
+        <translation>可能取代这条记忆：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="43" />
+        <source>Possibly contradicts this memory:</source>
+        <translation>可能与这条记忆矛盾：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="50" />
         <source>Quarantined: this came from a low-trust source (a web page, e-mail, issue or tool output) or was stopped in an incident. Such text can try to instruct the agent. Approve only if you checked the source and agree with it.</source>
         <translation>已隔离：它来自低可信来源（网页、邮件、工单或工具输出），或在事件处置中被拦下。这类文本可能试图向智能体下指令。只有在你核实过来源并认可时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="44" />
+        <location filename="../../ui/views/review_card.py" line="73" />
         <source>Warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="49" />
+        <location filename="../../ui/views/review_card.py" line="78" />
         <source>Suggested memory</source>
         <translation>建议的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="55" />
+        <location filename="../../ui/views/review_card.py" line="84" />
         <source>Policy reasons</source>
         <translation>策略理由</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="59" />
+        <location filename="../../ui/views/review_card.py" line="88" />
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="64" />
+        <location filename="../../ui/views/review_card.py" line="95" />
         <source>Why it is here</source>
         <translation>为什么在这里</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="69" />
+        <location filename="../../ui/views/review_card.py" line="100" />
         <source>Evidence (the memory's words are highlighted)</source>
         <translation>证据（记忆中的词已高亮）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="85" />
+        <location filename="../../ui/views/review_card.py" line="117" />
+        <source>The other memory</source>
+        <translation>另一条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="120" />
+        <source>Words that differ from the suggestion are marked.</source>
+        <translation>与建议不同的词已标出。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="166" />
         <source>proposed scope</source>
         <translation>建议范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="87" />
+        <location filename="../../ui/views/review_card.py" line="168" />
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="90" />
+        <location filename="../../ui/views/review_card.py" line="171" />
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="98" />
+        <location filename="../../ui/views/review_card.py" line="179" />
         <source>redacted: sensitive parts were removed</source>
         <translation>已脱敏：敏感部分已移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="103" />
+        <location filename="../../ui/views/review_card.py" line="184" />
         <source>waits until</source>
         <translation>等待至</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="106" />
+        <location filename="../../ui/views/review_card.py" line="187" />
         <source>Loading…</source>
         <translation>加载中…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="115" />
+        <location filename="../../ui/views/review_card.py" line="198" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="126" />
+        <location filename="../../ui/views/review_card.py" line="209" />
         <source>No source events.</source>
         <translation>没有来源事件。</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="121" />
+        <location filename="../../ui/models/review_model.py" line="128" />
         <source>Suggested memories (%1)</source>
         <translation>建议的记忆（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="123" />
+        <location filename="../../ui/models/review_model.py" line="130" />
         <source>Conflicts (%1)</source>
         <translation>冲突（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/models/review_model.py" line="127" />
+        <location filename="../../ui/models/review_model.py" line="134" />
         <source>Quarantined — check before approving (%1)</source>
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
@@ -2800,203 +2845,219 @@
 <context>
     <name>ReviewView</name>
     <message>
-        <location filename="../../ui/views/review_view.py" line="62" />
+        <location filename="../../ui/views/review_view.py" line="63" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="73" />
+        <location filename="../../ui/views/review_view.py" line="75" />
         <source>Keep both</source>
         <translation>两者都保留</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="75" />
+        <location filename="../../ui/views/review_view.py" line="77" />
         <source>Both are true: keep every memory of the set as it is</source>
         <translation>两者都成立：按原样保留这组中的每条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="78" />
+        <location filename="../../ui/views/review_view.py" line="80" />
         <source>Split by scope…</source>
         <translation>按范围拆分…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="80" />
+        <location filename="../../ui/views/review_view.py" line="82" />
         <source>Both are true in different places: narrow each to its own scope</source>
         <translation>在不同场合各自成立：把每条记忆收窄到各自的范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="84" />
+        <location filename="../../ui/views/review_view.py" line="86" />
         <source>Or keep them all:</source>
         <translation>或全部保留：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="90" />
+        <location filename="../../ui/views/review_view.py" line="92" />
         <source>These memories contradict each other.</source>
         <translation>这些记忆相互矛盾。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="96" />
+        <location filename="../../ui/views/review_view.py" line="98" />
         <source>Nothing to review. New suggestions from your agents appear here.</source>
         <translation>没有待审内容。智能体的新建议会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="106" />
-        <location filename="../../ui/views/review_view.py" line="239" />
+        <location filename="../../ui/views/review_view.py" line="108" />
+        <location filename="../../ui/views/review_view.py" line="245" />
         <source>Approve  (A)</source>
         <translation>批准  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="108" />
+        <location filename="../../ui/views/review_view.py" line="110" />
         <source>Edit, then approve  (E)</source>
         <translation>编辑后批准  (E)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="109" />
+        <location filename="../../ui/views/review_view.py" line="111" />
         <source>Change scope, then approve  (S)</source>
         <translation>修改范围后批准  (S)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="110" />
+        <location filename="../../ui/views/review_view.py" line="112" />
         <source>Reject…  (R)</source>
         <translation>拒绝…  (R)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="116" />
+        <location filename="../../ui/views/review_view.py" line="118" />
         <source>All from this session…  (G)</source>
         <translation>本会话的全部建议…  (G)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="118" />
+        <location filename="../../ui/views/review_view.py" line="120" />
         <source>Every suggestion of the session this one came from, on one screen</source>
         <translation>这条建议所属会话的全部建议，在一个界面中</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="239" />
+        <location filename="../../ui/views/review_view.py" line="245" />
         <source>Approve…  (A)</source>
         <translation>批准…  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="272" />
+        <location filename="../../ui/views/review_view.py" line="278" />
         <source>Words that differ from the other memory are marked.</source>
         <translation>与另一条记忆不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="280" />
+        <location filename="../../ui/views/review_view.py" line="286" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="282" />
+        <location filename="../../ui/views/review_view.py" line="288" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="287" />
+        <location filename="../../ui/views/review_view.py" line="293" />
         <source>Not in conflict</source>
         <translation>不冲突</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="289" />
+        <location filename="../../ui/views/review_view.py" line="295" />
         <source>This memory does not contradict the others: take it out of the set</source>
         <translation>这条记忆与其他几条并不矛盾：把它移出冲突集</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="291" />
+        <location filename="../../ui/views/review_view.py" line="297" />
         <source>Not in conflict: %1</source>
         <translation>不冲突：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="298" />
+        <location filename="../../ui/views/review_view.py" line="304" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="322" />
+        <location filename="../../ui/views/review_view.py" line="328" />
         <source>Approval undone: the memory is back in the queue.</source>
         <translation>已撤销批准：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="323" />
+        <location filename="../../ui/views/review_view.py" line="329" />
         <source>Rejection undone: the memory is back in the queue.</source>
         <translation>已撤销拒绝：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="326" />
+        <location filename="../../ui/views/review_view.py" line="332" />
         <source>Undone.</source>
         <translation>已撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="341" />
+        <location filename="../../ui/views/review_view.py" line="347" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="347" />
+        <location filename="../../ui/views/review_view.py" line="353" />
         <source>Approve a quarantined memory?</source>
         <translation>批准一条已隔离的记忆？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="349" />
+        <location filename="../../ui/views/review_view.py" line="355" />
         <source>It came from a low-trust source (a web page, an e-mail, an issue) and may carry instructions meant for your agents. Approve it only if you checked that it is true and harmless.</source>
         <translation>它来自低可信来源（网页、邮件、工单），可能夹带针对智能体的指令。只有在您确认它真实且无害时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="356" />
+        <location filename="../../ui/views/review_view.py" line="362" />
         <source>Approve anyway</source>
         <translation>仍然批准</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="357" />
+        <location filename="../../ui/views/review_view.py" line="363" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="359" />
+        <location filename="../../ui/views/review_view.py" line="365" />
         <source>Confirm approval of a quarantined memory</source>
         <translation>确认批准已隔离的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="373" />
+        <location filename="../../ui/views/review_view.py" line="379" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="390" />
+        <location filename="../../ui/views/review_view.py" line="396" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="402" />
+        <location filename="../../ui/views/review_view.py" line="408" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="403" />
+        <location filename="../../ui/views/review_view.py" line="409" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="411" />
+        <location filename="../../ui/views/review_view.py" line="417" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="442" />
+        <location filename="../../ui/views/review_view.py" line="428" />
+        <source>Merged into the other memory as more evidence.</source>
+        <translation>已并入另一条记忆，作为更多证据。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="429" />
+        <source>Approved; it replaces the other memory.</source>
+        <translation>已批准；它取代了另一条记忆。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="430" />
+        <location filename="../../ui/views/review_view.py" line="431" />
+        <source>Approved; both are kept.</source>
+        <translation>已批准；两条都保留。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="463" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="448" />
+        <location filename="../../ui/views/review_view.py" line="469" />
         <source>Taken out of the conflict set.</source>
         <translation>已移出冲突集。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="457" />
+        <location filename="../../ui/views/review_view.py" line="478" />
         <source>Conflict resolved: both kept.</source>
         <translation>冲突已解决：两者都保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="470" />
+        <location filename="../../ui/views/review_view.py" line="491" />
         <source>Conflict resolved: split by scope.</source>
         <translation>冲突已解决：已按范围拆分。</translation>
     </message>

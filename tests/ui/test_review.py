@@ -253,3 +253,60 @@ def test_conflict_not_in_conflict_then_undo(
     restored = {m.id: demo.memories.get_memory(m.id) for m in members}
     assert all("conflict" in r.flags for r in restored.values())
     assert all(r.status == before[r.id].status for r in restored.values())
+
+
+def _possible_rows(view: ReviewView) -> list[int]:
+    out = []
+    for row in view.model.selectable_rows():
+        entry = view.model.entry(row)
+        if (
+            entry is not None
+            and entry.record is not None
+            and "needs_confirmation" in entry.record.flags
+        ):
+            out.append(row)
+    return out
+
+
+def test_a_possible_relation_is_answered_beside_the_other_memory(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """ "Possibly contradicts m_…" (#40): the card shows the other memory with the words
+    that differ marked, and one key per answer; "2" (replaces) supersedes the other."""
+    view = _open_review(qtbot, window)
+    rows = _possible_rows(view)
+    assert rows, "the demo store holds suggestions the judge could not decide"
+    view.list.setCurrentIndex(view.model.index(rows[0], 0))
+    record = view.current_record()
+    assert record is not None
+    qtbot.waitUntil(lambda: not view.card.possible.isHidden(), timeout=3 * TIMEOUT)
+    found = demo.memories.possible_relation(record.id)
+    assert found is not None
+    asked, other = found
+    assert asked in ("the same as", "replaces", "contradicts")
+    assert "Possibly" in view.card.possible_title.text()
+    assert "background-color" in view.card.possible_text.text()  # differing words marked
+    assert set(view.card.answer_buttons) == {"same", "replaces", "both_true", "unrelated"}
+    view.list.setFocus()
+    qtbot.keyClick(view.list, Qt.Key.Key_2)
+    qtbot.waitUntil(
+        lambda: demo.memories.get_memory(other.id).status.value == "superseded",
+        timeout=3 * TIMEOUT,
+    )
+    assert demo.memories.get_memory(record.id).status.value == "active"
+    assert demo.memories.history(record.id)[-1].action == "answer_replaces"
+
+
+def test_other_items_show_no_answers_and_ignore_the_keys(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    view = _open_review(qtbot, window)
+    _select(qtbot, view, "爸爸早上喝绿茶")
+    qtbot.waitUntil(lambda: "每天" in view.card.evidence.text(), timeout=3 * TIMEOUT)
+    assert view.card.possible.isHidden()
+    record = view.current_record()
+    assert record is not None
+    view.list.setFocus()
+    qtbot.keyClick(view.list, Qt.Key.Key_3)
+    qtbot.wait(200)
+    assert demo.memories.get_memory(record.id).status.value == "candidate"

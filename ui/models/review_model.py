@@ -61,6 +61,8 @@ class Evidence:
     reasons: str
     events: list[Event]
     decisions: list[Decision]
+    # "possibly the same as / replaces / contradicts" (#40): the doubt and the other memory.
+    possible: tuple[str, MemoryRecord] | None = None
 
 
 def _entry(section: str, item: MemoryRecord | tuple[MemoryRecord, ...]) -> Entry:
@@ -101,7 +103,12 @@ def load_evidence(service: MemoryService, record: MemoryRecord) -> Evidence:
     events = (
         service.events.get_events(list(record.source_event_ids)) if record.source_event_ids else []
     )
-    return Evidence(record.id, reasons, events, decisions)
+    possible = (
+        service.memories.possible_relation(record.id)
+        if MemoryFlag.NEEDS_CONFIRMATION in record.flags
+        else None
+    )
+    return Evidence(record.id, reasons, events, decisions, possible)
 
 
 class ReviewQueueModel(RowTableModel[Entry]):

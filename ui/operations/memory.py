@@ -98,6 +98,12 @@ def resolve_conflict(ctx: UiContext, keep: MemoryRecord) -> MutatingOp[list[Memo
     )
 
 
+def answer_possible(ctx: UiContext, memory_id: str, answer: str) -> MutatingOp[list[MemoryRecord]]:
+    """Answer "possibly the same as / replaces / contradicts" (#40): same, replaces, both_true
+    or unrelated, one decision each."""
+    return mutate(ctx, lambda s: s.commands.run(c.AnswerPossible(memory_id, answer), DESKTOP))
+
+
 def take_out_of_conflict(ctx: UiContext, record: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:
     """ "Not in conflict": the member leaves its conflict set and stays as it is (a set left
     with one member is settled)."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core import MemoryFlag, MemoryRecord, Sensitivity
 
@@ -19,7 +19,30 @@ from ui.presentation import (
     trust_text,
 )
 from ui.reasons import reason_text
-from ui.views.highlight import highlight
+from ui.views.highlight import differing_words, highlight
+
+# The answers to "possibly the same as / replaces / contradicts m_…" (#40), with their keys.
+ANSWERS = ("same", "replaces", "both_true", "unrelated")
+
+
+def answer_labels() -> dict[str, str]:
+    """Button texts of the four answers, with their keys."""
+    return {
+        "same": QCoreApplication.translate("Review", "The same  (1)"),
+        "replaces": QCoreApplication.translate("Review", "Replaces it  (2)"),
+        "both_true": QCoreApplication.translate("Review", "Both true  (3)"),
+        "unrelated": QCoreApplication.translate("Review", "Unrelated  (4)"),
+    }
+
+
+def doubt_title(asked: str) -> str:
+    """What the judge could not decide, as the section's title."""
+    titles = {
+        "the same as": QCoreApplication.translate("Review", "Possibly the same as this memory:"),
+        "replaces": QCoreApplication.translate("Review", "Possibly replaces this memory:"),
+        "contradicts": QCoreApplication.translate("Review", "Possibly contradicts this memory:"),
+    }
+    return titles.get(asked, titles["the same as"])
 
 
 def quarantine_warning() -> str:
@@ -33,7 +56,13 @@ def quarantine_warning() -> str:
 
 
 class ReviewCard(QFrame):
-    """Shows one candidate or quarantined record with its evidence."""
+    """Shows one candidate or quarantined record with its evidence.
+
+    Signals:
+        answered: (str) the user's answer to "possibly ..." (one of `ANSWERS`).
+    """
+
+    answered = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,10 +86,12 @@ class ReviewCard(QFrame):
         self.evidence.setWordWrap(True)
         self.evidence.setTextFormat(Qt.TextFormat.RichText)
         self.evidence.setAccessibleName(QCoreApplication.translate("Review", "Evidence"))
+        self.possible = self._possible_box()
         layout = QVBoxLayout(self)
         layout.addWidget(self.warning)
         layout.addWidget(self.content)
         layout.addWidget(self.meta)
+        layout.addWidget(self.possible)
         title = QLabel(QCoreApplication.translate("Review", "Why it is here"))
         title.setObjectName("SectionTitle")
         layout.addWidget(title)
@@ -72,6 +103,56 @@ class ReviewCard(QFrame):
         layout.addWidget(title2)
         layout.addWidget(self.evidence)
         layout.addStretch(1)
+
+    def _possible_box(self) -> QFrame:
+        """The other memory of a "possibly ..." item, side by side, and one key per answer."""
+        box = QFrame()
+        box.setObjectName("Card")
+        self.possible_title = QLabel()
+        self.possible_title.setObjectName("SectionTitle")
+        self.possible_text = QLabel()
+        self.possible_text.setWordWrap(True)
+        self.possible_text.setTextFormat(Qt.TextFormat.RichText)
+        self.possible_text.setAccessibleName(
+            QCoreApplication.translate("Review", "The other memory")
+        )
+        self.possible_text.setAccessibleDescription(
+            QCoreApplication.translate(
+                "Review", "Words that differ from the suggestion are marked."
+            )
+        )
+        self.possible_meta = QLabel()
+        self.possible_meta.setWordWrap(True)
+        self.possible_meta.setTextFormat(Qt.TextFormat.PlainText)
+        self.answer_buttons: dict[str, QPushButton] = {}
+        row = QHBoxLayout()
+        for answer, label in answer_labels().items():
+            button = QPushButton(label)
+            button.clicked.connect(lambda _c=False, a=answer: self.answered.emit(a))
+            self.answer_buttons[answer] = button
+            row.addWidget(button)
+        row.addStretch(1)
+        lay = QVBoxLayout(box)
+        lay.addWidget(self.possible_title)
+        lay.addWidget(self.possible_text)
+        lay.addWidget(self.possible_meta)
+        lay.addLayout(row)
+        box.setVisible(False)
+        return box
+
+    def show_possible(self, r: MemoryRecord, possible: tuple[str, MemoryRecord] | None) -> None:
+        """Show the other memory of a "possibly ..." item, or hide the section."""
+        self.possible.setVisible(possible is not None)
+        if possible is None:
+            return
+        asked, other = possible
+        self.possible_title.setText(doubt_title(asked))
+        marked = differing_words(other.content, r.content)
+        self.possible_text.setText(f"<p style='font-size:15px'>{marked}</p>")
+        self.possible_meta.setText(
+            f"{other.scope} · {trust_text(other.source_trust.value)} · "
+            f"{confidence_text(other.confidence)} · {local_time(other.created_at)}"
+        )
 
     def show_record(self, r: MemoryRecord) -> None:
         """Show the record; evidence follows when loaded."""
@@ -105,10 +186,12 @@ class ReviewCard(QFrame):
         self.meta.setText(" · ".join(parts))
         self.reasons.setText(QCoreApplication.translate("Review", "Loading…"))
         self.evidence.setText("")
+        self.possible.setVisible(False)
 
     def show_evidence(self, r: MemoryRecord, ev: Evidence) -> None:
         """Show the policy's reasons and each source event with the memory's words marked."""
         self.reasons.setText(reason_text(ev.reasons) if ev.reasons else "—")
+        self.show_possible(r, ev.possible)
         rows = []
         for e in ev.events:
             body = (

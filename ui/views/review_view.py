@@ -1,6 +1,7 @@
 """Review queue: approve (A), edit then approve (E), change scope then approve (S), reject (R),
-all of the current one's session on one screen (G); arrows move; conflict sets side by side
-with "Keep this", "Keep both" and "Split by scope…" (R9, R25, R26)."""
+all of the current one's session on one screen (G); arrows move; "possibly the same as /
+replaces / contradicts" items beside the other memory, answered with 1-4 (#40); conflict sets
+side by side with "Keep this", "Keep both" and "Split by scope…" (R9, R25, R26)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ class ReviewView(RefreshingView):
         self.list.setSpacing(2)
         self.list.selectionModel().currentRowChanged.connect(self._current_changed)
         self.card = ReviewCard()
+        self.card.answered.connect(self.answer_current)
         self.conflict_page = QWidget()
         self.conflict_layout = QHBoxLayout()
         self.keep_both_button = QPushButton(self.tr("Keep both"))
@@ -156,6 +158,10 @@ class ReviewView(RefreshingView):
             Qt.Key.Key_S: self.rescope_current,
             Qt.Key.Key_R: self.reject_current,
             Qt.Key.Key_G: self.review_session_of_current,
+            Qt.Key.Key_1: lambda: self.answer_current("same"),
+            Qt.Key.Key_2: lambda: self.answer_current("replaces"),
+            Qt.Key.Key_3: lambda: self.answer_current("both_true"),
+            Qt.Key.Key_4: lambda: self.answer_current("unrelated"),
             Qt.Key.Key_Down: lambda: self.move_by(1),
             Qt.Key.Key_Up: lambda: self.move_by(-1),
         }
@@ -412,6 +418,21 @@ class ReviewView(RefreshingView):
                 .run(self)
             ),
         )
+
+    def answer_current(self, answer: str) -> None:
+        """Answer the current "possibly ..." item (keys 1-4); nothing for other items."""
+        r = self.current_record()
+        if r is None or self.card.possible.isHidden():
+            return
+        words = {
+            "same": self.tr("Merged into the other memory as more evidence."),
+            "replaces": self.tr("Approved; it replaces the other memory."),
+            "both_true": self.tr("Approved; both are kept."),
+            "unrelated": self.tr("Approved; both are kept."),
+        }
+        ops.answer_possible(self.ctx, r.id, answer).on_success(
+            lambda _r: self._done(words[answer])
+        ).run(self)
 
     def review_session_of_current(self) -> None:
         """Open every suggestion of the current one's session on one screen."""
