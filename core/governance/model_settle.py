@@ -30,8 +30,8 @@ from core.governance.policy import (
     EARNED_ACTIVE,
     NEEDS_CONFIRMATION,
     STATED_FOR_REVIEW,
-    VERSION,
 )
+from core.governance.resolution import decide
 from core.model.enums import MemoryStatus
 from core.model.records import Decision, MemoryRecord
 from core.storage import memories
@@ -91,12 +91,12 @@ def apply(
         memories.add_sources(tx, other.id, record.source_event_ids)
         memories.update_fields(tx, record.id, status=MemoryStatus.REJECTED)
         why = f"{said}; the same as {other.id}"
-        _decide(tx, record, "model_same", MemoryStatus.REJECTED, actor, why)
-        _decide(tx, other, "merge", other.status, actor, f"{said}; {record.id} merged")
+        _note(tx, record, "model_same", MemoryStatus.REJECTED, actor, why)
+        _note(tx, other, "merge", other.status, actor, f"{said}; {record.id} merged")
         return done("merged"), [record.id, other.id]
     if not earned or answer.relation == "unsure":
         why = "an agent's suggestion waits for you" if not earned else "the model is not sure"
-        _decide(tx, record, "model_opinion", record.status, actor, f"{said}; left for you: {why}")
+        _note(tx, record, "model_opinion", record.status, actor, f"{said}; left for you: {why}")
         return done("left for review", why), [record.id]
     if answer.relation == "compatible":
         _activate(tx, record, actor, f"{said}; both kept beside {other.id}")
@@ -112,7 +112,7 @@ def apply(
             flags=other.flags - {CONFLICT},
         )
         why = f"{said}; replaced by {record.id}"
-        _decide(tx, other, "supersede", MemoryStatus.SUPERSEDED, actor, why)
+        _note(tx, other, "supersede", MemoryStatus.SUPERSEDED, actor, why)
         return done("replaced"), [record.id, other.id]
     if not replaces and at_least and other.status == MemoryStatus.ACTIVE:
         group = other.conflict_set or new_id("cs", tx.now)
@@ -121,31 +121,21 @@ def apply(
             tx, record.id, status=MemoryStatus.ACTIVE, flags=flags, conflict_set=group
         )
         why = f"{said}; conflicts with {other.id}"
-        _decide(tx, record, "model_contradicts", MemoryStatus.ACTIVE, actor, why)
+        _note(tx, record, "model_contradicts", MemoryStatus.ACTIVE, actor, why)
         memories.update_fields(tx, other.id, flags=other.flags | {CONFLICT}, conflict_set=group)
         return done("conflict"), [record.id, other.id]
     why = f"{other.id} has more authority: your call"
-    _decide(tx, record, "model_opinion", record.status, actor, f"{said}; left for you: {why}")
+    _note(tx, record, "model_opinion", record.status, actor, f"{said}; left for you: {why}")
     return done("left for review", why), [record.id]
 
 
 def _activate(tx: WriteTx, record: MemoryRecord, actor: str, why: str) -> None:
     flags = record.flags - {NEEDS_CONFIRMATION}
     memories.update_fields(tx, record.id, status=MemoryStatus.ACTIVE, flags=flags)
-    _decide(tx, record, "model_relation", MemoryStatus.ACTIVE, actor, why)
+    _note(tx, record, "model_relation", MemoryStatus.ACTIVE, actor, why)
 
 
-def _decide(
+def _note(
     tx: WriteTx, record: MemoryRecord, action: str, to: MemoryStatus, actor: str, why: str
 ) -> None:
-    memories.record_decision(
-        tx,
-        record,
-        action=action,
-        from_status=record.status,
-        to_status=to,
-        actor=actor,
-        reason=why,
-        policy_version=VERSION,
-        user_action=False,
-    )
+    decide(tx, record, action, to, actor, why, user_action=False)

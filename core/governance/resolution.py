@@ -40,9 +40,18 @@ def _key(conflict_set: str) -> str:
     return f"undo-set:{conflict_set}"
 
 
-def _decide(
-    tx: WriteTx, record: MemoryRecord, action: str, to: MemoryStatus, actor: str, why: str
+def decide(
+    tx: WriteTx,
+    record: MemoryRecord,
+    action: str,
+    to: MemoryStatus,
+    actor: str,
+    why: str,
+    *,
+    user_action: bool = True,
 ) -> None:
+    """Record one decision of a resolution (the user's, unless `user_action` is False: the
+    model judge's, `model_settle.py`)."""
     memories.record_decision(
         tx,
         record,
@@ -52,7 +61,7 @@ def _decide(
         actor=actor,
         reason=why,
         policy_version=VERSION,
-        user_action=True,
+        user_action=user_action,
     )
 
 
@@ -91,7 +100,7 @@ def resolve_conflict(
     for member in members:
         if member.id == keep.id:
             memories.update_fields(tx, keep.id, flags=(keep.flags - {CONFLICT}) | {CONFIRMED})
-            _decide(tx, keep, "resolve_conflict", MemoryStatus.ACTIVE, actor, f"kept: {why}")
+            decide(tx, keep, "resolve_conflict", MemoryStatus.ACTIVE, actor, f"kept: {why}")
         elif member.status == MemoryStatus.ACTIVE:
             sim = similarity(member.content, keep.content) if similarity else None
             found = judge(member.content, keep.content, sim)
@@ -103,7 +112,7 @@ def resolve_conflict(
                     superseded_by=keep.id,
                     flags=member.flags - {CONFLICT},
                 )
-                _decide(
+                decide(
                     tx,
                     member,
                     "resolve_conflict",
@@ -115,7 +124,7 @@ def resolve_conflict(
                 memories.update_fields(
                     tx, member.id, flags=member.flags - {CONFLICT}, conflict_set=None
                 )
-                _decide(
+                decide(
                     tx,
                     member,
                     "resolve_conflict",
@@ -135,13 +144,13 @@ def take_out(tx: WriteTx, record: MemoryRecord, actor: str) -> list[str]:
     members = memories.load(tx.conn, tx.codec, ids)
     _remember_before(tx, record.conflict_set, members)
     memories.update_fields(tx, record.id, flags=record.flags - {CONFLICT}, conflict_set=None)
-    _decide(tx, record, "take_out", record.status, actor, "not in conflict (the user)")
+    decide(tx, record, "take_out", record.status, actor, "not in conflict (the user)")
     changed = [record.id]
     rest = [m for m in members if m.id != record.id and CONFLICT in m.flags]
     if len(rest) == 1:
         last = rest[0]
         memories.update_fields(tx, last.id, flags=last.flags - {CONFLICT})
-        _decide(tx, last, "take_out", last.status, actor, "no conflict left in its set")
+        decide(tx, last, "take_out", last.status, actor, "no conflict left in its set")
         changed.append(last.id)
     return changed
 
@@ -163,7 +172,7 @@ def undo_resolution(tx: WriteTx, conflict_set: str, actor: str) -> list[str]:
             conflict_set=conflict_set,
             superseded_by=was["superseded_by"],
         )
-        _decide(tx, record, "undo_resolve_conflict", status, actor, "resolution undone by the user")
+        decide(tx, record, "undo_resolve_conflict", status, actor, "resolution undone by the user")
     settings.remove(tx, _key(conflict_set))
     return [r.id for r in records]
 
@@ -188,14 +197,14 @@ def answer_possible(
     if answer == "same":
         memories.add_sources(tx, other.id, record.source_event_ids)
         memories.update_fields(tx, record.id, status=MemoryStatus.REJECTED)
-        _decide(tx, record, "answer_same", MemoryStatus.REJECTED, actor, f"the same as {other.id}")
-        _decide(tx, other, "merge", other.status, actor, f"the same as {record.id}: merged")
+        decide(tx, record, "answer_same", MemoryStatus.REJECTED, actor, f"the same as {other.id}")
+        decide(tx, other, "merge", other.status, actor, f"the same as {record.id}: merged")
         return [record.id, other.id]
     flags = (record.flags - {NEEDS_CONFIRMATION}) | {CONFIRMED}
     memories.update_fields(tx, record.id, status=MemoryStatus.ACTIVE, flags=flags)
     what = {"replaces": f"replaces {other.id}", "both_true": f"both true with {other.id}"}
     why = what.get(answer, f"unrelated to {other.id}")
-    _decide(tx, record, f"answer_{answer}", MemoryStatus.ACTIVE, actor, why)
+    decide(tx, record, f"answer_{answer}", MemoryStatus.ACTIVE, actor, why)
     if answer != "replaces":
         return [record.id]
     memories.update_fields(
@@ -205,5 +214,5 @@ def answer_possible(
         superseded_by=record.id,
         flags=other.flags - {CONFLICT},
     )
-    _decide(tx, other, "supersede", MemoryStatus.SUPERSEDED, actor, f"replaced by {record.id}")
+    decide(tx, other, "supersede", MemoryStatus.SUPERSEDED, actor, f"replaced by {record.id}")
     return [record.id, other.id]
