@@ -124,7 +124,7 @@ def main() -> int:
             for i in window.review.model.selectable_rows()
             if (entry := window.review.model.entry(i)) is not None
             and entry.record is not None
-            and "needs_confirmation" in entry.record.flags
+            and service.memories.possible_relation(entry.record.id) is not None
         ]
         if possible:
             # "Possibly contradicts ...": the other memory beside it, one key per answer (#40).

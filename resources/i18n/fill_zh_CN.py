@@ -169,6 +169,19 @@ ZH = {
     "Merged into the other memory as more evidence.": "已并入另一条记忆，作为更多证据。",
     "Approved; it replaces the other memory.": "已批准；它取代了另一条记忆。",
     "Approved; both are kept.": "已批准；两条都保留。",
+    "Ask %1…": "询问 %1…",
+    "Ask the model judge you configured; its answer is applied under the trust rules, and an agent's suggestion still waits for you": (
+        "询问你配置的模型裁判；它的回答按信任规则生效，智能体的建议仍等你决定"
+    ),
+    "Nothing to ask: the item was answered meanwhile.": "无需询问：这一项已经有了答复。",
+    "The model judge could not answer: %1": "模型裁判无法回答：%1",
+    "The model judge answered “%1”: %2": "模型裁判回答“%1”：%2",
+    "merged into the other memory": "已并入另一条记忆",
+    "it replaces the other memory": "它取代了另一条记忆",
+    "both kept in a conflict set": "两条都保留在冲突集中",
+    "both kept": "两条都保留",
+    "left for you to decide": "留给你决定",
+    "already answered": "已有答复",
     "Not in conflict: %1": "不冲突：%1",
     "This memory does not contradict the others: take it out of the set": (
         "这条记忆与其他几条并不矛盾：把它移出冲突集"

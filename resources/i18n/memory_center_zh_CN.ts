@@ -2747,82 +2747,92 @@
         <translation>已隔离：它来自低可信来源（网页、邮件、工单或工具输出），或在事件处置中被拦下。这类文本可能试图向智能体下指令。只有在你核实过来源并认可时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="73" />
+        <location filename="../../ui/views/review_card.py" line="75" />
         <source>Warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="78" />
+        <location filename="../../ui/views/review_card.py" line="80" />
         <source>Suggested memory</source>
         <translation>建议的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="84" />
+        <location filename="../../ui/views/review_card.py" line="86" />
         <source>Policy reasons</source>
         <translation>策略理由</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="88" />
+        <location filename="../../ui/views/review_card.py" line="90" />
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="95" />
+        <location filename="../../ui/views/review_card.py" line="97" />
         <source>Why it is here</source>
         <translation>为什么在这里</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="100" />
+        <location filename="../../ui/views/review_card.py" line="102" />
         <source>Evidence (the memory's words are highlighted)</source>
         <translation>证据（记忆中的词已高亮）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="117" />
+        <location filename="../../ui/views/review_card.py" line="119" />
         <source>The other memory</source>
         <translation>另一条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="120" />
+        <location filename="../../ui/views/review_card.py" line="122" />
         <source>Words that differ from the suggestion are marked.</source>
         <translation>与建议不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="166" />
+        <location filename="../../ui/views/review_card.py" line="155" />
+        <source>Ask %1…</source>
+        <translation>询问 %1…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="158" />
+        <source>Ask the model judge you configured; its answer is applied under the trust rules, and an agent's suggestion still waits for you</source>
+        <translation>询问你配置的模型裁判；它的回答按信任规则生效，智能体的建议仍等你决定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_card.py" line="188" />
         <source>proposed scope</source>
         <translation>建议范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="168" />
+        <location filename="../../ui/views/review_card.py" line="190" />
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="171" />
+        <location filename="../../ui/views/review_card.py" line="193" />
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="179" />
+        <location filename="../../ui/views/review_card.py" line="201" />
         <source>redacted: sensitive parts were removed</source>
         <translation>已脱敏：敏感部分已移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="184" />
+        <location filename="../../ui/views/review_card.py" line="206" />
         <source>waits until</source>
         <translation>等待至</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="187" />
+        <location filename="../../ui/views/review_card.py" line="209" />
         <source>Loading…</source>
         <translation>加载中…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="198" />
+        <location filename="../../ui/views/review_card.py" line="220" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="209" />
+        <location filename="../../ui/views/review_card.py" line="231" />
         <source>No source events.</source>
         <translation>没有来源事件。</translation>
     </message>
@@ -2841,223 +2851,268 @@
         <source>Quarantined — check before approving (%1)</source>
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="47" />
+        <source>merged into the other memory</source>
+        <translation>已并入另一条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="48" />
+        <source>it replaces the other memory</source>
+        <translation>它取代了另一条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="49" />
+        <source>both kept in a conflict set</source>
+        <translation>两条都保留在冲突集中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="50" />
+        <source>both kept</source>
+        <translation>两条都保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="51" />
+        <source>left for you to decide</source>
+        <translation>留给你决定</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="52" />
+        <source>already answered</source>
+        <translation>已有答复</translation>
+    </message>
 </context>
 <context>
     <name>ReviewView</name>
     <message>
-        <location filename="../../ui/views/review_view.py" line="63" />
+        <location filename="../../ui/views/review_view.py" line="77" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="75" />
+        <location filename="../../ui/views/review_view.py" line="92" />
         <source>Keep both</source>
         <translation>两者都保留</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="77" />
+        <location filename="../../ui/views/review_view.py" line="94" />
         <source>Both are true: keep every memory of the set as it is</source>
         <translation>两者都成立：按原样保留这组中的每条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="80" />
+        <location filename="../../ui/views/review_view.py" line="97" />
         <source>Split by scope…</source>
         <translation>按范围拆分…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="82" />
+        <location filename="../../ui/views/review_view.py" line="99" />
         <source>Both are true in different places: narrow each to its own scope</source>
         <translation>在不同场合各自成立：把每条记忆收窄到各自的范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="86" />
+        <location filename="../../ui/views/review_view.py" line="103" />
         <source>Or keep them all:</source>
         <translation>或全部保留：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="92" />
+        <location filename="../../ui/views/review_view.py" line="109" />
         <source>These memories contradict each other.</source>
         <translation>这些记忆相互矛盾。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="98" />
+        <location filename="../../ui/views/review_view.py" line="115" />
         <source>Nothing to review. New suggestions from your agents appear here.</source>
         <translation>没有待审内容。智能体的新建议会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="108" />
-        <location filename="../../ui/views/review_view.py" line="245" />
+        <location filename="../../ui/views/review_view.py" line="125" />
+        <location filename="../../ui/views/review_view.py" line="262" />
         <source>Approve  (A)</source>
         <translation>批准  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="110" />
+        <location filename="../../ui/views/review_view.py" line="127" />
         <source>Edit, then approve  (E)</source>
         <translation>编辑后批准  (E)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="111" />
+        <location filename="../../ui/views/review_view.py" line="128" />
         <source>Change scope, then approve  (S)</source>
         <translation>修改范围后批准  (S)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="112" />
+        <location filename="../../ui/views/review_view.py" line="129" />
         <source>Reject…  (R)</source>
         <translation>拒绝…  (R)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="118" />
+        <location filename="../../ui/views/review_view.py" line="135" />
         <source>All from this session…  (G)</source>
         <translation>本会话的全部建议…  (G)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="120" />
+        <location filename="../../ui/views/review_view.py" line="137" />
         <source>Every suggestion of the session this one came from, on one screen</source>
         <translation>这条建议所属会话的全部建议，在一个界面中</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="245" />
+        <location filename="../../ui/views/review_view.py" line="262" />
         <source>Approve…  (A)</source>
         <translation>批准…  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="278" />
+        <location filename="../../ui/views/review_view.py" line="295" />
         <source>Words that differ from the other memory are marked.</source>
         <translation>与另一条记忆不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="286" />
+        <location filename="../../ui/views/review_view.py" line="303" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="288" />
+        <location filename="../../ui/views/review_view.py" line="305" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="293" />
+        <location filename="../../ui/views/review_view.py" line="310" />
         <source>Not in conflict</source>
         <translation>不冲突</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="295" />
+        <location filename="../../ui/views/review_view.py" line="312" />
         <source>This memory does not contradict the others: take it out of the set</source>
         <translation>这条记忆与其他几条并不矛盾：把它移出冲突集</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="297" />
+        <location filename="../../ui/views/review_view.py" line="314" />
         <source>Not in conflict: %1</source>
         <translation>不冲突：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="304" />
+        <location filename="../../ui/views/review_view.py" line="321" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="328" />
+        <location filename="../../ui/views/review_view.py" line="345" />
         <source>Approval undone: the memory is back in the queue.</source>
         <translation>已撤销批准：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="329" />
+        <location filename="../../ui/views/review_view.py" line="346" />
         <source>Rejection undone: the memory is back in the queue.</source>
         <translation>已撤销拒绝：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="332" />
+        <location filename="../../ui/views/review_view.py" line="349" />
         <source>Undone.</source>
         <translation>已撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="347" />
+        <location filename="../../ui/views/review_view.py" line="364" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="353" />
+        <location filename="../../ui/views/review_view.py" line="370" />
         <source>Approve a quarantined memory?</source>
         <translation>批准一条已隔离的记忆？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="355" />
+        <location filename="../../ui/views/review_view.py" line="372" />
         <source>It came from a low-trust source (a web page, an e-mail, an issue) and may carry instructions meant for your agents. Approve it only if you checked that it is true and harmless.</source>
         <translation>它来自低可信来源（网页、邮件、工单），可能夹带针对智能体的指令。只有在您确认它真实且无害时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="362" />
+        <location filename="../../ui/views/review_view.py" line="379" />
         <source>Approve anyway</source>
         <translation>仍然批准</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="363" />
+        <location filename="../../ui/views/review_view.py" line="380" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="365" />
+        <location filename="../../ui/views/review_view.py" line="382" />
         <source>Confirm approval of a quarantined memory</source>
         <translation>确认批准已隔离的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="379" />
+        <location filename="../../ui/views/review_view.py" line="396" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="396" />
+        <location filename="../../ui/views/review_view.py" line="413" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="408" />
+        <location filename="../../ui/views/review_view.py" line="425" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="409" />
+        <location filename="../../ui/views/review_view.py" line="426" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="417" />
+        <location filename="../../ui/views/review_view.py" line="434" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="428" />
+        <location filename="../../ui/views/review_view.py" line="445" />
         <source>Merged into the other memory as more evidence.</source>
         <translation>已并入另一条记忆，作为更多证据。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="429" />
+        <location filename="../../ui/views/review_view.py" line="446" />
         <source>Approved; it replaces the other memory.</source>
         <translation>已批准；它取代了另一条记忆。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="430" />
-        <location filename="../../ui/views/review_view.py" line="431" />
+        <location filename="../../ui/views/review_view.py" line="447" />
+        <location filename="../../ui/views/review_view.py" line="448" />
         <source>Approved; both are kept.</source>
         <translation>已批准；两条都保留。</translation>
     </message>
     <message>
         <location filename="../../ui/views/review_view.py" line="463" />
+        <source>Nothing to ask: the item was answered meanwhile.</source>
+        <translation>无需询问：这一项已经有了答复。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="467" />
+        <source>The model judge could not answer: %1</source>
+        <translation>模型裁判无法回答：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="469" />
+        <source>The model judge answered “%1”: %2</source>
+        <translation>模型裁判回答“%1”：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/review_view.py" line="498" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="469" />
+        <location filename="../../ui/views/review_view.py" line="504" />
         <source>Taken out of the conflict set.</source>
         <translation>已移出冲突集。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="478" />
+        <location filename="../../ui/views/review_view.py" line="513" />
         <source>Conflict resolved: both kept.</source>
         <translation>冲突已解决：两者都保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="491" />
+        <location filename="../../ui/views/review_view.py" line="526" />
         <source>Conflict resolved: split by scope.</source>
         <translation>冲突已解决：已按范围拆分。</translation>
     </message>

@@ -255,15 +255,14 @@ def test_conflict_not_in_conflict_then_undo(
     assert all(r.status == before[r.id].status for r in restored.values())
 
 
-def _possible_rows(view: ReviewView) -> list[int]:
+def _possible_rows(view: ReviewView, demo: MemoryService) -> list[int]:
+    """The rows of "possibly ..." items (other items may need confirmation for other
+    reasons, such as a scope broader than their evidence)."""
     out = []
     for row in view.model.selectable_rows():
         entry = view.model.entry(row)
-        if (
-            entry is not None
-            and entry.record is not None
-            and "needs_confirmation" in entry.record.flags
-        ):
+        record = entry.record if entry is not None else None
+        if record is not None and demo.memories.possible_relation(record.id) is not None:
             out.append(row)
     return out
 
@@ -274,7 +273,7 @@ def test_a_possible_relation_is_answered_beside_the_other_memory(
     """ "Possibly contradicts m_…" (#40): the card shows the other memory with the words
     that differ marked, and one key per answer; "2" (replaces) supersedes the other."""
     view = _open_review(qtbot, window)
-    rows = _possible_rows(view)
+    rows = _possible_rows(view, demo)
     assert rows, "the demo store holds suggestions the judge could not decide"
     view.list.setCurrentIndex(view.model.index(rows[0], 0))
     record = view.current_record()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from core import MemoryRecord, QuarantineReport, Tombstone
 from core.model import commands as c
@@ -102,6 +103,12 @@ def answer_possible(ctx: UiContext, memory_id: str, answer: str) -> MutatingOp[l
     """Answer "possibly the same as / replaces / contradicts" (#40): same, replaces, both_true
     or unrelated, one decision each."""
     return mutate(ctx, lambda s: s.commands.run(c.AnswerPossible(memory_id, answer), DESKTOP))
+
+
+def ask_model_judge(ctx: UiContext, memory_id: str) -> MutatingOp[list[Any]]:
+    """Put one "possibly ..." item to the configured model judge; its answer is applied under
+    the trust rules (#40). The value: what happened (`outcome`, `answer`, `reason`)."""
+    return mutate(ctx, lambda s: s.commands.run(c.SettleWithModel((memory_id,), limit=1), DESKTOP))
 
 
 def take_out_of_conflict(ctx: UiContext, record: MemoryRecord) -> MutatingOp[list[MemoryRecord]]:

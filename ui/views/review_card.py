@@ -60,9 +60,11 @@ class ReviewCard(QFrame):
 
     Signals:
         answered: (str) the user's answer to "possibly ..." (one of `ANSWERS`).
+        ask_model: the user asks the configured model judge about it.
     """
 
     answered = Signal(str)
+    ask_model = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -132,6 +134,11 @@ class ReviewCard(QFrame):
             self.answer_buttons[answer] = button
             row.addWidget(button)
         row.addStretch(1)
+        # Only when the user configured a model judge (`set_model_judge`).
+        self.ask_button = QPushButton()
+        self.ask_button.clicked.connect(self.ask_model.emit)
+        self.ask_button.setVisible(False)
+        row.addWidget(self.ask_button)
         lay = QVBoxLayout(box)
         lay.addWidget(self.possible_title)
         lay.addWidget(self.possible_text)
@@ -139,6 +146,21 @@ class ReviewCard(QFrame):
         lay.addLayout(row)
         box.setVisible(False)
         return box
+
+    def set_model_judge(self, model: str | None) -> None:
+        """Offer "Ask <model>" on "possibly ..." items when a model judge is configured."""
+        self.ask_button.setVisible(model is not None)
+        if model is not None:
+            self.ask_button.setText(
+                QCoreApplication.translate("Review", "Ask %1…").replace("%1", model)
+            )
+            self.ask_button.setToolTip(
+                QCoreApplication.translate(
+                    "Review",
+                    "Ask the model judge you configured; its answer is applied under the "
+                    "trust rules, and an agent's suggestion still waits for you",
+                )
+            )
 
     def show_possible(self, r: MemoryRecord, possible: tuple[str, MemoryRecord] | None) -> None:
         """Show the other memory of a "possibly ..." item, or hide the section."""

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +39,19 @@ from ui.views.base import RefreshingView
 from ui.views.highlight import differing_words
 from ui.views.review_card import ReviewCard
 from ui.views.session_review import SessionReviewDialog, session_of
+
+
+def model_outcome(outcome: str) -> str:
+    """What the model judge's answer did, in words."""
+    words = {
+        "merged": QCoreApplication.translate("Review", "merged into the other memory"),
+        "replaced": QCoreApplication.translate("Review", "it replaces the other memory"),
+        "conflict": QCoreApplication.translate("Review", "both kept in a conflict set"),
+        "active": QCoreApplication.translate("Review", "both kept"),
+        "left for review": QCoreApplication.translate("Review", "left for you to decide"),
+        "skipped": QCoreApplication.translate("Review", "already answered"),
+    }
+    return words.get(outcome, outcome)
 
 
 class ReviewView(RefreshingView):
@@ -70,6 +84,9 @@ class ReviewView(RefreshingView):
         self.list.selectionModel().currentRowChanged.connect(self._current_changed)
         self.card = ReviewCard()
         self.card.answered.connect(self.answer_current)
+        self.card.ask_model.connect(self.ask_model_current)
+        judge = ctx.service.review.model_judge  # set once, when the app opened the store
+        self.card.set_model_judge(judge.model if judge is not None else None)
         self.conflict_page = QWidget()
         self.conflict_layout = QHBoxLayout()
         self.keep_both_button = QPushButton(self.tr("Keep both"))
@@ -433,6 +450,24 @@ class ReviewView(RefreshingView):
         ops.answer_possible(self.ctx, r.id, answer).on_success(
             lambda _r: self._done(words[answer])
         ).run(self)
+
+    def ask_model_current(self) -> None:
+        """Put the current "possibly ..." item to the configured model judge."""
+        r = self.current_record()
+        if r is None or self.card.possible.isHidden():
+            return
+        ops.ask_model_judge(self.ctx, r.id).on_success(self._model_answered).run(self)
+
+    def _model_answered(self, settled: list[Any]) -> None:
+        if not settled:
+            self._done(self.tr("Nothing to ask: the item was answered meanwhile."))
+            return
+        s = settled[0]
+        if s.outcome == "failed":
+            self._done(self.tr("The model judge could not answer: %1").replace("%1", s.reason))
+            return
+        said = self.tr("The model judge answered “%1”: %2").replace("%1", s.answer)
+        self._done(said.replace("%2", s.reason) + " — " + model_outcome(s.outcome))
 
     def review_session_of_current(self) -> None:
         """Open every suggestion of the current one's session on one screen."""
