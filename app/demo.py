@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.compose import embedder_from_env
+from app.compose import apply_environment, embedder_from_env
 from core import MemoryService, NewEvent
 from core.model import commands as c
 
@@ -295,7 +295,9 @@ def open_demo(data_dir: Path) -> MemoryService:
         embedder=embedder_from_env(),
     )
     seed_demo_if_empty(service)
-    return service
+    # The user's opt-in model endpoints (the LLM extractor, the model judge) serve the demo
+    # too, after it is seeded: someone trying the model judge sees it on the sample data.
+    return apply_environment(service)
 
 
 def seed_demo_if_empty(service: MemoryService) -> bool:

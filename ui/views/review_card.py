@@ -134,16 +134,20 @@ class ReviewCard(QFrame):
             self.answer_buttons[answer] = button
             row.addWidget(button)
         row.addStretch(1)
-        # Only when the user configured a model judge (`set_model_judge`).
+        # Only when the user configured a model judge (`set_model_judge`); on a row of its
+        # own, so the card never grows wider than the pane.
         self.ask_button = QPushButton()
         self.ask_button.clicked.connect(self.ask_model.emit)
         self.ask_button.setVisible(False)
-        row.addWidget(self.ask_button)
+        ask_row = QHBoxLayout()
+        ask_row.addStretch(1)
+        ask_row.addWidget(self.ask_button)
         lay = QVBoxLayout(box)
         lay.addWidget(self.possible_title)
         lay.addWidget(self.possible_text)
         lay.addWidget(self.possible_meta)
         lay.addLayout(row)
+        lay.addLayout(ask_row)
         box.setVisible(False)
         return box
 
