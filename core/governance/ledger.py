@@ -115,6 +115,7 @@ class Ledger:
         changed: list[MemoryRecord] = []
         if verdict.merge_into:
             record = self._merge(tx, cand, verdict, held)
+            self._replaced(tx, verdict, record, held, changed, cand.owner)
         else:
             record = self._create(tx, cand, verdict, held, changed)
         if lift:
@@ -264,25 +265,37 @@ class Ledger:
             policy_version=self.policy.version,
             user_action=cand.explicit,
         )
-        why = dict(verdict.why)
-        for old_id in verdict.supersedes:
-            old = old_of[old_id]
-            self._supersede(tx, old, record, cand.owner, why.get(old_id, ""))
-            changed.append(
-                replace(
-                    old,
-                    status=MemoryStatus.SUPERSEDED,
-                    superseded_by=record.id,
-                    flags=old.flags - {CONFLICT},
-                    updated_at=tx.now,
-                )
-            )
+        self._replaced(tx, verdict, record, old_of, changed, cand.owner)
         for old_id in verdict.conflicts_with:
             old = old_of[old_id]
             flags = old.flags | {CONFLICT}
             memories.update_fields(tx, old_id, flags=flags, conflict_set=conflict_set)
             changed.append(replace(old, flags=flags, conflict_set=conflict_set, updated_at=tx.now))
         return record  # the links above change the older records, not this one
+
+    def _replaced(
+        self,
+        tx: WriteTx,
+        verdict: Verdict,
+        new: MemoryRecord,
+        held: dict[str, MemoryRecord],
+        changed: list[MemoryRecord],
+        actor: str,
+    ) -> None:
+        """Supersede what the verdict names by `new`, each with its own reason."""
+        why = dict(verdict.why)
+        for old_id in verdict.supersedes:
+            old = _held(tx, held, old_id)
+            self._supersede(tx, old, new, actor, why.get(old_id, ""))
+            changed.append(
+                replace(
+                    old,
+                    status=MemoryStatus.SUPERSEDED,
+                    superseded_by=new.id,
+                    flags=old.flags - {CONFLICT},
+                    updated_at=tx.now,
+                )
+            )
 
     def _supersede(
         self, tx: WriteTx, old: MemoryRecord, new: MemoryRecord, actor: str, relation: str

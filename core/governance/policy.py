@@ -309,7 +309,9 @@ class MemoryPolicy:
             elif rel.kind == "duplicate":
                 merged = _duplicate(cand, verdict, old, rel.reason)
                 if merged is not None:
-                    return merged
+                    # What it was declared to replace goes too, replaced by the memory it
+                    # merges into (which says the same as the new one).
+                    return declared.with_replaced(merged, said) if merged.merge_into else merged
             elif rel.kind == "contradiction" and not skill:
                 contradicted.append((old, rel))
         decided = declared.with_replaced(_contradictions(cand, verdict, contradicted), said)

@@ -172,3 +172,15 @@ def test_batches_and_commands_carry_declarations(service: MemoryService) -> None
     assert again == cmd
     done = service.commands.run(again).value
     assert done.superseded == (outs[0].record.id,)
+
+
+def test_a_replacement_that_repeats_another_memory_still_replaces(service: MemoryService) -> None:
+    """The new words merge into the memory that already says them, and what the writer said
+    they replace is superseded by that memory (before, the merge dropped the declaration)."""
+    old, _ = _remember(service, "Deploys go out on Mondays.")
+    same, _ = _remember(service, "The release train leaves every Thursday.")
+    _, out = _remember(service, "The release train leaves every Thursday.", replaces=[old])
+    assert out.outcome == "merged"  # type: ignore[attr-defined]
+    assert out.superseded == (old,)  # type: ignore[attr-defined]
+    assert service.memories.get_memory(old).superseded_by == same
+    assert _status(service, same) == "active"
