@@ -184,3 +184,12 @@ def test_a_replacement_that_repeats_another_memory_still_replaces(service: Memor
     assert out.superseded == (old,)  # type: ignore[attr-defined]
     assert service.memories.get_memory(old).superseded_by == same
     assert _status(service, same) == "active"
+
+
+def test_a_declared_replacement_is_undone_as_one_change(service: MemoryService) -> None:
+    old, _ = _remember(service, "Deploys go out on Mondays.")
+    made = service.memories.remember(SCOPE, "We ship on Thursdays from now on.", replaces=[old])
+    assert made.value.superseded == (old,) and made.changes.command_id is not None
+    service.review.undo_change(made.changes.command_id)
+    assert _status(service, old) == "active"
+    assert made.value.record is not None and _status(service, made.value.record.id) == "rejected"
