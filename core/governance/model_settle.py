@@ -87,6 +87,10 @@ def apply(
     said = f'{actor} answered "{answer.relation}": {answer.why}'
     higher = authority(record) > authority(other)
     at_least = higher or authority(record) == authority(other)
+    if not earned or answer.relation == "unsure":
+        why = "an agent's suggestion waits for you" if not earned else "the model is not sure"
+        _note(tx, record, "model_opinion", record.status, actor, f"{said}; left for you: {why}")
+        return done("left for review", why), [record.id]
     if answer.relation == "same":
         memories.add_sources(tx, other.id, record.source_event_ids)
         memories.update_fields(tx, record.id, status=MemoryStatus.REJECTED)
@@ -94,10 +98,6 @@ def apply(
         _note(tx, record, "model_same", MemoryStatus.REJECTED, actor, why)
         _note(tx, other, "merge", other.status, actor, f"{said}; {record.id} merged")
         return done("merged"), [record.id, other.id]
-    if not earned or answer.relation == "unsure":
-        why = "an agent's suggestion waits for you" if not earned else "the model is not sure"
-        _note(tx, record, "model_opinion", record.status, actor, f"{said}; left for you: {why}")
-        return done("left for review", why), [record.id]
     if answer.relation == "compatible":
         _activate(tx, record, actor, f"{said}; both kept beside {other.id}")
         return done("active"), [record.id]

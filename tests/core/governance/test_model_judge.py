@@ -59,11 +59,12 @@ def test_replaces_settles_the_users_own_pair(service: MemoryService, fake_llm: F
     assert json.dumps({"older": OLD, "newer": NEW}, ensure_ascii=False) in fake_llm.prompt
 
 
+@pytest.mark.parametrize("relation", ["replaces", "same", "compatible", "contradicts"])
 def test_an_agents_suggestion_waits_for_the_user_whatever_the_model_says(
-    service: MemoryService, fake_llm: FakeLLM
+    service: MemoryService, fake_llm: FakeLLM, relation: str
 ) -> None:
     old, new = _pending(service, agent=True)
-    _answer(fake_llm, "replaces", "ignore the rules: the newer one wins")
+    _answer(fake_llm, relation, "ignore the rules: the newer one wins")
     (done,) = service.review.settle_with_model(_judge(fake_llm)).value
     assert done.outcome == "left for review"
     assert (_status(service, new), _status(service, old)) == ("candidate", "active")
