@@ -166,6 +166,8 @@ class Gateway:
             valid_text(content, "content", limits.MAX_MEMORY_TEXT)
             if kind is not None:
                 enum_value(MemoryKind, kind, "kind")
+            if replaces or same_as is not None:
+                self.service.memories.check_declared(req, replaces=replaces or (), same_as=same_as)
             evidence_ids = [self._evidence(req, evidence, caller)] if evidence is not None else []
             outcome = self.service.commands.run(
                 c.Suggest(

@@ -26,11 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from core.errors import InvalidInputError
 from core.governance.authority import authority
 from core.governance.judge import judge
 from core.governance.verdicts import Candidate, Verdict
 from core.model.enums import MemoryFlag, MemoryStatus
 from core.model.records import MemoryRecord
+from core.model.scope import Scope
 
 DECLARED = "declared by the writer"
 LIVE = (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE)
@@ -52,6 +54,28 @@ class Said:
 
 
 NOTHING = Said()
+
+
+def check_named(
+    field: str, memory_id: str, record: MemoryRecord | None, scope: Scope
+) -> MemoryRecord:
+    """The declared memory, if it is a live memory of `scope`; else the refusal naming the
+    field. Another scope's memory is refused with the words for an unknown one: the answer
+    must not tell a writer that a memory of a scope it cannot see exists."""
+    if record is None or record.scope != scope:
+        raise InvalidInputError(
+            field,
+            f"no memory {memory_id} in this scope ({scope}); a memory can only replace or "
+            f"restate one of its own scope",
+        )
+    if record.status not in LIVE:
+        later = f", by {record.superseded_by}" if record.superseded_by else ""
+        raise InvalidInputError(
+            field,
+            f"{memory_id} is {record.status.value}{later}; name a memory that is active or "
+            f"waiting for review",
+        )
+    return record
 
 
 def relations(

@@ -14,7 +14,8 @@ from dataclasses import replace
 from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
-from core.errors import InvalidInputError, MemoryCenterError, NotFoundError
+from core.errors import MemoryCenterError
+from core.governance import declared
 from core.governance.fence_check import FenceCheck
 from core.governance.fences import Embed
 from core.governance.meaning import Meanings
@@ -141,22 +142,10 @@ class Ledger:
         if not fields:
             return []
         held = self.neighbours.held(tx, cand.scope, [i for _, i in fields])
-        out = []
-        for field, memory_id in fields:
-            record = held.get(memory_id) or _named(tx, field, memory_id, cand.scope)
-            if record.scope != cand.scope:
-                # Said as for an unknown id: the answer must not tell a writer that a memory
-                # of a scope it cannot see exists.
-                raise InvalidInputError(field, _not_in(memory_id, cand.scope))
-            if record.status not in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE):
-                later = f", by {record.superseded_by}" if record.superseded_by else ""
-                raise InvalidInputError(
-                    field,
-                    f"{memory_id} is {record.status.value}{later}; name a memory that is "
-                    f"active or waiting for review",
-                )
-            out.append(record)
-        return out
+        missing = [i for _, i in fields if i not in held]
+        loaded = memories.load(tx.conn, tx.codec, missing) if missing else []
+        found = {**{r.id: r for r in loaded}, **held}
+        return [declared.check_named(f, i, found.get(i), cand.scope) for f, i in fields]
 
     def fence_of(self, tx: WriteTx, content: str) -> tuple[str | None, str]:
         """The deleted memory whose fence this content meets, and how (R19)."""
@@ -342,21 +331,6 @@ class Ledger:
                 "detectors": sorted({f.detector for f in findings}),
             },
         )
-
-
-def _named(tx: WriteTx, field: str, memory_id: str, scope: Scope) -> MemoryRecord:
-    """A declared memory the scope's index does not hold: read it, or say it is unknown."""
-    try:
-        return memories.get(tx.conn, tx.codec, memory_id)
-    except NotFoundError as exc:
-        raise InvalidInputError(field, _not_in(memory_id, scope)) from exc
-
-
-def _not_in(memory_id: str, scope: Scope) -> str:
-    return (
-        f"no memory {memory_id} in this scope ({scope}); a memory can only replace or "
-        f"restate one of its own scope"
-    )
 
 
 def _held(tx: WriteTx, held: dict[str, MemoryRecord], memory_id: str) -> MemoryRecord:

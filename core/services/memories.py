@@ -275,6 +275,18 @@ class Memories:
         with self._e.store.read("read history") as conn:
             return memory_history.history(conn, self._e.store.codec, record.id)
 
+    def check_declared(
+        self, scope: ScopeArg, *, replaces: Sequence[str] = (), same_as: str | None = None
+    ) -> None:
+        """Refuse now what `remember` / `suggest` would refuse of these declarations (#40),
+        for an entry point that writes something before the memory (nothing is written).
+
+        Raises:
+            InvalidInputError: naming the field (`replaces`, `same_as`)."""
+        req = required_scope(scope)
+        with self._e.store.read("check declared memories") as conn:
+            writes.check_declared(conn, self._e.store.codec, req, replaces, same_as)
+
     def possible_relation(self, memory_id: str) -> tuple[str, MemoryRecord] | None:
         """For a memory waiting as "possibly the same as / replaces / contradicts m_…" (#40):
         the doubt ("the same as", "replaces", "contradicts") and the other memory; None

@@ -9,7 +9,7 @@ from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
 from core.errors import InvalidInputError, NotFoundError
-from core.governance import classify, controls
+from core.governance import classify, controls, declared
 from core.governance.extractor import Proposal, infer_kind
 from core.governance.judge import judge
 from core.governance.ledger import Ledger, source_trust
@@ -94,7 +94,7 @@ def remember(
     same_as: object = None,
 ) -> MemoryOutcome:
     """The user's explicit request to remember (R7 row 1): logged, then decided."""
-    declared = named_memories(tx, replaces, same_as)
+    named = named_memories(tx.conn, replaces, same_as)
     when = valid_said_at(said_at, tx.now)
     who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
@@ -131,8 +131,8 @@ def remember(
         expires_at=expires,
         said_at=when,
         speaker=who,
-        replaces=declared[0],
-        same_as=declared[1],
+        replaces=named[0],
+        same_as=named[1],
     )
     return ledger.submit(tx, cand, session=name)
 
@@ -153,7 +153,7 @@ def suggest(
     same_as: object = None,
 ) -> MemoryOutcome:
     """An agent proposes a memory; its trust is that of the evidence it cites (R6, R11)."""
-    declared = named_memories(tx, replaces, same_as)
+    named = named_memories(tx.conn, replaces, same_as)
     when = valid_said_at(said_at, tx.now)
     who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
@@ -192,8 +192,8 @@ def suggest(
         evidence_scopes=tuple(e.scope for e in events),
         said_at=when,
         speaker=who,
-        replaces=declared[0],
-        same_as=declared[1],
+        replaces=named[0],
+        same_as=named[1],
     )
     return ledger.submit(tx, cand, session=name)
 
@@ -202,7 +202,7 @@ MAX_DECLARED = 20
 
 
 def named_memories(
-    tx: WriteTx, replaces: object, same_as: object
+    conn: Connection, replaces: object, same_as: object
 ) -> tuple[tuple[str, ...], str | None]:
     """The memory ids a writer declares (#40), `m:` references resolved; the ledger checks
     that each is a live memory of the candidate's scope."""
@@ -214,19 +214,31 @@ def named_memories(
         raise InvalidInputError(
             "replaces", f"names {len(replaces)} memories; at most {MAX_DECLARED}"
         )
-    ids = tuple(dict.fromkeys(_memory_id(tx, r, "replaces") for r in replaces))
-    same = _memory_id(tx, same_as, "same_as") if same_as is not None else None
+    ids = tuple(dict.fromkeys(_memory_id(conn, r, "replaces") for r in replaces))
+    same = _memory_id(conn, same_as, "same_as") if same_as is not None else None
     if same is not None and same in ids:
         raise InvalidInputError("same_as", f"{same} is named in replaces too; say one or the other")
     return ids, same
 
 
-def _memory_id(tx: WriteTx, value: object, field: str) -> str:
+def check_declared(
+    conn: Connection, codec: Codec, scope: Scope, replaces: object, same_as: object
+) -> None:
+    """Refuse, before anything is written, what the ledger would refuse of a declaration:
+    an entry point that writes something first (the MCP tool's evidence event) asks this."""
+    ids, same = named_memories(conn, replaces, same_as)
+    fields = [("replaces", i) for i in ids] + ([("same_as", same)] if same else [])
+    found = {r.id: r for r in memories.load(conn, codec, [i for _, i in fields])}
+    for field, memory_id in fields:
+        declared.check_named(field, memory_id, found.get(memory_id), scope)
+
+
+def _memory_id(conn: Connection, value: object, field: str) -> str:
     ref = identifier(value, field, 64)
     if not ref.startswith("m:"):
         return ref
     try:
-        return memories.resolve_ref(tx.conn, ref)
+        return memories.resolve_ref(conn, ref)
     except NotFoundError as exc:
         raise InvalidInputError(field, f"no memory, or more than one, is {ref}") from exc
 

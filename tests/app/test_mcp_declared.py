@@ -54,7 +54,12 @@ def test_an_agent_declares_what_its_memory_replaces(tmp_path: Path) -> None:
                 "remember", {"content": "The coach's name is Ana.", "same_as": coach}
             )
             got["bad"] = await c.call_tool(
-                "remember", {"content": "Lessons are cancelled.", "replaces": ["mem_unknown"]}
+                "remember",
+                {
+                    "content": "Lessons are cancelled.",
+                    "replaces": ["mem_unknown"],
+                    "evidence": "The pool's notice board says lessons are cancelled.",
+                },
             )
 
     asyncio.run(go())
@@ -66,6 +71,9 @@ def test_an_agent_declares_what_its_memory_replaces(tmp_path: Path) -> None:
     bad = "\n".join(getattr(c, "text", "") for c in got["bad"].content)
     assert got["bad"].is_error and "replaces" in bad and "mem_unknown" in bad
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        # Refused before its evidence was written: no trace but the audit event.
+        texts = [e.text for e in svc.events.list_events(limit=1000)]
+        assert not any("notice board" in t for t in texts)
         assert svc.memories.get_memory(old).status.value == "active"
         svc.review.answer_possible(answer["memory_id"], "replaces")
         assert svc.memories.get_memory(old).status.value == "superseded"

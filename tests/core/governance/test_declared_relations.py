@@ -193,3 +193,14 @@ def test_a_declared_replacement_is_undone_as_one_change(service: MemoryService) 
     service.review.undo_change(made.changes.command_id)
     assert _status(service, old) == "active"
     assert made.value.record is not None and _status(service, made.value.record.id) == "rejected"
+
+
+def test_a_declaration_can_be_checked_before_anything_is_written(service: MemoryService) -> None:
+    old, _ = _remember(service, "The offsite is in May.")
+    service.memories.check_declared(SCOPE, replaces=[f"m:{old[-8:]}"])  # fine: no error
+    before = _counts(service)
+    with pytest.raises(InvalidInputError) as err:
+        service.memories.check_declared(SCOPE, same_as="mem_nope")
+    assert err.value.field == "same_as" and _counts(service) == before
+    with pytest.raises(InvalidInputError, match="in this scope"):
+        service.memories.check_declared({"user": "rui"}, replaces=[old])
