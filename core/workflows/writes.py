@@ -94,7 +94,7 @@ def remember(
     same_as: object = None,
 ) -> MemoryOutcome:
     """The user's explicit request to remember (R7 row 1): logged, then decided."""
-    named = named_memories(tx.conn, replaces, same_as)
+    named = named_memories(lambda: tx.conn, replaces, same_as)
     when = valid_said_at(said_at, tx.now)
     who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
@@ -153,7 +153,7 @@ def suggest(
     same_as: object = None,
 ) -> MemoryOutcome:
     """An agent proposes a memory; its trust is that of the evidence it cites (R6, R11)."""
-    named = named_memories(tx.conn, replaces, same_as)
+    named = named_memories(lambda: tx.conn, replaces, same_as)
     when = valid_said_at(said_at, tx.now)
     who = valid_speaker(speaker)
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
@@ -202,10 +202,12 @@ MAX_DECLARED = 20
 
 
 def named_memories(
-    conn: Connection, replaces: object, same_as: object
+    reads: Callable[[], Connection], replaces: object, same_as: object
 ) -> tuple[tuple[str, ...], str | None]:
     """The memory ids a writer declares (#40), `m:` references resolved; the ledger checks
-    that each is a live memory of the candidate's scope."""
+    that each is a live memory of the candidate's scope. `reads` gives the connection only
+    when a reference must be looked up: in a write transaction, asking for it sends the
+    queued inserts of a batch."""
     if replaces is None:
         replaces = ()
     if isinstance(replaces, (str, bytes)) or not isinstance(replaces, Sequence):
@@ -214,8 +216,8 @@ def named_memories(
         raise InvalidInputError(
             "replaces", f"names {len(replaces)} memories; at most {MAX_DECLARED}"
         )
-    ids = tuple(dict.fromkeys(_memory_id(conn, r, "replaces") for r in replaces))
-    same = _memory_id(conn, same_as, "same_as") if same_as is not None else None
+    ids = tuple(dict.fromkeys(_memory_id(reads, r, "replaces") for r in replaces))
+    same = _memory_id(reads, same_as, "same_as") if same_as is not None else None
     if same is not None and same in ids:
         raise InvalidInputError("same_as", f"{same} is named in replaces too; say one or the other")
     return ids, same
@@ -226,19 +228,19 @@ def check_declared(
 ) -> None:
     """Refuse, before anything is written, what the ledger would refuse of a declaration:
     an entry point that writes something first (the MCP tool's evidence event) asks this."""
-    ids, same = named_memories(conn, replaces, same_as)
+    ids, same = named_memories(lambda: conn, replaces, same_as)
     fields = [("replaces", i) for i in ids] + ([("same_as", same)] if same else [])
     found = {r.id: r for r in memories.load(conn, codec, [i for _, i in fields])}
     for field, memory_id in fields:
         declared.check_named(field, memory_id, found.get(memory_id), scope)
 
 
-def _memory_id(conn: Connection, value: object, field: str) -> str:
+def _memory_id(reads: Callable[[], Connection], value: object, field: str) -> str:
     ref = identifier(value, field, 64)
     if not ref.startswith("m:"):
         return ref
     try:
-        return memories.resolve_ref(conn, ref)
+        return memories.resolve_ref(reads(), ref)
     except NotFoundError as exc:
         raise InvalidInputError(field, f"no memory, or more than one, is {ref}") from exc
 
