@@ -294,12 +294,12 @@ class Memories:
         record = self.get_memory(memory_id)
         if record.status.value != "candidate":
             return None
-        found = resolution.possible(" ".join(d.reason for d in self.history(record.id)))
-        if found is None:
-            return None
-        with self._e.store.read("read the other memory") as conn:
-            other = memories.load(conn, self._e.store.codec, [found[1]])
-        return (found[0], other[0]) if other else None
+        codec = self._e.store.codec
+        with self._e.store.read("read the possible relation") as conn:
+            history = memory_history.history(conn, codec, record.id)
+            found = resolution.possible(" ".join(d.reason for d in history))
+            other = memories.load(conn, codec, [found[1]]) if found else []
+        return (found[0], other[0]) if found and other else None
 
     def revisions(self, memory_id: str) -> list[tuple[int, dt.datetime, str, Scope, str]]:
         """Every stored revision: (number, time, actor, scope, content)."""
