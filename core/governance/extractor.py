@@ -91,10 +91,17 @@ that turn, not something to remember, unless it states a rule (always, never, ev
 The verb must be followed by a space: "open-sdk's minimum protobuf is 3.21" names a project,
 it asks for nothing."""
 _FILLER = lazy(
-    r"^\s*(?:ok(?:ay)?|good|great|thanks|sure|yes|also|and|for the record|heads-up|fyi|btw|"
-    r"reminder|另外|好的|好|嗯|那|对了|顺便说一下)[.,:!，。：！\s]+",
+    r"^\s*(?:(?:ok(?:ay)?|good|great|thanks|thank you|sure(?: thing)?|yes|yeah)"
+    r"(?:[\s,]+(?-i:[A-Z][\w'’-]*))?\s*[.,:!，。：！]+"
+    r"|(?:also|and|for the record|heads-up|fyi|btw|reminder|另外|好的|好|嗯|那|对了|顺便说一下)"
+    r"[.,:!，。：！\s]+)\s*",
     re.IGNORECASE,
 )
+"""What opens a message without saying anything: an interjection with its punctuation and
+the name of the person spoken to ("Thanks, Maria! ...", "Sure thing, Jon! ..."), or a
+connective ("also ...", "btw ..."). An interjection without punctuation may begin what is
+said ("Good to know ...", "Great news: ...") and is left whole, so a suggestion never
+starts mid-phrase ("to know! ...")."""
 _PREFERENCE = lazy(
     r"\b(?:i|we) (?:prefer|like|love|hate|dislike|want|don't like|do not like|usually)\b"
     r"|\bprefers?\b|偏好|喜欢|不喜欢|不吃|不喝|习惯|讨厌",

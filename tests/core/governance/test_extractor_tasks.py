@@ -91,3 +91,34 @@ def test_what_a_speaker_says_of_themselves_is_still_proposed_among_small_talk() 
         "Never push to main!",
     ):
         assert _proposed(text), text
+
+
+def _suggested_text(text: str) -> str:
+    (proposal,) = RuleExtractor().extract([_said(text)])
+    return proposal.content
+
+
+def test_an_opening_thanks_goes_with_the_name_of_the_one_thanked() -> None:
+    """A suggestion began with the name of the person thanked ("Mel! My friends ...") or
+    mid-phrase ("thing, Jon! ...", "to know! ..."): the interjection was cut off without
+    its punctuation and the name after it (#42)."""
+    assert _suggested_text("Thanks, Mel! I work as a nurse at the city hospital.") == (
+        "I work as a nurse at the city hospital."
+    )
+    assert _suggested_text("Thanks Joanna. I live in Lisbon with my two daughters.") == (
+        "I live in Lisbon with my two daughters."
+    )
+    assert _suggested_text("Sure thing, Jon! I work at the bakery on Elm Street.") == (
+        "I work at the bakery on Elm Street."
+    )
+    # Without punctuation the opening word begins what is said: it is kept whole.
+    assert _suggested_text("Good to know! I always keep my phone on silent at work.") == (
+        "Good to know! I always keep my phone on silent at work."
+    )
+    assert _suggested_text("great news: we use pnpm in every repository now.").startswith(
+        "Great news: we use pnpm"
+    )
+    assert _suggested_text("Also: web-shop's e2e tests use Playwright.") == (
+        "web-shop's e2e tests use Playwright."
+    )
+    assert _suggested_text("好的，我们的 CI 跑在 GitLab 上。") == "我们的 CI 跑在 GitLab 上。"
