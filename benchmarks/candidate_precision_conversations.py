@@ -9,16 +9,20 @@ sessions 1-2, sessions 3-4 are the check). Each conversation becomes one session
 store; every turn is an event said by its speaker (actor user, the speaker's name in the
 `speaker` field, the session's date as `said_at`), then the session is extracted with the
 default rule extractor. The suggestions left (not quarantined) are scored against
-``benchmarks/candidate_labels_conversations.json``: the first 16 hex digits of the SHA-256
-of a suggestion's text -> true when a reviewer would approve it (the labelling rule is in
-docs/hooks.md, "Suggestions worth approving"). Only digests are kept: no text of the data
-enters the repository.
+``benchmarks/candidate_labels_conversations.json``: for every turn of sessions 1-4, the first
+16 hex digits of the SHA-256 of the turn as a suggestion shows it
+(`core.governance.extractor.suggested_text`) -> [labeller A approves, labeller B approves].
+The two labellers were given only the labelling guide
+(``benchmarks/data/candidate_labelling_guide.md``) and the texts, and labelled every turn
+apart from each other (Cohen's kappa 0.90). Because every turn is labelled, recall is
+measured too: of the turns a labeller would approve, how many are suggested. Only digests
+are kept: no text of the data enters the repository.
 
     .venv/bin/python benchmarks/candidate_precision_conversations.py [--first N] [--sessions N]
         [--show]
 
-``--show`` prints every suggestion with its label (for labelling; the text stays on the
-terminal); unlabelled suggestions are printed with their digest and count as not approved.
+``--show`` prints every suggestion with its labels (the text stays on the terminal);
+unlabelled suggestions are printed with their digest and count as not approved.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from core import Actor, MemoryService, NewEvent, TrustLevel  # noqa: E402
+from core.governance.extractor import suggested_text  # noqa: E402
 
 DATA_ENV = "MEMORY_CENTER_CONVERSATION_DATA"
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo_dev"
@@ -121,23 +126,33 @@ def main() -> None:
         print(f"no conversation data at {folder}: nothing measured")
         return
     data = [s for f in files for s in json.loads(f.read_text(encoding="utf-8"))]
-    labels: dict[str, bool] = json.loads(LABELS.read_text(encoding="utf-8"))
+    labels: dict[str, list[bool]] = json.loads(LABELS.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         found, held, read = suggestions(
             Path(tmp) / "store", data, args.first, args.sessions, args.embedder
         )
-    approved = [c for c in found if labels.get(digest(c)) is True]
+    sample = {
+        digest(suggested_text(t)) for s in data for _, t, _ in turns(s, args.first, args.sessions)
+    }
     unlabelled = [c for c in found if digest(c) not in labels]
     for content in found if args.show else unlabelled:
-        mark = {True: "approve", False: "reject", None: "UNLABELLED"}[labels.get(digest(content))]
+        marks = labels.get(digest(content))
+        mark = "UNLABELLED" if marks is None else " ".join("+" if m else "-" for m in marks)
         print(f"[{mark}] {digest(content)} {content}")
-    share = len(approved) / len(found) if found else 0.0
     print(
         f"conversations: {len(data)}; sessions {args.first}-{args.first + args.sessions - 1} "
-        f"of each; turns: {read}; "
-        f"suggestions for review: {len(found)}; a reviewer would approve {len(approved)}; "
-        f"precision {share:.2f}; unlabelled: {len(unlabelled)}; quarantined: {held}"
+        f"of each; turns: {read}; suggestions for review: {len(found)}; "
+        f"unlabelled: {len(unlabelled)}; quarantined: {held}"
     )
+    for n, who in enumerate("AB"):
+        approvable = {d for d in sample if labels.get(d, [False, False])[n]}
+        approved = [c for c in found if labels.get(digest(c), [False, False])[n]]
+        print(
+            f"  labeller {who}: approvable turns {len(approvable)}; a reviewer would approve "
+            f"{len(approved)} of the suggestions: "
+            f"precision {len(approved) / max(len(found), 1):.2f}, "
+            f"recall {len({digest(c) for c in approved}) / max(len(approvable), 1):.2f}"
+        )
 
 
 if __name__ == "__main__":

