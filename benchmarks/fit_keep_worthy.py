@@ -111,8 +111,8 @@ def main() -> None:
     OUT.write_text(
         '"""The keep-worthiness model\'s numbers (#42): written by '
         "benchmarks/fit_keep_worthy.py, do not edit.\n\n"
-        f"Fitted on {len(rows)} labelled messages by {len(set(authors))} authors (parts "
-        f"{', '.join(args.parts)}), L2 {L2}.\nEach vector is {len(w)} float32 numbers, "
+        f"Fitted on {len(rows)} labelled messages by {len(set(authors))} authors, L2 {L2};\n"
+        f"parts {', '.join(args.parts)}.\nEach vector is {len(w)} float32 numbers, "
         "little-endian, in base64.\n"
         '"""\n\n'
         f'EMBEDDER = "{embedder.name}"\n'
