@@ -289,13 +289,7 @@ class Ledger:
     def _supersede(
         self, tx: WriteTx, old: MemoryRecord, new: MemoryRecord, actor: str, relation: str
     ) -> None:
-        memories.update_fields(
-            tx,
-            old.id,
-            status=MemoryStatus.SUPERSEDED,
-            superseded_by=new.id,
-            flags=old.flags - {CONFLICT},
-        )
+        memories.mark_superseded(tx, old, new.id)
         memories.record_decision(
             tx,
             old,

@@ -104,13 +104,7 @@ def apply(
     replaces = answer.relation == "replaces"
     if (replaces and (at_least or other.status == MemoryStatus.CANDIDATE)) or higher:
         _activate(tx, record, actor, f"{said}; replaces {other.id}")
-        memories.update_fields(
-            tx,
-            other.id,
-            status=MemoryStatus.SUPERSEDED,
-            superseded_by=record.id,
-            flags=other.flags - {CONFLICT},
-        )
+        memories.mark_superseded(tx, other, record.id)
         why = f"{said}; replaced by {record.id}"
         _note(tx, other, "supersede", MemoryStatus.SUPERSEDED, actor, why)
         return done("replaced"), [record.id, other.id]

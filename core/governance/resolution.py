@@ -105,13 +105,7 @@ def resolve_conflict(
             sim = similarity(member.content, keep.content) if similarity else None
             found = judge(member.content, keep.content, sim)
             if found.kind in ("contradiction", "unsure"):
-                memories.update_fields(
-                    tx,
-                    member.id,
-                    status=MemoryStatus.SUPERSEDED,
-                    superseded_by=keep.id,
-                    flags=member.flags - {CONFLICT},
-                )
+                memories.mark_superseded(tx, member, keep.id)
                 decide(
                     tx,
                     member,
@@ -207,12 +201,6 @@ def answer_possible(
     decide(tx, record, f"answer_{answer}", MemoryStatus.ACTIVE, actor, why)
     if answer != "replaces":
         return [record.id]
-    memories.update_fields(
-        tx,
-        other.id,
-        status=MemoryStatus.SUPERSEDED,
-        superseded_by=record.id,
-        flags=other.flags - {CONFLICT},
-    )
+    memories.mark_superseded(tx, other, record.id)
     decide(tx, other, "supersede", MemoryStatus.SUPERSEDED, actor, f"replaced by {record.id}")
     return [record.id, other.id]

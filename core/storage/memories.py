@@ -30,6 +30,7 @@ from core.model.enums import (
     Actor,
     ChangeKind,
     EventKind,
+    MemoryFlag,
     MemoryKind,
     MemoryStatus,
     Sensitivity,
@@ -224,6 +225,18 @@ def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
         have.update(fresh)
         _created, linked = tx.source_links.setdefault(memory_id, (False, set()))
         linked.update(fresh)
+
+
+def mark_superseded(tx: WriteTx, old: MemoryRecord, by: str) -> None:
+    """`old` is superseded by memory `by`: status, link, and out of any conflict it was in.
+    The decision that says why is the caller's to record."""
+    update_fields(
+        tx,
+        old.id,
+        status=MemoryStatus.SUPERSEDED,
+        superseded_by=by,
+        flags=old.flags - {MemoryFlag.CONFLICT},
+    )
 
 
 def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:
