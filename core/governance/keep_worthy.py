@@ -8,6 +8,8 @@ only reacts, cheers or remarks ("we should all write more letters") is a matter 
 which the multilingual embedder carries across wording and languages. The model is a
 logistic regression over the embedder's passage vector, fitted on messages labelled by
 independent authors (`benchmarks/fit_keep_worthy.py`, numbers in `keep_worthy_model.py`).
+It reads the words the suggestion shows (`extractor.suggested_text`): "Thanks, Mel! I'm a
+nurse" is judged as "I'm a nurse", which is what the reviewer approves or not.
 
 It is valid only for the embedder it was fitted with: with any other (hashing, MiniLM, or
 none), `KeepWorthy.for_embedder` gives None and the rules decide alone.
@@ -17,7 +19,8 @@ The model only adds: a statement the rules pass over is suggested when the model
 wrong on terse impersonal project facts ("The billing service runs on port 8443." 0.02,
 "Our CI runs on GitHub Actions." 0.02): its authors' messages had few of them, and many
 terse technical status lines labelled reject. A veto at p <= 0.1 would have dropped those
-facts, which the rules suggest; below `SURE` the model is not sure enough to overrule them.
+facts, which the rules suggest. Refit with more of them, it still drops 14 of 90 terse
+facts two new authors wrote ("api listens on 9090", "网关是 Nginx 1.24"; docs/hooks.md).
 """
 
 from __future__ import annotations
