@@ -17,6 +17,9 @@ declaration is a claim, not an order; the policy still decides by trust:
   in the event log), unless the judge reads a changed value between the two ("3 pm" named
   the same as "2 pm"): then it goes to review as "possibly the same as m_…". A merge adds
   sources and a little confidence; it never raises the named memory's authority.
+- **both**: the new words merge into the memory they restate, and that memory supersedes
+  the ones named as replaced, under the same trust rules (a replacement the writer may not
+  make sends the new memory to review about it instead).
 
 Declared pairs are not judged again; every other related memory is, as before.
 """
@@ -89,9 +92,24 @@ def relations(
         return NOTHING
     held = {r.id: r for r in related}
     ids = frozenset(i for i in (*cand.replaces, cand.same_as) if i is not None and i in held)
+    replaced = _replacements(cand, verdict, held)
+    if isinstance(replaced, Verdict):  # a replacement the writer may not make: the user asks
+        return Said(settled=replaced, ids=ids)
     if cand.same_as is not None and cand.same_as in held:
         settled = _same_as(cand, verdict, held[cand.same_as], similarity)
+        if settled.merge_into is not None:
+            # Both declared: the memory it merges into, which says the same, replaces the
+            # others (before, the merge dropped `replaces`).
+            settled = with_replaced(settled, Said(supersedes=replaced))
         return Said(settled=settled, ids=ids)
+    return Said(supersedes=replaced, ids=ids)
+
+
+def _replacements(
+    cand: Candidate, verdict: Verdict, held: dict[str, MemoryRecord]
+) -> tuple[tuple[str, str], ...] | Verdict:
+    """(old id, why) for each declared replacement the trust rules allow; or, at the first
+    one they do not, the candidate sent to review about it."""
     supersedes: list[tuple[str, str]] = []
     for old_id in cand.replaces:
         old = held.get(old_id)
@@ -100,9 +118,8 @@ def relations(
         if verdict.status == MemoryStatus.ACTIVE and _may_replace(cand, old):
             supersedes.append((old.id, f"{DECLARED}: it replaces this memory"))
         else:
-            why = _why_not(cand, verdict, old)
-            return Said(settled=ask(verdict, "possibly replaces", old.id, why), ids=ids)
-    return Said(supersedes=tuple(supersedes), ids=ids)
+            return ask(verdict, "possibly replaces", old.id, _why_not(cand, verdict, old))
+    return tuple(supersedes)
 
 
 def with_replaced(decided: Verdict, said: Said) -> Verdict:

@@ -186,6 +186,31 @@ def test_a_replacement_that_repeats_another_memory_still_replaces(service: Memor
     assert _status(service, same) == "active"
 
 
+def test_restating_one_memory_and_replacing_another_does_both(service: MemoryService) -> None:
+    """`same_as` and `replaces` together: the new words merge into the memory they restate,
+    and that memory supersedes the replaced one (before, the merge dropped `replaces`)."""
+    old, _ = _remember(service, "Deploys go out on Mondays.")
+    same, _ = _remember(service, "The release train leaves every Thursday.")
+    _, out = _remember(service, "Thursdays: the release train.", same_as=same, replaces=[old])
+    assert out.outcome == "merged"  # type: ignore[attr-defined]
+    assert out.superseded == (old,)  # type: ignore[attr-defined]
+    assert service.memories.get_memory(old).superseded_by == same
+    assert _status(service, same) == "active"
+
+
+def test_restating_and_replacing_the_users_fact_as_an_agent_asks_first(
+    service: MemoryService,
+) -> None:
+    """An agent that restates one memory and names the user's fact as replaced takes nothing
+    away: the suggestion waits for the user, about the replacement."""
+    old, _ = _remember(service, "The offsite budget is 12,000 EUR.")
+    same, _ = _remember(service, "The offsite is in Lisbon.")
+    made = service.memories.suggest(SCOPE, "Offsite: Lisbon.", same_as=same, replaces=[old])
+    assert made.value.record is not None and made.value.outcome == "candidate"
+    assert any(r.startswith(f"possibly replaces {old}") for r in made.value.reasons)
+    assert _status(service, old) == "active" and _status(service, same) == "active"
+
+
 def test_a_declared_replacement_is_undone_as_one_change(service: MemoryService) -> None:
     old, _ = _remember(service, "Deploys go out on Mondays.")
     made = service.memories.remember(SCOPE, "We ship on Thursdays from now on.", replaces=[old])
