@@ -96,10 +96,13 @@ class TaskRunner(QObject):
     Signals:
         finished_on_ui: internal; carries (task key, future) to the UI thread.
         waited_on_ui: internal; the same for `wait`.
+        writes_settled: the last pending write delivered its result (its changes are
+            published): an undo asked for meanwhile can now name it.
     """
 
     finished_on_ui = Signal(object, object)
     waited_on_ui = Signal(object, object)
+    writes_settled = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -110,6 +113,7 @@ class TaskRunner(QObject):
         # never keeps the process alive after the window closed (an executor's threads are
         # joined when the interpreter exits, #43).
         self._pending = 0
+        self._writes: set[int] = set()  # keys of writes not delivered yet
         self._closed = False
         # Each task's (work, on_success, on_failure) by key, released on the UI thread only.
         self._held: dict[int, _Task] = {}
@@ -135,6 +139,8 @@ class TaskRunner(QObject):
         pool = self._writer if mutating else self._readers
         self._pending += 1
         key = self._hold(work, on_success, on_failure)
+        if mutating:
+            self._writes.add(key)
         future = pool.submit(self._call, key)
         future.add_done_callback(lambda fut: self.finished_on_ui.emit(key, fut))
 
@@ -168,6 +174,11 @@ class TaskRunner(QObject):
         """True while any task has not delivered its result."""
         return self._pending > 0
 
+    @property
+    def writing(self) -> bool:
+        """True while a write has not delivered its result (and published its changes)."""
+        return bool(self._writes)
+
     def shutdown(self, *, wait_for_reads: bool = True) -> None:
         """Wait for running work and stop the pools; results not yet delivered are dropped.
 
@@ -200,7 +211,13 @@ class TaskRunner(QObject):
     @Slot(object, object)
     def _deliver(self, key: int, future: Future[Any]) -> None:
         self._pending -= 1
-        self._deliver_wait(key, future)
+        try:
+            self._deliver_wait(key, future)
+        finally:
+            if key in self._writes:
+                self._writes.discard(key)
+                if not self._writes and not self._closed:
+                    self.writes_settled.emit()
 
     @Slot(object, object)
     def _deliver_wait(self, key: int, future: Future[Any]) -> None:

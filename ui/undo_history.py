@@ -4,7 +4,9 @@ time limit while the window is open; Ctrl+Shift+Z walks forward again.
 Every change the core journals comes back with its command id (`Changes.command_id`); undoing
 it is one call, `undo_change`, whatever the change was. A few settings the journal does not
 cover (a session's opt-out) are undone by the inverse the view offers. An undo is a change
-of its own in the core: the memory's history shows it, and undoing it redoes.
+of its own in the core: the memory's history shows it, and undoing it redoes. Ctrl+Z
+pressed while the window's last change is still being written waits for it to land and
+undoes that change, not the one before it.
 
 The dialog lists the store's journal, newest first, changes made elsewhere included (an
 agent's, the CLI's), and undoes the one the user picks.
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -71,7 +74,11 @@ class UndoHistory(QObject):
         # Set when the window's own change was journalled, until the view's message for it
         # arrives (`offer`): its inverse is then the journal's, not the view's.
         self._journalled = False
+        # Undo and redo asked for while a write of this window was still running: the change
+        # to undo is the one running, which the history learns of only when it lands.
+        self._waiting: list[tuple[Callable[[QObject], None], QObject]] = []
         ctx.bus.changes_applied.connect(self._seen)
+        ctx.tasks.writes_settled.connect(self._settled)
 
     def _seen(self, changes: Changes, initiator: object | None) -> None:
         if initiator is None or changes.command_id is None or changes.undoes is not None:
@@ -101,7 +108,10 @@ class UndoHistory(QObject):
         return bool(self.redo_steps)
 
     def undo(self, parent: QObject) -> None:
-        """Undo the latest change made here."""
+        """Undo the latest change made here (one still running: once it has landed)."""
+        if self._ctx.tasks.writing:
+            self._waiting.append((self.undo, parent))
+            return
         if not self.undo_steps:
             return
         step = self.undo_steps.pop()
@@ -113,11 +123,22 @@ class UndoHistory(QObject):
 
     def redo(self, parent: QObject) -> None:
         """Redo the latest undo (an undo of the undo)."""
+        if self._ctx.tasks.writing:
+            self._waiting.append((self.redo, parent))
+            return
         if not self.redo_steps:
             return
         step = self.redo_steps.pop()
         self.changed.emit()
         self._run(step, parent, self.undo_steps, self.tr("Redone: %1"))
+
+    def _settled(self) -> None:
+        """Every write has landed: run the first undo or redo asked for meanwhile (each one
+        is a write, so the next waits for it in turn)."""
+        while self._waiting and not self._ctx.tasks.writing:
+            action, parent = self._waiting.pop(0)
+            if shiboken6.isValid(parent):
+                action(parent)
 
     def _run(self, step: Step, parent: QObject, into: list[Step], said: str) -> None:
         cid = str(step.command_id)

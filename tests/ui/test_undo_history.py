@@ -4,6 +4,8 @@ and says why when it cannot."""
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -88,3 +90,38 @@ def test_the_history_dialog_undoes_a_chosen_change_and_explains_a_refusal(
     qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "changed since" in dialog.status.text(), timeout=TIMEOUT)
     assert find(demo, "pnpm for every").status.value == "active"
+
+
+def test_ctrl_z_while_a_change_is_still_running_undoes_that_change(
+    qtbot: QtBot, window: MainWindow, demo: MemoryService
+) -> None:
+    """Ctrl+Z pressed before the change the user just made has landed undid the change
+    before it: the history learns of a change only when it lands. The undo now waits for
+    the running change and undoes it."""
+    view = _open_review(qtbot, window)
+    _select(qtbot, view, "terse replies")
+    qtbot.keyClick(view.list, Qt.Key.Key_A)
+    wait_status(qtbot, demo, "terse replies", "active")
+    qtbot.waitUntil(lambda: len(window.history.undo_steps) == 1, timeout=TIMEOUT)
+
+    # A slow store: the writer is held until the Ctrl+Z below has been pressed.
+    release = threading.Event()
+    window.ctx.tasks.run(lambda: release.wait(30), lambda _v: None, print, mutating=True)
+    _select(qtbot, view, "squash-merges")
+    qtbot.keyClick(view.list, Qt.Key.Key_A)
+    _key(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.ctx.tasks.writing  # both writes still wait: nothing was undone yet
+    release.set()
+
+    qtbot.waitUntil(
+        lambda: (
+            [d.action for d in demo.memories.history(find(demo, "squash-merges").id)][-1]
+            == "undo_approve"
+        ),
+        timeout=TIMEOUT,
+    )
+    qtbot.waitUntil(lambda: not window.ctx.tasks.writing, timeout=TIMEOUT)
+    assert find(demo, "squash-merges").status.value == "candidate"
+    assert find(demo, "terse replies").status.value == "active"  # the earlier change stays
+    history = [d.action for d in demo.memories.history(find(demo, "squash-merges").id)]
+    assert history[-2:] == ["approve", "undo_approve"]
