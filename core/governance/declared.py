@@ -59,6 +59,13 @@ class Said:
 NOTHING = Said()
 
 
+def fields_of(replaces: Sequence[str], same_as: str | None) -> list[tuple[str, str]]:
+    """(field, id) of each memory a writer declares, in the order they are checked."""
+    return [("replaces", i) for i in replaces] + (
+        [("same_as", same_as)] if same_as is not None else []
+    )
+
+
 def check_named(
     field: str, memory_id: str, record: MemoryRecord | None, scope: Scope
 ) -> MemoryRecord:

@@ -137,8 +137,7 @@ class Ledger:
     def _declared(self, tx: WriteTx, cand: Candidate) -> list[MemoryRecord]:
         """The memories the writer says this one replaces or restates (#40): each must be a
         live memory of the candidate's own scope, or the write is refused naming the id."""
-        fields = [("replaces", i) for i in cand.replaces]
-        fields += [("same_as", cand.same_as)] if cand.same_as is not None else []
+        fields = declared.fields_of(cand.replaces, cand.same_as)
         if not fields:
             return []
         held = self.neighbours.held(tx, cand.scope, [i for _, i in fields])
@@ -275,21 +274,12 @@ class Ledger:
         why = dict(verdict.why)
         for old_id in verdict.supersedes:
             old = _held(tx, held, old_id)
-            self._supersede(tx, old, new, actor, why.get(old_id, ""))
-            changed.append(
-                replace(
-                    old,
-                    status=MemoryStatus.SUPERSEDED,
-                    superseded_by=new.id,
-                    flags=old.flags - {CONFLICT},
-                    updated_at=tx.now,
-                )
-            )
+            changed.append(self._supersede(tx, old, new, actor, why.get(old_id, "")))
 
     def _supersede(
         self, tx: WriteTx, old: MemoryRecord, new: MemoryRecord, actor: str, relation: str
-    ) -> None:
-        memories.mark_superseded(tx, old, new.id)
+    ) -> MemoryRecord:
+        now = memories.mark_superseded(tx, old, new.id)
         memories.record_decision(
             tx,
             old,
@@ -300,6 +290,7 @@ class Ledger:
             reason=_supersede_reason(old, new, relation),
             policy_version=self.policy.version,
         )
+        return now
 
     def _security_event(
         self,

@@ -18,7 +18,7 @@ import enum
 import functools
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Connection, Update, bindparam, delete, select, update
@@ -227,16 +227,19 @@ def add_sources(tx: WriteTx, memory_id: str, event_ids: Iterable[str]) -> None:
         linked.update(fresh)
 
 
-def mark_superseded(tx: WriteTx, old: MemoryRecord, by: str) -> None:
+def mark_superseded(tx: WriteTx, old: MemoryRecord, by: str) -> MemoryRecord:
     """`old` is superseded by memory `by`: status, link, and out of any conflict it was in.
-    The decision that says why is the caller's to record."""
-    update_fields(
-        tx,
-        old.id,
+    Returns the record as it now stands; the decision that says why is the caller's to
+    record."""
+    now = replace(
+        old,
         status=MemoryStatus.SUPERSEDED,
         superseded_by=by,
         flags=old.flags - {MemoryFlag.CONFLICT},
+        updated_at=tx.now,
     )
+    update_fields(tx, old.id, status=now.status, superseded_by=by, flags=now.flags)
+    return now
 
 
 def update_fields(tx: WriteTx, memory_id: str, **values: Any) -> None:

@@ -229,7 +229,7 @@ def check_declared(
     """Refuse, before anything is written, what the ledger would refuse of a declaration:
     an entry point that writes something first (the MCP tool's evidence event) asks this."""
     ids, same = named_memories(lambda: conn, replaces, same_as)
-    fields = [("replaces", i) for i in ids] + ([("same_as", same)] if same else [])
+    fields = declared.fields_of(ids, same)
     found = {r.id: r for r in memories.load(conn, codec, [i for _, i in fields])}
     for field, memory_id in fields:
         declared.check_named(field, memory_id, found.get(memory_id), scope)
