@@ -84,6 +84,13 @@ _UNITS = {
     "kgs": "kg",
     "kilo": "kg",
     "kilos": "kg",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "kilogramme": "kg",
+    "kilogrammes": "kg",
+    "grams": "gram",
+    "gram": "gram",
+    "克": "gram",
     "公斤": "kg",
     "千克": "kg",
     "斤": "jin",
@@ -96,18 +103,44 @@ _UNITS = {
     "公里": "km",
     "kilometers": "km",
     "kilometres": "km",
+    "kilometer": "km",
+    "kilometre": "km",
     "mi": "mile",
     "mile": "mile",
     "miles": "mile",
     "m": "m",
     "meter": "m",
     "meters": "m",
+    "metre": "m",
+    "metres": "m",
     "米": "m",
     "cm": "cm",
+    "centimeter": "cm",
+    "centimeters": "cm",
+    "centimetre": "cm",
+    "centimetres": "cm",
     "厘米": "cm",
     "mg": "mg",
+    "milligram": "mg",
+    "milligrams": "mg",
+    "mcg": "mcg",
+    "µg": "mcg",
+    "microgram": "mcg",
+    "micrograms": "mcg",
+    "微克": "mcg",
     "毫克": "mg",
     "ml": "ml",
+    "millilitre": "ml",
+    "millilitres": "ml",
+    "milliliter": "ml",
+    "milliliters": "ml",
+    "l": "litre",
+    "litre": "litre",
+    "litres": "litre",
+    "liter": "litre",
+    "liters": "litre",
+    "升": "litre",
+    "公升": "litre",
     "毫升": "ml",
     "min": "min",
     "mins": "min",
@@ -195,9 +228,9 @@ _UNITS = {
 _CURRENCY_SIGN = {"$": "usd", "¥": "cny", "￥": "cny", "€": "eur", "£": "gbp"}
 
 _TOKEN = lazy(
-    r"(?P<cur>[$¥￥€£])?\s?(?P<num>\d+(?:[.:]\d+)*)\s?(?P<mult>k\b|万|千|百)?[\s-]?"
-    r"(?P<unit>%|°[cf]?|[a-z]+|个小时|个月|分钟|小时|公里|公斤|千克|毫克|毫升|厘米|英寸|号楼|块钱|"
-    r"歐元|欧元|英[镑鎊]|美[元金]|[块元斤米岁度楼层人次杯天周年寸晚歐欧刀])?",
+    r"(?P<cur>[$¥￥€£])?\s?(?P<num>\d+(?:[.:]\d+)*)\s?(?P<mult>k\b|万|千(?!克)|百)?[\s-]?"
+    r"(?P<unit>%|°[cf]?|µg|[a-z]+|个小时|个月|分钟|小时|公里|公斤|千克|毫克|微克|毫升|公升|厘米|英寸|号楼|"
+    r"块钱|歐元|欧元|英[镑鎊]|美[元金]|[块元斤米岁度楼层人次杯天周年寸晚歐欧刀克升])?",
     re.IGNORECASE,
 )
 _ISO_DATE = lazy(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
@@ -381,6 +414,17 @@ def _weekdays(f: _Found) -> None:
 
 
 _SCALE = {"k": 1000, "万": 10000, "千": 1000, "百": 100}
+# Units of one quantity written at another scale, folded to one unit so that "2 weeks" and
+# "14 days", "1.5 h" and "90 minutes", "500 g" and "0.5 kg" are one value.
+_FOLD = {
+    "gram": ("kg", 0.001),
+    "km": ("m", 1000.0),
+    "cm": ("m", 0.01),
+    "litre": ("ml", 1000.0),
+    "h": ("min", 60.0),
+    "day": ("min", 1440.0),
+    "week": ("min", 10080.0),
+}
 
 
 def _quantities(f: _Found) -> None:
@@ -401,6 +445,9 @@ def _quantities(f: _Found) -> None:
         kind = _CURRENCY_SIGN.get(m.group("cur") or "") or unit
         if unit in ("pm", "am") or (kind == "times" and value == "1"):
             continue  # a time (read above); "一次", "once": how often, not a value
+        if kind in _FOLD and _is_float(value):
+            kind, scale = _FOLD[kind]
+            value = _fmt(float(value) * scale)
         if kind:
             f.slots.add((f"qty:{kind}", _fmt(float(value)) if _is_float(value) else value))
         else:

@@ -31,7 +31,10 @@ _ZH_DIGIT = {
 _ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
 
 
-_ZH_NUMBER = lazy(r"[零〇一二两俩三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?")
+# 千 before 克, 米 or 瓦 belongs to the unit (千克 is a kilogram), not to the number.
+_ZH_NUMBER = lazy(
+    r"(?:[零〇一二两俩三四五六七八九十百万]|千(?![克米瓦]))+(?:点[零〇一二三四五六七八九]+)?"
+)
 
 
 _EN_ONES = {
@@ -173,12 +176,48 @@ def canonical_text(text: str) -> str:
     joined = _THIRD_PERSON.sub(_first_person, joined)
     joined = _KUAI.sub("元", _LETTER_HYPHEN.sub(" ", joined))
     joined = _ORDINAL.sub(r"\1", joined)
-    return _EN_NUMBER.sub(_en_number, joined)
+    joined = _PAST.sub(_past, _EN_NUMBER.sub(_en_number, joined))
+    return _MONTH_SHORT.sub(lambda m: _MONTHS[(m.group(1) or m.group(2)).casefold()[:3]], joined)
+
+
+# "Sept. 2026", "3 Feb": a month's short name beside a number is the month's name.
+_MONTHS = {
+    m[:3]: m
+    for m in [
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+}
+_MONTH_SHORT = lazy(
+    r"(?:(?<=\d )|(?<=\d))\b(jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?"
+    r"|\b(jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?(?=\s*\d)",
+    2,
+)
+
+
+# "quarter past 6" is 6:15, "half past 6" 6:30, "quarter to 7" 6:45 (after the number words).
+_PAST = lazy(r"\b(quarter|half) (past|to) (\d{1,2})(?![\d:.])", 2)
+
+
+def _past(m: re.Match[str]) -> str:
+    hour, minutes = int(m.group(3)), 15 if m.group(1).casefold() == "quarter" else 30
+    if m.group(2).casefold() == "to":
+        hour, minutes = (hour - 1) % 24, 60 - minutes
+    return f"{hour}:{minutes:02d}"
 
 
 def _first_person(m: re.Match[str]) -> str:
     word = m.group().casefold()
-    if word.startswith("用户"):
+    if word.startswith(("用户", "用戶")):
         return "我" + word[2:]
     return "my" if word.endswith("'s") else "I"
 
@@ -191,7 +230,7 @@ _METRE_ZH = lazy(r"(?<!\d)1米(\d{1,2})(?!\d)")
 
 
 # An extractor's third person is the speaker: "The user's desk" is "my desk", 用户 is 我.
-_THIRD_PERSON = lazy(r"\b(?:the )?user(?:'s)?\b|用户的?", 2)
+_THIRD_PERSON = lazy(r"\b(?:the )?user(?:'s)?\b|用[户戶]的?", 2)
 
 
 # "nut-free" and "nut free" are one phrase.

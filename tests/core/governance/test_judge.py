@@ -31,6 +31,15 @@ SCOPE = {"user": "kim", "project": "judge"}
         ("a budget of 50,000 dollars", "$50000"),
         ("the ferry takes twenty-five minutes", "ferry: 25 min"),
         ("房贷利率是百分之三点八五", "mortgage rate 3.85%"),
+        ("harvested 40 kg of honey", "harvested forty kilograms of honey"),
+        ("五千克大米", "5 kilos of rice"),
+        ("安全库存设成两周的销量", "安全库存 = 14天销量"),
+        ("the exam lasts 1.5 hours", "the exam is 90 minutes"),
+        ("a bag of 500 grams", "a 0.5 kg bag"),
+        ("a 3 L bottle", "three litres"),
+        ("he is 175cm", "he is 1.75 m"),
+        ("parents' evening at quarter past six", "parents' evening 6:15"),
+        ("the bus leaves at quarter to nine", "bus at 8:45"),
     ],
 )
 def test_one_value_written_two_ways_is_one_slot(a: str, b: str) -> None:
@@ -119,6 +128,26 @@ def test_the_same_values_written_differently_are_no_contradiction() -> None:
         "Daily standup is at 9.30am on weekdays.", "Our standup is at 9:30 every weekday.", 0.95
     )
     assert found.kind != "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user's sabbatical starts in September 2026.", "Sabbatical begins Sept. 2026."),
+        ("v2.8 上架日期是 3月14日。", "v2.8 三月十四号上架。"),
+        ("仓库里的饮水机滤芯还剩两千五个", "用户仓库中饮水机滤芯剩余2.5k个"),
+    ],
+)
+def test_words_exchanged_around_the_same_values_are_no_contradiction(old: str, new: str) -> None:
+    """Where every value the two state is the same, the words the unit rules read as a
+    change ("starts" / "begins", "日" / "号") are wording, not another value."""
+    assert differing(slots(old), slots(new)) == []
+    assert judge(new, old, 0.95).kind != "contradiction"
+
+
+def test_a_word_exchanged_beside_a_changed_value_is_still_a_contradiction() -> None:
+    found = judge("Sabbatical begins Sept. 2027.", "My sabbatical starts in September 2026.", 0.95)
+    assert found.kind in ("contradiction", "unsure")
 
 
 def test_a_replacement_built_differently_supersedes(service: MemoryService) -> None:
