@@ -191,6 +191,7 @@ class Signals:
     names_another: bool = False  # it says it replaces a value the old statement does not hold
     numbers_differ: bool = False  # each states numbers, none in common, whatever they follow
     unshared_names: int = 0  # how many sides name something the other does not
+    reworded: bool = False  # a word exchanged around the same values (wording or subject?)
 
     @property
     def evidence(self) -> bool:
@@ -248,11 +249,15 @@ def signals(new: str, old: str, similarity: float, rule: Relation | None = None)
     rule = rule if rule is not None else relate(new, old)
     changed = tuple(differing(sa, sb))
     same_values = bool(sa) and _values(sa) == _values(sb)
-    if rule.kind == "contradiction" and not changed and (same_values or _reformatted(rule.reason)):
-        # The rules read words; "9:30" / "9.30am" and "14:00" / "2pm" are one value, and
-        # where every value the two state is the same ("starts in September 2026" / "begins
-        # Sept. 2026"), the words they exchanged are wording, not a changed value.
+    reworded = False
+    if rule.kind == "contradiction" and not changed and _reformatted(rule.reason):
+        # The rules read words; "9:30" / "9.30am" and "14:00" / "2pm" are one value.
         rule = Relation("compatible", SAME_VALUES)
+    elif rule.kind == "contradiction" and not changed and sa and sa == sb:
+        # The same values of the same kinds, and a word exchanged around them: wording
+        # ("starts / begins in September 2026") or another subject ("5 pods of the chat
+        # service / worker"). Not a changed value, and not a sure duplicate either.
+        rule, reworded = Relation("compatible", SAME_VALUES), True
     if cross:
         # Words cannot be shared across scripts: the overlap is unknown, not zero.
         overlap = OVERLAP_UNKNOWN
@@ -274,6 +279,7 @@ def signals(new: str, old: str, similarity: float, rule: Relation | None = None)
         names_another=_names_another(new, old),
         numbers_differ=_numbers_differ(sa, sb),
         unshared_names=_unshared_names(new, old),
+        reworded=reworded,
     )
 
 
@@ -301,8 +307,7 @@ def judge(new: str, old: str, similarity: float | None) -> Judgement:
     aligned = _aligned(sig, similarity, replaces, sim)
     if aligned is not None:
         return aligned
-    probs = probabilities(sig)
-    dup, con = _adjusted(sig, probs)
+    dup, con = _adjusted(sig, probabilities(sig))
     why = _why(sig, sim)
     if dup >= SURE_DUPLICATE:
         return Judgement("duplicate", f"the same fact in other words ({why}; p={dup:.2f})")
@@ -310,7 +315,7 @@ def judge(new: str, old: str, similarity: float | None) -> Judgement:
         return Judgement(
             "contradiction", f"same subject, another value ({why}; p={con:.2f})", replaces
         )
-    if max(dup, con) >= UNSURE or (sig.changed and _related(probs)):
+    if max(dup, con) >= UNSURE:
         maybe = "duplicate" if dup >= con else ("replaces" if replaces else "contradiction")
         return Judgement("unsure", f"{why}; p={max(dup, con):.2f}", maybe=maybe)
     return Judgement("compatible", f"related ({why})")
@@ -374,17 +379,19 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
         rest = 1.0 - dup
         con = con / rest if rest > 0 else 1.0
         dup = below
-    if sig.rule.kind == "contradiction" and not sig.names_another and _related(probs):
-        # The model reads the two as related ("neither" is not its likeliest outcome), and
-        # the rules align a changed value.
-        con = max(con, SURE_CONTRADICTION)
+    if sig.rule.kind == "contradiction" and not sig.names_another and max(dup, con) >= UNSURE:
+        con = max(con, SURE_CONTRADICTION)  # closely related, and the rules align a change
     if sig.unshared_names == 2 and not (sig.update or sig.changed):
         # Two names exchanged and no value changed: at most "possibly contradicts".
         con = min(con, SURE_CONTRADICTION - 0.01)
-    if (sig.swap or sig.rule.kind == "contradiction") and sig.similarity < IDENTICAL:
+    if sig.reworded or (
+        (sig.swap or sig.rule.kind == "contradiction") and sig.similarity < IDENTICAL
+    ):
         # A word or two exchanged on each side ("dark / light mode", "外婆家 / 奶奶家") may be
         # a paraphrase or another value; the embedder cannot tell the two apart, so such a
-        # pair is never merged silently: at most "possibly the same", a person decides.
+        # pair is never merged silently: at most "possibly the same", a person decides. Around
+        # identical values (`reworded`) not even when the texts are closer than `IDENTICAL`:
+        # "5 pods of the chat service / worker" is 0.99 close.
         dup = min(dup, SURE_DUPLICATE - 0.01)
     return dup, con
 
@@ -393,11 +400,6 @@ SAME_VALUES = "the same values written differently"
 # What the unit rules recognise from a statement's structure: a refinement ("Node 20" /
 # "Node 20.11.1") and another item of a list-valued predicate (allergies, likes).
 _STRUCTURAL = ("a more precise value", "another value of a list-valued fact")
-
-
-def _related(probs: dict[str, float]) -> bool:
-    """The model reads the two as related: "neither" is not its likeliest outcome."""
-    return probs["neither"] < max(probs["duplicate"], probs["contradiction"])
 
 
 def _reformatted(reason: str) -> bool:
