@@ -170,6 +170,24 @@ def candidates_settle(ctx: Context, memory_ids: tuple[str, ...], limit: int) -> 
     ctx.emit(settled, echo_lines(lines, "nothing to settle"))
 
 
+@candidates.command("answer")
+@click.argument("memory_id")
+@click.argument("answer", type=click.Choice(["same", "replaces", "both_true", "unrelated"]))
+@click.option("--by", help="Who answers (default: the scope's user).")
+@pass_ctx
+@handles_errors
+def candidates_answer(ctx: Context, memory_id: str, answer: str, by: str | None) -> None:
+    """Answer an item "possibly the same as / replaces / contradicts m:...".
+
+    same: merged into the other as more evidence; replaces: it becomes active and
+    supersedes the other; both_true or unrelated: it becomes active beside the other. Each
+    answer is a decision in the log, and `memory undo --last` reverses it.
+    """
+    records = ctx.write(c.AnswerPossible(memory_id, answer, by=by)).value
+    lines = [f"answered {answer}", *(line(r) for r in records)]
+    ctx.emit(records, echo_lines(lines, "nothing changed"))
+
+
 @candidates.command("reject")
 @click.argument("memory_id")
 @click.option("--reason", help="Why (kept with the decision).")

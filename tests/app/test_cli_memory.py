@@ -287,3 +287,28 @@ def test_remember_declares_what_it_replaces_or_restates(run: Any) -> None:
     assert bad.exit_code != 0
     assert "replaces" in bad.output + (bad.stderr or "") and "mem_nope" in bad.stderr
     assert _json(run("--json", "memory", "list")) == before
+
+
+def test_candidates_answer_settles_a_possible_relation_and_refuses_bad_answers(run: Any) -> None:
+    """#40: an item "possibly the same as m:..." is answered from the command line as from
+    the desktop's keys; a bad answer or a memory with nothing to answer is refused."""
+    first = _json(
+        run("--json", "remember", *SCOPE, "--text", "My sabbatical starts in September 2026.")
+    )
+    second = _json(run("--json", "remember", *SCOPE, "--text", "Sabbatical begins Sept. 2026."))
+    assert second["outcome"] == "candidate"
+    assert any("possibly the same as" in r for r in second["reasons"])
+    mid = second["record"]["id"]
+    bad = run("candidates", "answer", mid, "maybe")
+    assert bad.exit_code == 2 and "'maybe' is not one of" in bad.output
+    nothing = run("candidates", "answer", first["record"]["id"], "same")
+    assert nothing.exit_code == 1 and "has no possible relation to answer" in nothing.output
+    assert [r["id"] for r in _json(run("--json", "candidates", "list"))] == [mid]  # lost nothing
+    answered = _json(run("--json", "candidates", "answer", mid, "same"))
+    assert {r["id"] for r in answered} >= {mid}
+    assert _json(run("--json", "candidates", "list")) == []
+    active = _json(run("--json", "search", *SCOPE, "sabbatical"))
+    assert [h["memory_id"] for h in active] == [first["record"]["id"]]
+    undone = run("memory", "undo", "--last")
+    assert undone.exit_code == 0
+    assert [r["id"] for r in _json(run("--json", "candidates", "list"))] == [mid]
