@@ -191,7 +191,6 @@ class Signals:
     names_another: bool = False  # it says it replaces a value the old statement does not hold
     numbers_differ: bool = False  # each states numbers, none in common, whatever they follow
     unshared_names: int = 0  # how many sides name something the other does not
-    reworded: bool = False  # a word exchanged around the same values (wording or subject?)
 
     @property
     def evidence(self) -> bool:
@@ -249,15 +248,12 @@ def signals(new: str, old: str, similarity: float, rule: Relation | None = None)
     rule = rule if rule is not None else relate(new, old)
     changed = tuple(differing(sa, sb))
     same_values = bool(sa) and _values(sa) == _values(sb)
-    reworded = False
     if rule.kind == "contradiction" and not changed and _reformatted(rule.reason):
-        # The rules read words; "9:30" / "9.30am" and "14:00" / "2pm" are one value.
+        # The rules read words; "9:30" / "9.30am" and "14:00" / "2pm" are one value. (A
+        # word exchanged around values that are all the same stays the rules' contradiction:
+        # "聚餐在外婆家 / 奶奶家, 12 点" is another value, "starts / begins in September 2026"
+        # is wording, and nothing here tells the two apart; docs/governance.md.)
         rule = Relation("compatible", SAME_VALUES)
-    elif rule.kind == "contradiction" and not changed and sa and sa == sb:
-        # The same values of the same kinds, and a word exchanged around them: wording
-        # ("starts / begins in September 2026") or another subject ("5 pods of the chat
-        # service / worker"). Not a changed value, and not a sure duplicate either.
-        rule, reworded = Relation("compatible", SAME_VALUES), True
     if cross:
         # Words cannot be shared across scripts: the overlap is unknown, not zero.
         overlap = OVERLAP_UNKNOWN
@@ -279,7 +275,6 @@ def signals(new: str, old: str, similarity: float, rule: Relation | None = None)
         names_another=_names_another(new, old),
         numbers_differ=_numbers_differ(sa, sb),
         unshared_names=_unshared_names(new, old),
-        reworded=reworded,
     )
 
 
@@ -384,14 +379,10 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
     if sig.unshared_names == 2 and not (sig.update or sig.changed):
         # Two names exchanged and no value changed: at most "possibly contradicts".
         con = min(con, SURE_CONTRADICTION - 0.01)
-    if sig.reworded or (
-        (sig.swap or sig.rule.kind == "contradiction") and sig.similarity < IDENTICAL
-    ):
+    if (sig.swap or sig.rule.kind == "contradiction") and sig.similarity < IDENTICAL:
         # A word or two exchanged on each side ("dark / light mode", "外婆家 / 奶奶家") may be
         # a paraphrase or another value; the embedder cannot tell the two apart, so such a
-        # pair is never merged silently: at most "possibly the same", a person decides. Around
-        # identical values (`reworded`) not even when the texts are closer than `IDENTICAL`:
-        # "5 pods of the chat service / worker" is 0.99 close.
+        # pair is never merged silently: at most "possibly the same", a person decides.
         dup = min(dup, SURE_DUPLICATE - 0.01)
     return dup, con
 

@@ -130,28 +130,6 @@ def test_the_same_values_written_differently_are_no_contradiction() -> None:
     assert found.kind != "contradiction"
 
 
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("The user's sabbatical starts in September 2026.", "Sabbatical begins Sept. 2026."),
-        ("v2.8 上架日期是 3月14日。", "v2.8 三月十四号上架。"),
-        ("每周一早上九点开周会", "用户每周一上午9:00召开例会"),
-    ],
-)
-def test_words_exchanged_around_the_same_values_are_no_contradiction(old: str, new: str) -> None:
-    """Where the two state the same values of the same kinds, the words the unit rules read
-    as a change ("starts" / "begins", "日" / "号") are no changed value; and since the word
-    may name another subject, such a pair is at most "possibly the same"."""
-    assert slots(old) == slots(new)
-    assert judge(new, old, 0.95).kind in ("unsure", "compatible")
-
-
-def test_one_value_said_of_two_components_is_never_merged_silently() -> None:
-    # 0.99 close, the same value, one word exchanged: wording or another component.
-    found = judge("Prod has 5 pods of the chat service", "Prod has 5 pods of the chat worker", 0.99)
-    assert found.kind != "duplicate"
-
-
 def test_a_word_exchanged_beside_a_changed_value_is_still_a_contradiction() -> None:
     found = judge("Sabbatical begins Sept. 2027.", "My sabbatical starts in September 2026.", 0.95)
     assert found.kind in ("contradiction", "unsure")
