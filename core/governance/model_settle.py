@@ -31,7 +31,7 @@ from core.governance.policy import (
     NEEDS_CONFIRMATION,
     STATED_FOR_REVIEW,
 )
-from core.governance.resolution import decide
+from core.governance.resolution import decide, merge_into
 from core.model.enums import MemoryStatus
 from core.model.records import Decision, MemoryRecord
 from core.storage import memories
@@ -92,12 +92,11 @@ def apply(
         _note(tx, record, "model_opinion", record.status, actor, f"{said}; left for you: {why}")
         return done("left for review", why), [record.id]
     if answer.relation == "same":
-        memories.add_sources(tx, other.id, record.source_event_ids)
-        memories.update_fields(tx, record.id, status=MemoryStatus.REJECTED)
-        why = f"{said}; the same as {other.id}"
-        _note(tx, record, "model_same", MemoryStatus.REJECTED, actor, why)
-        _note(tx, other, "merge", other.status, actor, f"{said}; {record.id} merged")
-        return done("merged"), [record.id, other.id]
+        why, why_other = f"{said}; the same as {other.id}", f"{said}; {record.id} merged"
+        changed = merge_into(
+            tx, record, other, actor, "model_same", why, why_other, user_action=False
+        )
+        return done("merged"), changed
     if answer.relation == "compatible":
         _activate(tx, record, actor, f"{said}; both kept beside {other.id}")
         return done("active"), [record.id]

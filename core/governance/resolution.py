@@ -177,6 +177,27 @@ def possible(reasons: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
+def merge_into(
+    tx: WriteTx,
+    record: MemoryRecord,
+    other: MemoryRecord,
+    actor: str,
+    action: str,
+    why: str,
+    why_other: str,
+    *,
+    user_action: bool = True,
+) -> list[str]:
+    """`record`, waiting for review, says the same as `other`: its sources join `other`'s as
+    more evidence, it is rejected, and each of the two gets a decision (`action` for
+    `record`, "merge" for `other`)."""
+    memories.add_sources(tx, other.id, record.source_event_ids)
+    memories.update_fields(tx, record.id, status=MemoryStatus.REJECTED)
+    decide(tx, record, action, MemoryStatus.REJECTED, actor, why, user_action=user_action)
+    decide(tx, other, "merge", other.status, actor, why_other, user_action=user_action)
+    return [record.id, other.id]
+
+
 def answer_possible(
     tx: WriteTx, record: MemoryRecord, other: MemoryRecord, answer: str, actor: str
 ) -> list[str]:
@@ -189,11 +210,10 @@ def answer_possible(
     if other.status not in (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE):
         raise InvalidStateError(f"memory {other.id} is {other.status.value}")
     if answer == "same":
-        memories.add_sources(tx, other.id, record.source_event_ids)
-        memories.update_fields(tx, record.id, status=MemoryStatus.REJECTED)
-        decide(tx, record, "answer_same", MemoryStatus.REJECTED, actor, f"the same as {other.id}")
-        decide(tx, other, "merge", other.status, actor, f"the same as {record.id}: merged")
-        return [record.id, other.id]
+        why_other = f"the same as {record.id}: merged"
+        return merge_into(
+            tx, record, other, actor, "answer_same", f"the same as {other.id}", why_other
+        )
     flags = (record.flags - {NEEDS_CONFIRMATION}) | {CONFIRMED}
     memories.update_fields(tx, record.id, status=MemoryStatus.ACTIVE, flags=flags)
     what = {"replaces": f"replaces {other.id}", "both_true": f"both true with {other.id}"}
