@@ -12,7 +12,8 @@ taken together (`features`):
 - **canonical slots** (`canonical.slots`): the same kind of value (a time, a date, an amount
   with its unit, a weekday) holding different values is a changed value; a value written
   differently ("2pm" / "14:00") is the same value;
-- **polarity**, **update wording** ("switched to", "now", "no longer", "改到", "换成") and
+- **polarity**, read in the clause that shares the fact, **update wording** ("switched to",
+  "now", "no longer", "改到", "换成") and
   **addition wording** ("also", "too", "还", "也": another item of a list);
 - what the unit rules (`conflicts.relate`) found.
 
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 
 from core.governance.canonical import canonical_text, differing, is_calendar_word, slots
 from core.governance.conflicts import Relation, relate
+from core.governance.numerals import first_person
 from core.governance.statements import CJK_CHAR, parse
 from core.governance.text import STOPWORDS
 from core.patterns import lazy
@@ -191,6 +193,9 @@ class Signals:
     names_another: bool = False  # it says it replaces a value the old statement does not hold
     numbers_differ: bool = False  # each states numbers, none in common, whatever they follow
     unshared_names: int = 0  # how many sides name something the other does not
+    # The unit rules find another subject in the first slot, also once "the user" and "I"
+    # are one person ("用户的儿子" / "我儿子" is one subject)
+    other_subject: bool = False
 
     @property
     def evidence(self) -> bool:
@@ -265,7 +270,7 @@ def signals(new: str, old: str, similarity: float, rule: Relation | None = None)
         update=bool(_UPDATE.search(new)),
         dated=bool(_UPDATE_WEAK.search(new)) or a.replacing,
         also=bool(_ALSO.search(new)),
-        denies=a.negated != b.negated,
+        denies=_polarity(new, ub) != _polarity(old, ua),
         rule=rule,
         cross=cross,
         swap=swap and not cross,
@@ -275,7 +280,31 @@ def signals(new: str, old: str, similarity: float, rule: Relation | None = None)
         names_another=_names_another(new, old),
         numbers_differ=_numbers_differ(sa, sb),
         unshared_names=_unshared_names(new, old),
+        other_subject=_other_subject(rule)
+        and _other_subject(relate(first_person(new), first_person(old))),
     )
+
+
+# Clause boundaries: punctuation, and a full stop not inside a number ("2.5").
+_CLAUSE = lazy(r"[,;:!?，；：、。！？]|\.(?!\d)")
+
+
+def _polarity(text: str, other: set[str]) -> bool:
+    """Whether `text` denies, read in the clause that shares most words with the other text:
+    "朵朵12:30要睏午觉的哦，不睏下午要发脾气的" asserts the nap; its "不" is about
+    something else. One clause, or none shared: the whole text."""
+    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+    if len(clauses) < 2:
+        return parse(text).negated
+    shared = [len(set(parse(canonical_text(c)).units) & other) for c in clauses]
+    best = max(shared)
+    if best == 0:
+        return parse(text).negated
+    return parse(clauses[shared.index(best)]).negated
+
+
+def _other_subject(rule: Relation) -> bool:
+    return rule.reason.startswith("about a different subject")
 
 
 def probabilities(sig: Signals) -> dict[str, float]:
@@ -325,8 +354,7 @@ def _aligned(sig: Signals, similarity: float, replaces: bool, sim: str) -> Judge
     if not (sig.aligned and (sig.denies or (sig.swap and similarity < IDENTICAL))):
         return None
     if sig.structural or (
-        sig.rule.kind != "contradiction"
-        and (sig.names_swapped or sig.rule.reason.startswith("about a different"))
+        sig.rule.kind != "contradiction" and (sig.names_swapped or sig.other_subject)
     ):
         return Judgement("compatible", f"{sig.rule.reason}; {sim}")
     if sig.unshared_names == 2 and not sig.update and not sig.changed:
@@ -353,7 +381,7 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
     measured by leaving one author out at a time, `benchmarks/calibrate_judge.py --cv`)."""
     dup, con = probs["duplicate"], probs["contradiction"]
     below = UNSURE - 0.01
-    if sig.rule.reason.startswith("about a different subject"):
+    if sig.other_subject:
         # The rules found another subject in the first slot ("the checkout / refunds
         # service ..."): the same frame about two things neither repeats nor contradicts.
         dup, con = min(dup, below), min(con, below)

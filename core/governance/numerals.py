@@ -229,6 +229,11 @@ _PERCENT_ZH = lazy(r"\x01(\d+(?:\.\d+)?)")
 _METRE_ZH = lazy(r"(?<!\d)1米(\d{1,2})(?!\d)")
 
 
+def first_person(text: str) -> str:
+    """An extractor's "the user" / 用户 as the speaker's own words ("my", 我)."""
+    return _THIRD_PERSON.sub(_first_person, text)
+
+
 # An extractor's third person is the speaker: "The user's desk" is "my desk", 用户 is 我.
 _THIRD_PERSON = lazy(r"\b(?:the )?user(?:'s)?\b|用[户戶]的?", 2)
 

@@ -172,6 +172,40 @@ def test_one_value_said_of_two_named_things_is_neither_merged_nor_a_conflict(
         assert service.memories.get_memory(mid).status.value == "active"
 
 
+def test_the_user_and_i_are_one_subject(service: MemoryService) -> None:
+    """An extractor's "用户的女儿" and the user's own "我女儿" are one subject: the unit rules
+    read "用户 → 我" as another subject and the pair was silently kept twice."""
+    first = service.memories.remember(SCOPE, "用户的女儿叫小雨，在徐汇上幼儿园。").value
+    again = service.memories.remember(SCOPE, "我女儿是小雨，幼儿园在徐汇。").value
+    assert first.record is not None
+    asked = any(r.startswith("possibly the same") for r in again.reasons)
+    assert again.outcome == "merged" or asked, again.reasons
+    assert not again.conflicts_with and not again.superseded
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user's son Max naps at 1pm every day.", "Max naps at 1pm, otherwise he won't sleep."),
+        ("用户的狗每天早上七点遛一次。", "狗狗每天早上7点要遛的，不遛它会在家里叫。"),
+        (
+            "The user waters the tomatoes every evening.",
+            "I water the tomatoes every evening, never in the morning.",
+        ),
+    ],
+)
+def test_a_denial_in_another_clause_denies_nothing_here(
+    service: MemoryService, old: str, new: str
+) -> None:
+    """Polarity is read in the clause that shares the fact: "…, otherwise he won't sleep"
+    denies something else, so the pair is no contradiction (it was a conflict or a
+    "possibly contradicts")."""
+    service.memories.remember(SCOPE, old)
+    out = service.memories.remember(SCOPE, new).value
+    assert not out.conflicts_with and not out.superseded
+    assert not any(r.startswith("possibly contradicts") for r in out.reasons), out.reasons
+
+
 # --- 3. not sure goes to review, and is answered ----------------------------------------
 
 
