@@ -229,6 +229,13 @@ def test_not_sure_reaches_the_review_queue_and_replaces(service: MemoryService) 
     assert service.memories.history(new_id)[-1].action == "answer_replaces"
 
 
+def test_a_changed_value_reads_as_people_write_it(service: MemoryService) -> None:
+    """The reason names the values with their units, never the slot's internal name."""
+    _, new_id = _unsure_pair(service)
+    reason = service.memories.history(new_id)[-1].reason
+    assert "16 GB → 32 GB" in reason and "qty:" not in reason, reason
+
+
 @pytest.mark.parametrize("answer", ["both_true", "unrelated"])
 def test_not_sure_answered_both_kept(service: MemoryService, answer: str) -> None:
     old_id, new_id = _unsure_pair(service)
