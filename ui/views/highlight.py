@@ -41,10 +41,22 @@ _TOKEN = re.compile(r"[\u3400-\u9fff]|[^\W_]+|\s+|.", re.UNICODE)
 _MARK = '<span style="background-color:#ffe082;color:#000">{}</span>'
 
 
+# Words that carry no value of their own: marking "a", "is" or 的 as changed is noise.
+_FUNCTION = frozenset(
+    "a an the is are was were be been am i my me we our you your he she it its they their of "
+    "to in on at for with and or but has have had do does did this that these those as by from "
+    "so very just also too".split()
+) | frozenset("的了是在我你他她它们也都和就还呢吧呀啊哦嘛")
+# Below this share of its words matched, a text is a rewording of the other, not the other
+# with a word or two exchanged: only its numbers are marked (the values a reader compares).
+_REWORDED = 0.5
+
+
 def differing_words(text: str, other: str) -> str:
     """HTML of `text` with the words that `other` does not have at that place marked.
 
     Latin words compare whole and case-insensitively; CJK compares character by character.
+    Function words are never marked; when the two texts share few words, only numbers are.
     """
     mine = _TOKEN.findall(text)
     theirs = _TOKEN.findall(other)
@@ -55,8 +67,19 @@ def differing_words(text: str, other: str) -> str:
     for block in matcher.get_matching_blocks():
         for i in range(block.a, block.a + block.size):
             same[i] = True
+    content = [i for i, t in enumerate(mine) if _is_content(t)]
+    shared = sum(same[i] for i in content) / len(content) if content else 1.0
     out = []
-    for token, kept in zip(mine, same, strict=True):
+    for i, token in enumerate(mine):
         piece = html.escape(token)
-        out.append(piece if kept or token.isspace() else _MARK.format(piece))
+        marked = not same[i] and _is_content(token)
+        if marked and shared < _REWORDED:
+            marked = any(c.isdigit() for c in token)
+        out.append(_MARK.format(piece) if marked else piece)
     return "".join(out).replace("\n", "<br>")
+
+
+def _is_content(token: str) -> bool:
+    return bool(token.strip()) and token.casefold() not in _FUNCTION and any(
+        c.isalnum() for c in token
+    )

@@ -6,11 +6,22 @@ side by side with "Keep this", "Keep both" and "Split by scope…" (R9, R25, R26
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextLayout, QTextOption
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -22,6 +33,9 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -81,6 +95,7 @@ class ReviewView(RefreshingView):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setSpacing(2)
+        self.list.setItemDelegate(_WrappedRows(self.list))
         self.list.selectionModel().currentRowChanged.connect(self._current_changed)
         self.card = ReviewCard()
         self.card.answered.connect(self.answer_current)
@@ -533,3 +548,56 @@ class ReviewView(RefreshingView):
         dialog.accepted.connect(on_accept)  # type: ignore[attr-defined]
         dialog.finished.connect(lambda _c: setattr(self, "active_dialog", None))  # type: ignore[attr-defined]
         dialog.open()  # type: ignore[attr-defined]
+
+
+class _WrappedRows(QStyledItemDelegate):
+    """Rows as tall as their text wrapped to the list's width. The default size hint does not
+    know the width, so a wrapped first line pushed the kind and scope line out of the row,
+    and Qt cut the row with "…" after a sentence that was not cut."""
+
+    def __init__(self, view: QListView) -> None:
+        super().__init__(view)
+        self._view = view
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        size = super().sizeHint(option, index)
+        row_width = self._view.viewport().width() - 2 * self._view.spacing()
+        if row_width <= 0 or not index.data(Qt.ItemDataRole.DisplayRole):
+            return size
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.rect = QRect(0, 0, row_width, _TALL)
+        # The text's own rectangle as the style paints it: after the icon, the item's padding
+        # (the style sheet's) and the text margins.
+        style = self._view.style()
+        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, self._view)
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, opt, self._view) + 1
+        width = rect.width() - 2 * margin
+        if width <= 0:
+            return size
+        padding = _TALL - rect.height()
+        return QSize(size.width(), max(size.height(), _wrapped_height(opt, width) + padding))
+
+
+_TALL = 10_000  # a row height no text reaches: what the style takes off it is its padding
+
+
+def _wrapped_height(opt: QStyleOptionViewItem, width: int) -> int:
+    """The height of the item's text laid out as the style lays it out to paint it (lines of
+    a QTextLayout: their height is more than the font's bounding box of the text)."""
+    layout = QTextLayout(opt.text.replace("\n", "\u2028"), opt.font)
+    text_option = QTextOption()
+    text_option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    layout.setTextOption(text_option)
+    height = 0.0
+    layout.beginLayout()
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        height += line.height()
+    layout.endLayout()
+    return math.ceil(height)
