@@ -215,6 +215,19 @@ def _family(service: MemoryService) -> None:
     )
 
 
+def _laptop(service: MemoryService) -> None:
+    """A restatement the judge cannot decide alone (#40): the review queue asks whether it is
+    the same, replaces, or both are true, beside the other memory."""
+    service.commands.run(
+        c.Remember(
+            ALICE, "My work laptop is a 14-inch MacBook Pro with 16GB of RAM.", session="laptop"
+        )
+    )
+    service.commands.run(
+        c.Remember(ALICE, "the work MBP I have has 32 GB RAM.", session="laptop-upgrade")
+    )
+
+
 def _controls(service: MemoryService) -> None:
     old = service.commands.run(
         c.Remember(
@@ -308,6 +321,7 @@ def seed_demo_if_empty(service: MemoryService) -> bool:
     _web_research(service)
     _checkout(service)
     _family(service)
+    _laptop(service)
     _controls(service)
     _injections(service)
     return True

@@ -51,7 +51,7 @@ def test_rotate_key_with_progress(qtbot: QtBot, window: MainWindow, demo: Memory
     qtbot.waitUntil(lambda: demo.keys.info().active_key_id != old, timeout=10_000)
     qtbot.waitUntil(lambda: "Key rotated" in window.message.text(), timeout=10_000)
     qtbot.waitUntil(lambda: view.values["active"].text() != old, timeout=TIMEOUT)
-    assert len(demo.memories.list_memories()) == 14
+    assert len(demo.memories.list_memories()) == 16
 
 
 def test_language_choice_is_remembered(qtbot: QtBot, window: MainWindow) -> None:

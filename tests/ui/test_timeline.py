@@ -35,7 +35,7 @@ def test_grouped_by_day_with_status_words(qtbot: QtBot, window: MainWindow) -> N
     """Rows start with a day header; each status shows a word and an icon."""
     model = window.timeline.model
     assert model.index(0, 0).data(IsDayRole)
-    assert model.item_count == 14
+    assert model.item_count == 16
     words = {model.index(r, 0).data() for r in range(1, model.rowCount())}
     assert {"active", "suggested", "quarantined", "rejected", "disabled"} <= words
     assert all(model.index(r, 0).data(1) is not None for r in range(1, model.rowCount()))
@@ -80,8 +80,8 @@ def test_status_kind_trust_and_scope_filters(qtbot: QtBot, window: MainWindow) -
     view = window.timeline
     view.status_filter.setCurrentIndex(view.status_filter.findData("candidate"))
     _apply(qtbot, view)
-    # Five: two of them possibly contradict another memory (#40).
-    assert {r.status.value for r in _memories(view)} == {"candidate"} and len(_memories(view)) == 5
+    # Four: one of them possibly contradicts another memory (#40).
+    assert {r.status.value for r in _memories(view)} == {"candidate"} and len(_memories(view)) == 4
     view.status_filter.setCurrentIndex(0)
     view.kind_filter.setCurrentIndex(view.kind_filter.findData("decision"))
     _apply(qtbot, view)
