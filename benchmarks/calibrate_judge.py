@@ -6,7 +6,7 @@
 A three-way logistic regression (duplicate / contradiction / neither) with an L2 penalty,
 fitted by gradient descent over `judge.signals` of each pair, with the cosine from the store's
 default embedder. It fits on the parts named by `--parts` (by default `dev`, `check` and
-`final-1`, the fit shipped; `final-2` and `final-3` have been run once and may be added, see
+`final-1`, the fit shipped; `final-2` to `final-4` have been run once and may be added, see
 docs/governance.md for why the shipped fit leaves them out); a final part not yet run is
 never read here.
 

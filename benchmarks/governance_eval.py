@@ -625,14 +625,17 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
     parser.add_argument(
         "--judge",
-        choices=("dev", "check", "final-1", "final-2", "final-3", "both", "all"),
-        help="the #40 corpora (all: dev, check and final-1 to final-3)",
+        choices=("dev", "check", "final-1", "final-2", "final-3", "final-4", "both", "all"),
+        help="the #40 corpora (all: dev, check and final-1 to final-4)",
     )
     parser.add_argument("--final", type=Path, help="play a final part from this directory")
     parser.add_argument("--judge-only", choices=("pairs", "fences", "verified"))
     args = parser.parse_args()
     if args.judge or args.final:
-        named = {"both": ("dev", "check"), "all": ("dev", "check", "final-1", "final-2", "final-3")}
+        named = {
+            "both": ("dev", "check"),
+            "all": ("dev", "check", "final-1", "final-2", "final-3", "final-4"),
+        }
         parts = named.get(args.judge or "", (args.judge or "final",))
         judge(parts, args.final, args.judge_only, args.verbose)
         return
