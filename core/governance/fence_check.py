@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from core.governance.fences import Features, FenceView, features, match
+from core.governance.fences import Features, FenceView, denies, features, match
 from core.governance.statements import CJK_CHAR
 from core.patterns import lazy
 from core.storage import fences, governed
@@ -60,8 +60,14 @@ class FenceCheck:
         views = self.views(tx)
         if not views:
             return None, ""
+        # A message that denies the fenced fact in one of its clauses ("我对青霉素不过敏，上次
+        # 皮试过了") states a new fact: none of its parts brings the deleted one back.
+        clauses = [
+            features(key, c) for key in tx.codec.fingerprint_keys() for c in _clauses(content)
+        ]
+        views = [v for v in views if not any(denies(c, v) for c in clauses)]
         for piece in pieces(content):
-            found, why = self._meet_one(tx, views, piece, embed)
+            found, why = self._meet_one(tx, views, piece, embed, piece != content)
             if found is not None:
                 if piece != content:
                     why = f'{why}, in the part "{piece}"'
@@ -70,7 +76,11 @@ class FenceCheck:
 
     @staticmethod
     def _meet_one(
-        tx: WriteTx, views: list[FenceView], content: str, embed: Callable[[str], Vector]
+        tx: WriteTx,
+        views: list[FenceView],
+        content: str,
+        embed: Callable[[str], Vector],
+        part: bool = False,
     ) -> tuple[str | None, str]:
         # Features under every fingerprint key this device holds: a fence stood in a
         # member's private scope hashes its units with that member's key (#12).
@@ -79,6 +89,8 @@ class FenceCheck:
         vector = embed(content) if near else None
         for feats in every:
             for view in views:
+                if part and not feats.terms & view.terms:
+                    continue  # a clause that shares no word with the deleted fact is not it
                 why = match(feats, vector, view)
                 if why:
                     return view.memory_id, why
@@ -100,6 +112,12 @@ def pieces(content: str) -> list[str]:
     if len(parts) < 2 or not clauses:
         return [content]
     return [content, *clauses]
+
+
+def _clauses(content: str) -> list[str]:
+    """Every clause of the content, however short ("没有高血压")."""
+    parts = [p.strip() for p in _CLAUSE_END.split(content) if p and p.strip()]
+    return parts if len(parts) > 1 else []
 
 
 def _long_enough(clause: str) -> bool:

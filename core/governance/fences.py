@@ -41,10 +41,30 @@ Embed = Callable[[str], tuple[str, Sequence[float]]]
 # Who or what a statement is about, in order: names, the speaker ("I", "the user", 我,
 # 用户: an extractor's third person is the speaker), Chinese kin and name forms.
 _SELF = lazy(r"\b(?:i|me|my|mine|myself|user|user's)\b|我|用户", 2)
+_WE = lazy(r"\b(?:we|us|our)\b|我们|我們|咱们", 2)
+# People named by what they are to the speaker ("my cousin", "the tenant", 租客): roles
+# reversed between two of them ("I lent my cousin ..." / "My cousin lent me ...") are
+# another fact.
+_PERSON = (
+    r"cousin|sister|brother|mother|father|mom|mum|dad|wife|husband|son|daughter|friend|boss|"
+    r"manager|colleague|tenant|landlord|neighbou?r|child|kid|teacher|doctor|client|customer|"
+    r"partner|roommate|flatmate|uncle|aunt|grandma|grandpa|nephew|niece"
+)
+_KIN_ZH = (
+    r"[表堂]?[哥姐弟妹]{1,2}|爸爸?|妈妈?|爸妈|女儿|儿子|老公|老婆|租客|房东|同学|同事|邻居|客户|"
+    r"朋友|孙子|孙女|爷爷|奶奶|外婆|外公|叔叔|阿姨|舅舅|老板"
+)
 _ENTITY = lazy(
-    r"\b(?i:i|me|my|user)\b|\b[A-Z][a-z]+(?:-[a-z]+)?\b|[a-z]+-svc\b|\b[a-z]+ service\b"
-    r"|我|用户|小[\u4e00-\u9fff]|老[\u4e00-\u9fff](?![\u4e00-\u9fff]*[师板公婆])"
-    r"|[表堂]?[哥姐弟妹]{1,2}|爸爸|妈妈|女儿|儿子|老公|老婆",
+    r"\b(?i:i|me|my|user|we|us|our)\b|\b[A-Z][a-z]+(?:-[a-z]+)?\b|[a-z]+-svc\b"
+    r"|\b[a-z]+ service\b|\b(?i:" + _PERSON + r")s?\b"
+    r"|我们|我們|咱们|我|用户|小[\u4e00-\u9fff]|阿[\u4e00-\u9fff]"
+    r"|[\u4e00-\u9fff](?:医生|老师|先生|太太|小姐|总|生)(?![\u4e00-\u9fff]*[活日意])"
+    r"|老[\u4e00-\u9fff](?![\u4e00-\u9fff]*[师板公婆])|" + _KIN_ZH,
+)
+# "my" before a person, 我 right before a kin word: whose person, not a second one.
+_POSSESSIVE = lazy(
+    r"((?i:my|our|(?:the\s+)?user'?s))\s+(?i:" + _PERSON + r")\b"
+    r"|((?:我|用户)的?)(?:" + _KIN_ZH + r")"
 )
 
 
@@ -77,14 +97,18 @@ _NOT_NAMES = frozenset(
         "here",
         "just",
         "so",
+        "another",
     ]
 )
 
 
 # Between two names of one group: at most a comma and a word of kinship ("Laura, my sister").
+# Two joined by "and" / "with" / 跟 / 和 are one group too: "I fell out with Harriet" and
+# "Harriet and I fell out" name no roles.
 _GAP = lazy(
     r"[\s,]*(?:(?:my|our|his|her|their)\s+)?(?:sister|brother|mother|father|mom|dad|wife|"
-    r"husband|son|daughter|friend|boss|manager|colleague)?[\s,]*",
+    r"husband|son|daughter|friend|boss|manager|colleague)?[\s,]*"
+    r"|\s*(?:and|&|with|跟|和|与|與|同)\s*",
     2,
 )
 
@@ -105,6 +129,7 @@ class Features:
     script: str = ""
     scripts: tuple[tuple[str, str], ...] = ()  # (script, its keyed hash) for each script
     cjk: frozenset[str] = frozenset()  # the terms that are CJK characters
+    negation: frozenset[str] = frozenset()  # the polarity mark, when the text denies
 
     @property
     def stored(self) -> frozenset[str]:
@@ -127,11 +152,21 @@ def entities(text: str) -> list[list[str]]:
     groups: list[list[str]] = []
     seen: set[str] = set()
     last_end = -10
+    owners = [m.span(1) if m.group(1) else m.span(2) for m in _POSSESSIVE.finditer(text)]
     for m in _ENTITY.finditer(text):
         word = m.group()
-        name = "self" if _SELF.fullmatch(word) else word.casefold().removesuffix("-svc")
+        if any(start <= m.start() < end for start, end in owners):
+            continue
+        if _WE.fullmatch(word):
+            name = "we"
+        elif _SELF.fullmatch(word):
+            name = "self"
+        else:
+            name = word.casefold().removesuffix("-svc")
         name = name.removesuffix(" service")
-        if name in STOPWORDS or name in _NOT_NAMES or name in seen:
+        if name in seen or (
+            name not in ("we", "self") and (name in STOPWORDS or name in _NOT_NAMES)
+        ):
             continue
         seen.add(name)
         if groups and _GAP.fullmatch(text[last_end : m.start()]):
@@ -155,8 +190,8 @@ def features(key: bytes, text: str) -> Features:
     cjk = frozenset(_h(key, "z", u) for u in units if is_cjk(u))
     # Values without the word a bare number follows: "the 47" is "bus number is 47".
     marks = {_h(key, "c", f"{_bare(kind)}={value}") for kind, value in slots(text)}
-    if st.negated:
-        marks.add(_h(key, "neg", ""))
+    negation = frozenset({_h(key, "neg", "")} if st.negated else ())
+    marks |= negation
     groups = entities(text)
     pairs = [
         (a, b)
@@ -173,6 +208,7 @@ def features(key: bytes, text: str) -> Features:
         script(text),
         tuple((name, _h(key, "s", name)) for name in ("e", "z")),
         cjk,
+        negation,
     )
 
 
@@ -205,6 +241,12 @@ def match(
     if cosine is not None and cosine - _shift(new, fence) >= threshold:
         return f"the same fact in other words (meaning similarity {cosine:.2f})"
     return None
+
+
+def denies(clause: Features, fence: FenceView) -> bool:
+    """A clause that shares words with the fenced fact and carries a negation it lacks."""
+    neg = {m for m in clause.marks if m not in fence.marks} & clause.negation
+    return bool(neg) and bool(clause.terms & fence.terms)
 
 
 def _swapped(new: Features, fence: FenceView, shared: float) -> bool:

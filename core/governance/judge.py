@@ -539,7 +539,7 @@ _UNIT_SHOWN = {
     "times": "times",
     "k": "thousand",
 }
-_MONTH_NAMES = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+_MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 
 def shown_change(kind: str, old: str, new: str) -> str:
