@@ -281,6 +281,8 @@ def _fence(service: MemoryService, text: str) -> None:
             "to pack his snack on Wednesday?",
         ),
         ("女儿对芒果过敏", "今天好累，女儿对芒果过敏，晚饭要注意一下，记得提醒我周三买菜"),
+        # two joined by "and" / 跟 name no roles: the order says nothing
+        ("I fell out with Harriet over the cottage.", "Harriet and I fell out over the cottage."),
     ],
 )
 def test_fence_holds_for_restatements(service: MemoryService, deleted: str, later: str) -> None:
@@ -301,6 +303,14 @@ def test_fence_holds_for_restatements(service: MemoryService, deleted: str, late
             "ugh, long day — Sam sits at the nut-free table at lunch, can you remind me "
             "to pack his snack on Wednesday?",
         ),
+        # a denial in one clause of a longer message: a new fact, whatever its other clauses
+        ("我有高血压。", "体检报告出来了，血压一切正常，没有高血压。"),
+        ("I have a nut allergy.", "Good news from the clinic today, no nut allergy after all."),
+        # roles reversed between people named by what they are to the speaker
+        ("I lent my brother 3,000 dollars.", "My brother lent me 3,000 dollars."),
+        ("我欠我姐五千块。", "我姐欠我五千块。"),
+        ("我帮李老师代了周三的课。", "李老师帮我代了周三的课。"),
+        ("The tenant owes us two months of rent.", "We owe the tenant two months of rent."),
     ],
 )
 def test_fence_lets_other_facts_pass(service: MemoryService, deleted: str, later: str) -> None:
