@@ -625,8 +625,18 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
     parser.add_argument(
         "--judge",
-        choices=("dev", "check", "final-1", "final-2", "final-3", "final-4", "both", "all"),
-        help="the #40 corpora (all: dev, check and final-1 to final-4)",
+        choices=(
+            "dev",
+            "check",
+            "final-1",
+            "final-2",
+            "final-3",
+            "final-4",
+            "final-5",
+            "both",
+            "all",
+        ),
+        help="the #40 corpora (all: dev, check, final-1 to final-5; final-5: fence cases only)",
     )
     parser.add_argument("--final", type=Path, help="play a final part from this directory")
     parser.add_argument("--judge-only", choices=("pairs", "fences", "verified"))
@@ -634,7 +644,7 @@ def main() -> None:
     if args.judge or args.final:
         named = {
             "both": ("dev", "check"),
-            "all": ("dev", "check", "final-1", "final-2", "final-3", "final-4"),
+            "all": ("dev", "check", "final-1", "final-2", "final-3", "final-4", "final-5"),
         }
         parts = named.get(args.judge or "", (args.judge or "final",))
         judge(parts, args.final, args.judge_only, args.verbose)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextLayout, QTextOption
 from PySide6.QtWidgets import QApplication, QLabel, QStyle, QStyleOptionViewItem
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -16,7 +15,7 @@ from ui.main_window import MainWindow
 from ui.models.review_model import load_queue
 from ui.style import apply_style
 from ui.views.highlight import differing_words
-from ui.views.review_view import ReviewView
+from ui.views.review_view import ReviewView, wrapped_height
 
 
 def _open_review(qtbot: QtBot, window: MainWindow) -> ReviewView:
@@ -211,16 +210,7 @@ def _rows_fit(qtbot: QtBot, window: MainWindow) -> None:
         view.list.itemDelegate().initStyleOption(option, index)  # type: ignore[attr-defined]
         option.rect = view.list.visualRect(index)
         rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, view.list)
-        layout = QTextLayout(option.text.replace("\n", "\u2028"), option.font)
-        text_option = QTextOption()
-        text_option.setWrapMode(QTextOption.WrapMode.WordWrap)
-        layout.setTextOption(text_option)
-        height = 0.0
-        layout.beginLayout()
-        while (line := layout.createLine()).isValid():
-            line.setLineWidth(rect.width() - 2 * margin)
-            height += line.height()
-        layout.endLayout()
+        height = wrapped_height(option.text, option.font, rect.width() - 2 * margin)
         assert height <= rect.height(), option.text
 
 

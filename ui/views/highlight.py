@@ -42,11 +42,14 @@ _MARK = '<span style="background-color:#ffe082;color:#000">{}</span>'
 
 
 # Words that carry no value of their own: marking "a", "is" or 的 as changed is noise.
-_FUNCTION = frozenset(
+_FUNCTION_WORDS = (
     "a an the is are was were be been am i my me we our you your he she it its they their of "
     "to in on at for with and or but has have had do does did this that these those as by from "
-    "so very just also too".split()
-) | frozenset("的了是在我你他她它们也都和就还呢吧呀啊哦嘛")
+    "so very just also too"
+)
+_FUNCTION = frozenset(_FUNCTION_WORDS.split()) | frozenset(
+    "的了是在我你他她它们也都和就还呢吧呀啊哦嘛"
+)
 # Below this share of its words matched, a text is a rewording of the other, not the other
 # with a word or two exchanged: only its numbers are marked (the values a reader compares).
 _REWORDED = 0.5
@@ -80,6 +83,8 @@ def differing_words(text: str, other: str) -> str:
 
 
 def _is_content(token: str) -> bool:
-    return bool(token.strip()) and token.casefold() not in _FUNCTION and any(
-        c.isalnum() for c in token
+    return (
+        bool(token.strip())
+        and token.casefold() not in _FUNCTION
+        and any(c.isalnum() for c in token)
     )

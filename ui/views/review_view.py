@@ -21,7 +21,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextLayout, QTextOption
+from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QShortcut, QTextLayout, QTextOption
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -578,25 +578,25 @@ class _WrappedRows(QStyledItemDelegate):
         if width <= 0:
             return size
         padding = _TALL - rect.height()
-        return QSize(size.width(), max(size.height(), _wrapped_height(opt, width) + padding))
+        return QSize(
+            size.width(), max(size.height(), wrapped_height(opt.text, opt.font, width) + padding)
+        )
 
 
 _TALL = 10_000  # a row height no text reaches: what the style takes off it is its padding
 
 
-def _wrapped_height(opt: QStyleOptionViewItem, width: int) -> int:
-    """The height of the item's text laid out as the style lays it out to paint it (lines of
-    a QTextLayout: their height is more than the font's bounding box of the text)."""
-    layout = QTextLayout(opt.text.replace("\n", "\u2028"), opt.font)
+def wrapped_height(text: str, font: QFont, width: int) -> int:
+    """The height of `text` laid out as the item style lays it out to paint it, wrapped at
+    word boundaries to `width` (lines of a QTextLayout: taller than the font's bounding box
+    of the text)."""
+    layout = QTextLayout(text.replace("\n", "\u2028"), font)
     text_option = QTextOption()
     text_option.setWrapMode(QTextOption.WrapMode.WordWrap)
     layout.setTextOption(text_option)
     height = 0.0
     layout.beginLayout()
-    while True:
-        line = layout.createLine()
-        if not line.isValid():
-            break
+    while (line := layout.createLine()).isValid():
         line.setLineWidth(width)
         height += line.height()
     layout.endLayout()
