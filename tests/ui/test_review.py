@@ -15,7 +15,8 @@ from ui.main_window import MainWindow
 from ui.models.review_model import load_queue
 from ui.style import apply_style
 from ui.views.highlight import differing_words
-from ui.views.review_view import ReviewView, wrapped_height
+from ui.views.review_view import ReviewView
+from ui.views.wrapped_rows import wrapped_height
 
 
 def _open_review(qtbot: QtBot, window: MainWindow) -> ReviewView:

@@ -6,7 +6,6 @@ side by side with "Keep this", "Keep both" and "Split by scope…" (R9, R25, R26
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -15,13 +14,10 @@ from PySide6.QtCore import (
     QEvent,
     QModelIndex,
     QObject,
-    QPersistentModelIndex,
-    QRect,
-    QSize,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QShortcut, QTextLayout, QTextOption
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -33,9 +29,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -53,6 +46,7 @@ from ui.views.base import RefreshingView
 from ui.views.highlight import differing_words
 from ui.views.review_card import ReviewCard
 from ui.views.session_review import SessionReviewDialog, session_of
+from ui.views.wrapped_rows import WrappedRows
 
 
 def model_outcome(outcome: str) -> str:
@@ -95,7 +89,7 @@ class ReviewView(RefreshingView):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setSpacing(2)
-        self.list.setItemDelegate(_WrappedRows(self.list))
+        self.list.setItemDelegate(WrappedRows(self.list))
         self.list.selectionModel().currentRowChanged.connect(self._current_changed)
         self.card = ReviewCard()
         self.card.answered.connect(self.answer_current)
@@ -548,56 +542,3 @@ class ReviewView(RefreshingView):
         dialog.accepted.connect(on_accept)  # type: ignore[attr-defined]
         dialog.finished.connect(lambda _c: setattr(self, "active_dialog", None))  # type: ignore[attr-defined]
         dialog.open()  # type: ignore[attr-defined]
-
-
-class _WrappedRows(QStyledItemDelegate):
-    """Rows as tall as their text wrapped to the list's width. The default size hint does not
-    know the width, so a wrapped first line pushed the kind and scope line out of the row,
-    and Qt cut the row with "…" after a sentence that was not cut."""
-
-    def __init__(self, view: QListView) -> None:
-        super().__init__(view)
-        self._view = view
-
-    def sizeHint(
-        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> QSize:
-        size = super().sizeHint(option, index)
-        row_width = self._view.viewport().width() - 2 * self._view.spacing()
-        if row_width <= 0 or not index.data(Qt.ItemDataRole.DisplayRole):
-            return size
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.rect = QRect(0, 0, row_width, _TALL)
-        # The text's own rectangle as the style paints it: after the icon, the item's padding
-        # (the style sheet's) and the text margins.
-        style = self._view.style()
-        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, self._view)
-        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, opt, self._view) + 1
-        width = rect.width() - 2 * margin
-        if width <= 0:
-            return size
-        padding = _TALL - rect.height()
-        return QSize(
-            size.width(), max(size.height(), wrapped_height(opt.text, opt.font, width) + padding)
-        )
-
-
-_TALL = 10_000  # a row height no text reaches: what the style takes off it is its padding
-
-
-def wrapped_height(text: str, font: QFont, width: int) -> int:
-    """The height of `text` laid out as the item style lays it out to paint it, wrapped at
-    word boundaries to `width` (lines of a QTextLayout: taller than the font's bounding box
-    of the text)."""
-    layout = QTextLayout(text.replace("\n", "\u2028"), font)
-    text_option = QTextOption()
-    text_option.setWrapMode(QTextOption.WrapMode.WordWrap)
-    layout.setTextOption(text_option)
-    height = 0.0
-    layout.beginLayout()
-    while (line := layout.createLine()).isValid():
-        line.setLineWidth(width)
-        height += line.height()
-    layout.endLayout()
-    return math.ceil(height)
