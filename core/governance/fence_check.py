@@ -60,41 +60,42 @@ class FenceCheck:
         views = self.views(tx)
         if not views:
             return None, ""
+        # Features under every fingerprint key this device holds: a fence stood in a
+        # member's private scope hashes its units with that member's key (#12). Each clause
+        # is read once, for the denial check and as a piece.
+        keys = tx.codec.fingerprint_keys()
+        of = {text: [features(key, text) for key in keys] for text in (content, *_clauses(content))}
         # A message that denies the fenced fact in one of its clauses ("我对青霉素不过敏，上次
         # 皮试过了") states a new fact: none of its parts brings the deleted one back.
-        clauses = [
-            features(key, c) for key in tx.codec.fingerprint_keys() for c in _clauses(content)
-        ]
+        clauses = [f for text, every in of.items() if text != content for f in every]
         views = [v for v in views if not any(denies(c, v) for c in clauses)]
         for piece in pieces(content):
-            found, why = self._meet_one(tx, views, piece, embed, piece != content)
+            found, why = _meet_one(views, of[piece], piece, embed, piece != content)
             if found is not None:
                 if piece != content:
                     why = f'{why}, in the part "{piece}"'
                 return found, why
         return None, ""
 
-    @staticmethod
-    def _meet_one(
-        tx: WriteTx,
-        views: list[FenceView],
-        content: str,
-        embed: Callable[[str], Vector],
-        part: bool = False,
-    ) -> tuple[str | None, str]:
-        # Features under every fingerprint key this device holds: a fence stood in a
-        # member's private scope hashes its units with that member's key (#12).
-        every = [features(key, content) for key in tx.codec.fingerprint_keys()]
-        near = any(v.vector is not None and _could_mean(feats, v) for feats in every for v in views)
-        vector = embed(content) if near else None
-        for feats in every:
-            for view in views:
-                if part and not feats.terms & view.terms:
-                    continue  # a clause that shares no word with the deleted fact is not it
-                why = match(feats, vector, view)
-                if why:
-                    return view.memory_id, why
-        return None, ""
+
+def _meet_one(
+    views: list[FenceView],
+    every: list[Features],
+    content: str,
+    embed: Callable[[str], Vector],
+    part: bool,
+) -> tuple[str | None, str]:
+    """The fence `content` (one piece, with its features under each key) meets, and why."""
+    near = any(v.vector is not None and _could_mean(feats, v) for feats in every for v in views)
+    vector = embed(content) if near else None
+    for feats in every:
+        for view in views:
+            if part and not feats.terms & view.terms:
+                continue  # a clause that shares no word with the deleted fact is not it
+            why = match(feats, vector, view)
+            if why:
+                return view.memory_id, why
+    return None, ""
 
 
 # Where a message divides into statements: sentence ends, semicolons, dashes and commas.
@@ -107,11 +108,8 @@ def pieces(content: str) -> list[str]:
     A deleted fact often comes back inside a longer message ("ugh, as I told you the
     appointment is April 17th, can you remind me ..."): the message as a whole carries other
     values and means more than the fact, so each clause is compared with the fences too."""
-    parts = [p.strip() for p in _CLAUSE_END.split(content) if p and p.strip()]
-    clauses = [p for p in parts if _long_enough(p)]
-    if len(parts) < 2 or not clauses:
-        return [content]
-    return [content, *clauses]
+    clauses = [p for p in _clauses(content) if _long_enough(p)]
+    return [content, *clauses] if clauses else [content]
 
 
 def _clauses(content: str) -> list[str]:
