@@ -74,6 +74,7 @@ class Memories:
             same_as=same_as,
         )
         req = required_scope(scope)
+        self._e.ledger.prepare(writes.content_of(text, remember=True))
         with self._e.store.write("remember") as tx:
             out = writes.remember(tx, self._e.ledger, req, text, **options)
         return self._e.committed(out, tx)
@@ -106,6 +107,7 @@ class Memories:
             same_as=same_as,
         )
         req = required_scope(scope)
+        self._e.ledger.prepare(writes.content_of(text, remember=False))
         with self._e.store.write("suggest") as tx:
             out = writes.suggest(tx, self._e.ledger, req, text, **options)
         return self._e.committed(out, tx)
@@ -156,6 +158,7 @@ class Memories:
                 return Result([], Changes.none(revision_of(conn)))
             events = writes.session_events(conn, store.codec, name, event_ids)
         proposals = self._e.extractor.extract(events)
+        self._e.ledger.prepare(p.content for p in proposals)
         with store.write("extract") as tx:
             if writes.opted_out(tx.conn, tx.codec, name):
                 return Result([], changes_of(tx))
@@ -205,6 +208,7 @@ class Memories:
             InvalidInputError: naming the item and field (`items[3].text`); nothing written.
         """
         reqs = batch.requests(items, batch.REMEMBER_FIELDS)
+        self._e.ledger.prepare(batch.contents(reqs, remember=True))
         with self._e.store.write("remember many") as tx:
             out = batch.remember_many(tx, self._e.ledger, reqs)
         return self._e.committed(out, tx, batch=True)
@@ -213,6 +217,7 @@ class Memories:
         """Many `suggest` proposals (`scope`, `text`, optional `kind`, `evidence`, `session`,
         `by`, `said_at`) in one transaction: all of them or none (errors name the item)."""
         reqs = batch.requests(items, batch.SUGGEST_FIELDS)
+        self._e.ledger.prepare(batch.contents(reqs, remember=False))
         with self._e.store.write("suggest many") as tx:
             out = batch.suggest_many(tx, self._e.ledger, reqs)
         return self._e.committed(out, tx, batch=True)
@@ -225,6 +230,7 @@ class Memories:
         with store.read("read session events") as conn:
             events = batch.sessions_to_extract(conn, store.codec, names)
         proposals = {name: self._e.extractor.extract(evs) for name, evs in events.items()}
+        self._e.ledger.prepare(p.content for found in proposals.values() for p in found)
         with store.write("extract many") as tx:
             out = batch.submit_all(tx, self._e.ledger, proposals)
         return self._e.committed(out, tx, batch=True)

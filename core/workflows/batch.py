@@ -99,6 +99,13 @@ def requests(items: object, known: Sequence[str]) -> list[Request]:
     return out
 
 
+def contents(batch: Sequence[Request], *, remember: bool) -> list[str]:
+    """What the batch's items will have judged, for `Ledger.prepare`."""
+    return [
+        c for req in batch for c in writes.content_of(req.fields.get("text"), remember=remember)
+    ]
+
+
 def named(where: str, exc: InvalidInputError) -> InvalidInputError:
     """The same error, its field prefixed with the item it belongs to."""
     field = exc.field if exc.field.startswith(where) else f"{where}.{exc.field}"

@@ -38,6 +38,16 @@ from core.storage.store import WriteTx
 MAX_DAYS = 36_500
 
 
+def content_of(raw_text: object, *, remember: bool) -> list[str]:
+    """The content a `remember` or `suggest` of this text would judge, for embedding it
+    before the write lock (`Ledger.prepare`); nothing for a text the write will refuse."""
+    try:
+        words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
+    except InvalidInputError:
+        return []
+    return [classify.strip_remember(words) if remember else words]
+
+
 def owner_of(scope: Scope, by: str | None) -> str:
     """Who acts: the named user, else the scope's user, else 'user'."""
     if by:
