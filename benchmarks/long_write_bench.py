@@ -3,7 +3,9 @@
 One process suggests a long message (4,000 characters of short Chinese clauses, the
 longest a memory may be) to a store with a standing deletion fence; a second process, on
 the same store file, remembers five short facts while it runs. Prints the machine, the
-long write's time and each of the other writes' times. Usage:
+long write's time and each of the other writes' times. Then, in one process, `observe` of
+tool outputs of 2,000, 20,000 and 200,000 characters (log lines) with 300 memories in scope.
+Usage:
 
     .venv/bin/python benchmarks/long_write_bench.py
 """
@@ -79,6 +81,27 @@ def main() -> None:
         ]
         for run in runs:
             run.wait()
+        observations(Path(tmp) / "o")
+
+
+def observations(path: Path) -> None:
+    """`observe` of long tool outputs against 300 memories of the scope."""
+    svc = _open(path)
+    try:
+        items = [
+            {"scope": SCOPE, "text": f"Service {i} of the billing stack listens on port {5000 + i}"}
+            for i in range(300)
+        ]
+        svc.memories.remember_many(items)
+        svc.memories.observe(SCOPE, "warm up the model")
+        line = "2026-12-07 10:00:01 INFO request served in 12 ms path=/api/v1/items status=200\n"
+        for n in (2_000, 20_000, 200_000):
+            text = (line * (n // len(line) + 1))[:n]
+            start = time.perf_counter()
+            svc.memories.observe(SCOPE, text)
+            print(f"observe of {n:,} characters, 300 memories: {time.perf_counter() - start:.2f} s")
+    finally:
+        svc.close()
 
 
 if __name__ == "__main__":

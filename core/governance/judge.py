@@ -321,10 +321,10 @@ def judge(new: str, old: str, similarity: float | None) -> Judgement:
     rule = relate(new, old)
     if similarity is None or (rule.kind == "duplicate" and rule.reason.startswith("same text")):
         return Judgement(rule.kind, rule.reason, rule.replaces)
-    sig = signals(new, old, similarity, rule)
     sim = f"meaning similarity {similarity:.2f}"
-    if sig.similarity < RELATED:
-        return Judgement("unrelated", sim)
+    if similarity - SHIFT[_pair(new, old)] < RELATED:
+        return Judgement("unrelated", sim)  # before the signals: a long text's cost a pair
+    sig = signals(new, old, similarity, rule)
     replaces = (sig.update or sig.rule.replaces or (sig.dated and sig.evidence)) and not (
         sig.names_another
     )

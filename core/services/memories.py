@@ -123,6 +123,7 @@ class Memories:
     ) -> Result[Event]:
         """Report a fresh tool-verified observation; contradicted memories turn stale (R10)."""
         req = required_scope(scope)
+        self._e.ledger.prepare(writes.observation_gist(text))
         with self._e.store.write("observe") as tx:
             event = writes.observe(
                 tx,

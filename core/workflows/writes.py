@@ -48,6 +48,21 @@ def content_of(raw_text: object, *, remember: bool) -> list[str]:
     return [classify.strip_remember(words) if remember else words]
 
 
+def observation_gist(raw_text: object) -> list[str]:
+    """What of an observation the judge compares by meaning (see `observe`), for embedding
+    it before the write lock; nothing for a text the write will refuse."""
+    try:
+        return [_gist(text(raw_text, "text", limits.MAX_EVENT_TEXT))]
+    except InvalidInputError:
+        return []
+
+
+def _gist(observed: str) -> str:
+    # A tool's output may be 50 times a memory's length; its meaning is read from its first
+    # memory-length part (embedding all of it took 15 s for 20,000 characters).
+    return observed[: limits.MAX_MEMORY_TEXT]
+
+
 def owner_of(scope: Scope, by: str | None) -> str:
     """Who acts: the named user, else the scope's user, else 'user'."""
     if by:
@@ -292,7 +307,7 @@ def observe(
         tx.conn, tx.codec, scope, [MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE]
     )
     for record in live:
-        sim = similarity(words, record.content) if similarity is not None else None
+        sim = similarity(_gist(words), record.content) if similarity is not None else None
         rel = judge(words, record.content, sim)
         if rel.kind != "contradiction":
             continue

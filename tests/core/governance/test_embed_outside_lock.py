@@ -23,6 +23,7 @@ import pytest
 from core import InvalidInputError, MemoryService
 from core.governance.ledger import PREPARE_FROM
 from core.index.embedder import EmbedKind, HashingEmbedder, register_embedder, unregister_embedder
+from core.model.limits import MAX_MEMORY_TEXT
 from tests.conftest import PASSPHRASE
 
 if TYPE_CHECKING:
@@ -122,6 +123,21 @@ def test_a_batch_of_long_items_is_embedded_before_its_transaction(
     assert len(out) == 2
     seen = LockProbingEmbedder.seen
     assert seen and all(free for _, free in seen), seen
+
+
+def test_a_long_observation_is_read_for_meaning_by_its_first_memory_length_part(
+    probing: MemoryService,
+) -> None:
+    svc = probing
+    _judged_long_texts(svc)
+    LockProbingEmbedder.seen = []
+    log = "2026-12-07 10:00:01 INFO atlas staging database listening on port 5433\n" * 400
+    assert len(log) > MAX_MEMORY_TEXT
+    svc.memories.observe(SCOPE, log)
+    seen = LockProbingEmbedder.seen
+    # A tool's output up to 200,000 characters was embedded whole, inside the transaction.
+    assert seen and all(free for _, free in seen), seen
+    assert max(n for n, _ in seen) == MAX_MEMORY_TEXT
 
 
 def test_a_refused_long_text_still_names_the_problem_and_writes_nothing(
