@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from core.governance.fences import Features, FenceView, denies, features, match
-from core.governance.statements import CJK_CHAR
+from core.governance.statements import CJK_CHAR, affirmed
 from core.patterns import lazy
 from core.storage import fences, governed
 from core.storage.store import WriteTx
@@ -66,9 +66,11 @@ class FenceCheck:
         keys = tx.codec.fingerprint_keys()
         of = {text: [features(key, text) for key in keys] for text in (content, *_clauses(content))}
         # A message that denies the fenced fact in one of its clauses ("我对青霉素不过敏，上次
-        # 皮试过了") states a new fact: none of its parts brings the deleted one back.
-        clauses = [f for text, every in of.items() if text != content for f in every]
-        views = [v for v in views if not any(denies(c, v) for c in clauses)]
+        # 皮试过了") states a new fact: none of its parts brings the deleted one back. The
+        # clause must deny the fact itself: without its negation it is the fact ("Leo sits at
+        # the nut-free table, he can't have nuts" restates the fact; its "can't" denies
+        # something else).
+        views = [v for v in views if not _denied(v, of, content, keys, embed)]
         for piece in pieces(content):
             found, why = _meet_one(views, of[piece], piece, embed, piece != content)
             if found is not None:
@@ -76,6 +78,24 @@ class FenceCheck:
                     why = f'{why}, in the part "{piece}"'
                 return found, why
         return None, ""
+
+
+def _denied(
+    view: FenceView,
+    of: dict[str, list[Features]],
+    content: str,
+    keys: Sequence[bytes],
+    embed: Callable[[str], Vector],
+) -> bool:
+    """Some clause of the message carries a negation the fenced fact lacks, and with the
+    negation taken out it is the fenced fact (by units or meaning)."""
+    for text, every in of.items():
+        if text == content or not any(denies(f, view) for f in every):
+            continue
+        plain = affirmed(text)
+        if _meet_one([view], [features(key, plain) for key in keys], plain, embed, True)[0]:
+            return True
+    return False
 
 
 def _meet_one(

@@ -285,6 +285,21 @@ def _letter_labels(text: str) -> set[str]:
 _LETTER_LABEL = lazy(r"(?<![A-Za-z'’])(?:[B-HJ-Z]|A(?!\s+[a-z]))(?![A-Za-z'’])")
 
 
+# Contractions whose stem is not the positive verb ("can't" -> "ca"): read as the verb.
+_NOT_CONTRACTED = lazy(r"\b(ca|wo|sha)n't\b|\b(\w+)n't\b", re.IGNORECASE)
+_STEM = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
+def affirmed(text: str) -> str:
+    """The text with its negations taken out: what it says when it does not deny ("he can't
+    have nuts" -> "he can have nuts", "没有高血压" -> "有高血压" without 没)."""
+    plain = _NOT_CONTRACTED.sub(
+        lambda m: _STEM.get(m.group(1).casefold(), m.group(1)) if m.group(1) else m.group(2),
+        text,
+    )
+    return " ".join(_NEGATION_ZH.sub(" ", _NEGATION_EN.sub(" ", plain)).split())
+
+
 def _strip_negation(text: str) -> str:
     return _NEGATION_ZH.sub(" ", _NEGATION_EN.sub(" ", text.replace("n't", " not")))
 

@@ -283,6 +283,12 @@ def _fence(service: MemoryService, text: str) -> None:
         ("女儿对芒果过敏", "今天好累，女儿对芒果过敏，晚饭要注意一下，记得提醒我周三买菜"),
         # two joined by "and" / 跟 name no roles: the order says nothing
         ("I fell out with Harriet over the cottage.", "Harriet and I fell out over the cottage."),
+        # a negation in another clause that denies something else: still the fact, restated
+        (
+            "Leo sits at the nut-free table at lunch",
+            "Leo sits at the nut-free table at lunch, he can't have any nuts.",
+        ),
+        ("我妈一个人住在绍兴。", "我妈一个人住在绍兴，不愿意搬来跟我们住。"),
     ],
 )
 def test_fence_holds_for_restatements(service: MemoryService, deleted: str, later: str) -> None:
