@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -167,6 +167,19 @@ class Changes:
     def none(cls, revision: int) -> Changes:
         """A no-op result at the current revision."""
         return cls(frozenset(), revision)
+
+    @classmethod
+    def combined(cls, parts: Sequence[Changes]) -> Changes:
+        """The changes of one operation committed in several transactions. It has no single
+        journal command: each part is undone on its own (`command_id` None)."""
+        if len(parts) == 1:
+            return parts[0]
+        return cls(
+            frozenset().union(*(p.kinds for p in parts)),
+            max(p.revision for p in parts),
+            tuple(i for p in parts for i in p.event_ids),
+            tuple(dict.fromkeys(i for p in parts for i in p.memory_ids)),
+        )
 
     def touches(self, kind: ChangeKind) -> bool:
         """True when views showing `kind` should refresh."""

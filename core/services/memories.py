@@ -4,11 +4,12 @@ extract, their batches of #13, import) and reading records, history and lineage 
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.governance import controls, resolution
-from core.governance.extractor import Extractor
+from core.governance.extractor import Extractor, Proposal
 from core.governance.policy import Origin
 from core.model.memory import AdoptionChain, MemoryFilter, MemoryOutcome, Tombstone
 from core.model.records import Changes, Decision, Event, MemoryRecord, Result
@@ -19,6 +20,13 @@ from core.storage import memories, memory_history, memory_queries
 from core.storage.store import changes_of, revision_of
 from core.workflows import batch, deletion, portability, replay, writes
 from core.workflows.spool import Spooler, spoolable
+
+# Judging time per write transaction when extraction decides many proposals, and the pause
+# after it (see `Memories._decide_in_turns`); a proposal is judged in tens of milliseconds.
+# SQLite wakes a waiting writer of another process every 50-100 ms: without the pause, the
+# next turn took the lock again before any waiter woke.
+TURN_SECONDS = 1.0
+YIELD_SECONDS = 0.15
 
 
 class Memories:
@@ -160,11 +168,7 @@ class Memories:
             events = writes.session_events(conn, store.codec, name, event_ids)
         proposals = self._e.extractor.extract(events)
         self._e.ledger.prepare(p.content for p in proposals)
-        with store.write("extract") as tx:
-            if writes.opted_out(tx.conn, tx.codec, name):
-                return Result([], changes_of(tx))
-            out = writes.submit_proposals(tx, self._e.ledger, proposals, name, origin=origin)
-        return self._e.committed(out, tx)
+        return self._decide_in_turns("extract", {name: proposals}, origin, background=False)
 
     def import_memories(
         self, document: Mapping[str, Any], *, by: str | None = None
@@ -225,16 +229,53 @@ class Memories:
 
     def extract_many(self, sessions: Sequence[str]) -> Result[list[MemoryOutcome]]:
         """`extract` over several sessions (an import): the extractor runs outside the
-        write transaction, then every proposal is decided in one transaction."""
+        write transaction, then the proposals are decided in short transactions, in turn
+        with other writers (`_decide_in_turns`)."""
         names = list(dict.fromkeys(identifier(s, "sessions") for s in sessions))
         store = self._e.store
         with store.read("read session events") as conn:
             events = batch.sessions_to_extract(conn, store.codec, names)
         proposals = {name: self._e.extractor.extract(evs) for name, evs in events.items()}
         self._e.ledger.prepare(p.content for found in proposals.values() for p in found)
-        with store.write("extract many") as tx:
-            out = batch.submit_all(tx, self._e.ledger, proposals)
-        return self._e.committed(out, tx, batch=True)
+        return self._decide_in_turns("extract many", proposals, Origin.EXTRACT, background=True)
+
+    def _decide_in_turns(
+        self,
+        label: str,
+        proposals: Mapping[str, Sequence[Proposal]],
+        origin: Origin,
+        *,
+        background: bool,
+    ) -> Result[list[MemoryOutcome]]:
+        """Decide the proposals in write transactions of at most `TURN_SECONDS` of judging
+        each, with a pause between, so that other writers get the store: an import's 3,000
+        proposals held it for 144 s, and a user's `remember` meanwhile failed with "the store
+        is busy".
+        A run stopped between turns loses nothing: extraction runs again from the session's
+        mark, and what was already decided is recognised (`writes._already_decided`)."""
+        work = [(name, p) for name, found in proposals.items() for p in found]
+        out: list[MemoryOutcome] = []
+        parts: list[Changes] = []
+        done = 0
+        while done < len(work) or not parts:
+            with self._e.store.write(label) as tx:
+                started = time.monotonic()
+                allowed: dict[str, bool] = {}
+                while done < len(work):
+                    name, proposal = work[done]
+                    if name not in allowed:  # opt-outs checked again in each transaction
+                        allowed[name] = not writes.opted_out(tx.conn, tx.codec, name)
+                    if allowed[name]:
+                        ledger = self._e.ledger
+                        out += writes.submit_proposals(tx, ledger, [proposal], name, origin=origin)
+                    done += 1
+                    if time.monotonic() - started >= TURN_SECONDS:
+                        break
+            # A batch's memories are embedded in the background, as before (#13).
+            parts.append(self._e.committed([], tx, batch=background).changes)
+            if done < len(work):
+                time.sleep(YIELD_SECONDS)
+        return Result(out, Changes.combined(parts))
 
     # --- reading memory -------------------------------------------------------------------
 

@@ -20,9 +20,7 @@ from sqlalchemy import Connection
 from core.crypto.codec import Codec
 from core.errors import InvalidInputError
 from core.governance import controls
-from core.governance.extractor import Proposal
 from core.governance.ledger import Ledger
-from core.governance.policy import Origin
 from core.model.memory import MemoryOutcome
 from core.model.records import Event
 from core.model.scope import Scope
@@ -213,14 +211,3 @@ def sessions_to_extract(
         for name in names
         if not writes.opted_out(conn, codec, name)
     }
-
-
-def submit_all(
-    tx: WriteTx, ledger: Ledger, proposals: Mapping[str, Sequence[Proposal]]
-) -> list[MemoryOutcome]:
-    """Every session's proposals, decided in one transaction (opt-outs checked again)."""
-    out: list[MemoryOutcome] = []
-    for name, found in proposals.items():
-        if not writes.opted_out(tx.conn, tx.codec, name):
-            out += writes.submit_proposals(tx, ledger, found, name, origin=Origin.EXTRACT)
-    return out

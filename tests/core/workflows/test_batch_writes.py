@@ -286,3 +286,32 @@ def test_the_next_batch_files_again_only_what_changed(service: MemoryService) ->
     assert len(scope_index.slots) == 200 + 1 + 100
     again = service.memories.remember(FAMILY, texts[250]).value
     assert again.outcome == "merged"
+
+
+def test_a_long_extraction_is_decided_in_turns_and_other_writers_get_the_store_between(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import's extraction of 3,000 proposals held the write lock for 144 s, and a user's
+    `remember` from another process failed with "the store is busy". Now proposals are
+    decided in turns of at most `TURN_SECONDS` (here: one proposal per turn)."""
+    from core import NewEvent
+    from core.services import memories as memory_service
+
+    monkeypatch.setattr(memory_service, "TURN_SECONDS", 0.0)
+    monkeypatch.setattr(memory_service, "YIELD_SECONDS", 0.0)
+    facts = ["We always run make check before pushing.", "Our staging database is Postgres 15."]
+    for text in facts:
+        service.events.append_event(
+            NewEvent(session="s1", actor="user", trust="user", scope=SCOPE, text=text)
+        )
+    before = service.events.revision()
+    out = service.memories.extract_many(["s1"])
+    made = [o.record.id for o in out.value if o.record is not None]
+    assert len(made) == 2
+    assert out.changes.revision == before + 2  # one transaction per turn
+    assert set(made) <= set(out.changes.memory_ids)
+    assert out.changes.command_id is None  # each turn is a journal entry of its own
+    # Run again: what the turns decided is recognised, nothing is doubled.
+    again = service.memories.extract_many(["s1"])
+    assert not [o for o in again.value if o.record is not None and o.record.id not in made]
+    assert len(service.memories.list_memories()) == 2
