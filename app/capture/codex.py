@@ -13,7 +13,9 @@ Trust follows the importers' rules: the user's typed text is `user`, the assista
 and tool calls `assistant`, every tool output `untrusted` (it cannot be re-run here; R2,
 R11). Context Codex injects as user messages (`<environment_context>`,
 `<user_instructions>`, the project's "# AGENTS.md instructions for ..." message) is not
-what the user said and is skipped; so are `developer` messages.
+what the user said and is skipped, block by block; so are `developer` messages. What Codex
+writes in the user's role (`<turn_aborted>`, `<user_action>`, `<subagent_notification>`) is
+recorded as Codex's, and a sub-agent's "user" messages as the starting agent's.
 """
 
 from __future__ import annotations
@@ -33,7 +35,15 @@ INJECTED = (
     "<user_shell_command>",
     "# AGENTS.md instructions for ",
     "<INSTRUCTIONS>",
+    "<recommended_plugins>",
 )
+# What Codex writes in the user's role that the user did not type: (actor, trust, kind,
+# source, class kept in data.codex).
+MARKUP: dict[str, tuple[str, str, str, str | None, str]] = {
+    "<turn_aborted>": ("system", "untrusted", "message", "system", "turn_aborted"),
+    "<subagent_notification>": ("tool", "untrusted", "tool_result", None, "subagent_result"),
+    "<user_action>": ("system", "untrusted", "message", "system", "user_action"),
+}
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 SHELL_TOOLS = frozenset({"shell", "local_shell", "exec_command", "container.exec"})
@@ -60,11 +70,12 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
     for offset, raw in lines:
         try:
             item = _item(raw, state, chunk)
-            event = _event(item, tools, f"{session_id(path, state)}@{offset}") if item else None
+            where = f"{session_id(path, state)}@{offset}"
+            events = _events(item, tools, where, bool(state.get("subagent"))) if item else []
         except ValueError as exc:
             chunk.problems.append(Problem(str(path), f"byte {offset}", str(exc)))
             continue
-        if event is not None:
+        for event in events:
             chunk.add(SESSION_PREFIX + session_id(path, state), event)
     state["tools"] = dict(list(tools.items())[-200:])
     return chunk
@@ -80,8 +91,12 @@ def _item(raw: str, state: dict[str, Any], chunk: Chunk) -> dict[str, Any] | Non
     kind = line.get("type")
     payload = line.get("payload")
     if kind in ("session_meta", "turn_context") and isinstance(payload, dict):
-        if kind == "session_meta":
-            state.setdefault("session", str(payload.get("id") or ""))
+        if kind == "session_meta" and "session" not in state:
+            state["session"] = str(payload.get("id") or "")
+            # A sub-agent's rollout (spawned or a review): its "user" messages were written
+            # by the agent that started it, and a fork copies the parent's history in.
+            source = payload.get("source")
+            state["subagent"] = isinstance(source, dict) and "subagent" in source
         if isinstance(payload.get("cwd"), str) and chunk.cwd is None:
             chunk.cwd = payload["cwd"]  # for the scope only; never kept in the cursor
         return None
@@ -92,15 +107,51 @@ def _item(raw: str, state: dict[str, Any], chunk: Chunk) -> dict[str, Any] | Non
     return None  # event_msg, turn_context, reasoning, state records
 
 
+def _events(
+    item: dict[str, Any], tools: dict[str, str], source_id: str, subagent: bool
+) -> list[SourceEvent]:
+    if item.get("type") == "message" and item.get("role") == "user":
+        return _user_message(item, source_id, subagent)
+    event = _event(item, tools, source_id)
+    return [event] if event is not None else []
+
+
+def _user_message(item: dict[str, Any], source_id: str, subagent: bool) -> list[SourceEvent]:
+    """A user-role message, block by block: what Codex injected is left out, what it wrote
+    in the user's place (`MARKUP`) is recorded as its own, the rest is the user's (in a
+    sub-agent's rollout: the starting agent's)."""
+    ts = item.get("_ts") if isinstance(item.get("_ts"), str) else None
+    typed: list[str] = []
+    written: list[tuple[tuple[str, str, str, str | None, str], str]] = []
+    for text in _block_texts(item.get("content")):
+        start = text.lstrip()
+        if start.startswith(INJECTED):
+            continue
+        tag = next((t for t in MARKUP if start.startswith(t)), None)
+        if tag is None:
+            typed.append(text)
+        else:
+            written.append((MARKUP[tag], text))
+    out = []
+    if any(t.strip() for t in typed):
+        body, cut = clip("\n".join(typed))
+        who = "assistant" if subagent else "user"
+        data = {**cut, "codex": "subagent_prompt"} if subagent else cut
+        out.append(SourceEvent(source_id, who, who, body, "message", "chat", ts, data))
+    for (actor, trust, kind, source, label), text in written:
+        body, cut = clip(text)
+        sid = f"{source_id}.{len(out)}" if out else source_id
+        out.append(SourceEvent(sid, actor, trust, body, kind, source, ts, {**cut, "codex": label}))
+    return out
+
+
 def _event(item: dict[str, Any], tools: dict[str, str], source_id: str) -> SourceEvent | None:
     kind = item.get("type")
     ts = item.get("_ts") if isinstance(item.get("_ts"), str) else None
     if kind == "message":
         role = item.get("role")
         text = _blocks_text(item.get("content"))
-        if role not in ("user", "assistant") or not text.strip():
-            return None
-        if role == "user" and text.lstrip().startswith(INJECTED):
+        if role != "assistant" or not text.strip():
             return None
         body, cut = clip(text)
         return SourceEvent(source_id, role, role, body, "message", "chat", ts, cut)
@@ -138,16 +189,20 @@ def _call_input(item: dict[str, Any]) -> str:
 
 
 def _blocks_text(content: object) -> str:
+    return "\n".join(_block_texts(content))
+
+
+def _block_texts(content: object) -> list[str]:
     if isinstance(content, str):
-        return content
+        return [content]
     if not isinstance(content, list):
-        return ""
+        return []
     parts = [
         b.get("text")
         for b in content
         if isinstance(b, dict) and b.get("type") in ("input_text", "output_text", "text")
     ]
-    return "\n".join(p for p in parts if isinstance(p, str) and p)
+    return [p for p in parts if isinstance(p, str) and p]
 
 
 def _output_text(output: object) -> str:

@@ -16,14 +16,21 @@ Not everything on a `user` line was said by the user (#42):
   `<command-name>`/`<command-message>`/`<command-args>` and `<bash-input>` (a slash or shell
   command the user ran), `<local-command-stdout>`/`<local-command-stderr>` and
   `<bash-stdout>`/`<bash-stderr>` (that command's output), `<local-command-caveat>`,
-  `<user-prompt-submit-hook>` and `<task-notification>`. Each tagged part is its own event
-  (`data.claude_code` names the tag's class); only the text outside the tags is the user's.
+  `<user-prompt-submit-hook>`, `<task-notification>` and the IDE extensions'
+  `<ide_opened_file>` / `<ide_selection>`. Each tagged part is its own event
+  (`data.claude_code` names the tag's class); only the text outside the tags is the user's;
+- a line marked `origin.kind` other than "human" or `promptSource` other than "typed", and
+  "Operation stopped by hook: ..." (a blocked prompt), were written in the user's place;
+- a prompt typed while the agent works is written only as an `attachment` line
+  (`queued_command`): it is a user line.
 
 Branches: a rewound conversation (the user went back and typed again) leaves the abandoned
 lines in the file, with the new ones pointing by `parentUuid` to an earlier line. Only the
 path from the session's last line back to its root is imported (through compaction
-boundaries by `logicalParentUuid`); the lines of abandoned branches are counted in one
-"skipped" line per session. Sub-agent lines (`isSidechain`) are kept and flagged.
+boundaries by `logicalParentUuid`, or to the line before a boundary whose logical parent is
+in no line); the lines of abandoned branches are counted in one "skipped" line per session.
+Parallel tool calls (a line per call, each result pointing to its call) are not branches.
+Sub-agent lines (`isSidechain`) are kept and flagged.
 
 Trust (documented in docs/mcp.md, "Trust rules"): text the user typed is `user`; the
 assistant's text and tool calls are `assistant`; every tool result and command output is
@@ -67,12 +74,22 @@ MARKUP: dict[str, tuple[str, str, str, str, str | None]] = {
     "local-command-caveat": ("caveat", "system", "untrusted", "message", "system"),
     "user-prompt-submit-hook": ("hook_output", "system", "untrusted", "message", "system"),
     "task-notification": ("task_notification", "system", "untrusted", "message", "system"),
+    # What the IDE extensions add before the prompt: the file open, the selection.
+    "ide_opened_file": ("ide_context", "system", "untrusted", "message", "system"),
+    "ide_selection": ("ide_context", "system", "untrusted", "message", "system"),
+    "ide_diagnostics": ("ide_context", "system", "untrusted", "message", "system"),
 }
 _TAGGED = re.compile(
     r"<(" + "|".join(re.escape(t) for t in MARKUP) + r")\b[^>]*>(.*?)</\1>", re.DOTALL
 )
 # Lines Claude Code writes itself in the user's place when a turn is cut short.
 INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
+# What Claude Code writes on a user line when a UserPromptSubmit hook blocked the prompt.
+HOOK_STOPPED = re.compile(r"^Operation stopped by hook:")
+# What Claude Code appends after a `<task-notification>` (where the task's output is).
+NOTIFICATION_TAIL = re.compile(
+    r"^(?:Full transcript available at:|Read the output file to retrieve the result:)"
+)
 
 
 def transcript_files(path: Path) -> list[Path]:
@@ -106,14 +123,14 @@ def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[P
     except ValueError as exc:
         problems.append(Problem(str(file), "file", str(exc)))
         return
-    parents: dict[str, str | None] = {}
+    links = _Links()
     by_session: dict[str, list[_Line]] = {}
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
             obj = _object(raw)
-            _link(obj, parents)
+            links.note(obj)
             entry = _conversation(obj)
         except (ValueError, TypeError, RecursionError) as exc:
             problems.append(Problem(str(file), f"line {number}", _reason(exc)))
@@ -121,6 +138,7 @@ def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[P
         if entry is not None:
             sid = str(entry.get("sessionId") or file.stem)
             by_session.setdefault(sid, []).append(_Line(number, entry))
+    parents = links.resolved()
     for sid, found in by_session.items():
         kept = final_branch(found, parents)
         if len(kept) < len(found):
@@ -160,15 +178,34 @@ def _session_events(
         sess.events.extend(replace(e, where=f"line {line.number}") for e in events)
 
 
-def _link(obj: dict[str, Any], parents: dict[str, str | None]) -> None:
-    """Note the line's parent (any line type: branches run through system lines too)."""
-    uuid = obj.get("uuid")
-    if not isinstance(uuid, str):
-        return
-    parent = obj.get("parentUuid")
-    if parent is None:  # a compaction boundary starts a new chain that continues the old one
-        parent = obj.get("logicalParentUuid")
-    parents[uuid] = parent if isinstance(parent, str) else None
+class _Links:
+    """Each line's parent (any line type: branches run through system lines too)."""
+
+    def __init__(self) -> None:
+        self.parents: dict[str, str | None] = {}
+        self._before: dict[str, str] = {}  # a compaction boundary -> the line before it
+        self._last: str | None = None
+
+    def note(self, obj: dict[str, Any]) -> None:
+        uuid = obj.get("uuid")
+        if not isinstance(uuid, str):
+            return
+        parent = obj.get("parentUuid")
+        if parent is None:  # a compaction boundary starts a new chain continuing the old one
+            parent = obj.get("logicalParentUuid")
+            if isinstance(parent, str) and self._last is not None:
+                self._before[uuid] = self._last
+        self.parents[uuid] = parent if isinstance(parent, str) else None
+        if not obj.get("isSidechain"):
+            self._last = uuid
+
+    def resolved(self) -> dict[str, str | None]:
+        """The parents, with a boundary whose logical parent is in no line (a known writer
+        fault) joined to the line written before it: the conversation it compacted."""
+        for boundary, before in self._before.items():
+            if self.parents.get(boundary) not in self.parents:
+                self.parents[boundary] = before
+        return self.parents
 
 
 def final_branch(lines: list[_Line], parents: dict[str, str | None]) -> list[_Line]:
@@ -184,11 +221,33 @@ def final_branch(lines: list[_Line], parents: dict[str, str | None]) -> list[_Li
     while node is not None and node not in path:
         path.add(node)
         node = parents.get(node)
+    # Parallel tool calls leave side chains that were never abandoned: each call of one reply
+    # is a line of its own, chained to the one before, and each result points to its call.
+    # A line off the path is kept when its parent is kept and it continues that reply (the
+    # same message id) or is only tool results; a prompt or a new reply off the path starts
+    # a rewound branch.
+    by_uuid = {ln.entry["uuid"]: ln.entry for ln in lines}
+    for ln in lines:  # file order: a parent is written before its children
+        parent = parents.get(ln.entry["uuid"])
+        if parent in path and _continues(ln.entry, by_uuid.get(parent)):
+            path.add(ln.entry["uuid"])
     return [
         ln
         for ln in lines
         if ln.entry["uuid"] in path or ln.entry.get("isSidechain") or "parentUuid" not in ln.entry
     ]
+
+
+def _continues(entry: dict[str, Any], parent: dict[str, Any] | None) -> bool:
+    content = entry["message"]["content"]
+    if entry["type"] == "user":
+        return (
+            isinstance(content, list)
+            and bool(content)
+            and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+        )
+    mine = entry["message"].get("id")
+    return parent is not None and mine is not None and parent["message"].get("id") == mine
 
 
 def _reason(exc: Exception) -> str:
@@ -215,6 +274,7 @@ def _object(raw: bytes) -> dict[str, Any]:
 
 def _conversation(entry: dict[str, Any]) -> dict[str, Any] | None:
     """The line if it is a conversation line; None for other line types."""
+    entry = _queued(entry)
     if entry.get("type") not in ("user", "assistant") or entry.get("isMeta"):
         return None
     if not isinstance(entry.get("uuid"), str):
@@ -223,6 +283,23 @@ def _conversation(entry: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(message, dict) or not isinstance(message.get("content"), (str, list)):
         raise ValueError("message.content must be a string or a list of content blocks")
     return entry
+
+
+def _queued(entry: dict[str, Any]) -> dict[str, Any]:
+    """A prompt the user typed while the agent was busy is written only as an attachment line
+    (`queued_command`, mode "prompt"); it is a user line of its own. Other queued commands
+    (a task's notification) are Claude Code's."""
+    found = entry.get("attachment")
+    if entry.get("type") != "attachment" or not isinstance(found, dict):
+        return entry
+    prompt = found.get("prompt")
+    if found.get("type") != "queued_command" or not isinstance(prompt, str):
+        return entry
+    mode = found.get("commandMode")
+    line = {**entry, "type": "user", "message": {"role": "user", "content": prompt}}
+    if mode not in (None, "prompt"):
+        line["origin"] = {"kind": str(mode)}
+    return line
 
 
 def entry_of(raw: bytes) -> dict[str, Any] | None:
@@ -260,7 +337,7 @@ def _block(
             summary = {**extra, "claude_code": "compact_summary"}
             yield from _text_event(source_id, ("system", "assistant"), text, ts, summary, "system")
         else:
-            yield from _user_text(source_id, text, ts, extra)
+            yield from _user_text(entry, source_id, text, ts, extra)
         return
     if kind == "tool_use":
         name = str(block.get("name", "tool"))
@@ -290,13 +367,30 @@ def _block(
     # thinking, redacted_thinking, image: not imported
 
 
+def typed_by_user(entry: dict[str, Any]) -> bool:
+    """Whether a user line's text was typed by the user. Newer versions say so: `origin.kind`
+    ("human", or "task-notification" ...) and `promptSource` ("typed" or "system")."""
+    origin = entry.get("origin")
+    if isinstance(origin, dict) and origin.get("kind") not in (None, "human"):
+        return False
+    source = entry.get("promptSource")
+    return source is None or source == "typed"
+
+
 def _user_text(
-    source_id: str, text: str, ts: str | None, extra: dict[str, Any]
+    entry: dict[str, Any], source_id: str, text: str, ts: str | None, extra: dict[str, Any]
 ) -> Iterator[SourceEvent]:
     """A user text block cut into what the user typed and what Claude Code added (tags)."""
     parts = split_markup(text)
+    typed = typed_by_user(entry)
     for number, (tag, part) in enumerate(parts):
         sid = source_id if number == 0 else f"{source_id}.{number}"
+        if tag is None and not typed:
+            # Written in the user's place by Claude Code itself (a notification, a queued
+            # system prompt): recorded as the system's, never as something the user said.
+            data = {**extra, "claude_code": "not_typed"}
+            yield from _text_event(sid, ("system", "untrusted"), part, ts, data, "system")
+            continue
         if tag is None:
             yield from _text_event(sid, ("user", "user"), part, ts, extra)
             continue
@@ -316,6 +410,8 @@ def split_markup(text: str) -> list[tuple[str | None, str]]:
     run of command tags (name, message, args) stays one piece."""
     if INTERRUPTED.match(text.strip()):
         return [("interrupted", text)]
+    if HOOK_STOPPED.match(text.strip()):
+        return [("user-prompt-submit-hook", text)]
     pieces: list[tuple[str | None, str]] = []
     at = 0
     for found in _TAGGED.finditer(text):
@@ -335,6 +431,9 @@ def split_markup(text: str) -> list[tuple[str | None, str]]:
             pieces.append((tag, found.group(0)))
         at = found.end()
     rest = text[at:]
+    if pieces and pieces[-1][0] == "task-notification" and NOTIFICATION_TAIL.match(rest.strip()):
+        pieces[-1] = (pieces[-1][0], pieces[-1][1] + rest)  # Claude Code's, not the user's
+        rest = ""
     if rest.strip() or not pieces:
         pieces.append((None, rest.strip() if pieces else rest))
     return pieces
