@@ -21,6 +21,7 @@ recorded as Codex's, and a sub-agent's "user" messages as the starting agent's.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,10 @@ MARKUP: dict[str, tuple[str, str, str, str | None, str]] = {
     "<subagent_notification>": ("tool", "untrusted", "tool_result", None, "subagent_result"),
     "<user_action>": ("system", "untrusted", "message", "system", "user_action"),
 }
+IMAGE_TAG = re.compile(r"</?image\b[^>]*>\s*")
+DESKTOP_FILES = "# Files mentioned by the user:"
+DESKTOP_REQUEST = "## My request for Codex:"
+DESKTOP_WRAPPER = ("system", "untrusted", "message", "system", "mentioned_files")
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 SHELL_TOOLS = frozenset({"shell", "local_shell", "exec_command", "container.exec"})
@@ -125,8 +130,13 @@ def _user_message(item: dict[str, Any], source_id: str, subagent: bool) -> list[
     written: list[tuple[tuple[str, str, str, str | None, str], str]] = []
     for text in _block_texts(item.get("content")):
         start = text.lstrip()
-        if start.startswith(INJECTED):
-            continue
+        if start.startswith(INJECTED) or IMAGE_TAG.fullmatch(start):
+            continue  # the tags around an attached image hold no text
+        head, marker, request = start.partition(DESKTOP_REQUEST)
+        if marker and head.startswith(DESKTOP_FILES):
+            # Codex Desktop wraps the request in the list of files attached to it.
+            written.append((DESKTOP_WRAPPER, head.rstrip()))
+            text = request.strip()
         tag = next((t for t in MARKUP if start.startswith(t)), None)
         if tag is None:
             typed.append(text)

@@ -102,6 +102,15 @@ def test_codex_texts_in_the_users_role_that_codex_wrote() -> None:
     assert not [e for e in events if "<recommended_plugins>" in e.text]
 
 
+def test_codex_desktops_wrapper_around_the_request_is_not_the_users() -> None:
+    events, _ = _events(codex, CODEX / "gitsync_4fb9775f25f8_1.jsonl")
+    assert [e.text for e in events if e.actor == "user"] == [
+        "can you add this image to the top of the repo please  then create a branch and make a "
+        "commit"
+    ]
+    assert _said(events, "# Files mentioned by the user:") == [("system", "untrusted")]
+
+
 def test_a_codex_sub_agents_messages_were_written_by_the_agent_that_started_it() -> None:
     events, _ = _events(codex, CODEX / "gitsync_edee273e9e3b_2.jsonl")
     assert not [e for e in events if e.actor == "user"]
