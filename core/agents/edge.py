@@ -32,7 +32,7 @@ from core.model.jsonsafe import has_lone_surrogate
 from core.model.memory import SearchHit, Tombstone
 from core.model.origin import EXTERNAL_SOURCES
 from core.model.records import MemoryRecord, NewEvent
-from core.model.scope import Scope
+from core.model.scope import SCOPE_KEYS, Scope
 from core.service import MemoryService
 
 T = TypeVar("T")
@@ -61,6 +61,10 @@ AUDIT_TEXT_LIMIT = 200
 """Characters of a text argument an audit event keeps (a purge finds copies up to here)."""
 
 
+# Whose memory it is: a call may never add these to the configured scope.
+OWNER_KEYS = ("user", "org")
+
+
 def narrow_scope(
     base: Scope, requested: Mapping[str, str] | None, *, field: str = "scope"
 ) -> Scope:
@@ -75,6 +79,15 @@ def narrow_scope(
     if not requested:
         return base
     asked = Scope.of(requested, field=field)
+    for key in OWNER_KEYS:
+        if key in asked and key not in base:
+            # By the containment rule, adding a key shows more memories, not fewer: adding
+            # `user` to a server configured without one showed that user's own memories.
+            raise ScopeWidenedError(
+                field,
+                f"{key}={asked[key]} is not in the configured scope {base}; a call may add "
+                "only " + ", ".join(k for k in SCOPE_KEYS if k not in OWNER_KEYS),
+            )
     for key, value in base.items_:
         if key in asked and asked[key] != value:
             raise ScopeWidenedError(

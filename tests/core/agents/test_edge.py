@@ -23,6 +23,21 @@ def test_scope_may_only_be_narrowed(service: MemoryService) -> None:
         edge.scope({"user": "bob"})
 
 
+def test_a_call_cannot_add_whose_memory_it_is_to_a_scope_configured_without_it(
+    service: MemoryService,
+) -> None:
+    """A server started with `org=acme` only: adding `user=bob` was taken for narrowing, and
+    by the containment rule it showed Bob's private memories and wrote into his scope."""
+    service.memories.remember({"user": "bob"}, "Bob's bank PIN hint is his dog's birthday.")
+    edge = AgentEdge(service, Scope.of({"org": "acme"}), "s1")
+    for owner in ({"user": "bob"}, {"org": "acme", "user": "bob"}):
+        with pytest.raises(ScopeWidenedError, match="user=bob is not in the configured scope"):
+            edge.scope(owner)
+    with pytest.raises(ScopeWidenedError, match="org=other"):
+        AgentEdge(service, ALICE, "s1").scope({"org": "other"})
+    assert edge.scope({"project": "billing"})["project"] == "billing"  # still narrows
+
+
 def test_outside_content_is_untrusted_for_every_adapter(service: MemoryService) -> None:
     edge = AgentEdge(service, ALICE, "s1")
     assert edge.trust("tool", None, "web_page")[1] == TrustLevel.UNTRUSTED
