@@ -40,6 +40,7 @@ file, a command's output) is outside content (R2, R11).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterator
@@ -79,9 +80,8 @@ MARKUP: dict[str, tuple[str, str, str, str, str | None]] = {
     "ide_selection": ("ide_context", "system", "untrusted", "message", "system"),
     "ide_diagnostics": ("ide_context", "system", "untrusted", "message", "system"),
 }
-_TAGGED = re.compile(
-    r"<(" + "|".join(re.escape(t) for t in MARKUP) + r")\b[^>]*>(.*?)</\1>", re.DOTALL
-)
+_OPENING = re.compile(r"<(" + "|".join(re.escape(t) for t in MARKUP) + r")\b[^>]*>")
+_CLOSING = re.compile(r"</(" + "|".join(re.escape(t) for t in MARKUP) + r")>")
 # Lines Claude Code writes itself in the user's place when a turn is cut short.
 INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
 # What Claude Code writes on a user line when a UserPromptSubmit hook blocked the prompt.
@@ -414,9 +414,9 @@ def split_markup(text: str) -> list[tuple[str | None, str]]:
         return [("user-prompt-submit-hook", text)]
     pieces: list[tuple[str | None, str]] = []
     at = 0
-    for found in _TAGGED.finditer(text):
-        between = text[at : found.start()]
-        tag = found.group(1)
+    for tag, start, end in _tagged(text):
+        between = text[at:start]
+        whole = text[start:end]
         same_run = (
             pieces
             and not between.strip()
@@ -424,12 +424,12 @@ def split_markup(text: str) -> list[tuple[str | None, str]]:
             and MARKUP.get(pieces[-1][0] or "", ("",))[0] == MARKUP[tag][0]
         )
         if same_run:
-            pieces[-1] = (pieces[-1][0], pieces[-1][1] + between + found.group(0))
+            pieces[-1] = (pieces[-1][0], pieces[-1][1] + between + whole)
         else:
             if between.strip():
                 pieces.append((None, between.strip()))
-            pieces.append((tag, found.group(0)))
-        at = found.end()
+            pieces.append((tag, whole))
+        at = end
     rest = text[at:]
     if pieces and pieces[-1][0] == "task-notification" and NOTIFICATION_TAIL.match(rest.strip()):
         pieces[-1] = (pieces[-1][0], pieces[-1][1] + rest)  # Claude Code's, not the user's
@@ -437,6 +437,27 @@ def split_markup(text: str) -> list[tuple[str | None, str]]:
     if rest.strip() or not pieces:
         pieces.append((None, rest.strip() if pieces else rest))
     return pieces
+
+
+def _tagged(text: str) -> Iterator[tuple[str, int, int]]:
+    """(tag, start, end) of each tagged part, left to right: an opening tag and the first
+    closing of the same tag after it; an opening never closed is plain text. The closings
+    are found once: a regex pairing them rescanned the rest of the text for every opening
+    never closed (20,000 of them in one line took 30 s and held the hook daemon)."""
+    closings: dict[str, list[tuple[int, int]]] = {}
+    for found in _CLOSING.finditer(text):
+        closings.setdefault(found.group(1), []).append(found.span())
+    at = 0
+    for found in _OPENING.finditer(text):
+        if found.start() < at:
+            continue
+        tag = found.group(1)
+        ends = closings.get(tag, [])
+        k = bisect.bisect_left(ends, (found.end(), -1))
+        if k == len(ends):
+            continue
+        at = ends[k][1]
+        yield tag, found.start(), at
 
 
 def _text_event(

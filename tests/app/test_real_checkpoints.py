@@ -131,3 +131,15 @@ def test_suggestions_from_these_files_never_quote_the_programs(service: MemorySe
         assert (
             "The user opened the file" not in text and "interrupted the previous turn" not in text
         )
+
+
+def test_tags_never_closed_are_read_in_one_pass() -> None:
+    """A line of 20,000 openings never closed took 30 s (the pairing regex rescanned the
+    rest of the line for each) and held the hook daemon; the pieces are as before."""
+    text = "<system-reminder>" * 20_000 + " the user's words"
+    assert claude_code.split_markup(text) == [(None, text)]
+    mixed = "<system-reminder> a <system-reminder>x</system-reminder> hi <bash-stdout>open"
+    assert claude_code.split_markup(mixed) == [
+        ("system-reminder", "<system-reminder> a <system-reminder>x</system-reminder>"),
+        (None, "hi <bash-stdout>open"),
+    ]
