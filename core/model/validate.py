@@ -100,9 +100,20 @@ def said_at(value: object, now: dt.datetime, field: str = "said_at") -> dt.datet
         raise InvalidInputError(field, "must be a date and time")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
-    if moment > now + dt.timedelta(minutes=5):
-        raise InvalidInputError(field, "lies in the future")
-    return moment.astimezone(dt.UTC)
+    try:
+        if moment > now + dt.timedelta(minutes=5):
+            raise InvalidInputError(field, "lies in the future")
+        return moment.astimezone(dt.UTC)
+    except OverflowError:  # "0001-01-01T00:00:00+14:00" lies before the first UTC instant
+        raise InvalidInputError(field, "lies before the year 1 in UTC") from None
+
+
+def listed(value: object, field: str) -> list[object]:
+    """A list of ids as given: a single string is refused, not read letter by letter (a
+    `refs="ev_1"` once entered the append-only log as the references "e", "v", "_", "1")."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise InvalidInputError(field, f"must be a list of ids, not a {type(value).__name__}")
+    return list(value)
 
 
 def identifier(value: object, field: str, max_len: int = limits.MAX_SESSION_ID) -> str:
@@ -136,7 +147,7 @@ def new_event(item: NewEvent, field: str = "event") -> ValidEvent:
     Raises:
         InvalidInputError: naming the first bad field (e.g. `event.trust`).
     """
-    refs = tuple(identifier(r, f"{field}.refs", 64) for r in item.refs)
+    refs = tuple(identifier(r, f"{field}.refs", 64) for r in listed(item.refs, f"{field}.refs"))
     if len(refs) > limits.MAX_REFS:
         raise InvalidInputError(f"{field}.refs", f"more than {limits.MAX_REFS} references")
     source = (

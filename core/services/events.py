@@ -9,7 +9,7 @@ from typing import Any
 from core.model.capture import CaptureCursor
 from core.model.memory import SecurityEvent
 from core.model.records import ChangeEntry, Event, NewEvent, Result, SessionInfo
-from core.model.validate import identifier, new_event, whole_number
+from core.model.validate import identifier, listed, new_event, whole_number
 from core.services.context import Engine
 from core.storage import cursors, event_log, governed, status
 from core.storage.store import changes_of
@@ -85,6 +85,7 @@ class EventService:
 
     def get_events(self, ids: Sequence[str]) -> list[Event]:
         """The events with these ids. Raises NotFoundError for an unknown id."""
+        ids = [str(i) for i in listed(ids, "ids")]
         self._e.store.settle()
         with self._e.store.read("read events") as conn:
             return event_log.get_events(conn, self._e.store.codec, ids)

@@ -27,6 +27,7 @@ from core.model.validate import (
     event_said_at,
     event_speaker,
     identifier,
+    listed,
     public_session,
     text,
 )
@@ -184,7 +185,7 @@ def suggest(
     words = text(raw_text, "text", limits.MAX_MEMORY_TEXT)
     owner = owner_of(scope, by)
     name = public_session(session) if session is not None else DIRECT_SESSION
-    ids = [identifier(e, "evidence", 64) for e in evidence]
+    ids = [identifier(e, "evidence", 64) for e in listed(evidence, "evidence")]
     events = event_log.get_events(tx.conn, tx.codec, ids)
     call = log(
         tx,
