@@ -12,6 +12,7 @@ Claude Code would write it. `core.evaluation.ab` scores the snapshots it leaves.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import tempfile
 import time
@@ -22,6 +23,7 @@ from typing import Any
 from app.compose import embedder_from_env
 from app.evaluation.sessions import RecordedSession, hook_payloads, lifecycle_payload
 from app.hooks.claude_code import SESSION_PREFIX, handle
+from app.hooks.workspace import USER_ENV
 from core import InvalidInputError, MemoryService, PolicySettings
 from core.evaluation.ab import Call, Score, score_session
 from core.model import commands as c
@@ -94,10 +96,17 @@ def replay(session: RecordedSession, config: Configuration) -> Score:
             prefer_keyring=False,
             embedder=embedder_from_env(),
         )
+        # The hooks take the user from the environment, never from the repository's file.
+        before = os.environ.get(USER_ENV)
+        os.environ[USER_ENV] = session.user
         try:
             return _replay(svc, session, config, work)
         finally:
             svc.close()
+            if before is None:
+                os.environ.pop(USER_ENV, None)
+            else:
+                os.environ[USER_ENV] = before
 
 
 def _replay(
@@ -151,7 +160,6 @@ def _project(work: Path, session: RecordedSession, config: Configuration) -> Pat
     (project / ".git").mkdir(parents=True)
     (project / ".memory-center.toml").write_text(
         "[memory]\n"
-        f"user = {json.dumps(session.user, ensure_ascii=False)}\n"
         f"opt_out = {'false' if config.memory else 'true'}\n"
         f"budget_tokens = {config.budget_tokens}\n"
         f"session_budget_tokens = {config.session_budget_tokens}\n"

@@ -2,7 +2,9 @@
 
 The project is named by a `.memory-center.toml` in the repository (`[memory] project = ...`),
 else by the git root's directory name, else by the working directory's name. The user is
-the file's `user`, else $MEMORY_CENTER_USER, else the operating system's user name.
+$MEMORY_CENTER_USER, else the operating system's user name: never the repository's file. A
+repository is content from outside (a clone of someone else's); a `user = "bob"` in it used
+to put Bob's memories into the session of whoever opened it. A `user` there is ignored.
 
 The same file can switch memory off for the repository (`opt_out = true`: nothing is
 injected and nothing extracted in its sessions; events are still logged) and set the
@@ -10,7 +12,6 @@ injection budgets.
 
     [memory]
     project = "billing-service"
-    user = "alice"
     opt_out = false
     budget_tokens = 400          # per prompt
     session_budget_tokens = 250  # at session start
@@ -64,7 +65,7 @@ def resolve(cwd: str | os.PathLike[str] | None) -> Workspace:
     memory = config.get("memory", {}) if isinstance(config.get("memory"), dict) else {}
     base = config_root or root or here
     project = _name(memory.get("project"), "project") or base.name or "default"
-    user = _name(memory.get("user"), "user") or os.environ.get(USER_ENV) or _os_user()
+    user = os.environ.get(USER_ENV, "").strip() or _os_user()
     return Workspace(
         scope=Scope.of({"user": user, "project": project}),
         root=config_root or root,

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
@@ -119,12 +120,13 @@ def test_purged_events_are_never_found_again(service: MemoryService) -> None:
 
 
 def test_session_start_adds_last_time_within_the_budget(
-    service: MemoryService, tmp_path: Path
+    service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("MEMORY_CENTER_USER", "alice")
     project = tmp_path / "billing"
     (project / ".git").mkdir(parents=True)
     (project / ".memory-center.toml").write_text(
-        '[memory]\nuser = "alice"\nsession_budget_tokens = 200\n', encoding="utf-8"
+        "[memory]\nsession_budget_tokens = 200\n", encoding="utf-8"
     )
     _seed(service)
     service.memories.remember(BILLING, "Invoices are rounded half-even.")
@@ -134,9 +136,7 @@ def test_session_start_adds_last_time_within_the_budget(
     assert "Invoices are rounded half-even." in context
     assert "Last time in billing (history from earlier sessions" in context
     assert len(context) <= 200 * 4  # the session budget, about four characters a token
-    (project / ".memory-center.toml").write_text(
-        '[memory]\nuser = "alice"\nopt_out = true\n', encoding="utf-8"
-    )
+    (project / ".memory-center.toml").write_text("[memory]\nopt_out = true\n", encoding="utf-8")
     quiet = {**payload, "session_id": "quiet-now"}
     assert "Last time" not in hooks.handle(service, json.dumps(quiet))
 

@@ -88,20 +88,23 @@ def test_prompt_gets_relevant_memory_as_additional_context(
     assert dict(snap.scope.items_) == {"user": "alice", "project": "billing-service"}
 
 
-def test_project_and_user_come_from_the_repository_config(
+def test_the_project_comes_from_the_repository_config_and_the_user_never_does(
     store: Path, project: Path, env: dict[str, str]
 ) -> None:
+    """A repository is content from outside: its `user = "mallory"` once chose whose
+    memories the session of whoever opened it was given."""
     nested = project / "services" / "api"
     nested.mkdir(parents=True)
     (project / ".memory-center.toml").write_text(
-        '[memory]\nproject = "billing-service"\nuser = "alice"\nbudget_tokens = 120\n'
+        '[memory]\nproject = "billing-service"\nuser = "mallory"\nbudget_tokens = 120\n'
     )
     payload = _payload("UserPromptSubmit", nested, prompt="deploy the billing service")
-    done = run_cli_hook(store, payload, {**env, "MEMORY_CENTER_USER": "someone-else"})
+    done = run_cli_hook(store, payload, {**env, "MEMORY_CENTER_USER": "alice"})
     assert "make release" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     with _open(store) as svc:
         (snap,) = svc.retrieval.list_snapshots(f"claude-code:{SESSION}")
     assert snap.budget_tokens == 120
+    assert dict(snap.scope.items_) == {"user": "alice", "project": "billing-service"}
 
 
 @pytest.mark.parametrize(
