@@ -35,7 +35,7 @@ from core.governance.canonical import canonical_text, differing, is_calendar_wor
 from core.governance.conflicts import Relation, relate
 from core.governance.numerals import first_person
 from core.governance.statements import CJK_CHAR, parse
-from core.governance.text import STOPWORDS
+from core.governance.text import STOPWORDS, squash, words_of
 from core.patterns import lazy
 
 # Wording that presents a statement as replacing an older value. Strong: it says so
@@ -196,6 +196,7 @@ class Signals:
     # The unit rules find another subject in the first slot, also once "the user" and "I"
     # are one person ("用户的儿子" / "我儿子" is one subject)
     other_subject: bool = False
+    symbols_differ: bool = False  # the same words, other symbols ("5 €" / "5 $", 🟢 / 🔴)
 
     @property
     def evidence(self) -> bool:
@@ -282,6 +283,7 @@ def signals(new: str, old: str, similarity: float, rule: Relation | None = None)
         unshared_names=_unshared_names(new, old),
         other_subject=_other_subject(rule)
         and _other_subject(relate(first_person(new), first_person(old))),
+        symbols_differ=words_of(new) == words_of(old) and squash(new) != squash(old),
     )
 
 
@@ -394,6 +396,10 @@ def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
         # All the older statement says, and more (added detail), or another named subject:
         # a merge would drop what the new one adds.
         dup = min(dup, below)
+    if sig.symbols_differ:
+        # The words are the same and only symbols differ: the symbols are the values, and
+        # the embedder hardly sees them. Never merged silently; a person decides.
+        dup, con = min(dup, below), max(con, UNSURE)
     if (sig.changed or sig.denies or sig.rule.kind == "contradiction") and dup >= below:
         # A changed value or a denial is never the same fact, however close the meaning: a
         # merge would drop one of the two facts without a trace. What the model gave the

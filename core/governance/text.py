@@ -127,8 +127,25 @@ def normalize(text: str) -> str:
 @functools.lru_cache(maxsize=16384)
 def squash(text: str) -> str:
     """Normalised text without punctuation or spaces: the duplicate key (cached: the policy
-    squashes each neighbour's text for every candidate it is compared with)."""
+    squashes each neighbour's text for every candidate it is compared with).
+
+    Symbols stay: they carry values ("C#" / "C++" / "C", "5 €" / "5 $", "50%", 🟢 / 🔴); once
+    they were dropped with the punctuation and such a pair merged as the same text."""
+    return _PUNCT.sub(_symbols_of, normalize(text))
+
+
+@functools.lru_cache(maxsize=16384)
+def words_of(text: str) -> str:
+    """Normalised text without punctuation, spaces or symbols: its words alone."""
     return _PUNCT.sub("", normalize(text))
+
+
+def _symbols_of(found: re.Match[str]) -> str:
+    kept = (c for c in found.group() if c in _VALUE_MARKS or unicodedata.category(c)[0] == "S")
+    return "".join(kept)
+
+
+_VALUE_MARKS = frozenset("#%@&")
 
 
 def tokens(text: str, stemmer: Callable[[str], str] | None = None) -> list[str]:

@@ -378,3 +378,23 @@ def test_undo_without_a_resolution_is_refused(service: MemoryService) -> None:
     assert made.record is not None
     with pytest.raises(InvalidStateError):
         service.review.undo_resolution(made.record.id)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Use C# for the backend.", "Use C++ for the backend."),
+        ("The build status is 🟢", "The build status is 🔴"),
+        ("The fee is 5 € per seat.", "The fee is 5 $ per seat."),
+    ],
+)
+def test_texts_that_differ_only_in_symbols_are_never_merged(
+    service: MemoryService, old: str, new: str
+) -> None:
+    """Symbols were dropped with the punctuation ("same text after normalisation") or hardly
+    seen by the embedder: the user's new value was merged into the old one and lost."""
+    first = service.memories.remember(SCOPE, old).value
+    second = service.memories.remember(SCOPE, new).value
+    assert second.outcome != "merged" and second.record is not None
+    assert second.record.id != (first.record.id if first.record else None)
+    assert service.memories.get_memory(second.record.id).content == new
