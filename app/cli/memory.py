@@ -175,6 +175,9 @@ def memory_delete(
     preview: bool,
 ) -> None:
     """Delete a memory: tombstone and removal from every derived store (R19)."""
+    if purge_events and not (purge or preview):
+        # Said alone it was a plain delete: the events the user meant to redact stayed.
+        raise click.UsageError("--purge-events redacts the source events of a purge: add --purge")
     if preview:
         plan = ctx.service().review.purge_preview(memory_id, purge_events=purge_events)
         lines = [f"a purge of {plan.memory_id} would redact:", *(f"  {r}" for r in plan.redacted)]

@@ -47,6 +47,8 @@ def load_config(path: Path) -> dict[str, Any]:
         raw = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InvalidInputError("config", f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError("config", f"{path} is not UTF-8 text (byte {exc.start})") from None
     try:
         doc = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw)
     except (ValueError, tomllib.TOMLDecodeError) as exc:

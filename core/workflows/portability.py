@@ -30,7 +30,9 @@ MAX_IMPORT = 10_000
 
 
 def export_document(records: Sequence[MemoryRecord], now: dt.datetime) -> dict[str, Any]:
-    """The export document for these records."""
+    """The export document for these records. A purged memory has no content left and is
+    not exported: its empty content made `import` refuse the whole file."""
+    records = [r for r in records if r.content.strip()]
     return {
         "format": FORMAT,
         "exported_at": now.isoformat(),

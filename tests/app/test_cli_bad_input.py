@@ -257,3 +257,38 @@ def test_write_user_file_writes_whole_files_owner_only(tmp_path: Path) -> None:
     (tmp_path / "dir").mkdir()
     with pytest.raises(InvalidInputError, match="is a folder"):
         write_user_file(tmp_path / "dir", b"x", "--out")
+
+
+# --- found by an attacker of the public API (wave 3, tenth round) ------------------------------
+
+
+def test_an_export_with_a_purged_memory_imports_again(run: Any, tmp_path: Path) -> None:
+    """A purged memory was exported with empty content, and `import` refused the file."""
+    assert run("remember", "--scope", "user=bob", "--text", "I like tea.").exit_code == 0
+    made = run("--json", "remember", "--scope", "user=bob", "--text", "My PIN hint is Rex.")
+    purged = json.loads(made.output)["record"]["id"]
+    assert run("memory", "delete", purged, "--reason", "private", "--purge").exit_code == 0
+    out = tmp_path / "all.json"
+    assert run("memory", "export", str(out), "--all").exit_code == 0
+    doc = json.loads(out.read_text())
+    assert [m["content"] for m in doc["memories"]] == ["I like tea."]
+    assert run("memory", "import", str(out)).exit_code == 0
+
+
+def test_purge_events_without_purge_is_a_usage_error(run: Any) -> None:
+    """It was a plain delete: the events the user meant to redact stayed."""
+    made = run("--json", "remember", "--scope", "user=bob", "--text", "I like tea.")
+    memory_id = json.loads(made.output)["record"]["id"]
+    done = run("memory", "delete", memory_id, "--reason", "x", "--purge-events")
+    assert done.exit_code == 2 and "add --purge" in done.output
+    assert "Traceback" not in done.output
+    assert run("memory", "show", memory_id).exit_code == 0  # nothing deleted
+
+
+def test_an_mcp_config_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    from app.mcp_server.config import load_config
+
+    bad = tmp_path / "server.toml"
+    bad.write_bytes(b'session = "\xff\xfe"\n')
+    with pytest.raises(InvalidInputError, match="is not UTF-8 text"):
+        load_config(bad)
