@@ -233,10 +233,18 @@ def _caller(ctx: Any) -> Caller:
     except (AttributeError, LookupError, ValueError):
         info = None
     if isinstance(info, dict):
-        return Caller(str(info.get("name") or "unknown"), str(info.get("version") or ""))
+        return Caller(_label(info.get("name")) or "unknown", _label(info.get("version")))
     if info is not None:
-        return Caller(str(getattr(info, "name", "unknown")), str(getattr(info, "version", "")))
+        name, version = getattr(info, "name", None), getattr(info, "version", None)
+        return Caller(_label(name) or "unknown", _label(version))
     return Caller()
+
+
+def _label(value: object) -> str:
+    """A client's self-description as one printable line: a name with a newline or a bell in
+    it made every write fail on `by`, a field the agent never sent."""
+    text = "".join(c if c.isprintable() else " " for c in str(value or ""))
+    return " ".join(text.split())[:100]
 
 
 def _version() -> str:

@@ -356,3 +356,12 @@ def test_remember_takes_said_at_and_refuses_a_bad_one(tmp_path: Path) -> None:
         )
         assert not any("green tea" in m.content for m in svc.memories.list_memories())
     assert got["bad"].is_error and "said_at" in _text(got["bad"])
+
+
+def test_a_client_name_with_control_characters_is_one_printable_line() -> None:
+    """A clientInfo.name holding a newline or a bell made every write fail on `by`, a field
+    the agent never sent, and no audit event could be written."""
+    from app.mcp_server.tools import _label
+
+    assert _label("my\nclient\x07 v2") == "my client v2"
+    assert _label(None) == "" and len(_label("x" * 500)) == 100
