@@ -161,6 +161,8 @@ class MemoryRuntime:
                 ),
                 self.config.hot_path_seconds,
             )
+        except InvalidInputError as exc:
+            return self._refused(exc)
         except (cf.TimeoutError, MemoryCenterError) as exc:
             return self._degrade(describe(exc), record=True)
         value = result.value
@@ -186,6 +188,9 @@ class MemoryRuntime:
             return self.guard.run(
                 lambda: self._search_now(query, count), self.config.search_seconds
             )
+        except InvalidInputError as exc:
+            self._refused(exc)
+            return []
         except (cf.TimeoutError, MemoryCenterError) as exc:
             self._degrade(describe(exc), record=True)
             return []
@@ -281,6 +286,15 @@ class MemoryRuntime:
         if entry is None or time.monotonic() - entry[0] > self.config.prefetch_ttl_seconds:
             return None
         return entry[1]
+
+    def _refused(self, exc: InvalidInputError) -> tuple[str, None]:
+        """The caller's own input was refused (a blank turn, an image-only message): no
+        memory for this turn, and no cool-down. It once put the next turns' memory on hold
+        for 5 s as if the store had failed."""
+        with self._lock:
+            self.state.last_error = describe(exc)
+        log.info("no memory for this turn: %s", describe(exc))
+        return "", None
 
     def _degrade(self, why: str, *, record: bool) -> tuple[str, None]:
         with self._lock:

@@ -125,3 +125,15 @@ def test_hot_path_guard_times_out_and_cools_down() -> None:
     finally:
         release.set()
         guard.close()
+
+
+def test_a_blank_turn_does_not_put_memory_on_hold(service: MemoryService) -> None:
+    """An image-only turn's blank goal was counted as a store failure: the next turns got
+    no memory for the 5 s cool-down."""
+    service.memories.remember(ALICE, "Alice waters the garden beds at 7am.")
+    with MemoryRuntime(service, ALICE, "s1") as rt:
+        assert rt.inject("   ") == ("", None)
+        assert "goal" in (rt.state.last_error or "")
+        assert not rt.guard.cooling()
+        text, snapshot = rt.inject("when are the garden beds watered")
+        assert snapshot is not None and "7am" in text
