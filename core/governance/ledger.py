@@ -17,7 +17,7 @@ from core.crypto.codec import Codec
 from core.errors import MemoryCenterError
 from core.governance import declared
 from core.governance.fence_check import FenceCheck
-from core.governance.fences import Embed
+from core.governance.fences import MEANING_ONLY, Embed
 from core.governance.meaning import Meanings
 from core.governance.neighbours import RELATED_STATUSES as RELATED_STATUSES
 from core.governance.neighbours import Neighbours
@@ -111,7 +111,11 @@ class Ledger:
             fence_reason=why,
             similarity=self.similarity if related else None,
         )
-        lift = fenced if fenced and verdict.fenced_by is None and _asked_again(cand) else None
+        asked = fenced and verdict.fenced_by is None and _asked_again(cand)
+        # The user's own words lift the fence only when they are the deleted fact by its
+        # words; a match by meaning alone may be another fact ("I work in Paris" matched
+        # "I live in Berlin", lifted its fence, and the deleted fact came back later).
+        lift = fenced if asked and MEANING_ONLY not in why else None
         if lift:
             note = f"deletion fence of {lift} lifted: the user explicitly asked to remember it"
             verdict = replace(verdict, reasons=(*verdict.reasons, note))

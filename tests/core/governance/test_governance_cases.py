@@ -247,6 +247,18 @@ def test_unrelated_facts_sharing_words_are_not_fenced(service: MemoryService) ->
     )
 
 
+def test_a_remember_that_matches_a_fence_by_meaning_alone_does_not_lift_it(
+    service: MemoryService,
+) -> None:
+    """ "I work in Paris" matched the fence of "I live in Berlin" by meaning, lifted it, and
+    the deleted fact was accepted again from the next transcript."""
+    deleted(service, "I live in Berlin.")
+    out = service.memories.remember(FAMILY, "I work in Paris.").value
+    assert out.outcome == "active"
+    assert not any("lifted" in r for r in out.reasons)
+    assert service.memories.suggest(FAMILY, "I live in Berlin.").value.outcome == "rejected"
+
+
 def test_only_a_new_explicit_remember_lifts_the_fence_visibly(service: MemoryService) -> None:
     gone = deleted(service, "My sister Laura lives in Denver.")
     out = service.memories.remember(FAMILY, "Laura, my sister, lives in Denver.").value
