@@ -78,6 +78,7 @@ def _env(store: Path, runtime: Path, *, passphrase: bool = True) -> dict[str, st
         XDG_RUNTIME_DIR=str(runtime),
         OPENBLAS_NUM_THREADS="1",
         MEMORY_CENTER_HOOK_IDLE="120",
+        MEMORY_CENTER_USER="alice",  # the user is never the repository's to say
     )
     if passphrase:
         env["MEMORY_CENTER_PASSPHRASE"] = PASSPHRASE
@@ -95,9 +96,7 @@ def _cli(exe: Path, env: dict[str, str], *args: str, cwd: Path) -> str:
 def _project(tmp_path: Path) -> Path:
     project = tmp_path / "shop"
     project.mkdir()
-    (project / ".memory-center.toml").write_text(
-        '[memory]\nproject = "shop"\nuser = "alice"\n', encoding="utf-8"
-    )
+    (project / ".memory-center.toml").write_text('[memory]\nproject = "shop"\n', encoding="utf-8")
     return project
 
 
