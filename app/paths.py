@@ -28,6 +28,11 @@ def default_data_dir() -> Path:
     override = os.environ.get(DATA_DIR_ENV)
     if override:
         return Path(override).expanduser()
+    return platform_data_dir()
+
+
+def platform_data_dir() -> Path:
+    """The platform's user data dir for the store, whatever the environment names."""
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / "store"
 
 

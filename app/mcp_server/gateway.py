@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from app.capture import history as past_work
 from app.compose import open_service
 from app.mcp_server.config import ServerSettings
+from app.paths import platform_data_dir
 from app.serialize import to_jsonable
 from core import EventSource, MemoryCenterError, MemoryService, Scope, TrustLevel
 from core.agents.edge import TRUST_CEILING, AgentEdge
@@ -48,6 +49,17 @@ class Caller:
         return f"mcp:{self.name}"[:200]
 
 
+def _open_at(path: Path) -> MemoryService:
+    return open_service(path, create=_is_default(path))
+
+
+def _is_default(path: Path) -> bool:
+    try:
+        return path.expanduser().resolve() == platform_data_dir().resolve()
+    except OSError:
+        return False
+
+
 class ToolFailure(Exception):
     """A failed tool call, already phrased for the model (`kind: message`)."""
 
@@ -56,7 +68,10 @@ class Gateway:
     """The MCP tools over one store, through the agent edge.
 
     The store is opened on first use, so a locked store (no key) is reported as a tool error
-    instead of a dead server.
+    instead of a dead server. It is created on first use only at the default data directory
+    (an agent set up before the first `init` works): a directory named by --data-dir or the
+    environment that holds no store is most likely a typo, and a store created there would
+    take the agent's memories away from the user's own, so it is refused by name.
     """
 
     def __init__(
@@ -65,7 +80,7 @@ class Gateway:
         opener: Callable[[Path], MemoryService] | None = None,
     ) -> None:
         self.settings = settings
-        self._opener = opener or (lambda path: open_service(path, create=True))
+        self._opener = opener or _open_at
         self._service: MemoryService | None = None
         self._lock = threading.Lock()
         self._last_context: dict[str, Any] | None = None
@@ -273,8 +288,7 @@ class Gateway:
             if self.edge.opted_out():
                 return {"events": [], "count": 0, "opted_out": True}
             req = self.edge.scope(scope)
-            words = valid_text(query, "query", limits.MAX_MEMORY_TEXT)
-            hits = [to_jsonable(h) for h in past_work.search(self.service, req, words, limit=limit)]
+            hits = [to_jsonable(h) for h in past_work.search(self.service, req, query, limit=limit)]
             return {"events": hits, "count": len(hits), "opted_out": False}
 
         return self._call(caller, "search_history", {"query": query, "scope": scope}, run)

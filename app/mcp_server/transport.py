@@ -6,7 +6,10 @@ or in `initialize`'s clientInfo), invalid UTF-8, or JSON that is not a JSON-RPC 
 no answer at all, and the client waited for ever. Here each line is checked before the
 library sees it; a line that would be dropped is answered with a JSON-RPC error (parse error,
 id null, for a line that is not JSON; invalid request, with the request's id when it has
-one, for the rest) and the server reads on.
+one, for the rest) and the server reads on. A request whose id is neither a string nor an
+integer (1.5, true, null, an object) is one such line: the library reads it as a
+notification and never answers, so it is refused here with id null (MCP: "the ID MUST NOT
+be null"; JSON-RPC: null when the id cannot be read).
 
 The standard descriptors are moved aside while serving, as the library does: fd 0 reads
 the null device and fd 1 writes to stderr, so stray output of a handler never lands in the
@@ -46,6 +49,13 @@ def check_line(line: str) -> dict[str, Any] | None:
     except RecursionError:
         return _error(None, INVALID_REQUEST, "Invalid request: the message is nested too deeply")
     ident = _request_id(doc)
+    # A text id with a lone surrogate is named below, with the other surrogates.
+    if isinstance(doc, dict) and "method" in doc and ident is None and not _text_id(doc):
+        return _error(
+            None,
+            INVALID_REQUEST,
+            f"Invalid request: the id must be a string or an integer, not {_json_kind(doc['id'])}",
+        )
     where = _lone_surrogate(doc)
     if where is not None:
         return _error(
@@ -76,6 +86,21 @@ def _request_id(doc: object) -> str | int | None:
     if isinstance(ident, str) and _surrogate_in(ident):
         return None
     return ident
+
+
+def _text_id(doc: dict[str, Any]) -> bool:
+    """True when `doc` has no id (a notification) or a text one."""
+    return "id" not in doc or isinstance(doc["id"], str)
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    return "an object" if isinstance(value, dict) else "a list"
 
 
 def _surrogate_in(text: str) -> bool:

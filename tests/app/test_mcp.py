@@ -365,3 +365,19 @@ def test_a_client_name_with_control_characters_is_one_printable_line() -> None:
 
     assert _label("my\nclient\x07 v2") == "my client v2"
     assert _label(None) == "" and len(_label("x" * 500)) == 100
+
+
+def test_a_named_directory_without_a_store_is_refused_not_created(tmp_path: Path) -> None:
+    # A typo in --data-dir would otherwise start a second store that takes the agent's
+    # memories away from the user's own.
+    from app.mcp_server import Caller, Gateway, ServerSettings, ToolFailure
+    from core import Scope
+
+    typo = tmp_path / "stroe"
+    gateway = Gateway(ServerSettings(typo, Scope.of({"user": "alice"}), "s"))
+    try:
+        with pytest.raises(ToolFailure, match=f"no store at {typo}"):
+            gateway.remember(Caller("unit", "1"), "I like green tea", None, None, None)
+    finally:
+        gateway.close()
+    assert not typo.exists()

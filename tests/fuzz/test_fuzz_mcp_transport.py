@@ -174,8 +174,25 @@ def test_lines_that_are_not_json_rpc_are_answered(server: Server) -> None:
     assert server.answers_to(b"   ") == []  # a blank line is no message
 
 
+def test_a_request_whose_id_is_not_a_string_or_an_integer_is_answered(server: Server) -> None:
+    # The library read these as notifications and never answered: the client waited for ever.
+    for ident in ("1.5", "1.0", "1e3", '{"a": 1}', "[1]", "true", "null"):
+        line = '{"jsonrpc": "2.0", "id": %s, "method": "tools/call", "params": {"name": "x"}}'
+        (answer,) = server.answers_to((line % ident).encode())
+        assert answer["id"] is None and answer["error"]["code"] == -32600, (ident, answer)
+        assert "the id must be a string or an integer" in answer["error"]["message"]
+    (still,) = server.answers_to(b'{"jsonrpc": "2.0", "id": 9, "method": "ping"}', 9)
+    assert still == {"jsonrpc": "2.0", "id": 9, "result": {}}, still
+
+
 def _requests() -> st.SearchStrategy[bytes]:
-    ids = st.one_of(st.integers(1, 10_000), st.text("abc", min_size=1, max_size=4))
+    ids = st.one_of(
+        st.integers(1, 10_000),
+        st.text("abc", min_size=1, max_size=4),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.booleans(),
+        st.none(),
+    )
     arguments = st.dictionaries(
         st.sampled_from(["query", "goal", "content", "text", "role", "scope"]),
         json_values,
