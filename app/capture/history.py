@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from core import Event, MemoryService, NotFoundError, Scope
+from core.model import limits
+from core.model.validate import text as valid_text
 
 SCAN = 20_000
 PAGE = 2_000
@@ -203,7 +205,13 @@ def last_time(
 
 
 def search(service: MemoryService, scope: Scope, query: str, *, limit: int = 10) -> list[Hit]:
-    """Events matching every word of `query`, newest first, within `scope`."""
+    """Events matching every word of `query`, newest first, within `scope`.
+
+    Raises:
+        InvalidInputError: `query` is not text, or longer than a memory may be (4,000
+            characters), named as `query`; the same limit for the CLI and the MCP tool.
+    """
+    query = valid_text(query, "query", limits.MAX_MEMORY_TEXT)
     words = [w.lower() for w in _WORD.findall(query)]
     if not words:
         return []

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from app.cli.root import Context, F, handles_errors, pass_ctx
-from core import SCOPE_KEYS, NewEvent, Scope
+from core import SCOPE_KEYS, NewEvent, Scope, TrustLevel
 from core.model import commands as c
 from core.model.jsonsafe import parse_json
 
@@ -64,10 +64,20 @@ def event_add(
     )
     result = ctx.write(c.AppendEvent(item))
     ev = result.value
+    asked = TrustLevel(item.trust)
+    if ev.trust != asked:  # the edge lowered it: content from an outside source
+        click.echo(
+            f"note: recorded with trust {ev.trust.value}, not {asked.value}: content from "
+            f"{ev.source.value if ev.source else 'this source'} is always untrusted (R11)",
+            err=True,
+        )
     ctx.emit(
         {"event": ev, "revision": result.changes.revision},
         f"{ev.id} appended to {ev.session_id} (seq {ev.seq}, revision {result.changes.revision})",
     )
+
+
+_PAYLOAD_KEYS = frozenset({"text", "data"})
 
 
 def _read_stdin_payload() -> tuple[str, dict[str, Any] | None]:
@@ -78,6 +88,11 @@ def _read_stdin_payload() -> tuple[str, dict[str, Any] | None]:
     doc = parse_json(stream.read(), "stdin")
     if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
         raise InvalidInputError("stdin", 'expected a JSON object with a "text" string')
+    unknown = sorted(set(doc) - _PAYLOAD_KEYS)
+    if unknown:  # a misspelt "data" would otherwise be dropped without a word
+        raise InvalidInputError(
+            "stdin", f'unknown keys {", ".join(map(repr, unknown))}: only "text" and "data"'
+        )
     data = doc.get("data")
     if data is not None and not isinstance(data, dict):
         raise InvalidInputError("stdin.data", "must be a JSON object")

@@ -10,12 +10,13 @@ from app.cli.helpers import echo_lines, line, scopes_option, show
 from app.cli.root import Context, handles_errors, pass_ctx
 from core import MemoryFilter, Scope
 from core.model import commands as c
+from core.model.limits import MAX_BATCH
 
 CLI = c.Origin("cli")
 
 
 if TYPE_CHECKING:
-    from core import MemoryService
+    from core import MemoryRecord, MemoryService
 
 
 @click.command()
@@ -125,7 +126,7 @@ def candidates_approve(
     """Approve suggested memories (one or many ids, in one transaction): they become active.
 
     With --all-suggested, every suggestion (quarantined items excluded) whose scope holds
-    all the --scope pairs given.
+    all the --scope pairs given, in transactions of at most 10,000.
     """
     if bool(memory_ids) == all_suggested:
         raise click.UsageError("give memory ids or --all-suggested, not both and not neither")
@@ -136,7 +137,13 @@ def candidates_approve(
         return
     svc = ctx.service()
     ids = list(memory_ids) or _suggested(svc, scopes)
-    records = svc.commands.run(c.ApproveMany(tuple(ids), by=by), CLI).value if ids else []
+    if memory_ids and len(ids) > MAX_BATCH:
+        raise click.UsageError(f"at most {MAX_BATCH} ids at once (one transaction); got {len(ids)}")
+    records: list[MemoryRecord] = []
+    # Every suggestion may be more than one transaction takes: approve them a batch at a time.
+    for start in range(0, len(ids), MAX_BATCH):
+        chunk = tuple(ids[start : start + MAX_BATCH])
+        records += svc.commands.run(c.ApproveMany(chunk, by=by), CLI).value
     lines = [f"approved {len(records)}", *(line(r) for r in records)] if records else []
     ctx.emit(records, echo_lines(lines, "nothing to approve"))
 

@@ -57,7 +57,9 @@ def _check_setting(key: str, value: object, default: object) -> object:
         return value
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3650:
-            raise InvalidInputError(f"policy.{key}", "must be a number of days from 0 to 3650")
+            raise InvalidInputError(
+                f"policy.{key}", "must be a number of days above 0 and at most 3650"
+            )
         return float(value)
     if isinstance(default, list):
         if isinstance(value, str):

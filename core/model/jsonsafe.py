@@ -117,7 +117,9 @@ def parse_json(raw: str | bytes, field: str, max_depth: int = MAX_JSON_DEPTH) ->
     """
     if isinstance(raw, bytes):
         try:
-            raw = raw.decode("utf-8")
+            # utf-8-sig: a leading byte-order mark (Windows editors and PowerShell write one)
+            # is not part of the document.
+            raw = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InvalidInputError(
                 field, f"is not valid UTF-8 (byte {exc.start}: {exc.reason})"

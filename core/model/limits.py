@@ -9,3 +9,4 @@ MAX_SPEAKER = 100
 MAX_REASON = 2_000
 MAX_DATA_BYTES = 1_000_000
 MAX_REFS = 1_000
+MAX_BATCH = 10_000  # items of one batch command (one transaction)

@@ -21,6 +21,7 @@ from core.crypto.codec import Codec
 from core.errors import InvalidInputError
 from core.governance import controls
 from core.governance.ledger import Ledger
+from core.model import limits
 from core.model.memory import MemoryOutcome
 from core.model.records import Event
 from core.model.scope import Scope
@@ -29,7 +30,7 @@ from core.storage import journal, memories
 from core.storage.store import WriteTx
 from core.workflows import writes
 
-MAX_BATCH = 10_000
+MAX_BATCH = limits.MAX_BATCH
 REMEMBER_FIELDS = (
     "scope",
     "text",

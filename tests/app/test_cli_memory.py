@@ -185,6 +185,8 @@ def test_policy_settings_and_index_verbs(run: Any) -> None:
     assert out["outcome"] == "candidate"
     bad = run("policy", "set", "bogus=1")
     assert bad.exit_code == 1 and "policy.bogus" in bad.stderr
+    zero = run("policy", "set", "inferred_ttl_days=0")  # the error states the range refused
+    assert zero.exit_code == 1 and "above 0 and at most 3650" in zero.stderr
     status = _json(run("--json", "index", "rebuild"))
     assert status["keyword_documents"] == 0 and "vector" in status
 
@@ -322,3 +324,38 @@ def test_candidates_answer_settles_a_possible_relation_and_refuses_bad_answers(r
     undone = run("memory", "undo", "--last")
     assert undone.exit_code == 0
     assert [r["id"] for r in _json(run("--json", "candidates", "list"))] == [mid]
+
+
+@pytest.mark.slow
+def test_approve_all_suggested_beyond_one_transaction(tmp_path: Path) -> None:
+    """More suggestions than one batch command takes (10,000): --all-suggested approves them
+    a batch at a time instead of failing on the limit; ids given by hand stay one
+    transaction and are refused by count. The hashing embedder keeps 10,001 writes quick."""
+    from core import MemoryService
+    from core.model.limits import MAX_BATCH
+
+    store, total = tmp_path / "s", MAX_BATCH + 1
+    with MemoryService.open(
+        store, passphrase=PASSPHRASE, prefer_keyring=False, create=True, embedder="hashing"
+    ) as svc:
+        for start in range(0, total, 5_001):
+            items = [
+                {"scope": {"user": "alice"}, "text": f"Build box {i} runs nightly job {i * 7}"}
+                for i in range(start, min(start + 5_001, total))
+            ]
+            svc.memories.suggest_many(items)
+    env = {
+        "MEMORY_CENTER_PASSPHRASE": PASSPHRASE,
+        "MEMORY_CENTER_DATA_DIR": str(store),
+        "MEMORY_CENTER_EMBEDDER": "hashing",
+    }
+
+    def run(*args: str) -> Result:
+        return CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+
+    done = run("candidates", "approve", "--all-suggested")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.splitlines()[0] == f"approved {total}"
+    assert _json(run("--json", "candidates", "list")) == []
+    too_many = run("candidates", "approve", *(f"mem_{n}" for n in range(total)))
+    assert too_many.exit_code == 2 and f"at most {MAX_BATCH} ids" in too_many.stderr

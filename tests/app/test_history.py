@@ -152,6 +152,15 @@ def test_history_cli_and_mcp_tool(data_dir: Path) -> None:
     )
     assert done.exit_code == 0, done.output
     assert [h["session"] for h in json.loads(done.stdout)] == ["claude-code:s1"]
+    # The CLI holds a query to the same limit as the MCP tool, and names it.
+    for query, why in (("VAT " * 1_001, "the limit is 4000"), ("   ", "must not be empty")):
+        refused = CliRunner().invoke(
+            cli,
+            ["--data-dir", str(data_dir), "history", "search", query, "--scope", "user=alice"],
+            env=env,
+        )
+        assert refused.exit_code == 1 and "error: query: " in refused.stderr, refused.output
+        assert why in refused.stderr
     server = StdioServerParameters(
         command=sys.executable,
         args=[
