@@ -75,6 +75,8 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
     for offset, raw in lines:
         try:
             item = _item(raw, state, chunk)
+            if _copied(raw, item, state, path, offset, chunk):
+                continue
             where = f"{session_id(path, state)}@{offset}"
             events = _events(item, tools, where, bool(state.get("subagent"))) if item else []
         except ValueError as exc:
@@ -102,6 +104,10 @@ def _item(raw: str, state: dict[str, Any], chunk: Chunk) -> dict[str, Any] | Non
             # by the agent that started it, and a fork copies the parent's history in.
             source = payload.get("source")
             state["subagent"] = isinstance(source, dict) and "subagent" in source
+            parent = payload.get("forked_from_id")
+            if isinstance(parent, str) and parent and _made_at(state["session"]) is not None:
+                state["copy_of"] = parent  # what follows is the parent's, until a turn of ours
+                state["copied"] = 0
         if isinstance(payload.get("cwd"), str) and chunk.cwd is None:
             chunk.cwd = payload["cwd"]  # for the scope only; never kept in the cursor
         return None
@@ -110,6 +116,67 @@ def _item(raw: str, state: dict[str, Any], chunk: Chunk) -> dict[str, Any] | Non
     if kind in ("message", *CALLS, *OUTPUTS):
         return line
     return None  # event_msg, turn_context, reasoning, state records
+
+
+def _copied(
+    raw: str,
+    item: dict[str, Any] | None,
+    state: dict[str, Any],
+    path: Path,
+    offset: int,
+    chunk: Chunk,
+) -> bool:
+    """True for a line of the history a fork copied from its parent (`forked_from_id`).
+
+    Codex writes a forked rollout (`/fork`, a sub-agent spawned with the parent's context)
+    as its own `session_meta`, then the parent's history line by line (the parent's meta,
+    turns and items, each stamped again at the moment of the fork), then the fork's own
+    turns. Those lines are the parent's session, recorded with it when its own rollout is
+    imported; recorded here too, every request, call and output of the parent appeared
+    twice, the second time in a session that never said it. Turn ids are UUIDv7, so a
+    turn's id tells when it began: the first turn begun after this session was made is the
+    fork's own, and copying ends there. Without UUIDv7 ids nothing is taken for a copy."""
+    if "copy_of" not in state:
+        return False
+    if item is None:  # a meta, turn or event line: does a turn of this session begin?
+        began = _turn_began(raw)
+        if began is not None and began >= (_made_at(state["session"]) or 0):
+            parent, copied = state.pop("copy_of"), state.pop("copied", 0)
+            if copied:
+                why = (
+                    f"{copied} items before this line are the history this fork copied from "
+                    f"session codex:{parent}; they belong to that session and are not "
+                    "recorded again here"
+                )
+                chunk.problems.append(Problem(str(path), f"byte {offset}", why))
+        return False
+    state["copied"] = int(state.get("copied", 0)) + 1
+    return True
+
+
+def _turn_began(raw: str) -> int | None:
+    """When the turn a `turn_context` or `task_started` line opens began (its UUIDv7 id)."""
+    if '"turn_id"' not in raw:
+        return None
+    line = json.loads(raw)
+    payload = line.get("payload") if isinstance(line, dict) else None
+    if not isinstance(payload, dict) or not (
+        line.get("type") == "turn_context" or payload.get("type") == "task_started"
+    ):
+        return None
+    turn = payload.get("turn_id")
+    return _made_at(turn) if isinstance(turn, str) else None
+
+
+def _made_at(ident: str) -> int | None:
+    """The Unix milliseconds a UUIDv7 was made at; None for any other id."""
+    digits = ident.replace("-", "")
+    if len(digits) != 32 or digits[12] != "7":
+        return None
+    try:
+        return int(digits[:12], 16)
+    except ValueError:
+        return None
 
 
 def _events(

@@ -118,6 +118,37 @@ def test_a_codex_sub_agents_messages_were_written_by_the_agent_that_started_it()
     assert spawned == [("assistant", "assistant")]
 
 
+def test_a_codex_fork_does_not_record_its_parents_history_again(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """A sub-agent spawned with its parent's context (`forked_from_id`) starts its rollout
+    with a copy of the parent's history. Recorded with the fork, the parent's request, its
+    answers and its calls were in the store twice, the second time in a session that never
+    said them. The copy ends where the first turn begun after the fork was made starts."""
+    parent, fork = CODEX / "gitsync_32adf4e023ef_1.jsonl", CODEX / "gitsync_edee273e9e3b_2.jsonl"
+    events, problems = _events(codex, fork)
+    assert events[0].text.startswith("Review docs/rewrite-issue-list.md")  # its own task
+    assert not _said(events, "can you get yourself an overview over the repo")
+    assert not [e for e in events if e.text.startswith("spawn_agent(")]
+    (note,) = [p for p in problems if "copied from session" in p]
+    assert "codex:019d7d08-46c9-7f73-affe-4e6ca9852d56" in note
+    report = ImportReport()
+    for path in (parent, fork):
+        sessions, _ = codex.parse(path)
+        write_sessions(service, sessions, ALICE, report, importer="test")
+    everything = service.events.list_events(limit=10_000)
+    asked = [e for e in everything if "can you get yourself an overview" in e.text]
+    assert [e.session_id for e in asked] == ["codex:019d7d08-46c9-7f73-affe-4e6ca9852d56"]
+    # Ids that are not UUIDv7 tell nothing about when a turn began: every line is kept.
+    plain = tmp_path / "fork.jsonl"
+    plain.write_text(
+        fork.read_text(encoding="utf-8").replace("019d7e2f-0041-7310", "019d7e2f-0041-4310"),
+        encoding="utf-8",
+    )
+    kept, _ = _events(codex, plain)
+    assert _said(kept, "can you get yourself an overview over the repo")
+
+
 def test_suggestions_from_these_files_never_quote_the_programs(service: MemoryService) -> None:
     for module, folder in ((claude_code, CLAUDE), (codex, CODEX)):
         for path in sorted(folder.glob("*.jsonl")):
