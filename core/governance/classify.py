@@ -3,12 +3,15 @@
 Each recogniser is explicit and tested in English and Chinese: requests to remember,
 instruction-like content aimed at the agent (prompt injection), temporary constraints that
 must not become long-term memory, and reusable multi-step procedures (skill suggestions).
+The Chinese words are written in Simplified characters; Traditional ones are read as their
+Simplified forms (`han.simplified`).
 """
 
 from __future__ import annotations
 
 import re
 
+from core.governance.han import simplified
 from core.patterns import lazy
 
 _REMEMBER = lazy(
@@ -66,27 +69,32 @@ _SEQUENCE_ARROWS = lazy(r"(?:->|→|=>)")
 
 def strip_remember(text: str) -> str:
     """Drop a leading 'remember that' / '记住：' so the memory holds the fact itself."""
-    stripped = _REMEMBER.sub("", text, count=1).strip()
+    # The same span of the writer's text: folding keeps every character's place.
+    found = _REMEMBER.match(simplified(text))
+    stripped = text[found.end() :].strip() if found else text.strip()
     return stripped or text.strip()
 
 
 def asks_to_remember(text: str) -> bool:
     """True when the text explicitly asks to remember something."""
+    text = simplified(text)
     return bool(_REMEMBER.match(text) or _REMEMBER_ANYWHERE.search(text))
 
 
 def is_instruction_like(text: str) -> bool:
     """True for content that tries to instruct the agent (a prompt-injection risk, R11)."""
-    return bool(_INSTRUCTION.search(text))
+    return bool(_INSTRUCTION.search(simplified(text)))
 
 
 def is_temporary(text: str) -> bool:
     """True for a constraint that holds only now ("skip the tests today", "今天先别跑测试")."""
+    text = simplified(text)
     return bool(_TEMPORARY.search(text)) and not _LONG_TERM.search(text)
 
 
 def is_procedure(text: str) -> bool:
     """True for a reusable multi-step procedure (three or more ordered steps)."""
+    text = simplified(text)
     steps = len(_STEP_MARKERS.findall(text))
     arrows = len(_SEQUENCE_ARROWS.findall(text))
     return steps >= 3 or arrows >= 2 or (steps >= 2 and arrows >= 1)

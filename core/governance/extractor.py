@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from core.errors import MemoryCenterError
 from core.governance import classify
+from core.governance.han import simplified
 from core.governance.keep_worthy import KeepWorthy, decide
 from core.model.enums import Actor, EventKind, MemoryKind, TrustLevel
 from core.model.records import Event
@@ -291,7 +292,8 @@ class RuleExtractor:
             return Proposal(_clean(text), MemoryKind.SKILL_SUGGESTION, (event.id,), explicit)
         if explicit:
             return Proposal(_clean(text), infer_kind(text), (event.id,), True)
-        body = _FILLER.sub("", text).strip()
+        # The rules read Chinese in Simplified characters; the suggestion keeps the writer's.
+        body = simplified(_FILLER.sub("", text).strip())
         if len(body) > MAX_LEN or _QUESTION.search(body) or _NOISE.search(body):
             return None
         if _ASKS.search(body) or (_TASK.search(body) and not _CONVENTION.search(body)):
@@ -307,7 +309,8 @@ class RuleExtractor:
         return proposal if by_rule else None
 
     def _inferred(self, event: Event, text: str) -> Proposal | None:
-        if _INFERRED.search(text) and len(text) <= MAX_LEN and not classify.is_temporary(text):
+        said = simplified(text)
+        if _INFERRED.search(said) and len(text) <= MAX_LEN and not classify.is_temporary(text):
             return Proposal(_capitalise(text), MemoryKind.PREFERENCE, (event.id,))
         return None
 
@@ -340,6 +343,7 @@ class RuleExtractor:
 
 def infer_kind(text: str) -> MemoryKind:
     """Preference, convention, decision or fact, by wording."""
+    text = simplified(text)
     if _PREFERENCE.search(text):
         return MemoryKind.PREFERENCE
     if _DECISION.search(text):

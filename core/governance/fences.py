@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.governance.canonical import canonical_text, slots
+from core.governance.han import simplified
 from core.governance.judge import IDENTICAL, SHIFT, script
 from core.governance.statements import is_cjk, parse
 from core.governance.text import STOPWORDS
@@ -151,6 +152,7 @@ def _h(key: bytes, label: str, unit: str) -> str:
 def entities(text: str) -> list[list[str]]:
     """Who or what the text names, in order (the speaker as "self"), in groups: names side by
     side ("Laura, my sister", "my sister Laura") are one group, whose order means nothing."""
+    text = simplified(text)  # the kin words are written in Simplified characters
     groups: list[list[str]] = []
     seen: set[str] = set()
     last_end = -10

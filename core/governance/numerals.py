@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
+from core.governance.han import simplified
 from core.patterns import lazy
 
 _ZH_DIGIT = {
@@ -155,8 +156,11 @@ def _en_number(m: re.Match[str]) -> str:
 
 @functools.lru_cache(maxsize=8192)
 def canonical_text(text: str) -> str:
-    """The text with numbers as digits (Chinese numerals, number words, thousands separators)."""
-    out = _THOUSANDS.sub("", text).replace("百分之", "\x01")  # kept from the numeral pass
+    """The text with numbers as digits (Chinese numerals, number words, thousands separators),
+    and Chinese in Simplified characters (`han.simplified`)."""
+    out = _THOUSANDS.sub("", simplified(text)).replace(
+        "百分之", "\x01"
+    )  # kept from the numeral pass
     masked = _ZH_WORDS.sub(lambda m: "\x00" * len(m.group()), out)
     keep = {i: out[i] for i in range(len(out)) if masked[i] == "\x00"}
     parts: list[str] = []

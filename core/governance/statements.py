@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from core.governance.han import simplified
 from core.governance.text import STOPWORDS, normalize, stem
 from core.patterns import lazy
 
@@ -89,14 +90,19 @@ _FILLER = frozenset(
         "lol",
     ]
 )
+# With romanised Hindi's "nahi" / "nahin", which English-script chat mixes in ("complaint
+# wapas nahi li").
 _NEGATION_EN = lazy(
-    r"\b(?:not|no|never|without|none|nobody|nothing|neither|nor|cannot)\b|n't\b|\bno longer\b",
+    r"\b(?:not|no|never|without|none|nobody|nothing|neither|nor|cannot|nahi|nahin)\b|n't\b"
+    r"|\bno longer\b",
     re.IGNORECASE,
 )
 # 不 except where it starts a word that is not a denial (不过 "but", 不错 "good" ...).
-# Not 非常 ("very"), 无锡 (a city), 别人 ("others"), 未来 ("future").
+# Not 非常 ("very"), 无锡 (a city), 别人 ("others"), 未来 ("future"). Cantonese denies with
+# 唔 and 冇 (唔该 is "thanks"). Traditional characters are read as Simplified (`parse`).
 _NEGATION_ZH = lazy(
     r"不(?!过(?!敏)|错|同|久|少|断|管|仅|但|光|论)|没有?|别(?![人的处])|未(?!来)|无法|无需|无须|并非"
+    r"|唔(?!该)|冇"
 )
 _REPLACING = lazy(
     r"\b(?:now|instead|switched|switch(?:es|ing)?|moved|migrated|replac\w*|changed|"
@@ -205,7 +211,7 @@ _NUMBER = lazy(r"[$€£¥]?\d[\d.,:/%-]*[a-z]{0,3}")
 def parse(text: str) -> Statement:
     """Take a text apart; see the module docstring (cached: a scope's memories are compared
     with every new candidate)."""
-    norm = arabic_numerals(normalize(_CONTRACTION.sub("", text)))
+    norm = arabic_numerals(normalize(_CONTRACTION.sub("", simplified(text))))
     replaced_phrases = [m.group(2) for m in _REPLACED.finditer(norm)]
     # Drop the marker and the replaced phrase; keep what stands between ("moved *the docs*
     # from Read the Docs"): it names the subject.
@@ -295,7 +301,7 @@ def affirmed(text: str) -> str:
     have nuts" -> "he can have nuts", "没有高血压" -> "有高血压" without 没)."""
     plain = _NOT_CONTRACTED.sub(
         lambda m: _STEM.get(m.group(1).casefold(), m.group(1)) if m.group(1) else m.group(2),
-        text,
+        simplified(text),
     )
     return " ".join(_NEGATION_ZH.sub(" ", _NEGATION_EN.sub(" ", plain)).split())
 
