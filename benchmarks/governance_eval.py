@@ -633,10 +633,11 @@ def main() -> None:
             "final-3",
             "final-4",
             "final-5",
+            "final-6",
             "both",
             "all",
         ),
-        help="the #40 corpora (all: dev, check, final-1 to final-5; final-5: fence cases only)",
+        help="the #40 corpora (all: dev, check, final-1 to final-6; final-5: fence cases only)",
     )
     parser.add_argument("--final", type=Path, help="play a final part from this directory")
     parser.add_argument("--judge-only", choices=("pairs", "fences", "verified"))
@@ -644,7 +645,16 @@ def main() -> None:
     if args.judge or args.final:
         named = {
             "both": ("dev", "check"),
-            "all": ("dev", "check", "final-1", "final-2", "final-3", "final-4", "final-5"),
+            "all": (
+                "dev",
+                "check",
+                "final-1",
+                "final-2",
+                "final-3",
+                "final-4",
+                "final-5",
+                "final-6",
+            ),
         }
         parts = named.get(args.judge or "", (args.judge or "final",))
         judge(parts, args.final, args.judge_only, args.verbose)
