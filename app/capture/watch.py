@@ -18,6 +18,7 @@ from pathlib import Path
 
 from app.capture import claude_code, codex
 from app.capture.follow import Chunk, Parser, capture_file, cursor_key
+from app.hooks.places import kept_apart
 from app.hooks.workspace import resolve
 from app.importers import extraction
 from app.importers.base import Problem
@@ -142,7 +143,13 @@ class Watcher:
         """The working directory's scope (as the hooks see it), with the user's keys on top."""
         given = dict(self.scope.items_) if self.scope is not None else {}
         try:
-            found = dict(resolve(chunk.cwd).scope.items_) if chunk.cwd else {}
+            found: dict[str, str] = {}
+            if chunk.cwd:
+                ws = resolve(chunk.cwd)
+                if "project" not in given:
+                    # A folder naming a project known from elsewhere is kept apart (hooks too).
+                    ws = kept_apart(self.service, ws, chunk.cwd, CAPTURE)
+                found = dict(ws.scope.items_)
         except MemoryCenterError:
             found = {"project": Path(chunk.cwd or "").name} if chunk.cwd else {}
         return Scope.required({**found, **given} or {"agent": self.agent.name})

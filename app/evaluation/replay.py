@@ -23,7 +23,8 @@ from typing import Any
 from app.compose import embedder_from_env
 from app.evaluation.sessions import RecordedSession, hook_payloads, lifecycle_payload
 from app.hooks.claude_code import SESSION_PREFIX, handle
-from app.hooks.workspace import USER_ENV
+from app.hooks.places import place_of
+from app.hooks.workspace import USER_ENV, resolve
 from core import InvalidInputError, MemoryService, PolicySettings
 from core.evaluation.ab import Call, Score, score_session
 from core.model import commands as c
@@ -116,6 +117,8 @@ def _replay(
         svc.commands.run(c.UpdatePolicySettings(dict(config.policy)), CLI)
     ids = _seed(svc, session)
     project = _project(work, session, config)
+    # The replayed user works in their own project's folder: confirmed, as `hook trust` does.
+    svc.commands.run(c.BindProjectPlace(session.project, place_of(resolve(project), project)), CLI)
     transcript = work / f"{session.session_id}.jsonl"
     transcript.touch()
     name = SESSION_PREFIX + session.session_id

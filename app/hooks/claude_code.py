@@ -35,6 +35,7 @@ from typing import Any
 from app.capture import claude_code as transcript
 from app.capture import history as past_work
 from app.capture.follow import Chunk, capture_file
+from app.hooks.places import kept_apart
 from app.hooks.workspace import Workspace, resolve
 from app.importers import extraction
 from app.importers.base import SourceEvent, clip
@@ -111,7 +112,7 @@ def handle(service: MemoryService, raw: object, *, transcript_bytes: int | None 
     call: HookCall | None = None
     try:
         call = dataclasses.replace(parse_payload(raw), until=transcript_bytes)
-        return _dispatch(service, call, resolve(call.cwd))
+        return _dispatch(service, call, kept_apart(service, resolve(call.cwd), call.cwd))
     except Exception as exc:  # the agent never breaks because of memory
         record_failure(service, call, exc)
         return ""
@@ -206,17 +207,15 @@ def _inject(
     left = budget - (len(history) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
     value = service.retrieval.inject(ws.scope, goal, max(left, 1), session=call.session).value
     text = "\n\n".join(part for part in (value.text.strip(), history) if part)
-    if not text:
-        return ""
-    return json.dumps(
-        {
-            "hookSpecificOutput": {
-                "hookEventName": call.event,
-                "additionalContext": text[:MAX_CONTEXT_CHARS],
-            }
-        },
-        ensure_ascii=False,
-    )
+    out: dict[str, Any] = {}
+    if ws.notice and call.event == "SessionStart":
+        out["systemMessage"] = ws.notice  # to the user, once: the session starts here
+    if text:
+        out["hookSpecificOutput"] = {
+            "hookEventName": call.event,
+            "additionalContext": text[:MAX_CONTEXT_CHARS],
+        }
+    return json.dumps(out, ensure_ascii=False) if out else ""
 
 
 def _opted_out(service: MemoryService, session: str) -> bool:

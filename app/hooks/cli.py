@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from app.cli.root import handles_errors, pass_ctx
 from app.hooks import client, install
 from app.hooks.daemon_cli import running_pid
 from core import MemoryCenterError
@@ -143,6 +144,37 @@ def hook_status(obj: Context, project: Path | None) -> None:
     obj.emit(doc, human)
     if problem:
         sys.exit(1)
+
+
+@hook_group.command("trust")
+@click.option(
+    "--folder",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The folder the agent works in (default: the current directory).",
+)
+@pass_ctx
+@handles_errors
+def hook_trust(ctx: Context, folder: Path | None) -> None:
+    """Confirm that this folder is the project it names, so that its sessions get that
+    project's memories and record into it.
+
+    The hooks keep apart a folder that names a project Memory Center knows from another
+    folder (or from the MCP server, the CLI, an import): a cloned repository chooses its
+    own name, and one named after your project would otherwise read its memories.
+    """
+    from app.hooks.places import place_of
+    from app.hooks.workspace import resolve
+    from core.model import commands as c
+
+    here = folder or Path.cwd()
+    ws = resolve(here)
+    mine = ctx.write(c.BindProjectPlace(ws.project, place_of(ws, here))).value
+    where = ws.root or here
+    ctx.emit(
+        {"project": ws.project, "folder": str(where), "folders": len(mine)},
+        f"{where} now speaks for project {ws.project!r} ({len(mine)} folder"
+        f"{'s' if len(mine) != 1 else ''} in all)",
+    )
 
 
 def _hook_side(data_dir: Path) -> tuple[str | None, int]:

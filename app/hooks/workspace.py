@@ -46,6 +46,9 @@ class Workspace:
     budget_tokens: int = DEFAULT_BUDGET
     session_budget_tokens: int = DEFAULT_SESSION_BUDGET
     extract_each_turn: bool = False
+    # Said to the user once per session (Claude Code's `systemMessage`): why the session is
+    # kept apart from the project its folder names (`app/hooks/places.py`).
+    notice: str = ""
 
     @property
     def project(self) -> str:

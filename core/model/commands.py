@@ -436,6 +436,16 @@ class SetAgentPaused(Command[frozenset[str]]):
 
 
 @dataclass(frozen=True)
+class BindProjectPlace(Command[frozenset[str]]):
+    """Confirm that a folder (the digest of its real path) speaks for a project: the hooks
+    bring the project's memories only into such folders."""
+
+    name: ClassVar[str] = "bind_project_place"
+    project: str
+    place: str
+
+
+@dataclass(frozen=True)
 class UpdatePolicySettings(Command[Any]):
     """Change the memory policy's settings (a new policy version)."""
 

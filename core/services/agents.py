@@ -1,10 +1,11 @@
-"""`service.agents` (#14): pausing memory per agent and the agents seen in the sessions."""
+"""`service.agents` (#14): pausing memory per agent, the agents seen in the sessions, and
+the folders that speak for a project in the hooks."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.governance import agents
+from core.governance import agents, places
 from core.governance.agents import AgentInfo
 from core.model.records import Result, SessionInfo
 from core.services.context import Engine
@@ -40,6 +41,22 @@ class AgentControls:
             names = agents.set_paused(tx, name, paused)
         self._e.retriever.pauses.forget()
         return Result(names, changes_of(tx))
+
+    def places(self) -> dict[str, frozenset[str]]:
+        """Each project's confirmed folders (digests of their real paths), for the hooks."""
+        store = self._e.store
+        with store.read("read project places") as conn:
+            return places.read_places(conn, store.codec)
+
+    def bind_place(self, project: str, place: str) -> Result[frozenset[str]]:
+        """Confirm that a folder speaks for `project` (`core/governance/places.py`).
+
+        Raises:
+            InvalidInputError: a bad project name or digest, or too many folders.
+        """
+        with self._e.store.write("bind project folder") as tx:
+            mine = places.bind(tx, project, place)
+        return Result(mine, changes_of(tx))
 
     def list_agents(self) -> list[AgentInfo]:
         """The agents seen in the sessions (and any paused ones), with their pause state."""

@@ -71,6 +71,7 @@ HANDLERS: dict[type[Command[Any]], tuple[str, str]] = {
     c.UndoChange: ("review", "undo_change"),
     c.UndoDecision: ("review", "undo"),
     c.SetAgentPaused: ("agents", "set_paused"),
+    c.BindProjectPlace: ("agents", "bind_place"),
     c.UpdatePolicySettings: ("policy", "update_settings"),
 }
 

@@ -57,6 +57,21 @@ def run_cli_hook(
     )
 
 
+def trust_folder(data_dir: Path, folder: Path) -> None:
+    """`memory-center hook trust --folder FOLDER`, as the user confirms that a folder is the
+    project it names (a folder naming a project the store already holds is kept apart)."""
+    from click.testing import CliRunner
+
+    from app.cli import cli
+
+    done = CliRunner().invoke(
+        cli,
+        ["--data-dir", str(data_dir), "hook", "trust", "--folder", str(folder)],
+        env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
+    )
+    assert done.exit_code == 0, done.output
+
+
 def run_client_hook(
     data_dir: Path, payload: Any, env: dict[str, str]
 ) -> subprocess.CompletedProcess[str]:

@@ -16,6 +16,8 @@ from mcp.types import Implementation
 from app.capture import history
 from app.cli import cli
 from app.hooks import claude_code as hooks
+from app.hooks.places import place_of
+from app.hooks.workspace import resolve
 from core import MemoryService, NewEvent, Scope
 from tests.conftest import PASSPHRASE
 
@@ -130,6 +132,8 @@ def test_session_start_adds_last_time_within_the_budget(
     )
     _seed(service)
     service.memories.remember(BILLING, "Invoices are rounded half-even.")
+    # The user has confirmed that this folder is the billing project (`hook trust`).
+    service.agents.bind_place("billing", place_of(resolve(project), project))
     payload = {"session_id": "now", "cwd": str(project), "hook_event_name": "SessionStart"}
     out = json.loads(hooks.handle(service, json.dumps(payload)))
     context = out["hookSpecificOutput"]["additionalContext"]

@@ -17,6 +17,7 @@ from tests.app.hook_support import (
     run_cli_hook,
     run_client_hook,
     stop_daemon,
+    trust_folder,
 )
 from tests.conftest import PASSPHRASE
 
@@ -40,14 +41,16 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Path:
-    """A store holding alice's deploy convention (and a memory of another project)."""
+def store(tmp_path: Path, project: Path) -> Path:
+    """A store holding alice's deploy convention (and a memory of another project); alice
+    has confirmed that the billing-service folder is that project."""
     data_dir = tmp_path / "store"
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         svc.memories.remember({"user": "alice", "project": "billing-service"}, DEPLOY)
         svc.memories.remember(
             {"user": "alice", "project": "webshop"}, "The webshop deploys with npm."
         )
+    trust_folder(data_dir, project)
     return data_dir
 
 
@@ -208,6 +211,7 @@ def test_scripted_session_through_the_daemon(
             svc.memories.remember(mem["scope"], mem["text"], kind=mem["kind"])
     project = tmp_path / "billing-service"
     (project / ".git").mkdir(parents=True)
+    trust_folder(data_dir, project)
     env = {**hook_env(runtime, daemon=True), "MEMORY_CENTER_USER": "alice"}
     transcript = tmp_path / f"{recorded.session_id}.jsonl"
     transcript.touch()

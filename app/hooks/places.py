@@ -1,0 +1,70 @@
+"""A project's memories only in the folders that speak for it (the hooks' attacker model).
+
+A repository names its own project (`.memory-center.toml`, or its directory name), and a
+cloned repository is content from outside. A folder that names a project the store knows
+from elsewhere is kept apart: its sessions read and write the project `<name>@<folder>`
+until the user confirms the folder (`memory-center hook trust`), and the session's first
+hook call says so to the user (`systemMessage`). The first folder that names a project with
+no memories yet is bound to it on first use. The rules and the setting are in
+`core/governance/places.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from pathlib import Path
+
+from app.hooks.workspace import Workspace
+from core import MemoryCenterError, MemoryFilter, MemoryService, Scope
+from core.model import commands as c
+
+HOOK = c.Origin("hook")
+
+
+def place_of(ws: Workspace, cwd: str | os.PathLike[str] | None) -> str:
+    """The digest of the folder that names the project: its config's or repository's root,
+    else the working directory (real paths: a symbolic link is the folder it points to)."""
+    folder = ws.root or Path(cwd or Path.cwd())
+    real = os.path.realpath(folder)
+    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def kept_apart(
+    service: MemoryService, ws: Workspace, cwd: str | None, origin: c.Origin = HOOK
+) -> Workspace:
+    """`ws` when its folder speaks for its project (binding the first folder of a project
+    with no memories yet); else `ws` under a project of this folder alone, with a notice."""
+    project, place = ws.project, place_of(ws, cwd)
+    try:
+        known = service.agents.places()
+        if place in known.get(project, frozenset()):
+            return ws
+        if project not in known and not _has_memories(service, ws.scope):
+            service.commands.run(c.BindProjectPlace(project, place), origin)
+            return ws
+    except MemoryCenterError:
+        # The store cannot be read (a server away): nothing of it can be injected either,
+        # and what the call records is spooled under the folder's own project name.
+        return ws
+    apart = f"{project}@{place[:8]}"
+    notice = (
+        f"Memory Center: this folder calls its project '{project}', which Memory Center "
+        f"knows from another folder, so that project's memories are not used here and this "
+        f"session is kept as '{apart}'. If this folder is '{project}', run `memory-center "
+        "hook trust` in it."
+    )
+    scope = Scope.of({**dict(ws.scope.items_), "project": apart})
+    return dataclasses.replace(ws, scope=scope, notice=notice)
+
+
+def _has_memories(service: MemoryService, scope: Scope) -> bool:
+    found = service.memories.list_memories(
+        MemoryFilter(
+            statuses=("active", "candidate", "quarantined", "disabled"),
+            scope_contains=scope,
+            limit=1,
+        )
+    )
+    return bool(found)

@@ -1,0 +1,127 @@
+"""The hooks' attacker model: a repository chooses its own project name (#42).
+
+Who holds what: the user holds the store and decides which folders are which project
+(`memory-center hook trust`). A cloned repository holds its directory name and its
+`.memory-center.toml`, both written by whoever published it. The attack: a repository
+named after another project of the user ("billing-service") had that project's memories
+injected into its sessions (where its own instructions can ask the agent to repeat them),
+and its sessions recorded as that project's. Real stores and the real hook handler."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import cli
+from app.hooks import claude_code as hooks
+from core import MemoryService
+from tests.conftest import PASSPHRASE
+
+ALICE_BILLING = {"user": "alice", "project": "billing-service"}
+DEPLOY = "Billing-service deploys with `make release` from the main branch."
+
+
+def _repo(root: Path, name: str, config: str | None = None) -> Path:
+    folder = root / name
+    (folder / ".git").mkdir(parents=True)
+    if config is not None:
+        (folder / ".memory-center.toml").write_text(config, encoding="utf-8")
+    return folder
+
+
+def _call(service: MemoryService, event: str, folder: Path, session: str, **extra: str) -> dict:
+    payload = {"session_id": session, "cwd": str(folder), "hook_event_name": event, **extra}
+    out = hooks.handle(service, json.dumps(payload))
+    return json.loads(out) if out else {}
+
+
+def _context(out: dict) -> str:
+    return str(out.get("hookSpecificOutput", {}).get("additionalContext", ""))
+
+
+def _trust(data_dir: Path, folder: Path) -> str:
+    done = CliRunner().invoke(
+        cli,
+        ["--data-dir", str(data_dir), "hook", "trust", "--folder", str(folder)],
+        env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
+    )
+    assert done.exit_code == 0, done.output
+    return done.stdout
+
+
+@pytest.fixture(autouse=True)
+def _alice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_CENTER_USER", "alice")
+
+
+def test_a_repository_named_after_a_project_gets_none_of_its_memories(
+    service: MemoryService, data_dir: Path, tmp_path: Path
+) -> None:
+    service.memories.remember(ALICE_BILLING, DEPLOY)
+    real = _repo(tmp_path / "work", "billing-service")
+    service.close()  # the CLI opens the store as the user does
+    assert "now speaks for project 'billing-service'" in _trust(data_dir, real)
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        asked = "how do I deploy the billing service?"
+        mine = _call(svc, "UserPromptSubmit", real, "s-real", prompt=asked)
+        assert "make release" in _context(mine)
+        # The same name twice over: by its directory, and by its configuration file.
+        for evil in (
+            _repo(tmp_path / "downloads", "billing-service"),
+            _repo(tmp_path / "clones", "innocent", '[memory]\nproject = "billing-service"\n'),
+        ):
+            start = _call(svc, "SessionStart", evil, f"s-{evil.parent.name}")
+            assert "hook trust" in start["systemMessage"]  # the user is told, once
+            assert "make release" not in _context(start)
+            prompt = _call(svc, "UserPromptSubmit", evil, f"s-{evil.parent.name}", prompt=asked)
+            assert "make release" not in _context(prompt)
+            assert "systemMessage" not in prompt
+            (snap, *_) = svc.retrieval.list_snapshots(f"claude-code:s-{evil.parent.name}")
+            assert snap.scope.get("project", "").startswith("billing-service@")
+        # What those sessions said is not the project's either.
+        recorded = [
+            e
+            for e in svc.events.list_events(limit=1000)
+            if e.session_id in ("claude-code:s-downloads", "claude-code:s-clones")
+        ]
+        assert recorded and all(e.scope.get("project") != "billing-service" for e in recorded)
+
+
+def test_the_user_confirms_a_second_folder_of_a_project(
+    service: MemoryService, data_dir: Path, tmp_path: Path
+) -> None:
+    first = _repo(tmp_path / "a", "shop")
+    other = _repo(tmp_path / "b", "shop")  # a second clone, a worktree
+    _call(service, "SessionStart", first, "s1")  # a project with no memories: bound here
+    service.memories.remember({"user": "alice", "project": "shop"}, "The shop uses pnpm 9.")
+    apart = _call(service, "UserPromptSubmit", other, "s2", prompt="which package manager?")
+    assert "pnpm 9" not in _context(apart)
+    service.close()
+    assert "(2 folders in all)" in _trust(data_dir, other)
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        again = _call(svc, "UserPromptSubmit", other, "s3", prompt="which package manager?")
+        assert "pnpm 9" in _context(again)
+
+
+def test_a_project_known_from_elsewhere_is_not_given_to_the_first_folder_that_names_it(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Memories written through the MCP server or the CLI: no folder has spoken for them yet.
+    service.memories.remember(ALICE_BILLING, DEPLOY)
+    evil = _repo(tmp_path / "downloads", "billing-service")
+    out = _call(service, "UserPromptSubmit", evil, "s1", prompt="deploy the billing service")
+    assert "make release" not in _context(out)
+    assert service.agents.places() == {}  # and the folder was not bound to the project
+
+
+def test_a_bad_folder_digest_is_refused_by_name(service: MemoryService) -> None:
+    from core import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="place"):
+        service.agents.bind_place("billing-service", "../../etc")
+    with pytest.raises(InvalidInputError, match="project"):
+        service.agents.bind_place("bad\nname", "0" * 64)
+    assert service.agents.places() == {}
