@@ -233,6 +233,12 @@ def main() -> None:
         project = base / "project0"
         (project / ".git").mkdir(parents=True)
         built = build_store(data_dir, args.memories, args.scopes)
+        # The user confirms that the folder is project0, whose memories the store holds.
+        subprocess.run(
+            [sys.executable, "-c", "from app.cli import main; main()", "--data-dir",
+             str(data_dir), "hook", "trust", "--folder", str(project)],
+            check=True, capture_output=True, cwd=ROOT,
+        )  # fmt: skip
         print(
             f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}; "
             f"{args.memories:,} memories over {args.scopes} project scopes "
