@@ -615,6 +615,10 @@ def _session_order(key: str) -> tuple[int, str]:
     return (int(digits) if digits else 0, key)
 
 
+PARTS = ("dev", "check", "final-1", "final-2", "final-3", "final-4", "final-5", "final-6")
+"""The judge corpora's parts, in the order they were written."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", type=int, choices=(1, 2, 3))
@@ -625,18 +629,7 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
     parser.add_argument(
         "--judge",
-        choices=(
-            "dev",
-            "check",
-            "final-1",
-            "final-2",
-            "final-3",
-            "final-4",
-            "final-5",
-            "final-6",
-            "both",
-            "all",
-        ),
+        choices=(*PARTS, "both", "all"),
         help="the #40 corpora (all: dev, check, final-1 to final-6; final-5: fence cases only)",
     )
     parser.add_argument("--final", type=Path, help="play a final part from this directory")
@@ -645,16 +638,7 @@ def main() -> None:
     if args.judge or args.final:
         named = {
             "both": ("dev", "check"),
-            "all": (
-                "dev",
-                "check",
-                "final-1",
-                "final-2",
-                "final-3",
-                "final-4",
-                "final-5",
-                "final-6",
-            ),
+            "all": PARTS,
         }
         parts = named.get(args.judge or "", (args.judge or "final",))
         judge(parts, args.final, args.judge_only, args.verbose)
