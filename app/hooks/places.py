@@ -5,7 +5,7 @@ cloned repository is content from outside. A folder that names a project the sto
 from elsewhere is kept apart: its sessions read and write the project `<name>@<folder>`
 until the user confirms the folder (`memory-center hook trust`), and the session's first
 hook call says so to the user (`systemMessage`). The first folder that names a project with
-no memories yet is bound to it on first use. The rules and the setting are in
+no memories and no recent history yet is bound to it on first use. The rules and the setting are in
 `core/governance/places.py`.
 """
 
@@ -14,8 +14,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import weakref
 from pathlib import Path
 
+from app.capture.history import RECENT_SCAN, visible_events
 from app.hooks.workspace import Workspace
 from core import MemoryCenterError, MemoryFilter, MemoryService, Scope
 from core.model import commands as c
@@ -41,7 +43,7 @@ def kept_apart(
         known = service.agents.places()
         if place in known.get(project, frozenset()):
             return ws
-        if project not in known and not _has_memories(service, ws.scope):
+        if project not in known and not _known_elsewhere(service, ws.scope):
             service.commands.run(c.BindProjectPlace(project, place), origin)
             return ws
     except MemoryCenterError:
@@ -59,12 +61,29 @@ def kept_apart(
     return dataclasses.replace(ws, scope=scope, notice=notice)
 
 
-def _has_memories(service: MemoryService, scope: Scope) -> bool:
-    found = service.memories.list_memories(
-        MemoryFilter(
-            statuses=("active", "candidate", "quarantined", "disabled"),
-            scope_contains=scope,
-            limit=1,
+# Projects found to hold something, per open store: what a store holds it keeps holding,
+# so a folder kept apart is not searched for again on every call of a long-lived daemon.
+_HOLDING: weakref.WeakKeyDictionary[MemoryService, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _known_elsewhere(service: MemoryService, scope: Scope) -> bool:
+    """The store holds memories of the project, or recent history recorded in it (what
+    "last time in this project" would show a session started here)."""
+    project = scope.get("project", "")
+    seen = _HOLDING.setdefault(service, set())
+    if project in seen:
+        return True
+    found = bool(
+        service.memories.list_memories(
+            MemoryFilter(
+                statuses=("active", "candidate", "quarantined", "disabled"),
+                scope_contains=scope,
+                limit=1,
+            )
         )
+    ) or any(
+        e.scope.get("project") == project for e in visible_events(service, scope, scan=RECENT_SCAN)
     )
-    return bool(found)
+    if found:
+        seen.add(project)
+    return found

@@ -5,10 +5,11 @@ repository, else the repository's directory name. Both are the repository's to c
 a cloned repository is content from outside: one that names itself after another project
 of the user ("billing") would have that project's memories injected into its sessions, and
 its own sessions recorded as that project's. So a project's memories follow it only into
-folders the user has confirmed. The first folder that names a project with no memories yet
-is bound to it on first use; any other folder naming a bound project, or a project that
-already has memories from elsewhere (the MCP server, the CLI, an import), is kept apart
-until the user confirms it (`memory-center hook trust`).
+folders the user has confirmed. The first folder that names a project with no memories
+and no recent history yet is bound to it on first use; any other folder naming a bound
+project, or a project the store already holds (memories from the MCP server, the CLI, an
+import; sessions recorded before), is kept apart until the user confirms it
+(`memory-center hook trust`; the rule itself is `app/hooks/places.py`).
 
 A folder is kept as a digest of its real path (paths stay out of the store), under the
 store setting `project_places`, sealed and bound like every other setting.

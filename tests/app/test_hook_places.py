@@ -117,6 +117,23 @@ def test_a_project_known_from_elsewhere_is_not_given_to_the_first_folder_that_na
     assert service.agents.places() == {}  # and the folder was not bound to the project
 
 
+def test_a_project_known_only_by_its_history_is_not_given_away(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """Sessions recorded in a project, nothing extracted yet: "last time in this project"
+    would show a folder that names it what was asked and run there."""
+    from core import Actor, NewEvent, TrustLevel
+
+    said = "run the quarterly VAT export for billing-service"
+    service.events.append_events(
+        [NewEvent("claude-code:old", Actor.USER, TrustLevel.USER, ALICE_BILLING, said)]
+    )
+    evil = _repo(tmp_path / "downloads", "billing-service")
+    start = _call(service, "SessionStart", evil, "s-new")
+    assert "VAT export" not in _context(start) and "hook trust" in start["systemMessage"]
+    assert service.agents.places() == {}
+
+
 def test_a_bad_folder_digest_is_refused_by_name(service: MemoryService) -> None:
     from core import InvalidInputError
 
