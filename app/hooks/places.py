@@ -53,9 +53,9 @@ def kept_apart(
     apart = f"{project}@{place[:8]}"
     notice = (
         f"Memory Center: this folder calls its project '{project}', which Memory Center "
-        f"knows from another folder, so that project's memories are not used here and this "
-        f"session is kept as '{apart}'. If this folder is '{project}', run `memory-center "
-        "hook trust` in it."
+        "already holds from elsewhere (another folder, the MCP server, the CLI or an "
+        f"import), so that project's memories are not used here and this session is kept "
+        f"as '{apart}'. If this folder is '{project}', run `memory-center hook trust` in it."
     )
     scope = Scope.of({**dict(ws.scope.items_), "project": apart})
     return dataclasses.replace(ws, scope=scope, notice=notice)
