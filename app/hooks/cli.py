@@ -110,8 +110,10 @@ def hook_status(obj: Context, project: Path | None) -> None:
         sys.exit(1)
     problem = None
     totals: dict[str, tuple[int, int]] = {}
+    folder: dict[str, str] | None = None
     try:
         totals = obj.service().events.capture_totals()
+        folder = _folder(obj, project or Path.cwd())
     except MemoryCenterError as exc:
         problem = exc.message  # still say what is installed and what the hooks see (#42)
     finally:
@@ -125,23 +127,10 @@ def hook_status(obj: Context, project: Path | None) -> None:
         "store_error": problem,
         "hooks_error": hooks_note,
         "queued_bytes": queued,
+        "folder": folder,
     }
 
-    def human() -> None:
-        for where, events in installed.items():
-            state = ", ".join(events) if events else "not installed"
-            click.echo(f"{where:<8} {files[where]}: {state}")
-        click.echo("daemon   " + (f"running (pid {daemon})" if daemon else "not running"))
-        if hooks_note:
-            click.echo(f"hooks    memory is off: {hooks_note}")
-        if queued:
-            click.echo(f"queue    {queued} bytes of hook calls wait for the daemon")
-        if problem:
-            click.echo(f"store    cannot open: {problem}")
-        for agent, (count, captured) in sorted(totals.items()):
-            click.echo(f"captured {agent}: {captured} events from {count} files")
-
-    obj.emit(doc, human)
+    obj.emit(doc, lambda: _print_status(doc))
     if problem:
         sys.exit(1)
 
@@ -175,6 +164,40 @@ def hook_trust(ctx: Context, folder: Path | None) -> None:
         f"{where} now speaks for project {ws.project!r} ({len(mine)} folder"
         f"{'s' if len(mine) != 1 else ''} in all)",
     )
+
+
+def _print_status(doc: dict[str, Any]) -> None:
+    """`hook status` for a person: one line a finding."""
+    for where, found in doc["settings"].items():
+        state = ", ".join(found["events"]) if found["events"] else "not installed"
+        click.echo(f"{where:<8} {found['path']}: {state}")
+    daemon = doc["daemon_pid"]
+    click.echo("daemon   " + (f"running (pid {daemon})" if daemon else "not running"))
+    if doc["hooks_error"]:
+        click.echo(f"hooks    memory is off: {doc['hooks_error']}")
+    if doc["queued_bytes"]:
+        click.echo(f"queue    {doc['queued_bytes']} bytes of hook calls wait for the daemon")
+    if doc["store_error"]:
+        click.echo(f"store    cannot open: {doc['store_error']}")
+    for agent, seen in sorted(doc["captured"].items()):
+        click.echo(f"captured {agent}: {seen['events']} events from {seen['files']} files")
+    folder = doc["folder"]
+    if folder is not None:
+        hint = " (run `memory-center hook trust` here if it is)"
+        click.echo(
+            f"folder   {folder['project']!r}: {folder['state']}"
+            + (hint if folder["state"] == "kept apart" else "")
+        )
+
+
+def _folder(obj: Context, here: Path) -> dict[str, str]:
+    """The project the folder names and how it stands (`places.standing`): whether its
+    sessions get that project's memories."""
+    from app.hooks.places import standing
+    from app.hooks.workspace import resolve
+
+    ws = resolve(here)
+    return {"project": ws.project, "state": standing(obj.service(), ws, here)}
 
 
 def _hook_side(data_dir: Path) -> tuple[str | None, int]:

@@ -33,6 +33,19 @@ def place_of(ws: Workspace, cwd: str | os.PathLike[str] | None) -> str:
     return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+def standing(service: MemoryService, ws: Workspace, cwd: str | os.PathLike[str] | None) -> str:
+    """How the folder stands towards the project it names, without changing anything:
+    "confirmed", "kept apart" (until `hook trust`), or "unbound" (its first session binds
+    it: the store holds nothing of the project yet)."""
+    project, place = ws.project, place_of(ws, cwd)
+    known = service.agents.places()
+    if place in known.get(project, frozenset()):
+        return "confirmed"
+    if project not in known and not _known_elsewhere(service, ws.scope):
+        return "unbound"
+    return "kept apart"
+
+
 def kept_apart(
     service: MemoryService, ws: Workspace, cwd: str | None, origin: c.Origin = HOOK
 ) -> Workspace:

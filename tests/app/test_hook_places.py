@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from app.cli import cli
 from app.hooks import claude_code as hooks
@@ -142,3 +142,30 @@ def test_a_bad_folder_digest_is_refused_by_name(service: MemoryService) -> None:
     with pytest.raises(InvalidInputError, match="project"):
         service.agents.bind_place("bad\nname", "0" * 64)
     assert service.agents.places() == {}
+
+
+def test_hook_status_says_how_the_folder_stands(
+    service: MemoryService, data_dir: Path, tmp_path: Path
+) -> None:
+    service.memories.remember(ALICE_BILLING, DEPLOY)
+    service.close()
+    real, evil = (
+        _repo(tmp_path / "work", "billing-service"),
+        _repo(tmp_path / "dl", "billing-service"),
+    )
+    fresh = _repo(tmp_path / "work", "new-thing")
+
+    def status(folder: Path) -> Result:
+        return CliRunner().invoke(
+            cli,
+            ["--data-dir", str(data_dir), "hook", "status", "--project", str(folder)],
+            env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
+        )
+
+    assert "'billing-service': kept apart (run `memory-center hook trust`" in status(evil).stdout
+    assert "'new-thing': unbound" in status(fresh).stdout
+    _trust(data_dir, real)
+    assert "'billing-service': confirmed" in status(real).stdout
+    assert "'billing-service': kept apart" in status(evil).stdout  # status binds nothing
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        assert list(svc.agents.places()) == ["billing-service"]
