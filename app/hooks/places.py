@@ -53,11 +53,10 @@ def kept_apart(
     with no memories yet); else `ws` under a project of this folder alone, with a notice."""
     project, place = ws.project, place_of(ws, cwd)
     try:
-        known = service.agents.places()
-        if place in known.get(project, frozenset()):
-            return ws
-        if project not in known and not _known_elsewhere(service, ws.scope):
+        state = standing(service, ws, cwd)
+        if state == "unbound":
             service.commands.run(c.BindProjectPlace(project, place), origin)
+        if state != "kept apart":
             return ws
     except MemoryCenterError:
         # The store cannot be read (a server away): nothing of it can be injected either,
