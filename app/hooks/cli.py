@@ -156,6 +156,8 @@ def hook_trust(ctx: Context, folder: Path | None) -> None:
     from core.model import commands as c
 
     here = folder or Path.cwd()
+    if not here.is_dir():  # click's check lets a FIFO or a socket through as "not a file"
+        raise click.UsageError(f"--folder: {here} is not a directory")
     ws = resolve(here)
     mine = ctx.write(c.BindProjectPlace(ws.project, place_of(ws, here))).value
     where = ws.root or here

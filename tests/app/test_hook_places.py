@@ -134,6 +134,20 @@ def test_a_project_known_only_by_its_history_is_not_given_away(
     assert service.agents.places() == {}
 
 
+def test_hook_trust_refuses_what_is_not_a_folder(data_dir: Path, tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    done = CliRunner().invoke(
+        cli,
+        ["--data-dir", str(data_dir), "hook", "trust", "--folder", str(fifo)],
+        env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
+    )
+    assert done.exit_code == 2 and "is not a directory" in done.output
+    assert not data_dir.exists()  # nothing opened, nothing written
+
+
 def test_a_bad_folder_digest_is_refused_by_name(service: MemoryService) -> None:
     from core import InvalidInputError
 
