@@ -8,6 +8,9 @@ tool call a hook already recorded live is not recorded again.
 A rewound branch is recorded as it was written: a live reader cannot know, when a line
 arrives, that the user will go back later (the log is append-only). `import` of the
 finished file keeps only the final branch.
+
+A line copied in from another session (a fork, an older `--resume`) is that session's line:
+the chunk names the session in `copied`, so the store is asked what it already holds.
 """
 
 from __future__ import annotations
@@ -37,12 +40,14 @@ def parse_lines(path: Path, lines: list[tuple[int, str]], state: dict[str, Any])
             continue
         if entry is None or not events:
             continue
-        sid = str(entry.get("sessionId") or path.stem)
+        sid = importer.SESSION_PREFIX + importer.home_session(entry, path)
+        if importer.copied_in(entry, path):
+            chunk.copied.add(sid)
         cwd = entry.get("cwd")
         if isinstance(cwd, str) and cwd and chunk.cwd is None:
             chunk.cwd = cwd  # for the scope; never kept in the cursor (paths stay out)
         for ev in events:
-            chunk.add(importer.SESSION_PREFIX + sid, _with_tool_id(entry, ev))
+            chunk.add(sid, _with_tool_id(entry, ev))
     state["tools"] = dict(list(tools.items())[-MAX_TOOLS:])
     return chunk
 

@@ -37,6 +37,8 @@ class Chunk:
     sessions: dict[str, list[SourceEvent]] = field(default_factory=dict)
     cwd: str | None = None
     problems: list[Problem] = field(default_factory=list)
+    # Sessions with lines copied in from another file (a fork): they may be recorded already.
+    copied: set[str] = field(default_factory=set)
 
     def add(self, session: str, event: SourceEvent) -> None:
         """Append `event` to `session`'s list."""
@@ -154,10 +156,12 @@ def _new_events(
 ) -> list[tuple[str, SourceEvent, NewEvent]]:
     out = []
     for session, events in chunk.sessions.items():
-        seen = existing_source_ids(service, session) if cursor.state is None else set()
+        first = cursor.state is None or session in chunk.copied
+        seen = existing_source_ids(service, session) if first else set()
         for ev in events:
             if ev.source_id in seen:
                 continue
+            seen.add(ev.source_id)  # a line written twice into one file is recorded once
             out.append((session, ev, to_new_event(session, scope, ev, f"capture:{agent}")))
     return out
 

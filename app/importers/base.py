@@ -238,7 +238,12 @@ def _prepare(
 ) -> list[Pending]:
     """The session's events not imported before, each with the line it came from."""
     present = existing_source_ids(service, sess.session)
-    fresh = [e for e in sess.events if e.source_id not in present]
+    fresh = []
+    for event in sess.events:
+        # A line met twice (a resumed or forked session's copy, read from both files) once.
+        if event.source_id not in present:
+            present.add(event.source_id)
+            fresh.append(event)
     report.events_already_present += len(sess.events) - len(fresh)
     if not fresh:
         return []

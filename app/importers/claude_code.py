@@ -32,6 +32,14 @@ in no line); the lines of abandoned branches are counted in one "skipped" line p
 Parallel tool calls (a line per call, each result pointing to its call) are not branches.
 Sub-agent lines (`isSidechain`) are kept and flagged.
 
+Copies of another session: `--resume` in older versions started a new file that begins with
+the resumed session's lines, under that session's `sessionId`; a fork (`--fork-session`,
+`/branch`) starts a new file with the parent's lines under the fork's `sessionId`, each
+naming where it came from (`forkedFrom.sessionId` and `.messageUuid`). Either way a copied
+line is recorded as its own session's line, with its original uuid in the source id: it is
+recorded once, by whichever file is read first, and never a second time under the session
+that only inherited it (`home_session`, `source_uuid`).
+
 Trust (documented in docs/mcp.md, "Trust rules"): text the user typed is `user`; the
 assistant's text and tool calls are `assistant`; every tool result and command output is
 `untrusted`, because the importer cannot re-run the tool and a tool's output (a web page, a
@@ -136,7 +144,7 @@ def _parse_file(file: Path, sessions: dict[str, SourceSession], problems: list[P
             problems.append(Problem(str(file), f"line {number}", _reason(exc)))
             continue
         if entry is not None:
-            sid = str(entry.get("sessionId") or file.stem)
+            sid = home_session(entry, file)
             by_session.setdefault(sid, []).append(_Line(number, entry))
     parents = links.resolved()
     for sid, found in by_session.items():
@@ -176,6 +184,37 @@ def _session_events(
         if isinstance(cwd, str) and cwd and "project" not in sess.scope_extra:
             sess.scope_extra["project"] = PurePath(cwd).name or cwd
         sess.events.extend(replace(e, where=f"line {line.number}") for e in events)
+
+
+# Claude Code names a session file by its session id; a line under another id was copied in.
+_SESSION_FILE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+
+
+def home_session(entry: dict[str, Any], file: Path) -> str:
+    """The session a conversation line belongs to: the one a fork copied it from
+    (`forkedFrom.sessionId`), else its `sessionId`, else the file's name."""
+    fork = entry.get("forkedFrom")
+    if isinstance(fork, dict) and isinstance(fork.get("sessionId"), str) and fork["sessionId"]:
+        return str(fork["sessionId"])
+    return str(entry.get("sessionId") or file.stem)
+
+
+def copied_in(entry: dict[str, Any], file: Path) -> bool:
+    """Whether the line was copied into `file` from another session's file (a fork, or an
+    older `--resume`): it may already be recorded under its own session."""
+    session = home_session(entry, file)
+    if isinstance(entry.get("forkedFrom"), dict):
+        return session != entry.get("sessionId")
+    return bool(_SESSION_FILE.match(file.stem)) and session != file.stem
+
+
+def source_uuid(entry: dict[str, Any]) -> str:
+    """The uuid a line's source ids are made of: the original line's for a fork's copy (a fork
+    may give its copies new uuids), so both record as one."""
+    fork = entry.get("forkedFrom")
+    if isinstance(fork, dict) and isinstance(fork.get("messageUuid"), str) and fork["messageUuid"]:
+        return str(fork["messageUuid"])
+    return str(entry["uuid"])
 
 
 class _Links:
@@ -318,7 +357,7 @@ def line_events(entry: dict[str, Any], tools: dict[str, str]) -> Iterator[Source
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
             raise ValueError(f"content block {index} is not an object")
-        yield from _block(entry, block, f"{entry['uuid']}#{index}", tools)
+        yield from _block(entry, block, f"{source_uuid(entry)}#{index}", tools)
 
 
 def _block(

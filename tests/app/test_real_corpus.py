@@ -9,6 +9,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from app.capture import follow
 from app.capture.watch import AGENTS, Watcher
 from app.evaluation.sessions import split_turns
 from app.importers import chatgpt, claude_code, codex
@@ -288,6 +291,101 @@ def test_watch_records_the_real_files_as_import_does(
         ("b1u#0", "user", "user", "message"),
     ]
     assert len(_rows(service, CODEX_077)) == 1 and len(_rows(service, CODEX_0135)) == 2
+
+
+# --- copies of another session: forks and older resumes ---------------------------------------
+
+PARENT = "06090cb1-3e64-433a-bc7e-a621c0f596d2"
+FORK = "7c2e9a10-5b1d-4f3e-9a44-0d6f1e2b3c4d"
+FORK_OWN = ("9d0c6a55-2f4e-4b8a-8c1d-3e5f7a9b0c2d#0", "user", "user", "message")
+
+
+def _fork_of_real_session(folder: Path, shape: str) -> Path:
+    """A session continued from the real one, in the shape each writer leaves it.
+
+    "fork": Claude Code 2.1 (`--fork-session`, `/branch`) copies the parent's lines under the
+    fork's `sessionId`, each naming its origin in `forkedFrom` (uuid kept); "remapped": the
+    same with new uuids (the SDK's `forkSession`); "resume": older versions' `--resume`
+    copies them under the parent's own `sessionId` into a file named after the new session.
+    Then the new session's own prompt."""
+    source = (REAL / "claude_code" / f"{PARENT}.jsonl").read_text(encoding="utf-8")
+    lines: list[dict[str, Any]] = []
+    renamed: dict[str, str] = {}
+    for raw in source.splitlines():
+        obj = json.loads(raw)
+        if obj.get("type") not in ("user", "assistant"):
+            continue
+        if shape != "resume":
+            obj["forkedFrom"] = {"sessionId": PARENT, "messageUuid": obj["uuid"]}
+            obj["sessionId"] = FORK
+        if shape == "remapped":
+            renamed[obj["uuid"]] = "f" + obj["uuid"][1:]
+            obj["uuid"] = renamed[obj["uuid"]]
+            obj["parentUuid"] = renamed.get(obj["parentUuid"], obj["parentUuid"])
+        lines.append(obj)
+    own = {
+        **{k: v for k, v in lines[0].items() if k not in ("forkedFrom", "promptId")},
+        "parentUuid": lines[-1]["uuid"],
+        "uuid": FORK_OWN[0].split("#")[0],
+        "sessionId": FORK,
+        "timestamp": "2026-06-05T05:10:00.000Z",
+        "message": {"role": "user", "content": "Now run the same check on staging"},
+    }
+    path = folder / f"{FORK}.jsonl"
+    path.write_text("".join(json.dumps(o) + "\n" for o in [*lines, own]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("shape", ["fork", "remapped", "resume"])
+def test_a_continued_session_records_the_copied_lines_once(
+    service: MemoryService, tmp_path: Path, shape: str
+) -> None:
+    shutil.copy(REAL / "claude_code" / f"{PARENT}.jsonl", tmp_path)
+    _fork_of_real_session(tmp_path, shape)
+    report = _import(service, claude_code, tmp_path)
+    assert report.problems == []
+    # The copied lines are the parent's, recorded once; the new session holds only its own.
+    assert _rows(service, f"claude-code:{PARENT}") == CLAUDE_REAL
+    assert _rows(service, f"claude-code:{FORK}") == [FORK_OWN]
+    again = _import(service, claude_code, tmp_path)
+    assert again.events_written == 0
+
+
+@pytest.mark.parametrize("shape", ["fork", "remapped", "resume"])
+def test_a_continued_session_read_first_keeps_its_parents_lines(
+    service: MemoryService, tmp_path: Path, shape: str
+) -> None:
+    """Claude Code deletes old transcripts: the copy may be all that is left of the parent.
+    Its lines are recorded under the parent's session, and the parent's file, read after,
+    adds nothing."""
+    fork_dir, parent_dir = tmp_path / "fork", tmp_path / "parent"
+    fork_dir.mkdir()
+    parent_dir.mkdir()
+    _fork_of_real_session(fork_dir, shape)
+    shutil.copy(REAL / "claude_code" / f"{PARENT}.jsonl", parent_dir)
+    _import(service, claude_code, fork_dir)
+    assert _rows(service, f"claude-code:{PARENT}") == CLAUDE_REAL
+    assert _import(service, claude_code, parent_dir).events_written == 0
+    assert _rows(service, f"claude-code:{FORK}") == [FORK_OWN]
+
+
+@pytest.mark.parametrize("shape", ["fork", "remapped", "resume"])
+def test_watch_records_a_continued_session_once_however_it_is_read(
+    service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    """Live capture, the parent first, then its fork read a line at a time: every read after
+    the first asks the store again about the copied lines."""
+    folder = tmp_path / "projects" / "-tmp-workspace"
+    folder.mkdir(parents=True)
+    shutil.copy(REAL / "claude_code" / f"{PARENT}.jsonl", folder)
+    watcher = Watcher(service, AGENTS["claude-code"], tmp_path / "projects", scope=ALICE)
+    assert watcher.run_once().problems == []
+    fork = _fork_of_real_session(folder, shape)
+    longest = max(len(line) for line in fork.read_bytes().splitlines())
+    monkeypatch.setattr(follow, "MAX_CHUNK", longest + 1)  # one line per read
+    assert watcher.run_once().problems == []
+    assert _rows(service, f"claude-code:{PARENT}") == CLAUDE_REAL
+    assert _rows(service, f"claude-code:{FORK}") == [FORK_OWN]
 
 
 # --- ChatGPT voice -----------------------------------------------------------------------------
