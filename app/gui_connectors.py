@@ -24,10 +24,12 @@ from typing import Any
 from app.capture.watch import AGENTS, Watcher
 from app.hooks import client as hook_client
 from app.hooks import install as hooks
+from app.hooks import places
+from app.hooks.workspace import resolve
 from app.paths import PASSPHRASE_ENV
 from core import InvalidInputError, MemoryCenterError, MemoryService
 
-from ui.integrations import CaptureAgent, Connectors, HookProblem, HookState
+from ui.integrations import CaptureAgent, Connectors, FolderPlace, HookProblem, HookState
 
 CAPTURE_INTERVAL_S = 2.0
 STOP_WAIT_S = 5.0
@@ -109,6 +111,12 @@ class DesktopHooks:
             return None
         reason, kind, when = found
         return HookProblem(reason, kind, datetime.fromtimestamp(when, UTC))
+
+    def folder_place(self, service: MemoryService, folder: Path) -> FolderPlace:
+        ws = resolve(folder)
+        place = places.place_of(ws, folder)
+        state = places.standing(service, ws, folder)
+        return FolderPlace(ws.project, place, state, places.apart_name(ws.project, place))
 
 
 @dataclass

@@ -51,6 +51,20 @@ class HookProblem:
     when: datetime
 
 
+@dataclass(frozen=True)
+class FolderPlace:
+    """How a folder stands towards the project it names (`app/hooks/places.py`)."""
+
+    project: str
+    """The project the folder names (its `.memory-center.toml`, else its directory)."""
+    place: str
+    """The digest of its real path: what the store keeps instead of the path."""
+    state: str
+    """"confirmed", "kept apart" or "unbound" (its first session binds it)."""
+    apart: str
+    """The project its sessions use while kept apart (`<project>@<8 hex>`)."""
+
+
 class HookControl(Protocol):
     """Install and remove the Claude Code hooks, as `hook install|uninstall claude-code`."""
 
@@ -73,6 +87,15 @@ class HookControl(Protocol):
     def problem(self) -> HookProblem | None:
         """Why the hooks could not open this store, the last time they tried (None when
         they opened it since, or never failed)."""
+        ...
+
+    def folder_place(self, service: MemoryService, folder: Path) -> FolderPlace:
+        """The project `folder` names and whether its sessions get that project's memories
+        (reads the store; changes nothing).
+
+        Raises:
+            InvalidInputError: the folder's `.memory-center.toml` is not valid.
+        """
         ...
 
 

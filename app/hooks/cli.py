@@ -151,6 +151,26 @@ def hook_trust(ctx: Context, folder: Path | None) -> None:
     folder (or from the MCP server, the CLI, an import): a cloned repository chooses its
     own name, and one named after your project would otherwise read its memories.
     """
+    _change_folder(ctx, folder, withdraw=False)
+
+
+@hook_group.command("untrust")
+@click.option(
+    "--folder",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The folder to withdraw (default: the current directory).",
+)
+@pass_ctx
+@handles_errors
+def hook_untrust(ctx: Context, folder: Path | None) -> None:
+    """Withdraw this folder's confirmation: its sessions no longer get the project's
+    memories and are kept apart again (a folder reused for something else, or trusted by
+    mistake). Nothing recorded is changed."""
+    _change_folder(ctx, folder, withdraw=True)
+
+
+def _change_folder(ctx: Context, folder: Path | None, *, withdraw: bool) -> None:
+    """Confirm (or withdraw) the folder for the project it names, and say where it stands."""
     from app.hooks.places import place_of
     from app.hooks.workspace import resolve
     from core.model import commands as c
@@ -159,12 +179,15 @@ def hook_trust(ctx: Context, folder: Path | None) -> None:
     if not here.is_dir():  # click's check lets a FIFO or a socket through as "not a file"
         raise click.UsageError(f"--folder: {here} is not a directory")
     ws = resolve(here)
-    mine = ctx.write(c.BindProjectPlace(ws.project, place_of(ws, here))).value
+    change = c.UnbindProjectPlace if withdraw else c.BindProjectPlace
+    mine = ctx.write(change(ws.project, place_of(ws, here))).value
     where = ws.root or here
+    count = f"{len(mine)} folder{'s' if len(mine) != 1 else ''}"
     ctx.emit(
         {"project": ws.project, "folder": str(where), "folders": len(mine)},
-        f"{where} now speaks for project {ws.project!r} ({len(mine)} folder"
-        f"{'s' if len(mine) != 1 else ''} in all)",
+        f"{where} no longer speaks for project {ws.project!r} ({count} left)"
+        if withdraw
+        else f"{where} now speaks for project {ws.project!r} ({count} in all)",
     )
 
 

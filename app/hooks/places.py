@@ -33,6 +33,11 @@ def place_of(ws: Workspace, cwd: str | os.PathLike[str] | None) -> str:
     return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+def apart_name(project: str, place: str) -> str:
+    """The project a folder's sessions use while it is kept apart from `project`."""
+    return f"{project}@{place[:8]}"
+
+
 def standing(service: MemoryService, ws: Workspace, cwd: str | os.PathLike[str] | None) -> str:
     """How the folder stands towards the project it names, without changing anything:
     "confirmed", "kept apart" (until `hook trust`), or "unbound" (its first session binds
@@ -62,7 +67,7 @@ def kept_apart(
         # The store cannot be read (a server away): nothing of it can be injected either,
         # and what the call records is spooled under the folder's own project name.
         return ws
-    apart = f"{project}@{place[:8]}"
+    apart = apart_name(project, place)
     notice = (
         f"Memory Center: this folder calls its project '{project}', which Memory Center "
         "already holds from elsewhere (another folder, the MCP server, the CLI or an "

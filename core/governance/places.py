@@ -9,7 +9,9 @@ folders the user has confirmed. The first folder that names a project with no me
 and no recent history yet is bound to it on first use; any other folder naming a bound
 project, or a project the store already holds (memories from the MCP server, the CLI, an
 import; sessions recorded before), is kept apart until the user confirms it
-(`memory-center hook trust`; the rule itself is `app/hooks/places.py`).
+(`memory-center hook trust`; the rule itself is `app/hooks/places.py`). The user withdraws a
+confirmation the same way (`hook untrust`, or Settings): a folder path reused for other
+content, or a confirmation given by mistake.
 
 A folder is kept as a digest of its real path (paths stay out of the store), under the
 store setting `project_places`, sealed and bound like every other setting.
@@ -22,7 +24,7 @@ import re
 from sqlalchemy import Connection
 
 from core.crypto.codec import Codec
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, InvalidStateError
 from core.model.enums import ChangeKind
 from core.model.validate import identifier
 from core.storage import settings
@@ -77,6 +79,29 @@ def bind(tx: WriteTx, project: str, place: str) -> frozenset[str]:
         raise InvalidInputError("place", f"project {project!r} has {MAX_PLACES} folders already")
     mine.add(place)
     current[project] = frozenset(mine)
+    settings.write(tx, SETTING, {name: sorted(p) for name, p in sorted(current.items())})
+    tx.touch(ChangeKind.SESSIONS)
+    return frozenset(mine)
+
+
+def unbind(tx: WriteTx, project: str, place: str) -> frozenset[str]:
+    """Withdraw `place` from `project`; return the project's folders afterwards. A project
+    left with no folder is dropped from the setting: its next folder is judged afresh.
+
+    Raises:
+        InvalidInputError: a bad name or digest.
+        InvalidStateError: the folder does not speak for the project.
+    """
+    project, place = valid_project(project), valid_place(place)
+    current = read_places(tx.conn, tx.codec)
+    mine = set(current.get(project, frozenset()))
+    if place not in mine:
+        raise InvalidStateError(f"this folder does not speak for project {project!r}")
+    mine.discard(place)
+    if mine:
+        current[project] = frozenset(mine)
+    else:
+        del current[project]
     settings.write(tx, SETTING, {name: sorted(p) for name, p in sorted(current.items())})
     tx.touch(ChangeKind.SESSIONS)
     return frozenset(mine)

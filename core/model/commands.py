@@ -446,6 +446,15 @@ class BindProjectPlace(Command[frozenset[str]]):
 
 
 @dataclass(frozen=True)
+class UnbindProjectPlace(Command[frozenset[str]]):
+    """Withdraw a folder's confirmation for a project (a path reused for other content)."""
+
+    name: ClassVar[str] = "unbind_project_place"
+    project: str
+    place: str
+
+
+@dataclass(frozen=True)
 class UpdatePolicySettings(Command[Any]):
     """Change the memory policy's settings (a new policy version)."""
 

@@ -58,6 +58,17 @@ class AgentControls:
             mine = places.bind(tx, project, place)
         return Result(mine, changes_of(tx))
 
+    def unbind_place(self, project: str, place: str) -> Result[frozenset[str]]:
+        """Withdraw a folder's confirmation for `project`: its sessions are kept apart again.
+
+        Raises:
+            InvalidInputError: a bad project name or digest.
+            InvalidStateError: the folder does not speak for `project`.
+        """
+        with self._e.store.write("unbind project folder") as tx:
+            mine = places.unbind(tx, project, place)
+        return Result(mine, changes_of(tx))
+
     def list_agents(self) -> list[AgentInfo]:
         """The agents seen in the sessions (and any paused ones), with their pause state."""
         return agents.summarise(self._sessions(), self.paused())

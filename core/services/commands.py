@@ -72,6 +72,7 @@ HANDLERS: dict[type[Command[Any]], tuple[str, str]] = {
     c.UndoDecision: ("review", "undo"),
     c.SetAgentPaused: ("agents", "set_paused"),
     c.BindProjectPlace: ("agents", "bind_place"),
+    c.UnbindProjectPlace: ("agents", "unbind_place"),
     c.UpdatePolicySettings: ("policy", "update_settings"),
 }
 

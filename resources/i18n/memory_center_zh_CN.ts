@@ -181,194 +181,194 @@
 <context>
     <name>AgentsPanel</name>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="41" />
+        <location filename="../../ui/views/settings/agents.py" line="42" />
         <source>Connected agents</source>
         <translation>已连接的智能体</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="45" />
+        <location filename="../../ui/views/settings/agents.py" line="46" />
         <source>Claude Code hooks</source>
         <translation>Claude Code 钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="47" />
+        <location filename="../../ui/views/settings/agents.py" line="48" />
         <source>Live capture</source>
         <translation>实时采集</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="49" />
+        <location filename="../../ui/views/settings/agents.py" line="50" />
         <source>Compare memory on and off (A/B)…</source>
         <translation>比较开启与关闭记忆（A/B）…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="52" />
+        <location filename="../../ui/views/settings/agents.py" line="53" />
         <source>Is memory worth it?</source>
         <translation>记忆值得吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="71" />
+        <location filename="../../ui/views/settings/agents.py" line="72" />
         <source>With the hooks, Claude Code gets relevant memories with each prompt and records its sessions here as they happen (the same as memory-center hook install claude-code).</source>
         <translation>安装钩子后，Claude Code 在每次提问时获得相关记忆，并把会话实时记录到这里（与 memory-center hook install claude-code 相同）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="97" />
+        <location filename="../../ui/views/settings/agents.py" line="98" />
         <source>Install</source>
         <translation>安装</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="83" />
+        <location filename="../../ui/views/settings/agents.py" line="84" />
         <source>Install hooks in your user settings</source>
         <translation>在您的用户设置中安装钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="82" />
+        <location filename="../../ui/views/settings/agents.py" line="83" />
         <source>&amp;Install</source>
         <translation>安装(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="84" />
-        <location filename="../../ui/views/settings/agents.py" line="99" />
+        <location filename="../../ui/views/settings/agents.py" line="85" />
+        <location filename="../../ui/views/settings/agents.py" line="100" />
         <source>Uninstall</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="85" />
+        <location filename="../../ui/views/settings/agents.py" line="86" />
         <source>Uninstall hooks from your user settings</source>
         <translation>从您的用户设置中卸载钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="91" />
+        <location filename="../../ui/views/settings/agents.py" line="92" />
         <source>Project folder</source>
         <translation>项目文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="92" />
+        <location filename="../../ui/views/settings/agents.py" line="93" />
         <source>a project folder (for its own settings)</source>
         <translation>项目文件夹（用于该项目自己的设置）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="98" />
+        <location filename="../../ui/views/settings/agents.py" line="99" />
         <source>Install hooks in the project</source>
         <translation>在项目中安装钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="100" />
+        <location filename="../../ui/views/settings/agents.py" line="101" />
         <source>Uninstall hooks from the project</source>
         <translation>从项目中卸载钩子</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="114" />
+        <location filename="../../ui/views/settings/agents.py" line="119" />
         <source>Problem of the Claude Code hooks</source>
         <translation>Claude Code 钩子的问题</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="129" />
-        <location filename="../../ui/views/settings/agents.py" line="292" />
+        <location filename="../../ui/views/settings/agents.py" line="134" />
+        <location filename="../../ui/views/settings/agents.py" line="298" />
         <source>Not available in this window.</source>
         <translation>此窗口中不可用。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="135" />
+        <location filename="../../ui/views/settings/agents.py" line="140" />
         <source>Your user settings</source>
         <translation>您的用户设置</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="150" />
+        <location filename="../../ui/views/settings/agents.py" line="156" />
         <source>Claude Code's hooks could not open this store (last try %1), so Claude Code works without memory and nothing it does is recorded.</source>
         <translation>Claude Code 的钩子无法打开此存储（最近一次尝试：%1），因此 Claude Code 在没有记忆的情况下工作，它所做的一切都不会被记录。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="154" />
+        <location filename="../../ui/views/settings/agents.py" line="160" />
         <source>Details: %1</source>
         <translation>详情：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="164" />
+        <location filename="../../ui/views/settings/agents.py" line="170" />
         <source>The passphrase in Claude Code's environment does not open this store. Correct MEMORY_CENTER_PASSPHRASE where you start Claude Code (your shell profile, or the "env" section of Claude Code's settings), then start a new Claude Code session.</source>
         <translation>Claude Code 环境中的口令无法打开此存储。请在启动 Claude Code 的地方（您的 shell 配置文件，或 Claude Code 设置中的 "env" 部分）更正 MEMORY_CENTER_PASSPHRASE，然后开始一个新的 Claude Code 会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="171" />
+        <location filename="../../ui/views/settings/agents.py" line="177" />
         <source>Claude Code starts the hooks without this store's passphrase, and the system keyring does not hold its key. Set MEMORY_CENTER_PASSPHRASE in the environment you start Claude Code from (your shell profile, or the "env" section of Claude Code's settings), then start a new Claude Code session.</source>
         <translation>Claude Code 启动钩子时没有此存储的口令，系统密钥环中也没有它的密钥。请在启动 Claude Code 的环境中（您的 shell 配置文件，或 Claude Code 设置中的 "env" 部分）设置 MEMORY_CENTER_PASSPHRASE，然后开始一个新的 Claude Code 会话。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="178" />
+        <location filename="../../ui/views/settings/agents.py" line="184" />
         <source>The hooks run an older Memory Center than the one that wrote this store. Install the hooks again from this window (Install above) so they run this version.</source>
         <translation>钩子运行的 Memory Center 比写入此存储的版本旧。请在此窗口中重新安装钩子（上方的“安装”），让它们运行此版本。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="184" />
+        <location filename="../../ui/views/settings/agents.py" line="190" />
         <source>The store failed an integrity check. Run memory-center verify in a terminal to see what is damaged.</source>
         <translation>存储未通过完整性检查。请在终端中运行 memory-center verify 查看哪里损坏。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="189" />
+        <location filename="../../ui/views/settings/agents.py" line="195" />
         <source>Something the store needs was busy or out of reach. The hooks try again by themselves at the next session; if this stays, check the details below.</source>
         <translation>存储所需的某项资源正忙或无法访问。钩子会在下一个会话中自行重试；如果问题持续，请查看下面的详情。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="193" />
+        <location filename="../../ui/views/settings/agents.py" line="199" />
         <source>Check the details below; memory-center hook status shows what the hooks see.</source>
         <translation>请查看下面的详情；memory-center hook status 会显示钩子看到的情况。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="199" />
+        <location filename="../../ui/views/settings/agents.py" line="205" />
         <source>Choose a project folder to install the hooks for that project only.</source>
         <translation>选择一个项目文件夹，只为该项目安装钩子。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="208" />
+        <location filename="../../ui/views/settings/agents.py" line="214" />
         <source>Project %1</source>
         <translation>项目 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="224" />
+        <location filename="../../ui/views/settings/agents.py" line="230" />
         <source>%1: not installed</source>
         <translation>%1：未安装</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="225" />
+        <location filename="../../ui/views/settings/agents.py" line="231" />
         <source>%1: installed for %n event(s)</source>
         <translation><numerusform>%1：已为 %n 个事件安装</numerusform></translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="253" />
+        <location filename="../../ui/views/settings/agents.py" line="259" />
         <source>Claude Code hooks installed in %1.</source>
         <translation>Claude Code 钩子已安装到 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="255" />
+        <location filename="../../ui/views/settings/agents.py" line="261" />
         <source>Claude Code hooks removed from %1.</source>
         <translation>已从 %1 移除 Claude Code 钩子。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="267" />
+        <location filename="../../ui/views/settings/agents.py" line="273" />
         <source>Capture follows the agent's session files while Memory Center is open and records new conversation from the moment you turn it on (earlier sessions: File → Import transcripts…). To capture while Memory Center is closed, run memory-center watch claude-code (or codex) in a terminal.</source>
         <translation>实时采集在记忆中心打开期间跟踪智能体的会话文件，从您开启的那一刻起记录新的对话（更早的会话：文件 → 导入对话记录…）。若要在记忆中心关闭时也采集，请在终端运行 memory-center watch claude-code（或 codex）。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="281" />
+        <location filename="../../ui/views/settings/agents.py" line="287" />
         <source>Capture from %1</source>
         <translation>从 %1 采集</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="286" />
+        <location filename="../../ui/views/settings/agents.py" line="292" />
         <source>Captured from %1</source>
         <translation>从 %1 采集的内容</translation>
     </message>
     <message>
-        <location filename="../../ui/views/settings/agents.py" line="321" />
+        <location filename="../../ui/views/settings/agents.py" line="327" />
         <source>Capture from %1 stopped: %2</source>
         <translation>从 %1 的采集已停止：%2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="338" />
+        <location filename="../../ui/views/settings/agents.py" line="344" />
         <source>%n event(s) captured</source>
         <translation><numerusform>已采集 %n 个事件</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/views/settings/agents.py" line="340" />
+        <location filename="../../ui/views/settings/agents.py" line="346" />
         <source>%n file(s) followed</source>
         <translation><numerusform>跟踪 %n 个文件</numerusform></translation>
     </message>
@@ -982,22 +982,22 @@
 <context>
     <name>EditMenu</name>
     <message>
-        <location filename="../../ui/undo_history.py" line="155" />
+        <location filename="../../ui/undo_history.py" line="176" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="157" />
+        <location filename="../../ui/undo_history.py" line="178" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="160" />
+        <location filename="../../ui/undo_history.py" line="181" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="164" />
+        <location filename="../../ui/undo_history.py" line="185" />
         <source>Undo &amp;history…</source>
         <translation>撤销历史(&amp;H)…</translation>
     </message>
@@ -2212,6 +2212,84 @@
     </message>
 </context>
 <context>
+    <name>ProjectFolderBox</name>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="44" />
+        <source>Memories in this folder</source>
+        <translation>此文件夹中的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="45" />
+        <source>Trust this folder</source>
+        <translation>信任此文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="46" />
+        <source>Trust this folder for the project it names</source>
+        <translation>信任此文件夹为它所指的项目</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="47" />
+        <source>Stop trusting</source>
+        <translation>不再信任</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="48" />
+        <source>Stop trusting this folder for its project</source>
+        <translation>不再信任此文件夹为它的项目</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="55" />
+        <source>Confirmed project folders</source>
+        <translation>已确认的项目文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="72" />
+        <source>Reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="89" />
+        <source>Cannot tell: %1</source>
+        <translation>无法判断：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="99" />
+        <source>This folder speaks for project '%1': its Claude Code sessions get that project's memories and record into it.</source>
+        <translation>此文件夹代表项目“%1”：其中的 Claude Code 会话获得该项目的记忆，并记录到该项目中。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="104" />
+        <source>This folder calls its project '%1', which Memory Center already holds from elsewhere, so its sessions get none of that project's memories and are kept as '%2'. Trust the folder if it is that project.</source>
+        <translation>此文件夹自称项目“%1”，而记忆中心已从别处保存了该项目，因此其中的会话不会获得该项目的任何记忆，并以“%2”单独保存。如果此文件夹确实是该项目，请信任它。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="110" />
+        <source>Memory Center holds nothing of project '%1' yet: the first Claude Code session in this folder binds the folder to it.</source>
+        <translation>记忆中心尚未保存项目“%1”的任何内容：此文件夹中的第一个 Claude Code 会话会把文件夹绑定到该项目。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="117" />
+        <source>No folder is confirmed for any project yet.</source>
+        <translation>尚未为任何项目确认文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="120" />
+        <source>Confirmed folders: %1</source>
+        <translation>已确认的文件夹：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="129" />
+        <source>%1 now speaks for project '%2'.</source>
+        <translation>%1 现在代表项目“%2”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/views/settings/folders.py" line="131" />
+        <source>%1 no longer speaks for project '%2'.</source>
+        <translation>%1 不再代表项目“%2”。</translation>
+    </message>
+</context>
+<context>
     <name>Reason</name>
     <message>
         <location filename="../../ui/reasons.py" line="19" />
@@ -2787,52 +2865,52 @@
         <translation>与建议不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="155" />
+        <location filename="../../ui/views/review_card.py" line="159" />
         <source>Ask %1…</source>
         <translation>询问 %1…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="158" />
+        <location filename="../../ui/views/review_card.py" line="162" />
         <source>Ask the model judge you configured; its answer is applied under the trust rules, and an agent's suggestion still waits for you</source>
         <translation>询问你配置的模型裁判；它的回答按信任规则生效，智能体的建议仍等你决定</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="188" />
+        <location filename="../../ui/views/review_card.py" line="192" />
         <source>proposed scope</source>
         <translation>建议范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="190" />
+        <location filename="../../ui/views/review_card.py" line="194" />
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="193" />
+        <location filename="../../ui/views/review_card.py" line="197" />
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="201" />
+        <location filename="../../ui/views/review_card.py" line="205" />
         <source>redacted: sensitive parts were removed</source>
         <translation>已脱敏：敏感部分已移除</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="206" />
+        <location filename="../../ui/views/review_card.py" line="210" />
         <source>waits until</source>
         <translation>等待至</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="209" />
+        <location filename="../../ui/views/review_card.py" line="213" />
         <source>Loading…</source>
         <translation>加载中…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="220" />
+        <location filename="../../ui/views/review_card.py" line="224" />
         <source>(redacted)</source>
         <translation>（已脱敏）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_card.py" line="231" />
+        <location filename="../../ui/views/review_card.py" line="235" />
         <source>No source events.</source>
         <translation>没有来源事件。</translation>
     </message>
@@ -2852,32 +2930,32 @@
         <translation>已隔离——批准前请核实（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="47" />
+        <location filename="../../ui/views/review_view.py" line="55" />
         <source>merged into the other memory</source>
         <translation>已并入另一条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="48" />
+        <location filename="../../ui/views/review_view.py" line="56" />
         <source>it replaces the other memory</source>
         <translation>它取代了另一条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="49" />
+        <location filename="../../ui/views/review_view.py" line="57" />
         <source>both kept in a conflict set</source>
         <translation>两条都保留在冲突集中</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="50" />
+        <location filename="../../ui/views/review_view.py" line="58" />
         <source>both kept</source>
         <translation>两条都保留</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="51" />
+        <location filename="../../ui/views/review_view.py" line="59" />
         <source>left for you to decide</source>
         <translation>留给你决定</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="52" />
+        <location filename="../../ui/views/review_view.py" line="60" />
         <source>already answered</source>
         <translation>已有答复</translation>
     </message>
@@ -2885,234 +2963,234 @@
 <context>
     <name>ReviewView</name>
     <message>
-        <location filename="../../ui/views/review_view.py" line="77" />
+        <location filename="../../ui/views/review_view.py" line="85" />
         <source>Review queue</source>
         <translation>待审队列</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="92" />
+        <location filename="../../ui/views/review_view.py" line="101" />
         <source>Keep both</source>
         <translation>两者都保留</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="94" />
+        <location filename="../../ui/views/review_view.py" line="103" />
         <source>Both are true: keep every memory of the set as it is</source>
         <translation>两者都成立：按原样保留这组中的每条记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="97" />
+        <location filename="../../ui/views/review_view.py" line="106" />
         <source>Split by scope…</source>
         <translation>按范围拆分…</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="99" />
+        <location filename="../../ui/views/review_view.py" line="108" />
         <source>Both are true in different places: narrow each to its own scope</source>
         <translation>在不同场合各自成立：把每条记忆收窄到各自的范围</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="103" />
+        <location filename="../../ui/views/review_view.py" line="112" />
         <source>Or keep them all:</source>
         <translation>或全部保留：</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="109" />
+        <location filename="../../ui/views/review_view.py" line="118" />
         <source>These memories contradict each other.</source>
         <translation>这些记忆相互矛盾。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="115" />
+        <location filename="../../ui/views/review_view.py" line="124" />
         <source>Nothing to review. New suggestions from your agents appear here.</source>
         <translation>没有待审内容。智能体的新建议会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="125" />
-        <location filename="../../ui/views/review_view.py" line="262" />
+        <location filename="../../ui/views/review_view.py" line="134" />
+        <location filename="../../ui/views/review_view.py" line="271" />
         <source>Approve  (A)</source>
         <translation>批准  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="127" />
+        <location filename="../../ui/views/review_view.py" line="136" />
         <source>Edit, then approve  (E)</source>
         <translation>编辑后批准  (E)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="128" />
+        <location filename="../../ui/views/review_view.py" line="137" />
         <source>Change scope, then approve  (S)</source>
         <translation>修改范围后批准  (S)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="129" />
+        <location filename="../../ui/views/review_view.py" line="138" />
         <source>Reject…  (R)</source>
         <translation>拒绝…  (R)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="135" />
+        <location filename="../../ui/views/review_view.py" line="144" />
         <source>All from this session…  (G)</source>
         <translation>本会话的全部建议…  (G)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="137" />
+        <location filename="../../ui/views/review_view.py" line="146" />
         <source>Every suggestion of the session this one came from, on one screen</source>
         <translation>这条建议所属会话的全部建议，在一个界面中</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="262" />
+        <location filename="../../ui/views/review_view.py" line="271" />
         <source>Approve…  (A)</source>
         <translation>批准…  (A)</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="295" />
+        <location filename="../../ui/views/review_view.py" line="304" />
         <source>Words that differ from the other memory are marked.</source>
         <translation>与另一条记忆不同的词已标出。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="303" />
+        <location filename="../../ui/views/review_view.py" line="312" />
         <source>Keep this</source>
         <translation>保留这条</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="305" />
+        <location filename="../../ui/views/review_view.py" line="314" />
         <source>Keep this: %1</source>
         <translation>保留这条：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="310" />
+        <location filename="../../ui/views/review_view.py" line="319" />
         <source>Not in conflict</source>
         <translation>不冲突</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="312" />
+        <location filename="../../ui/views/review_view.py" line="321" />
         <source>This memory does not contradict the others: take it out of the set</source>
         <translation>这条记忆与其他几条并不矛盾：把它移出冲突集</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="314" />
+        <location filename="../../ui/views/review_view.py" line="323" />
         <source>Not in conflict: %1</source>
         <translation>不冲突：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="321" />
+        <location filename="../../ui/views/review_view.py" line="330" />
         <source>Conflicting memory</source>
         <translation>冲突的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="345" />
+        <location filename="../../ui/views/review_view.py" line="354" />
         <source>Approval undone: the memory is back in the queue.</source>
         <translation>已撤销批准：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="346" />
+        <location filename="../../ui/views/review_view.py" line="355" />
         <source>Rejection undone: the memory is back in the queue.</source>
         <translation>已撤销拒绝：该记忆回到审核队列。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="349" />
+        <location filename="../../ui/views/review_view.py" line="358" />
         <source>Undone.</source>
         <translation>已撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="364" />
+        <location filename="../../ui/views/review_view.py" line="373" />
         <source>Approved.</source>
         <translation>已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="370" />
+        <location filename="../../ui/views/review_view.py" line="379" />
         <source>Approve a quarantined memory?</source>
         <translation>批准一条已隔离的记忆？</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="372" />
+        <location filename="../../ui/views/review_view.py" line="381" />
         <source>It came from a low-trust source (a web page, an e-mail, an issue) and may carry instructions meant for your agents. Approve it only if you checked that it is true and harmless.</source>
         <translation>它来自低可信来源（网页、邮件、工单），可能夹带针对智能体的指令。只有在您确认它真实且无害时才批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="379" />
+        <location filename="../../ui/views/review_view.py" line="388" />
         <source>Approve anyway</source>
         <translation>仍然批准</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="380" />
+        <location filename="../../ui/views/review_view.py" line="389" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="382" />
+        <location filename="../../ui/views/review_view.py" line="391" />
         <source>Confirm approval of a quarantined memory</source>
         <translation>确认批准已隔离的记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="396" />
+        <location filename="../../ui/views/review_view.py" line="405" />
         <source>Edited and approved.</source>
         <translation>已编辑并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="413" />
+        <location filename="../../ui/views/review_view.py" line="422" />
         <source>Scope changed and approved.</source>
         <translation>已修改范围并批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="425" />
+        <location filename="../../ui/views/review_view.py" line="434" />
         <source>Reject suggestion</source>
         <translation>拒绝建议</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="426" />
+        <location filename="../../ui/views/review_view.py" line="435" />
         <source>It stays in the ledger so it is not suggested again.</source>
         <translation>它会留在候选账本中，不会再次被建议。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="434" />
+        <location filename="../../ui/views/review_view.py" line="443" />
         <source>Rejected.</source>
         <translation>已拒绝。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="445" />
+        <location filename="../../ui/views/review_view.py" line="454" />
         <source>Merged into the other memory as more evidence.</source>
         <translation>已并入另一条记忆，作为更多证据。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="446" />
+        <location filename="../../ui/views/review_view.py" line="455" />
         <source>Approved; it replaces the other memory.</source>
         <translation>已批准；它取代了另一条记忆。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="447" />
-        <location filename="../../ui/views/review_view.py" line="448" />
+        <location filename="../../ui/views/review_view.py" line="456" />
+        <location filename="../../ui/views/review_view.py" line="457" />
         <source>Approved; both are kept.</source>
         <translation>已批准；两条都保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="463" />
+        <location filename="../../ui/views/review_view.py" line="472" />
         <source>Nothing to ask: the item was answered meanwhile.</source>
         <translation>无需询问：这一项已经有了答复。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="467" />
+        <location filename="../../ui/views/review_view.py" line="476" />
         <source>The model judge could not answer: %1</source>
         <translation>模型裁判无法回答：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="469" />
+        <location filename="../../ui/views/review_view.py" line="478" />
         <source>The model judge answered “%1”: %2</source>
         <translation>模型裁判回答“%1”：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="498" />
+        <location filename="../../ui/views/review_view.py" line="507" />
         <source>Conflict resolved.</source>
         <translation>冲突已解决。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="504" />
+        <location filename="../../ui/views/review_view.py" line="513" />
         <source>Taken out of the conflict set.</source>
         <translation>已移出冲突集。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="513" />
+        <location filename="../../ui/views/review_view.py" line="522" />
         <source>Conflict resolved: both kept.</source>
         <translation>冲突已解决：两者都保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/views/review_view.py" line="526" />
+        <location filename="../../ui/views/review_view.py" line="535" />
         <source>Conflict resolved: split by scope.</source>
         <translation>冲突已解决：已按范围拆分。</translation>
     </message>
@@ -4309,27 +4387,27 @@ Current scope: %3</source>
 <context>
     <name>UndoHistory</name>
     <message>
-        <location filename="../../ui/undo_history.py" line="112" />
+        <location filename="../../ui/undo_history.py" line="122" />
         <source>Undone: %1</source>
         <translation>已撤销：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="120" />
+        <location filename="../../ui/undo_history.py" line="133" />
         <source>Redone: %1</source>
         <translation>已重做：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="129" />
+        <location filename="../../ui/undo_history.py" line="150" />
         <source>the last change</source>
         <translation>上一次更改</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="304" />
+        <location filename="../../ui/undo_history.py" line="325" />
         <source>new</source>
         <translation>新建</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="307" />
+        <location filename="../../ui/undo_history.py" line="328" />
         <source>%1 (changed)</source>
         <translation>%1（已更改）</translation>
     </message>
@@ -4337,53 +4415,53 @@ Current scope: %3</source>
 <context>
     <name>UndoHistoryDialog</name>
     <message>
-        <location filename="../../ui/undo_history.py" line="213" />
-        <location filename="../../ui/undo_history.py" line="214" />
+        <location filename="../../ui/undo_history.py" line="234" />
+        <location filename="../../ui/undo_history.py" line="235" />
         <source>Undo history</source>
         <translation>撤销历史</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="218" />
+        <location filename="../../ui/undo_history.py" line="239" />
         <source>Every change to your memories, newest first, whoever made it. Undo puts the memories it changed back as they were; the history keeps both. A deletion cannot be undone.</source>
         <translation>对记忆的每一次更改，最新的在前，无论由谁做出。撤销会把它改动的记忆恢复原样；历史中两者都会保留。删除无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="226" />
+        <location filename="../../ui/undo_history.py" line="247" />
         <source>When</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="226" />
+        <location filename="../../ui/undo_history.py" line="247" />
         <source>Change</source>
         <translation>更改</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="226" />
+        <location filename="../../ui/undo_history.py" line="247" />
         <source>By</source>
         <translation>操作者</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="226" />
+        <location filename="../../ui/undo_history.py" line="247" />
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="232" />
+        <location filename="../../ui/undo_history.py" line="253" />
         <source>Changes</source>
         <translation>更改</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="233" />
+        <location filename="../../ui/undo_history.py" line="254" />
         <source>Undo this change</source>
         <translation>撤销这次更改</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="260" />
+        <location filename="../../ui/undo_history.py" line="281" />
         <source>(undone)</source>
         <translation>（已撤销）</translation>
     </message>
     <message>
-        <location filename="../../ui/undo_history.py" line="294" />
+        <location filename="../../ui/undo_history.py" line="315" />
         <source>Undone.</source>
         <translation>已撤销。</translation>
     </message>

@@ -183,3 +183,50 @@ def test_hook_status_says_how_the_folder_stands(
     assert "'billing-service': kept apart" in status(evil).stdout  # status binds nothing
     with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
         assert list(svc.agents.places()) == ["billing-service"]
+
+
+def _untrust(data_dir: Path, folder: Path) -> Result:
+    return CliRunner().invoke(
+        cli,
+        ["--data-dir", str(data_dir), "hook", "untrust", "--folder", str(folder)],
+        env={"MEMORY_CENTER_PASSPHRASE": PASSPHRASE},
+    )
+
+
+def test_the_user_withdraws_a_folder_reused_for_something_else(
+    service: MemoryService, data_dir: Path, tmp_path: Path
+) -> None:
+    """A confirmed path that now holds another checkout (the old one deleted, a download
+    unpacked in its place) gets the project's memories until the user withdraws it."""
+    service.memories.remember(ALICE_BILLING, DEPLOY)
+    service.close()
+    folder = _repo(tmp_path / "work", "billing-service")
+    other = _repo(tmp_path / "work2", "billing-service")
+    _trust(data_dir, folder)
+    _trust(data_dir, other)
+    done = _untrust(data_dir, folder)
+    assert done.exit_code == 0, done.output
+    assert "no longer speaks for project 'billing-service' (1 folder left)" in done.stdout
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        asked = "how do I deploy the billing service?"
+        start = _call(svc, "SessionStart", folder, "s-reused")
+        assert "hook trust" in start["systemMessage"]
+        assert "make release" not in _context(
+            _call(svc, "UserPromptSubmit", folder, "s-reused", prompt=asked)
+        )
+        # The other folder keeps its confirmation; what was recorded is untouched.
+        assert "make release" in _context(
+            _call(svc, "UserPromptSubmit", other, "s-other", prompt=asked)
+        )
+        assert [m.content for m in svc.memories.list_memories()] == [DEPLOY]
+    # Withdrawing what is not confirmed says so and changes nothing.
+    again = _untrust(data_dir, folder)
+    assert again.exit_code != 0
+    assert "does not speak for project 'billing-service'" in again.output
+    last = _untrust(data_dir, other)
+    assert "(0 folders left)" in last.stdout
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        assert svc.agents.places() == {}
+        # The project still holds memories: no folder is handed it without being asked.
+        start = _call(svc, "SessionStart", other, "s-after")
+        assert "hook trust" in start["systemMessage"]

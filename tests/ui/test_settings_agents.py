@@ -381,3 +381,49 @@ def test_a_wrong_passphrase_is_told_apart_from_a_missing_one(
         panel = _agents(qtbot, agents_window)
         text = panel.hooks_problem.text()
         assert "does not open this store" in text and "Correct MEMORY_CENTER_PASSPHRASE" in text
+
+
+def test_a_project_folder_is_trusted_and_withdrawn_from_settings(
+    qtbot: QtBot,
+    agents_window: MainWindow,
+    demo: MemoryService,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A folder naming a project the store holds from elsewhere is kept apart; Trust this
+    folder confirms it (the same command as `hook trust`), Stop trusting withdraws it, and
+    the confirmed folders are counted per project."""
+    monkeypatch.setenv("MEMORY_CENTER_USER", "alice")
+    demo.memories.remember({"user": "alice", "project": "billing-service"}, "Deploys use make.")
+    folder = tmp_path / "clones" / "billing-service"
+    (folder / ".git").mkdir(parents=True)
+    panel = _agents(qtbot, agents_window)
+    box = panel.folder_box
+    assert box.trust.isHidden() and box.withdraw.isHidden()  # no folder chosen yet
+    qtbot.keyClicks(panel.project.edit, str(folder))
+    qtbot.waitUntil(lambda: "kept as 'billing-service@" in box.standing.text(), timeout=TIMEOUT)
+    assert box.trust.isEnabled() and not box.withdraw.isEnabled()
+    assert "No folder is confirmed" in box.summary.text()
+    _click(qtbot, box.trust)
+    qtbot.waitUntil(lambda: "speaks for project 'billing-service'" in box.standing.text())
+    qtbot.waitUntil(lambda: "billing-service (1)" in box.summary.text(), timeout=TIMEOUT)
+    assert box.withdraw.isEnabled() and not box.trust.isEnabled()
+    assert "now speaks for project 'billing-service'" in agents_window.message.text()
+    assert list(demo.agents.places()) == ["billing-service"]
+    _click(qtbot, box.withdraw)
+    qtbot.waitUntil(lambda: "kept as 'billing-service@" in box.standing.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "No folder is confirmed" in box.summary.text(), timeout=TIMEOUT)
+    assert demo.agents.places() == {}
+
+
+def test_a_broken_folder_config_is_said_and_nothing_can_be_trusted(
+    qtbot: QtBot, agents_window: MainWindow, tmp_path: Path
+) -> None:
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / ".memory-center.toml").write_text("[memory\nproject = 3", encoding="utf-8")
+    panel = _agents(qtbot, agents_window)
+    qtbot.keyClicks(panel.project.edit, str(folder))
+    qtbot.waitUntil(lambda: "Cannot tell:" in panel.folder_box.standing.text(), timeout=TIMEOUT)
+    assert "memory-center.toml" in panel.folder_box.standing.text()
+    assert not panel.folder_box.trust.isEnabled() and not panel.folder_box.withdraw.isEnabled()

@@ -20,6 +20,7 @@ from ui.integrations import HookControl, HookProblem, HookState
 from ui.ops import query
 from ui.presentation import local_time
 from ui.views.ab_chart import AbComparisonDialog
+from ui.views.settings.folders import ProjectFolderBox
 from ui.views.settings.panel import SettingsPanel, left
 from ui.views.settings.team_dialogs import PathField
 
@@ -104,6 +105,10 @@ class AgentsPanel(SettingsPanel):
         grid.addWidget(self.project_hooks, 3, 0)
         grid.addWidget(self.project_install, 3, 1)
         grid.addWidget(self.project_uninstall, 3, 2)
+        # Whether the folder gets its project's memories (a repository names its project).
+        self.folder_box = ProjectFolderBox(self.ctx, self.hooks)
+        self.folder_box.notified.connect(lambda text: self.notified.emit(text, None))
+        grid.addWidget(self.folder_box, 4, 0, 1, 3)
         # Why the hooks cannot open this store, in plain words and what to do (#42): the
         # hooks themselves tell Claude Code's user once per session, this says it here.
         self.hooks_problem = QLabel()
@@ -113,7 +118,7 @@ class AgentsPanel(SettingsPanel):
         self.hooks_problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hooks_problem.setAccessibleName(self.tr("Problem of the Claude Code hooks"))
         self.hooks_problem.hide()
-        grid.addWidget(self.hooks_problem, 4, 0, 1, 3)
+        grid.addWidget(self.hooks_problem, 5, 0, 1, 3)
         grid.setColumnStretch(0, 1)
         self.show_hooks()
         return box
@@ -136,6 +141,7 @@ class AgentsPanel(SettingsPanel):
         )
         project = self._project_dir()
         self._show_project(hooks, project)
+        self.folder_box.show_folder(project)
         self.show_problem(hooks.problem())
 
     def show_problem(self, problem: HookProblem | None) -> None:
