@@ -27,11 +27,23 @@ SCOPE_HELP = (
 )
 
 
+INVALID_PARAMS = -32602
+
+
 def build_server(gateway: Gateway) -> Any:
     """An `MCPServer` whose tools and resources call `gateway`."""
     from mcp.server.mcpserver import MCPServer
+    from mcp.shared.exceptions import MCPError
 
-    server = MCPServer(name="memory-center", instructions=INSTRUCTIONS, version=_version())
+    class _Server(MCPServer):
+        async def get_prompt(self, name: str, arguments: Any = None, context: Any = None) -> Any:
+            # The library answers an unknown prompt with error code 0 and a traceback on
+            # stderr; a client asking for a name it guessed gets invalid params instead.
+            if name not in {p.name for p in await self.list_prompts()}:
+                raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
+            return await super().get_prompt(name, arguments, context)
+
+    server = _Server(name="memory-center", instructions=INSTRUCTIONS, version=_version())
     _add_read_tools(server, gateway)
     _add_write_tools(server, gateway)
     _add_resources(server, gateway)

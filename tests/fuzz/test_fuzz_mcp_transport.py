@@ -185,6 +185,18 @@ def test_a_request_whose_id_is_not_a_string_or_an_integer_is_answered(server: Se
     assert still == {"jsonrpc": "2.0", "id": 9, "result": {}}, still
 
 
+def test_an_unknown_prompt_is_invalid_params_without_a_traceback(server: Server) -> None:
+    # The library answered with error code 0 and logged a traceback (the fixture checks
+    # stderr for one when the server closes).
+    for name in ("nope", "", "get_context"):
+        line = {"jsonrpc": "2.0", "id": 31, "method": "prompts/get", "params": {"name": name}}
+        (answer,) = server.answers_to(json.dumps(line).encode(), 31)
+        assert answer["error"] == {"code": -32602, "message": f"Unknown prompt: {name}"}
+    listed = {"jsonrpc": "2.0", "id": 32, "method": "prompts/list"}
+    (answer,) = server.answers_to(json.dumps(listed).encode(), 32)
+    assert answer["result"]["prompts"] == []
+
+
 def _requests() -> st.SearchStrategy[bytes]:
     ids = st.one_of(
         st.integers(1, 10_000),
