@@ -416,6 +416,8 @@ def _weekdays(f: _Found) -> None:
     for m in _ZH_WEEK.finditer(f.text):
         f.add(m, ("weekday", _ZH_WEEKDAY[m.group(1)]))
     for word in re.findall(r"[a-z]+", f.text.casefold()):
+        if word.endswith("days") and word[:-1] in _WEEKDAYS:
+            word = word[:-1]  # "on Tuesdays": every Tuesday
         if word in _WEEKDAYS and (len(word) > 3 or word in ("mon", "tue", "wed", "thu", "fri")):
             f.slots.add(("weekday", _WEEKDAYS[word]))
 

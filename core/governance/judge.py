@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from core.governance.canonical import canonical_text, differing, is_calendar_word, slots
 from core.governance.conflicts import Relation, relate
 from core.governance.numerals import first_person
+from core.governance.shown import shown_change
 from core.governance.statements import CJK_CHAR, parse
 from core.governance.text import STOPWORDS, squash, words_of
 from core.patterns import lazy
@@ -197,6 +198,7 @@ class Signals:
     # are one person ("用户的儿子" / "我儿子" is one subject)
     other_subject: bool = False
     symbols_differ: bool = False  # the same words, other symbols ("5 €" / "5 $", 🟢 / 🔴)
+    specific: bool = False  # the same values, not only a weekday (a date, time, amount, id)
 
     @property
     def evidence(self) -> bool:
@@ -284,6 +286,7 @@ def signals(new: str, old: str, similarity: float, rule: Relation | None = None)
         other_subject=_other_subject(rule)
         and _other_subject(relate(first_person(new), first_person(old))),
         symbols_differ=words_of(new) == words_of(old) and squash(new) != squash(old),
+        specific=same_values and any(k != "weekday" for k, _ in _values(sa)),
     )
 
 
@@ -344,6 +347,8 @@ def judge(new: str, old: str, similarity: float | None) -> Judgement:
     if max(dup, con) >= UNSURE:
         maybe = "duplicate" if dup >= con else ("replaces" if replaces else "contradiction")
         return Judgement("unsure", f"{why}; p={max(dup, con):.2f}", maybe=maybe)
+    if _said_twice(sig):
+        return Judgement("unsure", f"the same values said another way ({why})", maybe="duplicate")
     return Judgement("compatible", f"related ({why})")
 
 
@@ -358,6 +363,10 @@ def _aligned(sig: Signals, similarity: float, replaces: bool, sim: str) -> Judge
     if sig.structural or (
         sig.rule.kind != "contradiction" and (sig.names_swapped or sig.other_subject)
     ):
+        if _said_twice(sig):  # "Amma's birthday" / "the user's mother's birthday", 22 Aug
+            return Judgement(
+                "unsure", f"the same values said another way; {sim}", maybe="duplicate"
+            )
         return Judgement("compatible", f"{sig.rule.reason}; {sim}")
     if sig.unshared_names == 2 and not sig.update and not sig.changed:
         if sig.same_values:
@@ -371,6 +380,22 @@ def _aligned(sig: Signals, similarity: float, replaces: bool, sim: str) -> Judge
     if sig.rule.kind == "contradiction" and not sig.names_another:
         return Judgement("contradiction", f"{sig.rule.reason}; {sim}", replaces)
     return None  # the rules' other readings ("adds detail", ...) are left to the model
+
+
+def _said_twice(sig: Signals) -> bool:
+    """The same specific values, no name on one side only, no list word ("also", "还"),
+    nothing changed or denied: most likely one fact said another way (the rules may read an
+    exchanged word as another subject), which the embedder alone cannot tell from two facts
+    sharing a date or an amount. Not merged silently, not left silently: a person decides."""
+    return sig.specific and not (
+        sig.also
+        or sig.changed
+        or sig.denies
+        or sig.rule.replaces
+        or sig.names_another
+        or sig.unshared_names
+        or sig.names_swapped  # "Mom / Dad flies to Chicago on May 3": two people
+    )
 
 
 def _adjusted(sig: Signals, probs: dict[str, float]) -> tuple[float, float]:
@@ -530,43 +555,6 @@ def _why(sig: Signals, sim: str) -> str:
     if sig.rule.kind in ("duplicate", "contradiction") and sig.rule.reason:
         parts.append(sig.rule.reason)
     return ", ".join(parts)
-
-
-# Canonical unit names (`canonical._UNITS`) as people write them; the rest read as they are.
-_UNIT_SHOWN = {
-    **{u: u.upper() for u in ("gb", "mb", "tb", "cny", "usd", "eur", "gbp")},
-    "pct": "%",
-    "deg": "°",
-    "degf": "°F",
-    "monthcount": "months",
-    "litre": "l",
-    "gram": "g",
-    "people": "people",
-    "times": "times",
-    "k": "thousand",
-}
-_MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-
-def shown_change(kind: str, old: str, new: str) -> str:
-    """A changed slot as a person reads it: "16 GB → 32 GB", "port 8080 → port 8443",
-    "3 Jun → 10 Jun", "Mon → Tue"; never the slot's internal name ("qty:gb")."""
-
-    def one(value: str) -> str:
-        if kind.startswith("qty:"):
-            unit = _UNIT_SHOWN.get(kind[4:], kind[4:])
-            return f"{value}{unit}" if unit in ("%", "°", "°F") else f"{value} {unit}"
-        if kind.startswith("num:"):
-            return f"{kind[4:]} {value}"
-        if kind == "date" and len(value) == 5 and value[2] == "-":
-            return f"{int(value[3:])} {_MONTH_NAMES[int(value[:2]) - 1]}"
-        if kind == "year_month" and len(value) == 7:
-            return f"{_MONTH_NAMES[int(value[5:]) - 1]} {value[:4]}"
-        if kind == "weekday":
-            return value.capitalize()
-        return value
-
-    return " → ".join(", ".join(one(v) for v in side.split(",")) for side in (old, new))
 
 
 def script(text: str) -> str:

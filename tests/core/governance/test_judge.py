@@ -398,3 +398,37 @@ def test_texts_that_differ_only_in_symbols_are_never_merged(
     assert second.outcome != "merged" and second.record is not None
     assert second.record.id != (first.record.id if first.record else None)
     assert service.memories.get_memory(second.record.id).content == new
+
+
+def test_weekdays_written_in_the_plural_are_weekdays() -> None:
+    assert ("weekday", "tue") in slots("Tamil class is Tuesdays 7pm.")
+    assert slots("on Sundays") == slots("every Sunday")
+
+
+def test_the_same_values_said_another_way_are_asked_about() -> None:
+    """The same specific value (an address, a date, an amount), no name on one side only,
+    no list word, nothing changed: likely one fact, which the embedder alone cannot tell.
+    The pair goes to review as "possibly the same"; it is neither merged nor left silently
+    as two facts (#40)."""
+    cases = [
+        (
+            "User's wedding anniversary falls on Feb 14th.",
+            "Our wedding anniversary is 14 February.",
+        ),
+        ("房租我是每个月15号收的呀，租客都蛮准时的。", "用户每月十五号收房租。"),
+    ]
+    for new, old in cases:
+        found = judge(new, old, 0.91)
+        assert (found.kind, found.maybe) == ("unsure", "duplicate"), (new, found)
+        assert "the same values said another way" in found.reason
+    # A list word, a changed value or two people are no sign of one fact said twice.
+    two = judge("Dad flies to Chicago on May 3.", "Mom flies to Chicago on May 3.", 0.95)
+    assert "said another way" not in two.reason
+    also = judge(
+        "Dad also takes vitamin D at 8am.", "Dad takes his blood pressure pill at 8am.", 0.91
+    )
+    assert not (also.kind == "unsure" and "said another way" in also.reason)
+    moved = judge(
+        "Our wedding anniversary is 15 February.", "Our wedding anniversary is 14 February.", 0.91
+    )
+    assert moved.kind != "duplicate" and "said another way" not in moved.reason
