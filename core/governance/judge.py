@@ -363,10 +363,6 @@ def _aligned(sig: Signals, similarity: float, replaces: bool, sim: str) -> Judge
     if sig.structural or (
         sig.rule.kind != "contradiction" and (sig.names_swapped or sig.other_subject)
     ):
-        if _said_twice(sig):  # "Amma's birthday" / "the user's mother's birthday", 22 Aug
-            return Judgement(
-                "unsure", f"the same values said another way; {sim}", maybe="duplicate"
-            )
         return Judgement("compatible", f"{sig.rule.reason}; {sim}")
     if sig.unshared_names == 2 and not sig.update and not sig.changed:
         if sig.same_values:
@@ -383,10 +379,11 @@ def _aligned(sig: Signals, similarity: float, replaces: bool, sim: str) -> Judge
 
 
 def _said_twice(sig: Signals) -> bool:
-    """The same specific values, no name on one side only, no list word ("also", "还"),
-    nothing changed or denied: most likely one fact said another way (the rules may read an
-    exchanged word as another subject), which the embedder alone cannot tell from two facts
-    sharing a date or an amount. Not merged silently, not left silently: a person decides."""
+    """The same specific values in two differently built sentences, no name on one side
+    only, no list word ("also", "还"), nothing changed or denied: most likely one fact said
+    another way, which the embedder alone cannot tell from two facts sharing a date or an
+    amount. Not merged silently, not left silently: a person decides. (One word exchanged in
+    one frame is the rules' question, not this: another subject or another value.)"""
     return sig.specific and not (
         sig.also
         or sig.changed
@@ -395,6 +392,7 @@ def _said_twice(sig: Signals) -> bool:
         or sig.names_another
         or sig.unshared_names
         or sig.names_swapped  # "Mom / Dad flies to Chicago on May 3": two people
+        or sig.swap  # one word exchanged in one frame: "desk / laptop owns release step 3"
     )
 
 
