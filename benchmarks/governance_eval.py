@@ -615,7 +615,17 @@ def _session_order(key: str) -> tuple[int, str]:
     return (int(digits) if digits else 0, key)
 
 
-PARTS = ("dev", "check", "final-1", "final-2", "final-3", "final-4", "final-5", "final-6")
+PARTS = (
+    "dev",
+    "check",
+    "final-1",
+    "final-2",
+    "final-3",
+    "final-4",
+    "final-5",
+    "final-6",
+    "final-7",
+)
 """The judge corpora's parts, in the order they were written."""
 
 
@@ -630,7 +640,7 @@ def main() -> None:
     parser.add_argument(
         "--judge",
         choices=(*PARTS, "both", "all"),
-        help="the #40 corpora (all: dev, check, final-1 to final-6; final-5: fence cases only)",
+        help="the #40 corpora (all: dev, check, final-1 to final-7; final-5: fence cases only)",
     )
     parser.add_argument("--final", type=Path, help="play a final part from this directory")
     parser.add_argument("--judge-only", choices=("pairs", "fences", "verified"))
