@@ -135,12 +135,16 @@ def hook_status(obj: Context, project: Path | None) -> None:
         sys.exit(1)
 
 
-@hook_group.command("trust")
-@click.option(
+# The folder `hook trust` and `hook untrust` act on.
+_FOLDER = click.option(
     "--folder",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     help="The folder the agent works in (default: the current directory).",
 )
+
+
+@hook_group.command("trust")
+@_FOLDER
 @pass_ctx
 @handles_errors
 def hook_trust(ctx: Context, folder: Path | None) -> None:
@@ -155,11 +159,7 @@ def hook_trust(ctx: Context, folder: Path | None) -> None:
 
 
 @hook_group.command("untrust")
-@click.option(
-    "--folder",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="The folder to withdraw (default: the current directory).",
-)
+@_FOLDER
 @pass_ctx
 @handles_errors
 def hook_untrust(ctx: Context, folder: Path | None) -> None:
