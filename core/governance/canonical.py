@@ -257,7 +257,8 @@ _EN_DATE_MD = lazy(
     r"\b([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4}))?", re.IGNORECASE
 )
 _EN_DATE_DM = lazy(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3,9})\b", re.IGNORECASE)
-# Month first, as written in the US ("3/14", "3/7/25").
+# Month first, as written in the US ("3/14", "3/7/25"); day first where the first number
+# cannot be a month ("22/03", as written in Britain, India, Singapore ...).
 _SLASH_DATE = lazy(r"\b(\d{1,2})/(\d{1,2})(?:/(?:\d{4}|\d{2}))?\b")
 _TIME_EN = lazy(
     r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\b(\d{1,2}):(\d{2})\b",
@@ -378,6 +379,8 @@ def _en_dates(f: _Found) -> None:
             f.add(m, _date(month, int(m.group(1))))
     for m in _SLASH_DATE.finditer(f.text):
         month, day = int(m.group(1)), int(m.group(2))
+        if month > 12 >= day:
+            month, day = day, month
         if f.free(m.span()) and 1 <= month <= 12 and 1 <= day <= 31:
             f.add(m, _date(month, day))
 

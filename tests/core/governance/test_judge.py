@@ -27,6 +27,7 @@ SCOPE = {"user": "kim", "project": "judge"}
         ("16GB of RAM", "16G内存"),
         ("16GB of RAM", "16 gigs of ram"),
         ("2025-03-07", "March 7, 2025"),
+        ("MOT due 22/03", "MOT due on 22nd March"),  # day first where it cannot be a month
         ("3月7号", "7 March"),
         ("a budget of 50,000 dollars", "$50000"),
         ("the ferry takes twenty-five minutes", "ferry: 25 min"),
