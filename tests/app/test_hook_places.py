@@ -155,6 +155,8 @@ def test_a_bad_folder_digest_is_refused_by_name(service: MemoryService) -> None:
         service.agents.bind_place("billing-service", "../../etc")
     with pytest.raises(InvalidInputError, match="project"):
         service.agents.bind_place("bad\nname", "0" * 64)
+    with pytest.raises(InvalidInputError, match="place"):
+        service.agents.unbind_place("billing-service", "../../etc")
     assert service.agents.places() == {}
 
 
