@@ -133,12 +133,16 @@ class Features:
     scripts: tuple[tuple[str, str], ...] = ()  # (script, its keyed hash) for each script
     cjk: frozenset[str] = frozenset()  # the terms that are CJK characters
     negation: frozenset[str] = frozenset()  # the polarity mark, when the text denies
+    # Each amount's number without its unit: a restatement may leave the unit out ("I owe
+    # Dan $30" / "still need to pay Dan back the 30"). Kept by a fence, never compared the
+    # other way (a later text's unit the deleted text lacked is still a value it lacked).
+    bare: frozenset[str] = frozenset()
 
     @property
     def stored(self) -> frozenset[str]:
-        """What a fence keeps: marks, entity order and its script."""
+        """What a fence keeps: marks, each amount's bare number, entity order and script."""
         mine = {h for name, h in self.scripts if name == self.script}
-        return self.marks | self.order | mine
+        return self.marks | self.bare | self.order | mine
 
     def script_of(self, fence_marks: frozenset[str]) -> str:
         """The fence's script, when it recorded one (older fences did not)."""
@@ -193,7 +197,9 @@ def features(key: bytes, text: str) -> Features:
     terms = frozenset(_h(key, "z" if is_cjk(u) else "u", u) for u in units)
     cjk = frozenset(_h(key, "z", u) for u in units if is_cjk(u))
     # Values without the word a bare number follows: "the 47" is "bus number is 47".
-    marks = {_h(key, "c", f"{_bare(kind)}={value}") for kind, value in slots(text)}
+    found = slots(text)
+    marks = {_h(key, "c", f"{_bare(kind)}={value}") for kind, value in found}
+    bare = frozenset(_h(key, "c", f"num={v}") for k, v in found if k.startswith("qty:")) - marks
     negation = frozenset({_h(key, "neg", "")} if st.negated else ())
     marks |= negation
     groups = entities(text)
@@ -213,6 +219,7 @@ def features(key: bytes, text: str) -> Features:
         tuple((name, _h(key, "s", name)) for name in ("e", "z")),
         cjk,
         negation,
+        bare,
     )
 
 

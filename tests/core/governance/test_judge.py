@@ -290,6 +290,8 @@ def _fence(service: MemoryService, text: str) -> None:
             "Leo sits at the nut-free table at lunch, he can't have any nuts.",
         ),
         ("我妈一个人住在绍兴。", "我妈一个人住在绍兴，不愿意搬来跟我们住。"),
+        # an amount restated without its unit
+        ("I owe Dan $30 for the pedal.", "still need to pay Dan back the 30 for that pedal"),
     ],
 )
 def test_fence_holds_for_restatements(service: MemoryService, deleted: str, later: str) -> None:
@@ -318,6 +320,7 @@ def test_fence_holds_for_restatements(service: MemoryService, deleted: str, late
         ("我欠我姐五千块。", "我姐欠我五千块。"),
         ("我帮李老师代了周三的课。", "李老师帮我代了周三的课。"),
         ("The tenant owes us two months of rent.", "We owe the tenant two months of rent."),
+        ("I owe Dan $30 for the pedal.", "still need to pay Dan back the 45 for that pedal"),
     ],
 )
 def test_fence_lets_other_facts_pass(service: MemoryService, deleted: str, later: str) -> None:
