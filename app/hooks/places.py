@@ -72,7 +72,8 @@ def kept_apart(
         f"Memory Center: this folder calls its project '{project}', which Memory Center "
         "already holds from elsewhere (another folder, the MCP server, the CLI or an "
         f"import), so that project's memories are not used here and this session is kept "
-        f"as '{apart}'. If this folder is '{project}', run `memory-center hook trust` in it."
+        f"as '{apart}'. If this folder is '{project}', run `memory-center hook trust` in it "
+        "(or trust it in Memory Center: Settings, Connected agents)."
     )
     scope = Scope.of({**dict(ws.scope.items_), "project": apart})
     return dataclasses.replace(ws, scope=scope, notice=notice)
