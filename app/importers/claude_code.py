@@ -212,8 +212,13 @@ def source_uuid(entry: dict[str, Any]) -> str:
     """The uuid a line's source ids are made of: the original line's for a fork's copy (a fork
     may give its copies new uuids), so both record as one."""
     fork = entry.get("forkedFrom")
-    if isinstance(fork, dict) and isinstance(fork.get("messageUuid"), str) and fork["messageUuid"]:
-        return str(fork["messageUuid"])
+    if not isinstance(fork, dict):
+        return str(entry["uuid"])
+    parent, original = fork.get("sessionId"), fork.get("messageUuid")
+    # Only a copy from another session speaks for another line.
+    copied = isinstance(parent, str) and parent != "" and parent != entry.get("sessionId")
+    if copied and isinstance(original, str) and original:
+        return original
     return str(entry["uuid"])
 
 

@@ -478,3 +478,47 @@ def test_chatgpt_voice_messages_import_their_transcription(
     assert all(e.data["voice"] is True for e in events)
     (skipped,) = report.problems
     assert "u2" in skipped.where and "without a transcription; skipped" in skipped.message
+
+
+def test_a_fork_mark_naming_no_other_session_speaks_for_no_other_line(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """A line whose `forkedFrom` names its own session, or none, is its own line: its
+    `messageUuid` cannot make it stand for (and hide) another line of the session."""
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "sessionId": "s9",
+            "message": {"role": "user", "content": "first"},
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "parentUuid": "u1",
+            "sessionId": "s9",
+            "forkedFrom": {"sessionId": "s9", "messageUuid": "u1"},
+            "message": {"role": "user", "content": "second"},
+        },
+        {
+            "type": "user",
+            "uuid": "u3",
+            "parentUuid": "u2",
+            "sessionId": "s9",
+            "forkedFrom": {"messageUuid": "u1"},
+            "message": {"role": "user", "content": "third"},
+        },
+        {
+            "type": "user",
+            "uuid": "u4",
+            "parentUuid": "u3",
+            "sessionId": "s9",
+            "forkedFrom": "s1",
+            "message": {"role": "user", "content": "fourth"},
+        },
+    ]
+    path = tmp_path / "s9.jsonl"
+    path.write_text("".join(json.dumps(o) + "\n" for o in lines), encoding="utf-8")
+    assert _import(service, claude_code, path).problems == []
+    assert [r[0] for r in _rows(service, "claude-code:s9")] == ["u1#0", "u2#0", "u3#0", "u4#0"]
