@@ -19,7 +19,7 @@ from pathlib import Path
 
 from app.capture.history import RECENT_SCAN, visible_events
 from app.hooks.workspace import Workspace
-from core import MemoryCenterError, MemoryFilter, MemoryService, Scope
+from core import IntegrityError, MemoryCenterError, MemoryFilter, MemoryService, Scope
 from core.model import commands as c
 
 HOOK = c.Origin("hook")
@@ -57,24 +57,28 @@ def kept_apart(
     """`ws` when its folder speaks for its project (binding the first folder of a project
     with no memories yet); else `ws` under a project of this folder alone, with a notice."""
     project, place = ws.project, place_of(ws, cwd)
+    apart = apart_name(project, place)
     try:
         state = standing(service, ws, cwd)
         if state == "unbound":
             service.commands.run(c.BindProjectPlace(project, place), origin)
         if state != "kept apart":
             return ws
+        notice = (
+            f"Memory Center: this folder calls its project '{project}', which Memory Center "
+            "already holds from elsewhere (another folder, the MCP server, the CLI or an "
+            f"import), so that project's memories are not used here and this session is "
+            f"kept as '{apart}'. If this folder is '{project}', run `memory-center hook "
+            "trust` in it (or trust it in Memory Center: Settings, Connected agents)."
+        )
+    except IntegrityError as exc:
+        # The confirmed folders were changed outside Memory Center (a row written by hand on
+        # the database server, an edited file): they vouch for nothing, so kept apart.
+        notice = f"Memory Center: this folder's project cannot be confirmed: {exc.message}"
     except MemoryCenterError:
         # The store cannot be read (a server away): nothing of it can be injected either,
         # and what the call records is spooled under the folder's own project name.
         return ws
-    apart = apart_name(project, place)
-    notice = (
-        f"Memory Center: this folder calls its project '{project}', which Memory Center "
-        "already holds from elsewhere (another folder, the MCP server, the CLI or an "
-        f"import), so that project's memories are not used here and this session is kept "
-        f"as '{apart}'. If this folder is '{project}', run `memory-center hook trust` in it "
-        "(or trust it in Memory Center: Settings, Connected agents)."
-    )
     scope = Scope.of({**dict(ws.scope.items_), "project": apart})
     return dataclasses.replace(ws, scope=scope, notice=notice)
 

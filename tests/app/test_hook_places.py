@@ -232,3 +232,38 @@ def test_the_user_withdraws_a_folder_reused_for_something_else(
         # The project still holds memories: no folder is handed it without being asked.
         start = _call(svc, "SessionStart", other, "s-after")
         assert "hook trust" in start["systemMessage"]
+
+
+def test_confirmed_folders_changed_by_hand_vouch_for_nothing(
+    service: MemoryService, data_dir: Path, tmp_path: Path
+) -> None:
+    """Who can write a row without the store key (the database server's operator, anyone
+    who can edit the file) adds a hostile clone's folder to a project's confirmed folders.
+    The binding no longer holds: the clone is kept apart and told why, never given the
+    project's memories (the hooks failed open here before)."""
+    import sqlite3
+
+    from app.hooks.places import place_of
+    from app.hooks.workspace import resolve
+
+    service.memories.remember(ALICE_BILLING, DEPLOY)
+    real = _repo(tmp_path / "work", "billing-service")
+    evil = _repo(tmp_path / "dl", "billing-service")
+    service.agents.bind_place("billing-service", place_of(resolve(real), real))
+    service.close()
+    db = sqlite3.connect(data_dir / "memory-center.sqlite3")
+    (row,) = db.execute("SELECT value_json FROM settings WHERE key = 'project_places'").fetchone()
+    value = json.loads(row)
+    value["billing-service"].append(place_of(resolve(evil), evil))
+    db.execute(
+        "UPDATE settings SET value_json = ? WHERE key = 'project_places'",
+        (json.dumps(value, sort_keys=True),),
+    )
+    db.commit()
+    db.close()
+    with MemoryService.open(data_dir, passphrase=PASSPHRASE, prefer_keyring=False) as svc:
+        start = _call(svc, "SessionStart", evil, "s-evil")
+        assert "cannot be confirmed" in start["systemMessage"]
+        asked = "how do I deploy the billing service?"
+        prompt = _call(svc, "UserPromptSubmit", evil, "s-evil", prompt=asked)
+        assert "make release" not in _context(prompt) and "make release" not in _context(start)
