@@ -79,8 +79,7 @@ def bind(tx: WriteTx, project: str, place: str) -> frozenset[str]:
         raise InvalidInputError("place", f"project {project!r} has {MAX_PLACES} folders already")
     mine.add(place)
     current[project] = frozenset(mine)
-    settings.write(tx, SETTING, {name: sorted(p) for name, p in sorted(current.items())})
-    tx.touch(ChangeKind.SESSIONS)
+    _save(tx, current)
     return frozenset(mine)
 
 
@@ -102,6 +101,10 @@ def unbind(tx: WriteTx, project: str, place: str) -> frozenset[str]:
         current[project] = frozenset(mine)
     else:
         del current[project]
+    _save(tx, current)
+    return frozenset(mine)
+
+
+def _save(tx: WriteTx, current: dict[str, frozenset[str]]) -> None:
     settings.write(tx, SETTING, {name: sorted(p) for name, p in sorted(current.items())})
     tx.touch(ChangeKind.SESSIONS)
-    return frozenset(mine)

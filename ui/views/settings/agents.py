@@ -331,6 +331,7 @@ class AgentsPanel(SettingsPanel):
         """Read the hooks' settings files again and how much was captured per agent (from
         the capture cursors)."""
         self.show_hooks()
+        self.folder_box.show_summary()
         if self.capture_counts:
             query(self.ctx, lambda s: s.events.capture_totals()).on_success(self.show_counts).run(
                 self

@@ -59,9 +59,10 @@ class ProjectFolderBox(QWidget):
         grid.addWidget(self.summary, 1, 0, 1, 3)
         grid.setColumnStretch(0, 1)
         self.show_folder(None)
+        self.show_summary()
 
     def show_folder(self, folder: Path | None) -> None:
-        """Read how `folder` stands (None: no folder chosen) and the confirmed folders."""
+        """Read how `folder` stands (None: no folder chosen)."""
         self._asked = folder
         self._show(None)
         hooks = self.hooks
@@ -73,6 +74,10 @@ class ProjectFolderBox(QWidget):
             query(self.ctx, lambda s: hooks.folder_place(s, folder)).on_success(
                 lambda place: self._arrived(folder, place)
             ).on_failure(lambda exc: self._failed(folder, exc)).run(self)
+
+    def show_summary(self) -> None:
+        """Read the confirmed folders of each project (not on every keystroke: they change
+        only when a folder is trusted or withdrawn, and the page reads them on a refresh)."""
         confirmed_folders(self.ctx).on_success(self._show_summary).on_failure(
             lambda _exc: self.summary.clear()
         ).run(self)
@@ -132,5 +137,6 @@ class ProjectFolderBox(QWidget):
             )
             self.notified.emit(message.replace("%1", str(folder)).replace("%2", place.project))
             self.show_folder(folder)
+            self.show_summary()
 
         set_trusted(self.ctx, place, trusted).on_success(done).run(self)
