@@ -225,7 +225,9 @@ def write_sessions(
 
 
 def _problem(report: ImportReport, sess: SourceSession, exc: MemoryCenterError) -> None:
-    where = f"session {printable(sess.session)}"
+    name = printable(sess.session)
+    # A session name from the file may be any length; the report names it, not repeats it.
+    where = f"session {name[:120]}…" if len(name) > 120 else f"session {name}"
     report.problems.append(Problem(sess.origin or sess.session, where, exc.message))
 
 

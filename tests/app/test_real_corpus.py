@@ -522,3 +522,20 @@ def test_a_fork_mark_naming_no_other_session_speaks_for_no_other_line(
     path.write_text("".join(json.dumps(o) + "\n" for o in lines), encoding="utf-8")
     assert _import(service, claude_code, path).problems == []
     assert [r[0] for r in _rows(service, "claude-code:s9")] == ["u1#0", "u2#0", "u3#0", "u4#0"]
+
+
+def test_a_session_name_too_long_is_named_in_one_short_line(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    line = {
+        "type": "user",
+        "uuid": "a1",
+        "parentUuid": None,
+        "sessionId": "s9",
+        "forkedFrom": {"sessionId": "x" * 100_000, "messageUuid": "a1"},
+        "message": {"role": "user", "content": "a copy naming a huge parent"},
+    }
+    path = tmp_path / "s9.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (problem,) = _import(service, claude_code, path).problems
+    assert "the limit is 200" in problem.message and len(problem.where) < 200
